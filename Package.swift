@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "TenantMigrator",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "LibPQ", targets: ["LibPQ"]),
+        .library(name: "EmbeddedPostgres", targets: ["EmbeddedPostgres"]),
+        .library(name: "EntityModel", targets: ["EntityModel"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // MARK: The wire
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(
+            name: "LibPQ",
+            dependencies: ["CLibPQ", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "EmbeddedPostgres",
+            dependencies: ["LibPQ", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // MARK: Models
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
+        .target(
+            name: "EntityModel",
+            dependencies: ["LibPQ", "CCrypto", "Yams"]
+        ),
+
+        // MARK: Test support
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: ["LibPQ", "EmbeddedPostgres"],
+            path: "Tests/PostgresTestSupport"
+        ),
+        .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"]),
+        .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
+        .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], resources: [.copy("Golden")]),
+    ]
+)

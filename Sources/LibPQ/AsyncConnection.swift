@@ -1,0 +1,88 @@
+import Logging
+
+/// The async face of a ``Connection``: an actor whose every call runs on a thread of its own.
+///
+/// Only one task at a time can use the connection, and the compiler enforces it: the
+/// ``Connection`` is not `Sendable`, so it never leaves the actor, and the closures given to
+/// ``withConnection(_:)`` are synchronous, so no other call can interleave with them.
+///
+/// ```swift
+/// let database = try await AsyncConnection.connect("postgres://localhost/app")
+/// let count = try await database.withConnection { connection in
+///     try connection.execute("SELECT count(*) FROM recipe").first!.decode(Int.self, at: 0)
+/// }
+/// ```
+/// Cancelling the calling task cancels the running statement (SQLSTATE 57014).
+public actor AsyncConnection {
+    private let thread: ConnectionThread
+    private var connection: Connection?
+    /// Cancels the statement in progress, from anywhere.
+    public nonisolated let cancelToken: CancelToken
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+
+    private init(thread: ConnectionThread, connection: Connection) {
+        self.thread = thread
+        self.connection = connection
+        self.cancelToken = connection.cancelToken
+    }
+
+    /// Connects on a new dedicated thread. See ``Connection/init(_:connectTimeout:applicationName:logger:)``.
+    public static func connect(
+        _ conninfo: String = "",
+        connectTimeout: Int = 10,
+        applicationName: String = "tenant-migrate",
+        logger: Logger = Logger(label: "LibPQ")
+    ) async throws -> AsyncConnection {
+        let thread = ConnectionThread(name: "libpq")
+        do {
+            return try await Opener(thread: thread).open(conninfo, connectTimeout, applicationName, logger)
+        } catch {
+            thread.shutdown()
+            throw error
+        }
+    }
+
+    /// Runs `body` with exclusive use of the connection, on the connection's thread.
+    ///
+    /// If the calling task is cancelled meanwhile, the running statement is cancelled on the server.
+    public func withConnection<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        guard let connection else { throw PostgresError(kind: .client, message: "the connection is closed") }
+        try Task.checkCancellation()
+        let token = cancelToken
+        return try await withTaskCancellationHandler {
+            try body(connection)
+        } onCancel: {
+            token.cancel()
+        }
+    }
+
+    /// Runs `body` in a transaction (see ``Connection/transaction(beginStatement:_:)``).
+    public func transaction<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
+        try await withConnection { try $0.transaction(body) }
+    }
+
+    /// Closes the connection. Later calls fail.
+    public func close() {
+        connection = nil
+    }
+
+    deinit {
+        // The connection is released with the actor (its deinit calls PQfinish); then the thread ends.
+        thread.shutdown()
+    }
+
+    /// Runs the blocking connect on the new thread, then builds the actor there.
+    private actor Opener {
+        let thread: ConnectionThread
+        nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+        init(thread: ConnectionThread) { self.thread = thread }
+
+        func open(_ conninfo: String, _ timeout: Int, _ name: String, _ logger: Logger) throws -> AsyncConnection {
+            AsyncConnection(
+                thread: thread,
+                connection: try Connection(conninfo, connectTimeout: timeout, applicationName: name, logger: logger)
+            )
+        }
+    }
+}

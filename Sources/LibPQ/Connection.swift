@@ -1,0 +1,135 @@
+import CLibPQ
+import Foundation
+import Logging
+
+/// A connection to PostgreSQL through libpq.
+///
+/// `Connection` is synchronous and deliberately not `Sendable`: it belongs to one thread at a time.
+/// To use it from async code, go through ``AsyncConnection``, which runs every call on a thread of
+/// its own, off Swift's cooperative pool.
+///
+/// ```swift
+/// let connection = try Connection("postgres://app@localhost/app")
+/// let rows = try connection.execute("SELECT name FROM recipe WHERE type = $1", ["Meat"])
+/// for row in rows { print(try row.decode(String.self, column: "name")) }
+/// ```
+public final class Connection {
+    let handle: OpaquePointer
+    /// Receives server notices and, at `debug` level, every statement this connection runs.
+    public let logger: Logger
+    /// Cancels the statement running on this connection, from any thread.
+    public let cancelToken: CancelToken
+    private let noticeSink: Unmanaged<NoticeSink>
+    var transactionDepth = 0
+    var savepointCounter = 0
+
+    /// Connects with a conninfo string (`host=/tmp dbname=app`) or a URI (`postgres://user@host:5432/db`).
+    ///
+    /// An empty string means libpq's own defaults: the PG* environment variables, `.pgpass` and the
+    /// service file. The connection string may override `connect_timeout` and `application_name`.
+    ///
+    /// - Throws: ``PostgresError`` of kind `.connection`, naming the host, the port and the reason.
+    public init(
+        _ conninfo: String = "",
+        connectTimeout: Int = 10,
+        applicationName: String = "tenant-migrate",
+        logger: Logger = Logger(label: "LibPQ")
+    ) throws {
+        // Earlier keywords are defaults: the expanded conninfo (dbname) overrides them.
+        let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
+        let values = [String(connectTimeout), applicationName, conninfo]
+        let connection: OpaquePointer? = withCStringArray(keywords) { keywordPointers in
+            withCStringArray(values) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        guard let connection else {
+            throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let error = Connection.connectionError(connection)
+            PQfinish(connection)
+            throw error
+        }
+        guard let cancel = PQgetCancel(connection) else {
+            PQfinish(connection)
+            throw PostgresError(kind: .connection, message: "libpq could not create a cancel handle")
+        }
+        self.handle = connection
+        self.logger = logger
+        self.cancelToken = CancelToken(cancel)
+        self.noticeSink = Unmanaged.passRetained(NoticeSink(logger: logger))
+        PQsetNoticeReceiver(connection, noticeReceiver, noticeSink.toOpaque())
+        try normalizeSession()
+    }
+
+    deinit {
+        PQfinish(handle)
+        noticeSink.release()
+    }
+
+    /// The server's version number, such as 150004.
+    public var serverVersion: Int { Int(PQserverVersion(handle)) }
+
+    /// A server parameter reported at startup or on change (`server_version`, `TimeZone`, …).
+    public func parameterStatus(_ name: String) -> String? {
+        PQparameterStatus(handle, name).map { String(cString: $0) }
+    }
+
+    /// Whether the connection is still usable.
+    public var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Whether a transaction (or savepoint) opened by ``transaction(_:)`` is in progress.
+    public var isInTransaction: Bool { transactionDepth > 0 }
+
+    /// The backend process id, as in `pg_stat_activity.pid`.
+    public var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Makes text results decodable regardless of the server's configuration: UTF-8 and ISO dates.
+    /// Costs a round trip only when the server is not already configured that way.
+    private func normalizeSession() throws {
+        if PQclientEncoding(handle) != pg_char_to_encoding("UTF8") {
+            guard PQsetClientEncoding(handle, "UTF8") == 0 else {
+                throw PostgresError.client(handle, "could not set client_encoding to UTF8")
+            }
+        }
+        if !(parameterStatus("DateStyle") ?? "ISO").hasPrefix("ISO") {
+            try script("SET DateStyle = ISO")
+        }
+    }
+
+    static func connectionError(_ connection: OpaquePointer) -> PostgresError {
+        let raw = String(cString: PQerrorMessage(connection)).trimmingTrailingWhitespace()
+        var error = PostgresError(kind: .connection, message: Connection.reason(from: raw))
+        error.host = PQhost(connection).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        error.port = PQport(connection).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+        if raw.contains("password authentication failed") {
+            error.sqlState = .invalidPassword
+            error.message = "password authentication failed (wrong password for this user)"
+        } else if PQconnectionNeedsPassword(connection) == 1 {
+            error.sqlState = .invalidAuthorizationSpecification
+            error.message = "the server requires a password and none was given (set it in the URL, PGPASSWORD or ~/.pgpass)"
+        }
+        if raw.contains("FATAL:"), error.sqlState == nil, raw.contains("does not exist") {
+            error.sqlState = .invalidAuthorizationSpecification
+        }
+        return error
+    }
+
+    /// libpq's message starts with `connection to server at "h" (addr), port p failed: `; keep the reason.
+    private static func reason(from message: String) -> String {
+        var text = message
+        if let range = text.range(of: "failed: ") { text = String(text[range.upperBound...]) }
+        return text
+            .replacingOccurrences(of: "FATAL:  ", with: "")
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            .joined(separator: " ")
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings that live for the duration of the call.
+func withCStringArray<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+    let pointers = strings.map { strdup($0) }
+    defer { pointers.forEach { free($0) } }
+    return body(pointers.map { UnsafePointer($0) } + [nil])
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A `json` or `jsonb` value, kept as its JSON text.
+///
+/// ```swift
+/// let tags = try row.decode(PostgresJSON.self, column: "tags").decode([String].self)
+/// try connection.execute("INSERT INTO t (doc) VALUES ($1)", [PostgresJSON(encoding: ["a": 1])])
+/// ```
+public struct PostgresJSON: Sendable, Hashable, PostgresEncodable, PostgresDecodable, CustomStringConvertible {
+    /// The JSON text.
+    public var text: String
+
+    public init(text: String) { self.text = text }
+
+    /// Encodes a value with `JSONEncoder` (keys sorted, so equal values give equal text).
+    public init<T: Encodable>(encoding value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        text = String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// Decodes the text with `JSONDecoder`.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+
+    public var postgresBind: PostgresBind { .text(text, typeOID: PostgresOID.jsonb) }
+
+    public static func decode(from cell: PostgresCell) throws -> PostgresJSON {
+        PostgresJSON(text: try cell.requireString(for: PostgresJSON.self))
+    }
+
+    public var description: String { text }
+}

@@ -1,0 +1,62 @@
+/// A SQL statement with its parameters already in wire form, ready to execute or to pipeline.
+public struct Statement: Sendable, CustomStringConvertible {
+    /// The SQL text, with `$1`, `$2`, … placeholders.
+    public var sql: String
+    /// The parameters, in order.
+    public var binds: [PostgresBind]
+
+    public init(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) {
+        self.sql = sql
+        self.binds = parameters.map { $0?.postgresBind ?? .null }
+    }
+
+    public init(_ sql: String, binds: [PostgresBind]) {
+        self.sql = sql
+        self.binds = binds
+    }
+
+    public var description: String { sql }
+}
+
+extension Statement {
+    /// Calls `body` with the libpq parameter arrays (types, values, lengths, formats).
+    func withParameterArrays<R>(
+        _ body: (
+            UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?
+        ) -> R
+    ) -> R {
+        let types = binds.map(\.typeOID)
+        let lengths = binds.map { Int32($0.bytes?.count ?? 0) }
+        let formats = binds.map(\.format.rawValue)
+        // Copy every value into one contiguous buffer so the pointers stay valid during the call.
+        var storage: [UInt8] = []
+        storage.reserveCapacity(binds.reduce(0) { $0 + ($1.bytes?.count ?? 0) + 1 })
+        var offsets: [Int?] = []
+        for bind in binds {
+            if let bytes = bind.bytes {
+                offsets.append(storage.count)
+                storage.append(contentsOf: bytes)
+                storage.append(0)
+            } else {
+                offsets.append(nil)
+            }
+        }
+        return storage.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress)
+            let values: [UnsafePointer<CChar>?] = offsets.map { offset in
+                // A non-NULL value always appended at least its terminator, so `base` exists.
+                guard let offset, let base else { return nil }
+                return (base + offset).assumingMemoryBound(to: CChar.self)
+            }
+            return types.withUnsafeBufferPointer { typePointer in
+                values.withUnsafeBufferPointer { valuePointer in
+                    lengths.withUnsafeBufferPointer { lengthPointer in
+                        formats.withUnsafeBufferPointer { formatPointer in
+                            body(typePointer.baseAddress, valuePointer.baseAddress, lengthPointer.baseAddress, formatPointer.baseAddress)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import EmbeddedPostgres
+import Foundation
+import LibPQ
+import Logging
+
+/// The PostgreSQL server the tests talk to.
+///
+/// One private server starts once per test run (an ``EmbeddedPostgres`` cluster under /tmp,
+/// reused across runs and stopped when the test process exits), unless `TEST_DATABASE_URL` names a
+/// server to use instead. Every test gets a fresh database of its own, dropped afterwards, so tests
+/// run safely in parallel.
+public enum TestPostgres {
+    /// Runs `body` with a connection to a new, empty database.
+    public static func withDatabase<T>(_ body: (Connection) async throws -> T) async throws -> T {
+        try await withDatabaseURL { conninfo in
+            let connection = try Connection(conninfo)
+            return try await body(connection)
+        }
+    }
+
+    /// Runs `body` with the conninfo of a new, empty database, for tests that open several
+    /// connections (concurrency, cancel, the CLI).
+    public static func withDatabaseURL<T>(_ body: (String) async throws -> T) async throws -> T {
+        let server = try await TestServer.shared.start()
+        let name = "tm_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
+        let admin = try Connection(server.adminConnectionString)
+        try admin.execute("CREATE DATABASE \(admin.quoteIdentifier(name)) TEMPLATE template0 ENCODING 'UTF8'")
+        do {
+            let value = try await body(server.connectionString(database: name))
+            _ = try? admin.execute("DROP DATABASE \(admin.quoteIdentifier(name)) WITH (FORCE)")
+            return value
+        } catch {
+            _ = try? admin.execute("DROP DATABASE \(admin.quoteIdentifier(name)) WITH (FORCE)")
+            throw error
+        }
+    }
+
+    /// The shared server, started if needed.
+    public static func server() async throws -> TestServer.Info {
+        try await TestServer.shared.start()
+    }
+}
+
+/// Starts the shared test server once.
+public actor TestServer {
+    /// How to reach the test server.
+    public struct Info: Sendable {
+        /// Superuser conninfo for the maintenance database.
+        public let adminConnectionString: String
+        /// The embedded server, when the tests started one (nil with TEST_DATABASE_URL).
+        public let embedded: RunningServer?
+
+        /// Conninfo for `database` on the same server, as the same user.
+        public func connectionString(database: String) -> String {
+            if let embedded { return embedded.connectionString(database: database) }
+            // libpq: a later dbname keyword overrides the one in the base string.
+            let base = adminConnectionString
+            if base.hasPrefix("postgres://") || base.hasPrefix("postgresql://"),
+               var components = URLComponents(string: base) {
+                components.path = "/" + database
+                return components.string ?? base
+            }
+            return base + " dbname='\(database)'"
+        }
+    }
+
+    static let shared = TestServer()
+    private var starting: Task<Info, any Error>?
+
+    func start() async throws -> Info {
+        if let starting { return try await starting.value }
+        let task = Task<Info, any Error> {
+            if let url = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"], !url.isEmpty {
+                return Info(adminConnectionString: url, embedded: nil)
+            }
+            let server = try await Self.startEmbedded()
+            return Info(adminConnectionString: server.connectionString(), embedded: server)
+        }
+        starting = task
+        return try await task.value
+    }
+
+    /// Starts the cluster on a thread of its own (initdb and pg_ctl block for seconds).
+    ///
+    /// Several test processes may share the cluster (`swift test` runs XCTest and Swift Testing in
+    /// separate processes, and developers run suites side by side). A lock file coordinates them:
+    /// exclusive while starting, shared while in use; at exit, the last user stops the server.
+    private static func startEmbedded() async throws -> RunningServer {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                do {
+                    let directory = "/tmp/tenant-migrator-tests-\(getuid())"
+                    let lock = try SharedClusterLock(path: directory + ".lock")
+                    lock.acquireExclusive()
+                    let embedded = EmbeddedPostgres(
+                        directory: URL(fileURLWithPath: directory),
+                        port: 0,
+                        listensOnLoopback: true,
+                        durability: .fast,
+                        settings: ["max_connections": "300", "max_locks_per_transaction": "256"]
+                    )
+                    let server: RunningServer
+                    do {
+                        server = try embedded.start()
+                    } catch {
+                        lock.acquireShared()
+                        throw error
+                    }
+                    lock.acquireShared()
+                    StopAtExit.register(embedded, lock: lock)
+                    continuation.resume(returning: server)
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.start()
+        }
+    }
+}
+
+/// An advisory `flock` on a file beside the cluster, shared by every test process using it.
+final class SharedClusterLock: @unchecked Sendable {
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw EmbeddedPostgresError(message: "cannot open the lock file \(path)") }
+    }
+
+    func acquireExclusive() { while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {} }
+    func acquireShared() { while flock(descriptor, LOCK_SH) != 0 && errno == EINTR {} }
+    /// Takes the lock exclusively only if no other process holds it.
+    func tryExclusive() -> Bool { flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
+}
+
+/// Stops the test server when the test process exits.
+enum StopAtExit {
+    nonisolated(unsafe) private static var server: EmbeddedPostgres?
+    private static let lock = NSLock()
+
+    nonisolated(unsafe) private static var clusterLock: SharedClusterLock?
+
+    static func register(_ embedded: EmbeddedPostgres, lock clusterLock: SharedClusterLock) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard server == nil else { return }
+        server = embedded
+        self.clusterLock = clusterLock
+        atexit {
+            StopAtExit.lock.lock()
+            let server = StopAtExit.server
+            let clusterLock = StopAtExit.clusterLock
+            StopAtExit.lock.unlock()
+            // Another test process still uses the cluster: leave it running for them.
+            guard let clusterLock, clusterLock.tryExclusive() else { return }
+            try? server?.stop()
+        }
+    }
+}
