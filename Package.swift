@@ -41,6 +41,17 @@ let package = Package(
             dependencies: ["LibPQ", "CCrypto", "Yams"]
         ),
 
+        // MARK: Benchmarks (run with -c release; they print timings, they are not tests)
+        .executableTarget(
+            name: "tenant-migrate-bench",
+            dependencies: [
+                "LibPQ", "EmbeddedPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/TenantMigrateBench"
+        ),
+
         // MARK: Test support
         .target(
             name: "PostgresTestSupport",
@@ -49,6 +60,6 @@ let package = Package(
         ),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"]),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
-        .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], resources: [.copy("Golden")]),
+        .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"], resources: [.copy("Golden")]),
     ]
 )

@@ -83,15 +83,18 @@ public actor TestServer {
     /// Starts the cluster on a thread of its own (initdb and pg_ctl block for seconds).
     ///
     /// Several test processes may share the cluster (`swift test` runs XCTest and Swift Testing in
-    /// separate processes, and developers run suites side by side). A lock file coordinates them:
-    /// exclusive while starting, shared while in use; at exit, the last user stops the server.
+    /// separate processes, and developers run suites side by side). Two lock files coordinate them:
+    /// `start.lock`, held exclusively while a process starts the server or decides to stop it, and
+    /// `users.lock`, held shared by every process using the server. At exit, a process stops the
+    /// server only if it can take `users.lock` exclusively, that is, if it is the last user.
     private static func startEmbedded() async throws -> RunningServer {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
                 do {
                     let directory = "/tmp/tenant-migrator-tests-\(getuid())"
-                    let lock = try SharedClusterLock(path: directory + ".lock")
-                    lock.acquireExclusive()
+                    let locks = try ClusterLocks(prefix: directory)
+                    locks.start.lockExclusive()
+                    defer { locks.start.unlock() }
                     let embedded = EmbeddedPostgres(
                         directory: URL(fileURLWithPath: directory),
                         port: 0,
@@ -99,15 +102,9 @@ public actor TestServer {
                         durability: .fast,
                         settings: ["max_connections": "300", "max_locks_per_transaction": "256"]
                     )
-                    let server: RunningServer
-                    do {
-                        server = try embedded.start()
-                    } catch {
-                        lock.acquireShared()
-                        throw error
-                    }
-                    lock.acquireShared()
-                    StopAtExit.register(embedded, lock: lock)
+                    let server = try embedded.start()
+                    locks.users.lockShared()
+                    StopAtExit.register(embedded, locks: locks)
                     continuation.resume(returning: server)
                 } catch {
                     continuation.resume(throwing: error)
@@ -118,8 +115,19 @@ public actor TestServer {
     }
 }
 
-/// An advisory `flock` on a file beside the cluster, shared by every test process using it.
-final class SharedClusterLock: @unchecked Sendable {
+/// The two lock files beside the shared test cluster.
+struct ClusterLocks: Sendable {
+    let start: FileLock
+    let users: FileLock
+
+    init(prefix: String) throws {
+        start = try FileLock(path: prefix + ".start.lock")
+        users = try FileLock(path: prefix + ".users.lock")
+    }
+}
+
+/// An advisory `flock` on a file; released by the kernel if the process dies.
+final class FileLock: Sendable {
     private let descriptor: Int32
 
     init(path: String) throws {
@@ -127,8 +135,9 @@ final class SharedClusterLock: @unchecked Sendable {
         guard descriptor >= 0 else { throw EmbeddedPostgresError(message: "cannot open the lock file \(path)") }
     }
 
-    func acquireExclusive() { while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {} }
-    func acquireShared() { while flock(descriptor, LOCK_SH) != 0 && errno == EINTR {} }
+    func lockExclusive() { while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {} }
+    func lockShared() { while flock(descriptor, LOCK_SH) != 0 && errno == EINTR {} }
+    func unlock() { flock(descriptor, LOCK_UN) }
     /// Takes the lock exclusively only if no other process holds it.
     func tryExclusive() -> Bool { flock(descriptor, LOCK_EX | LOCK_NB) == 0 }
 }
@@ -138,22 +147,26 @@ enum StopAtExit {
     nonisolated(unsafe) private static var server: EmbeddedPostgres?
     private static let lock = NSLock()
 
-    nonisolated(unsafe) private static var clusterLock: SharedClusterLock?
+    nonisolated(unsafe) private static var locks: ClusterLocks?
 
-    static func register(_ embedded: EmbeddedPostgres, lock clusterLock: SharedClusterLock) {
+    static func register(_ embedded: EmbeddedPostgres, locks: ClusterLocks) {
         lock.lock()
         defer { lock.unlock() }
         guard server == nil else { return }
         server = embedded
-        self.clusterLock = clusterLock
+        self.locks = locks
         atexit {
             StopAtExit.lock.lock()
             let server = StopAtExit.server
-            let clusterLock = StopAtExit.clusterLock
+            let locks = StopAtExit.locks
             StopAtExit.lock.unlock()
+            guard let server, let locks else { return }
+            // No other process may start or join while we decide.
+            locks.start.lockExclusive()
+            defer { locks.start.unlock() }
             // Another test process still uses the cluster: leave it running for them.
-            guard let clusterLock, clusterLock.tryExclusive() else { return }
-            try? server?.stop()
+            guard locks.users.tryExclusive() else { return }
+            try? server.stop()
         }
     }
 }

@@ -1,0 +1,53 @@
+/// A stored property of an entity (Core Data's `NSAttributeDescription`). It becomes one column.
+public struct Attribute: Hashable, Sendable, Codable {
+    /// The attribute's name, unique among the entity's properties including inherited ones.
+    public var name: String
+    /// The attribute's type.
+    public var type: AttributeType
+    /// Whether the attribute may be absent (`NULL`). Defaults to `false`.
+    public var isOptional: Bool
+    /// The value a new row gets when none is given.
+    public var defaultValue: DefaultValue?
+    /// Whether no two rows may hold the same value (a `UNIQUE` constraint).
+    public var isUnique: Bool
+    /// Whether the column gets an index (redundant, and so not created, when ``isUnique``).
+    public var isIndexed: Bool
+    /// The attribute's name in the previous version, when it was renamed (Core Data style).
+    /// Not part of the stored shape.
+    public var renamingIdentifier: String?
+    /// An explicit column name, overriding the snake_case of ``name``.
+    public var columnOverride: String?
+    /// Declares that a narrowing type change into this version is safe (reserved for the migration
+    /// engine). Not part of the stored shape.
+    public var allowsNarrowing: Bool
+    /// Where the attribute was declared, when it came from a file.
+    public var location: SourceLocation?
+
+    /// Creates an attribute.
+    public init(
+        name: String,
+        type: AttributeType,
+        isOptional: Bool = false,
+        defaultValue: DefaultValue? = nil,
+        isUnique: Bool = false,
+        isIndexed: Bool = false,
+        renamingIdentifier: String? = nil,
+        columnOverride: String? = nil,
+        allowsNarrowing: Bool = false,
+        location: SourceLocation? = nil
+    ) {
+        self.name = name
+        self.type = type
+        self.isOptional = isOptional
+        self.defaultValue = defaultValue
+        self.isUnique = isUnique
+        self.isIndexed = isIndexed
+        self.renamingIdentifier = renamingIdentifier
+        self.columnOverride = columnOverride
+        self.allowsNarrowing = allowsNarrowing
+        self.location = location
+    }
+
+    /// The column this attribute is stored in: ``columnOverride``, or the snake_case of ``name``.
+    public var columnName: String { columnOverride ?? name.snakeCased }
+}

@@ -1,0 +1,59 @@
+/// One version of an entity model: its entities, validated, with their tables resolved and hashes
+/// computed (Core Data's `NSManagedObjectModel`).
+///
+/// Create one with ``init(name:entities:file:)`` or ``init(name:yaml:file:)``, or load a whole
+/// family with ``ModelFamily/load(from:)``. A `ModelVersion` always satisfies every rule in
+/// `docs/ModelFormat.md`; an invalid model cannot be constructed.
+public struct ModelVersion: Hashable, Sendable {
+    /// The version's name, e.g. `v2`.
+    public let name: String
+    /// The entities, sorted by name, with ``Entity/tableName`` and ``Entity/versionHash`` resolved.
+    public let entities: [Entity]
+    /// The hex SHA-256 of the version's stored shape; see `docs/ModelFormat.md`, "Version hash".
+    public let versionHash: String
+    let graph: EntityGraph
+    private let positions: [String: Int]
+
+    /// Validates `entities` and creates a version.
+    ///
+    /// - Parameter file: The file named in diagnostics for entities that carry no location.
+    /// - Throws: ``ModelLoadError`` with every mistake found.
+    public init(name: String, entities: [Entity], file: String? = nil) throws(ModelLoadError) {
+        let diagnostics = ModelValidator(entities: entities, file: file ?? name).validate()
+        guard diagnostics.isEmpty else { throw ModelLoadError(diagnostics: diagnostics) }
+        self.init(validated: entities, name: name)
+    }
+
+    /// Creates a version from entities that passed validation.
+    init(validated entities: [Entity], name: String) {
+        let graph = EntityGraph(entities)
+        let mapper = RelationalMapper(graph: graph)
+        let serializer = CanonicalModelSerializer(graph: graph, mapper: mapper)
+        self.name = name
+        self.graph = graph
+        self.entities = graph.entities.map { entity in
+            var resolved = entity
+            resolved.tableName = mapper.tableName(of: entity.name)
+            resolved.versionHash = SHA256Digest.hex(serializer.entityText(entity.name))
+            return resolved
+        }
+        self.versionHash = SHA256Digest.hex(serializer.versionText())
+        self.positions = Dictionary(uniqueKeysWithValues: self.entities.enumerated().map { ($1.name, $0) })
+    }
+
+    /// The entity named `name`.
+    public func entity(named name: String) -> Entity? {
+        positions[name].map { entities[$0] }
+    }
+
+    /// Two versions are equal when their names and entities are (source locations aside).
+    public static func == (lhs: ModelVersion, rhs: ModelVersion) -> Bool {
+        lhs.name == rhs.name && lhs.entities == rhs.entities
+    }
+
+    /// Hashes the name and the version hash.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(versionHash)
+    }
+}

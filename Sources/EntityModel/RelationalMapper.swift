@@ -1,0 +1,192 @@
+/// Maps the entities of one version to tables, following the rules in `docs/ModelFormat.md`.
+///
+/// It works on an ``EntityGraph`` and tolerates a broken model (it skips relationships to missing
+/// entities and treats an invalid inverse as none), so that validation can check SQL-name
+/// collisions even when other mistakes exist.
+struct RelationalMapper {
+    let graph: EntityGraph
+
+    /// The schema: one table per root entity, plus one per join table.
+    func schema() -> RelationalSchema {
+        var tables = graph.roots.map(entityTable)
+        for entity in graph.entities {
+            for relationship in entity.relationships {
+                if let joinTable = joinTable(for: relationship, declaredBy: entity.name) {
+                    tables.append(joinTable)
+                }
+            }
+        }
+        return RelationalSchema(tables: tables)
+    }
+
+    /// The table of a root entity's name.
+    func tableName(ofRoot root: String) -> String {
+        graph.byName[root].map { $0.tableOverride ?? $0.name.snakeCased } ?? root.snakeCased
+    }
+
+    /// The table that stores `entity`'s rows.
+    func tableName(of entity: String) -> String {
+        tableName(ofRoot: graph.root(of: entity))
+    }
+
+    // MARK: Entity tables
+
+    private func entityTable(_ root: Entity) -> Table {
+        let table = tableName(ofRoot: root.name)
+        let hierarchy = graph.subtree(of: root.name)
+        let hasInheritance = hierarchy.count > 1
+        var builder = TableBuilder(name: table)
+        builder.columns.append(Column(
+            name: SQLName.primaryKeyColumn, type: .bigint, isNullable: false, isIdentity: true, origin: .primaryKey
+        ))
+        if hasInheritance {
+            builder.columns.append(Column(
+                name: SQLName.discriminatorColumn, type: .text, isNullable: false,
+                defaultValue: root.isAbstract ? nil : .string(root.name), origin: .discriminator
+            ))
+            builder.checks.append(CheckConstraint(
+                name: SQLName.derived([table, SQLName.discriminatorColumn], suffix: "check"),
+                condition: .isOneOf(column: SQLName.discriminatorColumn, values: graph.concreteEntities(inSubtreeOf: root.name))
+            ))
+        }
+        for name in hierarchy {
+            guard let entity = graph.byName[name] else { continue }
+            let isSubentity = name != root.name
+            let requiredFor = isSubentity ? graph.concreteEntities(inSubtreeOf: name) : []
+            for attribute in entity.attributes {
+                addAttribute(attribute, of: name, isSubentity: isSubentity, requiredFor: requiredFor, to: &builder)
+            }
+            for relationship in entity.relationships where holdsForeignKey(relationship, declaredBy: name) {
+                addForeignKey(relationship, of: name, isSubentity: isSubentity, requiredFor: requiredFor, to: &builder)
+            }
+        }
+        return builder.build(origin: .entity(root.name))
+    }
+
+    private func addAttribute(
+        _ attribute: Attribute, of entity: String, isSubentity: Bool, requiredFor: [String], to builder: inout TableBuilder
+    ) {
+        let column = attribute.columnName
+        builder.columns.append(Column(
+            name: column, type: attribute.type.sqlType, isNullable: attribute.isOptional || isSubentity,
+            defaultValue: attribute.defaultValue, origin: .attribute(entity: entity, attribute: attribute.name)
+        ))
+        if isSubentity && !attribute.isOptional { builder.requireColumn(column, forEntities: requiredFor) }
+        if attribute.isUnique {
+            builder.uniques.append(UniqueConstraint(name: SQLName.derived([builder.name, column], suffix: "key"), columns: [column]))
+        } else if attribute.isIndexed {
+            builder.indexes.append(Index(name: SQLName.derived([builder.name, column], suffix: "idx"), columns: [column]))
+        }
+    }
+
+    private func addForeignKey(
+        _ relationship: Relationship, of entity: String, isSubentity: Bool, requiredFor: [String], to builder: inout TableBuilder
+    ) {
+        let column = relationship.foreignKeyColumnName
+        builder.columns.append(Column(
+            name: column, type: .bigint, isNullable: relationship.isOptional || isSubentity,
+            origin: .relationship(entity: entity, relationship: relationship.name)
+        ))
+        if isSubentity && !relationship.isOptional { builder.requireColumn(column, forEntities: requiredFor) }
+        let inverse = graph.validInverse(of: relationship, declaredBy: entity)
+        let onDelete: ReferentialAction = inverse?.deleteRule.referentialAction
+            ?? (relationship.isOptional ? .setNull : .noAction)
+        builder.foreignKeys.append(ForeignKey(
+            name: SQLName.derived([builder.name, column], suffix: "fkey"), columns: [column],
+            referencedTable: tableName(of: relationship.destination),
+            referencedColumns: [SQLName.primaryKeyColumn], onDelete: onDelete
+        ))
+        if let inverse, !inverse.isToMany {
+            builder.uniques.append(UniqueConstraint(name: SQLName.derived([builder.name, column], suffix: "key"), columns: [column]))
+        } else {
+            builder.indexes.append(Index(name: SQLName.derived([builder.name, column], suffix: "idx"), columns: [column]))
+        }
+    }
+
+    // MARK: Relationship storage
+
+    /// Whether `relationship` (declared by `entity`) is stored as a foreign-key column in `entity`'s
+    /// table: every to-one, except in a one-to-one pair the side that sorts second.
+    func holdsForeignKey(_ relationship: Relationship, declaredBy entity: String) -> Bool {
+        guard !relationship.isToMany, graph.byName[relationship.destination] != nil else { return false }
+        guard let inverse = graph.validInverse(of: relationship, declaredBy: entity), !inverse.isToMany else { return true }
+        return (entity, relationship.name) <= (relationship.destination, inverse.name)
+    }
+
+    /// Whether `relationship` (declared by `entity`) owns a join table: a to-many with no inverse,
+    /// or of a pair of inverse to-manys the side that sorts first.
+    func ownsJoinTable(_ relationship: Relationship, declaredBy entity: String) -> Bool {
+        guard relationship.isToMany, graph.byName[relationship.destination] != nil else { return false }
+        guard let inverse = graph.validInverse(of: relationship, declaredBy: entity) else { return true }
+        return inverse.isToMany && (entity, relationship.name) <= (relationship.destination, inverse.name)
+    }
+
+    /// The name of the join table `relationship` (declared by `entity`) owns:
+    /// `<snake_case entity>_<snake_case relationship>`, e.g. `track_artists`.
+    func joinTableName(for relationship: Relationship, declaredBy entity: String) -> String {
+        SQLName.derived([entity.snakeCased, relationship.name.snakeCased])
+    }
+
+    /// The two column names of the join table of `relationship` (declared by `entity`):
+    /// `<snake entity>_id` and `<snake destination>_id`; for a relationship from an entity to itself,
+    /// the second is `<snake relationship>_id` (or `related_<snake destination>_id` if that clashes too).
+    func joinColumnNames(for relationship: Relationship, declaredBy entity: String) -> (source: String, destination: String) {
+        let source = SQLName.derived([entity.snakeCased], suffix: "id")
+        var destination = SQLName.derived([relationship.destination.snakeCased], suffix: "id")
+        if destination == source { destination = SQLName.derived([relationship.name.snakeCased], suffix: "id") }
+        if destination == source { destination = SQLName.derived(["related", relationship.destination.snakeCased], suffix: "id") }
+        return (source, destination)
+    }
+
+    private func joinTable(for relationship: Relationship, declaredBy entity: String) -> Table? {
+        guard ownsJoinTable(relationship, declaredBy: entity) else { return nil }
+        let name = joinTableName(for: relationship, declaredBy: entity)
+        let (source, destination) = joinColumnNames(for: relationship, declaredBy: entity)
+        var builder = TableBuilder(name: name)
+        builder.columns = [
+            Column(name: source, type: .bigint, isNullable: false,
+                   origin: .joinSource(entity: entity, relationship: relationship.name)),
+            Column(name: destination, type: .bigint, isNullable: false,
+                   origin: .joinDestination(entity: entity, relationship: relationship.name)),
+        ]
+        builder.primaryKeyColumns = [source, destination]
+        for (column, target) in [(source, entity), (destination, relationship.destination)] {
+            builder.foreignKeys.append(ForeignKey(
+                name: SQLName.derived([name, column], suffix: "fkey"), columns: [column],
+                referencedTable: tableName(of: target), referencedColumns: [SQLName.primaryKeyColumn], onDelete: .cascade
+            ))
+        }
+        builder.indexes.append(Index(name: SQLName.derived([name, destination], suffix: "idx"), columns: [destination]))
+        return builder.build(origin: .joinTable(entity: entity, relationship: relationship.name))
+    }
+}
+
+/// Collects the parts of a table while the mapper walks an entity hierarchy.
+private struct TableBuilder {
+    let name: String
+    var columns: [Column] = []
+    var primaryKeyColumns = [SQLName.primaryKeyColumn]
+    var foreignKeys: [ForeignKey] = []
+    var uniques: [UniqueConstraint] = []
+    var checks: [CheckConstraint] = []
+    var indexes: [Index] = []
+
+    init(name: String) { self.name = name }
+
+    /// Adds `discriminator NOT IN (entities) OR column IS NOT NULL`.
+    mutating func requireColumn(_ column: String, forEntities entities: [String]) {
+        guard !entities.isEmpty else { return }
+        checks.append(CheckConstraint(
+            name: SQLName.derived([name, column], suffix: "check"),
+            condition: .requiredForEntities(column: column, discriminator: SQLName.discriminatorColumn, entities: entities)
+        ))
+    }
+
+    func build(origin: Table.Origin) -> Table {
+        Table(
+            name: name, origin: origin, columns: columns,
+            primaryKey: PrimaryKey(name: SQLName.derived([name], suffix: "pkey"), columns: primaryKeyColumns),
+            foreignKeys: foreignKeys, uniqueConstraints: uniques, checkConstraints: checks, indexes: indexes
+        )
+    }
+}
