@@ -47,14 +47,22 @@ public actor AsyncConnection {
     ///
     /// If the calling task is cancelled meanwhile, the running statement is cancelled on the server.
     public func withConnection<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
-        guard let connection else { throw PostgresError(kind: .client, message: "the connection is closed") }
         try Task.checkCancellation()
         let token = cancelToken
+        // The cancellation handler's operation does not inherit this actor's isolation, so it hops
+        // back into `runExclusively`, which runs `body` on the connection's thread.
         return try await withTaskCancellationHandler {
-            try body(connection)
+            try await self.runExclusively(body)
         } onCancel: {
             token.cancel()
         }
+    }
+
+    /// Runs `body` synchronously on the connection's thread; being synchronous, no other call can
+    /// interleave with it.
+    private func runExclusively<T: Sendable>(_ body: @Sendable (Connection) throws -> T) throws -> T {
+        guard let connection else { throw PostgresError(kind: .client, message: "the connection is closed") }
+        return try body(connection)
     }
 
     /// Runs `body` in a transaction (see ``Connection/transaction(beginStatement:_:)``).

@@ -111,7 +111,8 @@ public final class Connection {
             error.message = "the server requires a password and none was given (set it in the URL, PGPASSWORD or ~/.pgpass)"
         }
         if raw.contains("FATAL:"), error.sqlState == nil, raw.contains("does not exist") {
-            error.sqlState = .invalidAuthorizationSpecification
+            // The server sends 3D000 for an unknown database and 28000 for an unknown role.
+            error.sqlState = raw.contains("FATAL:  database \"") ? .invalidCatalogName : .invalidAuthorizationSpecification
         }
         return error
     }

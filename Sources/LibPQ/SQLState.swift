@@ -66,6 +66,8 @@ extension SQLState {
     // Class 28: invalid authorization specification
     public static let invalidAuthorizationSpecification: SQLState = "28000"
     public static let invalidPassword: SQLState = "28P01"
+    // Class 3D: invalid catalog name (an unknown database)
+    public static let invalidCatalogName: SQLState = "3D000"
     // Class 3F: invalid schema name
     public static let invalidSchemaName: SQLState = "3F000"
     // Class 40: transaction rollback
