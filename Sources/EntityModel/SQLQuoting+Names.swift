@@ -1,11 +1,11 @@
 extension SQLQuoting {
     /// `"schema"."name"`.
-    func qualified(_ schema: String, _ name: String) -> String {
+    public func qualified(_ schema: String, _ name: String) -> String {
         quoteIdentifier(schema) + "." + quoteIdentifier(name)
     }
 
     /// `"a", "b"`.
-    func columnList(_ columns: [String]) -> String {
+    public func columnList(_ columns: [String]) -> String {
         columns.map(quoteIdentifier).joined(separator: ", ")
     }
 }

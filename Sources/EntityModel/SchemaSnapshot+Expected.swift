@@ -1,0 +1,40 @@
+import LibPQ
+
+extension SchemaSnapshot {
+    /// Renders `version` into a scratch schema inside a savepoint that is always rolled back, reads it back, and returns it.
+    /// This is what the live schema must equal; it lets PostgreSQL itself normalize types and defaults.
+    ///
+    /// The scratch schema is `_tm_expected_<16 random hex digits>`. The work runs in
+    /// `connection.savepoint`, so inside a transaction opened by `Connection.transaction` it is a
+    /// savepoint rolled back afterwards, and outside one it is a transaction of its own, rolled back.
+    /// Nothing remains either way, also when rendering or reading fails. Nothing is cached: each call
+    /// renders again (a few milliseconds for a model of ten tables).
+    ///
+    /// A transaction opened with a raw `BEGIN` (not through `Connection.transaction`) is invisible
+    /// to `Connection`, which would then issue a `ROLLBACK` of its own; open transactions through
+    /// `Connection.transaction` before calling this.
+    public static func expected(for version: ModelVersion, on connection: Connection) throws -> SchemaSnapshot {
+        let scratch = "_tm_expected_" + randomHex()
+        let script = version.relationalSchema().renderScript(inSchema: scratch, quoting: connection)
+        do {
+            try connection.savepoint { connection in
+                try connection.script("CREATE SCHEMA \(connection.quoteIdentifier(scratch))")
+                if !script.isEmpty { try connection.script(script) }
+                throw Discard(snapshot: try read(schema: scratch, on: connection))
+            }
+        } catch let discard as Discard {
+            return discard.snapshot
+        }
+        preconditionFailure("the scratch schema's savepoint must end by rolling back")
+    }
+
+    /// Thrown to roll the scratch schema back once it has been read, carrying what was read.
+    private struct Discard: Error {
+        let snapshot: SchemaSnapshot
+    }
+
+    private static func randomHex() -> String {
+        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

@@ -1,0 +1,193 @@
+import LibPQ
+
+/// Why a ``SchemaSnapshot`` could not be read.
+public enum SchemaSnapshotError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No schema of this name exists in the database.
+    case schemaNotFound(String)
+
+    public var description: String {
+        switch self {
+        case .schemaNotFound(let schema): "schema \(schema) does not exist"
+        }
+    }
+}
+
+extension SchemaSnapshot {
+    /// Reads the tables of `schema` from pg_catalog: columns, primary key, unique, foreign-key and
+    /// check constraints, and the indexes that back no constraint.
+    ///
+    /// Four set-based catalog queries cover the whole schema, whatever its number of tables; the
+    /// schema name travels as a parameter. Ordinary and partitioned tables are read (partitions are
+    /// tables too); views, sequences and the like are not. Tables whose names start with `_` are
+    /// skipped: that prefix is reserved for the tool's own bookkeeping (`docs/ModelFormat.md`).
+    /// Catalog text (types, defaults, checks, index expressions) is stripped of the schema's own
+    /// name, so a snapshot does not depend on the schema's name or on `search_path`.
+    ///
+    /// - Throws: ``SchemaSnapshotError/schemaNotFound(_:)`` when `schema` does not exist, or the
+    ///   server's error.
+    public static func read(schema: String, on connection: Connection) throws -> SchemaSnapshot {
+        let tableRows = try connection.execute(Catalog.tables, [schema])
+        guard let first = tableRows.first else { throw SchemaSnapshotError.schemaNotFound(schema) }
+        let normalizer = SchemaQualifierStripper(quotedSchema: try first.decode(String.self, column: "quoted_schema"))
+        var builders: [String: TableBuilder] = [:]
+        for row in tableRows {
+            if let name = try row.decode(String?.self, column: "table_name") { builders[name] = TableBuilder() }
+        }
+        guard !builders.isEmpty else { return SchemaSnapshot(tables: []) }
+
+        for row in try connection.execute(Catalog.columns, [schema]) {
+            let table = try row.decode(String.self, column: "table_name")
+            var defaultExpression = try row.decode(String?.self, column: "default_expression").map(normalizer.strip)
+            if try row.decode(Bool.self, column: "is_generated"), let expression = defaultExpression {
+                defaultExpression = "GENERATED ALWAYS AS (\(expression)) STORED"
+            }
+            builders[table]?.columns.append(ColumnSnapshot(
+                name: try row.decode(String.self, column: "column_name"),
+                type: normalizer.strip(try row.decode(String.self, column: "type")),
+                isNullable: try row.decode(Bool.self, column: "is_nullable"),
+                defaultExpression: defaultExpression,
+                isIdentity: try row.decode(Bool.self, column: "is_identity")
+            ))
+        }
+
+        for row in try connection.execute(Catalog.constraints, [schema]) {
+            let table = try row.decode(String.self, column: "table_name")
+            let columns = try row.decode(PostgresJSON.self, column: "columns").decode([String].self)
+            switch try row.decode(String.self, column: "kind") {
+            case "p":
+                builders[table]?.primaryKey = columns
+            case "u":
+                builders[table]?.uniqueConstraints.append(columns)
+            case "f":
+                builders[table]?.foreignKeys.append(ForeignKeySnapshot(
+                    columns: columns,
+                    referencedTable: try row.decode(String.self, column: "referenced_table"),
+                    referencedColumns: try row.decode(PostgresJSON.self, column: "referenced_columns").decode([String].self),
+                    onDelete: Self.referentialAction(try row.decode(String.self, column: "delete_action"))
+                ))
+            default:
+                builders[table]?.checks.append(normalizer.strip(try row.decode(String.self, column: "definition")))
+            }
+        }
+
+        for row in try connection.execute(Catalog.indexes, [schema]) {
+            let table = try row.decode(String.self, column: "table_name")
+            builders[table]?.indexes.append(IndexSnapshot(
+                name: try row.decode(String.self, column: "index_name"),
+                columns: try row.decode(PostgresJSON.self, column: "columns").decode([String].self).map(normalizer.strip),
+                isUnique: try row.decode(Bool.self, column: "is_unique"),
+                isPrimary: try row.decode(Bool.self, column: "is_primary"),
+                method: try row.decode(String.self, column: "method"),
+                predicate: try row.decode(String?.self, column: "predicate").map(normalizer.strip)
+            ))
+        }
+
+        return SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) })
+    }
+
+    /// `pg_constraint.confdeltype` as SQL keywords.
+    private static func referentialAction(_ code: String) -> String {
+        switch code {
+        case "a": "NO ACTION"
+        case "r": "RESTRICT"
+        case "c": "CASCADE"
+        case "n": "SET NULL"
+        case "d": "SET DEFAULT"
+        default: code
+        }
+    }
+}
+
+/// A table's parts while its rows come in.
+private struct TableBuilder {
+    var columns: [ColumnSnapshot] = []
+    var primaryKey: [String]?
+    var uniqueConstraints: [[String]] = []
+    var foreignKeys: [ForeignKeySnapshot] = []
+    var checks: [String] = []
+    var indexes: [IndexSnapshot] = []
+
+    func table(named name: String) -> TableSnapshot {
+        TableSnapshot(
+            name: name, columns: columns, primaryKey: primaryKey, uniqueConstraints: uniqueConstraints,
+            foreignKeys: foreignKeys, checks: checks, indexes: indexes
+        )
+    }
+}
+
+/// The catalog queries. Each takes the schema's name as `$1` and covers every table of the schema.
+private enum Catalog {
+    /// The tables the snapshot covers: ordinary and partitioned, not starting with `_`.
+    static let tableFilter = "c.relkind IN ('r', 'p') AND left(c.relname, 1) <> '_'"
+
+    /// One row per table, or one row with a NULL table when the schema is empty; no row when the
+    /// schema does not exist. `quoted_schema` is the name as catalog functions print it.
+    static let tables = """
+        SELECT quote_ident(n.nspname) AS quoted_schema, c.relname::text AS table_name
+        FROM pg_catalog.pg_namespace n
+        LEFT JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND \(tableFilter)
+        WHERE n.nspname = $1
+        """
+
+    static let columns = """
+        SELECT c.relname::text AS table_name, a.attname::text AS column_name,
+               pg_catalog.format_type(a.atttypid, a.atttypmod) AS type,
+               NOT a.attnotnull AS is_nullable,
+               pg_catalog.pg_get_expr(d.adbin, d.adrelid) AS default_expression,
+               a.attidentity <> '' AS is_identity,
+               a.attgenerated <> '' AS is_generated
+        FROM pg_catalog.pg_class c
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+        LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE n.nspname = $1 AND \(tableFilter)
+        """
+
+    /// Primary-key, unique, foreign-key and check constraints, with their column lists in key order.
+    static let constraints = """
+        SELECT c.relname::text AS table_name, con.contype::text AS kind,
+               to_json(ARRAY(
+                   SELECT a.attname::text
+                   FROM unnest(con.conkey) WITH ORDINALITY AS k(attnum, position)
+                   JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+                   ORDER BY k.position))::text AS columns,
+               CASE WHEN r.relnamespace = n.oid THEN r.relname::text
+                    ELSE quote_ident(rn.nspname) || '.' || quote_ident(r.relname) END AS referenced_table,
+               to_json(ARRAY(
+                   SELECT a.attname::text
+                   FROM unnest(con.confkey) WITH ORDINALITY AS k(attnum, position)
+                   JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
+                   ORDER BY k.position))::text AS referenced_columns,
+               con.confdeltype::text AS delete_action,
+               CASE WHEN con.contype = 'c' THEN pg_catalog.pg_get_constraintdef(con.oid) END AS definition
+        FROM pg_catalog.pg_constraint con
+        JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        LEFT JOIN pg_catalog.pg_class r ON r.oid = con.confrelid
+        LEFT JOIN pg_catalog.pg_namespace rn ON rn.oid = r.relnamespace
+        WHERE n.nspname = $1 AND \(tableFilter) AND con.contype IN ('p', 'u', 'f', 'c')
+        """
+
+    /// Indexes that back no primary-key or unique constraint. A key column is its name; an
+    /// expression is `pg_get_indexdef`'s text for that column, in parentheses.
+    static let indexes = """
+        SELECT c.relname::text AS table_name, i.relname::text AS index_name,
+               x.indisunique AS is_unique, x.indisprimary AS is_primary, am.amname::text AS method,
+               pg_catalog.pg_get_expr(x.indpred, x.indrelid) AS predicate,
+               to_json(ARRAY(
+                   SELECT CASE WHEN x.indkey[k] <> 0 THEN a.attname::text
+                               ELSE '(' || pg_catalog.pg_get_indexdef(x.indexrelid, k + 1, true) || ')' END
+                   FROM generate_series(0, x.indnkeyatts - 1) AS k
+                   LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[k]
+                   ORDER BY k))::text AS columns
+        FROM pg_catalog.pg_index x
+        JOIN pg_catalog.pg_class c ON c.oid = x.indrelid
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid
+        JOIN pg_catalog.pg_am am ON am.oid = i.relam
+        WHERE n.nspname = $1 AND \(tableFilter)
+          AND NOT EXISTS (
+              SELECT 1 FROM pg_catalog.pg_constraint con
+              WHERE con.conindid = x.indexrelid AND con.conrelid = x.indrelid AND con.contype IN ('p', 'u'))
+        """
+}
