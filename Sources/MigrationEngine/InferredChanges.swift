@@ -1,0 +1,87 @@
+import EntityModel
+import Foundation
+import LibPQ
+
+/// The in-place changes that take a tenant's schema from one model version to another, inferred
+/// from the model difference by Core Data's lightweight rules carried over to PostgreSQL.
+///
+/// See docs/Migrations.md for the rules. Anything outside them makes ``infer(from:to:)`` throw
+/// ``PlanningError/stepNotPossible(from:to:reasons:)``: that step needs a mapping model.
+public struct InferredChanges: Sendable {
+    public let source: ModelVersion
+    public let destination: ModelVersion
+    let operations: [SchemaOperation]
+    public let destructiveChanges: [DestructiveChange]
+
+    /// Infers the step between two adjacent versions: up when `ascending` (the source is the older
+    /// one), down otherwise. Renames are read from the newer version's renamingIdentifiers.
+    public static func infer(from source: ModelVersion, to destination: ModelVersion, ascending: Bool) throws -> InferredChanges {
+        try infer(from: source, to: destination, correspondence: .adjacent(from: source, to: destination, sourceIsOlder: ascending))
+    }
+
+    static func infer(from source: ModelVersion, to destination: ModelVersion, correspondence: Correspondence) throws -> InferredChanges {
+        var differ = SchemaDiffer(source: source, destination: destination, correspondence: correspondence)
+        try differ.run()
+        return InferredChanges(source: source, destination: destination, operations: differ.orderedOperations, destructiveChanges: differ.destructive)
+    }
+
+    /// The same change set for a run of adjacent versions, diffed once from the first to the last,
+    /// following renames through every version in between.
+    static func fuse(_ versions: [ModelVersion], ascending: Bool) throws -> InferredChanges {
+        var correspondence: Correspondence?
+        for (from, to) in zip(versions, versions.dropFirst()) {
+            let step = Correspondence.adjacent(from: from, to: to, sourceIsOlder: ascending)
+            correspondence = correspondence.map { $0.then(step) } ?? step
+        }
+        return try infer(from: versions.first!, to: versions.last!, correspondence: correspondence!)
+    }
+
+    /// Whether running this fused change set is equivalent to running `steps` one by one: true when
+    /// no column's data is transformed (backfilled, cast, moved) by more than one of them, so the
+    /// order of those transformations cannot matter.
+    func isEquivalentFusion(of steps: [InferredChanges]) -> Bool {
+        var touched: [String: Int] = [:]
+        for step in steps {
+            for target in Set(step.operations.compactMap(\.dataTarget)) { touched[target, default: 0] += 1 }
+        }
+        return touched.values.allSatisfy { $0 <= 1 }
+    }
+
+    /// True when the schemas are already the same.
+    public var isEmpty: Bool { operations.isEmpty }
+
+    /// The SQL of this step, in order.
+    public func statements(inSchema schema: String, quoting: some SQLQuoting) -> [String] {
+        operations.flatMap { $0.sql(inSchema: schema, quoting: quoting) }
+    }
+
+    /// Runs the step inside the caller's transaction.
+    public func run(inSchema schema: String, on connection: Connection) throws -> StepStatistics {
+        var statistics = StepStatistics()
+        for operation in operations {
+            for statement in operation.sql(inSchema: schema, quoting: connection) {
+                let result = try connection.execute(statement)
+                statistics.statements += 1
+                if operation.movesData { statistics.rowsAffected += result.affectedRows }
+            }
+        }
+        return statistics
+    }
+}
+
+extension SchemaOperation {
+    /// The table (or table.column) whose rows this operation transforms, if any.
+    var dataTarget: String? {
+        switch self {
+        case let .backfill(table, column, _, _), let .alterType(table, column, _): return table + "." + column
+        case let .moveLinks(move):
+            switch move.to {
+            case let .foreignKey(table, column): return table + "." + column
+            case let .joinTable(table, _, _): return table
+            }
+        case let .moveRows(move): return move.toTable
+        case let .renameDiscriminatorValue(table, _, _): return table + ".entity"
+        default: return nil
+        }
+    }
+}

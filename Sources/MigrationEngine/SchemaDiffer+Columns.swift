@@ -1,0 +1,140 @@
+import EntityModel
+
+extension SchemaDiffer {
+    /// Renames, column changes and constraint changes of a table that exists on both sides.
+    mutating func diffTable(_ oldTable: Table, _ newTable: Table) {
+        if oldTable.name != newTable.name { emit(.renameTables, .renameTable(from: oldTable.name, to: newTable.name)) }
+        let matches = columnMatch[oldTable.name] ?? [:]
+        for oldColumn in oldTable.columns {
+            guard let newName = matches[oldColumn.name], let newColumn = newTable.column(named: newName) else {
+                dropColumn(oldColumn, of: oldTable)
+                continue
+            }
+            if oldColumn.name != newName {
+                emit(.renameColumns, .renameColumn(table: newTable.name, from: oldColumn.name, to: newName))
+            }
+            diffColumn(oldColumn, newColumn, table: newTable.name)
+        }
+        let matchedNew = Set(matches.values)
+        for newColumn in newTable.columns where !matchedNew.contains(newColumn.name) {
+            addColumn(newColumn, to: newTable, from: oldTable)
+        }
+        diffConstraints(oldTable, newTable)
+    }
+
+    mutating func dropColumn(_ column: Column, of table: Table) {
+        emit(.dropColumns, .dropColumn(table: currentName(ofOldTable: table.name), column: column.name))
+        let key = table.name + "." + column.name
+        guard !movedAwayColumns.contains(key), column.origin != .discriminator else { return }
+        let property: String
+        switch column.origin {
+        case let .attribute(entity, attribute): property = "attribute \(entity).\(attribute)"
+        case let .relationship(entity, relationship): property = "the links of \(entity).\(relationship)"
+        default: property = "column \(column.name)"
+        }
+        destructive.append(DestructiveChange(kind: .dropColumn, table: table.name, column: column.name,
+                                             detail: "drops column \(table.name).\(column.name) (\(property)) and its values"))
+    }
+
+    mutating func addColumn(_ column: Column, to table: Table, from oldTable: Table) {
+        let key = table.name + "." + column.name
+        if column.origin == .discriminator {
+            // Every existing row belongs to the old root entity, now named…
+            guard case let .entity(oldRoot) = oldTable.origin, let current = correspondence.entities[oldRoot] else {
+                reasons.append("table \(table.name) gains an inheritance discriminator, but its existing rows match no entity")
+                return
+            }
+            var adding = column
+            adding.defaultValue = .string(current)
+            emit(.addColumns, .addColumn(table: table.name, column: adding))
+            emit(.finishColumns, .setDefault(table: table.name, column: column.name, value: column.defaultValue, type: column.type))
+            return
+        }
+        if !column.isNullable && column.defaultValue == nil {
+            guard linkFedColumns.contains(key) else {
+                reasons.append("\(describe(column.origin)) is new and required (\(table.name).\(column.name) NOT NULL) but has no default value for the existing rows")
+                return
+            }
+            var adding = column
+            adding.isNullable = true
+            emit(.addColumns, .addColumn(table: table.name, column: adding))
+            emit(.finishColumns, .setNullable(table: table.name, column: column.name, isNullable: false))
+            return
+        }
+        emit(.addColumns, .addColumn(table: table.name, column: column))
+    }
+
+    /// Type, default and nullability changes of a matched column.
+    mutating func diffColumn(_ oldColumn: Column, _ newColumn: Column, table: String) {
+        if oldColumn.type != newColumn.type {
+            switch TypeChange(from: oldColumn.type, to: newColumn.type) {
+            case .widening:
+                emit(.alterColumns, .alterType(table: table, column: newColumn.name, to: newColumn.type))
+            case .narrowing where allowsNarrowing(oldColumn.origin, newColumn.origin):
+                emit(.alterColumns, .alterType(table: table, column: newColumn.name, to: newColumn.type))
+                destructive.append(DestructiveChange(kind: .narrowType, table: table, column: newColumn.name,
+                    detail: "narrows \(table).\(newColumn.name) from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue) (declared safe; values that do not fit fail the migration)"))
+            case .narrowing:
+                reasons.append("\(describe(newColumn.origin)) changes type from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue), which narrows it; declare `allowsNarrowing: true` on the attribute if every value fits")
+            case .impossible:
+                reasons.append("\(describe(newColumn.origin)) changes type from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue), which PostgreSQL cannot cast")
+            }
+        }
+        if oldColumn.defaultValue != newColumn.defaultValue || (oldColumn.type != newColumn.type && newColumn.defaultValue != nil) {
+            emit(.alterColumns, .setDefault(table: table, column: newColumn.name, value: newColumn.defaultValue, type: newColumn.type))
+        }
+        if oldColumn.isNullable && !newColumn.isNullable {
+            if let value = newColumn.defaultValue {
+                emit(.alterColumns, .backfill(table: table, column: newColumn.name, value: value, type: newColumn.type))
+                emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
+            } else if linkFedColumns.contains(table + "." + newColumn.name) {
+                emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
+            } else {
+                reasons.append("\(describe(newColumn.origin)) becomes required but has no default value for the rows where it is empty")
+            }
+        } else if !oldColumn.isNullable && newColumn.isNullable {
+            emit(.alterColumns, .setNullable(table: table, column: newColumn.name, isNullable: true))
+        }
+    }
+
+    /// A narrowing is allowed when the attribute declares it safe in either version.
+    func allowsNarrowing(_ oldOrigin: Column.Origin, _ newOrigin: Column.Origin) -> Bool {
+        func declared(_ origin: Column.Origin, in version: ModelVersion) -> Bool {
+            guard case let .attribute(entity, attribute) = origin else { return false }
+            return version.entity(named: entity)?.attribute(named: attribute)?.allowsNarrowing ?? false
+        }
+        return declared(oldOrigin, in: source) || declared(newOrigin, in: destination)
+    }
+
+    func describe(_ origin: Column.Origin) -> String {
+        switch origin {
+        case let .attribute(entity, attribute): return "attribute \(entity).\(attribute)"
+        case let .relationship(entity, relationship): return "relationship \(entity).\(relationship)"
+        case let .joinSource(entity, relationship), let .joinDestination(entity, relationship): return "relationship \(entity).\(relationship)"
+        case .primaryKey: return "the id column"
+        case .discriminator: return "the entity discriminator"
+        }
+    }
+}
+
+/// How a column type change carries its values.
+enum TypeChange {
+    case widening, narrowing, impossible
+
+    init(from: SQLType, to: SQLType) {
+        let numeric: [SQLType] = [.smallint, .integer, .bigint, .numeric, .real, .doublePrecision]
+        let widenings: [SQLType: Set<SQLType>] = [
+            .smallint: [.integer, .bigint, .numeric, .real, .doublePrecision],
+            .integer: [.bigint, .numeric, .doublePrecision],
+            .bigint: [.numeric],
+            .real: [.doublePrecision],
+        ]
+        if to == .text || widenings[from]?.contains(to) == true {
+            self = .widening
+        } else if (numeric.contains(from) && numeric.contains(to)) || from == .text || (from == .jsonb && to == .text) {
+            self = .narrowing
+        } else {
+            self = .impossible
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import EntityModel
+
+extension SchemaDiffer {
+    /// Moves rows between tables when inheritance changes: entities leaving a hierarchy take their
+    /// rows (and ids) to their new table; a whole table joining a hierarchy is merged into the
+    /// hierarchy's table with its ids offset past the existing ones, and references follow.
+    /// Rows of entities that no longer exist are deleted from tables that stay.
+    mutating func planRowMoves() {
+        for oldTable in old.tables {
+            guard case let .entity(root) = oldTable.origin else { continue }
+            let target = tableMatch[oldTable.name]
+            var groups: [String: [String]] = [:]
+            var removed: [String] = []
+            for entity in source.hierarchy(of: root) where source.entity(named: entity)?.isAbstract == false {
+                guard let mapped = correspondence.entities[entity] else { removed.append(entity); continue }
+                let destinationTable = new.table(forEntity: destination.rootEntity(of: mapped))!.name
+                if destinationTable == target {
+                    if mapped != entity, new.table(named: destinationTable)?.column(withOrigin: .discriminator) != nil {
+                        emit(.moveData, .renameDiscriminatorValue(table: destinationTable, from: entity, to: mapped))
+                    }
+                } else {
+                    groups[destinationTable, default: []].append(entity)
+                }
+            }
+            if let target, !removed.isEmpty, oldTable.column(withOrigin: .discriminator) != nil {
+                emit(.moveData, .deleteEntityRows(table: target, entities: removed))
+                destructive.append(DestructiveChange(kind: .deleteRows, table: oldTable.name,
+                    detail: "deletes the rows of \(removed.joined(separator: ", ")), which no longer exist, from \(oldTable.name)"))
+            }
+            if target == nil, removed.isEmpty, !groups.isEmpty { emptiedTables.insert(oldTable.name) }
+            for (destinationName, entities) in groups.sorted(by: { $0.key < $1.key }) {
+                moveRows(of: entities, from: oldTable, to: destinationName, tableSurvives: target != nil)
+            }
+        }
+    }
+
+    private mutating func moveRows(of entities: [String], from oldTable: Table, to destinationName: String, tableSurvives: Bool) {
+        guard let destinationTable = new.table(named: destinationName) else { return }
+        let destinationHasRows = tableMatch.values.contains(destinationName)
+        if tableSurvives && destinationHasRows {
+            reasons.append("\(entities.joined(separator: ", ")) move from table \(oldTable.name) into table \(destinationName), which has rows of its own; that needs a mapping model")
+            return
+        }
+        var pairs: [RowMove.ColumnPair] = []
+        var covered: Set<String> = ["id"]
+        for column in oldTable.columns where column.origin != .primaryKey && column.origin != .discriminator {
+            guard let mapped = correspondence.map(column.origin), let destinationColumn = destinationTable.column(withOrigin: mapped) else { continue }
+            pairs.append(.init(source: tableSurvives ? currentName(ofOldColumn: column.name, in: oldTable.name) : column.name,
+                               destination: destinationColumn.name))
+            covered.insert(destinationColumn.name)
+            if tableSurvives { movedAwayColumns.insert(oldTable.name + "." + column.name) }
+        }
+        let hasDiscriminator = destinationTable.column(withOrigin: .discriminator) != nil
+        if hasDiscriminator { covered.insert(destinationTable.column(withOrigin: .discriminator)!.name) }
+        for column in destinationTable.columns where !covered.contains(column.name) && !column.isNullable && column.defaultValue == nil {
+            reasons.append("rows of \(entities.joined(separator: ", ")) moving into \(destinationName) have no value for required column \(column.name)")
+        }
+        var references: [RowMove.ColumnRef] = []
+        if destinationHasRows {
+            for table in old.tables {
+                for foreignKey in table.foreignKeys where foreignKey.referencedTable == oldTable.name {
+                    references.append(.init(table: currentName(ofOldTable: table.name), column: currentName(ofOldColumn: foreignKey.columns[0], in: table.name)))
+                }
+            }
+        }
+        let discriminator = hasDiscriminator
+            ? Dictionary(uniqueKeysWithValues: entities.map { ($0, correspondence.entities[$0]!) })
+            : nil
+        emit(.moveData, .moveRows(RowMove(
+            fromTable: tableSurvives ? currentName(ofOldTable: oldTable.name) : oldTable.name,
+            toTable: destinationName,
+            columns: pairs,
+            entities: tableSurvives || oldTable.column(withOrigin: .discriminator) != nil ? entities : nil,
+            discriminator: discriminator,
+            offsetsIDs: destinationHasRows,
+            references: references
+        )))
+        emit(.finishColumns, .resetIdentity(table: destinationName))
+        filledTables.insert(destinationName)
+    }
+}

@@ -1,0 +1,176 @@
+import EntityModel
+
+/// Computes the operations of an inferred step: matches the source schema's tables and columns
+/// to the destination's through the ``Correspondence``, then emits renames, additions, type and
+/// nullability changes, link and row moves, drops and constraint changes, in a safe order.
+struct SchemaDiffer {
+    /// The order operations run in: constraints that change go first, so that nothing blocks
+    /// renames, type changes and data moves; new constraints come last, once the data is in place.
+    enum Phase: Int, CaseIterable, Comparable {
+        case dropConstraints, renameTables, renameColumns, renameConstraints, createTables, addColumns,
+             alterColumns, moveData, finishColumns, dropColumns, dropTables, addConstraints, createIndexes
+        static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    let source: ModelVersion
+    let destination: ModelVersion
+    let correspondence: Correspondence
+    let old: RelationalSchema
+    let new: RelationalSchema
+
+    /// Old table name → new table name.
+    var tableMatch: [String: String] = [:]
+    /// Old table name → (old column name → new column name).
+    var columnMatch: [String: [String: String]] = [:]
+    /// New "table.column" filled by a link move: added nullable, made NOT NULL afterwards.
+    var linkFedColumns: Set<String> = []
+    /// Old "table.column" whose data moves elsewhere (links, rows): dropping it loses nothing.
+    var movedAwayColumns: Set<String> = []
+    /// Old tables whose every row moves elsewhere.
+    var emptiedTables: Set<String> = []
+    /// New tables that receive rows by a row move.
+    var filledTables: Set<String> = []
+
+    var phases: [Phase: [SchemaOperation]] = [:]
+    var destructive: [DestructiveChange] = []
+    var reasons: [String] = []
+
+    init(source: ModelVersion, destination: ModelVersion, correspondence: Correspondence) {
+        self.source = source
+        self.destination = destination
+        self.correspondence = correspondence
+        self.old = source.relationalSchema()
+        self.new = destination.relationalSchema()
+    }
+
+    var orderedOperations: [SchemaOperation] { Phase.allCases.flatMap { phases[$0] ?? [] } }
+
+    mutating func emit(_ phase: Phase, _ operation: SchemaOperation) {
+        phases[phase, default: []].append(operation)
+    }
+
+    mutating func run() throws {
+        matchTables()
+        matchColumns()
+        planLinkMoves()
+        planRowMoves()
+        for oldTable in old.tables {
+            if let newName = tableMatch[oldTable.name], let newTable = new.table(named: newName) {
+                diffTable(oldTable, newTable)
+            } else {
+                dropTable(oldTable)
+            }
+        }
+        let matchedNew = Set(tableMatch.values)
+        for newTable in new.tables where !matchedNew.contains(newTable.name) {
+            createTable(newTable)
+        }
+        if !reasons.isEmpty {
+            throw PlanningError.stepNotPossible(from: source.name, to: destination.name, reasons: reasons)
+        }
+    }
+
+    // MARK: Tables
+
+    /// Entity tables match when their root entities correspond; a table whose root gained or lost
+    /// a parent matches the new root's table; join tables match by their relationship pair.
+    mutating func matchTables() {
+        var claimed: Set<String> = []
+        func claim(_ oldName: String, _ newName: String?) {
+            guard let newName, !claimed.contains(newName), tableMatch[oldName] == nil else { return }
+            tableMatch[oldName] = newName
+            claimed.insert(newName)
+        }
+        let entityTables = old.tables.compactMap { table -> (Table, String)? in
+            if case let .entity(root) = table.origin { return (table, root) } else { return nil }
+        }
+        // Same root.
+        for (table, root) in entityTables {
+            guard let mapped = correspondence.entities[root], destination.rootEntity(of: mapped) == mapped else { continue }
+            claim(table.name, new.table(forEntity: mapped)?.name)
+        }
+        // The root gained a parent, or lost its parent: follow the first surviving member.
+        for (table, root) in entityTables where tableMatch[table.name] == nil {
+            guard let member = source.hierarchy(of: root).first(where: { correspondence.entities[$0] != nil }),
+                  let mapped = correspondence.entities[member] else { continue }
+            claim(table.name, new.table(forEntity: destination.rootEntity(of: mapped))?.name)
+        }
+        // Join tables, whichever side owns them now.
+        for table in old.tables {
+            guard case let .joinTable(entity, relationship) = table.origin else { continue }
+            let pair = mappedPair(entity: entity, relationship: relationship)
+            let candidate = new.tables.first { newTable in
+                guard case let .joinTable(e, r) = newTable.origin else { return false }
+                return pair.contains(Correspondence.Property(entity: e, name: r))
+            }
+            claim(table.name, candidate?.name)
+        }
+    }
+
+    /// The destination ends (the relationship and its inverse) of a source relationship.
+    func mappedPair(entity: String, relationship: String) -> Set<Correspondence.Property> {
+        var ends: Set<Correspondence.Property> = []
+        if let mapped = correspondence.relationships[.init(entity: entity, name: relationship)] { ends.insert(mapped) }
+        if let declared = source.entity(named: entity)?.relationship(named: relationship), let inverse = declared.inverse,
+           let mapped = correspondence.relationships[.init(entity: declared.destination, name: inverse)] {
+            ends.insert(mapped)
+        }
+        var withInverses = ends
+        for end in ends {
+            if let declared = destination.entity(named: end.entity)?.relationship(named: end.name), let inverse = declared.inverse {
+                withInverses.insert(.init(entity: declared.destination, name: inverse))
+            }
+        }
+        return withInverses
+    }
+
+    /// Columns of matched tables match by their mapped origin; in join tables, by the table they point at.
+    mutating func matchColumns() {
+        for (oldName, newName) in tableMatch {
+            guard let oldTable = old.table(named: oldName), let newTable = new.table(named: newName) else { continue }
+            var matches: [String: String] = [:]
+            var taken: Set<String> = []
+            for column in oldTable.columns {
+                var candidate = correspondence.map(column.origin).flatMap { newTable.column(withOrigin: $0) }
+                if candidate == nil, case .joinTable = oldTable.origin,
+                   let target = oldTable.foreignKeys.first(where: { $0.columns == [column.name] })?.referencedTable {
+                    let mappedTarget = tableMatch[target] ?? target
+                    candidate = newTable.columns.first { newColumn in
+                        !taken.contains(newColumn.name)
+                            && newTable.foreignKeys.contains { $0.columns == [newColumn.name] && $0.referencedTable == mappedTarget }
+                    }
+                }
+                if let candidate, !taken.contains(candidate.name) {
+                    matches[column.name] = candidate.name
+                    taken.insert(candidate.name)
+                }
+            }
+            columnMatch[oldName] = matches
+        }
+    }
+
+    /// The name a source table has once the renames ran.
+    func currentName(ofOldTable table: String) -> String { tableMatch[table] ?? table }
+
+    /// The name a source column has once the renames ran.
+    func currentName(ofOldColumn column: String, in table: String) -> String { columnMatch[table]?[column] ?? column }
+
+    mutating func createTable(_ table: Table) {
+        emit(.createTables, .createTable(table))
+        for foreignKey in table.foreignKeys { emit(.addConstraints, .addForeignKey(table: table.name, foreignKey)) }
+        for index in table.indexes { emit(.createIndexes, .createIndex(table: table.name, index)) }
+    }
+
+    mutating func dropTable(_ table: Table) {
+        // Foreign keys first, so tables can drop in any order.
+        for foreignKey in table.foreignKeys { emit(.dropConstraints, .dropConstraint(table: table.name, name: foreignKey.name)) }
+        emit(.dropTables, .dropTable(table.name))
+        guard !emptiedTables.contains(table.name) else { return }
+        let what: String
+        switch table.origin {
+        case let .entity(root): what = "drops entity table \(table.name) (\(source.hierarchy(of: root).joined(separator: ", "))) and its rows"
+        case let .joinTable(entity, relationship): what = "drops join table \(table.name): the links of \(entity).\(relationship)"
+        }
+        destructive.append(DestructiveChange(kind: .dropTable, table: table.name, detail: what))
+    }
+}

@@ -1,0 +1,201 @@
+import EntityModel
+
+/// One in-place change to a tenant's schema, as an inferred step runs it.
+///
+/// Operations are plain data; ``SchemaOperation/sql(inSchema:quoting:)`` renders them. Catalog-only
+/// forms are used wherever PostgreSQL has them: renames, adding a column with a constant default,
+/// dropping a column, dropping NOT NULL.
+enum SchemaOperation: Sendable, Hashable {
+    case dropConstraint(table: String, name: String)
+    case dropIndex(name: String)
+    case renameTable(from: String, to: String)
+    case renameColumn(table: String, from: String, to: String)
+    case renameConstraint(table: String, from: String, to: String)
+    case renameIndex(from: String, to: String)
+    /// Creates a table with its columns, primary key, unique and check constraints; its foreign
+    /// keys and indexes come as separate operations, after the data moved.
+    case createTable(Table)
+    case addColumn(table: String, column: Column)
+    case alterType(table: String, column: String, to: SQLType)
+    case setDefault(table: String, column: String, value: DefaultValue?, type: SQLType)
+    /// `UPDATE … SET column = default WHERE column IS NULL`, before SET NOT NULL.
+    case backfill(table: String, column: String, value: DefaultValue, type: SQLType)
+    case setNullable(table: String, column: String, isNullable: Bool)
+    case renameDiscriminatorValue(table: String, from: String, to: String)
+    /// Deletes the rows of entities that no longer exist from a hierarchy's table.
+    case deleteEntityRows(table: String, entities: [String])
+    case moveLinks(LinkMove)
+    case moveRows(RowMove)
+    case dropColumn(table: String, column: String)
+    case dropTable(String)
+    case addForeignKey(table: String, ForeignKey)
+    case addUnique(table: String, UniqueConstraint)
+    case addCheck(table: String, CheckConstraint)
+    case createIndex(table: String, Index)
+    /// Moves the identity sequence past the largest id, after rows arrived with explicit ids.
+    case resetIdentity(table: String)
+
+    /// Whether the operation reads or writes rows (rather than only the catalog).
+    var movesData: Bool {
+        switch self {
+        case .backfill, .moveLinks, .moveRows, .renameDiscriminatorValue, .deleteEntityRows, .alterType: return true
+        default: return false
+        }
+    }
+
+    func sql(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
+        func table(_ name: String) -> String { q.qualified(schema, name) }
+        func id(_ name: String) -> String { q.quoteIdentifier(name) }
+        switch self {
+        case let .dropConstraint(name, constraint):
+            return ["ALTER TABLE \(table(name)) DROP CONSTRAINT \(id(constraint))"]
+        case let .dropIndex(name):
+            return ["DROP INDEX \(table(name))"]
+        case let .renameTable(from, to):
+            return ["ALTER TABLE \(table(from)) RENAME TO \(id(to))"]
+        case let .renameColumn(name, from, to):
+            return ["ALTER TABLE \(table(name)) RENAME COLUMN \(id(from)) TO \(id(to))"]
+        case let .renameConstraint(name, from, to):
+            return ["ALTER TABLE \(table(name)) RENAME CONSTRAINT \(id(from)) TO \(id(to))"]
+        case let .renameIndex(from, to):
+            return ["ALTER INDEX \(table(from)) RENAME TO \(id(to))"]
+        case let .createTable(definition):
+            var bare = definition
+            bare.foreignKeys = []
+            bare.indexes = []
+            return [bare.createStatement(inSchema: schema, quoting: q)]
+        case let .addColumn(name, column):
+            return ["ALTER TABLE \(table(name)) ADD COLUMN \(column.definition(quoting: q))"]
+        case let .alterType(name, column, type):
+            return ["ALTER TABLE \(table(name)) ALTER COLUMN \(id(column)) TYPE \(type.rawValue) USING \(id(column))::\(type.rawValue)"]
+        case let .setDefault(name, column, value, type):
+            guard let value else { return ["ALTER TABLE \(table(name)) ALTER COLUMN \(id(column)) DROP DEFAULT"] }
+            return ["ALTER TABLE \(table(name)) ALTER COLUMN \(id(column)) SET DEFAULT \(value.sqlExpression(for: type, quoting: q))"]
+        case let .backfill(name, column, value, type):
+            return ["UPDATE \(table(name)) SET \(id(column)) = \(value.sqlExpression(for: type, quoting: q)) WHERE \(id(column)) IS NULL"]
+        case let .setNullable(name, column, isNullable):
+            return ["ALTER TABLE \(table(name)) ALTER COLUMN \(id(column)) \(isNullable ? "DROP" : "SET") NOT NULL"]
+        case let .renameDiscriminatorValue(name, from, to):
+            return ["UPDATE \(table(name)) SET \(id("entity")) = \(q.quoteLiteral(to)) WHERE \(id("entity")) = \(q.quoteLiteral(from))"]
+        case let .deleteEntityRows(name, entities):
+            return ["DELETE FROM \(table(name)) WHERE \(id("entity")) IN (\(entities.map(q.quoteLiteral).joined(separator: ", ")))"]
+        case let .moveLinks(move):
+            return move.sql(inSchema: schema, quoting: q)
+        case let .moveRows(move):
+            return move.sql(inSchema: schema, quoting: q)
+        case let .dropColumn(name, column):
+            return ["ALTER TABLE \(table(name)) DROP COLUMN \(id(column))"]
+        case let .dropTable(name):
+            return ["DROP TABLE \(table(name))"]
+        case let .addForeignKey(name, foreignKey):
+            return [foreignKey.addStatement(toTable: name, inSchema: schema, quoting: q)]
+        case let .addUnique(name, unique):
+            return ["ALTER TABLE \(table(name)) ADD CONSTRAINT \(id(unique.name)) UNIQUE (\(q.columnList(unique.columns)))"]
+        case let .addCheck(name, check):
+            return ["ALTER TABLE \(table(name)) ADD CONSTRAINT \(id(check.name)) CHECK (\(check.condition.sql(quoting: q)))"]
+        case let .createIndex(name, index):
+            return [index.createStatement(onTable: name, inSchema: schema, quoting: q)]
+        case let .resetIdentity(name):
+            return ["SELECT setval(pg_get_serial_sequence(\(q.quoteLiteral(schema + "." + id(name))), 'id'), "
+                + "coalesce((SELECT max(id) FROM \(table(name))), 0) + 1, false)"]
+        }
+    }
+}
+
+/// Where a relationship's links are stored.
+enum LinkStorage: Sendable, Hashable {
+    /// A foreign key column: each row of `table` links to the row its `column` names.
+    case foreignKey(table: String, column: String)
+    /// A join table: each row links its `first` column's row to its `second` column's row.
+    case joinTable(table: String, first: String, second: String)
+
+    /// `SELECT x, y` of every link, x on the storage's first side.
+    func selectLinks(inSchema schema: String, quoting q: some SQLQuoting) -> String {
+        switch self {
+        case let .foreignKey(table, column):
+            return "SELECT id AS x, \(q.quoteIdentifier(column)) AS y FROM \(q.qualified(schema, table)) WHERE \(q.quoteIdentifier(column)) IS NOT NULL"
+        case let .joinTable(table, first, second):
+            return "SELECT \(q.quoteIdentifier(first)) AS x, \(q.quoteIdentifier(second)) AS y FROM \(q.qualified(schema, table))"
+        }
+    }
+}
+
+/// Moves a relationship's links from its old storage to its new one (to-one ↔ to-many,
+/// to-many ↔ many-to-many), so no link is lost where the new shape can hold it.
+struct LinkMove: Sendable, Hashable {
+    var from: LinkStorage
+    var to: LinkStorage
+    /// The new storage's first side is the old storage's second side.
+    var swapped: Bool
+
+    func sql(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
+        let (x, y) = swapped ? ("y", "x") : ("x", "y")
+        let links = "SELECT \(x) AS x, \(y) AS y FROM (\(from.selectLinks(inSchema: schema, quoting: q))) AS old_links"
+        switch to {
+        case let .foreignKey(table, column):
+            // A to-one holds one link per row: keep the lowest, deterministically.
+            return ["UPDATE \(q.qualified(schema, table)) AS t SET \(q.quoteIdentifier(column)) = l.y "
+                + "FROM (SELECT DISTINCT ON (x) x, y FROM (\(links)) AS all_links ORDER BY x, y) AS l WHERE t.id = l.x"]
+        case let .joinTable(table, first, second):
+            return ["INSERT INTO \(q.qualified(schema, table)) (\(q.quoteIdentifier(first)), \(q.quoteIdentifier(second))) "
+                + "SELECT DISTINCT x, y FROM (\(links)) AS l ON CONFLICT DO NOTHING"]
+        }
+    }
+}
+
+/// Moves the rows of some entities from one table to another when inheritance changes: out of a
+/// hierarchy's table (ids kept), or into one (ids offset past the target's, and references updated).
+struct RowMove: Sendable, Hashable {
+    var fromTable: String
+    var toTable: String
+    /// Source column → destination column.
+    var columns: [ColumnPair]
+    /// The discriminator values to move (nil: every row of the source table).
+    var entities: [String]?
+    /// The destination's discriminator value for each moved entity (old name → new name); nil when
+    /// the destination has no discriminator.
+    var discriminator: [String: String]?
+    /// Whether ids must be offset (merging into a table that has rows of its own).
+    var offsetsIDs: Bool
+    /// Foreign key columns (table, column) and join columns that point at moved rows and must follow the offset.
+    var references: [ColumnRef]
+
+    struct ColumnPair: Sendable, Hashable { var source: String, destination: String }
+    struct ColumnRef: Sendable, Hashable { var table: String, column: String }
+
+    func sql(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
+        let setting = q.quoteLiteral("tenant_migrate.offset_\(fromTable)")
+        let offset = offsetsIDs ? " + current_setting(\(setting))::bigint" : ""
+        var statements: [String] = []
+        if offsetsIDs {
+            statements.append("SELECT set_config(\(setting), (SELECT coalesce(max(id), 0) FROM \(q.qualified(schema, toTable)))::text, true)")
+        }
+        var destinationColumns = ["id"]
+        var sourceExpressions = ["id\(offset)"]
+        if let discriminator {
+            destinationColumns.append("entity")
+            if entities == nil, discriminator.count == 1, let only = discriminator.values.first {
+                sourceExpressions.append(q.quoteLiteral(only))
+            } else {
+                sourceExpressions.append("CASE \(q.quoteIdentifier("entity")) "
+                    + discriminator.sorted { $0.key < $1.key }.map { "WHEN \(q.quoteLiteral($0.key)) THEN \(q.quoteLiteral($0.value))" }.joined(separator: " ")
+                    + " END")
+            }
+        }
+        for pair in columns {
+            destinationColumns.append(pair.destination)
+            sourceExpressions.append(q.quoteIdentifier(pair.source))
+        }
+        let filter = entities.map { " WHERE \(q.quoteIdentifier("entity")) IN (\($0.map(q.quoteLiteral).joined(separator: ", ")))" } ?? ""
+        statements.append("INSERT INTO \(q.qualified(schema, toTable)) (\(q.columnList(destinationColumns))) "
+            + "SELECT \(sourceExpressions.joined(separator: ", ")) FROM \(q.qualified(schema, fromTable))\(filter)")
+        for reference in references where offsetsIDs {
+            statements.append("UPDATE \(q.qualified(schema, reference.table)) SET \(q.quoteIdentifier(reference.column)) = "
+                + "\(q.quoteIdentifier(reference.column))\(offset) WHERE \(q.quoteIdentifier(reference.column)) IS NOT NULL")
+        }
+        if entities != nil {
+            statements.append("DELETE FROM \(q.qualified(schema, fromTable))\(filter)")
+        }
+        return statements
+    }
+}
