@@ -8,6 +8,11 @@ let package = Package(
         .library(name: "LibPQ", targets: ["LibPQ"]),
         .library(name: "EmbeddedPostgres", targets: ["EmbeddedPostgres"]),
         .library(name: "EntityModel", targets: ["EntityModel"]),
+        .library(name: "MigrationEngine", targets: ["MigrationEngine"]),
+        .library(name: "Tenancy", targets: ["Tenancy"]),
+        .library(name: "TenantMigrator", targets: ["TenantMigrator"]),
+        .library(name: "TenantMigrateCLI", targets: ["TenantMigrateCLI"]),
+        .executable(name: "tenant-migrate", targets: ["tenant-migrate"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -41,6 +46,38 @@ let package = Package(
             dependencies: ["LibPQ", "CCrypto", "Yams"]
         ),
 
+        // MARK: Migrations
+        .target(
+            name: "MigrationEngine",
+            dependencies: ["LibPQ", "EntityModel", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // MARK: Tenants
+        .target(
+            name: "Tenancy",
+            dependencies: ["LibPQ", "EntityModel", "MigrationEngine", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        .target(
+            name: "TenantMigrator",
+            dependencies: ["LibPQ", "EntityModel", "MigrationEngine", "Tenancy", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // MARK: Command line
+        .target(
+            name: "TenantMigrateCLI",
+            dependencies: [
+                "TenantMigrator", "Tenancy", "MigrationEngine", "EntityModel", "LibPQ", "EmbeddedPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "tenant-migrate",
+            dependencies: ["TenantMigrateCLI"],
+            path: "Sources/TenantMigrate"
+        ),
+
         // MARK: Benchmarks (run with -c release; they print timings, they are not tests)
         .executableTarget(
             name: "tenant-migrate-bench",
@@ -61,5 +98,8 @@ let package = Package(
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"]),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"], resources: [.copy("Golden")]),
+        .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "PostgresTestSupport"]),
+        .testTarget(name: "TenancyTests", dependencies: ["Tenancy", "TenantMigrator", "MigrationEngine", "EntityModel", "PostgresTestSupport"]),
+        .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "PostgresTestSupport"]),
     ]
 )

@@ -1,0 +1,142 @@
+import Foundation
+import LibPQ
+import MigrationEngine
+
+/// What one call to ``TenantMigrationRunner/migrate(_:to:allowDestructive:direction:on:)`` did for
+/// one tenant: the per-tenant line of a report.
+public struct TenantMigrationResult: Sendable, Codable, Hashable {
+    public enum Outcome: String, Sendable, Codable {
+        /// The tenant moved to ``TenantMigrationResult/toVersion``.
+        case migrated
+        /// The tenant was already at the target; nothing ran.
+        case alreadyCurrent
+        /// The migration failed and was rolled back; the tenant is still at
+        /// ``TenantMigrationResult/fromVersion``.
+        case failed
+    }
+
+    public var tenant: TenantName
+    /// The version the tenant was at when the migration started (as read under the tenant's lock).
+    public var fromVersion: String
+    /// The target version.
+    public var toVersion: String
+    public var outcome: Outcome
+    /// Transactions tried (more than one when a lock timeout or deadlock forced a retry).
+    public var attempts: Int
+    /// Statements run, rows moved and time spent in the steps (zero unless migrated).
+    public var statistics: StepStatistics
+    /// Wall time of the whole call, retries and waits included.
+    public var milliseconds: Double
+    /// The error, when ``outcome`` is ``Outcome/failed``.
+    public var error: String?
+    /// The SQLSTATE of the error, when the server sent one.
+    public var sqlState: String?
+
+    public init(
+        tenant: TenantName, fromVersion: String, toVersion: String, outcome: Outcome, attempts: Int,
+        statistics: StepStatistics = StepStatistics(), milliseconds: Double, error: String? = nil, sqlState: String? = nil
+    ) {
+        self.tenant = tenant
+        self.fromVersion = fromVersion
+        self.toVersion = toVersion
+        self.outcome = outcome
+        self.attempts = attempts
+        self.statistics = statistics
+        self.milliseconds = milliseconds
+        self.error = error
+        self.sqlState = sqlState
+    }
+}
+
+/// A tenant's migration was refused before it touched anything, or failed and was rolled back.
+///
+/// Refusals (``Reason/destructiveChangesRefused(_:)``, ``Reason/wrongDirection(_:)``) record
+/// nothing. Failures (``Reason/stepFailed``, ``Reason/lockTimeout``) are recorded in the catalog:
+/// the tenant's state becomes `failed`, and a history row keeps the error and its SQLSTATE.
+public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
+    public enum Reason: Sendable {
+        /// A step failed on the server (or in a policy); see ``TenantMigrationError/underlying``.
+        case stepFailed
+        /// Every attempt timed out waiting for a lock (SQLSTATE 55P03).
+        case lockTimeout(lockTimeout: Duration)
+        /// The plan drops data and the caller did not allow it.
+        case destructiveChangesRefused([DestructiveChange])
+        /// The target lies the other way: `migrate` only moves forward, `rollback` only backward.
+        case wrongDirection(TenantMigrationRunner.Direction)
+    }
+
+    public var tenant: TenantName
+    /// The version the tenant was (and still is) at.
+    public var fromVersion: String
+    /// The target version.
+    public var toVersion: String
+    public var reason: Reason
+    /// The step that failed (`v2 → v3: mapped by …`), for ``Reason/stepFailed``.
+    public var failedStep: String?
+    /// The error that caused the failure: a `PostgresError` carrying its SQLSTATE, or a policy's error.
+    public var underlying: (any Error)?
+    /// Transactions tried.
+    public var attempts: Int
+    /// Wall time of the whole call.
+    public var milliseconds: Double
+
+    public init(
+        tenant: TenantName, fromVersion: String, toVersion: String, reason: Reason, failedStep: String? = nil,
+        underlying: (any Error)? = nil, attempts: Int, milliseconds: Double = 0
+    ) {
+        self.tenant = tenant
+        self.fromVersion = fromVersion
+        self.toVersion = toVersion
+        self.reason = reason
+        self.failedStep = failedStep
+        self.underlying = underlying
+        self.attempts = attempts
+        self.milliseconds = milliseconds
+    }
+
+    /// The SQLSTATE of the underlying server error, if any.
+    public var sqlState: SQLState? { (underlying as? PostgresError)?.sqlState }
+
+    /// The underlying error as text, without the statement.
+    public var underlyingDescription: String? { underlying.map { "\($0)" } }
+
+    /// This failure as a result line.
+    public var result: TenantMigrationResult {
+        TenantMigrationResult(
+            tenant: tenant, fromVersion: fromVersion, toVersion: toVersion, outcome: .failed, attempts: attempts,
+            milliseconds: milliseconds, error: description, sqlState: sqlState?.rawValue
+        )
+    }
+
+    public var description: String {
+        let path = "\(fromVersion) → \(toVersion)"
+        switch reason {
+        case .stepFailed:
+            var text = "tenant \(tenant): migration \(path) failed"
+            if let failedStep { text += " in step \(failedStep)" }
+            text += " and was rolled back; the tenant is still at \(fromVersion)"
+            if let underlying { text += ". Cause: \(underlying)" }
+            return text
+        case let .lockTimeout(timeout):
+            return "tenant \(tenant): migration \(path) gave up after \(attempts) attempt\(attempts == 1 ? "" : "s"): "
+                + "another session held a lock it needed throughout (each attempt waited lock_timeout = "
+                + "\(TenantMigrationRunner.wholeMilliseconds(timeout)) ms, SQLSTATE 55P03). Nothing was changed; the tenant is "
+                + "still at \(fromVersion). Retry when the database is quieter, or raise --lock-timeout / --max-attempts"
+        case let .destructiveChangesRefused(changes):
+            return "tenant \(tenant): migration \(path) would drop data, so nothing was changed:"
+                + changes.map { "\n  - \($0.detail)" }.joined()
+                + "\nRe-run with --allow-destructive (allowDestructive: true) to accept the loss."
+        case let .wrongDirection(allowed):
+            switch allowed {
+            case .forward:
+                return "tenant \(tenant) is at \(fromVersion), which is newer than \(toVersion); migrate only moves "
+                    + "forward. To go back, use `rollback --tenant \(tenant) --to \(toVersion)`"
+            case .backward:
+                return "tenant \(tenant) is at \(fromVersion), which is older than \(toVersion); rollback only moves "
+                    + "backward. To go forward, use `migrate --tenant \(tenant) --to \(toVersion)`"
+            case .any:
+                return "tenant \(tenant): cannot migrate \(path)"
+            }
+        }
+    }
+}

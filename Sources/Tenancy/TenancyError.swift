@@ -1,0 +1,46 @@
+import LibPQ
+
+/// A tenant operation was refused or failed. Each case names the tenant and says what to do.
+public enum TenancyError: Error, Sendable, CustomStringConvertible {
+    case invalidTenantName(String, reason: String)
+    case tenantExists(TenantName)
+    case schemaExists(String, tenant: TenantName)
+    case unknownTenant(TenantName)
+    case unknownVersion(String, family: String, known: [String])
+    case familyMismatch(tenant: TenantName, recorded: String, configured: String)
+    case catalogTooNew(catalog: String, found: Int, supported: Int)
+    case adoptionFailed(schema: String, closest: String?, differences: [String])
+    case schemaMissing(String)
+    case dropNotConfirmed(TenantName)
+
+    public var description: String {
+        switch self {
+        case let .invalidTenantName(name, reason):
+            return "invalid tenant name \(name.debugDescription): \(reason). Tenant names are 1-48 characters of a-z, 0-9 and _, starting with a letter."
+        case let .tenantExists(name):
+            return "tenant \(name) already exists"
+        case let .schemaExists(schema, tenant):
+            return "schema \(schema) already exists but is not registered as a tenant; register it with `tenant adopt \(tenant) --schema \(schema)`, or drop it"
+        case let .unknownTenant(name):
+            return "no tenant named \(name) (see `tenant list`)"
+        case let .unknownVersion(version, family, known):
+            return "family \(family) has no version \(version.debugDescription) (it has \(known.joined(separator: ", ")))"
+        case let .familyMismatch(tenant, recorded, configured):
+            return "tenant \(tenant) belongs to family \(recorded), not \(configured)"
+        case let .catalogTooNew(catalog, found, supported):
+            return "the tenant catalog \(catalog) has version \(found), but this tenant-migrate supports up to \(supported); upgrade tenant-migrate"
+        case let .adoptionFailed(schema, closest, differences):
+            var text = "schema \(schema) matches no version of the family"
+            if let closest {
+                text += "; the closest is \(closest), with \(differences.count) difference\(differences.count == 1 ? "" : "s"):"
+                text += differences.prefix(20).map { "\n  - \($0)" }.joined()
+                if differences.count > 20 { text += "\n  … and \(differences.count - 20) more" }
+            }
+            return text
+        case let .schemaMissing(schema):
+            return "schema \(schema) does not exist"
+        case let .dropNotConfirmed(name):
+            return "dropping tenant \(name) deletes its schema and all its data; confirm with --yes-drop-data"
+        }
+    }
+}

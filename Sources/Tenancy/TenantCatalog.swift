@@ -1,0 +1,108 @@
+import LibPQ
+
+/// The tool's own schema: which tenants exist, at which version, and every migration attempt.
+///
+/// The catalog lives in one schema (`tenant_migrator` by default; any name works, so several
+/// applications can share a database). ``install(on:)`` creates or upgrades it and is idempotent;
+/// the catalog carries a version of its own so later releases can evolve it.
+public struct TenantCatalog: Sendable, Hashable {
+    /// The catalog's schema name.
+    public let schema: String
+
+    /// The default catalog schema.
+    public static let defaultSchema = "tenant_migrator"
+
+    public init(schema: String = TenantCatalog.defaultSchema) {
+        self.schema = schema
+    }
+
+    /// The schema, quoted for SQL.
+    func qualified(_ table: String, _ connection: Connection) -> String {
+        connection.quoteIdentifier(schema) + "." + connection.quoteIdentifier(table)
+    }
+
+    /// Creates the catalog, or upgrades it to ``CatalogSchema/currentVersion``. Costs one
+    /// round trip when the catalog is already current.
+    public func install(on connection: Connection) throws {
+        if try installedVersion(on: connection) == CatalogSchema.currentVersion { return }
+        try connection.transaction { connection in
+            // Serialize installers; CREATE … IF NOT EXISTS alone races on the system catalogs.
+            try connection.execute("SELECT pg_advisory_xact_lock(hashtext('tenant-migrate catalog'), hashtext($1))", [schema])
+            try connection.script("CREATE SCHEMA IF NOT EXISTS \(connection.quoteIdentifier(schema))")
+            try connection.script("""
+                CREATE TABLE IF NOT EXISTS \(qualified("catalog_info", connection)) (
+                    key text PRIMARY KEY,
+                    value text NOT NULL
+                )
+                """)
+            let found = try installedVersion(on: connection) ?? 0
+            guard found <= CatalogSchema.currentVersion else {
+                throw TenancyError.catalogTooNew(catalog: schema, found: found, supported: CatalogSchema.currentVersion)
+            }
+            for version in (found + 1)..<(CatalogSchema.currentVersion + 1) {
+                try connection.script(CatalogSchema.upgrade(to: version, catalog: self, connection))
+            }
+            try connection.execute(
+                "INSERT INTO \(qualified("catalog_info", connection)) (key, value) VALUES ('catalog_version', $1) "
+                    + "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                [String(CatalogSchema.currentVersion)]
+            )
+        }
+    }
+
+    /// The catalog's version, or nil when it is not installed.
+    public func installedVersion(on connection: Connection) throws -> Int? {
+        let exists = try connection.execute(
+            "SELECT to_regclass(format('%I.catalog_info', $1::text)) IS NOT NULL", [schema]
+        ).first?.decode(Bool.self, at: 0) ?? false
+        guard exists else { return nil }
+        let row = try connection.execute(
+            "SELECT value FROM \(qualified("catalog_info", connection)) WHERE key = 'catalog_version'"
+        ).first
+        return try row.flatMap { Int(try $0.decode(String.self, at: 0)) }
+    }
+}
+
+/// The catalog's own DDL, one step per catalog version.
+enum CatalogSchema {
+    static let currentVersion = 1
+
+    static func upgrade(to version: Int, catalog: TenantCatalog, _ connection: Connection) -> String {
+        let tenants = catalog.qualified("tenants", connection)
+        let history = catalog.qualified("migration_history", connection)
+        switch version {
+        case 1:
+            return """
+                CREATE TABLE \(tenants) (
+                    name text PRIMARY KEY,
+                    schema_name text NOT NULL UNIQUE,
+                    family text NOT NULL,
+                    version text NOT NULL,
+                    version_hash text NOT NULL,
+                    state text NOT NULL DEFAULT 'ready' CHECK (state IN ('ready', 'failed')),
+                    last_error text,
+                    created_at timestamptz NOT NULL DEFAULT now(),
+                    updated_at timestamptz NOT NULL DEFAULT now()
+                );
+                CREATE INDEX ON \(tenants) (family, version);
+                CREATE TABLE \(history) (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    tenant text NOT NULL,
+                    family text NOT NULL,
+                    operation text NOT NULL,
+                    from_version text,
+                    to_version text,
+                    started_at timestamptz NOT NULL,
+                    finished_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    outcome text NOT NULL CHECK (outcome IN ('succeeded', 'failed')),
+                    error text,
+                    sqlstate text,
+                    statistics jsonb NOT NULL DEFAULT '{}'
+                );
+                CREATE INDEX ON \(history) (tenant, id);
+                """
+        default:
+            preconditionFailure("no catalog upgrade to version \(version)")
+        }
+    }
+}

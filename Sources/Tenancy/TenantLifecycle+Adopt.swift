@@ -1,0 +1,47 @@
+import EntityModel
+import Foundation
+import LibPQ
+
+extension TenantLifecycle {
+    /// Registers an existing, unregistered schema as tenant `name`, at whichever version of the
+    /// family it matches exactly, found by introspection (as Core Data finds the model compatible
+    /// with a store).
+    ///
+    /// - Throws: ``TenancyError/adoptionFailed(schema:closest:differences:)`` naming the closest
+    ///   version and its differences when none matches.
+    @discardableResult
+    public func adopt(_ name: TenantName, schema: String, on connection: Connection) throws -> TenantRecord {
+        let started = Date()
+        return try connection.transaction { connection in
+            try catalog.lockTenant(name, on: connection)
+            if try catalog.tenant(name, on: connection) != nil { throw TenancyError.tenantExists(name) }
+            let exists = try connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]).rowCount > 0
+            guard exists else { throw TenancyError.schemaMissing(schema) }
+            let live = try SchemaSnapshot.read(schema: schema, on: connection)
+            var closest: (version: ModelVersion, differences: [SchemaDifference])?
+            for version in family.versions.reversed() {
+                let differences = live.differences(from: try SchemaSnapshot.expected(for: version, on: connection))
+                if differences.isEmpty {
+                    try connection.execute(
+                        "INSERT INTO \(catalog.qualified("tenants", connection)) (name, schema_name, family, version, version_hash) "
+                            + "VALUES ($1, $2, $3, $4, $5)",
+                        [name.rawValue, schema, family.name, version.name, version.versionHash]
+                    )
+                    try catalog.recordHistory(
+                        HistoryEntry(tenant: name, family: family.name, operation: .adopt, fromVersion: nil,
+                                     toVersion: version.name, startedAt: started, outcome: .succeeded),
+                        on: connection
+                    )
+                    return try catalog.requireTenant(name, on: connection)
+                }
+                if closest == nil || differences.count < closest!.differences.count {
+                    closest = (version, differences)
+                }
+            }
+            throw TenancyError.adoptionFailed(
+                schema: schema, closest: closest?.version.name,
+                differences: closest?.differences.map(\.description) ?? []
+            )
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import EntityModel
+import Foundation
+import LibPQ
+
+extension TenantLifecycle {
+    /// Creates tenant `name` directly at `version` (the latest by default): its schema, every
+    /// table, and its catalog record, in one transaction and one round trip.
+    ///
+    /// - Throws: ``TenancyError/tenantExists(_:)``, ``TenancyError/schemaExists(_:tenant:)``, or a
+    ///   ``PostgresError``.
+    @discardableResult
+    public func create(_ name: TenantName, version versionName: String? = nil, on connection: Connection) throws -> TenantRecord {
+        let version = try version(named: versionName)
+        let schema = name.defaultSchemaName
+        let started = Date()
+        let literal = connection.quoteLiteral
+        var statements = [
+            "SELECT pg_advisory_xact_lock(hashtext(\(literal(catalog.schema))), hashtext(\(literal(name.rawValue))))",
+            "CREATE SCHEMA \(connection.quoteIdentifier(schema))",
+        ]
+        statements += version.relationalSchema().createStatements(inSchema: schema, quoting: connection)
+        statements.append("""
+            INSERT INTO \(catalog.qualified("tenants", connection)) (name, schema_name, family, version, version_hash)
+            VALUES (\(literal(name.rawValue)), \(literal(schema)), \(literal(family.name)), \(literal(version.name)), \(literal(version.versionHash)))
+            """)
+        statements.append("""
+            INSERT INTO \(catalog.qualified("migration_history", connection))
+                (tenant, family, operation, to_version, started_at, outcome, statistics)
+            VALUES (\(literal(name.rawValue)), \(literal(family.name)), 'create', \(literal(version.name)), now(), 'succeeded',
+                    \(literal("{\"tables\": \(version.relationalSchema().tables.count)}")))
+            """)
+        do {
+            // One simple-protocol message: PostgreSQL runs it as one implicit transaction.
+            try connection.script(statements.joined(separator: ";\n"))
+        } catch SQLState.duplicateSchema {
+            if try catalog.tenant(name, on: connection) != nil { throw TenancyError.tenantExists(name) }
+            throw TenancyError.schemaExists(schema, tenant: name)
+        } catch SQLState.uniqueViolation {
+            throw TenancyError.tenantExists(name)
+        }
+        connection.logger.info("created tenant \(name) at \(family.name) \(version.name)", metadata: [
+            "tenant": "\(name)", "ms": "\(Int(Date().timeIntervalSince(started) * 1000))",
+        ])
+        return try catalog.requireTenant(name, on: connection)
+    }
+}

@@ -1,0 +1,38 @@
+import EntityModel
+import LibPQ
+
+/// What `verify` found for one tenant.
+public struct VerificationReport: Sendable, Codable {
+    public var tenant: TenantName
+    public var schema: String
+    public var version: String
+    /// Each way the live schema differs from the rendering of the recorded version.
+    public var differences: [SchemaDifference]
+    /// Set when the version's model file changed since the tenant reached it.
+    public var hashMismatch: String?
+
+    /// No drift and no hash mismatch.
+    public var isClean: Bool { differences.isEmpty && hashMismatch == nil }
+}
+
+extension TenantLifecycle {
+    /// Compares the tenant's live schema (read from pg_catalog) with the rendering of its recorded
+    /// version, and reports every difference.
+    public func verify(_ name: TenantName, on connection: Connection) throws -> VerificationReport {
+        let record = try catalog.requireTenant(name, on: connection)
+        try requireFamily(record)
+        let version = try version(named: record.version)
+        let expected = try SchemaSnapshot.expected(for: version, on: connection)
+        let live = try SchemaSnapshot.read(schema: record.schema, on: connection)
+        var report = VerificationReport(
+            tenant: name, schema: record.schema, version: record.version,
+            differences: live.differences(from: expected)
+        )
+        if record.versionHash != version.versionHash {
+            report.hashMismatch = "the model file of \(version.name) changed since the tenant reached it "
+                + "(recorded hash \(record.versionHash.prefix(12)), now \(version.versionHash.prefix(12))); "
+                + "released versions must not be edited"
+        }
+        return report
+    }
+}

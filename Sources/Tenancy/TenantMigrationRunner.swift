@@ -1,0 +1,308 @@
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+import MigrationEngine
+
+/// Migrates one tenant at a time, safely: one transaction per attempt, the tenant's advisory lock,
+/// the recorded version re-read under that lock, a bounded `lock_timeout`, and bounded retries.
+///
+/// Per attempt, in ONE transaction:
+/// 1. `pg_advisory_xact_lock` on (catalog, tenant), so two runners on one tenant serialize;
+/// 2. `SET LOCAL lock_timeout`, so the DDL never queues in front of application traffic for long;
+/// 3. the tenant's record is read `FOR UPDATE`; a tenant already at the target is left alone;
+/// 4. the plan is made from the recorded version (a planning error touches nothing and records
+///    nothing); destructive plans are refused unless allowed;
+/// 5. every step runs in the tenant's schema, then the new version and a history row are written.
+///
+/// A lock timeout (55P03) or deadlock (40P01) rolls the attempt back and retries after an exponential
+/// backoff with jitter, up to ``maxAttempts``. Any other error rolls the attempt back; then, in a new
+/// transaction, the failure is recorded (state `failed`, history row with the error and SQLSTATE) and
+/// a ``TenantMigrationError`` is thrown.
+public struct TenantMigrationRunner: Sendable {
+    /// Which way a migration may move along the family's versions.
+    public enum Direction: String, Sendable, Codable {
+        /// To a newer (or the same) version: `migrate`.
+        case forward
+        /// To an older (or the same) version: `rollback`.
+        case backward
+        /// Either way.
+        case any
+    }
+
+    public var catalog: TenantCatalog
+    public var planner: MigrationPlanner
+    /// How long one statement may wait for a lock before the attempt is abandoned and retried.
+    /// Zero disables the limit (PostgreSQL's meaning of `lock_timeout = 0`).
+    public var lockTimeout: Duration
+    /// Attempts before a lock timeout becomes a failure (at least 1).
+    public var maxAttempts: Int
+    /// The first backoff; each retry doubles it, up to ``backoffCap``. Each wait is drawn uniformly
+    /// from [half, all] of that value (jitter), so competing runners spread out.
+    public var backoffBase: Duration
+    public var backoffCap: Duration
+
+    public init(
+        catalog: TenantCatalog,
+        planner: MigrationPlanner,
+        lockTimeout: Duration = .seconds(5),
+        maxAttempts: Int = 5,
+        backoffBase: Duration = .milliseconds(200),
+        backoffCap: Duration = .seconds(10)
+    ) {
+        self.catalog = catalog
+        self.planner = planner
+        self.lockTimeout = lockTimeout
+        self.maxAttempts = max(1, maxAttempts)
+        self.backoffBase = backoffBase
+        self.backoffCap = backoffCap
+    }
+
+    /// The family being migrated.
+    public var family: ModelFamily { planner.family }
+
+    /// Moves `tenant` to `target` (the family's latest when nil).
+    ///
+    /// - Parameters:
+    ///   - allowDestructive: run plans that drop data (dropped tables or columns, narrowed types).
+    ///   - direction: refuse targets the other way (``Direction/forward`` for `migrate`).
+    /// - Returns: a result with outcome ``TenantMigrationResult/Outcome/migrated`` or
+    ///   ``TenantMigrationResult/Outcome/alreadyCurrent``.
+    /// - Throws: ``TenancyError`` (unknown tenant or version, other family) and ``PlanningError``
+    ///   before anything is touched; ``TenantMigrationError`` for refusals and failures.
+    public func migrate(
+        _ tenant: TenantName, to target: String?, allowDestructive: Bool, direction: Direction = .any,
+        on connection: Connection
+    ) throws -> TenantMigrationResult {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let startedAt = Date()
+        let family = planner.family
+        let destination: ModelVersion
+        if let target {
+            guard let version = family.version(named: target) else {
+                throw TenancyError.unknownVersion(target, family: family.name, known: family.versionNames)
+            }
+            destination = version
+        } else {
+            destination = family.latestVersion
+        }
+        var logger = connection.logger
+        logger[metadataKey: "tenant"] = "\(tenant)"
+        func elapsed() -> Double { Self.milliseconds(clock.now - started) }
+
+        var attempt = 0
+        while true {
+            attempt += 1
+            let state = AttemptState()
+            do {
+                let outcome = try connection.transaction { connection in
+                    try attemptMigration(
+                        tenant, to: destination, allowDestructive: allowDestructive, direction: direction,
+                        attempt: attempt, startedAt: startedAt, state: state, logger: logger, on: connection
+                    )
+                }
+                switch outcome {
+                case let .alreadyCurrent(version):
+                    logger.debug("already at \(version)", metadata: ["step": "\(version)"])
+                    return TenantMigrationResult(
+                        tenant: tenant, fromVersion: version, toVersion: destination.name, outcome: .alreadyCurrent,
+                        attempts: attempt, milliseconds: elapsed()
+                    )
+                case let .migrated(from, statistics):
+                    logger.info("migrated \(from) → \(destination.name)", metadata: [
+                        "step": "\(from) → \(destination.name)", "attempts": "\(attempt)",
+                        "statements": "\(statistics.statements)", "rows": "\(statistics.rowsAffected)",
+                        "ms": "\(Int(elapsed()))",
+                    ])
+                    return TenantMigrationResult(
+                        tenant: tenant, fromVersion: from, toVersion: destination.name, outcome: .migrated,
+                        attempts: attempt, statistics: statistics, milliseconds: elapsed()
+                    )
+                }
+            } catch let refusal as Refusal {
+                throw refusal.error
+            } catch {
+                let from = state.fromVersion ?? (try? catalog.tenant(tenant, on: connection))?.version ?? "?"
+                let step = "\(from) → \(destination.name)"
+                if Self.isRetryable(error) {
+                    if attempt < maxAttempts {
+                        try Task.checkCancellation()
+                        let delay = backoff(afterAttempt: attempt)
+                        logger.warning(
+                            "attempt \(attempt) of \(maxAttempts) could not get a lock in time (\((error as? PostgresError)?.sqlState?.rawValue ?? "?")); retrying in \(Int(delay * 1000)) ms",
+                            metadata: ["step": "\(step)"]
+                        )
+                        Thread.sleep(forTimeInterval: delay)
+                        continue
+                    }
+                    let failure = TenantMigrationError(
+                        tenant: tenant, fromVersion: from, toVersion: destination.name,
+                        reason: SQLState.lockNotAvailable ~= error ? .lockTimeout(lockTimeout: lockTimeout) : .stepFailed,
+                        failedStep: state.runningStep, underlying: error, attempts: attempt, milliseconds: elapsed()
+                    )
+                    logger.error("\(failure)", metadata: ["step": "\(step)"])
+                    recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
+                    throw failure
+                }
+                guard let recordedFrom = state.fromVersion else {
+                    // Failed before the tenant's record was read (lost connection, missing catalog):
+                    // nothing is known to record against.
+                    throw error
+                }
+                let failure = TenantMigrationError(
+                    tenant: tenant, fromVersion: recordedFrom, toVersion: destination.name, reason: .stepFailed,
+                    failedStep: state.runningStep, underlying: error, attempts: attempt, milliseconds: elapsed()
+                )
+                logger.error("\(failure)", metadata: ["step": "\(step)"])
+                recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
+                throw failure
+            }
+        }
+    }
+
+    // MARK: - One attempt
+
+    private enum AttemptOutcome {
+        case alreadyCurrent(String)
+        case migrated(from: String, StepStatistics)
+    }
+
+    /// What an attempt learned before it failed (a class: it is filled in inside the transaction).
+    private final class AttemptState {
+        var fromVersion: String?
+        var runningStep: String?
+    }
+
+    /// An error that must pass through unrecorded (it was raised before anything was touched).
+    private struct Refusal: Error {
+        let error: any Error
+    }
+
+    private func attemptMigration(
+        _ tenant: TenantName, to destination: ModelVersion, allowDestructive: Bool, direction: Direction,
+        attempt: Int, startedAt: Date, state: AttemptState, logger: Logger, on connection: Connection
+    ) throws -> AttemptOutcome {
+        try catalog.lockTenant(tenant, on: connection)
+        try connection.script("SET LOCAL lock_timeout = '\(Self.wholeMilliseconds(lockTimeout))ms'")
+        let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
+        guard record.family == planner.family.name else {
+            throw Refusal(error: TenancyError.familyMismatch(tenant: tenant, recorded: record.family, configured: planner.family.name))
+        }
+        state.fromVersion = record.version
+        if record.version == destination.name { return .alreadyCurrent(record.version) }
+
+        let plan: MigrationPlan
+        do {
+            plan = try planner.plan(from: record.version, to: destination.name)
+        } catch {
+            throw Refusal(error: error)
+        }
+        switch (direction, plan.direction) {
+        case (.forward, .down), (.backward, .up):
+            throw Refusal(error: TenantMigrationError(
+                tenant: tenant, fromVersion: record.version, toVersion: destination.name,
+                reason: .wrongDirection(direction), attempts: attempt
+            ))
+        default:
+            break
+        }
+        let destructive = plan.destructiveChanges
+        if !destructive.isEmpty && !allowDestructive {
+            throw Refusal(error: TenantMigrationError(
+                tenant: tenant, fromVersion: record.version, toVersion: destination.name,
+                reason: .destructiveChangesRefused(destructive), attempts: attempt
+            ))
+        }
+        if let recordedVersion = planner.family.version(named: record.version), recordedVersion.versionHash != record.versionHash {
+            logger.warning(
+                "the model file of \(record.version) changed since the tenant reached it; the plan assumes the current file",
+                metadata: ["step": "\(record.version) → \(destination.name)"]
+            )
+        }
+
+        var statistics = StepStatistics()
+        for step in plan.steps {
+            state.runningStep = step.description
+            logger.info(
+                "running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
+                metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(record.schema)"]
+            )
+            statistics = statistics + (try step.run(inSchema: record.schema, on: connection))
+        }
+        state.runningStep = nil
+        try catalog.recordVersion(tenant, version: destination.name, versionHash: destination.versionHash, on: connection)
+        try catalog.recordHistory(
+            HistoryEntry(
+                tenant: tenant, family: planner.family.name, operation: .migrate, fromVersion: record.version,
+                toVersion: destination.name, startedAt: startedAt, outcome: .succeeded,
+                statistics: [
+                    "statements": Double(statistics.statements), "rows": Double(statistics.rowsAffected),
+                    "ms": statistics.milliseconds, "steps": Double(plan.steps.count), "attempts": Double(attempt),
+                ]
+            ),
+            on: connection
+        )
+        return .migrated(from: record.version, statistics)
+    }
+
+    // MARK: - Failures
+
+    /// Records `failure` in a new transaction: a history row always, and the tenant's state
+    /// `failed` unless another runner has moved the tenant meanwhile. A failure to record is logged,
+    /// never thrown: the caller reports the original error.
+    private func recordFailure(_ failure: TenantMigrationError, startedAt: Date, logger: Logger, on connection: Connection) {
+        let text = failure.underlyingDescription ?? failure.description
+        do {
+            try connection.transaction { connection in
+                try catalog.lockTenant(failure.tenant, on: connection)
+                try connection.script("SET LOCAL lock_timeout = '\(max(Self.wholeMilliseconds(lockTimeout), 1000))ms'")
+                if let record = try catalog.tenant(failure.tenant, on: connection, forUpdate: true),
+                   record.version == failure.fromVersion {
+                    try catalog.recordFailure(failure.tenant, error: text, on: connection)
+                }
+                try catalog.recordHistory(
+                    HistoryEntry(
+                        tenant: failure.tenant, family: planner.family.name, operation: .migrate,
+                        fromVersion: failure.fromVersion, toVersion: failure.toVersion, startedAt: startedAt,
+                        outcome: .failed, error: text, sqlState: failure.sqlState?.rawValue,
+                        statistics: ["attempts": Double(failure.attempts), "ms": failure.milliseconds]
+                    ),
+                    on: connection
+                )
+            }
+        } catch {
+            logger.error("could not record the failure in the catalog: \(error)")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Lock timeouts and deadlocks: the attempt lost a race with other sessions and may simply retry.
+    static func isRetryable(_ error: any Error) -> Bool {
+        SQLState.lockNotAvailable ~= error || SQLState.deadlockDetected ~= error
+    }
+
+    /// The wait before the attempt after `attempt`, in seconds: base × 2^(attempt-1), capped, with
+    /// "equal jitter" (uniform in [half, all] of it).
+    func backoff(afterAttempt attempt: Int) -> TimeInterval {
+        let base = Self.seconds(backoffBase)
+        let cap = Self.seconds(backoffCap)
+        let exponential = min(cap, base * pow(2, Double(min(attempt - 1, 30))))
+        return exponential / 2 + Double.random(in: 0...(exponential / 2))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    /// Whole milliseconds, rounded up so that a positive timeout never becomes 0 (no limit).
+    static func wholeMilliseconds(_ duration: Duration) -> Int {
+        let value = seconds(duration) * 1000
+        return value <= 0 ? 0 : Int(value.rounded(.up))
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        seconds(duration) * 1000
+    }
+}

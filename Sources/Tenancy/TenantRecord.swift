@@ -1,0 +1,41 @@
+import Foundation
+import LibPQ
+
+/// A tenant as the catalog records it.
+public struct TenantRecord: Sendable, Codable, Hashable {
+    /// Whether the tenant's last migration succeeded.
+    public enum State: String, Sendable, Codable {
+        /// At its recorded version, usable.
+        case ready
+        /// Its last migration failed and was rolled back; it is still at its recorded version.
+        case failed
+    }
+
+    public var name: TenantName
+    /// The PostgreSQL schema holding the tenant's tables.
+    public var schema: String
+    public var family: String
+    /// The model version the tenant's schema is at.
+    public var version: String
+    /// The version hash recorded when the tenant reached ``version``.
+    public var versionHash: String
+    public var state: State
+    /// The error of the last failed migration, if the tenant is ``State/failed``.
+    public var lastError: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    static let columns = "name, schema_name, family, version, version_hash, state, last_error, created_at, updated_at"
+
+    init(row: Row) throws {
+        name = try TenantName(try row.decode(String.self, column: "name"))
+        schema = try row.decode(column: "schema_name")
+        family = try row.decode(column: "family")
+        version = try row.decode(column: "version")
+        versionHash = try row.decode(column: "version_hash")
+        state = State(rawValue: try row.decode(String.self, column: "state")) ?? .failed
+        lastError = try row.decode(column: "last_error")
+        createdAt = try row.decode(column: "created_at")
+        updatedAt = try row.decode(column: "updated_at")
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import MigrationEngine
+import Tenancy
+import TenantMigrator
+
+/// `tenant-migrate check`: can every adjacent pair of versions migrate, both ways? Offline.
+struct CheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check offline that every adjacent pair of versions can migrate, in both directions.",
+        discussion: """
+            Each pair is mapped (a mapping model exists for it), inferred (the change follows the \
+            lightweight rules), or IMPOSSIBLE, with the reasons. Exits non-zero if any pair is \
+            impossible. Needs no database.
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        let migrator = try options.makeOfflineMigrator()
+        let checks = migrator.checkFamily()
+        print("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → "))")
+        if checks.isEmpty { print("  (a single version: nothing to migrate)") }
+        for check in checks { print("  " + check.description) }
+        let impossible = checks.filter { !$0.isPossible }
+        guard impossible.isEmpty else {
+            throw CLIError(
+                "\(impossible.count) of \(checks.count) steps cannot migrate ("
+                    + impossible.map { "\($0.source) → \($0.destination)" }.joined(separator: ", ")
+                    + "); add a mapping model for each, or change the versions so the step can be inferred"
+            )
+        }
+        print("all \(checks.count) steps can migrate")
+    }
+}
+
+extension GlobalOptions {
+    /// A migrator for offline work (`check`): loads the family, resolves no database.
+    func makeOfflineMigrator() throws -> TenantMigrator {
+        Console.bootstrapLogging(verbose: verbose)
+        return TenantMigrator(
+            connectionString: databaseURL ?? "",
+            family: try loadFamily(),
+            catalog: TenantCatalog(schema: catalog),
+            logger: Console.logger(verbose: verbose)
+        )
+    }
+}
+
+/// Options of the commands that migrate: lock timeout and retries.
+struct MigrationOptions: ParsableArguments {
+    @Flag(name: .long, help: "Run plans that drop data (dropped tables or columns, narrowed types).")
+    var allowDestructive = false
+
+    @Option(name: .long, help: ArgumentHelp("How long a statement may wait for a lock before the attempt is retried (0: no limit).", valueName: "ms"))
+    var lockTimeout: Int = 5000
+
+    @Option(name: .long, help: ArgumentHelp("Attempts per tenant before a lock timeout is a failure.", valueName: "n"))
+    var maxAttempts: Int = 5
+
+    @Flag(help: "Print the results as JSON.") var json = false
+
+    func validate() throws {
+        guard lockTimeout >= 0 else { throw ValidationError("--lock-timeout must be 0 or more milliseconds") }
+        guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+    }
+
+    func configure(_ migrator: inout TenantMigrator) {
+        migrator.lockTimeout = .milliseconds(lockTimeout)
+        migrator.maxAttempts = maxAttempts
+    }
+}
+
+extension Console {
+    /// One line per tenant result.
+    static func printResult(_ result: TenantMigrationResult) {
+        switch result.outcome {
+        case .alreadyCurrent:
+            print("\(result.tenant): already at \(result.toVersion)")
+        case .migrated:
+            let stats = result.statistics
+            print("\(result.tenant): migrated \(result.fromVersion) → \(result.toVersion) in \(Int(result.milliseconds.rounded())) ms "
+                + "(\(stats.statements) statement\(stats.statements == 1 ? "" : "s"), \(stats.rowsAffected) row\(stats.rowsAffected == 1 ? "" : "s"), "
+                + "\(result.attempts) attempt\(result.attempts == 1 ? "" : "s"))")
+        case .failed:
+            print("\(result.tenant): FAILED \(result.fromVersion) → \(result.toVersion): \(result.error ?? "unknown error")")
+        }
+    }
+}
+
+/// Runs `operation` for every tenant in order, printing each result; the others carry on when one
+/// fails. A single tenant's error is rethrown as is; several failures become one summary error.
+func runForEachTenant(
+    _ tenants: [String], json: Bool, _ operation: (String) async throws -> TenantMigrationResult
+) async throws {
+    var results: [TenantMigrationResult] = []
+    var failures: [(tenant: String, error: any Error)] = []
+    for tenant in tenants {
+        do {
+            let result = try await operation(tenant)
+            results.append(result)
+            if !json { Console.printResult(result) }
+        } catch {
+            failures.append((tenant, error))
+            if let failure = error as? TenantMigrationError { results.append(failure.result) }
+            if tenants.count > 1 && !json { print("\(tenant): FAILED: \(error)") }
+        }
+    }
+    if json { try Console.printJSON(results) }
+    guard !failures.isEmpty else { return }
+    if tenants.count == 1 { throw failures[0].error }
+    throw CLIError("\(failures.count) of \(tenants.count) tenants failed: \(failures.map(\.tenant).joined(separator: ", "))")
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+
+/// Output helpers: stdout for results, stderr for notes and logs.
+enum Console {
+    nonisolated(unsafe) private static var loggingBootstrapped = false
+    private static let lock = NSLock()
+
+    /// Sends swift-log output to stderr: warnings by default, every SQL statement with --verbose.
+    static func bootstrapLogging(verbose: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !loggingBootstrapped else { return }
+        loggingBootstrapped = true
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .warning
+            return handler
+        }
+    }
+
+    static func logger(verbose: Bool) -> Logger {
+        var logger = Logger(label: "tenant-migrate")
+        logger.logLevel = verbose ? .debug : .warning
+        return logger
+    }
+
+    /// A note for the user on stderr.
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("tenant-migrate: \(text)\n".utf8))
+    }
+
+    /// Prints `value` as pretty, key-sorted JSON on stdout.
+    static func printJSON<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    /// Prints rows as an aligned text table.
+    static func printTable(_ header: [String], _ rows: [[String]], indent: String = "") {
+        var widths = header.map(\.count)
+        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        print(indent + line(header))
+        rows.forEach { print(indent + line($0)) }
+    }
+}

@@ -1,0 +1,22 @@
+import EmbeddedPostgres
+import Foundation
+
+/// Chooses the database: --database-url, then DATABASE_URL, then libpq's own defaults when any
+/// PG* variable is set, then the embedded server under the working directory.
+enum DatabaseResolver {
+    static let libpqVariables = ["PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGUSER", "PGSERVICE", "PGSERVICEFILE"]
+
+    static func resolve(explicit: String?) throws -> String {
+        if let explicit { return explicit }
+        let environment = ProcessInfo.processInfo.environment
+        if let url = environment["DATABASE_URL"], !url.isEmpty { return url }
+        if libpqVariables.contains(where: { environment[$0].map { !$0.isEmpty } ?? false }) { return "" }
+        let server = try embedded.start()
+        Console.note("no database configured (--database-url, DATABASE_URL or PG* variables); using the embedded PostgreSQL in \(embeddedDirectory.relativePath) (stop it with `tenant-migrate embedded stop`)")
+        return server.connectionString()
+    }
+
+    static let embeddedDirectory = URL(fileURLWithPath: ".tenant-migrate/postgres", relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+
+    static var embedded: EmbeddedPostgres { EmbeddedPostgres(directory: embeddedDirectory.absoluteURL) }
+}

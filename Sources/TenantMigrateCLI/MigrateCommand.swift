@@ -1,0 +1,35 @@
+import ArgumentParser
+import Tenancy
+import TenantMigrator
+
+/// `tenant-migrate migrate`: move tenants forward.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate tenants forward to a version (the latest by default).",
+        discussion: """
+            Each tenant moves in one transaction holding its advisory lock: it ends at the target, or \
+            exactly as it was, with the error recorded. A tenant already at the target costs one \
+            query. Exits non-zero if any tenant failed.
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+    @Option(name: .long, help: ArgumentHelp("The tenant to migrate (repeatable).", valueName: "name")) var tenant: [String] = []
+    @Option(help: ArgumentHelp("The target version. Default: the latest.", valueName: "v")) var to: String?
+    @OptionGroup var migration: MigrationOptions
+
+    func validate() throws {
+        guard !tenant.isEmpty else { throw ValidationError("name the tenants to migrate with --tenant (repeatable)") }
+        _ = try tenant.map(TenantName.init)
+    }
+
+    func run() async throws {
+        var migrator = try options.makeMigrator()
+        migration.configure(&migrator)
+        let target = to, allowDestructive = migration.allowDestructive
+        try await runForEachTenant(tenant, json: migration.json) { name in
+            try await migrator.migrate(tenant: name, to: target, allowDestructive: allowDestructive)
+        }
+    }
+}

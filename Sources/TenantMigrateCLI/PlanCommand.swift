@@ -1,0 +1,66 @@
+import ArgumentParser
+import MigrationEngine
+import Tenancy
+import TenantMigrator
+
+/// `tenant-migrate plan`: the steps, their exact SQL and the data they drop. Runs nothing.
+struct PlanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Show the steps, the exact SQL and the destructive changes of a migration, without running it.",
+        discussion: """
+            With --tenant, plans from the tenant's recorded version to --to (the latest by default), \
+            rendered for the tenant's schema. With --from and --to, plans between two versions, \
+            rendered for --schema.
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+    @Option(help: ArgumentHelp("Plan for this tenant, from its recorded version.", valueName: "name")) var tenant: String?
+    @Option(help: ArgumentHelp("Plan from this version (instead of --tenant).", valueName: "v")) var from: String?
+    @Option(help: ArgumentHelp("The target version. Default with --tenant: the latest.", valueName: "v")) var to: String?
+    @Option(help: ArgumentHelp("With --from: the schema to render the SQL for.", valueName: "schema")) var schema: String = "<tenant schema>"
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        switch (tenant, from) {
+        case (nil, nil): throw ValidationError("give --tenant NAME [--to V], or --from A --to B")
+        case (.some, .some): throw ValidationError("give either --tenant or --from, not both")
+        case (nil, .some) where to == nil: throw ValidationError("--from needs --to")
+        default: break
+        }
+    }
+
+    func run() async throws {
+        let migrator = try options.makeMigrator()
+        let report: MigrationPlanReport
+        if let tenant {
+            report = try await migrator.planReport(tenant: tenant, to: to)
+        } else {
+            report = try await migrator.planReport(from: from!, to: to!, schema: schema)
+        }
+        if json { return try Console.printJSON(report) }
+        let subject = report.tenant.map { "tenant \($0) (schema \(report.schema))" } ?? "schema \(report.schema)"
+        guard !report.isEmpty else {
+            print("\(subject) is already at \(report.destination); nothing to do")
+            return
+        }
+        print("plan for \(subject): \(report.family) \(report.source) → \(report.destination) (\(report.direction.rawValue)), "
+            + "\(report.steps.count) step\(report.steps.count == 1 ? "" : "s")")
+        for (index, step) in report.steps.enumerated() {
+            print("")
+            print("-- step \(index + 1) of \(report.steps.count): \(step.title)")
+            for statement in step.statements {
+                print(statement.hasSuffix(";") ? statement : statement + ";")
+            }
+        }
+        let destructive = report.destructiveChanges
+        if !destructive.isEmpty {
+            print("")
+            print("WARNING: this plan drops data (running it needs --allow-destructive):")
+            destructive.forEach { print("  - \($0.detail)") }
+        }
+        print("")
+        print("nothing was run")
+    }
+}

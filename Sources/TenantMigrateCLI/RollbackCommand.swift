@@ -1,0 +1,35 @@
+import ArgumentParser
+import Tenancy
+import TenantMigrator
+
+/// `tenant-migrate rollback`: move tenants back to an older version.
+struct RollbackCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rollback",
+        abstract: "Migrate tenants back to an older version.",
+        discussion: """
+            A rollback is a downward migration along the family's versions, in one transaction per \
+            tenant. Rolling back past a step that drops data (a column or table added since) needs \
+            --allow-destructive.
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+    @Option(name: .long, help: ArgumentHelp("The tenant to roll back (repeatable).", valueName: "name")) var tenant: [String] = []
+    @Option(help: ArgumentHelp("The version to roll back to.", valueName: "v")) var to: String
+    @OptionGroup var migration: MigrationOptions
+
+    func validate() throws {
+        guard !tenant.isEmpty else { throw ValidationError("name the tenants to roll back with --tenant (repeatable)") }
+        _ = try tenant.map(TenantName.init)
+    }
+
+    func run() async throws {
+        var migrator = try options.makeMigrator()
+        migration.configure(&migrator)
+        let target = to, allowDestructive = migration.allowDestructive
+        try await runForEachTenant(tenant, json: migration.json) { name in
+            try await migrator.rollback(tenant: name, to: target, allowDestructive: allowDestructive)
+        }
+    }
+}

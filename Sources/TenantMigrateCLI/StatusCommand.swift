@@ -1,0 +1,33 @@
+import ArgumentParser
+import TenantMigrator
+
+/// `tenant-migrate status`: every tenant, its version, and whether it is current.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show every tenant, its version, and whether it is at the latest."
+    )
+
+    @OptionGroup var options: GlobalOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let migrator = try options.makeMigrator()
+        let statuses = try await migrator.status()
+        if json { return try Console.printJSON(statuses) }
+        let latest = migrator.family.latestVersion.name
+        print("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → ")), latest \(latest)")
+        Console.printTable(
+            ["TENANT", "VERSION", "CURRENT", "STATE", "NOTE"],
+            statuses.map { status in
+                [
+                    status.record.name.rawValue, status.record.version, status.isCurrent ? "yes" : "no",
+                    status.record.state.rawValue,
+                    status.modelChanged ? "model file changed since" : (status.record.lastError.map { "last error: \($0.prefix(60))" } ?? ""),
+                ]
+            }
+        )
+        let behind = statuses.filter { !$0.isCurrent }.count
+        print("\(statuses.count) tenant\(statuses.count == 1 ? "" : "s"), \(behind) behind \(latest)")
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import Tenancy
+
+/// `tenant-migrate tenant …`: create, list, drop and adopt tenants.
+struct TenantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tenant",
+        abstract: "Create, list, drop and adopt tenants.",
+        discussion: """
+            Tenant names are 1-48 characters of a-z, 0-9 and _, starting with a letter. A tenant's \
+            tables live in the schema tenant_<name>.
+            """,
+        subcommands: [Create.self, List.self, Drop.self, Adopt.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create tenants directly at a version (the latest by default).")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The tenants' names.") var names: [String] = []
+        @Option(name: .customLong("from-file"), help: ArgumentHelp("Also create the names in this file (one per line; # comments).", valueName: "file"))
+        var file: String?
+        @Option(help: ArgumentHelp("The version to create them at.", valueName: "v")) var version: String?
+
+        func run() async throws {
+            var all = names
+            if let file {
+                let text = try String(contentsOfFile: file, encoding: .utf8)
+                all += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                    .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            }
+            guard !all.isEmpty else { throw ValidationError("name at least one tenant, or --from-file") }
+            _ = try all.map(TenantName.init)  // reject bad names before touching anything
+            let migrator = try options.makeMigrator()
+            for name in all {
+                let record = try await migrator.createTenant(name, version: version)
+                print("created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the tenants.")
+
+        @OptionGroup var options: GlobalOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let tenants = try await options.makeMigrator().tenants()
+            if json { return try Console.printJSON(tenants) }
+            Console.printTable(
+                ["TENANT", "SCHEMA", "VERSION", "STATE"],
+                tenants.map { [$0.name.rawValue, $0.schema, $0.version, $0.state.rawValue] }
+            )
+        }
+    }
+
+    struct Drop: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Drop a tenant: its schema, all its data, and its record.")
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The tenant's name.") var name: String
+        @Flag(name: .customLong("yes-drop-data"), help: "Confirm that the tenant's data is to be deleted.") var confirmed = false
+
+        func run() async throws {
+            _ = try TenantName(name)
+            guard confirmed else { throw TenancyError.dropNotConfirmed(try TenantName(name)) }
+            try await options.makeMigrator().dropTenant(name, confirmed: confirmed)
+            print("dropped tenant \(name)")
+        }
+    }
+
+    struct Adopt: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register an existing schema as a tenant, at the version it matches.",
+            discussion: "The schema is compared, by introspection, with every version of the family; it is registered at the one it matches exactly, or the closest mismatch is explained."
+        )
+
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The tenant's name.") var name: String
+        @Option(help: ArgumentHelp("The existing schema.", valueName: "schema")) var schema: String
+
+        func run() async throws {
+            let record = try await options.makeMigrator().adoptTenant(name, schema: schema)
+            print("adopted schema \(record.schema) as tenant \(record.name) at \(record.family) \(record.version)")
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+
+/// The `tenant-migrate` command and all its subcommands.
+///
+/// It lives in a library so that an application can build its own runner executable that reuses
+/// every command.
+public struct TenantMigrateCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "tenant-migrate",
+        abstract: "Migrate multi-tenant PostgreSQL schemas along a versioned entity model.",
+        discussion: """
+            Every command takes --database-url, or DATABASE_URL, or libpq's own defaults (PGHOST, \
+            PGDATABASE, PGSERVICE, …). With none of them set, it uses an embedded PostgreSQL server \
+            in .tenant-migrate/postgres under the working directory.
+            """,
+        subcommands: [
+            DemoCommand.self,
+            TenantCommand.self,
+            StatusCommand.self,
+            VerifyCommand.self,
+            CheckCommand.self,
+            PlanCommand.self,
+            MigrateCommand.self,
+            RollbackCommand.self,
+            EmbeddedCommand.self,
+        ]
+    )
+
+    public init() {}
+}

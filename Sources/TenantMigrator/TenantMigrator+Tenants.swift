@@ -1,0 +1,63 @@
+import EntityModel
+import Tenancy
+
+extension TenantMigrator {
+    /// Creates a tenant at `version` (the latest by default), in one transaction.
+    @discardableResult
+    public func createTenant(_ name: String, version: String? = nil) async throws -> TenantRecord {
+        let name = try TenantName(name)
+        let lifecycle = self.lifecycle
+        return try await withConnection { try lifecycle.create(name, version: version, on: $0) }
+    }
+
+    /// Drops a tenant's schema and data. `confirmed` must be true.
+    public func dropTenant(_ name: String, confirmed: Bool) async throws {
+        let name = try TenantName(name)
+        let lifecycle = self.lifecycle
+        try await withConnection { try lifecycle.drop(name, confirmed: confirmed, on: $0) }
+    }
+
+    /// Registers an existing schema as a tenant, at the version it matches.
+    @discardableResult
+    public func adoptTenant(_ name: String, schema: String) async throws -> TenantRecord {
+        let name = try TenantName(name)
+        let lifecycle = self.lifecycle
+        return try await withConnection { try lifecycle.adopt(name, schema: schema, on: $0) }
+    }
+
+    /// Every tenant of this family.
+    public func tenants() async throws -> [TenantRecord] {
+        let catalog = self.catalog, family = self.family.name
+        return try await withConnection { try catalog.tenants(family: family, on: $0) }
+    }
+
+    /// Every tenant with whether it is at the latest version.
+    public func status() async throws -> [TenantStatus] {
+        let latest = family.latestVersion
+        return try await tenants().map { record in
+            TenantStatus(record: record, latestVersion: latest.name,
+                         modelChanged: record.versionHash != (family.version(named: record.version)?.versionHash ?? ""))
+        }
+    }
+
+    /// Compares the live schemas of `tenants` (all when nil) with their recorded versions.
+    public func verify(tenants names: [String]? = nil) async throws -> [VerificationReport] {
+        let names = try names.map { try $0.map(TenantName.init) }
+        let lifecycle = self.lifecycle, catalog = self.catalog, family = self.family.name
+        return try await withConnection { connection in
+            let selected = try names ?? catalog.tenants(family: family, on: connection).map(\.name)
+            return try selected.map { try lifecycle.verify($0, on: connection) }
+        }
+    }
+}
+
+/// A tenant and how it stands against the family's latest version.
+public struct TenantStatus: Sendable, Codable {
+    public var record: TenantRecord
+    public var latestVersion: String
+    /// The tenant's version file changed after the tenant reached it (its hash differs).
+    public var modelChanged: Bool
+
+    /// Whether the tenant is at the latest version.
+    public var isCurrent: Bool { record.version == latestVersion }
+}

@@ -1,0 +1,66 @@
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+import MigrationEngine
+import Tenancy
+
+/// The entry point for server apps and for the `tenant-migrate` commands: configure it once, then
+/// create, inspect and migrate tenants.
+///
+/// ```swift
+/// let migrator = try TenantMigrator(
+///     connectionString: Environment.get("DATABASE_URL") ?? "",
+///     family: ModelFamily.load(from: URL(fileURLWithPath: "Migrations/Recipes"))
+/// )
+/// try await migrator.createTenant("acme")
+/// ```
+///
+/// `TenantMigrator` is a `Sendable` value: share it freely. Each call opens the connections it
+/// needs and closes them when done.
+public struct TenantMigrator: Sendable {
+    /// How to reach the database: a conninfo string, a `postgres://` URI, or "" for libpq's defaults.
+    public let connectionString: String
+    /// The model family whose tenants this migrator manages.
+    public let family: ModelFamily
+    /// Where tenants are recorded.
+    public let catalog: TenantCatalog
+    public let logger: Logger
+    /// Custom mapping models and Swift policies, used instead of inference for their exact pair.
+    public var mappings: [any MigrationMapping]
+    /// How long a migration statement may wait for a lock before the attempt is retried.
+    public var lockTimeout: Duration
+    /// Attempts per tenant before a lock timeout becomes a failure.
+    public var maxAttempts: Int
+
+    public init(
+        connectionString: String,
+        family: ModelFamily,
+        catalog: TenantCatalog = TenantCatalog(),
+        mappings: [any MigrationMapping] = [],
+        lockTimeout: Duration = .seconds(5),
+        maxAttempts: Int = 5,
+        logger: Logger = Logger(label: "TenantMigrator")
+    ) {
+        self.connectionString = connectionString
+        self.family = family
+        self.catalog = catalog
+        self.mappings = mappings
+        self.lockTimeout = lockTimeout
+        self.maxAttempts = maxAttempts
+        self.logger = logger
+    }
+
+    /// Create, drop, adopt and verify operations for this family and catalog.
+    public var lifecycle: TenantLifecycle { TenantLifecycle(catalog: catalog, family: family) }
+
+    /// Opens a connection with the catalog installed, runs `body` on it, and closes it.
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let connection = try await AsyncConnection.connect(connectionString, logger: logger)
+        let catalog = self.catalog
+        return try await connection.withConnection { connection in
+            try catalog.install(on: connection)
+            return try body(connection)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import LibPQ
+import PostgresTestSupport
+import Tenancy
+import TenantMigrateCLI
+import Testing
+
+/// The repository's root, found from this file.
+private let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let migrations = repositoryRoot.appendingPathComponent("Migrations").path
+private let fixtures = repositoryRoot.appendingPathComponent("Tests/TenancyTests/Fixtures").path
+
+/// Runs `tenant-migrate <arguments>` in-process, as the executable would.
+private func run(_ arguments: [String]) async throws {
+    var command = try TenantMigrateCommand.parseAsRoot(arguments)
+    if var async = command as? AsyncParsableCommand {
+        try await async.run()
+    } else {
+        try command.run()
+    }
+}
+
+/// Runs a command against the test database and the Recipes family.
+private func run(_ conninfo: String, _ arguments: [String], migrationsDirectory: String = migrations) async throws {
+    try await run(arguments + ["--database-url", conninfo, "--migrations", migrationsDirectory])
+}
+
+/// The error a command throws, as ArgumentParser would print it.
+private func message(of error: any Error) -> String {
+    TenantMigrateCommand.message(for: error)
+}
+
+private func version(of tenant: String, _ connection: Connection) throws -> String? {
+    try connection.execute("SELECT version FROM tenant_migrator.tenants WHERE name = $1", [tenant]).first?.decode(String.self, at: 0)
+}
+
+@Suite("tenant-migrate commands")
+struct TenantMigrateCLITests {
+    @Test func tenantCreateListStatusVerifyAndDrop() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            try await run(conninfo, ["tenant", "create", "acme", "globex", "--version", "v1"])
+            try await run(conninfo, ["tenant", "list"])
+            try await run(conninfo, ["status"])
+            try await run(conninfo, ["verify"])
+            let connection = try Connection(conninfo)
+            #expect(try version(of: "acme", connection) == "v1")
+            #expect(try version(of: "globex", connection) == "v1")
+
+            // Drift: exit code 2.
+            try connection.script("ALTER TABLE tenant_acme.recipe ADD COLUMN rating integer")
+            do {
+                try await run(conninfo, ["verify", "--tenant", "acme"])
+                Issue.record("verify must fail on drift")
+            } catch let exit as ExitCode {
+                #expect(exit.rawValue == 2)
+            }
+            try await run(conninfo, ["verify", "--tenant", "globex"])
+
+            // Drop needs its flag.
+            do {
+                try await run(conninfo, ["tenant", "drop", "globex"])
+                Issue.record("drop without --yes-drop-data must fail")
+            } catch {
+                #expect(message(of: error).contains("--yes-drop-data"))
+            }
+            #expect(try version(of: "globex", connection) == "v1")
+            try await run(conninfo, ["tenant", "drop", "globex", "--yes-drop-data"])
+            #expect(try version(of: "globex", connection) == nil)
+
+            // A hostile name is refused before anything runs.
+            do {
+                try await run(conninfo, ["tenant", "create", "x\"; DROP SCHEMA public; --"])
+                Issue.record("a hostile name must be refused")
+            } catch {
+                #expect(message(of: error).contains("invalid tenant name"))
+            }
+        }
+    }
+
+    @Test func checkNeedsNoDatabase() async throws {
+        // Recipes v2 → v3 needs a mapping model, which plain `tenant-migrate` does not register.
+        do {
+            try await run(["check", "--migrations", migrations])
+            Issue.record("check must fail on an impossible step")
+        } catch {
+            let text = message(of: error)
+            #expect(text.contains("v2 → v3"))
+            #expect(!text.contains("\n"), "one paragraph: \(text)")
+        }
+        try await run(["check", "--migrations", fixtures, "--family", "Catalogue", "--database-url", "host=/nonexistent port=1"])
+    }
+
+    @Test func planRunsNothing() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            try await run(conninfo, ["tenant", "create", "acme", "--version", "v1"])
+            let connection = try Connection(conninfo)
+            let historyBefore = try connection.execute("SELECT count(*)::int FROM tenant_migrator.migration_history").first!.decode(Int.self, at: 0)
+            try await run(conninfo, ["plan", "--tenant", "acme", "--to", "v2"])
+            try await run(conninfo, ["plan", "--from", "v2", "--to", "v1"])
+            try await run(conninfo, ["plan", "--from", "v1", "--to", "v2", "--schema", "tenant_acme", "--json"])
+            #expect(try version(of: "acme", connection) == "v1")
+            #expect(try connection.execute("SELECT count(*)::int FROM tenant_migrator.migration_history").first!.decode(Int.self, at: 0) == historyBefore)
+            #expect(try connection.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = 'tenant_acme' AND column_name = 'instructions'").rowCount == 1)
+
+            do {
+                try await run(conninfo, ["plan", "--tenant", "acme"])  // to the latest: v2 → v3 is impossible
+                Issue.record("planning an impossible step must fail")
+            } catch {
+                #expect(message(of: error).contains("v2 → v3"))
+            }
+            await #expect(throws: (any Error).self) { try await run(conninfo, ["plan"]) }
+            await #expect(throws: (any Error).self) { try await run(conninfo, ["plan", "--tenant", "acme", "--from", "v1", "--to", "v2"]) }
+        }
+    }
+
+    @Test func migrateAndRollback() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            try await run(conninfo, ["tenant", "create", "acme", "globex", "--version", "v1"])
+            let connection = try Connection(conninfo)
+            try connection.execute("INSERT INTO tenant_acme.recipe (name, instructions) VALUES ('Soup', 'Stir')")
+
+            try await run(conninfo, ["migrate", "--tenant", "acme", "--tenant", "globex", "--to", "v2", "--lock-timeout", "2000"])
+            #expect(try version(of: "acme", connection) == "v2")
+            #expect(try version(of: "globex", connection) == "v2")
+            #expect(try connection.execute("SELECT method FROM tenant_acme.recipe").first?.decode(String.self, at: 0) == "Stir")
+            try await run(conninfo, ["migrate", "--tenant", "acme", "--to", "v2", "--json"])  // already current
+
+            // migrate only moves forward.
+            do {
+                try await run(conninfo, ["migrate", "--tenant", "acme", "--to", "v1"])
+                Issue.record("migrate must not move backward")
+            } catch {
+                #expect(message(of: error).contains("rollback"))
+            }
+            // Rolling back drops prep_minutes: refused without the flag.
+            do {
+                try await run(conninfo, ["rollback", "--tenant", "acme", "--to", "v1"])
+                Issue.record("a destructive rollback must need --allow-destructive")
+            } catch {
+                #expect(message(of: error).contains("--allow-destructive"))
+            }
+            #expect(try version(of: "acme", connection) == "v2")
+            try await run(conninfo, ["rollback", "--tenant", "acme", "--to", "v1", "--allow-destructive"])
+            #expect(try version(of: "acme", connection) == "v1")
+            #expect(try connection.execute("SELECT instructions FROM tenant_acme.recipe").first?.decode(String.self, at: 0) == "Stir")
+            try await run(conninfo, ["verify", "--tenant", "acme"])
+
+            await #expect(throws: (any Error).self) { try await run(conninfo, ["migrate"]) }
+            await #expect(throws: (any Error).self) { try await run(conninfo, ["migrate", "--tenant", "Bad Name"]) }
+            await #expect(throws: (any Error).self) { try await run(conninfo, ["rollback", "--tenant", "acme"]) }
+        }
+    }
+}
