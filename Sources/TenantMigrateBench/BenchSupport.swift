@@ -1,0 +1,126 @@
+import EmbeddedPostgres
+import Foundation
+import LibPQ
+import Logging
+
+/// The PostgreSQL server a benchmark runs against: `DATABASE_URL` when set, otherwise a private
+/// ``EmbeddedPostgres`` cluster under /tmp that the benchmark starts and stops.
+struct BenchServer {
+    /// libpq conninfo for the benchmark database.
+    let conninfo: String
+    /// The directory of the server's programs, when the benchmark started the server.
+    let binDirectory: URL?
+    /// The embedded server to stop at the end, if the benchmark started one.
+    private let embedded: RunningServer?
+
+    static func start(directory: String?) throws -> BenchServer {
+        if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
+            print("server: DATABASE_URL (\(ConnectionString.redacted(url)))")
+            return BenchServer(conninfo: url, binDirectory: nil, embedded: nil)
+        }
+        let path = directory ?? "/tmp/tenant-migrate-bench-\(getuid())"
+        var logger = Logger(label: "EmbeddedPostgres")
+        logger.logLevel = .warning
+        let started = ContinuousClock.now
+        let server = try EmbeddedPostgres(directory: URL(fileURLWithPath: path), logger: logger).start()
+        print("server: embedded PostgreSQL in \(path) (ready in \(format(ContinuousClock.now - started)))")
+        return BenchServer(conninfo: server.connectionString(), binDirectory: server.binDirectory, embedded: server)
+    }
+
+    /// Stops the embedded server, if the benchmark started one.
+    func stop() {
+        guard let embedded else { return }
+        do {
+            try embedded.stop()
+            print("server: stopped")
+        } catch {
+            print("server: could not stop: \(error)")
+        }
+    }
+
+    /// A program from the server's bin directory, else from PATH.
+    func program(_ name: String) throws -> String {
+        if let binDirectory {
+            let candidate = binDirectory.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw BenchError("\(name) was found neither in the server's bin directory nor on PATH")
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `body` and returns how long it took.
+func measure(_ body: () throws -> Void) rethrows -> Duration {
+    let start = ContinuousClock.now
+    try body()
+    return ContinuousClock.now - start
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// `1.234 s` or `56.7 ms`.
+func format(_ duration: Duration) -> String {
+    let seconds = duration.seconds
+    return seconds >= 1 ? String(format: "%.3f s", seconds) : String(format: "%.1f ms", seconds * 1000)
+}
+
+/// `1,000,000`.
+func format(count: Int) -> String {
+    let digits = Array(String(count))
+    var text = ""
+    for (index, digit) in digits.enumerated() {
+        if index > 0, (digits.count - index) % 3 == 0 { text += "," }
+        text.append(digit)
+    }
+    return text
+}
+
+/// The best and the median of several timings.
+struct Timings {
+    private(set) var all: [Duration] = []
+    mutating func add(_ duration: Duration) { all.append(duration) }
+    var best: Duration { all.min() ?? .zero }
+    var median: Duration {
+        let sorted = all.sorted()
+        guard !sorted.isEmpty else { return .zero }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+}
+
+/// Runs a program to completion (stdin from /dev/null, stdout and stderr to a temporary file)
+/// and returns its exit status and output.
+func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let outputPath = NSTemporaryDirectory() + "tenant-migrate-bench-\(getpid())-\(UUID().uuidString).out"
+    defer { unlink(outputPath) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw BenchError("cannot run \(path): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 {
+        guard errno == EINTR else { throw BenchError("waiting for \(path) failed: \(String(cString: strerror(errno)))") }
+    }
+    let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (exitStatus, output)
+}

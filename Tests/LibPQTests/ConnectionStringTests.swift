@@ -1,0 +1,63 @@
+import LibPQ
+import Testing
+
+@Suite struct ConnectionStringTests {
+    @Test func redactsThePasswordInAURI() {
+        let redacted = ConnectionString.redacted("postgres://alice:s3cr3t@db.example.com:5432/app")
+        #expect(redacted == "postgres://alice:***@db.example.com:5432/app")
+    }
+
+    @Test func redactsThePasswordQueryParameter() {
+        let redacted = ConnectionString.redacted("postgresql://alice@db.example.com/app?sslmode=require&password=s3cr3t")
+        #expect(redacted == "postgresql://alice@db.example.com/app?sslmode=require&password=***")
+    }
+
+    @Test func redactsBothInOneURI() {
+        let redacted = ConnectionString.redacted("postgres://alice:first%40secret@host/app?password=second-secret&application_name=x")
+        #expect(!redacted.contains("secret"))
+        #expect(redacted.contains("alice:***@host"))
+        #expect(redacted.contains("application_name=x"))
+    }
+
+    @Test func uriWithoutPasswordIsUnchanged() {
+        #expect(ConnectionString.redacted("postgres://alice@host:5433/app") == "postgres://alice@host:5433/app")
+    }
+
+    @Test func redactsKeyValueStrings() {
+        #expect(ConnectionString.redacted("host=db user=alice password=s3cr3t dbname=app") == "user=alice password=*** dbname=app host=db")
+        let quoted = ConnectionString.redacted("host=db password='my s3cr3t \\' pass' user=alice")
+        #expect(!quoted.contains("s3cr3t"))
+        #expect(!quoted.contains("pass'"))
+        #expect(quoted.contains("password=***"))
+        #expect(quoted.contains("user=alice"))
+    }
+
+    /// The redacted string is still a valid conninfo with the same values, except the password.
+    @Test func redactedKeyValueStringsParseBackToTheSameValues() throws {
+        let original = "host='/tmp/some dir' port=5999 options='-c\tsearch_path=x' application_name='it\\'s \\\\ here' password='a b' dbname=''"
+        let redacted = ConnectionString.redacted(original)
+        #expect(!redacted.contains("a b"))
+        let parsedOriginal = try #require(ConnectionString.parse(original))
+        let parsedRedacted = try #require(ConnectionString.parse(redacted), "\(redacted)")
+        #expect(parsedRedacted.map(\.key) == parsedOriginal.map(\.key))
+        #expect(parsedRedacted.map(\.value) == parsedOriginal.map { $0.key == "password" ? "***" : $0.value })
+    }
+
+    @Test func unparseableStringsAreNotPrinted() {
+        #expect(ConnectionString.redacted("host='unterminated password=s3cr3t") == "<unparseable connection string>")
+        #expect(ConnectionString.redacted("password=s3cr3t nonsense") == "<unparseable connection string>")
+        #expect(!ConnectionString.redacted("postgres://alice:s3cr3t@h1:5432,h2:5433/app").contains("s3cr3t"))
+        #expect(!ConnectionString.redacted("postgres://alice:s3cr3t@[::1/app").contains("s3cr3t"))
+    }
+
+    @Test func parsesKeywordsAndValues() throws {
+        let options = try #require(ConnectionString.parse("host=/tmp port=5432 dbname='my db' user=alice"))
+        let dictionary = Dictionary(uniqueKeysWithValues: options.map { ($0.key, $0.value) })
+        #expect(dictionary == ["host": "/tmp", "port": "5432", "dbname": "my db", "user": "alice"])
+        let uri = try #require(ConnectionString.parse("postgres://bob:pw@localhost:6543/shop?connect_timeout=3"))
+        let fromURI = Dictionary(uniqueKeysWithValues: uri.map { ($0.key, $0.value) })
+        #expect(fromURI == ["user": "bob", "password": "pw", "host": "localhost", "port": "6543", "dbname": "shop", "connect_timeout": "3"])
+        #expect(ConnectionString.parse("not a conninfo") == nil)
+        #expect(ConnectionString.parse("")?.isEmpty == true)
+    }
+}

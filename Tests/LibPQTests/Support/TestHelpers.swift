@@ -1,0 +1,95 @@
+import Foundation
+import LibPQ
+import Testing
+
+/// A loopback TCP port that nothing listens on (bound to port 0 by the kernel, then released).
+func closedLoopbackPort() throws -> Int {
+    let listener = try LoopbackListener(listen: false)
+    let port = listener.port
+    listener.close()
+    return port
+}
+
+/// A loopback TCP socket, optionally listening, that never accepts: connections to it complete
+/// the TCP handshake and then hear nothing, like a server that hangs.
+final class LoopbackListener {
+    private var descriptor: Int32
+    let port: Int
+
+    init(listen shouldListen: Bool) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        guard descriptor >= 0 else { throw TestFailure("socket() failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw TestFailure("bind() failed") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        if shouldListen, Glibc.listen(descriptor, 16) != 0 { throw TestFailure("listen() failed") }
+    }
+
+    func close() {
+        if descriptor >= 0 { _ = Glibc.close(descriptor) }
+        descriptor = -1
+    }
+
+    deinit { close() }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Expects `body` to throw a ``PostgresError`` and returns it.
+func expectPostgresError(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) throws -> PostgresError {
+    do {
+        try body()
+    } catch let error as PostgresError {
+        return error
+    }
+    Issue.record("expected a PostgresError, but nothing was thrown", sourceLocation: sourceLocation)
+    throw TestFailure("no error")
+}
+
+/// The value of the first column of the first row.
+func scalar<T: PostgresDecodable>(_ connection: Connection, _ sql: String, _ parameters: [(any PostgresEncodable)?] = [], as type: T.Type = T.self) throws -> T {
+    let result = try connection.execute(sql, parameters)
+    let row = try #require(result.first, "\(sql) returned no rows")
+    return try row.decode(T.self, at: 0)
+}
+
+/// The database name in a conninfo string.
+func databaseName(_ conninfo: String) -> String? {
+    ConnectionString.parse(conninfo)?.first { $0.key == "dbname" }?.value
+}
+
+/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
+func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return try condition()
+}
+
+/// A thread-safe box, for values set by one task or thread and read by another.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func get() -> Value { lock.withLock { value } }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func mutate<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
+}
