@@ -19,7 +19,14 @@ struct CommandRunner {
     /// Creates `directory` (and parents) and, as root, hands it to the server account.
     func prepareDirectory(_ directory: URL) throws {
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            // Missing parents stay traversable (0755), so the server account can reach the leaf.
+            let parent = directory.deletingLastPathComponent()
+            if !FileManager.default.fileExists(atPath: parent.path) {
+                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            }
+            if !FileManager.default.fileExists(atPath: directory.path) {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            }
         } catch {
             throw EmbeddedPostgresError(message: "cannot create \(directory.path): \(error.localizedDescription)")
         }
