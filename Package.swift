@@ -49,7 +49,14 @@ let package = Package(
         // MARK: Migrations
         .target(
             name: "MigrationEngine",
-            dependencies: ["LibPQ", "EntityModel", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["LibPQ", "EntityModel", "Yams", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // The Recipes family's Swift migration policies live with its models.
+        .target(
+            name: "RecipesPolicies",
+            dependencies: ["MigrationEngine"],
+            path: "Migrations/Recipes/Policies"
         ),
 
         // MARK: Tenants
@@ -74,7 +81,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "tenant-migrate",
-            dependencies: ["TenantMigrateCLI"],
+            dependencies: ["TenantMigrateCLI", "RecipesPolicies", "MigrationEngine"],
             path: "Sources/TenantMigrate"
         ),
 

@@ -2,35 +2,35 @@ import Yams
 
 /// Reads YAML nodes of a model file, recording a diagnostic (with the node's line) for every node
 /// of the wrong kind or with an unknown key, and carrying on.
-struct YAMLReader {
+public struct YAMLReader {
     /// The file named in diagnostics.
-    let file: String
+    public let file: String
     /// The mistakes found so far.
-    var diagnostics: [ModelDiagnostic] = []
+    public var diagnostics: [ModelDiagnostic] = []
 
-    init(file: String) {
+    public init(file: String) {
         self.file = file
     }
 
     /// A key of a mapping, with its node (for its line) and its value.
-    struct Entry {
-        var key: String
-        var keyNode: Node
-        var value: Node
+    public struct Entry {
+        public var key: String
+        public var keyNode: Node
+        public var value: Node
     }
 
     /// The location of `node` in this file (line 0 when the node has no mark).
-    func location(of node: Node) -> SourceLocation {
+    public func location(of node: Node) -> SourceLocation {
         SourceLocation(file: file, line: node.mark?.line ?? 0, column: node.mark?.column)
     }
 
-    mutating func report(_ node: Node, _ message: String) {
+    public mutating func report(_ node: Node, _ message: String) {
         diagnostics.append(ModelDiagnostic(at: location(of: node), orIn: file, message))
     }
 
     /// The entries of `node` if it is a mapping with scalar keys; otherwise reports that `what`
     /// must be a mapping. A null node is an empty mapping when `allowsNull`.
-    mutating func entries(of node: Node, what: String, allowsNull: Bool = false) -> [Entry]? {
+    public mutating func entries(of node: Node, what: String, allowsNull: Bool = false) -> [Entry]? {
         if allowsNull, isNull(node) { return [] }
         guard let mapping = node.mapping else {
             report(node, "\(what) must be a mapping of keys to values.")
@@ -48,20 +48,20 @@ struct YAMLReader {
     }
 
     /// Reports each key of `entries` that is not in `allowed`.
-    mutating func checkKeys(_ entries: [Entry], allowed: [String], in what: String) {
+    public mutating func checkKeys(_ entries: [Entry], allowed: [String], in what: String) {
         for entry in entries where !allowed.contains(entry.key) {
             report(entry.keyNode, "unknown key \"\(entry.key)\" in \(what); the keys are: \(allowed.joined(separator: ", ")).")
         }
     }
 
     /// Whether `node` is YAML null (`~`, `null`, or nothing).
-    func isNull(_ node: Node) -> Bool {
+    public func isNull(_ node: Node) -> Bool {
         guard let scalar = node.scalar, scalar.style == .plain || scalar.style == .any else { return false }
         return ["", "~", "null", "Null", "NULL"].contains(scalar.string)
     }
 
     /// The text of a non-null scalar, or reports that `what` must be text.
-    mutating func string(_ node: Node, what: String) -> String? {
+    public mutating func string(_ node: Node, what: String) -> String? {
         guard let scalar = node.scalar, !isNull(node) else {
             report(node, "\(what) must be a single value.")
             return nil
@@ -70,7 +70,7 @@ struct YAMLReader {
     }
 
     /// `true` or `false`, or reports that `what` must be one of them.
-    mutating func bool(_ node: Node, what: String) -> Bool? {
+    public mutating func bool(_ node: Node, what: String) -> Bool? {
         if let scalar = node.scalar, scalar.style == .plain || scalar.style == .any {
             switch scalar.string {
             case "true", "True", "TRUE": return true
@@ -83,7 +83,7 @@ struct YAMLReader {
     }
 
     /// A whole number, or reports that `what` must be one.
-    mutating func int(_ node: Node, what: String) -> Int? {
+    public mutating func int(_ node: Node, what: String) -> Int? {
         if let scalar = node.scalar, scalar.style == .plain || scalar.style == .any, let value = Int(scalar.string) {
             return value
         }
@@ -92,7 +92,7 @@ struct YAMLReader {
     }
 
     /// The first value of `key` in `entries`.
-    func value(_ key: String, in entries: [Entry]) -> Node? {
+    public func value(_ key: String, in entries: [Entry]) -> Node? {
         entries.first { $0.key == key }?.value
     }
 }

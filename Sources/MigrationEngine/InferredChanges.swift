@@ -19,21 +19,24 @@ public struct InferredChanges: Sendable {
         try infer(from: source, to: destination, correspondence: .adjacent(from: source, to: destination, sourceIsOlder: ascending))
     }
 
-    static func infer(from source: ModelVersion, to destination: ModelVersion, correspondence: Correspondence) throws -> InferredChanges {
+    static func infer(from source: ModelVersion, to destination: ModelVersion, correspondence: Correspondence,
+                      narrowingDeclaredBySteps: Bool = false) throws -> InferredChanges {
         var differ = SchemaDiffer(source: source, destination: destination, correspondence: correspondence)
+        differ.narrowingDeclaredBySteps = narrowingDeclaredBySteps
         try differ.run()
         return InferredChanges(source: source, destination: destination, operations: differ.orderedOperations, destructiveChanges: differ.destructive)
     }
 
     /// The same change set for a run of adjacent versions, diffed once from the first to the last,
-    /// following renames through every version in between.
+    /// following renames through every version in between. Call it only once every adjacent step
+    /// has been inferred on its own: a narrowing is then accepted because its own pair declared it.
     static func fuse(_ versions: [ModelVersion], ascending: Bool) throws -> InferredChanges {
         var correspondence: Correspondence?
         for (from, to) in zip(versions, versions.dropFirst()) {
             let step = Correspondence.adjacent(from: from, to: to, sourceIsOlder: ascending)
             correspondence = correspondence.map { $0.then(step) } ?? step
         }
-        return try infer(from: versions.first!, to: versions.last!, correspondence: correspondence!)
+        return try infer(from: versions.first!, to: versions.last!, correspondence: correspondence!, narrowingDeclaredBySteps: true)
     }
 
     /// Whether running this fused change set is equivalent to running `steps` one by one: true when

@@ -13,7 +13,7 @@ extension SchemaDiffer {
             if oldColumn.name != newName {
                 emit(.renameColumns, .renameColumn(table: newTable.name, from: oldColumn.name, to: newName))
             }
-            diffColumn(oldColumn, newColumn, table: newTable.name)
+            diffColumn(oldColumn, newColumn, table: newTable.name, from: oldTable)
         }
         let matchedNew = Set(matches.values)
         for newColumn in newTable.columns where !matchedNew.contains(newColumn.name) {
@@ -25,7 +25,7 @@ extension SchemaDiffer {
     mutating func dropColumn(_ column: Column, of table: Table) {
         emit(.dropColumns, .dropColumn(table: currentName(ofOldTable: table.name), column: column.name))
         let key = table.name + "." + column.name
-        guard !movedAwayColumns.contains(key), column.origin != .discriminator else { return }
+        guard !movedAwayColumns.contains(key), column.origin != .discriminator, !mappingConsumedTables.contains(table.name) else { return }
         let property: String
         switch column.origin {
         case let .attribute(entity, attribute): property = "attribute \(entity).\(attribute)"
@@ -51,7 +51,7 @@ extension SchemaDiffer {
             return
         }
         if !column.isNullable && column.defaultValue == nil {
-            guard linkFedColumns.contains(key) else {
+            guard linkFedColumns.contains(key) || mappingFilledTables.contains(table.name) else {
                 reasons.append("\(describe(column.origin)) is new and required (\(table.name).\(column.name) NOT NULL) but has no default value for the existing rows")
                 return
             }
@@ -65,7 +65,7 @@ extension SchemaDiffer {
     }
 
     /// Type, default and nullability changes of a matched column.
-    mutating func diffColumn(_ oldColumn: Column, _ newColumn: Column, table: String) {
+    mutating func diffColumn(_ oldColumn: Column, _ newColumn: Column, table: String, from oldTable: Table) {
         if oldColumn.type != newColumn.type {
             switch TypeChange(from: oldColumn.type, to: newColumn.type) {
             case .widening:
@@ -87,7 +87,7 @@ extension SchemaDiffer {
             if let value = newColumn.defaultValue {
                 emit(.alterColumns, .backfill(table: table, column: newColumn.name, value: value, type: newColumn.type))
                 emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
-            } else if linkFedColumns.contains(table + "." + newColumn.name) {
+            } else if linkFedColumns.contains(table + "." + newColumn.name) || isAlreadyRequired(oldColumn, in: oldTable) {
                 emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
             } else {
                 reasons.append("\(describe(newColumn.origin)) becomes required but has no default value for the rows where it is empty")
@@ -97,8 +97,24 @@ extension SchemaDiffer {
         }
     }
 
+    /// Whether every row that stays in the table already has a value: the column was a required
+    /// property of sub-entities (nullable plus a check), and only rows of those entities remain
+    /// once the others moved out or were deleted.
+    func isAlreadyRequired(_ column: Column, in oldTable: Table) -> Bool {
+        guard case let .entity(root) = oldTable.origin, let newName = tableMatch[oldTable.name] else { return false }
+        let staying = source.hierarchy(of: root).filter { entity in
+            guard source.entity(named: entity)?.isAbstract == false, let mapped = correspondence.entities[entity] else { return false }
+            return new.table(forEntity: destination.rootEntity(of: mapped))?.name == newName
+        }
+        return oldTable.checkConstraints.contains { check in
+            guard case let .requiredForEntities(checked, _, entities) = check.condition, checked == column.name else { return false }
+            return Set(staying).isSubset(of: Set(entities))
+        }
+    }
+
     /// A narrowing is allowed when the attribute declares it safe in either version.
     func allowsNarrowing(_ oldOrigin: Column.Origin, _ newOrigin: Column.Origin) -> Bool {
+        if narrowingDeclaredBySteps { return true }
         func declared(_ origin: Column.Origin, in version: ModelVersion) -> Bool {
             guard case let .attribute(entity, attribute) = origin else { return false }
             return version.entity(named: entity)?.attribute(named: attribute)?.allowsNarrowing ?? false

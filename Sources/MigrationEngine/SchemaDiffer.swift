@@ -15,6 +15,9 @@ struct SchemaDiffer {
     let source: ModelVersion
     let destination: ModelVersion
     let correspondence: Correspondence
+    /// Set for a fused diff: every adjacent step was inferred first, so each narrowing it contains
+    /// was declared safe by the pair it belongs to (the fused ends alone may not declare it).
+    var narrowingDeclaredBySteps = false
     let old: RelationalSchema
     let new: RelationalSchema
 
@@ -31,6 +34,11 @@ struct SchemaDiffer {
     /// New tables that receive rows by a row move.
     var filledTables: Set<String> = []
 
+    /// In a mapped step: destination tables whose rows or columns the mapping fills, and source
+    /// tables the mapping reads (dropping those loses nothing the mapping did not carry over).
+    var mappingFilledTables: Set<String> = []
+    var mappingConsumedTables: Set<String> = []
+
     var phases: [Phase: [SchemaOperation]] = [:]
     var destructive: [DestructiveChange] = []
     var reasons: [String] = []
@@ -44,6 +52,13 @@ struct SchemaDiffer {
     }
 
     var orderedOperations: [SchemaOperation] { Phase.allCases.flatMap { phases[$0] ?? [] } }
+
+    /// The operations of the phases before data moves, the data moves, and those after.
+    var operationsAroundData: (before: [SchemaOperation], data: [SchemaOperation], after: [SchemaOperation]) {
+        (Phase.allCases.filter { $0 < .moveData }.flatMap { phases[$0] ?? [] },
+         phases[.moveData] ?? [],
+         Phase.allCases.filter { $0 > .moveData }.flatMap { phases[$0] ?? [] })
+    }
 
     mutating func emit(_ phase: Phase, _ operation: SchemaOperation) {
         phases[phase, default: []].append(operation)
@@ -165,7 +180,7 @@ struct SchemaDiffer {
         // Foreign keys first, so tables can drop in any order.
         for foreignKey in table.foreignKeys { emit(.dropConstraints, .dropConstraint(table: table.name, name: foreignKey.name)) }
         emit(.dropTables, .dropTable(table.name))
-        guard !emptiedTables.contains(table.name) else { return }
+        guard !emptiedTables.contains(table.name), !mappingConsumedTables.contains(table.name) else { return }
         let what: String
         switch table.origin {
         case let .entity(root): what = "drops entity table \(table.name) (\(source.hierarchy(of: root).joined(separator: ", "))) and its rows"

@@ -1,6 +1,9 @@
+import MigrationEngine
+import RecipesPolicies
 import TenantMigrateCLI
 
-// Called from top-level code, `TenantMigrateCommand.main()` resolves to ParsableCommand's synchronous
-// main, which refuses an async root at run time; inside an async function the async overload wins.
-func start() async { await TenantMigrateCommand.main() }
-await start()
+// The runner registers the policies of the families it ships; an application's own runner does
+// the same with its policies (see docs/CustomRunner.md).
+var policies = PolicyRegistry()
+RecipesPolicies.register(in: &policies)
+await TenantMigrateCommand.main(policies: policies)

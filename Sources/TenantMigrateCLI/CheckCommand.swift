@@ -39,10 +39,12 @@ extension GlobalOptions {
     /// A migrator for offline work (`check`): loads the family, resolves no database.
     func makeOfflineMigrator() throws -> TenantMigrator {
         Console.bootstrapLogging(verbose: verbose)
+        let family = try loadFamily()
         return TenantMigrator(
             connectionString: databaseURL ?? "",
-            family: try loadFamily(),
+            family: family,
             catalog: TenantCatalog(schema: catalog),
+            mappings: try MappingModel.loadAll(for: family, policies: CommandEnvironment.policies),
             logger: Console.logger(verbose: verbose)
         )
     }

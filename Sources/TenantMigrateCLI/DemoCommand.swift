@@ -43,14 +43,16 @@ struct DemoCommand: AsyncParsableCommand {
         if reachable != family.latestVersion.name {
             print("  (\(reachable) → \(family.latestVersion.name) needs its mapping model; `tenant-migrate check` shows each step)")
         }
-        try await showRecipes(migrator, tenant: Self.tenants[0])
+        try await show(migrator, tenant: Self.tenants[0], tables: ["recipe", "recipe_ingredient", "ingredient", "unit_of_measure"])
 
-        section("3. Rolling demo_globex back to \(first)")
-        let rollbackPlan = try migrator.plan(from: reachable, to: first)
+        let names = family.versionNames
+        let previous = names[max(0, (names.firstIndex(of: reachable) ?? 1) - 1)]
+        section("3. Rolling demo_globex back to \(previous)")
+        let rollbackPlan = try migrator.plan(from: reachable, to: previous)
         for change in rollbackPlan.destructiveChanges { print("  warning: \(change)") }
-        let result = try await migrator.rollback(tenant: "demo_globex", to: first, allowDestructive: true)
+        let result = try await migrator.rollback(tenant: "demo_globex", to: previous, allowDestructive: true)
         print("  demo_globex: \(result.fromVersion) → \(result.toVersion), \(result.outcome.rawValue)")
-        try await showRecipes(migrator, tenant: "demo_globex")
+        try await show(migrator, tenant: "demo_globex", tables: ["recipe", "recipe_ingredient"])
 
         section("4. Status and verification")
         try await printStatus(migrator)
@@ -94,20 +96,25 @@ struct DemoCommand: AsyncParsableCommand {
         }
     }
 
-    private func showRecipes(_ migrator: TenantMigrator, tenant: String) async throws {
+    /// Prints the rows of `tables` (those that exist) in the tenant's schema.
+    private func show(_ migrator: TenantMigrator, tenant: String, tables: [String]) async throws {
         let record = try await migrator.tenants().first { $0.name.rawValue == tenant }!
         let schema = record.schema
-        let rows: [[String]] = try await migrator.withConnection { connection in
-            let table = connection.quoteIdentifier(schema) + ".recipe"
-            let columns = try connection.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'recipe' ORDER BY ordinal_position",
-                [schema]
-            ).map { try $0.decode(String.self, at: 0) }
-            let result = try connection.execute("SELECT * FROM \(table) ORDER BY id")
-            return [columns] + result.map { row in columns.indices.map { row[$0] ?? "NULL" } }
+        let dumps: [(String, [[String]])] = try await migrator.withConnection { connection in
+            try tables.compactMap { table in
+                let columns = try connection.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position",
+                    [schema, table]
+                ).map { try $0.decode(String.self, at: 0) }
+                guard !columns.isEmpty else { return nil }
+                let result = try connection.execute("SELECT * FROM \(connection.quoteIdentifier(schema)).\(connection.quoteIdentifier(table)) ORDER BY id")
+                return (table, [columns] + result.map { row in columns.indices.map { row[$0] ?? "NULL" } })
+            }
         }
-        print("  \(tenant).recipe at \(record.version):")
-        Console.printTable(rows[0].map { $0.uppercased() }, Array(rows.dropFirst()), indent: "    ")
+        for (table, rows) in dumps {
+            print("  \(tenant).\(table) at \(record.version):")
+            Console.printTable(rows[0].map { $0.uppercased() }, Array(rows.dropFirst()), indent: "    ")
+        }
     }
 
     private func printStatus(_ migrator: TenantMigrator) async throws {

@@ -2,6 +2,7 @@ import ArgumentParser
 import EntityModel
 import Foundation
 import Logging
+import MigrationEngine
 import Tenancy
 import TenantMigrator
 
@@ -26,11 +27,13 @@ struct GlobalOptions: ParsableArguments {
     func makeMigrator() throws -> TenantMigrator {
         Console.bootstrapLogging(verbose: verbose)
         let family = try loadFamily()
+        let mappings = try MappingModel.loadAll(for: family, policies: CommandEnvironment.policies)
         let database = try DatabaseResolver.resolve(explicit: databaseURL)
         return TenantMigrator(
             connectionString: database,
             family: family,
             catalog: TenantCatalog(schema: catalog),
+            mappings: mappings,
             logger: Console.logger(verbose: verbose)
         )
     }

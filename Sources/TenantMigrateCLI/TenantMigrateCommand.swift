@@ -1,4 +1,5 @@
 import ArgumentParser
+import MigrationEngine
 
 /// The `tenant-migrate` command and all its subcommands.
 ///
@@ -27,4 +28,22 @@ public struct TenantMigrateCommand: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// Runs the command line with the application's migration policies registered: the entry
+    /// point of `tenant-migrate` and of an application's own runner.
+    ///
+    /// ```swift
+    /// var policies = PolicyRegistry()
+    /// policies.register("MyPolicy") { MyPolicy() }
+    /// await TenantMigrateCommand.main(policies: policies)
+    /// ```
+    public static func main(policies: PolicyRegistry) async {
+        CommandEnvironment.policies = policies
+        await main()
+    }
+}
+
+/// What the process's entry point provides to every command.
+enum CommandEnvironment {
+    nonisolated(unsafe) static var policies = PolicyRegistry()
 }

@@ -64,3 +64,19 @@ public struct TenantMigrator: Sendable {
         }
     }
 }
+
+extension TenantMigrator {
+    /// Loads the family in `familyDirectory` (`Migrations/<Family>`) and its mapping models, whose
+    /// policies must be registered in `policies`; every mistake in every file is reported at once.
+    public init(
+        connectionString: String,
+        familyDirectory: URL,
+        policies: PolicyRegistry = PolicyRegistry(),
+        catalog: TenantCatalog = TenantCatalog(),
+        logger: Logger = Logger(label: "TenantMigrator")
+    ) throws {
+        let family = try ModelFamily.load(from: familyDirectory)
+        let mappings = try MappingModel.loadAll(for: family, policies: policies)
+        self.init(connectionString: connectionString, family: family, catalog: catalog, mappings: mappings, logger: logger)
+    }
+}

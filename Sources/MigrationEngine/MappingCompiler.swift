@@ -1,0 +1,182 @@
+import EntityModel
+
+/// Compiles declarative entity mappings into set-based SQL that runs inside the in-place step,
+/// after the step's renames and additions and before its drops: `UPDATE … FROM (SELECT …)` when a
+/// mapping keeps rows in their table, `INSERT … SELECT` when it makes rows in another one. Source
+/// key paths through to-one relationships become LEFT JOINs.
+struct MappingCompiler {
+    let differ: SchemaDiffer
+    let schema: String
+
+    var source: ModelVersion { differ.source }
+    var destination: ModelVersion { differ.destination }
+
+    /// The source entity's table as it is named while mappings run (after renames).
+    func sourceTable(of entity: String) -> String? {
+        guard let table = differ.old.table(forEntity: source.rootEntity(of: entity)) else { return nil }
+        return differ.currentName(ofOldTable: table.name)
+    }
+
+    func destinationTable(of entity: String) -> Table? {
+        differ.new.table(forEntity: destination.rootEntity(of: entity))
+    }
+
+    /// Whether the mapping keeps its rows in place: the source's table became the destination's.
+    func isInPlace(_ mapping: EntityMapping) -> Bool {
+        guard let oldTable = differ.old.table(forEntity: source.rootEntity(of: mapping.source)) else { return false }
+        return differ.tableMatch[oldTable.name] == destinationTable(of: mapping.destination)?.name
+    }
+
+    /// The SQL of one key path: the column expression and the joins it needs.
+    struct Selection {
+        var joins: [String] = []
+        var joinAliases: Set<String> = []
+    }
+
+    /// Rewrites every `source…` key path of `expression` into a column of the right join, adding joins.
+    func rewrite(_ expression: String, from entity: String, into selection: inout Selection, quoting q: some SQLQuoting) throws -> String {
+        var result = expression
+        for (range, path) in SourceKeyPath.occurrences(in: expression).reversed() {
+            guard case let .success(resolved) = path.resolve(from: entity, in: source) else {
+                throw KeyPathError("cannot resolve source.\(path.segments.joined(separator: ".")) from \(entity)")
+            }
+            var alias = "source"
+            var current = entity
+            for hop in resolved.hops {
+                let next = alias + "_" + hop.relationship
+                if selection.joinAliases.insert(next).inserted {
+                    selection.joins.append(try join(hop, from: alias, entity: current, as: next, quoting: q))
+                }
+                alias = next
+                current = hop.destination
+            }
+            let column = resolved.column == "id" ? "id" : currentColumn(resolved.column, of: current)
+            result.replaceSubrange(range, with: "\(alias).\(q.quoteIdentifier(column))")
+        }
+        return result
+    }
+
+    /// A source column's name while mappings run.
+    func currentColumn(_ column: String, of entity: String) -> String {
+        guard let table = differ.old.table(forEntity: source.rootEntity(of: entity)) else { return column }
+        return differ.currentName(ofOldColumn: column, in: table.name)
+    }
+
+    private func join(_ hop: SourceKeyPath.Resolved.Hop, from alias: String, entity: String, as next: String, quoting q: some SQLQuoting) throws -> String {
+        guard let table = sourceTable(of: hop.destination) else { throw KeyPathError("no table for \(hop.destination)") }
+        let schemaTable = q.qualified(schema, table)
+        if let holder = differ.old.table(forEntity: source.rootEntity(of: hop.entity)),
+           let column = holder.column(withOrigin: .relationship(entity: hop.entity, relationship: hop.relationship)) {
+            return "LEFT JOIN \(schemaTable) AS \(next) ON \(next).id = \(alias).\(q.quoteIdentifier(differ.currentName(ofOldColumn: column.name, in: holder.name)))"
+        }
+        // A one-to-one whose foreign key is on the other side.
+        guard let inverse = source.entity(named: hop.entity)?.relationship(named: hop.relationship)?.inverse,
+              let holder = differ.old.table(forEntity: source.rootEntity(of: hop.destination)),
+              let column = holder.column(withOrigin: .relationship(entity: hop.destination, relationship: inverse)) else {
+            throw KeyPathError("\(hop.entity).\(hop.relationship) has no foreign key to join through")
+        }
+        return "LEFT JOIN \(schemaTable) AS \(next) ON \(next).\(q.quoteIdentifier(differ.currentName(ofOldColumn: column.name, in: holder.name))) = \(alias).id"
+    }
+
+    /// `WHERE` conditions: the filter, and the source entity's rows in a shared hierarchy table.
+    func conditions(of mapping: EntityMapping, into selection: inout Selection, quoting q: some SQLQuoting) throws -> [String] {
+        var conditions: [String] = []
+        if let filter = mapping.filter { conditions.append("(\(try rewrite(filter, from: mapping.source, into: &selection, quoting: q)))") }
+        if let oldTable = differ.old.table(forEntity: source.rootEntity(of: mapping.source)), oldTable.column(withOrigin: .discriminator) != nil {
+            let names = source.hierarchy(of: mapping.source).filter { source.entity(named: $0)?.isAbstract == false }
+                .map { differ.correspondence.entities[$0] ?? $0 }
+            conditions.append("source.\(q.quoteIdentifier("entity")) IN (\(names.map(q.quoteLiteral).joined(separator: ", ")))")
+        }
+        return conditions
+    }
+
+    /// Destination column → value expression: the mapping's expressions, then unmentioned
+    /// attributes copied by name or renamingIdentifier.
+    func attributeValues(of mapping: EntityMapping, into selection: inout Selection, quoting q: some SQLQuoting, copyUnmentioned: Bool) throws -> [(column: String, value: String)] {
+        guard let table = destinationTable(of: mapping.destination) else { return [] }
+        var values: [(String, String)] = []
+        var mentioned: Set<String> = []
+        for expression in mapping.attributes {
+            guard let (declaredBy, _) = destination.allAttributes(of: mapping.destination).first(where: { $0.attribute.name == expression.attribute }),
+                  let column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: expression.attribute)) else { continue }
+            values.append((column.name, try rewrite(expression.expression, from: mapping.source, into: &selection, quoting: q)))
+            mentioned.insert(expression.attribute)
+        }
+        guard copyUnmentioned else { return values }
+        let sourceAttributes = source.allAttributes(of: mapping.source)
+        for (declaredBy, attribute) in destination.allAttributes(of: mapping.destination) where !mentioned.contains(attribute.name) {
+            guard let match = sourceAttributes.first(where: { $0.attribute.name == (attribute.renamingIdentifier ?? attribute.name) })
+                    ?? sourceAttributes.first(where: { $0.attribute.name == attribute.name }),
+                  let column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute.name)) else { continue }
+            values.append((column.name, "source.\(q.quoteIdentifier(currentColumn(match.attribute.columnName, of: mapping.source)))"))
+        }
+        return values
+    }
+
+    static func offsetSetting(_ mapping: EntityMapping, quoting q: some SQLQuoting) -> String {
+        q.quoteLiteral("tenant_migrate.offset_\(mapping.name.lowercased())")
+    }
+
+    /// Pass 1: the rows of a declarative mapping (and the attribute values of a policy mapping's
+    /// destination, when it also has expressions).
+    func createInstances(_ mapping: EntityMapping, quoting q: some SQLQuoting) throws -> [String] {
+        guard let sourceTable = sourceTable(of: mapping.source), let table = destinationTable(of: mapping.destination) else { return [] }
+        var selection = Selection()
+        let inPlace = isInPlace(mapping)
+        var values = try attributeValues(of: mapping, into: &selection, quoting: q, copyUnmentioned: !inPlace)
+        let conditions = try conditions(of: mapping, into: &selection, quoting: q)
+        let fromClause = "\(q.qualified(schema, sourceTable)) AS source" + selection.joins.map { " " + $0 }.joined()
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let discriminator = table.column(withOrigin: .discriminator)
+        if inPlace {
+            let retyped = differ.correspondence.entities[mapping.source] != mapping.destination
+            if discriminator != nil, retyped { values.append(("entity", q.quoteLiteral(mapping.destination))) }
+            guard !values.isEmpty else { return [] }
+            let selectList = values.enumerated().map { "\($0.element.value) AS v\($0.offset)" }.joined(separator: ", ")
+            let assignments = values.enumerated().map { "\(q.quoteIdentifier($0.element.column)) = s.v\($0.offset)" }.joined(separator: ", ")
+            return ["UPDATE \(q.qualified(schema, table.name)) AS target SET \(assignments) "
+                + "FROM (SELECT source.id, \(selectList) FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
+        }
+        let setting = Self.offsetSetting(mapping, quoting: q)
+        var columns = ["id"]
+        var expressions = ["source.id + current_setting(\(setting))::bigint"]
+        if discriminator != nil {
+            columns.append("entity")
+            expressions.append(q.quoteLiteral(mapping.destination))
+        }
+        columns += values.map(\.column)
+        expressions += values.map(\.value)
+        return [
+            "SELECT set_config(\(setting), (SELECT coalesce(max(id), 0) FROM \(q.qualified(schema, table.name)))::text, true)",
+            "INSERT INTO \(q.qualified(schema, table.name)) (\(q.columnList(columns))) SELECT \(expressions.joined(separator: ", ")) FROM \(fromClause)\(whereClause)",
+            SchemaOperation.resetIdentity(table: table.name).sql(inSchema: schema, quoting: q)[0],
+        ]
+    }
+
+    /// Pass 2: the relationship mappings, once every mapping has created its rows.
+    func createRelationships(_ mapping: EntityMapping, in model: MappingModel, quoting q: some SQLQuoting) throws -> [String] {
+        guard !mapping.relationships.isEmpty, let sourceTable = sourceTable(of: mapping.source),
+              let table = destinationTable(of: mapping.destination) else { return [] }
+        var selection = Selection()
+        var values: [(String, String)] = []
+        for relationship in mapping.relationships {
+            guard let (declaredBy, _) = destination.allRelationships(of: mapping.destination).first(where: { $0.relationship.name == relationship.relationship }),
+                  let column = table.column(withOrigin: .relationship(entity: declaredBy, relationship: relationship.relationship)),
+                  let target = model.entityMapping(named: relationship.mappings[0]) else { continue }
+            let fromPath = relationship.from == "source" ? "source.id" : relationship.from
+            // A key path ending on a to-one relationship reads its foreign key: already an id.
+            var related = try rewrite(fromPath, from: mapping.source, into: &selection, quoting: q)
+            if !isInPlace(target) { related = "(\(related)) + current_setting(\(Self.offsetSetting(target, quoting: q)))::bigint" }
+            values.append((column.name, related))
+        }
+        guard !values.isEmpty else { return [] }
+        let conditions = try conditions(of: mapping, into: &selection, quoting: q)
+        let fromClause = "\(q.qualified(schema, sourceTable)) AS source" + selection.joins.map { " " + $0 }.joined()
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let idExpression = isInPlace(mapping) ? "source.id" : "source.id + current_setting(\(Self.offsetSetting(mapping, quoting: q)))::bigint"
+        let selectList = values.enumerated().map { "\($0.element.1) AS v\($0.offset)" }.joined(separator: ", ")
+        let assignments = values.enumerated().map { "\(q.quoteIdentifier($0.element.0)) = s.v\($0.offset)" }.joined(separator: ", ")
+        return ["UPDATE \(q.qualified(schema, table.name)) AS target SET \(assignments) "
+            + "FROM (SELECT \(idExpression) AS id, \(selectList) FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
+    }
+}

@@ -1,0 +1,121 @@
+import EntityModel
+import Yams
+
+extension MappingLoader {
+    mutating func entityMapping(_ node: Node, source: ModelVersion, destination: ModelVersion) -> EntityMapping? {
+        guard let entries = reader.entries(of: node, what: "an entity mapping") else { return nil }
+        reader.checkKeys(entries, allowed: ["name", "source", "destination", "filter", "attributes", "relationships", "policy"], in: "an entity mapping")
+        guard let nameNode = reader.value("name", in: entries), let name = reader.string(nameNode, what: "name"),
+              let sourceNode = reader.value("source", in: entries), let sourceEntity = reader.string(sourceNode, what: "source"),
+              let destinationNode = reader.value("destination", in: entries), let destinationEntity = reader.string(destinationNode, what: "destination") else {
+            reader.report(node, "an entity mapping needs `name`, `source` and `destination`.")
+            return nil
+        }
+        var valid = true
+        if source.entity(named: sourceEntity) == nil {
+            reader.report(sourceNode, "mapping \(name): version \(source.name) has no entity \"\(sourceEntity)\".")
+            valid = false
+        }
+        if destination.entity(named: destinationEntity) == nil {
+            reader.report(destinationNode, "mapping \(name): version \(destination.name) has no entity \"\(destinationEntity)\".")
+            valid = false
+        } else if destination.entity(named: destinationEntity)?.isAbstract == true {
+            reader.report(destinationNode, "mapping \(name): \(destinationEntity) is abstract; map to a concrete entity.")
+            valid = false
+        }
+        var filter: String?
+        if let filterNode = reader.value("filter", in: entries) {
+            filter = reader.string(filterNode, what: "filter")
+            if valid, let filter { checkExpression(filter, at: filterNode, mapping: name, from: sourceEntity, in: source) }
+        }
+        var policy: String?
+        if let policyNode = reader.value("policy", in: entries) {
+            policy = reader.string(policyNode, what: "policy")
+            if let policy, !policies.contains(policy) {
+                let known = policies.names
+                reader.report(policyNode, "mapping \(name): no migration policy named \"\(policy)\" is registered\(known.isEmpty ? "" : " (registered: \(known.joined(separator: ", ")))").")
+            }
+        }
+        var attributes: [EntityMapping.AttributeExpression] = []
+        if let attributesNode = reader.value("attributes", in: entries), let list = reader.entries(of: attributesNode, what: "attributes") {
+            for entry in list {
+                guard let expression = reader.string(entry.value, what: "the value expression of \(entry.key)") else { continue }
+                if valid, !destination.allAttributes(of: destinationEntity).contains(where: { $0.attribute.name == entry.key }) {
+                    reader.report(entry.keyNode, "mapping \(name): \(destinationEntity) in \(destination.name) has no attribute \"\(entry.key)\".")
+                }
+                if valid { checkExpression(expression, at: entry.value, mapping: name, from: sourceEntity, in: source) }
+                attributes.append(.init(attribute: entry.key, expression: expression, location: reader.location(of: entry.value)))
+            }
+        }
+        var relationships: [RelationshipMapping] = []
+        if let relationshipsNode = reader.value("relationships", in: entries), let list = reader.entries(of: relationshipsNode, what: "relationships") {
+            for entry in list {
+                if let mapping = relationshipMapping(entry, mapping: name, sourceEntity: sourceEntity, destinationEntity: destinationEntity,
+                                                     source: source, destination: destination, check: valid) {
+                    relationships.append(mapping)
+                }
+            }
+        }
+        return EntityMapping(name: name, source: sourceEntity, destination: destinationEntity, filter: filter, attributes: attributes,
+                             relationships: relationships, policy: policy, location: reader.location(of: node))
+    }
+
+    /// `relationship: MappingName`, or `relationship: { mappings: [A, B], from: source.path }`.
+    mutating func relationshipMapping(
+        _ entry: YAMLReader.Entry, mapping name: String, sourceEntity: String, destinationEntity: String,
+        source: ModelVersion, destination: ModelVersion, check: Bool
+    ) -> RelationshipMapping? {
+        var mappings: [String] = []
+        var from = "source." + entry.key
+        if let single = entry.value.scalar?.string {
+            mappings = [single]
+        } else if let fields = reader.entries(of: entry.value, what: "the relationship mapping of \(entry.key)") {
+            reader.checkKeys(fields, allowed: ["mappings", "mapping", "from"], in: "a relationship mapping")
+            if let node = reader.value("mapping", in: fields), let single = reader.string(node, what: "mapping") { mappings = [single] }
+            if let node = reader.value("mappings", in: fields) { mappings = node.sequence?.compactMap { reader.string($0, what: "mappings") } ?? [] }
+            if let node = reader.value("from", in: fields), let path = reader.string(node, what: "from") { from = path }
+        }
+        guard !mappings.isEmpty else {
+            reader.report(entry.keyNode, "mapping \(name): relationship \(entry.key) names no mapping.")
+            return nil
+        }
+        if check {
+            if let relationship = destination.allRelationships(of: destinationEntity).first(where: { $0.relationship.name == entry.key })?.relationship {
+                if relationship.isToMany {
+                    reader.report(entry.keyNode, "mapping \(name): \(destinationEntity).\(entry.key) is to-many; map the to-one side of the relationship.")
+                }
+            } else {
+                reader.report(entry.keyNode, "mapping \(name): \(destinationEntity) in \(destination.name) has no relationship \"\(entry.key)\".")
+            }
+            checkExpression(from, at: entry.value, mapping: name, from: sourceEntity, in: source)
+        }
+        return RelationshipMapping(relationship: entry.key, mappings: mappings, from: from, location: reader.location(of: entry.value))
+    }
+
+    /// Reports every `source…` key path in `expression` that does not resolve.
+    mutating func checkExpression(_ expression: String, at node: Node, mapping: String, from entity: String, in version: ModelVersion) {
+        for (_, path) in SourceKeyPath.occurrences(in: expression) {
+            if case let .failure(error) = path.resolve(from: entity, in: version) {
+                reader.report(node, "mapping \(mapping): \(error) in \"\(expression)\".")
+            }
+        }
+    }
+
+    /// Names that relationship mappings refer to must exist; names must be unique.
+    mutating func validateReferences(_ mappings: [EntityMapping], source: ModelVersion) {
+        var seen: Set<String> = []
+        for mapping in mappings {
+            if !seen.insert(mapping.name).inserted {
+                reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: mapping.location?.line ?? 0, message: "two entity mappings are named \(mapping.name)."))
+            }
+        }
+        for mapping in mappings {
+            for relationship in mapping.relationships {
+                for target in relationship.mappings where !seen.contains(target) {
+                    reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: relationship.location?.line ?? 0,
+                        message: "mapping \(mapping.name): relationship \(relationship.relationship) refers to mapping \"\(target)\", which this file does not define."))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import EntityModel
+import Foundation
+import Yams
+
+extension MappingModel {
+    /// Loads every mapping file of `family` from `<family directory>/Mappings/*.yaml`, validating
+    /// each against both of its model versions and against the registered policies. Every mistake,
+    /// in every file, is reported with its file and line.
+    public static func loadAll(for family: ModelFamily, policies: PolicyRegistry) throws(ModelLoadError) -> [MappingModel] {
+        guard let familyDirectory = family.directory else { return [] }
+        let directory = familyDirectory.appendingPathComponent("Mappings")
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".yaml") }.sorted()
+        var models: [MappingModel] = []
+        var diagnostics: [ModelDiagnostic] = []
+        for name in files {
+            let path = familyDirectory.lastPathComponent + "/Mappings/" + name
+            do {
+                let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+                var loader = MappingLoader(file: path, family: family, policies: policies)
+                if let model = loader.load(text) { models.append(model) }
+                diagnostics += loader.reader.diagnostics
+            } catch {
+                diagnostics.append(ModelDiagnostic(file: path, line: 0, message: "cannot read the file: \(error.localizedDescription)"))
+            }
+        }
+        var seen: [String: String] = [:]
+        for model in models {
+            let pair = model.sourceVersion + " → " + model.destinationVersion
+            if let other = seen[pair] {
+                diagnostics.append(ModelDiagnostic(file: model.file, line: 1, message: "a second mapping model for \(pair); \(other) already maps it."))
+            }
+            seen[pair] = model.file
+        }
+        guard diagnostics.isEmpty else { throw ModelLoadError(diagnostics: diagnostics) }
+        return models
+    }
+
+    /// Loads one mapping file's text (for tests and bundled resources).
+    public static func load(yaml: String, file: String, family: ModelFamily, policies: PolicyRegistry) throws(ModelLoadError) -> MappingModel {
+        var loader = MappingLoader(file: file, family: family, policies: policies)
+        let model = loader.load(yaml)
+        guard let model, loader.reader.diagnostics.isEmpty else {
+            throw ModelLoadError(diagnostics: loader.reader.diagnostics)
+        }
+        return model
+    }
+}
+
+/// Reads and validates one mapping file.
+struct MappingLoader {
+    var reader: YAMLReader
+    let family: ModelFamily
+    let policies: PolicyRegistry
+
+    init(file: String, family: ModelFamily, policies: PolicyRegistry) {
+        self.reader = YAMLReader(file: file)
+        self.family = family
+        self.policies = policies
+    }
+
+    mutating func load(_ text: String) -> MappingModel? {
+        let root: Node
+        do {
+            guard let node = try Yams.compose(yaml: text) else {
+                reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: 1, message: "the file is empty."))
+                return nil
+            }
+            root = node
+        } catch {
+            reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: Self.line(of: error), message: "not valid YAML: \(error)"))
+            return nil
+        }
+        guard let entries = reader.entries(of: root, what: "a mapping model") else { return nil }
+        reader.checkKeys(entries, allowed: ["source", "destination", "loses", "entityMappings"], in: "a mapping model")
+        guard let sourceNode = reader.value("source", in: entries), let destinationNode = reader.value("destination", in: entries) else {
+            reader.report(root, "a mapping model needs `source:` and `destination:` versions.")
+            return nil
+        }
+        guard let sourceName = reader.string(sourceNode, what: "source"),
+              let destinationName = reader.string(destinationNode, what: "destination") else { return nil }
+        guard let source = family.version(named: sourceName) else {
+            reader.report(sourceNode, "unknown version \"\(sourceName)\"; the family has \(family.versionNames.joined(separator: ", ")).")
+            return nil
+        }
+        guard let destination = family.version(named: destinationName) else {
+            reader.report(destinationNode, "unknown version \"\(destinationName)\"; the family has \(family.versionNames.joined(separator: ", ")).")
+            return nil
+        }
+        if let s = family.versionNames.firstIndex(of: sourceName), let d = family.versionNames.firstIndex(of: destinationName), abs(s - d) != 1 {
+            reader.report(destinationNode, "a mapping model maps adjacent versions; \(sourceName) and \(destinationName) are not adjacent.")
+        }
+        var loses: [String] = []
+        if let node = reader.value("loses", in: entries) {
+            if let sequence = node.sequence { loses = sequence.compactMap { reader.string($0, what: "loses") } }
+            else if let text = reader.string(node, what: "loses") { loses = [text] }
+        }
+        var mappings: [EntityMapping] = []
+        if let list = reader.value("entityMappings", in: entries) {
+            guard let sequence = list.sequence else {
+                reader.report(list, "entityMappings must be a list of entity mappings.")
+                return nil
+            }
+            for node in sequence {
+                if let mapping = entityMapping(node, source: source, destination: destination) { mappings.append(mapping) }
+            }
+        }
+        validateReferences(mappings, source: source)
+        let ascending = (family.versionNames.firstIndex(of: sourceName) ?? 0) < (family.versionNames.firstIndex(of: destinationName) ?? 0)
+        return MappingModel(file: reader.file, sourceVersion: sourceName, destinationVersion: destinationName, entityMappings: mappings,
+                            loses: loses, ascending: ascending, policies: policies)
+    }
+
+    static func line(of error: any Error) -> Int {
+        if let yamlError = error as? YamlError, case let .parser(_, _, mark, _) = yamlError { return mark.line }
+        if let yamlError = error as? YamlError, case let .scanner(_, _, mark, _) = yamlError { return mark.line }
+        return 1
+    }
+}

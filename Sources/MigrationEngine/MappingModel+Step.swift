@@ -1,0 +1,109 @@
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+
+extension MappingModel: MigrationMapping {
+    public var origin: String { file }
+
+    /// The in-place step around the mapping: renames and additions before it, drops and new
+    /// constraints after it, with the mapping's tables exempt from the inferred rules' limits.
+    func differ(from source: ModelVersion, to destination: ModelVersion) throws -> SchemaDiffer {
+        var differ = SchemaDiffer(source: source, destination: destination,
+                                  correspondence: .adjacent(from: source, to: destination, sourceIsOlder: ascending))
+        let destinationSchema = destination.relationalSchema()
+        let sourceSchema = source.relationalSchema()
+        for mapping in entityMappings {
+            if let table = destinationSchema.table(forEntity: destination.rootEntity(of: mapping.destination)) {
+                differ.mappingFilledTables.insert(table.name)
+            }
+            var read: Set<String> = [mapping.source]
+            let expressions = mapping.attributes.map(\.expression) + (mapping.filter.map { [$0] } ?? []) + mapping.relationships.map(\.from)
+            for expression in expressions {
+                for (_, path) in SourceKeyPath.occurrences(in: expression) {
+                    if case let .success(resolved) = path.resolve(from: mapping.source, in: source) { read.formUnion(resolved.hops.map(\.destination)) }
+                }
+            }
+            for entity in read {
+                if let table = sourceSchema.table(forEntity: source.rootEntity(of: entity)) { differ.mappingConsumedTables.insert(table.name) }
+            }
+        }
+        try differ.run()
+        return differ
+    }
+
+    public func destructiveChanges(from source: ModelVersion, to destination: ModelVersion) -> [DestructiveChange] {
+        let inferred = (try? differ(from: source, to: destination).destructive) ?? []
+        return inferred + loses.map { DestructiveChange(kind: .custom, table: "", detail: "\(file): \($0)") }
+    }
+
+    public func describe(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
+        do {
+            let differ = try differ(from: source, to: destination)
+            let compiler = MappingCompiler(differ: differ, schema: schema)
+            let (before, data, after) = differ.operationsAroundData
+            var lines = (before + data).flatMap { $0.sql(inSchema: schema, quoting: q) }
+            for mapping in entityMappings {
+                lines.append("-- mapping \(mapping.name): \(mapping.source) → \(mapping.destination)\(mapping.filter.map { " where \($0)" } ?? "")")
+                lines += try compiler.createInstances(mapping, quoting: q)
+                if let policy = mapping.policy { lines.append("-- policy \(policy): createDestinationInstances for each source row (streamed), rows written with COPY") }
+            }
+            for mapping in entityMappings {
+                lines += try compiler.createRelationships(mapping, in: self, quoting: q)
+                if let policy = mapping.policy { lines.append("-- policy \(policy): createRelationships for each source row") }
+            }
+            lines += after.flatMap { $0.sql(inSchema: schema, quoting: q) }
+            lines += entityMappings.compactMap { $0.policy.map { "-- policy \($0): validate, end" } }
+            return lines
+        } catch {
+            return ["-- cannot compile \(file): \(error)"]
+        }
+    }
+
+    public func run(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, on connection: Connection) throws -> StepStatistics {
+        let differ = try differ(from: source, to: destination)
+        let compiler = MappingCompiler(differ: differ, schema: schema)
+        let hooks = policies.hooks(from: sourceVersion, to: destinationVersion)
+        var statistics = StepStatistics()
+        func execute(_ statements: [String], movesData: Bool) throws {
+            for statement in statements {
+                let result = try connection.execute(statement)
+                statistics.statements += 1
+                if movesData { statistics.rowsAffected += result.affectedRows }
+            }
+        }
+        try hooks?.willMigrate?(connection, schema)
+        let (before, data, after) = differ.operationsAroundData
+        try execute(before.flatMap { $0.sql(inSchema: schema, quoting: connection) }, movesData: false)
+        try execute(data.flatMap { $0.sql(inSchema: schema, quoting: connection) }, movesData: true)
+
+        let context = PolicyContext(mapping: entityMappings.first ?? EntityMapping.placeholder, schema: schema, connection: connection,
+                                    source: source, destination: destination, logger: connection.logger)
+        let runner = PolicyRunner(model: self, compiler: compiler, context: context)
+        for mapping in entityMappings {
+            context.mapping = mapping
+            try execute(try compiler.createInstances(mapping, quoting: connection), movesData: true)
+            if compiler.isInPlace(mapping) {
+                context.declarativeOffsets[mapping.name] = 0
+            } else if mapping.policy == nil {
+                let setting = MappingCompiler.offsetSetting(mapping, quoting: connection)
+                context.declarativeOffsets[mapping.name] = try connection.execute("SELECT current_setting(\(setting))::bigint").first?.decode(Int64.self, at: 0)
+            }
+            try runner.createInstances(for: mapping)
+        }
+        for mapping in entityMappings {
+            context.mapping = mapping
+            try execute(try compiler.createRelationships(mapping, in: self, quoting: connection), movesData: true)
+            try runner.createRelationships(for: mapping)
+        }
+        try ValidationStage(differ: differ, schema: schema).run(after, on: connection, statistics: &statistics)
+        try runner.finish()
+        statistics.rowsAffected += context.rowsWritten
+        try hooks?.didMigrate?(connection, schema)
+        return statistics
+    }
+}
+
+extension EntityMapping {
+    static let placeholder = EntityMapping(name: "", source: "", destination: "", filter: nil, attributes: [], relationships: [], policy: nil, location: nil)
+}

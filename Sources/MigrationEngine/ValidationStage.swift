@@ -1,0 +1,85 @@
+import EntityModel
+import LibPQ
+
+/// The step's closing operations — NOT NULL, drops, constraints, indexes — with every constraint
+/// violation turned into a ``ConstraintViolation`` that names the entity, a row id and the
+/// constraint (Core Data's validation pass).
+struct ValidationStage {
+    let differ: SchemaDiffer
+    let schema: String
+
+    func run(_ operations: [SchemaOperation], on connection: Connection, statistics: inout StepStatistics) throws {
+        for operation in operations {
+            for statement in operation.sql(inSchema: schema, quoting: connection) {
+                do {
+                    try connection.savepoint { try $0.execute(statement) }
+                    statistics.statements += 1
+                } catch let error as PostgresError where error.sqlState?.errorClass == "23" {
+                    throw diagnose(error, operation, on: connection)
+                }
+            }
+        }
+    }
+
+    /// Finds a row that breaks the constraint (the failed statement was rolled back to its savepoint).
+    private func diagnose(_ error: PostgresError, _ operation: SchemaOperation, on connection: Connection) -> any Error {
+        let q = connection
+        var table = error.table ?? ""
+        var constraint = error.constraint ?? ""
+        var query: String?
+        switch operation {
+        case let .setNullable(name, column, false):
+            table = name
+            constraint = "NOT NULL on \(column)"
+            query = "SELECT id FROM \(q.qualified(schema, name)) WHERE \(q.quoteIdentifier(column)) IS NULL ORDER BY id LIMIT 1"
+        case let .addUnique(name, unique):
+            table = name
+            constraint = unique.name
+            let columns = q.columnList(unique.columns)
+            query = "SELECT max(id) FROM \(q.qualified(schema, name)) GROUP BY \(columns) HAVING count(*) > 1 ORDER BY 1 LIMIT 1"
+        case let .addForeignKey(name, foreignKey):
+            table = name
+            constraint = foreignKey.name
+            let column = q.quoteIdentifier(foreignKey.columns[0])
+            query = "SELECT t.id FROM \(q.qualified(schema, name)) AS t WHERE t.\(column) IS NOT NULL AND NOT EXISTS "
+                + "(SELECT 1 FROM \(q.qualified(schema, foreignKey.referencedTable)) AS r WHERE r.id = t.\(column)) ORDER BY t.id LIMIT 1"
+        case let .addCheck(name, check):
+            table = name
+            constraint = check.name
+            query = "SELECT id FROM \(q.qualified(schema, name)) WHERE NOT (\(check.condition.sql(quoting: q))) ORDER BY id LIMIT 1"
+        default:
+            break
+        }
+        let rowID = query.flatMap { try? connection.execute($0).first?.decode(Int64?.self, at: 0) } ?? nil
+        var entity = entityName(ofTable: table)
+        if let rowID, differ.new.table(named: table)?.column(withOrigin: .discriminator) != nil,
+           let concrete = try? connection.execute("SELECT entity FROM \(q.qualified(schema, table)) WHERE id = $1", [rowID]).first?.decode(String.self, at: 0) {
+            entity = concrete
+        }
+        return ConstraintViolation(entity: entity, table: table, rowID: rowID, constraint: constraint, underlying: error)
+    }
+
+    private func entityName(ofTable table: String) -> String {
+        switch differ.new.table(named: table)?.origin {
+        case let .entity(root)?: return root
+        case let .joinTable(entity, relationship)?: return "\(entity).\(relationship)"
+        case nil: return table
+        }
+    }
+}
+
+/// Migrated data breaks a constraint of the destination model.
+public struct ConstraintViolation: Error, Sendable, CustomStringConvertible {
+    public let entity: String
+    public let table: String
+    /// A row that breaks the constraint, when one could be found.
+    public let rowID: Int64?
+    public let constraint: String
+    /// The server's error (SQLSTATE class 23).
+    public let underlying: PostgresError
+
+    public var description: String {
+        "validation failed: \(entity)\(rowID.map { " row id \($0)" } ?? "") violates \(constraint) (table \(table)): "
+            + "\(underlying.message) [SQLSTATE \(underlying.sqlState?.rawValue ?? "?")]"
+    }
+}
