@@ -12,6 +12,11 @@ struct Correspondence: Sendable {
     var entities: [String: String] = [:]
     var attributes: [Property: Property] = [:]
     var relationships: [Property: Property] = [:]
+    /// Further matches of a property that corresponds to several (a property moved up from sibling
+    /// sub-entities into their new parent, read downwards): tried after the primary match, so each
+    /// table picks the one it holds.
+    var otherAttributes: [Property: [Property]] = [:]
+    var otherRelationships: [Property: [Property]] = [:]
 
     /// Matches `older` to `newer`: each newer element names its older self by renamingIdentifier,
     /// or else by its own name.
@@ -43,21 +48,47 @@ struct Correspondence: Sendable {
         return result
     }
 
-    /// The same matches, read the other way.
+    /// The same matches, read the other way. Where several elements matched one, the first by name
+    /// is the primary match and the others are kept as alternatives.
     func inverted() -> Correspondence {
-        Correspondence(
+        func invert(_ map: [Property: Property]) -> (primary: [Property: Property], others: [Property: [Property]]) {
+            let grouped = Dictionary(grouping: map, by: \.value).mapValues { $0.map(\.key).sorted { ($0.entity, $0.name) < ($1.entity, $1.name) } }
+            return (grouped.mapValues { $0[0] }, grouped.filter { $0.value.count > 1 }.mapValues { Array($0.dropFirst()) })
+        }
+        let attributes = invert(attributes), relationships = invert(relationships)
+        return Correspondence(
             entities: Dictionary(entities.map { ($1, $0) }, uniquingKeysWith: { first, _ in first }),
-            attributes: Dictionary(attributes.map { ($1, $0) }, uniquingKeysWith: { first, _ in first }),
-            relationships: Dictionary(relationships.map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            attributes: attributes.primary,
+            relationships: relationships.primary,
+            otherAttributes: attributes.others,
+            otherRelationships: relationships.others
         )
     }
 
-    /// This correspondence followed by `next`.
+    /// This correspondence followed by `next`, alternatives included.
     func then(_ next: Correspondence) -> Correspondence {
-        Correspondence(
+        func compose(_ first: [Property: Property], _ firstOthers: [Property: [Property]],
+                     _ second: [Property: Property], _ secondOthers: [Property: [Property]]) -> (primary: [Property: Property], others: [Property: [Property]]) {
+            var primary: [Property: Property] = [:], others: [Property: [Property]] = [:]
+            for (key, match) in first {
+                var all: [Property] = []
+                for step in [match] + (firstOthers[key] ?? []) {
+                    for end in (second[step].map { [$0] } ?? []) + (secondOthers[step] ?? []) where !all.contains(end) { all.append(end) }
+                }
+                guard let head = all.first else { continue }
+                primary[key] = head
+                if all.count > 1 { others[key] = Array(all.dropFirst()) }
+            }
+            return (primary, others)
+        }
+        let attributes = compose(attributes, otherAttributes, next.attributes, next.otherAttributes)
+        let relationships = compose(relationships, otherRelationships, next.relationships, next.otherRelationships)
+        return Correspondence(
             entities: entities.compactMapValues { next.entities[$0] },
-            attributes: attributes.compactMapValues { next.attributes[$0] },
-            relationships: relationships.compactMapValues { next.relationships[$0] }
+            attributes: attributes.primary,
+            relationships: relationships.primary,
+            otherAttributes: attributes.others,
+            otherRelationships: relationships.others
         )
     }
 
@@ -66,7 +97,25 @@ struct Correspondence: Sendable {
         sourceIsOlder ? between(older: source, newer: destination) : between(older: destination, newer: source).inverted()
     }
 
-    /// Maps a column's origin from the source version to the destination version.
+    /// Every destination origin a source column's origin may map to, the primary match first.
+    func candidates(_ origin: Column.Origin) -> [Column.Origin] {
+        guard let primary = map(origin) else { return [] }
+        switch origin {
+        case let .attribute(entity, attribute):
+            return [primary] + (otherAttributes[Property(entity: entity, name: attribute)] ?? []).map { .attribute(entity: $0.entity, attribute: $0.name) }
+        case let .relationship(entity, relationship):
+            return [primary] + (otherRelationships[Property(entity: entity, name: relationship)] ?? []).map { .relationship(entity: $0.entity, relationship: $0.name) }
+        default:
+            return [primary]
+        }
+    }
+
+    /// The column of `table` that a source column's origin maps to, trying every candidate.
+    func column(in table: Table, matching origin: Column.Origin) -> Column? {
+        candidates(origin).lazy.compactMap { table.column(withOrigin: $0) }.first
+    }
+
+    /// Maps a column's origin from the source version to the destination version (its primary match).
     func map(_ origin: Column.Origin) -> Column.Origin? {
         switch origin {
         case .primaryKey: return .primaryKey

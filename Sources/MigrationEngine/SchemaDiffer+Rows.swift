@@ -44,7 +44,7 @@ extension SchemaDiffer {
         var pairs: [RowMove.ColumnPair] = []
         var covered: Set<String> = ["id"]
         for column in oldTable.columns where column.origin != .primaryKey && column.origin != .discriminator {
-            guard let mapped = correspondence.map(column.origin), let destinationColumn = destinationTable.column(withOrigin: mapped) else { continue }
+            guard let destinationColumn = correspondence.column(in: destinationTable, matching: column.origin) else { continue }
             pairs.append(.init(source: tableSurvives ? currentName(ofOldColumn: column.name, in: oldTable.name) : column.name,
                                destination: destinationColumn.name))
             covered.insert(destinationColumn.name)

@@ -146,7 +146,7 @@ struct SchemaDiffer {
             var matches: [String: String] = [:]
             var taken: Set<String> = []
             for column in oldTable.columns {
-                var candidate = correspondence.map(column.origin).flatMap { newTable.column(withOrigin: $0) }
+                var candidate = correspondence.column(in: newTable, matching: column.origin)
                 if candidate == nil, case .joinTable = oldTable.origin,
                    let target = oldTable.foreignKeys.first(where: { $0.columns == [column.name] })?.referencedTable {
                     let mappedTarget = tableMatch[target] ?? target

@@ -43,7 +43,7 @@ struct RuleHarness {
 
     /// Expects the live schema to match `version` exactly.
     func expectSchema(_ version: String, schema: String = "t", on connection: Connection,
-                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+                      sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
         let live = try SchemaSnapshot.read(schema: schema, on: connection)
         let differences = live.differences(from: try SchemaSnapshot.expected(for: self.version(version), on: connection))
         #expect(differences.isEmpty, "schema \(schema) differs from \(family.name) \(version): \(differences)", sourceLocation: sourceLocation)
@@ -58,7 +58,7 @@ struct RuleHarness {
     }
 
     /// Expects `body` to fail with SQLSTATE `state`.
-    func expectFailure(_ state: SQLState, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+    func expectFailure(_ state: SQLState, sourceLocation: Testing.SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
         do {
             try body()
             Issue.record("expected SQLSTATE \(state), but it succeeded", sourceLocation: sourceLocation)

@@ -60,6 +60,31 @@ import Testing
         }
     }
 
+    @Test func skippingInheritanceVersionsKeepsEveryCaption() async throws {
+        let h = try RuleHarness("Attachments")
+        try await TestPostgres.withDatabase { c in
+            let captions = "SELECT 'image', caption FROM $S.image_attachment UNION ALL SELECT 'file', caption FROM $S.file_attachment ORDER BY 1, 2"
+            for schema in ["fused", "steps"] { try h.build("v1", schema: schema, seed: Self.attachmentsSeed, on: c) }
+            try h.migrate("v1", "v3", schema: "fused", on: c)
+            try h.migrate("v1", "v2", schema: "steps", on: c)
+            try h.migrate("v2", "v3", schema: "steps", on: c)
+            let v3 = "SELECT entity, caption, width, path FROM $S.attachment ORDER BY entity, path, caption"
+            for schema in ["fused", "steps"] { try h.expectSchema("v3", schema: schema, on: c) }
+            #expect(try h.rows(v3, schema: "fused", on: c) == (try h.rows(v3, schema: "steps", on: c)))
+            #expect(try h.rows("SELECT caption FROM $S.attachment WHERE entity = 'ImageAttachment' ORDER BY 1", schema: "fused", on: c) == ["img1", "img2"])
+
+            try h.migrate("v3", "v1", schema: "fused", on: c)
+            try h.migrate("v3", "v2", schema: "steps", on: c)
+            try h.migrate("v2", "v1", schema: "steps", on: c)
+            for schema in ["fused", "steps"] {
+                try h.expectSchema("v1", schema: schema, on: c)
+                #expect(try h.rows(captions, schema: schema, on: c) == ["file|f1", "file|f2", "image|img1", "image|img2"], "\(schema)")
+                #expect(try h.rows("SELECT n.title, f.path FROM $S.note n LEFT JOIN $S.file_attachment f ON f.id = n.file_id ORDER BY 1", schema: schema, on: c)
+                        == ["n1|/b", "n2|∅"], "\(schema)")
+            }
+        }
+    }
+
     @Test func entityJoinsAConcreteParentAndLeavesIt() async throws {
         let h = try RuleHarness("Posts")
         try await TestPostgres.withDatabase { c in
