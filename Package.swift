@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "tenant-migrate-bench",
             dependencies: [
-                "LibPQ", "EmbeddedPostgres",
+                "LibPQ", "EmbeddedPostgres", "EntityModel", "MigrationEngine", "RecipesPolicies", "Tenancy", "TenantMigrator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -105,8 +105,13 @@ let package = Package(
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"]),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"], resources: [.copy("Golden")]),
-        .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "PostgresTestSupport"]),
-        .testTarget(name: "TenancyTests", dependencies: ["Tenancy", "TenantMigrator", "MigrationEngine", "EntityModel", "PostgresTestSupport"]),
+        .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "TenancyTests", dependencies: ["Tenancy", "TenantMigrator", "MigrationEngine", "EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "MappingTests",
+            dependencies: ["MigrationEngine", "EntityModel", "RecipesPolicies", "Tenancy", "TenantMigrator", "PostgresTestSupport"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "PostgresTestSupport"]),
     ]
 )

@@ -63,7 +63,6 @@ extension MappingModel: MigrationMapping {
     public func run(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, on connection: Connection) throws -> StepStatistics {
         let differ = try differ(from: source, to: destination)
         let compiler = MappingCompiler(differ: differ, schema: schema)
-        let hooks = policies.hooks(from: sourceVersion, to: destinationVersion)
         var statistics = StepStatistics()
         func execute(_ statements: [String], movesData: Bool) throws {
             for statement in statements {
@@ -72,7 +71,6 @@ extension MappingModel: MigrationMapping {
                 if movesData { statistics.rowsAffected += result.affectedRows }
             }
         }
-        try hooks?.willMigrate?(connection, schema)
         let (before, data, after) = differ.operationsAroundData
         try execute(before.flatMap { $0.sql(inSchema: schema, quoting: connection) }, movesData: false)
         try execute(data.flatMap { $0.sql(inSchema: schema, quoting: connection) }, movesData: true)
@@ -99,7 +97,6 @@ extension MappingModel: MigrationMapping {
         try ValidationStage(differ: differ, schema: schema).run(after, on: connection, statistics: &statistics)
         try runner.finish()
         statistics.rowsAffected += context.rowsWritten
-        try hooks?.didMigrate?(connection, schema)
         return statistics
     }
 }

@@ -45,6 +45,14 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// The versions this step walks through, first to last (two for a single step, more when fused).
     public let versions: [ModelVersion]
     public let kind: Kind
+    /// Swift code to run before and after the step (never set on fused steps).
+    public var hooks: StepHooks?
+
+    public init(versions: [ModelVersion], kind: Kind, hooks: StepHooks? = nil) {
+        self.versions = versions
+        self.kind = kind
+        self.hooks = hooks
+    }
 
     public var source: ModelVersion { versions.first! }
     public var destination: ModelVersion { versions.last! }
@@ -79,12 +87,14 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     public func run(inSchema schema: String, on connection: Connection) throws -> StepStatistics {
         let started = Date()
         var statistics: StepStatistics
+        try hooks?.willMigrate?(connection, schema)
         switch kind {
         case let .inferred(changes):
             statistics = try changes.run(inSchema: schema, on: connection)
         case let .mapped(mapping):
             statistics = try mapping.run(from: source, to: destination, inSchema: schema, on: connection)
         }
+        try hooks?.didMigrate?(connection, schema)
         statistics.milliseconds = Date().timeIntervalSince(started) * 1000
         return statistics
     }

@@ -9,11 +9,14 @@ import EntityModel
 public struct MigrationPlanner: Sendable {
     public let family: ModelFamily
     private let mappings: [PairKey: any MigrationMapping]
+    /// Stage hooks by step; a hooked step is never fused with its neighbours.
+    private let registry: PolicyRegistry
 
     struct PairKey: Hashable { let source: String, destination: String }
 
-    public init(family: ModelFamily, mappings: [any MigrationMapping] = []) {
+    public init(family: ModelFamily, mappings: [any MigrationMapping] = [], hooks registry: PolicyRegistry = PolicyRegistry()) {
         self.family = family
+        self.registry = registry
         var byPair: [PairKey: any MigrationMapping] = [:]
         for mapping in mappings { byPair[PairKey(source: mapping.sourceVersion, destination: mapping.destinationVersion)] = mapping }
         self.mappings = byPair
@@ -38,12 +41,14 @@ public struct MigrationPlanner: Sendable {
 
         func flushInferred() throws {
             guard pending.count >= 2 else { pending = []; pendingSteps = []; return }
-            if pendingSteps.count > 1, let fused = try? InferredChanges.fuse(pending, ascending: direction == .up),
+            let hooked = zip(pending, pending.dropFirst()).contains { registry.hooks(from: $0.name, to: $1.name) != nil }
+            if pendingSteps.count > 1, !hooked, let fused = try? InferredChanges.fuse(pending, ascending: direction == .up),
                fused.isEquivalentFusion(of: pendingSteps) {
                 steps.append(MigrationStep(versions: pending, kind: .inferred(fused)))
             } else {
                 for (index, changes) in pendingSteps.enumerated() {
-                    steps.append(MigrationStep(versions: [pending[index], pending[index + 1]], kind: .inferred(changes)))
+                    steps.append(MigrationStep(versions: [pending[index], pending[index + 1]], kind: .inferred(changes),
+                                               hooks: registry.hooks(from: pending[index].name, to: pending[index + 1].name)))
                 }
             }
             pending = []
@@ -53,7 +58,7 @@ public struct MigrationPlanner: Sendable {
         for (from, to) in zip(path, path.dropFirst()) {
             if let mapping = mapping(from: from.name, to: to.name) {
                 try flushInferred()
-                steps.append(MigrationStep(versions: [from, to], kind: .mapped(mapping)))
+                steps.append(MigrationStep(versions: [from, to], kind: .mapped(mapping), hooks: registry.hooks(from: from.name, to: to.name)))
                 continue
             }
             let changes = try InferredChanges.infer(from: from, to: to, ascending: direction == .up)

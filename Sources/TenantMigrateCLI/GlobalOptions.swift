@@ -29,13 +29,15 @@ struct GlobalOptions: ParsableArguments {
         let family = try loadFamily()
         let mappings = try MappingModel.loadAll(for: family, policies: CommandEnvironment.policies)
         let database = try DatabaseResolver.resolve(explicit: databaseURL)
-        return TenantMigrator(
+        var migrator = TenantMigrator(
             connectionString: database,
             family: family,
             catalog: TenantCatalog(schema: catalog),
             mappings: mappings,
             logger: Console.logger(verbose: verbose)
         )
+        migrator.policies = CommandEnvironment.policies
+        return migrator
     }
 
     func loadFamily() throws -> ModelFamily {

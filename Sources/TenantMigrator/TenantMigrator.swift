@@ -28,6 +28,8 @@ public struct TenantMigrator: Sendable {
     public let logger: Logger
     /// Custom mapping models and Swift policies, used instead of inference for their exact pair.
     public var mappings: [any MigrationMapping]
+    /// The policies and stage hooks (hooks run around their steps).
+    public var policies: PolicyRegistry = PolicyRegistry()
     /// How long a migration statement may wait for a lock before the attempt is retried.
     public var lockTimeout: Duration
     /// Attempts per tenant before a lock timeout becomes a failure.
@@ -78,5 +80,6 @@ extension TenantMigrator {
         let family = try ModelFamily.load(from: familyDirectory)
         let mappings = try MappingModel.loadAll(for: family, policies: policies)
         self.init(connectionString: connectionString, family: family, catalog: catalog, mappings: mappings, logger: logger)
+        self.policies = policies
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+
+/// The outcome of a fleet run: one line per tenant, and totals.
+public struct FleetReport: Sendable, Codable {
+    /// What happened to one tenant.
+    public struct Entry: Sendable, Codable, Hashable {
+        public enum Outcome: String, Sendable, Codable {
+            /// Moved to the target.
+            case migrated
+            /// Already at the target (found by the fleet's catalog query, or by a concurrent runner).
+            case skipped
+            /// Failed and rolled back: still at its version.
+            case failed
+            /// Not started: the run was interrupted or stopped by --fail-fast first.
+            case notStarted = "not-started"
+        }
+
+        public var tenant: String
+        public var outcome: Outcome
+        public var fromVersion: String
+        public var toVersion: String
+        public var milliseconds: Double
+        public var error: String?
+        public var sqlState: String?
+    }
+
+    public var family: String
+    public var target: String
+    public var startedAt: Date
+    public var milliseconds: Double
+    /// The run stopped taking new tenants early (Ctrl-C, SIGTERM, or --fail-fast).
+    public var interrupted: Bool
+    public var entries: [Entry]
+
+    public var migrated: Int { entries.filter { $0.outcome == .migrated }.count }
+    public var skipped: Int { entries.filter { $0.outcome == .skipped }.count }
+    public var failed: Int { entries.filter { $0.outcome == .failed }.count }
+    public var notStarted: Int { entries.filter { $0.outcome == .notStarted }.count }
+    /// Whether every selected tenant is at the target.
+    public var succeeded: Bool { failed == 0 && notStarted == 0 && !interrupted }
+
+    enum CodingKeys: String, CodingKey {
+        case family, target, startedAt, milliseconds, interrupted, entries, summary
+    }
+
+    struct Summary: Codable { var total, migrated, skipped, failed, notStarted: Int }
+
+    public init(family: String, target: String, startedAt: Date, milliseconds: Double, interrupted: Bool, entries: [Entry]) {
+        self.family = family
+        self.target = target
+        self.startedAt = startedAt
+        self.milliseconds = milliseconds
+        self.interrupted = interrupted
+        self.entries = entries
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        family = try container.decode(String.self, forKey: .family)
+        target = try container.decode(String.self, forKey: .target)
+        startedAt = try container.decode(Date.self, forKey: .startedAt)
+        milliseconds = try container.decode(Double.self, forKey: .milliseconds)
+        interrupted = try container.decode(Bool.self, forKey: .interrupted)
+        entries = try container.decode([Entry].self, forKey: .entries)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(family, forKey: .family)
+        try container.encode(target, forKey: .target)
+        try container.encode(startedAt, forKey: .startedAt)
+        try container.encode(milliseconds, forKey: .milliseconds)
+        try container.encode(interrupted, forKey: .interrupted)
+        try container.encode(Summary(total: entries.count, migrated: migrated, skipped: skipped, failed: failed, notStarted: notStarted), forKey: .summary)
+        try container.encode(entries, forKey: .entries)
+    }
+}
+
+/// A snapshot of a fleet run in progress, for progress displays.
+public struct FleetProgress: Sendable {
+    public var total: Int
+    public var done: Int
+    public var failed: Int
+    public var elapsed: Double
+    /// Tenants per second so far.
+    public var rate: Double { elapsed > 0 ? Double(done) / elapsed : 0 }
+    /// Seconds left at the current rate.
+    public var eta: Double? { rate > 0 ? Double(total - done) / rate : nil }
+}

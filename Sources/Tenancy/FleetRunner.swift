@@ -1,0 +1,146 @@
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+import MigrationEngine
+
+/// Migrates (or rolls back) many tenants over N connections at once: the deployment-time run.
+///
+/// One catalog query finds the selected tenants; those already at the target are skipped without
+/// opening another connection, so a deploy with nothing to do costs one round trip. Each other
+/// tenant migrates in its own transaction through ``TenantMigrationRunner``; a failure is recorded
+/// and the run goes on (unless ``failFast``). Two runners on the same fleet never migrate a tenant
+/// twice: the runner re-reads each tenant's version under its advisory lock.
+public struct FleetRunner: Sendable {
+    public var connectionString: String
+    public var runner: TenantMigrationRunner
+    /// Connections used at once.
+    public var jobs: Int
+    /// Stop taking tenants after the first failure.
+    public var failFast: Bool
+    /// Run plans that drop data.
+    public var allowDestructive: Bool
+    /// `.forward` for migrate, `.backward` for rollback.
+    public var direction: TenantMigrationRunner.Direction
+    public var logger: Logger
+
+    public init(
+        connectionString: String, runner: TenantMigrationRunner, jobs: Int = 4, failFast: Bool = false,
+        allowDestructive: Bool = false, direction: TenantMigrationRunner.Direction = .forward,
+        logger: Logger = Logger(label: "TenantMigrator.fleet")
+    ) {
+        self.connectionString = connectionString
+        self.runner = runner
+        self.jobs = jobs
+        self.failFast = failFast
+        self.allowDestructive = allowDestructive
+        self.direction = direction
+        self.logger = logger
+    }
+
+    /// Moves the selected tenants to `target` (the family's latest when nil).
+    public func run(
+        to target: String? = nil,
+        selection: TenantSelection = .all,
+        control: FleetControl = FleetControl(),
+        progress: (@Sendable (FleetProgress) -> Void)? = nil
+    ) async throws -> FleetReport {
+        let family = runner.family
+        let catalog = runner.catalog
+        let target = target ?? family.latestVersion.name
+        guard family.version(named: target) != nil else {
+            throw TenancyError.unknownVersion(target, family: family.name, known: family.versionNames)
+        }
+        let startedAt = Date()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let first = try await AsyncConnection.connect(connectionString, logger: logger)
+        let records = try await first.withConnection { connection in
+            try catalog.install(on: connection)
+            return try catalog.tenants(family: family.name, on: connection)
+        }
+        var entries: [FleetReport.Entry] = []
+        var pending: [TenantRecord] = []
+        for record in records where selection.includes(record.name) {
+            if record.version == target {
+                entries.append(.init(tenant: record.name.rawValue, outcome: .skipped, fromVersion: record.version, toVersion: target, milliseconds: 0))
+            } else {
+                pending.append(record)
+            }
+        }
+        let unknown = selection.names.filter { name in !records.contains { $0.name.rawValue == name } }
+        for name in unknown {
+            entries.append(.init(tenant: name, outcome: .failed, fromVersion: "", toVersion: target, milliseconds: 0,
+                                 error: "no tenant named \(name) in family \(family.name)"))
+        }
+        if let limit = selection.limit { pending = Array(pending.prefix(limit)) }
+        func elapsed() -> Double { let d = clock.now - started; return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+        guard !pending.isEmpty else {
+            await first.close()
+            return FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(), interrupted: false, entries: entries)
+        }
+
+        let tracker = ProgressTracker(total: pending.count, callback: progress)
+        let runner = self.runner, allowDestructive = self.allowDestructive, direction = self.direction, failFast = self.failFast
+        let outputs = try await fanOut(
+            pending, jobs: jobs, connectionString: connectionString, logger: logger, control: control, firstConnection: first,
+            work: { record, connection in
+                Self.migrate(record, to: target, runner: runner, allowDestructive: allowDestructive, direction: direction, on: connection)
+            },
+            onDone: { entry in
+                await tracker.record(failed: entry.outcome == .failed)
+                if failFast, entry.outcome == .failed { control.stop() }
+            }
+        )
+        for (record, output) in zip(pending, outputs) {
+            entries.append(output ?? .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version, toVersion: target, milliseconds: 0))
+        }
+        entries.sort { $0.tenant < $1.tenant }
+        return FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(),
+                           interrupted: control.isStopped, entries: entries)
+    }
+
+    /// One tenant, turned into a report line whatever happens.
+    static func migrate(
+        _ record: TenantRecord, to target: String, runner: TenantMigrationRunner, allowDestructive: Bool,
+        direction: TenantMigrationRunner.Direction, on connection: Connection
+    ) -> FleetReport.Entry {
+        let clock = ContinuousClock()
+        let started = clock.now
+        func milliseconds() -> Double { let d = clock.now - started; return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+        do {
+            let result = try runner.migrate(record.name, to: target, allowDestructive: allowDestructive, direction: direction, on: connection)
+            return .init(tenant: record.name.rawValue, outcome: result.outcome == .migrated ? .migrated : .skipped,
+                         fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds)
+        } catch let error as TenantMigrationError {
+            return .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: error.fromVersion, toVersion: error.toVersion,
+                         milliseconds: milliseconds(), error: error.description, sqlState: error.sqlState?.rawValue)
+        } catch {
+            return .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: record.version, toVersion: target,
+                         milliseconds: milliseconds(), error: "\(error)", sqlState: (error as? PostgresError)?.sqlState?.rawValue)
+        }
+    }
+}
+
+/// Counts finished tenants and reports progress.
+actor ProgressTracker {
+    private let total: Int
+    private var done = 0
+    private var failed = 0
+    private let started = ContinuousClock.now
+    private let callback: (@Sendable (FleetProgress) -> Void)?
+
+    init(total: Int, callback: (@Sendable (FleetProgress) -> Void)?) {
+        self.total = total
+        self.callback = callback
+        callback?(FleetProgress(total: total, done: 0, failed: 0, elapsed: 0))
+    }
+
+    func record(failed isFailure: Bool) {
+        done += 1
+        if isFailure { failed += 1 }
+        let elapsed = ContinuousClock.now - started
+        callback?(FleetProgress(total: total, done: done, failed: failed,
+                                elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import LibPQ
+import Logging
+
+extension TenantLifecycle {
+    /// Creates many tenants at `version` over `jobs` connections at once, each in its own
+    /// transaction. A failure (a name that exists, say) is reported and the others go on.
+    ///
+    /// - Returns: one report line per name, in the order given: `migrated` for created tenants
+    ///   (their `toVersion` is the version), `failed` with the error otherwise.
+    public func createMany(
+        _ names: [TenantName], version versionName: String? = nil, jobs: Int = 4,
+        connectionString: String, logger: Logger, control: FleetControl = FleetControl(),
+        progress: (@Sendable (FleetProgress) -> Void)? = nil
+    ) async throws -> FleetReport {
+        let version = try version(named: versionName)
+        let startedAt = Date()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let first = try await AsyncConnection.connect(connectionString, logger: logger)
+        let catalog = self.catalog
+        try await first.withConnection { try catalog.install(on: $0) }
+        let tracker = ProgressTracker(total: names.count, callback: progress)
+        let lifecycle = self
+        let outputs = try await fanOut(
+            names, jobs: jobs, connectionString: connectionString, logger: logger, control: control, firstConnection: first,
+            work: { name, connection -> FleetReport.Entry in
+                let began = ContinuousClock.now
+                do {
+                    try lifecycle.create(name, version: version.name, on: connection)
+                    return .init(tenant: name.rawValue, outcome: .migrated, fromVersion: "", toVersion: version.name, milliseconds: began.milliseconds)
+                } catch {
+                    return .init(tenant: name.rawValue, outcome: .failed, fromVersion: "", toVersion: version.name, milliseconds: began.milliseconds,
+                                 error: "\(error)", sqlState: (error as? PostgresError)?.sqlState?.rawValue)
+                }
+            },
+            onDone: { entry in await tracker.record(failed: entry.outcome == .failed) }
+        )
+        let entries = zip(names, outputs).map { name, output in
+            output ?? .init(tenant: name.rawValue, outcome: .notStarted, fromVersion: "", toVersion: version.name, milliseconds: 0)
+        }
+        return FleetReport(family: family.name, target: version.name, startedAt: startedAt, milliseconds: started.milliseconds,
+                           interrupted: control.isStopped, entries: entries)
+    }
+}
+
+extension ContinuousClock.Instant {
+    /// Milliseconds since this instant.
+    var milliseconds: Double {
+        let elapsed = ContinuousClock.now - self
+        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Tenancy
+
+/// How `migrate` and `rollback` pick tenants and spread them over connections.
+struct FleetOptions: ParsableArguments {
+    @Flag(name: .long, help: "Every tenant of the family (combine with --match or --limit).")
+    var all = false
+
+    @Option(name: .long, help: ArgumentHelp("Only tenants whose names match this pattern (* and ?).", valueName: "pattern"))
+    var match: String?
+
+    @Option(name: .long, help: ArgumentHelp("At most this many tenants that need work, in name order (a canary batch).", valueName: "n"))
+    var limit: Int?
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Connections used at once.", valueName: "n"))
+    var jobs: Int = 4
+
+    @Flag(name: .long, help: "Stop taking tenants after the first failure.")
+    var failFast = false
+
+    /// Whether this is a fleet run rather than named tenants only.
+    var isFleet: Bool { all || match != nil || limit != nil }
+
+    func selection(names: [String]) -> TenantSelection {
+        TenantSelection(names: names, pattern: match, limit: limit)
+    }
+
+    func validate() throws {
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+    }
+}

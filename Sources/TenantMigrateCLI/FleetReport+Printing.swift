@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import Tenancy
+
+extension FleetReport {
+    /// The summary table on stdout (or the whole report as JSON), then the exit code: non-zero when
+    /// a tenant failed or the run was interrupted.
+    func print(json: Bool, verb: String) throws {
+        if json {
+            try Console.printJSON(self)
+        } else {
+            let problems = entries.filter { $0.outcome == .failed || $0.outcome == .notStarted }
+            if !problems.isEmpty {
+                Console.printTable(
+                    ["TENANT", "OUTCOME", "FROM", "TO", "MS", "ERROR"],
+                    problems.map { [$0.tenant, $0.outcome.rawValue, $0.fromVersion, $0.toVersion, String(Int($0.milliseconds)),
+                                    ($0.error ?? "").replacingOccurrences(of: "\n", with: " ").prefix(160).description] }
+                )
+            }
+            Swift.print(String(format: "%@ %d tenant%@ to %@ %@ in %.1f s: %d %@, %d skipped (already there), %d failed%@",
+                               verb.capitalized, entries.count, entries.count == 1 ? "" : "s", family, target, milliseconds / 1000,
+                               migrated, verb == "created" ? "created" : "migrated", skipped, failed,
+                               notStarted > 0 ? ", \(notStarted) not started" : ""))
+            if interrupted { Swift.print("The run was interrupted; run the same command again to finish.") }
+        }
+        if failed > 0 || notStarted > 0 || interrupted { throw ExitCode(interrupted ? 130 : 1) }
+    }
+}

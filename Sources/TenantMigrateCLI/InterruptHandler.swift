@@ -1,0 +1,32 @@
+import Dispatch
+import Foundation
+import Tenancy
+
+/// Turns SIGINT and SIGTERM into a graceful stop of a fleet run: the first stops taking new
+/// tenants and lets those in flight commit or roll back; the second cancels them (they roll back).
+final class InterruptHandler {
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(control: FleetControl) {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                if control.isStopped {
+                    Console.note("cancelling the tenants in flight; each is rolled back")
+                } else {
+                    Console.note("interrupted: no new tenants start; waiting for those in flight (interrupt again to cancel them)")
+                }
+                control.stop()
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    deinit {
+        sources.forEach { $0.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
+    }
+}
