@@ -17,10 +17,11 @@ extension FleetReport {
                                     ($0.error ?? "").replacingOccurrences(of: "\n", with: " ").prefix(160).description] }
                 )
             }
-            Swift.print(String(format: "%@ %d tenant%@ to %@ %@ in %.1f s: %d %@, %d skipped (already there), %d failed%@",
-                               verb.capitalized, entries.count, entries.count == 1 ? "" : "s", family, target, milliseconds / 1000,
-                               migrated, verb == "created" ? "created" : "migrated", skipped, failed,
-                               notStarted > 0 ? ", \(notStarted) not started" : ""))
+            let creating = verb == "created"
+            Swift.print(String(format: "%@ tenants %@ %@ %@ in %.1f s: %d %@, %d %@, %d failed%@",
+                               creating ? "Created" : "Moved", creating ? "at" : "to", family, target, milliseconds / 1000,
+                               migrated, verb, skipped, creating ? "skipped" : "already there",
+                               failed, notStarted > 0 ? ", \(notStarted) not started" : ""))
             if interrupted { Swift.print("The run was interrupted; run the same command again to finish.") }
         }
         if failed > 0 || notStarted > 0 || interrupted { throw ExitCode(interrupted ? 130 : 1) }

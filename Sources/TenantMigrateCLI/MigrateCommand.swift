@@ -18,9 +18,12 @@ struct MigrateCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The tenant to migrate (repeatable).", valueName: "name")) var tenant: [String] = []
     @Option(help: ArgumentHelp("The target version. Default: the latest.", valueName: "v")) var to: String?
     @OptionGroup var migration: MigrationOptions
+    @OptionGroup var fleet: FleetOptions
 
     func validate() throws {
-        guard !tenant.isEmpty else { throw ValidationError("name the tenants to migrate with --tenant (repeatable)") }
+        guard !tenant.isEmpty || fleet.isFleet else {
+            throw ValidationError("name the tenants to migrate with --tenant (repeatable), or use --all, --match or --limit")
+        }
         _ = try tenant.map(TenantName.init)
     }
 
@@ -28,6 +31,18 @@ struct MigrateCommand: AsyncParsableCommand {
         var migrator = try options.makeMigrator()
         migration.configure(&migrator)
         let target = to, allowDestructive = migration.allowDestructive
+        if fleet.isFleet {
+            let control = FleetControl()
+            let interrupts = InterruptHandler(control: control)
+            let display = ProgressDisplay(verb: "migrated")
+            let report = try await migrator.migrateAll(
+                to: target, selection: fleet.selection(names: tenant), jobs: fleet.jobs, failFast: fleet.failFast,
+                allowDestructive: allowDestructive, control: control, progress: { display.update($0) }
+            )
+            display.finish()
+            withExtendedLifetime(interrupts) {}
+            return try report.print(json: migration.json, verb: "migrated")
+        }
         try await runForEachTenant(tenant, json: migration.json) { name in
             try await migrator.migrate(tenant: name, to: target, allowDestructive: allowDestructive)
         }

@@ -30,7 +30,7 @@ final class ProgressDisplay: @unchecked Sendable {
             if finished { write("\n"); drewLive = false }
         } else {
             // A line every 5 seconds, and at the end.
-            guard finished || now.timeIntervalSince(lastDraw) >= 5, progress.done != lastPrinted else { return }
+            guard progress.done > 0, finished || now.timeIntervalSince(lastDraw) >= 5, progress.done != lastPrinted else { return }
             lastDraw = now
             lastPrinted = progress.done
             write("tenant-migrate: " + line(progress) + "\n")

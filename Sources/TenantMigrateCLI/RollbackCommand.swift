@@ -18,9 +18,12 @@ struct RollbackCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The tenant to roll back (repeatable).", valueName: "name")) var tenant: [String] = []
     @Option(help: ArgumentHelp("The version to roll back to.", valueName: "v")) var to: String
     @OptionGroup var migration: MigrationOptions
+    @OptionGroup var fleet: FleetOptions
 
     func validate() throws {
-        guard !tenant.isEmpty else { throw ValidationError("name the tenants to roll back with --tenant (repeatable)") }
+        guard !tenant.isEmpty || fleet.isFleet else {
+            throw ValidationError("name the tenants to roll back with --tenant (repeatable), or use --all, --match or --limit")
+        }
         _ = try tenant.map(TenantName.init)
     }
 
@@ -28,6 +31,18 @@ struct RollbackCommand: AsyncParsableCommand {
         var migrator = try options.makeMigrator()
         migration.configure(&migrator)
         let target = to, allowDestructive = migration.allowDestructive
+        if fleet.isFleet {
+            let control = FleetControl()
+            let interrupts = InterruptHandler(control: control)
+            let display = ProgressDisplay(verb: "rolled back")
+            let report = try await migrator.rollbackAll(
+                to: target, selection: fleet.selection(names: tenant), jobs: fleet.jobs, failFast: fleet.failFast,
+                allowDestructive: allowDestructive, control: control, progress: { display.update($0) }
+            )
+            display.finish()
+            withExtendedLifetime(interrupts) {}
+            return try report.print(json: migration.json, verb: "rolled back")
+        }
         try await runForEachTenant(tenant, json: migration.json) { name in
             try await migrator.rollback(tenant: name, to: target, allowDestructive: allowDestructive)
         }

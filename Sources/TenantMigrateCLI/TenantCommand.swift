@@ -22,6 +22,8 @@ struct TenantCommand: AsyncParsableCommand {
         @Option(name: .customLong("from-file"), help: ArgumentHelp("Also create the names in this file (one per line; # comments).", valueName: "file"))
         var file: String?
         @Option(help: ArgumentHelp("The version to create them at.", valueName: "v")) var version: String?
+        @Option(name: [.short, .long], help: ArgumentHelp("Connections used at once when creating several tenants.", valueName: "n")) var jobs: Int = 4
+        @Flag(help: "Print the report as JSON (several tenants).") var json = false
 
         func run() async throws {
             var all = names
@@ -33,10 +35,18 @@ struct TenantCommand: AsyncParsableCommand {
             guard !all.isEmpty else { throw ValidationError("name at least one tenant, or --from-file") }
             _ = try all.map(TenantName.init)  // reject bad names before touching anything
             let migrator = try options.makeMigrator()
-            for name in all {
-                let record = try await migrator.createTenant(name, version: version)
+            if all.count == 1 && !json {
+                let record = try await migrator.createTenant(all[0], version: version)
                 print("created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)")
+                return
             }
+            let control = FleetControl()
+            let interrupts = InterruptHandler(control: control)
+            let display = ProgressDisplay(verb: "created")
+            let report = try await migrator.createTenants(all, version: version, jobs: jobs, control: control, progress: { display.update($0) })
+            display.finish()
+            withExtendedLifetime(interrupts) {}
+            try report.print(json: json, verb: "created")
         }
     }
 
