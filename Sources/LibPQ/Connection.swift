@@ -15,8 +15,9 @@ import Logging
 /// ```
 public final class Connection {
     let handle: OpaquePointer
-    /// Receives server notices and, at `debug` level, every statement this connection runs.
-    public let logger: Logger
+    /// Receives, at `debug` level, every statement this connection runs. Callers may add metadata
+    /// for a stretch of work (the tenant, the migration step) and restore it afterwards.
+    public var logger: Logger
     /// Cancels the statement running on this connection, from any thread.
     public let cancelToken: CancelToken
     private let noticeSink: Unmanaged<NoticeSink>

@@ -87,6 +87,9 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     public func run(inSchema schema: String, on connection: Connection) throws -> StepStatistics {
         let started = Date()
         var statistics: StepStatistics
+        let previousLogger = connection.logger
+        connection.logger[metadataKey: "step"] = "\(source.name) → \(destination.name)"
+        defer { connection.logger = previousLogger }
         try hooks?.willMigrate?(connection, schema)
         switch kind {
         case let .inferred(changes):

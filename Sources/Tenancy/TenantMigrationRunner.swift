@@ -89,6 +89,10 @@ public struct TenantMigrationRunner: Sendable {
         }
         var logger = connection.logger
         logger[metadataKey: "tenant"] = "\(tenant)"
+        // Every statement logged while this tenant migrates carries its name.
+        let previousLogger = connection.logger
+        connection.logger = logger
+        defer { connection.logger = previousLogger }
         func elapsed() -> Double { Self.milliseconds(clock.now - started) }
 
         var attempt = 0
