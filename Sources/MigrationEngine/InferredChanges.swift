@@ -58,16 +58,20 @@ public struct InferredChanges: Sendable {
         operations.flatMap { $0.sql(inSchema: schema, quoting: quoting) }
     }
 
-    /// Runs the step inside the caller's transaction.
+    /// Runs the step inside the caller's transaction, as one pipelined batch: one round trip
+    /// however many statements. A failing statement aborts the batch and the transaction.
     public func run(inSchema schema: String, on connection: Connection) throws -> StepStatistics {
-        var statistics = StepStatistics()
+        var statements: [Statement] = []
+        var movesData: [Bool] = []
         for operation in operations {
-            for statement in operation.sql(inSchema: schema, quoting: connection) {
-                let result = try connection.execute(statement)
-                statistics.statements += 1
-                if operation.movesData { statistics.rowsAffected += result.affectedRows }
+            for sql in operation.sql(inSchema: schema, quoting: connection) {
+                statements.append(Statement(sql))
+                movesData.append(operation.movesData)
             }
         }
+        let results = try connection.pipeline(statements)
+        var statistics = StepStatistics(statements: statements.count)
+        for (result, moved) in zip(results, movesData) where moved { statistics.rowsAffected += result.affectedRows }
         return statistics
     }
 }
