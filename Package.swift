@@ -112,6 +112,10 @@ let package = Package(
             dependencies: ["MigrationEngine", "EntityModel", "RecipesPolicies", "Tenancy", "TenantMigrator", "PostgresTestSupport"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "PostgresTestSupport"]),
+        .testTarget(
+            name: "FleetTests",
+            dependencies: ["TenantMigrator", "Tenancy", "TenantMigrateCLI", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
+        ),
+        .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "MigrationEngine", "RecipesPolicies", "PostgresTestSupport"]),
     ]
 )

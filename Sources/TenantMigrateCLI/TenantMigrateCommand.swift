@@ -38,8 +38,14 @@ public struct TenantMigrateCommand: AsyncParsableCommand {
     /// await TenantMigrateCommand.main(policies: policies)
     /// ```
     public static func main(policies: PolicyRegistry) async {
-        CommandEnvironment.policies = policies
+        use(policies: policies)
         await main()
+    }
+
+    /// Registers the policies (and stage hooks) every command uses, for commands parsed and run
+    /// in-process (`parseAsRoot(_:)`), as tests and embedding apps do.
+    public static func use(policies: PolicyRegistry) {
+        CommandEnvironment.policies = policies
     }
 }
 
