@@ -32,16 +32,12 @@ struct MigrateCommand: AsyncParsableCommand {
         migration.configure(&migrator)
         let target = to, allowDestructive = migration.allowDestructive
         if fleet.isFleet {
-            let control = FleetControl()
-            let interrupts = InterruptHandler(control: control)
-            let display = ProgressDisplay(verb: "migrated")
-            let report = try await migrator.migrateAll(
-                to: target, selection: fleet.selection(names: tenant), jobs: fleet.jobs, failFast: fleet.failFast,
-                allowDestructive: allowDestructive, control: control, progress: { display.update($0) }
-            )
-            display.finish()
-            withExtendedLifetime(interrupts) {}
-            return try report.print(json: migration.json, verb: "migrated")
+            return try await runFleet(verb: "migrated", json: migration.json) { control, progress in
+                try await migrator.migrateAll(
+                    to: target, selection: fleet.selection(names: tenant), jobs: fleet.jobs, failFast: fleet.failFast,
+                    allowDestructive: allowDestructive, control: control, progress: progress
+                )
+            }
         }
         try await runForEachTenant(tenant, json: migration.json) { name in
             try await migrator.migrate(tenant: name, to: target, allowDestructive: allowDestructive)

@@ -32,16 +32,12 @@ struct RollbackCommand: AsyncParsableCommand {
         migration.configure(&migrator)
         let target = to, allowDestructive = migration.allowDestructive
         if fleet.isFleet {
-            let control = FleetControl()
-            let interrupts = InterruptHandler(control: control)
-            let display = ProgressDisplay(verb: "rolled back")
-            let report = try await migrator.rollbackAll(
-                to: target, selection: fleet.selection(names: tenant), jobs: fleet.jobs, failFast: fleet.failFast,
-                allowDestructive: allowDestructive, control: control, progress: { display.update($0) }
-            )
-            display.finish()
-            withExtendedLifetime(interrupts) {}
-            return try report.print(json: migration.json, verb: "rolled back")
+            return try await runFleet(verb: "rolled back", json: migration.json) { control, progress in
+                try await migrator.rollbackAll(
+                    to: target, selection: fleet.selection(names: tenant), jobs: fleet.jobs, failFast: fleet.failFast,
+                    allowDestructive: allowDestructive, control: control, progress: progress
+                )
+            }
         }
         try await runForEachTenant(tenant, json: migration.json) { name in
             try await migrator.rollback(tenant: name, to: target, allowDestructive: allowDestructive)

@@ -40,13 +40,10 @@ struct TenantCommand: AsyncParsableCommand {
                 print("created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)")
                 return
             }
-            let control = FleetControl()
-            let interrupts = InterruptHandler(control: control)
-            let display = ProgressDisplay(verb: "created")
-            let report = try await migrator.createTenants(all, version: version, jobs: jobs, control: control, progress: { display.update($0) })
-            display.finish()
-            withExtendedLifetime(interrupts) {}
-            try report.print(json: json, verb: "created")
+            let jobs = self.jobs, version = self.version
+            try await runFleet(verb: "created", json: json) { control, progress in
+                try await migrator.createTenants(all, version: version, jobs: jobs, control: control, progress: progress)
+            }
         }
     }
 
