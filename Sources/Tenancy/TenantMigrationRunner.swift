@@ -133,11 +133,12 @@ public struct TenantMigrationRunner: Sendable {
                     if attempt < maxAttempts {
                         try Task.checkCancellation()
                         let delay = backoff(afterAttempt: attempt)
+                        let cause = SQLState.lockNotAvailable ~= error ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
                         logger.warning(
-                            "attempt \(attempt) of \(maxAttempts) could not get a lock in time (\((error as? PostgresError)?.sqlState?.rawValue ?? "?")); retrying in \(Int(delay * 1000)) ms",
+                            "attempt \(attempt) of \(maxAttempts) \(cause); rolled back, retrying in \(Int(delay * 1000)) ms",
                             metadata: ["step": "\(step)"]
                         )
-                        Thread.sleep(forTimeInterval: delay)
+                        try Self.sleep(delay)
                         continue
                     }
                     let failure = TenantMigrationError(
@@ -294,6 +295,18 @@ public struct TenantMigrationRunner: Sendable {
         let cap = Self.seconds(backoffCap)
         let exponential = min(cap, base * pow(2, Double(min(attempt - 1, 30))))
         return exponential / 2 + Double.random(in: 0...(exponential / 2))
+    }
+
+    /// Blocks this (connection) thread for `interval`, in short slices so that cancelling the
+    /// calling task ends the wait promptly.
+    static func sleep(_ interval: TimeInterval) throws {
+        let deadline = Date().addingTimeInterval(interval)
+        while true {
+            try Task.checkCancellation()
+            let remaining = deadline.timeIntervalSinceNow
+            if remaining <= 0 { return }
+            Thread.sleep(forTimeInterval: min(remaining, 0.05))
+        }
     }
 
     static func seconds(_ duration: Duration) -> Double {

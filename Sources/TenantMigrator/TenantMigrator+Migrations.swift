@@ -6,7 +6,7 @@ import Tenancy
 
 extension TenantMigrator {
     /// The planner for this family and its mappings.
-    public var planner: MigrationPlanner { MigrationPlanner(family: family, mappings: mappings) }
+    public var planner: MigrationPlanner { MigrationPlanner(family: family, mappings: mappings, hooks: policies) }
 
     /// The runner that migrates one tenant safely (advisory lock, lock_timeout, retries).
     public var runner: TenantMigrationRunner {

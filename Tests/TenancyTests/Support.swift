@@ -81,7 +81,11 @@ func schemaDump(conninfo: String, schema: String) throws -> String {
     guard process.terminationStatus == 0 else {
         throw TestFailure("pg_dump failed: \(String(decoding: errorData, as: UTF8.self))")
     }
+    // pg_dump 15.14+ brackets its output with `\restrict <random key>`; the key differs per run.
     return String(decoding: data, as: UTF8.self)
+        .split(separator: "\n", omittingEmptySubsequences: false)
+        .filter { !$0.hasPrefix("\\restrict ") && !$0.hasPrefix("\\unrestrict ") }
+        .joined(separator: "\n")
 }
 
 /// Milliseconds since `start`.
