@@ -81,7 +81,22 @@ public struct EmbeddedPostgres: Sendable {
         if !FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) {
             try initializeCluster(binaries: binaries, runner: runner)
         }
-        let tcpPort = listensOnLoopback ? (port == 0 ? try FreePort.find() : port) : nil
+        // A port found free can be taken before the server binds it (by another process, or as the
+        // local port of an outgoing connection); when the port was ours to pick, pick another.
+        var attempt = 1
+        while true {
+            let tcpPort = listensOnLoopback ? (port == 0 ? try FreePort.find() : port) : nil
+            do {
+                return try startServer(binaries: binaries, runner: runner, tcpPort: tcpPort)
+            } catch let error as EmbeddedPostgresError
+                where tcpPort != nil && port == 0 && attempt < 5 && (error.output ?? "").contains("could not create any TCP/IP sockets") {
+                logger.info("port \(tcpPort!) was taken meanwhile; trying another")
+                attempt += 1
+            }
+        }
+    }
+
+    private func startServer(binaries: ServerBinaries, runner: CommandRunner, tcpPort: Int?) throws -> RunningServer {
         let socketPort = tcpPort ?? port
         var options = [
             "-k", socketDirectory.path,

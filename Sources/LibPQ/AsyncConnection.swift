@@ -49,10 +49,11 @@ public actor AsyncConnection {
     public func withConnection<T: Sendable>(_ body: @Sendable (Connection) throws -> T) async throws -> T {
         try Task.checkCancellation()
         let token = cancelToken
-        // The cancellation handler's operation does not inherit this actor's isolation, so it hops
-        // back into `runExclusively`, which runs `body` on the connection's thread.
+        // A closure is isolated to the actor only if it captures `self`; one that did not would run
+        // `body` on the global executor. Calling `runExclusively` captures it, and without `await`
+        // the compiler proves the call stays on the connection's thread.
         return try await withTaskCancellationHandler {
-            try await self.runExclusively(body)
+            try self.runExclusively(body)
         } onCancel: {
             token.cancel()
         }

@@ -36,7 +36,7 @@ public enum ConnectionString {
     }
 
     private static func quoteValue(_ value: String) -> String {
-        let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "'" || $0 == "\\" }
+        let needsQuotes = value.isEmpty || value.contains { $0.isWhitespace || $0 == "'" || $0 == "\\" }
         guard needsQuotes else { return value }
         return "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }

@@ -20,7 +20,7 @@ enum PostgresTimestamp {
         return "\(yearText)-\(pad(month, 2))-\(pad(day, 2)) \(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2)).\(pad(fraction, 6))+00\(year > 0 ? "" : " BC")"
     }
 
-    /// Parses `YYYY-MM-DD HH:MM:SS[.ffffff][±HH[:MM[:SS]]]`, also with a `T` separator, and
+    /// Parses `YYYY-MM-DD HH:MM:SS[.ffffff][±HH[:MM[:SS]]][ BC]` (years of four or more digits), also with a `T` separator, and
     /// `infinity` / `-infinity`.
     static func parse(_ text: String) -> Date? {
         if text == "infinity" { return .distantFuture }
@@ -42,7 +42,10 @@ enum PostgresTimestamp {
             index += 1
             return true
         }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2) else { return nil }
+        // Years after 9999 have five or six digits (PostgreSQL goes up to 294276).
+        var yearDigits = 0
+        while index + yearDigits < bytes.count, bytes[index + yearDigits] >= 48, bytes[index + yearDigits] <= 57 { yearDigits += 1 }
+        guard yearDigits >= 4, let year = number(yearDigits), expect("-"), let month = number(2), expect("-"), let day = number(2) else { return nil }
         var seconds: Int64 = 0
         var micros: Int64 = 0
         var offset: Int64 = 0

@@ -10,6 +10,6 @@ struct TenantMigrateBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tenant-migrate-bench",
         abstract: "Benchmarks for the tenant migrator (run with -c release).",
-        subcommands: [CopyBenchmark.self]
+        subcommands: [CopyBenchmark.self, RecipesBenchmark.self]
     )
 }

@@ -127,7 +127,7 @@ import Testing
         let server = try #require(info.embedded)
         let port = try #require(server.tcpPort)
         let error = try expectPostgresError {
-            _ = try Connection("host=127.0.0.1 port=\(port) user=postgres dbname=postgres passfile=/dev/null")
+            _ = try Connection("host=127.0.0.1 port=\(port) user=postgres dbname=postgres passfile=/nonexistent/tm-no-passfile")
         }
         #expect(error.kind == .connection)
         #expect(error.sqlState == .invalidAuthorizationSpecification)

@@ -186,6 +186,42 @@ import Testing
         }
     }
 
+    @Test func integersOfEveryWidthAreWrittenExactly() async throws {
+        try await TestPostgres.withDatabase { connection in
+            try connection.script("CREATE TABLE numbers (a numeric, b numeric, c numeric, d numeric, e numeric, f numeric, g numeric, h numeric)")
+            try connection.copyIn("COPY numbers FROM STDIN") { writer in
+                writer.append(Int16.max)
+                writer.append(Int32.min)
+                writer.append(Int64.max)
+                writer.append(Int.min)
+                writer.append(UInt8(200))
+                writer.append(UInt64.max)
+                writer.append(0)
+                writer.append(Int32?.none)
+                try writer.endRow()
+            }
+            let row = try #require(try connection.execute("SELECT a::text, b::text, c::text, d::text, e::text, f::text, g::text, h::text FROM numbers").first)
+            let texts = try (0..<8).map { try row.decode(String?.self, at: $0) }
+            #expect(texts == ["32767", "-2147483648", "9223372036854775807", "-9223372036854775808", "200", "18446744073709551615", "0", nil])
+        }
+    }
+
+    @Test func rowsLargerThanTheBufferAreSentWhole() async throws {
+        try await TestPostgres.withDatabase { connection in
+            try connection.script("CREATE TABLE big (id int, body text)")
+            let body = String(repeating: "x\\y\t😀", count: 100_000)
+            let copied = try connection.copyIn("COPY big FROM STDIN", bufferSize: 16) { writer in
+                for id in 0..<3 {
+                    writer.append(id)
+                    writer.append(body)
+                    try writer.endRow()
+                }
+            }
+            #expect(copied == 3)
+            #expect(try scalar(connection, "SELECT count(*) FROM big WHERE body = $1", [body], as: Int.self) == 3)
+        }
+    }
+
     @Test func copyOutStreamsWholeRowChunks() async throws {
         try await TestPostgres.withDatabase { connection in
             var chunkSizes: [Int] = []

@@ -180,10 +180,14 @@ import Testing
         try await TestPostgres.withDatabase { connection in
             let document = Document(name: "Grüße \"quoted\" \\ 😀", tags: ["a", "b\tc"], count: -3, nested: ["x": 1.5])
             let json = try PostgresJSON(encoding: document)
-            // json keeps the text as sent; jsonb normalizes it, but the value is the same.
-            try roundTrip(connection, json, "json")
-            let fromJSONB: PostgresJSON = try scalar(connection, "SELECT $1::jsonb", [json])
-            #expect(try fromJSONB.decode(Document.self) == document)
+            #expect(json.text == #"{"count":-3,"name":"Grüße \"quoted\" \\ 😀","nested":{"x":1.5},"tags":["a","b\tc"]}"#)
+            // Sent as jsonb, which normalizes the text (spacing, key order) but keeps the value.
+            for type in ["jsonb", "json"] {
+                let back: PostgresJSON = try scalar(connection, "SELECT $1::\(type)", [json])
+                #expect(try back.decode(Document.self) == document)
+                let optional: PostgresJSON? = try scalar(connection, "SELECT $1::\(type)", [Optional(json)])
+                #expect(try optional?.decode(Document.self) == document)
+            }
             #expect(try scalar(connection, "SELECT $1::jsonb ->> 'name'", [json], as: String.self) == document.name)
             #expect(try scalar(connection, "SELECT jsonb_array_length($1::jsonb -> 'tags')", [json], as: Int.self) == 2)
             let null: PostgresJSON? = try scalar(connection, "SELECT $1::jsonb", [PostgresJSON?.none])
