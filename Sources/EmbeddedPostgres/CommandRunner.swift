@@ -33,6 +33,27 @@ struct CommandRunner {
         if let serverAccount, chown(directory.path, serverAccount.uid, serverAccount.gid) != 0 {
             throw EmbeddedPostgresError(message: "cannot give \(directory.path) to the postgres user: \(String(cString: strerror(errno)))")
         }
+        try checkReachable(directory.deletingLastPathComponent())
+    }
+
+    /// As root, every directory above the cluster must be searchable by the server account.
+    private func checkReachable(_ directory: URL) throws {
+        guard let serverAccount else { return }
+        var path = ""
+        for component in directory.standardizedFileURL.pathComponents.dropFirst() {
+            path += "/" + component
+            var info = stat()
+            guard stat(path, &info) == 0 else { continue }
+            let mode = info.st_mode
+            let searchable = (info.st_uid == serverAccount.uid && mode & 0o100 != 0)
+                || (info.st_gid == serverAccount.gid && mode & 0o010 != 0)
+                || mode & 0o001 != 0
+            guard searchable else {
+                throw EmbeddedPostgresError(message: "the postgres user cannot reach \(directory.path): \(path) is not searchable by it "
+                    + "(mode \(String(mode & 0o777, radix: 8))). Put the cluster elsewhere (for the CLI: TENANT_MIGRATE_EMBEDDED_DIR=/tmp/…), "
+                    + "or make \(path) searchable (chmod o+x).")
+            }
+        }
     }
 
     /// Runs `tool`, throwing with its output (and the log's tail) if it fails.

@@ -16,7 +16,13 @@ enum DatabaseResolver {
         return server.connectionString()
     }
 
-    static let embeddedDirectory = URL(fileURLWithPath: ".tenant-migrate/postgres", relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+    /// `.tenant-migrate/postgres` under the working directory, or `$TENANT_MIGRATE_EMBEDDED_DIR`.
+    static let embeddedDirectory: URL = {
+        if let directory = ProcessInfo.processInfo.environment["TENANT_MIGRATE_EMBEDDED_DIR"], !directory.isEmpty {
+            return URL(fileURLWithPath: directory)
+        }
+        return URL(fileURLWithPath: ".tenant-migrate/postgres", relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+    }()
 
     static var embedded: EmbeddedPostgres { EmbeddedPostgres(directory: embeddedDirectory.absoluteURL) }
 }
