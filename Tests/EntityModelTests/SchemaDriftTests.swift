@@ -113,14 +113,14 @@ struct SchemaDriftTests {
     @Test func primaryKey() async throws {
         let found = try await drift("Library", "v3", after: """
             ALTER TABLE tenant_a.artist_tracks DROP CONSTRAINT artist_tracks_pkey;
-            ALTER TABLE tenant_a.tag DROP CONSTRAINT tag_pkey, ADD PRIMARY KEY (id, label);
+            ALTER TABLE tenant_a.lyrics DROP CONSTRAINT lyrics_pkey, ADD PRIMARY KEY (id, text);
             """)
         expectDrift(found, [
             SchemaDifference(kind: .primaryKey, table: "artist_tracks", column: "artist_id, track_id", expected: "(artist_id, track_id)"),
-            SchemaDifference(kind: .primaryKey, table: "tag", column: "id", expected: "(id)", actual: "(id, label)"),
+            SchemaDifference(kind: .primaryKey, table: "lyrics", column: "id", expected: "(id)", actual: "(id, text)"),
         ], [
             "table artist_tracks: primary key (artist_id, track_id) is missing",
-            "table tag: primary key is (id, label), expected (id)",
+            "table lyrics: primary key is (id, text), expected (id)",
         ])
     }
 

@@ -94,11 +94,11 @@ struct SchemaSnapshotTests {
             let snapshot = try SchemaSnapshot.read(schema: SnapshotFixtures.tenant, on: connection)
             let attachment = try #require(snapshot.table(named: "attachment"))
             #expect(attachment.checks == [
-                "CHECK (((entity <> ALL (ARRAY['FileAttachment'::text])) OR (file_name IS NOT NULL)))",
-                "CHECK (((entity <> ALL (ARRAY['ImageAttachment'::text])) OR (caption IS NOT NULL)))",
-                "CHECK (((entity <> ALL (ARRAY['ImageAttachment'::text])) OR (height IS NOT NULL)))",
-                "CHECK (((entity <> ALL (ARRAY['ImageAttachment'::text])) OR (image IS NOT NULL)))",
-                "CHECK (((entity <> ALL (ARRAY['ImageAttachment'::text])) OR (width IS NOT NULL)))",
+                "CHECK (((entity <> 'FileAttachment'::text) OR (file_name IS NOT NULL)))",
+                "CHECK (((entity <> 'ImageAttachment'::text) OR (caption IS NOT NULL)))",
+                "CHECK (((entity <> 'ImageAttachment'::text) OR (height IS NOT NULL)))",
+                "CHECK (((entity <> 'ImageAttachment'::text) OR (image IS NOT NULL)))",
+                "CHECK (((entity <> 'ImageAttachment'::text) OR (width IS NOT NULL)))",
                 "CHECK ((entity = ANY (ARRAY['FileAttachment'::text, 'ImageAttachment'::text])))",
             ])
             #expect(attachment.column(named: "date_created")?.type == "timestamp with time zone")
