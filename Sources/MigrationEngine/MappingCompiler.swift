@@ -123,6 +123,13 @@ struct MappingCompiler {
         guard let sourceTable = sourceTable(of: mapping.source), let table = destinationTable(of: mapping.destination) else { return [] }
         var selection = Selection()
         let inPlace = isInPlace(mapping)
+        if !inPlace, mapping.policy != nil {
+            // The policy creates the rows in another table itself (context.insert).
+            guard mapping.attributes.isEmpty else {
+                throw MappingCompileError("mapping \(mapping.name): its policy creates the \(mapping.destination) rows, so its attribute expressions would never run; set those values in the policy")
+            }
+            return []
+        }
         var values = try attributeValues(of: mapping, into: &selection, quoting: q, copyUnmentioned: !inPlace)
         let conditions = try conditions(of: mapping, into: &selection, quoting: q)
         let fromClause = "\(q.qualified(schema, sourceTable)) AS source" + selection.joins.map { " " + $0 }.joined()
@@ -132,6 +139,12 @@ struct MappingCompiler {
             let retyped = differ.correspondence.entities[mapping.source] != mapping.destination
             if discriminator != nil, retyped { values.append(("entity", q.quoteLiteral(mapping.destination))) }
             guard !values.isEmpty else { return [] }
+            if selection.joins.isEmpty {
+                // No key path leaves the row: a plain UPDATE of the table, aliased as the source
+                // (every SET expression reads the row as it was, as in the subquery form below).
+                let assignments = values.map { "\(q.quoteIdentifier($0.column)) = \($0.value)" }.joined(separator: ", ")
+                return ["UPDATE \(q.qualified(schema, table.name)) AS source SET \(assignments)\(whereClause)"]
+            }
             let selectList = values.enumerated().map { "\($0.element.value) AS v\($0.offset)" }.joined(separator: ", ")
             let assignments = values.enumerated().map { "\(q.quoteIdentifier($0.element.column)) = s.v\($0.offset)" }.joined(separator: ", ")
             return ["UPDATE \(q.qualified(schema, table.name)) AS target SET \(assignments) "
@@ -157,17 +170,37 @@ struct MappingCompiler {
     func createRelationships(_ mapping: EntityMapping, in model: MappingModel, quoting q: some SQLQuoting) throws -> [String] {
         guard !mapping.relationships.isEmpty, let sourceTable = sourceTable(of: mapping.source),
               let table = destinationTable(of: mapping.destination) else { return [] }
+        if mapping.policy != nil, !isInPlace(mapping) {
+            throw MappingCompileError("mapping \(mapping.name): its policy creates the \(mapping.destination) rows, so it must also set their relationships (context.link, or to-one ids in context.insert)")
+        }
         var selection = Selection()
         var values: [(String, String)] = []
         for relationship in mapping.relationships {
             guard let (declaredBy, _) = destination.allRelationships(of: mapping.destination).first(where: { $0.relationship.name == relationship.relationship }),
-                  let column = table.column(withOrigin: .relationship(entity: declaredBy, relationship: relationship.relationship)),
-                  let target = model.entityMapping(named: relationship.mappings[0]) else { continue }
+                  let column = table.column(withOrigin: .relationship(entity: declaredBy, relationship: relationship.relationship)) else { continue }
             let fromPath = relationship.from == "source" ? "source.id" : relationship.from
             // A key path ending on a to-one relationship reads its foreign key: already an id.
-            var related = try rewrite(fromPath, from: mapping.source, into: &selection, quoting: q)
-            if !isInPlace(target) { related = "(\(related)) + current_setting(\(Self.offsetSetting(target, quoting: q)))::bigint" }
-            values.append((column.name, related))
+            let related = try rewrite(fromPath, from: mapping.source, into: &selection, quoting: q)
+            // The first of the named mappings that made a row from that source row.
+            var candidates: [String] = []
+            for name in relationship.mappings {
+                guard let target = model.entityMapping(named: name) else { continue }
+                if isInPlace(target) {
+                    // In place, every source row is still its own destination row.
+                    candidates.append(related)
+                    break
+                }
+                guard target.policy == nil else {
+                    throw MappingCompileError("mapping \(mapping.name): relationship \(relationship.relationship) refers to mapping \(target.name), whose rows its policy creates; "
+                        + "set the relationship in a policy, with context.destinations(of:mapping:)")
+                }
+                guard let targetTable = destinationTable(of: target.destination) else { continue }
+                // The row the target mapping made from that source row, if its filter let it make one.
+                candidates.append("(SELECT tm_target.id FROM \(q.qualified(schema, targetTable.name)) AS tm_target WHERE tm_target.id = "
+                    + "(\(related)) + current_setting(\(Self.offsetSetting(target, quoting: q)))::bigint)")
+            }
+            guard !candidates.isEmpty else { continue }
+            values.append((column.name, candidates.count == 1 ? candidates[0] : "coalesce(\(candidates.joined(separator: ", ")))"))
         }
         guard !values.isEmpty else { return [] }
         let conditions = try conditions(of: mapping, into: &selection, quoting: q)
@@ -179,4 +212,10 @@ struct MappingCompiler {
         return ["UPDATE \(q.qualified(schema, table.name)) AS target SET \(assignments) "
             + "FROM (SELECT \(idExpression) AS id, \(selectList) FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
     }
+}
+
+/// A mapping that loaded but cannot be compiled into SQL.
+struct MappingCompileError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -118,4 +118,40 @@ extension MappingLoader {
             }
         }
     }
+
+    /// A policy mapping into another entity's table creates its rows in Swift: attribute
+    /// expressions and relationship mappings of its own would never run, and other mappings
+    /// cannot reach its rows from SQL (a policy finds them with `context.destinations`).
+    mutating func validatePolicyMappings(_ mappings: [EntityMapping], source: ModelVersion, destination: ModelVersion, ascending: Bool) {
+        let correspondence = Correspondence.adjacent(from: source, to: destination, sourceIsOlder: ascending)
+        func inPlace(_ mapping: EntityMapping) -> Bool {
+            guard source.entity(named: mapping.source) != nil, destination.entity(named: mapping.destination) != nil,
+                  let mapped = correspondence.entities[source.rootEntity(of: mapping.source)],
+                  destination.entity(named: mapped) != nil else { return false }
+            return destination.rootEntity(of: mapped) == destination.rootEntity(of: mapping.destination)
+        }
+        func report(_ location: SourceLocation?, _ fallback: SourceLocation?, _ message: String) {
+            reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: location?.line ?? fallback?.line ?? 0, message: message))
+        }
+        let byName = Dictionary(mappings.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for mapping in mappings {
+            let createsRowsInSwift = mapping.policy != nil && !inPlace(mapping)
+            if createsRowsInSwift, let first = mapping.attributes.first {
+                report(first.location, mapping.location, "mapping \(mapping.name): policy \(mapping.policy!) creates the \(mapping.destination) rows itself, "
+                    + "so attribute expressions would never run; set the values in the policy.")
+            }
+            for relationship in mapping.relationships {
+                if createsRowsInSwift {
+                    report(relationship.location, mapping.location, "mapping \(mapping.name): policy \(mapping.policy!) creates the \(mapping.destination) rows itself, "
+                        + "so it must set relationship \(relationship.relationship) too (context.link, or the id in context.insert).")
+                    continue
+                }
+                for name in relationship.mappings {
+                    guard let target = byName[name], let policy = target.policy, !inPlace(target) else { continue }
+                    report(relationship.location, mapping.location, "mapping \(mapping.name): relationship \(relationship.relationship) refers to mapping \(name), "
+                        + "whose rows policy \(policy) creates; set the relationship in a policy, with context.destinations(of:mapping:).")
+                }
+            }
+        }
+    }
 }

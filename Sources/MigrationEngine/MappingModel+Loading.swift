@@ -107,6 +107,7 @@ struct MappingLoader {
         }
         validateReferences(mappings, source: source)
         let ascending = (family.versionNames.firstIndex(of: sourceName) ?? 0) < (family.versionNames.firstIndex(of: destinationName) ?? 0)
+        validatePolicyMappings(mappings, source: source, destination: destination, ascending: ascending)
         return MappingModel(file: reader.file, sourceVersion: sourceName, destinationVersion: destinationName, entityMappings: mappings,
                             loses: loses, ascending: ascending, policies: policies)
     }

@@ -29,6 +29,7 @@ extension MappingModel: MigrationMapping {
             }
         }
         try differ.run()
+        differ.deferConstraintsOfMappingFilledNewTables()
         return differ
     }
 
@@ -50,7 +51,7 @@ extension MappingModel: MigrationMapping {
             }
             for mapping in entityMappings {
                 lines += try compiler.createRelationships(mapping, in: self, quoting: q)
-                if let policy = mapping.policy { lines.append("-- policy \(policy): createRelationships for each source row") }
+                if let policy = mapping.policy { lines.append("-- policy \(policy): createRelationships for each source row (skipped if it has none)") }
             }
             lines += after.flatMap { $0.sql(inSchema: schema, quoting: q) }
             lines += entityMappings.compactMap { $0.policy.map { "-- policy \($0): validate, end" } }
@@ -103,4 +104,29 @@ extension MappingModel: MigrationMapping {
 
 extension EntityMapping {
     static let placeholder = EntityMapping(name: "", source: "", destination: "", filter: nil, attributes: [], relationships: [], policy: nil, location: nil)
+}
+
+extension SchemaDiffer {
+    /// A new table that a mapping fills is created bare — every column nullable, no unique or
+    /// check constraints — and those follow once the mappings ran, in the validation stage. So a
+    /// required to-one that pass 2 (relationships) sets is not rejected by pass 1's inserts, and
+    /// data that breaks a constraint is reported as a ``ConstraintViolation`` naming the entity,
+    /// a row and the constraint, as for every other table.
+    mutating func deferConstraintsOfMappingFilledNewTables() {
+        guard var created = phases[.createTables] else { return }
+        for (index, operation) in created.enumerated() {
+            guard case var .createTable(table) = operation, mappingFilledTables.contains(table.name) else { continue }
+            for (position, column) in table.columns.enumerated()
+            where !column.isNullable && column.origin != .primaryKey && column.origin != .discriminator {
+                table.columns[position].isNullable = true
+                emit(.finishColumns, .setNullable(table: table.name, column: column.name, isNullable: false))
+            }
+            for unique in table.uniqueConstraints { emit(.addConstraints, .addUnique(table: table.name, unique)) }
+            for check in table.checkConstraints { emit(.addConstraints, .addCheck(table: table.name, check)) }
+            table.uniqueConstraints = []
+            table.checkConstraints = []
+            created[index] = .createTable(table)
+        }
+        phases[.createTables] = created
+    }
 }

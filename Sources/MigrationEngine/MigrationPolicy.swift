@@ -14,7 +14,9 @@ public typealias PolicyConnection = Connection
 /// 6. ``validate(_:)``, once the destination model's constraints are in place
 /// 7. ``end(_:)``
 ///
-/// Every stage has a default that does nothing, so a policy implements only what it needs. A policy
+/// Every stage has a default that does nothing, so a policy implements only what it needs (when
+/// ``createRelationships(for:in:)`` is the default, the runner skips that pass's remaining rows;
+/// a policy that wraps another and forwards to its default should implement its own). A policy
 /// that throws fails its tenant's migration, which is rolled back; the error names the tenant, the
 /// mapping and the source row.
 public protocol MigrationPolicy: Sendable {
@@ -31,7 +33,10 @@ extension MigrationPolicy {
     public func begin(_ context: PolicyContext) throws {}
     public func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {}
     public func endInstanceCreation(_ context: PolicyContext) throws {}
-    public func createRelationships(for source: SourceRow, in context: PolicyContext) throws {}
+    /// Does nothing; the runner notices and skips the rest of this pass's rows.
+    public func createRelationships(for source: SourceRow, in context: PolicyContext) throws {
+        context.relationshipPassIsDefault = true
+    }
     public func endRelationshipCreation(_ context: PolicyContext) throws {}
     public func validate(_ context: PolicyContext) throws {}
     public func end(_ context: PolicyContext) throws {}

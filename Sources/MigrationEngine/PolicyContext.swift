@@ -21,12 +21,16 @@ public final class PolicyContext {
     let destination: ModelVersion
     let destinationSchema: RelationalSchema
 
-    private var writers: [String: DestinationWriter] = [:]
+    /// Writers in creation order (a handful per step: found by a linear scan, without building keys).
+    private var writers: [DestinationWriter] = []
     private var idBlocks: [String: (next: Int64, end: Int64)] = [:]
     private var lookups: [String: [String: Int64]] = [:]
     var associations: [String: AssociationTable] = [:]
     /// Offsets of declarative mappings' destination ids (destination id = source id + offset).
     var declarativeOffsets: [String: Int64] = [:]
+    /// Set by the default `createRelationships`: the policy has no relationship pass, so the
+    /// runner need not stream the source rows a second time.
+    var relationshipPassIsDefault = false
     /// Rows written, for statistics.
     var rowsWritten = 0
     /// How many rows a writer buffers before sending them.
@@ -61,29 +65,108 @@ public final class PolicyContext {
     @discardableResult
     public func insert(_ entity: String, _ values: [String: (any PostgresEncodable)?]) throws -> Int64 {
         let id = try allocateID(for: entity)
-        try writer(for: entity, values.keys, kind: .insert).append(id: id, values)
+        try writer(.insert, entity, values).append(id: id, values)
         rowsWritten += 1
         return id
     }
 
-    /// Sets attributes or to-one relationships of an existing destination row. Buffered, then
-    /// applied as one set-based UPDATE per batch.
+    /// Sets attributes or key-holding to-one relationships of an existing destination row.
+    /// Buffered and applied as one set-based `UPDATE … FROM` when the context flushes (at the end
+    /// of each stage, or before ``execute(_:_:)``). If one row is updated twice with the same keys
+    /// before a flush, which value wins is unspecified.
     public func update(_ entity: String, id: Int64, _ values: [String: (any PostgresEncodable)?]) throws {
-        try writer(for: entity, values.keys, kind: .update).append(id: id, values)
+        try writer(.update, entity, values).append(id: id, values)
         rowsWritten += 1
     }
 
-    /// Sends every buffered row. Stages end with a flush; call it before reading your own writes with SQL.
-    public func flush() throws {
-        for writer in writers.values.sorted(by: { $0.order < $1.order }) { try writer.flush() }
+    /// Links the destination row `from` of `entity` to the row `to` through `relationship`
+    /// (Core Data's `mutableSetValueForKey(…).add`), whatever stores it:
+    /// - a many-to-many or one-directional to-many: a row of its join table, sent with COPY;
+    /// - a to-one that holds the foreign key: `update(entity, id: from, [relationship: to])`;
+    /// - a to-many whose inverse to-one holds the key: an update of the `to` row's inverse.
+    ///
+    /// Linking the same pair twice through a join table violates its primary key (the migration
+    /// fails): de-duplicate in the policy.
+    public func link(_ entity: String, _ relationship: String, from: Int64, to: Int64) throws {
+        let target = try linkTarget(entity, relationship)
+        switch target {
+        case let .joinTable(writer, reversed):
+            if reversed { try writer.appendLink(to, from) } else { try writer.appendLink(from, to) }
+            rowsWritten += 1
+        case let .foreignKey(holder, key, reversed):
+            try update(holder, id: reversed ? to : from, [key: reversed ? from : to])
+        }
     }
 
-    private func writer(for entity: String, _ keys: Dictionary<String, (any PostgresEncodable)?>.Keys, kind: DestinationWriter.Kind) throws -> DestinationWriter {
-        let sortedKeys = keys.sorted()
-        let key = "\(kind)|\(entity)|\(sortedKeys.joined(separator: ","))"
-        if let existing = writers[key] { return existing }
-        let writer = try DestinationWriter(kind: kind, entity: entity, keys: sortedKeys, context: self, order: writers.count)
-        writers[key] = writer
+    private enum LinkTarget {
+        case joinTable(DestinationWriter, reversed: Bool)
+        /// `update(holder, id: from, [key: to])`, or with the ends swapped.
+        case foreignKey(holder: String, key: String, reversed: Bool)
+    }
+
+    private var linkTargets: [String: LinkTarget] = [:]
+
+    private func linkTarget(_ entity: String, _ relationship: String) throws -> LinkTarget {
+        let cacheKey = entity + "." + relationship
+        if let known = linkTargets[cacheKey] { return known }
+        guard let (declaredBy, declared) = destination.allRelationships(of: entity).first(where: { $0.relationship.name == relationship }) else {
+            throw PolicyUsageError("\(entity) in \(destination.name) has no relationship \"\(relationship)\"")
+        }
+        let target: LinkTarget
+        let inverse = declared.inverse.flatMap { name in
+            destination.allRelationships(of: declared.destination).first { $0.relationship.name == name }
+        }
+        if !declared.isToMany {
+            let holdsKey = destinationSchema.table(forEntity: destination.rootEntity(of: declaredBy))?
+                .column(withOrigin: .relationship(entity: declaredBy, relationship: relationship)) != nil
+            if holdsKey {
+                target = .foreignKey(holder: entity, key: relationship, reversed: false)
+            } else if let inverse, !inverse.relationship.isToMany {
+                // A one-to-one whose key is on the other side.
+                target = .foreignKey(holder: declared.destination, key: inverse.relationship.name, reversed: true)
+            } else {
+                throw PolicyUsageError("\(entity).\(relationship) holds no foreign key in \(destination.name)")
+            }
+        } else if let inverse, !inverse.relationship.isToMany {
+            target = .foreignKey(holder: declared.destination, key: inverse.relationship.name, reversed: true)
+        } else {
+            // A join table, owned by this side or by the inverse.
+            var found: (Table, reversed: Bool)?
+            for table in destinationSchema.tables {
+                guard case let .joinTable(owner, ownerRelationship) = table.origin else { continue }
+                if owner == declaredBy, ownerRelationship == relationship { found = (table, false); break }
+                if let inverse, owner == inverse.declaredBy, ownerRelationship == inverse.relationship.name { found = (table, true); break }
+            }
+            guard let (table, reversed) = found,
+                  let first = table.columns.first(where: { if case .joinSource = $0.origin { return true } else { return false } }),
+                  let second = table.columns.first(where: { if case .joinDestination = $0.origin { return true } else { return false } }) else {
+                throw PolicyUsageError("\(entity).\(relationship) has no join table in \(destination.name)")
+            }
+            let writer = DestinationWriter(linking: cacheKey, table: table.name, first: first.name, second: second.name,
+                                           context: self, order: writers.count)
+            writers.append(writer)
+            target = .joinTable(writer, reversed: reversed)
+        }
+        linkTargets[cacheKey] = target
+        return target
+    }
+
+    /// Sends every buffered row and applies buffered updates. Stages end with a flush; call it
+    /// before reading your own writes with SQL.
+    public func flush() throws {
+        for writer in writers { try writer.flush(apply: true) }
+    }
+
+    /// One writer's buffer is full: send every writer's rows, in creation order, so rows that
+    /// refer to rows of an earlier writer arrive after them.
+    func writerIsFull() throws {
+        for writer in writers { try writer.flush(apply: false) }
+    }
+
+    private func writer(_ kind: DestinationWriter.Kind, _ entity: String, _ values: [String: (any PostgresEncodable)?]) throws -> DestinationWriter {
+        for writer in writers where writer.serves(kind, entity, values) { return writer }
+        let writer = try DestinationWriter(kind: kind, entity: entity, keys: values.keys.sorted(), context: self, order: writers.count)
+        writers.append(writer)
         return writer
     }
 

@@ -29,6 +29,7 @@ final class PolicyRunner {
         try stage("begin", mapping, policy) { try policy.begin(context) }
         try stream(mapping) { row in
             try self.stage("createDestinationInstances", mapping, policy, row: row.id) { try policy.createDestinationInstances(for: row, in: self.context) }
+            return true
         }
         try stage("endInstanceCreation", mapping, policy) {
             try policy.endInstanceCreation(context)
@@ -40,8 +41,11 @@ final class PolicyRunner {
     func createRelationships(for mapping: EntityMapping) throws {
         guard let policy = policies.first(where: { $0.mapping.name == mapping.name })?.policy else { return }
         context.mapping = mapping
+        context.relationshipPassIsDefault = false
         try stream(mapping) { row in
             try self.stage("createRelationships", mapping, policy, row: row.id) { try policy.createRelationships(for: row, in: self.context) }
+            // A policy without a relationship pass: no need to read every row again.
+            return !self.context.relationshipPassIsDefault
         }
         try stage("endRelationshipCreation", mapping, policy) {
             try policy.endRelationshipCreation(context)
@@ -72,8 +76,9 @@ final class PolicyRunner {
         }
     }
 
-    /// Reads the mapping's source rows (filtered) in id order, `fetchSize` at a time, from a cursor.
-    private func stream(_ mapping: EntityMapping, _ body: (SourceRow) throws -> Void) throws {
+    /// Reads the mapping's source rows (filtered) in id order, `fetchSize` at a time, from a cursor,
+    /// until `body` returns false.
+    private func stream(_ mapping: EntityMapping, _ body: (SourceRow) throws -> Bool) throws {
         let connection = context.connection
         let q = connection
         guard let table = compiler.sourceTable(of: mapping.source) else { return }
@@ -103,7 +108,7 @@ final class PolicyRunner {
             let batch = try connection.execute("FETCH FORWARD \(fetchSize) FROM \(cursor)")
             if batch.rowCount == 0 { break }
             for row in batch {
-                try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: columns))
+                guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: columns)) else { return }
             }
             if batch.rowCount < fetchSize { break }
         }

@@ -12,7 +12,7 @@ struct ValidationStage {
         for operation in operations {
             for statement in operation.sql(inSchema: schema, quoting: connection) {
                 do {
-                    try connection.savepoint { try $0.execute(statement) }
+                    _ = try connection.savepoint { try $0.execute(statement) }
                     statistics.statements += 1
                 } catch let error as PostgresError where error.sqlState?.errorClass == "23" {
                     throw diagnose(error, operation, on: connection)
