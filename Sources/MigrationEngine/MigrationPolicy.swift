@@ -50,6 +50,8 @@ public struct PolicyError: Error, Sendable, CustomStringConvertible {
     /// The id of the source row being migrated, when the failure was about one row.
     public let sourceRowID: Int64?
     public let underlying: String
+    /// The SQLSTATE, when the policy failed on a server error.
+    public var sqlState: SQLState? = nil
 
     public var description: String {
         "mapping \(mapping) (policy \(policy)) failed in \(stage)\(sourceRowID.map { " on source row id \($0)" } ?? ""): \(underlying)"

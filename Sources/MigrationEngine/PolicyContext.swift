@@ -24,6 +24,9 @@ public final class PolicyContext {
     /// Writers in creation order (a handful per step: found by a linear scan, without building keys).
     private var writers: [DestinationWriter] = []
     private var idBlocks: [String: (next: Int64, end: Int64)] = [:]
+    /// The size of the last id block per table: blocks double from 64 up to the batch size, so a
+    /// tenant that needs a few ids does not pay for thousands of `nextval` calls.
+    private var idBlockSizes: [String: Int] = [:]
     private var lookups: [String: [String: Int64]] = [:]
     var associations: [String: AssociationTable] = [:]
     /// Offsets of declarative mappings' destination ids (destination id = source id + offset).
@@ -176,7 +179,8 @@ public final class PolicyContext {
             idBlocks[table] = (block.next + 1, block.end)
             return block.next
         }
-        let count = Int64(max(batchSize, 100))
+        let count = Int64(min(max(batchSize, 100), (idBlockSizes[table] ?? 32) * 2))
+        idBlockSizes[table] = Int(count)
         let sequence = connection.quoteLiteral(connection.quoteIdentifier(schema) + "." + connection.quoteIdentifier(table))
         let ids = try connection.execute(
             "SELECT nextval(pg_get_serial_sequence(\(sequence), 'id')) FROM generate_series(1, $1)", [count]

@@ -72,7 +72,9 @@ final class PolicyRunner {
         } catch let error as PolicyError {
             throw error
         } catch {
-            throw PolicyError(mapping: mapping.name, policy: mapping.policy ?? "\(type(of: policy))", stage: name, sourceRowID: row, underlying: "\(error)")
+            var failure = PolicyError(mapping: mapping.name, policy: mapping.policy ?? "\(type(of: policy))", stage: name, sourceRowID: row, underlying: "\(error)")
+            failure.sqlState = (error as? PostgresError)?.sqlState ?? (error as? ConstraintViolation)?.underlying.sqlState
+            throw failure
         }
     }
 

@@ -89,7 +89,8 @@ public struct FleetRunner: Sendable {
             },
             onDone: { entry in
                 await tracker.record(failed: entry.outcome == .failed)
-                if failFast, entry.outcome == .failed { control.stop() }
+                // Not control.stop(): two failures at once must not cancel the healthy tenants in flight.
+                if failFast, entry.outcome == .failed { control.haltAfterFailure() }
             }
         )
         for (record, output) in zip(pending, outputs) {
@@ -97,7 +98,7 @@ public struct FleetRunner: Sendable {
         }
         entries.sort { $0.tenant < $1.tenant }
         return FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(),
-                           interrupted: control.isStopped, entries: entries)
+                           interrupted: control.isStopped || Task.isCancelled, entries: entries)
     }
 
     /// One tenant, turned into a report line whatever happens.
@@ -114,10 +115,20 @@ public struct FleetRunner: Sendable {
                          fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds)
         } catch let error as TenantMigrationError {
             return .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: error.fromVersion, toVersion: error.toVersion,
-                         milliseconds: milliseconds(), error: error.description, sqlState: error.sqlState?.rawValue)
+                         milliseconds: milliseconds(), error: error.description, sqlState: sqlState(of: error.underlying)?.rawValue)
         } catch {
             return .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: record.version, toVersion: target,
-                         milliseconds: milliseconds(), error: "\(error)", sqlState: (error as? PostgresError)?.sqlState?.rawValue)
+                         milliseconds: milliseconds(), error: "\(error)", sqlState: sqlState(of: error)?.rawValue)
+        }
+    }
+
+    /// The SQLSTATE behind an error: a server error's own, or the one a constraint violation
+    /// found by the validation stage wraps.
+    static func sqlState(of error: (any Error)?) -> SQLState? {
+        switch error {
+        case let error as PostgresError: return error.sqlState
+        case let error as ConstraintViolation: return error.underlying.sqlState
+        default: return nil
         }
     }
 }

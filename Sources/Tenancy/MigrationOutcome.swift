@@ -95,7 +95,14 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The SQLSTATE of the underlying server error, if any.
-    public var sqlState: SQLState? { (underlying as? PostgresError)?.sqlState }
+    public var sqlState: SQLState? {
+        switch underlying {
+        case let error as PostgresError: return error.sqlState
+        case let violation as ConstraintViolation: return violation.underlying.sqlState
+        case let failure as PolicyError: return failure.sqlState
+        default: return nil
+        }
+    }
 
     /// The underlying error as text, without the statement.
     public var underlyingDescription: String? { underlying.map { "\($0)" } }

@@ -10,6 +10,9 @@ struct TenantMigrateBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tenant-migrate-bench",
         abstract: "Benchmarks for the tenant migrator (run with -c release).",
-        subcommands: [CopyBenchmark.self, RecipesBenchmark.self]
+        subcommands: [
+            FleetBenchmark.self,
+            CreateBenchmark.self,
+            CopyBenchmark.self, RecipesBenchmark.self]
     )
 }

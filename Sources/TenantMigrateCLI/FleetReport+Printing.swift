@@ -3,8 +3,8 @@ import Foundation
 import Tenancy
 
 extension FleetReport {
-    /// The summary table on stdout (or the whole report as JSON), then the exit code: non-zero when
-    /// a tenant failed or the run was interrupted.
+    /// The summary table on stdout (or the whole report as JSON), then the exit code: 1 when a
+    /// tenant failed, 130 when the run was interrupted (and none failed).
     func print(json: Bool, verb: String) throws {
         if json {
             try Console.printJSON(self)
@@ -24,6 +24,8 @@ extension FleetReport {
                                failed, notStarted > 0 ? ", \(notStarted) not started" : ""))
             if interrupted { Swift.print("The run was interrupted; run the same command again to finish.") }
         }
-        if failed > 0 || notStarted > 0 || interrupted { throw ExitCode(interrupted ? 130 : 1) }
+        // 130 (as for SIGINT) only for a run stopped without failures; a failure, --fail-fast's
+        // included, is 1.
+        if failed > 0 || notStarted > 0 || interrupted { throw ExitCode(failed == 0 && interrupted ? 130 : 1) }
     }
 }

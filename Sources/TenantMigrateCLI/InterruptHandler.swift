@@ -12,12 +12,13 @@ final class InterruptHandler {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
-                if control.isStopped {
+                // Whether this stop cancels depends on earlier stops only, not on --fail-fast having
+                // halted the run: stop() says which it was.
+                if control.stop() {
                     Console.note("cancelling the tenants in flight; each is rolled back")
                 } else {
                     Console.note("interrupted: no new tenants start; waiting for those in flight (interrupt again to cancel them)")
                 }
-                control.stop()
             }
             source.resume()
             sources.append(source)

@@ -1,0 +1,501 @@
+import ArgumentParser
+import Dispatch
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+import MigrationEngine
+import RecipesPolicies
+import Tenancy
+import TenantMigrator
+
+/// `tenant-migrate-bench fleet`: a deployment-time run over many tenants.
+///
+/// - default: N tenants at Recipes v1 with R recipes of K ingredients each, migrated v1 → v3 by
+///   `migrateAll(jobs:)`, against ONE hand-written psql script applying the same change to an
+///   identical set of tenants (one transaction per tenant, as a DBA would write it), and against
+///   the same script split over `jobs` psql sessions. Then a profile of the tool on a few more
+///   tenants, one at a time: the time of every statement it sends, grouped by kind.
+/// - `--noop`: N tenants already at the latest version; `migrateAll` has nothing to do.
+///
+/// Every run gets a database of its own, dropped at the end. It prints numbers; it asserts nothing
+/// (it checks that the tool and the script leave the same data and the v3 schema).
+struct FleetBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "Time migrateAll over a fleet of tenants (v1 → v3) against a hand-written psql script, or a no-op run (--noop)."
+    )
+
+    @Flag(help: "Time a run over tenants already at the latest version (default 10,000 tenants).")
+    var noop = false
+
+    @Option(help: "Tenants per set (default 1,000; 10,000 with --noop).")
+    var tenants: Int?
+
+    @Option(help: "Recipes per tenant.")
+    var recipes = 100
+
+    @Option(help: "Ingredients per recipe.")
+    var ingredients = 3
+
+    @Option(name: [.short, .long], help: "Connections used at once by the tool (and psql sessions in the split run).")
+    var jobs = 2
+
+    @Option(help: "No-op runs (--noop); the best and the median are reported.")
+    var repetitions = 3
+
+    @Option(help: "Tenants migrated one at a time with every statement timed (0 to skip the profile).")
+    var profileTenants = 50
+
+    @Flag(inversion: .prefixedNo, help: "Also time the psql script split over --jobs sessions.")
+    var splitPsql = true
+
+    @Option(help: "The Recipes family directory.")
+    var familyDirectory = "Migrations/Recipes"
+
+    @Option(help: "Directory of the embedded server (default /tmp/tenant-migrate-bench-fleet-<uid>); ignored with DATABASE_URL.")
+    var directory: String?
+
+    func run() async throws {
+        let count = tenants ?? (noop ? 10_000 : 1_000)
+        guard count > 0, recipes > 0, ingredients > 0, jobs > 0, repetitions > 0, profileTenants >= 0 else {
+            throw ValidationError("counts, --jobs and --repetitions must be positive")
+        }
+        let server = try BenchServer.start(directory: directory ?? "/tmp/tenant-migrate-bench-fleet-\(getuid())")
+        defer { server.stop() }
+        let logger = FleetBench.quietLogger()
+        let database = try FleetBench.Database(server: server, name: noop ? "tm_bench_fleet_noop" : "tm_bench_fleet", logger: logger)
+        defer { database.drop() }
+        let migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: URL(fileURLWithPath: familyDirectory),
+                                          policies: RecipesPolicies.registry, logger: logger)
+        let connection = try Connection(database.conninfo, logger: logger)
+        print(try FleetBench.serverDescription(connection))
+        if noop {
+            try await runNoop(count: count, migrator: migrator, connection: connection)
+        } else {
+            try await runMigration(count: count, migrator: migrator, connection: connection, server: server, database: database)
+        }
+    }
+
+    // MARK: - No-op
+
+    private func runNoop(count: Int, migrator: TenantMigrator, connection: Connection) async throws {
+        let latest = migrator.family.latestVersion.name
+        let names = FleetBench.names("n", count)
+        let clock = ContinuousClock()
+        let createStart = clock.now
+        let created = try await migrator.createTenants(names, jobs: jobs)
+        let creation = clock.now - createStart
+        guard created.migrated == count else { throw BenchError("created \(created.migrated) of \(count) tenants: \(created.entries.first { $0.error != nil }?.error ?? "")") }
+        try connection.execute("VACUUM ANALYZE tenant_migrator.tenants")
+        _ = try? connection.execute("CHECKPOINT")
+
+        var timings = Timings()
+        var lines: [String] = []
+        for repetition in 1...repetitions {
+            let start = clock.now
+            let report = try await migrator.migrateAll(jobs: jobs)
+            let elapsed = clock.now - start
+            guard report.skipped == count, report.succeeded else {
+                throw BenchError("no-op run \(repetition): \(report.skipped) skipped, \(report.migrated) migrated, \(report.failed) failed")
+            }
+            timings.add(elapsed)
+            lines.append("  run \(repetition): \(format(elapsed)) (report: \(String(format: "%.1f", report.milliseconds)) ms, \(format(count: report.skipped)) skipped)")
+        }
+        // Where a no-op run's time goes: connecting, the catalog check, the one catalog query.
+        let connectStart = clock.now
+        let probe = try Connection(migrator.connectionString, logger: FleetBench.quietLogger())
+        let connect = clock.now - connectStart
+        let catalog = migrator.catalog, family = migrator.family.name
+        let install = try measure { try catalog.install(on: probe) }
+        var records: [TenantRecord] = []
+        let query = try measure { records = try catalog.tenants(family: family, on: probe) }
+
+        print("""
+
+            == fleet --noop: migrateAll over \(format(count: count)) tenants already at \(latest) (jobs \(jobs))
+            created \(format(count: count)) tenants at \(latest) in \(format(creation)) \
+            (\(String(format: "%.1f", creation.seconds * 1000 / Double(count))) ms per tenant, createTenants jobs \(jobs))
+            \(lines.joined(separator: "\n"))
+            migrateAll no-op: best \(format(timings.best)), median \(format(timings.median)) (target <= 1 s)\(timings.best <= .seconds(1) ? "" : "  ABOVE TARGET")
+            breakdown: connect \(format(connect)), catalog check \(format(install)), \
+            tenants query (\(format(count: records.count)) rows, decoded) \(format(query)); one connection, no tenant touched
+            """)
+    }
+
+    // MARK: - v1 → v3
+
+    private func runMigration(count: Int, migrator: TenantMigrator, connection: Connection, server: BenchServer, database: FleetBench.Database) async throws {
+        let psql = try server.program("psql")
+        let clock = ContinuousClock()
+        let sets: [(prefix: String, label: String)] = [("tool_", "tool"), ("psql_", "psql")] + (splitPsql ? [("psqlx_", "psql split")] : [])
+        let profileNames = FleetBench.names("prof_", profileTenants)
+        var all: [String] = []
+        for set in sets { all += FleetBench.names(set.prefix, count) }
+        all += profileNames
+
+        // Setup: every set identical (tenant i of each set holds the same rows).
+        let createStart = clock.now
+        let created = try await migrator.createTenants(all, version: "v1", jobs: jobs)
+        let creation = clock.now - createStart
+        guard created.migrated == all.count else { throw BenchError("created \(created.migrated) of \(all.count) tenants") }
+        let loadStart = clock.now
+        for name in all {
+            let index = Int(name.split(separator: "_").last!)!
+            try connection.script(FleetBench.loadScript(schema: "tenant_" + name, index: index, recipes: recipes, ingredients: ingredients, quoting: connection))
+        }
+        let load = clock.now - loadStart
+        try connection.execute("VACUUM ANALYZE")
+        _ = try? connection.execute("CHECKPOINT")
+        let rows = try connection.execute("SELECT (SELECT count(*) FROM tenant_tool_0001.recipe), (SELECT count(*) FROM tenant_tool_0001.recipe_ingredient)")[0]
+        print("""
+            setup: \(format(count: all.count)) tenants at v1 created in \(format(creation)); \
+            \(try rows.decode(Int.self, at: 0)) recipes and \(try rows.decode(Int.self, at: 1)) recipe ingredients each, loaded in \(format(load)) \
+            (one INSERT … SELECT round trip per tenant); VACUUM ANALYZE, CHECKPOINT
+            """)
+
+        // The tool.
+        let cpuBefore = FleetBench.processCPUSeconds()
+        let toolStart = clock.now
+        let report = try await migrator.migrateAll(selection: TenantSelection(pattern: "tool_*"), jobs: jobs)
+        let tool = clock.now - toolStart
+        let toolCPU = FleetBench.processCPUSeconds() - cpuBefore
+        guard report.migrated == count, report.succeeded else {
+            throw BenchError("tool: \(report.migrated) migrated, \(report.failed) failed: \(report.entries.first { $0.error != nil }?.error ?? "")")
+        }
+        let perTenant = report.entries.map(\.milliseconds).sorted()
+        _ = try? connection.execute("CHECKPOINT")
+
+        // The DBA's script, one session.
+        let v3 = migrator.family.latestVersion
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-bench-\(getuid())-fleet.sql")
+        defer { try? FileManager.default.removeItem(at: script) }
+        try FleetBench.dbaScript(tenants: FleetBench.names("psql_", count), version: v3, quoting: connection)
+            .write(to: script, atomically: true, encoding: .utf8)
+        let psqlTime = try measure {
+            let (status, output) = try runProgram(psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", database.conninfo, "-f", script.path])
+            guard status == 0 else { throw BenchError("psql exited with \(status): \(output.prefix(2000))") }
+        }
+        _ = try? connection.execute("CHECKPOINT")
+
+        // The same script split over `jobs` sessions.
+        var splitTime: Duration?
+        if splitPsql {
+            let names = FleetBench.names("psqlx_", count)
+            let parts = (0..<jobs).map { part in stride(from: part, to: names.count, by: jobs).map { names[$0] } }
+            let files = parts.indices.map { FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-bench-\(getuid())-fleet-\($0).sql") }
+            defer { files.forEach { try? FileManager.default.removeItem(at: $0) } }
+            for (part, file) in zip(parts, files) {
+                try FleetBench.dbaScript(tenants: part, version: v3, quoting: connection).write(to: file, atomically: true, encoding: .utf8)
+            }
+            let conninfo = database.conninfo
+            let failures = FleetBench.Failures()
+            splitTime = measure {
+                DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                    do {
+                        let (status, output) = try runProgram(psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-f", files[index].path])
+                        if status != 0 { failures.add("psql session \(index + 1) exited with \(status): \(output.prefix(2000))") }
+                    } catch {
+                        failures.add("\(error)")
+                    }
+                }
+            }
+            if let failure = failures.first { throw BenchError(failure) }
+            _ = try? connection.execute("CHECKPOINT")
+        }
+
+        // Same data and the v3 schema, whichever way.
+        let samples = Array(Set(stride(from: 1, through: count, by: max(1, count / 10)).map { $0 } + [count])).sorted()
+        for index in samples {
+            let suffix = String(format: "%04d", index)
+            let reference = try FleetBench.checksum(schema: "tenant_tool_" + suffix, on: connection)
+            for set in sets.dropFirst() {
+                let other = try FleetBench.checksum(schema: "tenant_\(set.prefix)\(suffix)", on: connection)
+                guard other == reference else { throw BenchError("\(set.label) tenant \(index) differs from the tool's: \(other) vs \(reference)") }
+            }
+        }
+        let checked = sets.flatMap { set in samples.map { set.prefix + String(format: "%04d", $0) } }
+        let drifted = try await migrator.verify(tenants: checked).filter { !$0.isClean }
+        guard drifted.isEmpty else { throw BenchError("not at v3: \(drifted.map { "\($0.tenant): \($0.differences) \($0.hashMismatch ?? "")" })") }
+
+        // Where the tool's time goes: a few more tenants, one at a time, every statement timed.
+        var profile: FleetBench.Profile?
+        if !profileNames.isEmpty {
+            let recorder = FleetBench.StatementRecorder()
+            var profiled = TenantMigrator(connectionString: migrator.connectionString, family: migrator.family, catalog: migrator.catalog,
+                                      mappings: migrator.mappings, logger: recorder.logger())
+            profiled.policies = migrator.policies
+            let start = clock.now
+            let profileReport = try await profiled.migrateAll(selection: TenantSelection(pattern: "prof_*"), jobs: 1)
+            let elapsed = clock.now - start
+            guard profileReport.migrated == profileNames.count else { throw BenchError("profile run: \(profileReport.failed) failed") }
+            profile = recorder.profile(total: elapsed, tenants: profileNames.count)
+            // The client's share the runner repeats for every tenant: planning v1 → v3 (with the
+            // mapped step's schema diff) and checking it for destructive changes.
+            let planner = migrator.planner
+            let plannings = 100
+            profile?.planning = try measure {
+                for _ in 0..<plannings { _ = try planner.plan(from: "v1", to: "v3").destructiveChanges }
+            } / plannings
+        }
+
+        let ratio = tool.seconds / psqlTime.seconds
+        func pct(_ p: Double) -> String { String(format: "%.1f", perTenant[min(perTenant.count - 1, Int(Double(perTenant.count) * p))]) }
+        var lines = [
+            "",
+            "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(recipes) recipes × \(ingredients) ingredients each)",
+            "tool (migrateAll, jobs \(jobs)):        \(format(tool))  (\(String(format: "%.1f", tool.seconds * 1000 / Double(count))) ms per tenant; "
+                + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", toolCPU)) s)",
+            "psql -f script.sql (one session): \(format(psqlTime))  (\(String(format: "%.1f", psqlTime.seconds * 1000 / Double(count))) ms per tenant)",
+        ]
+        if let splitTime {
+            lines.append("psql, \(jobs) sessions in parallel:     \(format(splitTime))  (\(String(format: "%.1f", splitTime.seconds * 1000 / Double(count))) ms per tenant)")
+        }
+        lines.append(String(format: "ratio tool / psql (one session): %.2f (target <= 1.50)%@", ratio, ratio <= 1.5 ? "" : "  ABOVE TARGET"))
+        if let splitTime {
+            lines.append(String(format: "ratio tool / psql (%d sessions):  %.2f", jobs, tool.seconds / splitTime.seconds))
+        }
+        lines.append("checks: tenants \(samples.map(String.init).joined(separator: ", ")) of every set hold the same data, and verify clean at v3")
+        if let profile { lines += profile.lines() }
+        print(lines.joined(separator: "\n"))
+    }
+}
+
+/// Helpers shared by the fleet and create benchmarks.
+enum FleetBench {
+    static func quietLogger() -> Logger {
+        var logger = Logger(label: "tenant-migrate-bench")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// `prefix0001`, `prefix0002`, …
+    static func names(_ prefix: String, _ count: Int) -> [String] {
+        count == 0 ? [] : (1...count).map { prefix + String(format: "%04d", $0) }
+    }
+
+    /// A database of its own on the benchmark server, dropped at the end.
+    struct Database {
+        let name: String
+        let conninfo: String
+        private let admin: Connection
+
+        init(server: BenchServer, name: String, logger: Logger) throws {
+            self.name = name
+            admin = try Connection(server.conninfo, logger: logger)
+            try admin.execute("DROP DATABASE IF EXISTS \(admin.quoteIdentifier(name)) WITH (FORCE)")
+            try admin.execute("CREATE DATABASE \(admin.quoteIdentifier(name)) TEMPLATE template0 ENCODING 'UTF8'")
+            conninfo = Self.conninfo(server.conninfo, database: name)
+        }
+
+        func drop() {
+            _ = try? admin.execute("DROP DATABASE IF EXISTS \(admin.quoteIdentifier(name)) WITH (FORCE)")
+        }
+
+        /// `conninfo` pointing at `database` (a later `dbname` wins in a key=value string).
+        static func conninfo(_ conninfo: String, database: String) -> String {
+            if conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://"), var components = URLComponents(string: conninfo) {
+                components.path = "/" + database
+                return components.string ?? conninfo
+            }
+            return conninfo + " dbname='\(database)'"
+        }
+    }
+
+    /// `server: PostgreSQL 15.x; fsync on, synchronous_commit on, …`
+    static func serverDescription(_ connection: Connection) throws -> String {
+        let names = ["server_version", "fsync", "synchronous_commit", "full_page_writes", "wal_level", "shared_buffers", "max_connections"]
+        let values = try names.map { try connection.execute("SELECT current_setting($1)", [$0])[0].decode(String.self, at: 0) }
+        return "server: PostgreSQL " + zip(names, values).dropFirst().reduce(values[0]) { $0 + ", \($1.0) \($1.1)" }
+            + "; \(ProcessInfo.processInfo.activeProcessorCount) cores"
+    }
+
+    /// User + system CPU time of this process.
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    /// Fills a v1 tenant: `recipes` recipes (types cycling Meat, Fish, Vegetarian, Dessert, Other)
+    /// with `ingredients` each, named from a pool of 60, each name always with the same unit (or
+    /// none). Deterministic in `index`, so tenant i of every set holds the same rows.
+    static func loadScript(schema: String, index: Int, recipes: Int, ingredients: Int, quoting q: some SQLQuoting) -> String {
+        let s = q.quoteIdentifier(schema)
+        return """
+            INSERT INTO \(s).recipe (name, type, servings, instructions)
+            SELECT 'Recipe ' || g, (ARRAY['Meat', 'Fish', 'Vegetarian', 'Dessert', 'Other'])[1 + (g + \(index)) % 5],
+                   CASE WHEN g % 9 = 0 THEN NULL ELSE (1 + (g * 3 + \(index)) % 8)::int2 END,
+                   CASE WHEN g % 5 = 0 THEN NULL ELSE 'Cook recipe ' || g || ' with care.' END
+            FROM generate_series(1, \(recipes)) AS g;
+            INSERT INTO \(s).recipe_ingredient (recipe_id, name, quantity, unit_of_measure)
+            SELECT r.id, 'Ingredient ' || n, CASE WHEN k % 4 = 3 THEN NULL ELSE (k * 10 + r.id % 7)::numeric / 4 END,
+                   CASE WHEN n % 10 = 9 THEN NULL ELSE (ARRAY['g', 'ml', 'piece', 'tbsp', 'cup', 'pinch'])[1 + n % 6] END
+            FROM \(s).recipe AS r, generate_series(1, \(ingredients)) AS k, LATERAL (SELECT (r.id * 7 + k * 13 + \(index)) % 60 AS n) AS pick
+            ORDER BY r.id, k
+            """
+    }
+
+    /// v1 → v3 by hand for `tenants`, as a DBA would write it: per tenant one transaction with the
+    /// renames and type change, the new tables filled by INSERT … SELECT DISTINCT, the links set
+    /// by one UPDATE … FROM, Meat and Fish made Entrée, the old columns dropped, v3's constraints
+    /// and indexes, and the catalog row (and a history row) updated.
+    static func dbaScript(tenants: [String], version: ModelVersion, quoting q: some SQLQuoting) -> String {
+        var script = "SET client_min_messages = warning;\n"
+        for tenant in tenants {
+            let s = q.quoteIdentifier("tenant_" + tenant)
+            script += """
+                BEGIN;
+                ALTER TABLE \(s).recipe RENAME COLUMN instructions TO method;
+                ALTER TABLE \(s).recipe ADD COLUMN prep_minutes integer, ALTER COLUMN servings TYPE integer;
+                UPDATE \(s).recipe SET type = 'Entrée' WHERE type IN ('Meat', 'Fish');
+                CREATE TABLE \(s).unit_of_measure (
+                    id bigint GENERATED BY DEFAULT AS IDENTITY,
+                    name text NOT NULL,
+                    CONSTRAINT unit_of_measure_pkey PRIMARY KEY (id),
+                    CONSTRAINT unit_of_measure_name_key UNIQUE (name)
+                );
+                CREATE TABLE \(s).ingredient (
+                    id bigint GENERATED BY DEFAULT AS IDENTITY,
+                    name text NOT NULL,
+                    unit_of_measure_id bigint,
+                    CONSTRAINT ingredient_pkey PRIMARY KEY (id),
+                    CONSTRAINT ingredient_name_key UNIQUE (name)
+                );
+                INSERT INTO \(s).unit_of_measure (name)
+                    SELECT DISTINCT unit_of_measure FROM \(s).recipe_ingredient WHERE unit_of_measure IS NOT NULL;
+                INSERT INTO \(s).ingredient (name, unit_of_measure_id)
+                    SELECT DISTINCT ON (ri.name) ri.name, u.id
+                    FROM \(s).recipe_ingredient AS ri LEFT JOIN \(s).unit_of_measure AS u ON u.name = ri.unit_of_measure
+                    ORDER BY ri.name, ri.id;
+                ALTER TABLE \(s).recipe_ingredient ADD COLUMN ingredient_id bigint;
+                UPDATE \(s).recipe_ingredient AS ri SET ingredient_id = i.id FROM \(s).ingredient AS i WHERE i.name = ri.name;
+                ALTER TABLE \(s).recipe_ingredient ALTER COLUMN ingredient_id SET NOT NULL, DROP COLUMN name, DROP COLUMN unit_of_measure,
+                    ADD CONSTRAINT recipe_ingredient_ingredient_id_fkey FOREIGN KEY (ingredient_id) REFERENCES \(s).ingredient (id) ON DELETE RESTRICT;
+                ALTER TABLE \(s).ingredient ADD CONSTRAINT ingredient_unit_of_measure_id_fkey
+                    FOREIGN KEY (unit_of_measure_id) REFERENCES \(s).unit_of_measure (id) ON DELETE SET NULL;
+                CREATE INDEX recipe_ingredient_ingredient_id_idx ON \(s).recipe_ingredient (ingredient_id);
+                CREATE INDEX ingredient_unit_of_measure_id_idx ON \(s).ingredient (unit_of_measure_id);
+                UPDATE tenant_migrator.tenants SET version = \(q.quoteLiteral(version.name)), version_hash = \(q.quoteLiteral(version.versionHash)),
+                    state = 'ready', last_error = NULL, updated_at = now() WHERE name = \(q.quoteLiteral(tenant));
+                INSERT INTO tenant_migrator.migration_history (tenant, family, operation, from_version, to_version, started_at, outcome)
+                    VALUES (\(q.quoteLiteral(tenant)), 'Recipes', 'migrate', 'v1', \(q.quoteLiteral(version.name)), now(), 'succeeded');
+                COMMIT;
+
+                """
+        }
+        return script
+    }
+
+    /// What a v3 tenant holds, independent of the ids given to new Ingredient and UnitOfMeasure rows.
+    static func checksum(schema: String, on connection: Connection) throws -> String {
+        let s = connection.quoteIdentifier(schema)
+        return try connection.execute("""
+            SELECT (SELECT md5(string_agg(concat_ws('|', ri.id, ri.recipe_id, ri.quantity, i.name, u.name), ',' ORDER BY ri.id))
+                    FROM \(s).recipe_ingredient AS ri JOIN \(s).ingredient AS i ON i.id = ri.ingredient_id
+                    LEFT JOIN \(s).unit_of_measure AS u ON u.id = i.unit_of_measure_id)
+                || '/' || (SELECT md5(string_agg(concat_ws('|', id, name, type, servings, prep_minutes, method), ',' ORDER BY id)) FROM \(s).recipe)
+                || '/' || (SELECT count(*) FROM \(s).ingredient) || ' ingredients/' || (SELECT count(*) FROM \(s).unit_of_measure) || ' units'
+            """)[0].decode(String.self, at: 0)
+    }
+
+    /// Errors from concurrent work.
+    final class Failures: @unchecked Sendable {
+        private let lock = NSLock()
+        private var all: [String] = []
+        func add(_ failure: String) { lock.lock(); all.append(failure); lock.unlock() }
+        var first: String? { lock.lock(); defer { lock.unlock() }; return all.first }
+    }
+
+    // MARK: Statement profile
+
+    /// Records every statement LibPQ logs (at debug level, just before sending it) with the time,
+    /// per backend; a statement's cost is the time until the next one on the same connection.
+    final class StatementRecorder: @unchecked Sendable {
+        struct Record { let pid: String; let sql: String; let at: ContinuousClock.Instant }
+        private let lock = NSLock()
+        private var records: [Record] = []
+
+        func add(_ record: Record) { lock.lock(); records.append(record); lock.unlock() }
+
+        func logger() -> Logger {
+            var logger = Logger(label: "tenant-migrate-bench.profile") { _ in RecordingLogHandler(recorder: self) }
+            logger.logLevel = .debug
+            return logger
+        }
+
+        func profile(total: Duration, tenants: Int) -> Profile {
+            lock.lock()
+            let all = records
+            lock.unlock()
+            var groups: [String: (count: Int, time: Duration)] = [:]
+            let byPID = Dictionary(grouping: all.indices, by: { all[$0].pid })
+            for indexes in byPID.values {
+                for (position, index) in indexes.enumerated() {
+                    let end = position + 1 < indexes.count ? all[indexes[position + 1]].at : all[index].at
+                    let key = Self.kind(of: all[index].sql)
+                    groups[key, default: (0, .zero)].count += 1
+                    groups[key, default: (0, .zero)].time += end - all[index].at
+                }
+            }
+            return Profile(total: total, tenants: tenants, statements: all.count, groups: groups)
+        }
+
+        /// The statement with its tenant schema, literals and numbers blanked, shortened.
+        static func kind(of sql: String) -> String {
+            var text = sql.replacingOccurrences(of: "\n", with: " ")
+            text = text.replacingOccurrences(of: #""tenant_[a-z0-9_]+""#, with: "<s>", options: .regularExpression)
+            text = text.replacingOccurrences(of: #"'[^']*'"#, with: "'…'", options: .regularExpression)
+            text = text.replacingOccurrences(of: #"\b[0-9]+\b"#, with: "N", options: .regularExpression)
+            text = text.replacingOccurrences(of: #"\s+"#, with: " ", options: .regularExpression)
+            return String(text.prefix(96))
+        }
+    }
+
+    struct RecordingLogHandler: LogHandler {
+        let recorder: StatementRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .debug
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let now = ContinuousClock.now
+            guard event.level == .debug, event.source == "LibPQ", let pid = event.metadata?["pid"] ?? metadata["pid"] else {
+                if event.level >= .warning { FileHandle.standardError.write(Data("\(event.level): \(event.message)\n".utf8)) }
+                return
+            }
+            recorder.add(.init(pid: "\(pid)", sql: event.message.description, at: now))
+        }
+    }
+
+    struct Profile {
+        let total: Duration
+        let tenants: Int
+        let statements: Int
+        let groups: [String: (count: Int, time: Duration)]
+        /// Client CPU for one tenant's plan and destructive-change check.
+        var planning: Duration = .zero
+
+        func lines() -> [String] {
+            let perTenant = total.seconds * 1000 / Double(tenants)
+            var lines = [
+                "profile: \(tenants) more tenants, jobs 1 (statement logging on): \(format(total)), "
+                    + String(format: "%.1f ms per tenant, %.0f statements per tenant; ", perTenant, Double(statements) / Double(tenants))
+                    + "time from sending each statement to sending the next, per tenant:",
+            ]
+            lines.append(String(format: "  client CPU per tenant for plan(from: v1, to: v3) + destructiveChanges: %.2f ms (inside the first catalog read's slot below)", planning.seconds * 1000))
+            for (kind, value) in groups.sorted(by: { $0.value.time > $1.value.time }).prefix(28) {
+                lines.append(String(format: "  %6.2f ms  %4.1f×  ", value.time.seconds * 1000 / Double(tenants), Double(value.count) / Double(tenants)) + kind)
+            }
+            return lines
+        }
+    }
+}
