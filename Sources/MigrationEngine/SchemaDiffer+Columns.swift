@@ -5,12 +5,18 @@ extension SchemaDiffer {
     mutating func diffTable(_ oldTable: Table, _ newTable: Table) {
         if oldTable.name != newTable.name { emit(.renameTables, .renameTable(from: oldTable.name, to: newTable.name)) }
         let matches = columnMatch[oldTable.name] ?? [:]
+        let displaced = displacedColumns[oldTable.name] ?? [:]
         for oldColumn in oldTable.columns {
+            if let temporary = displaced[oldColumn.name] {
+                emit(.renameColumns, .renameColumn(table: newTable.name, from: oldColumn.name, to: temporary))
+            }
             guard let newName = matches[oldColumn.name], let newColumn = newTable.column(named: newName) else {
                 dropColumn(oldColumn, of: oldTable)
                 continue
             }
-            if oldColumn.name != newName {
+            if let temporary = displaced[oldColumn.name] {
+                emit(.renameColumnsIntoPlace, .renameColumn(table: newTable.name, from: temporary, to: newName))
+            } else if oldColumn.name != newName {
                 emit(.renameColumns, .renameColumn(table: newTable.name, from: oldColumn.name, to: newName))
             }
             diffColumn(oldColumn, newColumn, table: newTable.name, from: oldTable)
@@ -23,7 +29,7 @@ extension SchemaDiffer {
     }
 
     mutating func dropColumn(_ column: Column, of table: Table) {
-        emit(.dropColumns, .dropColumn(table: currentName(ofOldTable: table.name), column: column.name))
+        emit(.dropColumns, .dropColumn(table: currentName(ofOldTable: table.name), column: displacedColumns[table.name]?[column.name] ?? column.name))
         let key = table.name + "." + column.name
         guard !movedAwayColumns.contains(key), column.origin != .discriminator, !mappingConsumedTables.contains(table.name) else { return }
         let property: String

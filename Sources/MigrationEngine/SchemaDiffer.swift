@@ -7,7 +7,7 @@ struct SchemaDiffer {
     /// The order operations run in: constraints that change go first, so that nothing blocks
     /// renames, type changes and data moves; new constraints come last, once the data is in place.
     enum Phase: Int, CaseIterable, Comparable {
-        case dropConstraints, renameTables, renameColumns, renameConstraints, createTables, addColumns,
+        case dropConstraints, renameTables, renameColumns, renameColumnsIntoPlace, renameConstraints, createTables, addColumns,
              alterColumns, moveData, finishColumns, dropColumns, dropTables, addConstraints, createIndexes
         static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
     }
@@ -25,6 +25,10 @@ struct SchemaDiffer {
     var tableMatch: [String: String] = [:]
     /// Old table name → (old column name → new column name).
     var columnMatch: [String: [String: String]] = [:]
+    /// Old table name → (old column name → temporary name): columns moved out of the way because
+    /// their name is taken in the destination (a dropped column whose name a new or renamed column
+    /// takes, or one side of swapped renames).
+    var displacedColumns: [String: [String: String]] = [:]
     /// New "table.column" filled by a link move: added nullable, made NOT NULL afterwards.
     var linkFedColumns: Set<String> = []
     /// Old "table.column" whose data moves elsewhere (links, rows): dropping it loses nothing.
@@ -67,6 +71,7 @@ struct SchemaDiffer {
     mutating func run() throws {
         matchTables()
         matchColumns()
+        planDisplacements()
         planLinkMoves()
         planRowMoves()
         for oldTable in old.tables {
@@ -168,7 +173,28 @@ struct SchemaDiffer {
     func currentName(ofOldTable table: String) -> String { tableMatch[table] ?? table }
 
     /// The name a source column has once the renames ran.
-    func currentName(ofOldColumn column: String, in table: String) -> String { columnMatch[table]?[column] ?? column }
+    func currentName(ofOldColumn column: String, in table: String) -> String {
+        columnMatch[table]?[column] ?? displacedColumns[table]?[column] ?? column
+    }
+
+    /// Finds the columns that must step aside before renames and additions: an old column whose
+    /// name the destination uses for another column. Renamed ones go through a temporary name;
+    /// dropped ones are dropped under it.
+    mutating func planDisplacements() {
+        for (oldName, newName) in tableMatch {
+            guard let oldTable = old.table(named: oldName), let newTable = new.table(named: newName) else { continue }
+            let matches = columnMatch[oldName] ?? [:]
+            let oldNames = Set(oldTable.columns.map(\.name))
+            let newNames = Set(newTable.columns.map(\.name))
+            var displaced: [String: String] = [:]
+            for (index, column) in oldTable.columns.enumerated() {
+                let target = matches[column.name]
+                let blocksAnother = target == nil ? newNames.contains(column.name) : (target != column.name && oldNames.contains(target!))
+                if blocksAnother { displaced[column.name] = "_tm_\(index)_" + column.name.prefix(40) }
+            }
+            if !displaced.isEmpty { displacedColumns[oldName] = displaced }
+        }
+    }
 
     mutating func createTable(_ table: Table) {
         emit(.createTables, .createTable(table))
