@@ -116,6 +116,10 @@ let package = Package(
             name: "FleetTests",
             dependencies: ["TenantMigrator", "Tenancy", "TenantMigrateCLI", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
         ),
+        .testTarget(
+            name: "SecurityTests",
+            dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
+        ),
         .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "MigrationEngine", "RecipesPolicies", "PostgresTestSupport"]),
     ]
 )
