@@ -29,16 +29,25 @@ public final class Connection {
     /// An empty string means libpq's own defaults: the PG* environment variables, `.pgpass` and the
     /// service file. The connection string may override `connect_timeout` and `application_name`.
     ///
+    /// With `searchPath`, the session's `search_path` is set to exactly those schemas right after
+    /// connecting, whatever the role's or the database's defaults say. A tool that must not run
+    /// functions or operators planted by other roles passes `["pg_catalog", "pg_temp"]`, so that every
+    /// unqualified name resolves to PostgreSQL's own catalog first and never to a user schema.
+    ///
     /// - Throws: ``PostgresError`` of kind `.connection`, naming the host, the port and the reason.
     public init(
         _ conninfo: String = "",
         connectTimeout: Int = 10,
         applicationName: String = "tenant-migrate",
+        searchPath: [String]? = nil,
         logger: Logger = Logger(label: "LibPQ")
     ) throws {
         // Earlier keywords are defaults: the expanded conninfo (dbname) overrides them.
-        let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
-        let values = [String(connectTimeout), applicationName, conninfo]
+        // The search path goes into the startup packet (no extra round trip), unless the connection
+        // string brings `options` of its own, which then win; see setSearchPath below.
+        let pathOption = searchPath.map { "-c search_path=" + Connection.searchPathValue($0).replacingOccurrences(of: " ", with: "\\ ") }
+        let keywords = ["connect_timeout", "fallback_application_name"] + (pathOption == nil ? [] : ["options"]) + ["dbname"]
+        let values = [String(connectTimeout), applicationName] + (pathOption.map { [$0] } ?? []) + [conninfo]
         let connection: OpaquePointer? = withCStringArray(keywords) { keywordPointers in
             withCStringArray(values) { valuePointers in
                 PQconnectdbParams(keywordPointers, valuePointers, 1)
@@ -62,6 +71,7 @@ public final class Connection {
         self.noticeSink = Unmanaged.passRetained(NoticeSink(logger: logger))
         PQsetNoticeReceiver(connection, noticeReceiver, noticeSink.toOpaque())
         try normalizeSession()
+        if let searchPath, let pathOption, connectionOption("options") != pathOption { try setSearchPath(searchPath) }
     }
 
     deinit {
@@ -99,6 +109,29 @@ public final class Connection {
         }
     }
 
+    /// Sets the session's `search_path` to exactly `schemas`, each quoted, through
+    /// `pg_catalog.set_config` so that the call itself cannot be redirected.
+    public func setSearchPath(_ schemas: [String]) throws {
+        try execute("SELECT pg_catalog.set_config('search_path', $1, false)", [Connection.searchPathValue(schemas)])
+    }
+
+    /// `search_path`'s value for `schemas`: each one double-quoted.
+    static func searchPathValue(_ schemas: [String]) -> String {
+        schemas.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",")
+    }
+
+    /// The value libpq used for connection option `keyword`.
+    func connectionOption(_ keyword: String) -> String? {
+        guard let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
+
     static func connectionError(_ connection: OpaquePointer) -> PostgresError {
         let raw = String(cString: PQerrorMessage(connection)).trimmingTrailingWhitespace()
         var error = PostgresError(kind: .connection, message: Connection.reason(from: raw))
@@ -110,6 +143,12 @@ public final class Connection {
         } else if PQconnectionNeedsPassword(connection) == 1 {
             error.sqlState = .invalidAuthorizationSpecification
             error.message = "the server requires a password and none was given (set it in the URL, PGPASSWORD or ~/.pgpass)"
+        }
+        if raw.contains("the database system is shutting down") || raw.contains("the database system is starting up")
+            || raw.contains("the database system is in recovery mode") {
+            error.sqlState = .cannotConnectNow
+        } else if raw.contains("too many clients already") || raw.contains("remaining connection slots are reserved") {
+            error.sqlState = .tooManyConnections
         }
         if raw.contains("FATAL:"), error.sqlState == nil, raw.contains("does not exist") {
             // The server sends 3D000 for an unknown database and 28000 for an unknown role.

@@ -82,6 +82,8 @@ extension SQLState {
     public static let duplicateTable: SQLState = "42P07"
     public static let duplicateSchema: SQLState = "42P06"
     public static let duplicateObject: SQLState = "42710"
+    // Class 53: insufficient resources
+    public static let tooManyConnections: SQLState = "53300"
     // Class 55: object not in prerequisite state
     public static let objectNotInPrerequisiteState: SQLState = "55000"
     public static let lockNotAvailable: SQLState = "55P03"
@@ -89,6 +91,7 @@ extension SQLState {
     public static let operatorIntervention: SQLState = "57000"
     public static let queryCanceled: SQLState = "57014"
     public static let adminShutdown: SQLState = "57P01"
+    public static let cannotConnectNow: SQLState = "57P03"
     // Class P0: PL/pgSQL
     public static let raiseException: SQLState = "P0001"
 }

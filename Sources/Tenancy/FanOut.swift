@@ -8,26 +8,32 @@ import Logging
 /// The connections degrade gracefully: if the server refuses some of the extra connections (too
 /// many clients), the run goes on with those it got; if a connection dies during an item (the
 /// server restarted, an administrator terminated the backend), that item's output stands and the
-/// worker reconnects before taking the next one, rather than failing every item it takes after.
+/// worker reconnects (retrying for up to the session's reconnect timeout, so a server restart
+/// costs a pause) and hands the item's output to `recover` on the new connection, for whatever
+/// the lost connection could not finish (recording a failure, say), before taking the next item.
 ///
 /// - Returns: each item's result, or nil for items that never started.
 func fanOut<Item: Sendable, Output: Sendable>(
     _ items: [Item],
     jobs: Int,
-    connectionString: String,
-    logger: Logger,
+    session: MigratorSession,
     control: FleetControl,
     firstConnection: AsyncConnection? = nil,
     work: @escaping @Sendable (Item, Connection) -> Output,
+    recover: (@Sendable (Output, Connection) -> Output)? = nil,
     onDone: @escaping @Sendable (Output) async -> Void
 ) async throws -> [Output?] {
+    let logger = session.logger
+    // Extra connections are tried once: a server that refuses them is full, not restarting.
+    var once = session
+    once.reconnectTimeout = .zero
     let queue = WorkQueue(count: items.count)
     let workers = max(1, min(jobs, items.count))
     var connections: [AsyncConnection] = []
     if let firstConnection { connections.append(firstConnection) }
     while connections.count < workers {
         do {
-            connections.append(try await AsyncConnection.connect(connectionString, logger: logger))
+            connections.append(try await once.connect())
         } catch where !connections.isEmpty {
             logger.warning("could open only \(connections.count) of \(workers) connections (\(error)); going on with \(connections.count)")
             break
@@ -44,7 +50,7 @@ func fanOut<Item: Sendable, Output: Sendable>(
                 var done: [(Int, Output)] = []
                 while !control.isStopped, !Task.isCancelled, let index = await queue.next() {
                     let item = items[index]
-                    let output: Output
+                    var output: Output
                     let healthy: Bool
                     do {
                         (output, healthy) = try await connection.withConnection { (work(item, $0), $0.isHealthy) }
@@ -53,21 +59,26 @@ func fanOut<Item: Sendable, Output: Sendable>(
                         if !Task.isCancelled { logger.error("connection failed: \(error)") }
                         break
                     }
-                    done.append((index, output))
-                    await onDone(output)
                     if !healthy {
                         await connection.close()
-                        guard !control.isStopped, !Task.isCancelled else { break }
                         do {
-                            connection = try await AsyncConnection.connect(connectionString, logger: logger)
+                            connection = try await session.connect()
                             let token = connection.cancelToken
                             control.onCancel { token.cancel() }
                             logger.warning("a connection was lost; reconnected")
+                            if let recover {
+                                let lost = output
+                                output = (try? await connection.withConnection { recover(lost, $0) }) ?? output
+                            }
                         } catch {
                             logger.error("a connection was lost and reconnecting failed (\(error)); going on with one connection fewer")
+                            done.append((index, output))
+                            await onDone(output)
                             return done
                         }
                     }
+                    done.append((index, output))
+                    await onDone(output)
                 }
                 await connection.close()
                 return done

@@ -9,7 +9,7 @@ extension TenantLifecycle {
     /// - Returns: one report line per name, in the order given: `migrated` for created tenants
     ///   (their `toVersion` is the version), `failed` with the error otherwise.
     public func createMany(
-        _ names: [TenantName], version versionName: String? = nil, jobs: Int = 4,
+        _ names: [TenantName], version versionName: String? = nil, access: TenantAccess = TenantAccess(), jobs: Int = 4,
         connectionString: String, logger: Logger, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
@@ -17,17 +17,18 @@ extension TenantLifecycle {
         let startedAt = Date()
         let clock = ContinuousClock()
         let started = clock.now
-        let first = try await AsyncConnection.connect(connectionString, logger: logger)
+        let session = MigratorSession(connectionString: connectionString, logger: logger)
+        let first = try await session.connect()
         let catalog = self.catalog
         try await first.withConnection { try catalog.install(on: $0) }
         let tracker = ProgressTracker(total: names.count, callback: progress)
         let lifecycle = self
         let outputs = try await fanOut(
-            names, jobs: jobs, connectionString: connectionString, logger: logger, control: control, firstConnection: first,
+            names, jobs: jobs, session: session, control: control, firstConnection: first,
             work: { name, connection -> FleetReport.Entry in
                 let began = ContinuousClock.now
                 do {
-                    try lifecycle.create(name, version: version.name, on: connection)
+                    try lifecycle.create(name, version: version.name, access: access, on: connection)
                     return .init(tenant: name.rawValue, outcome: .migrated, fromVersion: "", toVersion: version.name, milliseconds: began.milliseconds)
                 } catch {
                     return .init(tenant: name.rawValue, outcome: .failed, fromVersion: "", toVersion: version.name, milliseconds: began.milliseconds,

@@ -27,16 +27,18 @@ extension TenantMigrator {
 
     /// Creates many tenants at `version` (the latest when nil) in parallel.
     public func createTenants(
-        _ names: [String], version: String? = nil, jobs: Int = 4, control: FleetControl = FleetControl(),
-        progress: (@Sendable (FleetProgress) -> Void)? = nil
+        _ names: [String], version: String? = nil, access: TenantAccess = TenantAccess(), jobs: Int = 4,
+        control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
         let names = try names.map(TenantName.init)
-        return try await lifecycle.createMany(names, version: version, jobs: jobs, connectionString: connectionString,
+        return try await lifecycle.createMany(names, version: version, access: access, jobs: jobs, connectionString: connectionString,
                                               logger: logger, control: control, progress: progress)
     }
 
     func fleet(jobs: Int, failFast: Bool, allowDestructive: Bool, direction: TenantMigrationRunner.Direction) -> FleetRunner {
-        FleetRunner(connectionString: connectionString, runner: runner, jobs: jobs, failFast: failFast,
-                    allowDestructive: allowDestructive, direction: direction, logger: logger)
+        var fleet = FleetRunner(connectionString: connectionString, runner: runner, jobs: jobs, failFast: failFast,
+                                allowDestructive: allowDestructive, direction: direction, logger: logger)
+        fleet.reconnectTimeout = reconnectTimeout
+        return fleet
     }
 }

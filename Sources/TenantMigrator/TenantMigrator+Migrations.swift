@@ -10,7 +10,9 @@ extension TenantMigrator {
 
     /// The runner that migrates one tenant safely (advisory lock, lock_timeout, retries).
     public var runner: TenantMigrationRunner {
-        TenantMigrationRunner(catalog: catalog, planner: planner, lockTimeout: lockTimeout, maxAttempts: maxAttempts)
+        var runner = TenantMigrationRunner(catalog: catalog, planner: planner, lockTimeout: lockTimeout, maxAttempts: maxAttempts)
+        runner.acceptModelChange = acceptModelChange
+        return runner
     }
 
     // MARK: - Planning (runs nothing)
@@ -125,7 +127,7 @@ extension TenantMigrator {
 
     /// Opens a connection WITHOUT installing the catalog (for read-only work), runs `body`, closes it.
     func withPlainConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let connection = try await AsyncConnection.connect(connectionString, logger: logger)
+        let connection = try await MigratorSession(connectionString: connectionString, reconnectTimeout: .zero, logger: logger).connect()
         return try await connection.withConnection(body)
     }
 }

@@ -34,6 +34,11 @@ public struct TenantMigrator: Sendable {
     public var lockTimeout: Duration
     /// Attempts per tenant before a lock timeout becomes a failure.
     public var maxAttempts: Int
+    /// Migrate tenants whose recorded version's model file changed since they reached it (see
+    /// ``TenantMigrationRunner/acceptModelChange``). Off by default: such tenants are refused.
+    public var acceptModelChange = false
+    /// How long a fleet run keeps reconnecting after losing a connection (a server restart).
+    public var reconnectTimeout: Duration = .seconds(60)
 
     public init(
         connectionString: String,
@@ -58,7 +63,7 @@ public struct TenantMigrator: Sendable {
 
     /// Opens a connection with the catalog installed, runs `body` on it, and closes it.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let connection = try await AsyncConnection.connect(connectionString, logger: logger)
+        let connection = try await MigratorSession(connectionString: connectionString, reconnectTimeout: .zero, logger: logger).connect()
         let catalog = self.catalog
         return try await connection.withConnection { connection in
             try catalog.install(on: connection)
