@@ -2,6 +2,8 @@ import Foundation
 
 /// Stops a fleet run from outside (Ctrl-C, SIGTERM): no new tenant starts; tenants in flight
 /// finish, each committed or rolled back. A second stop also cancels the statements in flight.
+/// Tenants still waiting for their locks have done nothing yet, so the first stop already cancels
+/// them (they are reported as not started).
 ///
 /// `--fail-fast` stops the run too, but that stop never counts towards cancelling: tenants in
 /// flight when a tenant fails always finish, however many fail at once.
@@ -10,6 +12,8 @@ public final class FleetControl: @unchecked Sendable {
     private var stopRequests = 0
     private var haltedByFailure = false
     private var cancelHandlers: [@Sendable () -> Void] = []
+    private var lockWaiters: [Int: @Sendable () -> Void] = [:]
+    private var nextWaiter = 0
 
     public init() {}
 
@@ -21,7 +25,7 @@ public final class FleetControl: @unchecked Sendable {
         lock.lock()
         stopRequests += 1
         let cancelling = stopRequests >= 2
-        let handlers = cancelling ? cancelHandlers : []
+        let handlers = (cancelling ? cancelHandlers : []) + Array(lockWaiters.values)
         lock.unlock()
         handlers.forEach { $0() }
         return cancelling
@@ -39,6 +43,34 @@ public final class FleetControl: @unchecked Sendable {
         lock.lock()
         haltedByFailure = true
         lock.unlock()
+    }
+
+    /// Runs `body` (a tenant taking its locks, before it changes anything) so that a ``stop()``
+    /// meanwhile calls `cancel`, ending the wait. Throws `CancellationError` at once if the run is
+    /// already stopped.
+    public func whileWaitingForLocks<T>(cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) throws -> T {
+        lock.lock()
+        if stopRequests > 0 {
+            lock.unlock()
+            throw CancellationError()
+        }
+        let id = nextWaiter
+        nextWaiter += 1
+        lockWaiters[id] = cancel
+        lock.unlock()
+        defer {
+            lock.lock()
+            lockWaiters[id] = nil
+            lock.unlock()
+        }
+        return try body()
+    }
+
+    /// Whether ``stop()`` was called (not counting fail-fast halts).
+    var isStopRequested: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopRequests > 0
     }
 
     /// Runs `handler` on the second ``stop()``, or at once if that already happened.

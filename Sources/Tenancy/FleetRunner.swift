@@ -22,6 +22,9 @@ public struct FleetRunner: Sendable {
     public var allowDestructive: Bool
     /// `.forward` for migrate, `.backward` for rollback.
     public var direction: TenantMigrationRunner.Direction
+    /// How long a lost connection keeps trying to reconnect (a server restart) before its worker
+    /// gives up.
+    public var reconnectTimeout: Duration = .seconds(60)
     public var logger: Logger
 
     public init(
@@ -54,7 +57,8 @@ public struct FleetRunner: Sendable {
         let startedAt = Date()
         let clock = ContinuousClock()
         let started = clock.now
-        let first = try await AsyncConnection.connect(connectionString, logger: logger)
+        let session = MigratorSession(connectionString: connectionString, reconnectTimeout: reconnectTimeout, logger: logger)
+        let first = try await session.connect()
         let records = try await first.withConnection { connection in
             try catalog.install(on: connection)
             return try catalog.tenants(family: family.name, on: connection)
@@ -74,6 +78,10 @@ public struct FleetRunner: Sendable {
                                  error: "no tenant named \(name) in family \(family.name)"))
         }
         if let limit = selection.limit { pending = Array(pending.prefix(limit)) }
+        if !runner.acceptModelChange, let changed = Self.changedModel(pending, family: family) {
+            await first.close()
+            throw changed
+        }
         func elapsed() -> Double { let d = clock.now - started; return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
         guard !pending.isEmpty else {
             await first.close()
@@ -83,17 +91,23 @@ public struct FleetRunner: Sendable {
         let tracker = ProgressTracker(total: pending.count, callback: progress)
         let runner = self.runner, allowDestructive = self.allowDestructive, direction = self.direction, failFast = self.failFast
         let outputs = try await fanOut(
-            pending, jobs: jobs, connectionString: connectionString, logger: logger, control: control, firstConnection: first,
+            pending, jobs: jobs, session: session, control: control, firstConnection: first,
             work: { record, connection in
-                Self.migrate(record, to: target, runner: runner, allowDestructive: allowDestructive, direction: direction, on: connection)
+                Self.migrate(record, to: target, runner: runner, allowDestructive: allowDestructive, direction: direction, control: control, on: connection)
             },
-            onDone: { entry in
-                await tracker.record(failed: entry.outcome == .failed)
+            recover: { run, connection in
+                // The connection died during the tenant: record its failure on the new one.
+                guard let failure = run.unrecorded else { return run }
+                _ = runner.recordFailure(failure, startedAt: Date(), logger: runner.logger(for: failure.tenant, connection), on: connection)
+                return TenantRun(entry: run.entry, unrecorded: nil)
+            },
+            onDone: { run in
+                await tracker.record(failed: run.entry.outcome == .failed)
                 // Not control.stop(): two failures at once must not cancel the healthy tenants in flight.
-                if failFast, entry.outcome == .failed { control.haltAfterFailure() }
+                if failFast, run.entry.outcome == .failed { control.haltAfterFailure() }
             }
         )
-        for (record, output) in zip(pending, outputs) {
+        for (record, output) in zip(pending, outputs.map { $0?.entry }) {
             entries.append(output ?? .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version, toVersion: target, milliseconds: 0))
         }
         entries.sort { $0.tenant < $1.tenant }
@@ -101,24 +115,58 @@ public struct FleetRunner: Sendable {
                            interrupted: control.isStopped || Task.isCancelled, entries: entries)
     }
 
+    /// One tenant's report line, and its failure when the connection died before it could be recorded.
+    struct TenantRun: Sendable {
+        var entry: FleetReport.Entry
+        var unrecorded: TenantMigrationError?
+    }
+
+    /// The first version among `records` whose model file changed since its tenants reached it.
+    static func changedModel(_ records: [TenantRecord], family: ModelFamily) -> TenancyError? {
+        let changed = records.filter { record in
+            family.version(named: record.version).map { $0.versionHash != record.versionHash } ?? false
+        }
+        guard let version = changed.first?.version else { return nil }
+        return .modelChanged(
+            version: version, file: family.versionFile(version), tenants: changed.filter { $0.version == version }.map(\.name)
+        )
+    }
+
     /// One tenant, turned into a report line whatever happens.
     static func migrate(
         _ record: TenantRecord, to target: String, runner: TenantMigrationRunner, allowDestructive: Bool,
-        direction: TenantMigrationRunner.Direction, on connection: Connection
-    ) -> FleetReport.Entry {
+        direction: TenantMigrationRunner.Direction, control: FleetControl, on connection: Connection
+    ) -> TenantRun {
         let clock = ContinuousClock()
         let started = clock.now
         func milliseconds() -> Double { let d = clock.now - started; return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+        var runner = runner
+        runner.control = control
         do {
             let result = try runner.migrate(record.name, to: target, allowDestructive: allowDestructive, direction: direction, on: connection)
-            return .init(tenant: record.name.rawValue, outcome: result.outcome == .migrated ? .migrated : .skipped,
-                         fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds)
+            return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: result.outcome == .migrated ? .migrated : .skipped,
+                                          fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds))
+        } catch let error as TenantMigrationError where error.isInterruption {
+            return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
+                                          toVersion: target, milliseconds: milliseconds()))
         } catch let error as TenantMigrationError {
-            return .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: error.fromVersion, toVersion: error.toVersion,
-                         milliseconds: milliseconds(), error: error.description, sqlState: sqlState(of: error.underlying)?.rawValue)
+            return TenantRun(
+                entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: error.fromVersion, toVersion: error.toVersion,
+                             milliseconds: milliseconds(), error: error.description, sqlState: sqlState(of: error.underlying)?.rawValue),
+                unrecorded: error.isRecorded || !error.isRecordable ? nil : error
+            )
         } catch {
-            return .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: record.version, toVersion: target,
-                         milliseconds: milliseconds(), error: "\(error)", sqlState: sqlState(of: error)?.rawValue)
+            // Failed before the tenant's record was read (a lost connection, say): record it against
+            // the version the fleet query found, once a connection is back.
+            let failure = TenantMigrationError(
+                tenant: record.name, fromVersion: record.version, toVersion: target, reason: .stepFailed,
+                underlying: error, attempts: 1, milliseconds: milliseconds()
+            )
+            return TenantRun(
+                entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: record.version, toVersion: target,
+                             milliseconds: milliseconds(), error: "\(error)", sqlState: sqlState(of: error)?.rawValue),
+                unrecorded: connection.isHealthy ? nil : failure
+            )
         }
     }
 

@@ -63,6 +63,8 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
         case destructiveChangesRefused([DestructiveChange])
         /// The target lies the other way: `migrate` only moves forward, `rollback` only backward.
         case wrongDirection(TenantMigrationRunner.Direction)
+        /// The fleet run was stopped while the tenant waited for its locks; nothing was changed.
+        case interrupted
     }
 
     public var tenant: TenantName
@@ -79,6 +81,24 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
     public var attempts: Int
     /// Wall time of the whole call.
     public var milliseconds: Double
+    /// Whether the failure is in the catalog (state `failed` and a history row). False when the
+    /// connection was lost before it could be written; a fleet run then records it on a new
+    /// connection.
+    public var isRecorded: Bool = false
+
+    /// Whether the run was stopped before this tenant changed anything.
+    public var isInterruption: Bool {
+        if case .interrupted = reason { return true }
+        return false
+    }
+
+    /// Whether this error is a failure to be recorded, rather than a refusal that touched nothing.
+    public var isRecordable: Bool {
+        switch reason {
+        case .stepFailed, .lockTimeout: return true
+        case .destructiveChangesRefused, .wrongDirection, .interrupted: return false
+        }
+    }
 
     public init(
         tenant: TenantName, fromVersion: String, toVersion: String, reason: Reason, failedStep: String? = nil,
@@ -129,6 +149,8 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
                 + "another session held a lock it needed throughout (each attempt waited lock_timeout = "
                 + "\(TenantMigrationRunner.wholeMilliseconds(timeout)) ms, SQLSTATE 55P03). Nothing was changed; the tenant is "
                 + "still at \(fromVersion). Retry when the database is quieter, or raise --lock-timeout / --max-attempts"
+        case .interrupted:
+            return "tenant \(tenant): stopped while waiting for its locks; nothing was changed, the tenant is still at \(fromVersion)"
         case let .destructiveChangesRefused(changes):
             return "tenant \(tenant): migration \(path) would drop data, so nothing was changed:"
                 + changes.map { "\n  - \($0.detail)" }.joined()

@@ -1,3 +1,4 @@
+import EntityModel
 import LibPQ
 
 /// A tenant operation was refused or failed. Each case names the tenant and says what to do.
@@ -12,6 +13,9 @@ public enum TenancyError: Error, Sendable, CustomStringConvertible {
     case adoptionFailed(schema: String, closest: String?, differences: [String])
     case schemaMissing(String)
     case dropNotConfirmed(TenantName)
+    /// The model file of `version` is not the one `tenants` were migrated with (its hash differs
+    /// from the recorded one).
+    case modelChanged(version: String, file: String, tenants: [TenantName])
 
     public var description: String {
         switch self {
@@ -41,6 +45,19 @@ public enum TenancyError: Error, Sendable, CustomStringConvertible {
             return "schema \(schema) does not exist"
         case let .dropNotConfirmed(name):
             return "dropping tenant \(name) deletes its schema and all its data; confirm with --yes-drop-data"
+        case let .modelChanged(version, file, tenants):
+            let names = tenants.prefix(10).map(\.rawValue).joined(separator: ", ") + (tenants.count > 10 ? " and \(tenants.count - 10) more" : "")
+            return "\(file) (version \(version)) changed since tenant\(tenants.count == 1 ? "" : "s") \(names) reached it: "
+                + "its model hash differs from the one recorded, so a plan from \(version) would assume a shape those tenants "
+                + "do not have. Restore the released file, or accept the change if it is cosmetic (acceptModelChange, "
+                + "--accept-model-change). Nothing was changed"
         }
+    }
+}
+
+extension ModelFamily {
+    /// The file that defines `version`, as diagnostics name it (`Recipes/v1.yaml`).
+    func versionFile(_ version: String) -> String {
+        (directory.map { $0.lastPathComponent + "/" } ?? "") + version + ".yaml"
     }
 }

@@ -31,7 +31,7 @@ extension TenantCatalog {
     /// The key is derived from (catalog, tenant), so runners on different tenants never wait for
     /// each other, and two runners on the same tenant serialize.
     public func lockTenant(_ name: TenantName, on connection: Connection) throws {
-        try connection.execute("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [schema, name.rawValue])
+        try connection.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
     }
 
     /// Records that `tenant` is now at `version`, ready.

@@ -8,12 +8,16 @@ import MigrationEngine
 /// the recorded version re-read under that lock, a bounded `lock_timeout`, and bounded retries.
 ///
 /// Per attempt, in ONE transaction:
-/// 1. `pg_advisory_xact_lock` on (catalog, tenant), so two runners on one tenant serialize;
-/// 2. `SET LOCAL lock_timeout`, so the DDL never queues in front of application traffic for long;
+/// 1. `SET LOCAL lock_timeout`, so that no wait below queues in front of application traffic for long;
+/// 2. `pg_advisory_xact_lock` on (catalog, tenant), so two runners on one tenant serialize;
 /// 3. the tenant's record is read `FOR UPDATE`; a tenant already at the target is left alone;
 /// 4. the plan is made from the recorded version (a planning error touches nothing and records
-///    nothing); destructive plans are refused unless allowed;
-/// 5. every step runs in the tenant's schema, then the new version and a history row are written.
+///    nothing); destructive plans are refused unless allowed, and so is a recorded version whose
+///    model file changed since the tenant reached it (unless ``acceptModelChange``);
+/// 5. every table of the tenant's model is locked up front, in a fixed order, never waiting for one
+///    lock while holding another (see `TenantMigrationRunner+Locks.swift`), and triggers the model
+///    did not create are disabled for the transaction (``ForeignTriggers``);
+/// 6. every step runs in the tenant's schema, then the new version and a history row are written.
 ///
 /// A lock timeout (55P03) or deadlock (40P01) rolls the attempt back and retries after an exponential
 /// backoff with jitter, up to ``maxAttempts``. Any other error rolls the attempt back; then, in a new
@@ -41,6 +45,14 @@ public struct TenantMigrationRunner: Sendable {
     /// from [half, all] of that value (jitter), so competing runners spread out.
     public var backoffBase: Duration
     public var backoffCap: Duration
+    /// Migrate tenants whose recorded version's model file has changed since they reached it.
+    /// Off by default: such a tenant is refused before anything is touched
+    /// (``TenancyError/modelChanged(version:file:tenants:)``), because the plan would assume a shape
+    /// the tenant does not have. For the operator who knows the change is cosmetic.
+    public var acceptModelChange: Bool = false
+    /// The fleet run this runner works for, if any: a stop while a tenant waits for its locks
+    /// cancels the wait, and the tenant is reported as ``TenantMigrationError/Reason/interrupted``.
+    public var control: FleetControl?
 
     public init(
         catalog: TenantCatalog,
@@ -126,6 +138,12 @@ public struct TenantMigrationRunner: Sendable {
                 }
             } catch let refusal as Refusal {
                 throw refusal.error
+            } catch where (error is CancellationError || SQLState.queryCanceled ~= error) && control?.isStopRequested == true {
+                // Stopped while waiting for locks (or just after): rolled back, nothing to record.
+                throw TenantMigrationError(
+                    tenant: tenant, fromVersion: state.fromVersion ?? "?", toVersion: destination.name, reason: .interrupted,
+                    attempts: attempt, milliseconds: elapsed()
+                )
             } catch {
                 let from = state.fromVersion ?? (try? catalog.tenant(tenant, on: connection))?.version ?? "?"
                 let step = "\(from) → \(destination.name)"
@@ -147,8 +165,9 @@ public struct TenantMigrationRunner: Sendable {
                         failedStep: state.runningStep, underlying: error, attempts: attempt, milliseconds: elapsed()
                     )
                     logger.error("\(failure)", metadata: ["step": "\(step)"])
-                    recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
-                    throw failure
+                    var recorded = failure
+                    recorded.isRecorded = recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
+                    throw recorded
                 }
                 guard let recordedFrom = state.fromVersion else {
                     // Failed before the tenant's record was read (lost connection, missing catalog):
@@ -160,8 +179,9 @@ public struct TenantMigrationRunner: Sendable {
                     failedStep: state.runningStep, underlying: error, attempts: attempt, milliseconds: elapsed()
                 )
                 logger.error("\(failure)", metadata: ["step": "\(step)"])
-                recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
-                throw failure
+                var recorded = failure
+                recorded.isRecorded = recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
+                throw recorded
             }
         }
     }
@@ -188,8 +208,8 @@ public struct TenantMigrationRunner: Sendable {
         _ tenant: TenantName, to destination: ModelVersion, allowDestructive: Bool, direction: Direction,
         attempt: Int, startedAt: Date, state: AttemptState, logger: Logger, on connection: Connection
     ) throws -> AttemptOutcome {
-        try catalog.lockTenant(tenant, on: connection)
-        try connection.script("SET LOCAL lock_timeout = '\(Self.wholeMilliseconds(lockTimeout))ms'")
+        try Self.setLockTimeout(lockTimeout, on: connection)
+        try waitingForLocks(connection) { try catalog.lockTenant(tenant, on: connection) }
         let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
         guard record.family == planner.family.name else {
             throw Refusal(error: TenancyError.familyMismatch(tenant: tenant, recorded: record.family, configured: planner.family.name))
@@ -219,12 +239,21 @@ public struct TenantMigrationRunner: Sendable {
                 reason: .destructiveChangesRefused(destructive), attempts: attempt
             ))
         }
-        if let recordedVersion = planner.family.version(named: record.version), recordedVersion.versionHash != record.versionHash {
+        if plan.source.versionHash != record.versionHash {
+            guard acceptModelChange else {
+                throw Refusal(error: TenancyError.modelChanged(
+                    version: record.version, file: planner.family.versionFile(record.version), tenants: [tenant]
+                ))
+            }
             logger.warning(
-                "the model file of \(record.version) changed since the tenant reached it; the plan assumes the current file",
+                "the model file of \(record.version) changed since the tenant reached it; accepted, the plan assumes the current file",
                 metadata: ["step": "\(record.version) → \(destination.name)"]
             )
         }
+        try waitingForLocks(connection) {
+            try Self.lockTables(Self.tablesToLock(of: plan.source, inSchema: record.schema, connection), on: connection)
+        }
+        let triggers = try ForeignTriggers.disable(inSchema: record.schema, on: connection)
 
         var statistics = StepStatistics()
         for step in plan.steps {
@@ -236,6 +265,7 @@ public struct TenantMigrationRunner: Sendable {
             statistics = statistics + (try step.run(inSchema: record.schema, on: connection))
         }
         state.runningStep = nil
+        try triggers.restore(on: connection)
         try catalog.recordVersion(tenant, version: destination.name, versionHash: destination.versionHash, on: connection)
         try catalog.recordHistory(
             HistoryEntry(
@@ -256,15 +286,25 @@ public struct TenantMigrationRunner: Sendable {
     /// Records `failure` in a new transaction: a history row always, and the tenant's state
     /// `failed` unless another runner has moved the tenant meanwhile. A failure to record is logged,
     /// never thrown: the caller reports the original error.
-    private func recordFailure(_ failure: TenantMigrationError, startedAt: Date, logger: Logger, on connection: Connection) {
+    ///
+    /// - Returns: whether the failure was recorded.
+    @discardableResult
+    func recordFailure(_ failure: TenantMigrationError, startedAt: Date, logger: Logger, on connection: Connection) -> Bool {
         let text = failure.underlyingDescription ?? failure.description
         do {
             try connection.transaction { connection in
-                try catalog.lockTenant(failure.tenant, on: connection)
-                try connection.script("SET LOCAL lock_timeout = '\(max(Self.wholeMilliseconds(lockTimeout), 1000))ms'")
-                if let record = try catalog.tenant(failure.tenant, on: connection, forUpdate: true),
-                   record.version == failure.fromVersion {
-                    try catalog.recordFailure(failure.tenant, error: text, on: connection)
+                try Self.setLockTimeout(max(lockTimeout, .seconds(1)), on: connection)
+                do {
+                    try connection.savepoint { connection in
+                        try catalog.lockTenant(failure.tenant, on: connection)
+                        if let record = try catalog.tenant(failure.tenant, on: connection, forUpdate: true),
+                           record.version == failure.fromVersion {
+                            try catalog.recordFailure(failure.tenant, error: text, on: connection)
+                        }
+                    }
+                } catch SQLState.lockNotAvailable {
+                    // Another runner holds the tenant (the very lock this attempt gave up on): the
+                    // tenant's state is that runner's to set; the history row below still records us.
                 }
                 try catalog.recordHistory(
                     HistoryEntry(
@@ -276,9 +316,25 @@ public struct TenantMigrationRunner: Sendable {
                     on: connection
                 )
             }
+            return true
         } catch {
-            logger.error("could not record the failure in the catalog: \(error)")
+            logger.error("could not record the failure in the catalog: \(error)\(connection.isHealthy ? "" : "; it is recorded once a connection is back")")
+            return false
         }
+    }
+
+    /// Runs `body`, a wait for locks, so that stopping the fleet run meanwhile cancels it.
+    private func waitingForLocks<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
+        guard let control else { return try body() }
+        let token = connection.cancelToken
+        return try control.whileWaitingForLocks(cancel: { token.cancel() }, body)
+    }
+
+    /// `connection`'s logger with the tenant in its metadata.
+    func logger(for tenant: TenantName, _ connection: Connection) -> Logger {
+        var logger = connection.logger
+        logger[metadataKey: "tenant"] = "\(tenant)"
+        return logger
     }
 
     // MARK: - Helpers

@@ -61,16 +61,25 @@ struct MigrationOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Attempts per tenant before a lock timeout is a failure.", valueName: "n"))
     var maxAttempts: Int = 5
 
+    @Flag(name: .long, help: "Migrate tenants even though the model file of their recorded version changed since they reached it (for a change known to be cosmetic).")
+    var acceptModelChange = false
+
+    @Option(name: .long, help: ArgumentHelp("How long to keep reconnecting after losing the server (a restart) before giving up on the remaining tenants.", valueName: "seconds"))
+    var reconnectTimeout: Int = 60
+
     @Flag(help: "Print the results as JSON.") var json = false
 
     func validate() throws {
         guard lockTimeout >= 0 else { throw ValidationError("--lock-timeout must be 0 or more milliseconds") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+        guard reconnectTimeout >= 0 else { throw ValidationError("--reconnect-timeout must be 0 or more seconds") }
     }
 
     func configure(_ migrator: inout TenantMigrator) {
         migrator.lockTimeout = .milliseconds(lockTimeout)
         migrator.maxAttempts = maxAttempts
+        migrator.acceptModelChange = acceptModelChange
+        migrator.reconnectTimeout = .seconds(reconnectTimeout)
     }
 }
 

@@ -170,9 +170,9 @@ struct FleetTests {
         }
     }
 
-    @Test func secondStopCancelsTheTenantsInFlightAndRollsThemBack() async throws {
+    @Test func aStopEndsALockWaitAndLeavesThatTenantUntouched() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            // Locks are waited on for long, so only the cancel can end the blocked tenant's attempt.
+            // Locks are waited on for long, so only the stop can end the blocked tenant's wait.
             let migrator = try makeMigrator(conninfo, lockTimeout: .seconds(60))
             let tenants = names("k", 12)
             _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
@@ -180,8 +180,8 @@ struct FleetTests {
             let connection = try Connection(conninfo, logger: quietLogger)
             let before = (try connection.schemaShape("tenant_k001"), try connection.tableChecksums(schema: "tenant_k001"))
 
-            // Another session reads k001's recipes in an open transaction: the migration's first
-            // ALTER TABLE waits for it, inside a statement, until cancelled.
+            // Another session reads k001's recipes in an open transaction: the migration waits for
+            // its table locks before it changes anything.
             let blocker = try Connection(conninfo, logger: quietLogger)
             try blocker.script("BEGIN; SELECT count(*) FROM tenant_k001.recipe")
 
@@ -189,36 +189,32 @@ struct FleetTests {
             let run = Task { try await migrator.migrateAll(jobs: 2, control: control) }
             let waitedOnLock = try await Self.waitForLockWait(connection)
             #expect(waitedOnLock)
-            control.stop()
+            // One stop (one Ctrl-C): no new tenants, and the tenant waiting for its locks gives up.
             control.stop()
             let report = try await run.value
             try blocker.script("ROLLBACK")
 
             #expect(report.interrupted)
             let blocked = report.entries.first { $0.tenant == "k001" }
-            #expect(blocked?.outcome == .failed)
-            #expect(blocked?.sqlState == "57014")
-            // Any other tenant cancelled mid-statement failed the same way. (A statement cancelled
-            // inside a policy stage reaches the report as a PolicyError, whose underlying error is
-            // text: its SQLSTATE is then only in the message.)
-            #expect(report.entries.filter { $0.outcome == .failed }.allSatisfy { $0.sqlState == "57014" || ($0.error ?? "").contains("ERROR 57014") })
+            #expect(blocked?.outcome == .notStarted)
+            #expect(report.failed == 0)
             #expect(report.notStarted > 0)
-            #expect(report.migrated + report.failed + report.notStarted == 12)
+            #expect(report.migrated + report.notStarted == 12)
 
-            // Cancelled tenants are rolled back and recorded failed; none is half-migrated.
+            // Every tenant is at v1 or v3 and ready; k001 is exactly as it was, with no history row.
             let versions = try connection.tenantVersions()
             for entry in report.entries {
                 #expect(versions[entry.tenant]?.version == (entry.outcome == .migrated ? "v3" : "v1"), "\(entry.tenant)")
-                #expect(versions[entry.tenant]?.state == (entry.outcome == .failed ? "failed" : "ready"), "\(entry.tenant)")
+                #expect(versions[entry.tenant]?.state == "ready", "\(entry.tenant)")
             }
             let drifted = try await migrator.verify().filter { !$0.isClean }
             #expect(drifted.isEmpty, "drift: \(drifted.map { "\($0.tenant): \($0.differences)" })")
             #expect(try connection.schemaShape("tenant_k001") == before.0)
             #expect(try connection.tableChecksums(schema: "tenant_k001") == before.1)
-            let history = try connection.execute(
-                "SELECT outcome, sqlstate FROM tenant_migrator.migration_history WHERE tenant = 'k001' AND operation = 'migrate'"
-            ).map { [$0[0], $0[1]] }
-            #expect(history == [["failed", "57014"]])
+            let history = try connection.scalar(
+                "SELECT count(*)::int FROM tenant_migrator.migration_history WHERE tenant = 'k001' AND operation = 'migrate'", as: Int.self
+            )
+            #expect(history == 0)
 
             let rerun = try await migrator.migrateAll(jobs: 2)
             #expect(rerun.succeeded)

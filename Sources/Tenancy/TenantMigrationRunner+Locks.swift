@@ -1,0 +1,63 @@
+import EntityModel
+import LibPQ
+
+/// How a migration takes its locks without stalling the application for long.
+///
+/// `lock_timeout` is set first, so every wait below (the tenant's advisory lock, the catalog row,
+/// the tables) is bounded by it. Then, before the first DDL, the migration takes ACCESS EXCLUSIVE
+/// on every table of the tenant's current model in one fixed order (by name), all at once with
+/// `NOWAIT`. When one is busy, it releases everything and waits for that one table alone, inside a
+/// savepoint that is rolled back afterwards, so it never waits for one lock while holding another
+/// that the application needs. The application therefore never queues behind the migration for
+/// longer than `lock_timeout` on any table.
+extension TenantMigrationRunner {
+    /// `SET LOCAL lock_timeout`, through `pg_catalog.set_config`.
+    static func setLockTimeout(_ timeout: Duration, on connection: Connection) throws {
+        try connection.execute(
+            "SELECT pg_catalog.set_config('lock_timeout', $1, true)", ["\(TenantMigrationRunner.wholeMilliseconds(timeout))ms"]
+        )
+    }
+
+    /// Rounds of "all at once, else wait for the busy one alone" before giving up with 55P03 (the
+    /// attempt is then retried with backoff, holding nothing).
+    static let lockRounds = 4
+
+    /// Takes ACCESS EXCLUSIVE on `tables` (already qualified and quoted), in the given order, without
+    /// ever waiting on one while holding another.
+    static func lockTables(_ tables: [String], on connection: Connection) throws {
+        guard !tables.isEmpty else { return }
+        let all = tables.joined(separator: ", ")
+        for _ in 0..<lockRounds {
+            do {
+                try connection.savepoint { _ = try $0.execute("LOCK TABLE \(all) IN ACCESS EXCLUSIVE MODE NOWAIT") }
+                return
+            } catch SQLState.lockNotAvailable {
+                // Some table is busy. Wait for each one in turn, alone, and let go of it again.
+                for table in tables {
+                    do {
+                        try connection.savepoint { connection in
+                            try connection.execute("LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE")
+                            throw ReleaseLock()
+                        }
+                    } catch is ReleaseLock {}
+                }
+            }
+        }
+        throw PostgresError(
+            kind: .server,
+            message: "the tenant's tables stayed busy through \(lockRounds) rounds of waiting for them one by one",
+            sqlState: .lockNotAvailable
+        )
+    }
+
+    /// The tables of `version` in `schema`, qualified, quoted and sorted by name: the fixed order in
+    /// which every migration locks them.
+    static func tablesToLock(of version: ModelVersion, inSchema schema: String, _ connection: Connection) -> [String] {
+        version.relationalSchema().tables.map(\.name).sorted().map {
+            connection.quoteIdentifier(schema) + "." + connection.quoteIdentifier($0)
+        }
+    }
+}
+
+/// Thrown to roll a savepoint back on purpose (releasing the lock taken in it).
+private struct ReleaseLock: Error {}
