@@ -9,16 +9,20 @@ extension TenantLifecycle {
     /// - Throws: ``TenancyError/tenantExists(_:)``, ``TenancyError/schemaExists(_:tenant:)``, or a
     ///   ``PostgresError``.
     @discardableResult
-    public func create(_ name: TenantName, version versionName: String? = nil, on connection: Connection) throws -> TenantRecord {
+    /// - Parameter access: who owns the tenant's objects and which app role may use them.
+    public func create(
+        _ name: TenantName, version versionName: String? = nil, access: TenantAccess = TenantAccess(), on connection: Connection
+    ) throws -> TenantRecord {
         let version = try version(named: versionName)
         let schema = name.defaultSchemaName
         let started = Date()
         let literal = connection.quoteLiteral
         var statements = [
-            "SELECT pg_advisory_xact_lock(hashtext(\(literal(catalog.schema))), hashtext(\(literal(name.rawValue))))",
-            "CREATE SCHEMA \(connection.quoteIdentifier(schema))",
+            "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext(\(literal(catalog.schema))), pg_catalog.hashtext(\(literal(name.rawValue))))",
         ]
+        statements += access.schemaStatements(schema, connection)
         statements += version.relationalSchema().createStatements(inSchema: schema, quoting: connection)
+        statements += access.grantStatements(schema, connection)
         statements.append("""
             INSERT INTO \(catalog.qualified("tenants", connection)) (name, schema_name, family, version, version_hash)
             VALUES (\(literal(name.rawValue)), \(literal(schema)), \(literal(family.name)), \(literal(version.name)), \(literal(version.versionHash)))

@@ -10,9 +10,12 @@ public struct VerificationReport: Sendable, Codable {
     public var differences: [SchemaDifference]
     /// Set when the version's model file changed since the tenant reached it.
     public var hashMismatch: String?
+    /// Objects in the tenant's schema that the model does not define (triggers, functions, views,
+    /// sequences, policies, …), and rights to create them; see ``ForeignObject``.
+    public var foreignObjects: [ForeignObject] = []
 
-    /// No drift and no hash mismatch.
-    public var isClean: Bool { differences.isEmpty && hashMismatch == nil }
+    /// No drift, no hash mismatch and no foreign objects.
+    public var isClean: Bool { differences.isEmpty && hashMismatch == nil && foreignObjects.isEmpty }
 }
 
 extension TenantLifecycle {
@@ -28,6 +31,7 @@ extension TenantLifecycle {
             tenant: name, schema: record.schema, version: record.version,
             differences: live.differences(from: expected)
         )
+        report.foreignObjects = try ForeignObject.inventory(inSchema: record.schema, on: connection)
         if record.versionHash != version.versionHash {
             report.hashMismatch = "the model file of \(version.name) changed since the tenant reached it "
                 + "(recorded hash \(record.versionHash.prefix(12)), now \(version.versionHash.prefix(12))); "

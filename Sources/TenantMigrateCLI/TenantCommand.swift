@@ -23,7 +23,13 @@ struct TenantCommand: AsyncParsableCommand {
         var file: String?
         @Option(help: ArgumentHelp("The version to create them at.", valueName: "v")) var version: String?
         @Option(name: [.short, .long], help: ArgumentHelp("Connections used at once when creating several tenants.", valueName: "n")) var jobs: Int = 4
+        @Option(help: ArgumentHelp("The role that owns the tenant schemas and their tables (the migrator role; docs/Security.md). Default: the connecting role.", valueName: "role"))
+        var owner: String?
+        @Option(name: .customLong("app-role"), help: ArgumentHelp("The tenant's application role: USAGE on its schema and DML on its tables only, never CREATE.", valueName: "role"))
+        var appRole: String?
         @Flag(help: "Print the report as JSON (several tenants).") var json = false
+
+        var access: TenantAccess { TenantAccess(owner: owner, appRole: appRole) }
 
         func run() async throws {
             var all = names
@@ -36,13 +42,13 @@ struct TenantCommand: AsyncParsableCommand {
             _ = try all.map(TenantName.init)  // reject bad names before touching anything
             let migrator = try options.makeMigrator()
             if all.count == 1 && !json {
-                let record = try await migrator.createTenant(all[0], version: version)
+                let record = try await migrator.createTenant(all[0], version: version, access: access)
                 print("created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)")
                 return
             }
-            let jobs = self.jobs, version = self.version
+            let jobs = self.jobs, version = self.version, access = self.access
             try await runFleet(verb: "created", json: json) { control, progress in
-                try await migrator.createTenants(all, version: version, jobs: jobs, control: control, progress: progress)
+                try await migrator.createTenants(all, version: version, access: access, jobs: jobs, control: control, progress: progress)
             }
         }
     }

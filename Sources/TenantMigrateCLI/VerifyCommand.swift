@@ -7,7 +7,12 @@ struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Compare each tenant's live schema with its recorded version; exit non-zero on drift.",
-        discussion: "Reports missing or extra tables and columns, and differences of type, nullability, default, foreign key, unique constraint, check and index."
+        discussion: """
+            Reports missing or extra tables and columns; differences of type, nullability, default, foreign key, \
+            unique constraint, check and index; a model file changed since the tenant reached its version; and every \
+            object in the tenant schema that the model does not define (triggers, functions, views, sequences, \
+            row-level security policies, rules, types, …) or a CREATE right on the schema for another role.
+            """
     )
 
     @OptionGroup var options: GlobalOptions
@@ -28,6 +33,7 @@ struct VerifyCommand: AsyncParsableCommand {
                 print("\(report.tenant): DRIFT in schema \(report.schema) against \(report.version)")
                 if let mismatch = report.hashMismatch { print("  - \(mismatch)") }
                 report.differences.forEach { print("  - \($0)") }
+                report.foreignObjects.forEach { print("  - \($0)") }
             }
         }
         let drifted = reports.filter { !$0.isClean }.count

@@ -4,10 +4,13 @@ import Tenancy
 extension TenantMigrator {
     /// Creates a tenant at `version` (the latest by default), in one transaction.
     @discardableResult
-    public func createTenant(_ name: String, version: String? = nil) async throws -> TenantRecord {
+    ///
+    /// - Parameter access: who owns the tenant's objects and which app role may use them
+    ///   (docs/Security.md).
+    public func createTenant(_ name: String, version: String? = nil, access: TenantAccess = TenantAccess()) async throws -> TenantRecord {
         let name = try TenantName(name)
         let lifecycle = self.lifecycle
-        return try await withConnection { try lifecycle.create(name, version: version, on: $0) }
+        return try await withConnection { try lifecycle.create(name, version: version, access: access, on: $0) }
     }
 
     /// Drops a tenant's schema and data. `confirmed` must be true.

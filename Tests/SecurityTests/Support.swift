@@ -5,6 +5,7 @@ import Logging
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrateCLI
+import TenantMigrator
 import Testing
 
 /// The repository's root, found from this file.
@@ -86,14 +87,24 @@ struct LeastPrivilegeDatabase: Sendable {
     func adminConnection() throws -> Connection { try Connection(adminURL, logger: quietLogger) }
 }
 
+/// The facade over the Recipes family with its Swift policies, as a server app builds it.
+func makeRecipesMigrator(_ conninfo: String) throws -> TenantMigrator {
+    try TenantMigrator(
+        connectionString: conninfo,
+        familyDirectory: repositoryRoot.appendingPathComponent("Migrations/Recipes"),
+        policies: RecipesPolicies.registry,
+        logger: quietLogger
+    )
+}
+
 /// Runs `tenant-migrate <arguments> --database-url <conninfo> --migrations <repo>/Migrations`
 /// in-process, as the executable would, and returns its exit code.
 @discardableResult
-func tenantMigrate(_ conninfo: String, _ arguments: [String]) async throws -> Int32 {
+func tenantMigrate(_ conninfo: String, _ arguments: [String], migrations: String = migrationsDirectory) async throws -> Int32 {
     TenantMigrateCommand.use(policies: RecipesPolicies.registry)
     do {
         var command = try TenantMigrateCommand.parseAsRoot(
-            arguments + ["--database-url", conninfo, "--migrations", migrationsDirectory]
+            arguments + ["--database-url", conninfo, "--migrations", migrations]
         )
         if var async = command as? AsyncParsableCommand {
             try await async.run()
@@ -103,6 +114,17 @@ func tenantMigrate(_ conninfo: String, _ arguments: [String]) async throws -> In
         return 0
     } catch let exit as ExitCode {
         return exit.rawValue
+    }
+}
+
+/// Runs `tenant-migrate` like ``tenantMigrate(_:_:migrations:)`` and returns the error it ended
+/// with: the error a command throws for a single tenant, or its non-zero `ExitCode`; nil on success.
+func tenantMigrateError(_ conninfo: String, _ arguments: [String], migrations: String = migrationsDirectory) async -> (any Error)? {
+    do {
+        let code = try await tenantMigrate(conninfo, arguments, migrations: migrations)
+        return code == 0 ? nil : ExitCode(code)
+    } catch {
+        return error
     }
 }
 
@@ -117,6 +139,30 @@ extension Connection {
     func column<T: PostgresDecodable>(_ sql: String, _ parameters: [(any PostgresEncodable)?] = [], as type: T.Type = T.self) throws -> [T] {
         try execute(sql, parameters).map { try $0.decode(T.self, at: 0) }
     }
+}
+
+/// Fills tenant `schema` (at Recipes v2, or v1 with `atV1`) with `recipes` recipes of three
+/// ingredients each, as the superuser: types cycle through Meat, Fish, Vegetarian, Dessert and Other.
+func loadRecipesAtV2(_ admin: Connection, schema: String, recipes: Int = 20, atV1: Bool = false) throws {
+    let quoted = admin.quoteIdentifier(schema)
+    try admin.script("""
+        INSERT INTO \(quoted).recipe (name, type, servings, \(atV1 ? "instructions" : "method"))
+        SELECT 'Recipe ' || g, (ARRAY['Meat', 'Fish', 'Vegetarian', 'Dessert', 'Other'])[1 + g % 5], 1 + g % 8, 'Cook it.'
+        FROM generate_series(1, \(recipes)) AS g;
+        INSERT INTO \(quoted).recipe_ingredient (recipe_id, name, quantity, unit_of_measure)
+        SELECT r.id, 'Ingredient ' || ((r.id * 7 + k) % 10), k, (ARRAY['g', 'ml', 'piece'])[1 + ((r.id * 7 + k) % 10) % 3]
+        FROM \(quoted).recipe AS r, generate_series(1, 3) AS k
+        """)
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+func waitUntil(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return try condition()
 }
 
 struct TestFailure: Error, CustomStringConvertible {

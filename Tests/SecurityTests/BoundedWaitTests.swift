@@ -1,0 +1,108 @@
+import Foundation
+import LibPQ
+import Testing
+
+/// A migration never queues in front of application traffic for longer than `lock_timeout`, and
+/// never waits without limit itself (docs/Security.md, "Bounded waits").
+@Suite("Bounded waits")
+struct BoundedWaitTests {
+    @Test func theAdvisoryLockWaitIsBoundedByLockTimeoutAndAttempts() async throws {
+        try await LeastPrivilegeDatabase.with { setup in
+            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"]) == 0)
+            // Another runner holds tenant t's advisory lock.
+            let holder = try Connection(setup.migratorURL, logger: quietLogger)
+            try holder.execute("BEGIN")
+            try holder.execute("SELECT pg_advisory_xact_lock(hashtext('tenant_migrator'), hashtext('t'))")
+
+            let started = ContinuousClock.now
+            let (run, done) = background {
+                await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t", "--lock-timeout", "1000", "--max-attempts", "2"])
+            }
+            // Two attempts of 1 s plus one backoff of at most 200 ms: about 2.2 s. If the wait were
+            // unbounded, the holder lets go after 30 s and the run would end only then.
+            let ended = try await waitUntil(timeout: .seconds(30)) { done.isSet }
+            try holder.execute("ROLLBACK")
+            let error = try await run.value
+            #expect(ended, "the runner was still waiting for the advisory lock after \(ContinuousClock.now - started)")
+            #expect("\(error.map { "\($0)" } ?? "no error")".contains("55P03"))
+            let admin = try setup.adminConnection()
+            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
+            #expect(try admin.scalar(
+                "SELECT sqlstate FROM tenant_migrator.migration_history WHERE tenant = 't' AND outcome = 'failed'", as: String.self
+            ) == "55P03")
+        }
+    }
+
+    @Test func theMigrationNeverWaitsForOneTableWhileHoldingAnother() async throws {
+        try await LeastPrivilegeDatabase.with { setup in
+            // v1 → v3 alters recipe first (v1 → v2), then recipe_ingredient (v2 → v3).
+            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole]) == 0)
+            let admin = try setup.adminConnection()
+            try loadRecipesAtV2(admin, schema: "tenant_t", atV1: true)
+            // The app is in the middle of a transaction on recipe_ingredient.
+            let busy = try Connection(setup.appURL, logger: quietLogger)
+            try busy.execute("BEGIN")
+            try busy.execute("UPDATE tenant_t.recipe_ingredient SET quantity = quantity WHERE id = (SELECT min(id) FROM tenant_t.recipe_ingredient)")
+
+            let lockTimeout = 3000
+            let (run, done) = background {
+                await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t", "--lock-timeout", "\(lockTimeout)", "--max-attempts", "2"])
+            }
+            // Meanwhile: the migrator must never hold recipe while it waits for a lock (sampled here),
+            // and the app's updates of recipe must not queue behind it for long (a second session).
+            let appURL = setup.appURL
+            let (updates, _) = background { () -> Duration in
+                let app = try Connection(appURL, logger: quietLogger)
+                var longest = Duration.zero
+                while !done.isSet {
+                    let before = ContinuousClock.now
+                    try app.execute("UPDATE tenant_t.recipe SET servings = servings WHERE id = (SELECT min(id) FROM tenant_t.recipe)")
+                    longest = max(longest, ContinuousClock.now - before)
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                return longest
+            }
+            var samples = 0
+            var heldWhileWaiting: [String] = []
+            while !done.isSet {
+                heldWhileWaiting += try admin.column("""
+                    SELECT h.mode FROM pg_locks w JOIN pg_locks h ON h.pid = w.pid AND h.granted
+                    JOIN pg_stat_activity a ON a.pid = w.pid
+                    WHERE NOT w.granted AND a.usename = $1 AND h.locktype = 'relation' AND h.relation = 'tenant_t.recipe'::regclass
+                    """, [setup.migratorRole])
+                samples += 1
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let longestStall = try await updates.value
+            try busy.execute("ROLLBACK")
+            // recipe_ingredient stayed busy throughout: the migration gave up.
+            #expect("\(try await run.value.map { "\($0)" } ?? "no error")".contains("55P03"))
+            #expect(samples > 5)
+            #expect(heldWhileWaiting.isEmpty, "in \(heldWhileWaiting.count) samples the migrator held recipe (\(Set(heldWhileWaiting).sorted())) while waiting for another lock")
+            #expect(longestStall < .milliseconds(lockTimeout + 1000), "an app update of recipe stalled \(longestStall)")
+            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
+
+            // Once the app is done, the same migration goes through.
+            #expect(try await tenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+        }
+    }
+
+}
+
+/// Set once, read from anywhere: whether a background run has finished.
+final class DoneFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func set() { lock.withLock { done = true } }
+    var isSet: Bool { lock.withLock { done } }
+}
+
+/// Runs `body` in a task that sets the returned flag when it ends.
+func background<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> (Task<T, any Error>, DoneFlag) {
+    let flag = DoneFlag()
+    let task = Task {
+        defer { flag.set() }
+        return try await body()
+    }
+    return (task, flag)
+}
