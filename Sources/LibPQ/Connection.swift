@@ -30,12 +30,14 @@ public final class Connection {
     /// service file. The connection string may override `connect_timeout` and `application_name`.
     ///
     /// - Throws: ``PostgresError`` of kind `.connection`, naming the host, the port and the reason.
+    ///   Neither the message nor anything else the error holds contains the password.
     public init(
         _ conninfo: String = "",
         connectTimeout: Int = 10,
         applicationName: String = "tenant-migrate",
         logger: Logger = Logger(label: "LibPQ")
     ) throws {
+        try ConnectionString.validate(conninfo)
         // Earlier keywords are defaults: the expanded conninfo (dbname) overrides them.
         let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
         let values = [String(connectTimeout), applicationName, conninfo]
@@ -48,7 +50,8 @@ public final class Connection {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let error = Connection.connectionError(connection)
+            var error = Connection.connectionError(connection)
+            error.message = ConnectionString.scrubbing(error.message, secretsOf: conninfo)
             PQfinish(connection)
             throw error
         }
