@@ -40,10 +40,7 @@ struct TenantAdoptTests {
             let family = try recipesFamily()
             let lifecycle = TenantLifecycle(catalog: catalog, family: family)
             let v1 = try #require(family.version(named: "v1"))
-            try connection.script("CREATE SCHEMA legacy")
-            for statement in v1.relationalSchema().createStatements(inSchema: "legacy", quoting: connection) {
-                try connection.script(statement)
-            }
+            try connection.createSchema("legacy", at: v1)
 
             // The winner has inserted its row but not committed.
             let winner = try Connection(conninfo)
