@@ -35,6 +35,7 @@ public final class Connection {
     /// unqualified name resolves to PostgreSQL's own catalog first and never to a user schema.
     ///
     /// - Throws: ``PostgresError`` of kind `.connection`, naming the host, the port and the reason.
+    ///   Neither the message nor anything else the error holds contains the password.
     public init(
         _ conninfo: String = "",
         connectTimeout: Int = 10,
@@ -42,6 +43,7 @@ public final class Connection {
         searchPath: [String]? = nil,
         logger: Logger = Logger(label: "LibPQ")
     ) throws {
+        try ConnectionString.validate(conninfo)
         // Earlier keywords are defaults: the expanded conninfo (dbname) overrides them.
         // The search path goes into the startup packet (no extra round trip), unless the connection
         // string brings `options` of its own, which then win; see setSearchPath below.
@@ -57,7 +59,8 @@ public final class Connection {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let error = Connection.connectionError(connection)
+            var error = Connection.connectionError(connection)
+            error.message = ConnectionString.scrubbing(error.message, secretsOf: conninfo)
             PQfinish(connection)
             throw error
         }

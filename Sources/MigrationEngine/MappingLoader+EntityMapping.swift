@@ -24,7 +24,8 @@ extension MappingLoader {
             valid = false
         }
         var filter: String?
-        if let filterNode = reader.value("filter", in: entries) {
+        let filterNode = reader.value("filter", in: entries)
+        if let filterNode {
             filter = reader.string(filterNode, what: "filter")
             if valid, let filter { checkExpression(filter, at: filterNode, mapping: name, from: sourceEntity, in: source) }
         }
@@ -57,7 +58,8 @@ extension MappingLoader {
             }
         }
         return EntityMapping(name: name, source: sourceEntity, destination: destinationEntity, filter: filter, attributes: attributes,
-                             relationships: relationships, policy: policy, location: reader.location(of: node))
+                             relationships: relationships, policy: policy, location: reader.location(of: node),
+                             filterLocation: filterNode.map { reader.location(of: $0) })
     }
 
     /// `relationship: MappingName`, or `relationship: { mappings: [A, B], from: source.path }`.

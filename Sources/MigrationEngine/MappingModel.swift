@@ -44,6 +44,8 @@ public struct EntityMapping: Sendable, Hashable {
     public let policy: String?
     /// Where the mapping starts in its file.
     public let location: SourceLocation?
+    /// Where the filter is in the file.
+    public var filterLocation: SourceLocation? = nil
 
     /// A destination attribute's value expression.
     public struct AttributeExpression: Sendable, Hashable {

@@ -12,6 +12,8 @@ public enum TenancyError: Error, Sendable, CustomStringConvertible {
     case catalogTooNew(catalog: String, found: Int, supported: Int)
     case adoptionFailed(schema: String, closest: String?, differences: [String])
     case schemaMissing(String)
+    /// `tenant adopt` named a schema that another tenant is registered with.
+    case schemaBelongsToTenant(String, tenant: TenantName)
     case dropNotConfirmed(TenantName)
     /// The model file of `version` is not the one `tenants` were migrated with (its hash differs
     /// from the recorded one).
@@ -43,6 +45,8 @@ public enum TenancyError: Error, Sendable, CustomStringConvertible {
             return text
         case let .schemaMissing(schema):
             return "schema \(schema) does not exist"
+        case let .schemaBelongsToTenant(schema, tenant):
+            return "schema \(schema) already belongs to tenant \(tenant); a schema can be registered for one tenant only (see `tenant list`)"
         case let .dropNotConfirmed(name):
             return "dropping tenant \(name) deletes its schema and all its data; confirm with --yes-drop-data"
         case let .modelChanged(version, file, tenants):

@@ -8,7 +8,8 @@ extension TenantLifecycle {
     /// with a store).
     ///
     /// - Throws: ``TenancyError/adoptionFailed(schema:closest:differences:)`` naming the closest
-    ///   version and its differences when none matches.
+    ///   version and its differences when none matches;
+    ///   ``TenancyError/schemaBelongsToTenant(_:tenant:)`` when another tenant has the schema.
     @discardableResult
     public func adopt(_ name: TenantName, schema: String, on connection: Connection) throws -> TenantRecord {
         let started = Date()
@@ -17,16 +18,15 @@ extension TenantLifecycle {
             if try catalog.tenant(name, on: connection) != nil { throw TenancyError.tenantExists(name) }
             let exists = try connection.execute("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]).rowCount > 0
             guard exists else { throw TenancyError.schemaMissing(schema) }
+            if let owner = try tenantOwning(schema: schema, on: connection) {
+                throw TenancyError.schemaBelongsToTenant(schema, tenant: owner)
+            }
             let live = try SchemaSnapshot.read(schema: schema, on: connection)
             var closest: (version: ModelVersion, differences: [SchemaDifference])?
             for version in family.versions.reversed() {
                 let differences = live.differences(from: try SchemaSnapshot.expected(for: version, on: connection))
                 if differences.isEmpty {
-                    try connection.execute(
-                        "INSERT INTO \(catalog.qualified("tenants", connection)) (name, schema_name, family, version, version_hash) "
-                            + "VALUES ($1, $2, $3, $4, $5)",
-                        [name.rawValue, schema, family.name, version.name, version.versionHash]
-                    )
+                    try register(name, schema: schema, version: version, on: connection)
                     try catalog.recordHistory(
                         HistoryEntry(tenant: name, family: family.name, operation: .adopt, fromVersion: nil,
                                      toVersion: version.name, startedAt: started, outcome: .succeeded),
@@ -43,5 +43,32 @@ extension TenantLifecycle {
                 differences: closest?.differences.map(\.description) ?? []
             )
         }
+    }
+
+    /// Inserts the catalog row. A tenant adopting the same schema at the same moment commits first
+    /// and makes the insert fail with 23505; that is reported as the clash it is.
+    private func register(_ name: TenantName, schema: String, version: ModelVersion, on connection: Connection) throws {
+        do {
+            try connection.savepoint { connection in
+                _ = try connection.execute(
+                    "INSERT INTO \(catalog.qualified("tenants", connection)) (name, schema_name, family, version, version_hash) "
+                        + "VALUES ($1, $2, $3, $4, $5)",
+                    [name.rawValue, schema, family.name, version.name, version.versionHash]
+                )
+            }
+        } catch let error as PostgresError where error.sqlState == .uniqueViolation {
+            if let owner = try tenantOwning(schema: schema, on: connection) {
+                throw TenancyError.schemaBelongsToTenant(schema, tenant: owner)
+            }
+            if try catalog.tenant(name, on: connection) != nil { throw TenancyError.tenantExists(name) }
+            throw error
+        }
+    }
+
+    /// The tenant registered with `schema`, if any (of any family).
+    private func tenantOwning(schema: String, on connection: Connection) throws -> TenantName? {
+        try connection.execute(
+            "SELECT name FROM \(catalog.qualified("tenants", connection)) WHERE schema_name = $1", [schema]
+        ).first.map { try TenantName(try $0.decode(String.self, at: 0)) }
     }
 }

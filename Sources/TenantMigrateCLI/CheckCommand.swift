@@ -10,12 +10,17 @@ struct CheckCommand: AsyncParsableCommand {
         abstract: "Check offline that every adjacent pair of versions can migrate, in both directions.",
         discussion: """
             Each pair is mapped (a mapping model exists for it), inferred (the change follows the \
-            lightweight rules), or IMPOSSIBLE, with the reasons. Exits non-zero if any pair is \
-            impossible. Needs no database.
+            lightweight rules), or IMPOSSIBLE, with the reasons. Then every filter and value \
+            expression of the mapping models is checked against PostgreSQL, on a scratch schema \
+            in a transaction that is rolled back: nothing is written. Exits non-zero if any pair \
+            is impossible or any expression is not valid SQL. With --offline, needs no database \
+            and skips the SQL check.
             """
     )
 
     @OptionGroup var options: GlobalOptions
+    @Flag(help: "Check the versions and mappings without a database (skips the SQL check of mapping expressions).")
+    var offline = false
 
     func run() async throws {
         let migrator = try options.makeOfflineMigrator()
@@ -32,6 +37,9 @@ struct CheckCommand: AsyncParsableCommand {
             )
         }
         print("all \(checks.count) steps can migrate")
+        guard !offline, migrator.mappings.contains(where: { $0 is MappingModel }) else { return }
+        try await MappingExpressionCheck.run(on: try options.makeMigrator())
+        print("every mapping filter and expression is valid SQL")
     }
 }
 

@@ -11,7 +11,8 @@ struct PlanCommand: AsyncParsableCommand {
         discussion: """
             With --tenant, plans from the tenant's recorded version to --to (the latest by default), \
             rendered for the tenant's schema. With --from and --to, plans between two versions, \
-            rendered for --schema.
+            rendered for --schema. The filters and expressions of the mapping models on the way \
+            are checked against PostgreSQL first (in a transaction that is rolled back).
             """
     )
 
@@ -39,6 +40,7 @@ struct PlanCommand: AsyncParsableCommand {
         } else {
             report = try await migrator.planReport(from: from!, to: to!, schema: schema)
         }
+        try await MappingExpressionCheck.run(on: migrator, from: report.source, to: report.destination)
         if json { return try Console.printJSON(report) }
         let subject = report.tenant.map { "tenant \($0) (schema \(report.schema))" } ?? "schema \(report.schema)"
         guard !report.isEmpty else {

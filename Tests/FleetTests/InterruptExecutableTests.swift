@@ -5,19 +5,8 @@ import Tenancy
 import TenantMigrator
 import Testing
 
-/// The `tenant-migrate` executable built next to this test bundle (`swift test` builds every
-/// product), or nil when it is not there.
-let tenantMigrateExecutable: URL? = {
-    var directories: [URL] = []
-    #if os(Linux)
-    directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
-    #endif
-    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-        directories.append(bundle.bundleURL.deletingLastPathComponent())
-    }
-    return directories.map { $0.appendingPathComponent("tenant-migrate") }
-        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-}()
+/// The `tenant-migrate` executable built next to this test bundle, or nil when it is not there.
+let tenantMigrateExecutable = TenantMigrateExecutable.url
 
 /// Ctrl-C, end to end: the real executable, a real SIGINT.
 @Suite("tenant-migrate and SIGINT")

@@ -61,3 +61,62 @@ import Testing
         #expect(ConnectionString.parse("")?.isEmpty == true)
     }
 }
+
+/// ``ConnectionString/validate(_:)`` rejects, without quoting the string, what libpq's parser would
+/// reject with a message that quotes it, and accepts what libpq accepts.
+@Suite struct ConnectionStringValidationTests {
+    @Test(arguments: [
+        "postgres://alice:s3cr3t@db.example.com:5432/app",
+        "postgresql://alice@h1:5432,h2,[::1]:5433/app?sslmode=disable&application_name=a%20b&",
+        "postgres://%2Ftmp%2Fsockets:5432/app",
+        "postgres://:pw@host",
+        "postgres://",
+        "postgres://alice:pa%25ss%40word@host/app?password=x%3Dy",
+        "host=/tmp port=5432 password='a b' dbname=app",
+        "",
+    ])
+    func acceptsWhatLibpqAccepts(_ conninfo: String) throws {
+        #expect(ConnectionString.parse(conninfo) != nil)
+        try ConnectionString.validate(conninfo)
+    }
+
+    @Test(arguments: [
+        ("postgres://alice:s3cr3t%ZZ@host/app", "postgres://alice:***@host/app", "the password has a '%'"),
+        ("postgres://alice:s3cr3t%0@host/app", "postgres://alice:***@host/app", "the password has a '%'"),
+        ("postgres://alice:s3cr3t%00@host/app", "postgres://alice:***@host/app", "the password contains %00"),
+        ("postgres://alice:s3cr3t@[::1:5432/app", "postgres://alice:***@[::1:5432/app", "no matching ']'"),
+        ("postgres://alice:s3cr3t@[::1]x/app", "postgres://alice:***@[::1]x/app", "a ']' is followed by"),
+        ("postgres://alice:s3cr3t@[]/app", "postgres://alice:***@[]/app", "empty IPv6"),
+        ("postgres://alice:s3/cr3t@host/app", "postgres://alice:***@host/app", "the database name contains '@'"),
+        ("postgres://alice:s3@cr3t@host/app", "postgres://alice:***@host/app", "a host contains '@'"),
+        ("postgres://alice@host/app?password=s3cr3t=", "postgres://alice@host/app?password=***", "more than one '='"),
+        ("postgres://alice@host/app?s3cr3t", "postgres://alice@host/app?***", "has no '='"),
+        ("postgres://alice@host/app?password=s3cr3t%G1", "postgres://alice@host/app?password=***", "a query parameter has a '%'"),
+    ])
+    func rejectsAMalformedURIShowingItRedacted(_ uri: String, _ redacted: String, _ problem: String) {
+        #expect(!ConnectionString.redacted(uri).contains("cr3t"))
+        do {
+            try ConnectionString.validate(uri)
+            Issue.record("\(uri) must be rejected")
+        } catch {
+            let message = "\(error)"
+            #expect(message.contains("invalid connection URI \(redacted): "), "\(message)")
+            #expect(message.contains(problem), "\(message)")
+            #expect(!message.contains("cr3t"))
+        }
+    }
+
+    @Test func rejectsAMalformedConninfoWithoutQuotingIt() {
+        for conninfo in ["password=s3 cr3t host=x", "host=x password='s3cr3t", "password=s3 cr3t=x"] {
+            #expect(throws: PostgresError.self) { try ConnectionString.validate(conninfo) }
+            do { try ConnectionString.validate(conninfo) } catch { #expect(!"\(error)".contains("cr3t"), "\(error)") }
+        }
+    }
+
+    @Test func scrubsEveryFormOfThePassword() {
+        let uri = "postgres://alice:pa%25ss@host/app?password=other"
+        #expect(Set(ConnectionString.secrets(in: uri)) == ["other", "pa%25ss", "pa%ss"])
+        #expect(ConnectionString.scrubbing("token \"pa%25ss\" or pa%ss or other", secretsOf: uri) == "token \"***\" or *** or ***")
+        #expect(ConnectionString.scrubbing("failed for s3cr3t", secretsOf: "host=h password=s3cr3t") == "failed for ***")
+    }
+}

@@ -22,6 +22,14 @@ func fixtureFamily(_ name: String) throws -> ModelFamily {
 func tenant(_ name: String) throws -> TenantName { try TenantName(name) }
 
 extension Connection {
+    /// Creates `schema` with the tables of `version`, as an unregistered schema to adopt.
+    func createSchema(_ schema: String, at version: ModelVersion) throws {
+        try script("CREATE SCHEMA \(quoteIdentifier(schema))")
+        for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: self) {
+            try script(statement)
+        }
+    }
+
     /// The first column of the first row.
     func scalar<T: PostgresDecodable>(_ sql: String, _ parameters: [(any PostgresEncodable)?] = [], as type: T.Type = T.self) throws -> T {
         guard let row = try execute(sql, parameters).first else { throw TestFailure("no row for \(sql)") }

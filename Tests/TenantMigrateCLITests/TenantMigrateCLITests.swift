@@ -84,8 +84,8 @@ struct TenantMigrateCLITests {
         }
     }
 
-    @Test func checkNeedsNoDatabase() async throws {
-        let unreachable = ["--database-url", "host=/nonexistent port=1"]
+    @Test func checkOfflineNeedsNoDatabase() async throws {
+        let unreachable = ["--database-url", "host=/nonexistent port=1", "--offline"]
         try await run(["check", "--migrations", migrations] + unreachable)
         try await run(["check", "--migrations", fixtures, "--family", "Catalogue"] + unreachable)
         do {
@@ -95,6 +95,44 @@ struct TenantMigrateCLITests {
             let text = message(of: error)
             #expect(text.contains("v1 → v2"))
             #expect(!text.contains("\n"), "one paragraph: \(text)")
+        }
+    }
+
+    /// A mapping filter or expression that is not valid SQL fails `check` and `plan`, naming its
+    /// file and line, before any tenant runs it (issue 11); the Recipes mappings pass; nothing is written.
+    @Test func checkAndPlanRejectInvalidMappingSQLWithItsFileAndLine() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            try await run(conninfo, ["check"])
+            try await run(conninfo, ["plan", "--from", "v2", "--to", "v3"])
+
+            // The Recipes family, with a v2 → v3 mapping whose SQL loads but PostgreSQL rejects.
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("cli-check-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: root) }
+            let family = root.appendingPathComponent("Recipes")
+            try FileManager.default.createDirectory(at: family.appendingPathComponent("Mappings"), withIntermediateDirectories: true)
+            for file in ["family.yaml", "v1.yaml", "v2.yaml", "v3.yaml", "Mappings/v3-to-v2.yaml"] {
+                try FileManager.default.copyItem(atPath: migrations + "/Recipes/" + file, toPath: family.appendingPathComponent(file).path)
+            }
+            let invalid = repositoryRoot.appendingPathComponent("Tests/MappingTests/Fixtures/InvalidSQL/recipes-v2-to-v3.yaml")
+            try FileManager.default.copyItem(at: invalid, to: family.appendingPathComponent("Mappings/v2-to-v3.yaml"))
+            let text = try String(contentsOf: invalid, encoding: .utf8)
+            let line = (text.components(separatedBy: "\n").firstIndex { $0.contains("MISTAKE: syntax error") } ?? -1) + 1
+            let connection = try Connection(conninfo)
+            let schemasBefore = try connection.execute("SELECT count(*)::int FROM pg_namespace").first!.decode(Int.self, at: 0)
+
+            for arguments in [["check"], ["plan", "--from", "v1", "--to", "v3"]] {
+                do {
+                    try await run(conninfo, arguments, migrationsDirectory: root.path)
+                    Issue.record("\(arguments[0]) must fail on invalid mapping SQL")
+                } catch {
+                    let text = message(of: error)
+                    #expect(text.contains("3 mapping expressions are not valid SQL"), "\(text)")
+                    #expect(text.contains("Recipes/Mappings/v2-to-v3.yaml:\(line): mapping RecipeToRecipe: the filter \"type NOT IN ('Meat', 'Fish'\" is not valid SQL: ERROR 42601: syntax error"), "\(text)")
+                }
+            }
+            // Not on the way: v1 → v2 is inferred, so its plan does not look at the v2 → v3 mapping.
+            try await run(conninfo, ["plan", "--from", "v1", "--to", "v2"], migrationsDirectory: root.path)
+            #expect(try connection.execute("SELECT count(*)::int FROM pg_namespace").first!.decode(Int.self, at: 0) == schemasBefore)
         }
     }
 

@@ -1,0 +1,19 @@
+import MigrationEngine
+import TenantMigrator
+
+/// `check` and `plan`: the mapping models' filters and expressions, checked against PostgreSQL
+/// before any tenant runs them.
+enum MappingExpressionCheck {
+    /// Checks the mapping models (those between `source` and `destination`, when given).
+    ///
+    /// - Throws: ``CLIError`` listing each problem as `file:line: mapping …: … is not valid SQL:
+    ///   ERROR <SQLSTATE>: <PostgreSQL's message>`.
+    static func run(on migrator: TenantMigrator, from source: String? = nil, to destination: String? = nil) async throws {
+        let problems = try await migrator.checkMappingExpressions(from: source, to: destination)
+        guard !problems.isEmpty else { return }
+        throw CLIError(
+            "\(problems.count) mapping expression\(problems.count == 1 ? " is" : "s are") not valid SQL; fix \(problems.count == 1 ? "it" : "them") before migrating:"
+                + problems.map { "\n  \($0)" }.joined()
+        )
+    }
+}

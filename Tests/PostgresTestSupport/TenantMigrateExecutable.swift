@@ -1,0 +1,54 @@
+import Foundation
+
+/// The `tenant-migrate` executable built next to the test bundle (`swift test` builds every
+/// product), for tests that run it as a real process.
+public enum TenantMigrateExecutable {
+    /// Its location, or nil when it is not there.
+    public static let url: URL? = {
+        var directories: [URL] = []
+        #if os(Linux)
+        directories.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
+        #endif
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            directories.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        return directories.map { $0.appendingPathComponent("tenant-migrate") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    /// What a finished run printed, and how it ended.
+    public struct Output: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+    }
+
+    /// Runs the executable to the end with `arguments` and an environment of the test process's
+    /// own variables changed by `environment` (nil removes one). Output goes to files, not pipes:
+    /// draining pipes would block threads of the cooperative pool.
+    public static func run(_ arguments: [String], environment: [String: String?] = [:]) async throws -> Output {
+        guard let url else { throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no tenant-migrate executable beside the tests"]) }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outputURL = directory.appendingPathComponent("stdout"), errorURL = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        var variables = ProcessInfo.processInfo.environment
+        for (name, value) in environment { variables[name] = value }
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.environment = variables
+        process.standardOutput = try FileHandle(forWritingTo: outputURL)
+        process.standardError = try FileHandle(forWritingTo: errorURL)
+        try process.run()
+        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        process.waitUntilExit()
+        return Output(
+            status: process.terminationStatus,
+            stdout: try String(contentsOf: outputURL, encoding: .utf8),
+            stderr: try String(contentsOf: errorURL, encoding: .utf8)
+        )
+    }
+}
