@@ -18,6 +18,10 @@ public enum TenancyError: Error, Sendable, CustomStringConvertible {
     /// The model file of `version` is not the one `tenants` were migrated with (its hash differs
     /// from the recorded one).
     case modelChanged(version: String, file: String, tenants: [TenantName])
+    /// The catalog's name is not a valid schema name for a catalog.
+    case invalidCatalogName(String, reason: String)
+    /// A schema of the catalog's name exists but is not a tenant catalog.
+    case notACatalog(String)
 
     public var description: String {
         switch self {
@@ -49,6 +53,11 @@ public enum TenancyError: Error, Sendable, CustomStringConvertible {
             return "schema \(schema) already belongs to tenant \(tenant); a schema can be registered for one tenant only (see `tenant list`)"
         case let .dropNotConfirmed(name):
             return "dropping tenant \(name) deletes its schema and all its data; confirm with --yes-drop-data"
+        case let .invalidCatalogName(name, reason):
+            return "invalid catalog name \(name.debugDescription): \(reason)"
+        case let .notACatalog(schema):
+            return "schema \(schema) exists but is not a tenant catalog (it has no catalog_info table); nothing was "
+                + "created in it. Name an existing catalog, or a new name that is not an existing schema"
         case let .modelChanged(version, file, tenants):
             let names = tenants.prefix(10).map(\.rawValue).joined(separator: ", ") + (tenants.count > 10 ? " and \(tenants.count - 10) more" : "")
             return "\(file) (version \(version)) changed since tenant\(tenants.count == 1 ? "" : "s") \(names) reached it: "

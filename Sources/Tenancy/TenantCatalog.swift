@@ -23,8 +23,11 @@ public struct TenantCatalog: Sendable, Hashable {
 
     /// Creates the catalog, or upgrades it to ``CatalogSchema/currentVersion``. Costs one
     /// round trip when the catalog is already current.
+    ///
+    /// - Throws: ``TenancyError/notACatalog(_:)`` when a schema of that name exists but is not a
+    ///   tenant catalog (a tenant's schema, an application's schema): nothing is created in it.
     public func install(on connection: Connection) throws {
-        if try installedVersion(on: connection) == CatalogSchema.currentVersion { return }
+        if try requirePresence(on: connection) == CatalogSchema.currentVersion { return }
         try connection.transaction { connection in
             // Serialize installers; CREATE … IF NOT EXISTS alone races on the system catalogs.
             try connection.execute("SELECT pg_advisory_xact_lock(hashtext('tenant-migrate catalog'), hashtext($1))", [schema])
@@ -47,6 +50,38 @@ public struct TenantCatalog: Sendable, Hashable {
                     + "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
                 [String(CatalogSchema.currentVersion)]
             )
+        }
+    }
+
+    /// Checks the catalog's name and that the schema, if it exists, is a tenant catalog.
+    ///
+    /// - Returns: the installed catalog version, or nil when no schema of that name exists yet.
+    /// - Throws: ``TenancyError/invalidCatalogName(_:reason:)`` or ``TenancyError/notACatalog(_:)``.
+    @discardableResult
+    public func requirePresence(on connection: Connection) throws -> Int? {
+        try Self.validateName(schema)
+        let schemaExists = try connection.execute(
+            "SELECT count(*)::pg_catalog.int4 FROM pg_catalog.pg_namespace WHERE nspname = $1", [schema]
+        ).first?.decode(Int.self, at: 0) == 1
+        guard schemaExists else { return nil }
+        guard let version = try installedVersion(on: connection) else { throw TenancyError.notACatalog(schema) }
+        return version
+    }
+
+    /// Whether the catalog exists (read-only commands never create it).
+    public func isInstalled(on connection: Connection) throws -> Bool {
+        try requirePresence(on: connection) != nil
+    }
+
+    /// A catalog name is a plain lowercase SQL identifier: a letter or `_`, then letters, digits
+    /// or `_`, at most 63 characters, and not one of PostgreSQL's own schemas.
+    public static func validateName(_ name: String) throws {
+        let allowed = name.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 }
+        guard !name.isEmpty, name.utf8.count <= 63, allowed, let first = name.utf8.first, !(48...57).contains(first) else {
+            throw TenancyError.invalidCatalogName(name, reason: "use 1-63 characters of a-z, 0-9 and _, not starting with a digit")
+        }
+        guard !name.hasPrefix("pg_"), name != "public", name != "information_schema" else {
+            throw TenancyError.invalidCatalogName(name, reason: "that schema belongs to PostgreSQL")
         }
     }
 

@@ -23,6 +23,14 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Log every SQL statement (like Core Data's SQLDebug).")
     var verbose = false
 
+    func validate() throws {
+        do {
+            try TenantCatalog.validateName(catalog)
+        } catch {
+            throw ValidationError("--catalog: \(error)")
+        }
+    }
+
     /// Loads the family, resolves the database and builds the migrator.
     func makeMigrator() throws -> TenantMigrator {
         Console.bootstrapLogging(verbose: verbose)

@@ -54,15 +54,8 @@ extension TenantMigrator {
         guard family.version(named: destination) != nil else {
             throw TenancyError.unknownVersion(destination, family: family.name, known: family.versionNames)
         }
-        return try await withPlainConnection { connection in
-            let record: TenantRecord
-            do {
-                record = try catalog.requireTenant(name, on: connection)
-            } catch SQLState.undefinedTable {
-                throw TenancyError.unknownTenant(name)  // no catalog yet: no tenants
-            } catch SQLState.invalidSchemaName {
-                throw TenancyError.unknownTenant(name)
-            }
+        return try await withExistingCatalog(absent: { throw TenancyError.unknownTenant(name) }) { connection in
+            let record = try catalog.requireTenant(name, on: connection)
             guard record.family == family.name else {
                 throw TenancyError.familyMismatch(tenant: name, recorded: record.family, configured: family.name)
             }

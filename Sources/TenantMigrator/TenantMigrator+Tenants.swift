@@ -17,7 +17,9 @@ extension TenantMigrator {
     public func dropTenant(_ name: String, confirmed: Bool) async throws {
         let name = try TenantName(name)
         let lifecycle = self.lifecycle
-        try await withConnection { try lifecycle.drop(name, confirmed: confirmed, on: $0) }
+        try await withExistingCatalog(absent: { throw TenancyError.unknownTenant(name) }) {
+            try lifecycle.drop(name, confirmed: confirmed, on: $0)
+        }
     }
 
     /// Registers an existing schema as a tenant, at the version it matches.
@@ -28,10 +30,10 @@ extension TenantMigrator {
         return try await withConnection { try lifecycle.adopt(name, schema: schema, on: $0) }
     }
 
-    /// Every tenant of this family.
+    /// Every tenant of this family. Reads only: a catalog that does not exist yet has no tenants.
     public func tenants() async throws -> [TenantRecord] {
         let catalog = self.catalog, family = self.family.name
-        return try await withConnection { try catalog.tenants(family: family, on: $0) }
+        return try await withExistingCatalog(absent: { [] }) { try catalog.tenants(family: family, on: $0) }
     }
 
     /// Every tenant with whether it is at the latest version.
@@ -43,11 +45,14 @@ extension TenantMigrator {
         }
     }
 
-    /// Compares the live schemas of `tenants` (all when nil) with their recorded versions.
+    /// Compares the live schemas of `tenants` (all when nil) with their recorded versions. Reads only.
     public func verify(tenants names: [String]? = nil) async throws -> [VerificationReport] {
         let names = try names.map { try $0.map(TenantName.init) }
         let lifecycle = self.lifecycle, catalog = self.catalog, family = self.family.name
-        return try await withConnection { connection in
+        return try await withExistingCatalog(absent: {
+            if let first = names?.first { throw TenancyError.unknownTenant(first) }
+            return []
+        }) { connection in
             let selected = try names ?? catalog.tenants(family: family, on: connection).map(\.name)
             return try selected.map { try lifecycle.verify($0, on: connection) }
         }

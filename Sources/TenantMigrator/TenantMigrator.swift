@@ -70,6 +70,17 @@ public struct TenantMigrator: Sendable {
             return try body(connection)
         }
     }
+
+    /// Opens a connection for read-only work on the catalog, which is never created here: `body`
+    /// runs only when the catalog exists, and `absent` is returned when it does not.
+    func withExistingCatalog<T: Sendable>(
+        absent: @escaping @Sendable () throws -> T, _ body: @escaping @Sendable (Connection) throws -> T
+    ) async throws -> T {
+        let catalog = self.catalog
+        return try await withPlainConnection { connection in
+            try catalog.isInstalled(on: connection) ? try body(connection) : try absent()
+        }
+    }
 }
 
 extension TenantMigrator {
