@@ -41,14 +41,14 @@ public struct MigrationPlanner: Sendable {
 
         func flushInferred() throws {
             guard pending.count >= 2 else { pending = []; pendingSteps = []; return }
-            let hooked = zip(pending, pending.dropFirst()).contains { registry.hooks(from: $0.name, to: $1.name) != nil }
+            let hooked = zip(pending, pending.dropFirst()).contains { registry.hooks(family: family.name, from: $0.name, to: $1.name) != nil }
             if pendingSteps.count > 1, !hooked, let fused = try? InferredChanges.fuse(pending, ascending: direction == .up),
                fused.isEquivalentFusion(of: pendingSteps) {
                 steps.append(MigrationStep(versions: pending, kind: .inferred(fused)))
             } else {
                 for (index, changes) in pendingSteps.enumerated() {
                     steps.append(MigrationStep(versions: [pending[index], pending[index + 1]], kind: .inferred(changes),
-                                               hooks: registry.hooks(from: pending[index].name, to: pending[index + 1].name)))
+                                               hooks: registry.hooks(family: family.name, from: pending[index].name, to: pending[index + 1].name)))
                 }
             }
             pending = []
@@ -58,7 +58,7 @@ public struct MigrationPlanner: Sendable {
         for (from, to) in zip(path, path.dropFirst()) {
             if let mapping = mapping(from: from.name, to: to.name) {
                 try flushInferred()
-                steps.append(MigrationStep(versions: [from, to], kind: .mapped(mapping), hooks: registry.hooks(from: from.name, to: to.name)))
+                steps.append(MigrationStep(versions: [from, to], kind: .mapped(mapping), hooks: registry.hooks(family: family.name, from: from.name, to: to.name)))
                 continue
             }
             let changes = try InferredChanges.infer(from: from, to: to, ascending: direction == .up)
