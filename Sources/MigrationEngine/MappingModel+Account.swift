@@ -46,7 +46,10 @@ struct MappingAccountant {
         let claims = try self.claims()
         var result = StepAccount()
         for entry in differ.account.entries {
-            guard case let .destroyed(change) = entry.fate else { result.entries.append(entry); continue }
+            guard case let .destroyed(change) = entry.fate else {
+                result.entries += overwritten(entry, claims)
+                continue
+            }
             switch (entry.item.kind, change.kind) {
             case (.column, .dropColumn), (.column, .dropLinks), (.links, .dropTable), (.links, .dropLinks):
                 let key = entry.item.column.map { entry.item.table + "." + $0 } ?? entry.item.table
@@ -77,6 +80,20 @@ struct MappingAccountant {
         restricted.rows = StepAccount.RowSet.both(change.rows.map(StepAccount.RowSet.init), StepAccount.RowSet(rest))?.predicate
         restricted.detail += " (in the rows no mapping reads: \(rest))"
         entries.append(.init(entry.item.restricted(to: StepAccount.RowSet(rest)), .destroyed(restricted)))
+        return entries
+    }
+
+    /// A column that stays, but that an in-place expression or policy rewrites in some rows:
+    /// transformed there, carried in the others.
+    private func overwritten(_ entry: StepAccount.Entry, _ claims: [String: [Claim]]) -> [StepAccount.Entry] {
+        guard case .carried = entry.fate, let column = entry.item.column else { return [entry] }
+        let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { if case .transformed = $0.fate { return true } else { return false } }
+        guard !rewriting.isEmpty else { return [entry] }
+        var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate) }
+        if !rewriting.contains(where: { $0.rows == nil }) {
+            let rest = StepAccount.RowSet("NOT (" + rewriting.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")")
+            entries.append(.init(entry.item.restricted(to: rest), entry.fate))
+        }
         return entries
     }
 

@@ -72,7 +72,12 @@ public struct MigrationPlanner: Sendable {
 
     /// How one adjacent pair, in one direction, would migrate.
     public struct PairCheck: Sendable, CustomStringConvertible {
-        public enum Resolution: Sendable { case mapped(origin: String), inferred(destructive: [DestructiveChange]), impossible(reasons: [String]) }
+        public enum Resolution: Sendable {
+            /// Mapped by a mapping model; what its account destroys, and what it may destroy depending on the data.
+            case mapped(origin: String, destructive: [DestructiveChange], dataDependent: [DestructiveChange])
+            case inferred(destructive: [DestructiveChange])
+            case impossible(reasons: [String])
+        }
         public let source: String
         public let destination: String
         public let resolution: Resolution
@@ -81,11 +86,17 @@ public struct MigrationPlanner: Sendable {
 
         public var description: String {
             switch resolution {
-            case let .mapped(origin): return "\(source) → \(destination): mapped (\(origin))"
+            case let .mapped(origin, destructive, dataDependent):
+                return "\(source) → \(destination): mapped (\(origin))" + Self.losses(destructive, dataDependent)
             case let .inferred(destructive):
-                return "\(source) → \(destination): inferred" + (destructive.isEmpty ? "" : " (destructive: \(destructive.map(\.detail).joined(separator: "; ")))")
+                return "\(source) → \(destination): inferred" + Self.losses(destructive, [])
             case let .impossible(reasons): return "\(source) → \(destination): IMPOSSIBLE\n" + reasons.map { "    - \($0)" }.joined(separator: "\n")
             }
+        }
+
+        private static func losses(_ destructive: [DestructiveChange], _ dataDependent: [DestructiveChange]) -> String {
+            (destructive.isEmpty ? "" : " (destructive: \(destructive.map(\.detail).joined(separator: "; ")))")
+                + (dataDependent.isEmpty ? "" : " (may lose, depending on the data: \(dataDependent.map(\.detail).joined(separator: "; ")))")
         }
     }
 
@@ -95,7 +106,9 @@ public struct MigrationPlanner: Sendable {
         for (older, newer) in zip(family.versions, family.versions.dropFirst()) {
             for (from, to) in [(older, newer), (newer, older)] {
                 if let mapping = mapping(from: from.name, to: to.name) {
-                    checks.append(PairCheck(source: from.name, destination: to.name, resolution: .mapped(origin: mapping.origin)))
+                    let account = mapping.account(from: from, to: to)
+                    checks.append(PairCheck(source: from.name, destination: to.name, resolution: .mapped(
+                        origin: mapping.origin, destructive: account.destructiveChanges, dataDependent: account.dataDependentLosses)))
                     continue
                 }
                 do {
