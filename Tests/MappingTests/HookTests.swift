@@ -12,13 +12,6 @@ import Testing
 /// validation; a failing hook is named.
 @Suite("Stage hooks")
 struct HookTests {
-    final class Log: @unchecked Sendable {
-        private let lock = NSLock()
-        private var entries: [String] = []
-        func add(_ entry: String) { lock.lock(); entries.append(entry); lock.unlock() }
-        var all: [String] { lock.lock(); defer { lock.unlock() }; return entries }
-    }
-
     struct HookFailed: Error, CustomStringConvertible { let description = "the hook says no" }
 
     /// Whether `task.priority` exists, and the titles, as a hook sees them.
@@ -31,7 +24,7 @@ struct HookTests {
 
     @Test func hooksRunInTheirFamilysPairAfterTheDDLAndAfterValidation() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let log = Log()
+            let log = NotesMappingTests.HookLog()
             var policies = AccountingTests.policies
             func hooks(_ tag: String) -> StepHooks {
                 StepHooks(willMigrate: { c, s in log.add("\(tag) will \(try Self.state(c, s))") },
