@@ -17,6 +17,15 @@ struct Correspondence: Sendable {
     /// table picks the one it holds.
     var otherAttributes: [Property: [Property]] = [:]
     var otherRelationships: [Property: [Property]] = [:]
+    /// Sub-entities that no longer exist but whose own properties moved up into a surviving
+    /// ancestor: their rows become rows of that ancestor (source name → destination name).
+    var folded: [String: String] = [:]
+    /// New sub-entities that received properties moved down from an existing entity
+    /// (destination name → source name): the reverse of ``folded``.
+    var descended: [String: String] = [:]
+
+    /// The destination entity whose rows the rows of source `entity` become, if any.
+    func destinationEntity(of entity: String) -> String? { entities[entity] ?? folded[entity] }
 
     /// Matches `older` to `newer`: each newer element names its older self by renamingIdentifier,
     /// or else by its own name.
@@ -45,6 +54,7 @@ struct Correspondence: Sendable {
                 }
             }
         }
+        result.matchHierarchyMoves(older: older, newer: newer)
         return result
     }
 
@@ -61,7 +71,9 @@ struct Correspondence: Sendable {
             attributes: attributes.primary,
             relationships: relationships.primary,
             otherAttributes: attributes.others,
-            otherRelationships: relationships.others
+            otherRelationships: relationships.others,
+            folded: descended,
+            descended: folded
         )
     }
 
@@ -83,12 +95,20 @@ struct Correspondence: Sendable {
         }
         let attributes = compose(attributes, otherAttributes, next.attributes, next.otherAttributes)
         let relationships = compose(relationships, otherRelationships, next.relationships, next.otherRelationships)
+        var folded = self.folded.compactMapValues { next.destinationEntity(of: $0) }
+        for (entity, mapped) in entities where folded[entity] == nil && next.entities[mapped] == nil {
+            if let target = next.folded[mapped] { folded[entity] = target }
+        }
+        var descended = next.descended.compactMapValues { name in entities.first { $0.value == name }?.key }
+        for (entity, origin) in self.descended { if let mapped = next.entities[entity] { descended[mapped] = origin } }
         return Correspondence(
             entities: entities.compactMapValues { next.entities[$0] },
             attributes: attributes.primary,
             relationships: relationships.primary,
             otherAttributes: attributes.others,
-            otherRelationships: relationships.others
+            otherRelationships: relationships.others,
+            folded: folded,
+            descended: descended
         )
     }
 

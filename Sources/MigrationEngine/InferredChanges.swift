@@ -11,7 +11,14 @@ public struct InferredChanges: Sendable {
     public let source: ModelVersion
     public let destination: ModelVersion
     let operations: [SchemaOperation]
-    public let destructiveChanges: [DestructiveChange]
+    /// How many of ``operations`` change only the schema before any data moves (a step's
+    /// `willMigrate` hook runs after them).
+    let schemaOperationCount: Int
+    /// Where every source column, link storage and row set goes.
+    public let account: StepAccount
+
+    /// What the step destroys (from the account).
+    public var destructiveChanges: [DestructiveChange] { account.destructiveChanges }
 
     /// Infers the step between two adjacent versions: up when `ascending` (the source is the older
     /// one), down otherwise. Renames are read from the newer version's renamingIdentifiers.
@@ -24,7 +31,8 @@ public struct InferredChanges: Sendable {
         var differ = SchemaDiffer(source: source, destination: destination, correspondence: correspondence)
         differ.narrowingDeclaredBySteps = narrowingDeclaredBySteps
         try differ.run()
-        return InferredChanges(source: source, destination: destination, operations: differ.orderedOperations, destructiveChanges: differ.destructive)
+        return InferredChanges(source: source, destination: destination, operations: differ.orderedOperations,
+                               schemaOperationCount: differ.operationsAroundData.before.count, account: differ.account)
     }
 
     /// The same change set for a run of adjacent versions, diffed once from the first to the last,
@@ -61,17 +69,34 @@ public struct InferredChanges: Sendable {
     /// Runs the step inside the caller's transaction, as one pipelined batch: one round trip
     /// however many statements. A failing statement aborts the batch and the transaction.
     public func run(inSchema schema: String, on connection: Connection) throws -> StepStatistics {
-        var statements: [Statement] = []
-        var movesData: [Bool] = []
-        for operation in operations {
-            for sql in operation.sql(inSchema: schema, quoting: connection) {
-                statements.append(Statement(sql))
-                movesData.append(operation.movesData)
+        try run(inSchema: schema, on: connection, afterSchemaChanges: nil)
+    }
+
+    /// Runs the step; with `afterSchemaChanges`, as two batches around it: the schema changes
+    /// (renames, new tables and columns), then the closure, then the data moves and the rest.
+    func run(inSchema schema: String, on connection: Connection, afterSchemaChanges: (() throws -> Void)?) throws -> StepStatistics {
+        var statistics = StepStatistics()
+        func batch(_ operations: ArraySlice<SchemaOperation>) throws {
+            var statements: [Statement] = []
+            var movesData: [Bool] = []
+            for operation in operations {
+                for sql in operation.sql(inSchema: schema, quoting: connection) {
+                    statements.append(Statement(sql))
+                    movesData.append(operation.movesData)
+                }
             }
+            guard !statements.isEmpty else { return }
+            let results = try connection.pipeline(statements)
+            statistics.statements += statements.count
+            for (result, moved) in zip(results, movesData) where moved { statistics.rowsAffected += result.affectedRows }
         }
-        let results = try connection.pipeline(statements)
-        var statistics = StepStatistics(statements: statements.count)
-        for (result, moved) in zip(results, movesData) where moved { statistics.rowsAffected += result.affectedRows }
+        guard let afterSchemaChanges else {
+            try batch(operations[...])
+            return statistics
+        }
+        try batch(operations[..<schemaOperationCount])
+        try afterSchemaChanges()
+        try batch(operations[schemaOperationCount...])
         return statistics
     }
 }

@@ -27,6 +27,16 @@ struct MappingCompiler {
         return differ.tableMatch[oldTable.name] == destinationTable(of: mapping.destination)?.name
     }
 
+    /// Whether an in-place mapping changes its rows' entity.
+    func isRetyped(_ mapping: EntityMapping) -> Bool {
+        differ.correspondence.entities[mapping.source] != mapping.destination
+    }
+
+    /// Whether the mapping's source table has a discriminator while the mappings run.
+    func sourceHasDiscriminator(_ mapping: EntityMapping) -> Bool {
+        differ.old.table(forEntity: source.rootEntity(of: mapping.source))?.column(withOrigin: .discriminator) != nil
+    }
+
     /// The SQL of one key path: the column expression and the joins it needs.
     struct Selection {
         var joins: [String] = []
@@ -53,7 +63,7 @@ struct MappingCompiler {
             let column = resolved.column == "id" ? "id" : currentColumn(resolved.column, of: current)
             result.replaceSubrange(range, with: "\(alias).\(q.quoteIdentifier(column))")
         }
-        return result
+        return try substitutePlaceholders(result, quoting: q)
     }
 
     /// A source column's name while mappings run.
@@ -136,8 +146,11 @@ struct MappingCompiler {
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let discriminator = table.column(withOrigin: .discriminator)
         if inPlace {
-            let retyped = differ.correspondence.entities[mapping.source] != mapping.destination
-            if discriminator != nil, retyped { values.append(("entity", q.quoteLiteral(mapping.destination))) }
+            if isRetyped(mapping), discriminator != nil || sourceHasDiscriminator(mapping) {
+                // (While the mappings run, the old discriminator still exists: a retyped row of an
+                // entity that no longer exists is not deleted after them.)
+                values.append(("entity", q.quoteLiteral(mapping.destination)))
+            }
             guard !values.isEmpty else { return [] }
             if selection.joins.isEmpty {
                 // No key path leaves the row: a plain UPDATE of the table, aliased as the source
@@ -152,7 +165,7 @@ struct MappingCompiler {
         }
         let setting = Self.offsetSetting(mapping, quoting: q)
         var columns = ["id"]
-        var expressions = ["source.id + current_setting(\(setting))::bigint"]
+        var expressions = ["source.id + pg_catalog.current_setting(\(setting))::bigint"]
         if discriminator != nil {
             columns.append("entity")
             expressions.append(q.quoteLiteral(mapping.destination))
@@ -160,7 +173,7 @@ struct MappingCompiler {
         columns += values.map(\.column)
         expressions += values.map(\.value)
         return [
-            "SELECT set_config(\(setting), (SELECT coalesce(max(id), 0) FROM \(q.qualified(schema, table.name)))::text, true)",
+            "SELECT pg_catalog.set_config(\(setting), (SELECT coalesce(pg_catalog.max(id), 0) FROM \(q.qualified(schema, table.name)))::text, true)",
             "INSERT INTO \(q.qualified(schema, table.name)) (\(q.columnList(columns))) SELECT \(expressions.joined(separator: ", ")) FROM \(fromClause)\(whereClause)",
             SchemaOperation.resetIdentity(table: table.name).sql(inSchema: schema, quoting: q)[0],
         ]
@@ -197,7 +210,7 @@ struct MappingCompiler {
                 guard let targetTable = destinationTable(of: target.destination) else { continue }
                 // The row the target mapping made from that source row, if its filter let it make one.
                 candidates.append("(SELECT tm_target.id FROM \(q.qualified(schema, targetTable.name)) AS tm_target WHERE tm_target.id = "
-                    + "(\(related)) + current_setting(\(Self.offsetSetting(target, quoting: q)))::bigint)")
+                    + "(\(related)) + pg_catalog.current_setting(\(Self.offsetSetting(target, quoting: q)))::bigint)")
             }
             guard !candidates.isEmpty else { continue }
             values.append((column.name, candidates.count == 1 ? candidates[0] : "coalesce(\(candidates.joined(separator: ", ")))"))
@@ -206,7 +219,7 @@ struct MappingCompiler {
         let conditions = try conditions(of: mapping, into: &selection, quoting: q)
         let fromClause = "\(q.qualified(schema, sourceTable)) AS source" + selection.joins.map { " " + $0 }.joined()
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let idExpression = isInPlace(mapping) ? "source.id" : "source.id + current_setting(\(Self.offsetSetting(mapping, quoting: q)))::bigint"
+        let idExpression = isInPlace(mapping) ? "source.id" : "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping, quoting: q)))::bigint"
         let selectList = values.enumerated().map { "\($0.element.1) AS v\($0.offset)" }.joined(separator: ", ")
         let assignments = values.enumerated().map { "\(q.quoteIdentifier($0.element.0)) = s.v\($0.offset)" }.joined(separator: ", ")
         return ["UPDATE \(q.qualified(schema, table.name)) AS target SET \(assignments) "

@@ -4,7 +4,7 @@ import Yams
 extension MappingLoader {
     mutating func entityMapping(_ node: Node, source: ModelVersion, destination: ModelVersion) -> EntityMapping? {
         guard let entries = reader.entries(of: node, what: "an entity mapping") else { return nil }
-        reader.checkKeys(entries, allowed: ["name", "source", "destination", "filter", "attributes", "relationships", "policy"], in: "an entity mapping")
+        reader.checkKeys(entries, allowed: ["name", "source", "destination", "filter", "attributes", "relationships", "policy", "loses"], in: "an entity mapping")
         guard let nameNode = reader.value("name", in: entries), let name = reader.string(nameNode, what: "name"),
               let sourceNode = reader.value("source", in: entries), let sourceEntity = reader.string(sourceNode, what: "source"),
               let destinationNode = reader.value("destination", in: entries), let destinationEntity = reader.string(destinationNode, what: "destination") else {
@@ -57,9 +57,44 @@ extension MappingLoader {
                 }
             }
         }
-        return EntityMapping(name: name, source: sourceEntity, destination: destinationEntity, filter: filter, attributes: attributes,
-                             relationships: relationships, policy: policy, location: reader.location(of: node),
-                             filterLocation: filterNode.map { reader.location(of: $0) })
+        var mapping = EntityMapping(name: name, source: sourceEntity, destination: destinationEntity, filter: filter, attributes: attributes,
+                                    relationships: relationships, policy: policy, location: reader.location(of: node),
+                                    filterLocation: filterNode.map { reader.location(of: $0) })
+        if let losesNode = reader.value("loses", in: entries) {
+            mapping.loses = losses(losesNode, mapping: name, sourceEntity: sourceEntity, source: source, check: valid)
+        }
+        return mapping
+    }
+
+    /// `loses:` of an entity mapping: sentences, or `{ attribute, rows, reason }` entries.
+    mutating func losses(_ node: Node, mapping name: String, sourceEntity: String, source: ModelVersion, check: Bool) -> [PolicyLoss] {
+        let items = node.sequence.map(Array.init) ?? [node]
+        var result: [PolicyLoss] = []
+        for item in items {
+            if let text = item.scalar?.string {
+                result.append(PolicyLoss(reason: text))
+                continue
+            }
+            guard let fields = reader.entries(of: item, what: "a loss") else { continue }
+            reader.checkKeys(fields, allowed: ["attribute", "rows", "reason"], in: "a loss")
+            guard let reasonNode = reader.value("reason", in: fields), let reason = reader.string(reasonNode, what: "reason") else {
+                reader.report(item, "mapping \(name): a loss needs a `reason`.")
+                continue
+            }
+            var loss = PolicyLoss(reason: reason)
+            if let attributeNode = reader.value("attribute", in: fields), let attribute = reader.string(attributeNode, what: "attribute") {
+                if check, !source.allAttributes(of: sourceEntity).contains(where: { $0.attribute.name == attribute }) {
+                    reader.report(attributeNode, "mapping \(name): \(sourceEntity) in \(source.name) has no attribute \"\(attribute)\".")
+                }
+                loss.attribute = attribute
+            }
+            if let rowsNode = reader.value("rows", in: fields), let rows = reader.string(rowsNode, what: "rows") {
+                if check { checkExpression(rows, at: rowsNode, mapping: name, from: sourceEntity, in: source) }
+                loss.rows = rows
+            }
+            result.append(loss)
+        }
+        return result
     }
 
     /// `relationship: MappingName`, or `relationship: { mappings: [A, B], from: source.path }`.

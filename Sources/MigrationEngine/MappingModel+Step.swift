@@ -12,30 +12,14 @@ extension MappingModel: MigrationMapping {
         var differ = SchemaDiffer(source: source, destination: destination,
                                   correspondence: .adjacent(from: source, to: destination, sourceIsOlder: ascending))
         let destinationSchema = destination.relationalSchema()
-        let sourceSchema = source.relationalSchema()
         for mapping in entityMappings {
             if let table = destinationSchema.table(forEntity: destination.rootEntity(of: mapping.destination)) {
                 differ.mappingFilledTables.insert(table.name)
-            }
-            var read: Set<String> = [mapping.source]
-            let expressions = mapping.attributes.map(\.expression) + (mapping.filter.map { [$0] } ?? []) + mapping.relationships.map(\.from)
-            for expression in expressions {
-                for (_, path) in SourceKeyPath.occurrences(in: expression) {
-                    if case let .success(resolved) = path.resolve(from: mapping.source, in: source) { read.formUnion(resolved.hops.map(\.destination)) }
-                }
-            }
-            for entity in read {
-                if let table = sourceSchema.table(forEntity: source.rootEntity(of: entity)) { differ.mappingConsumedTables.insert(table.name) }
             }
         }
         try differ.run()
         differ.deferConstraintsOfMappingFilledNewTables()
         return differ
-    }
-
-    public func destructiveChanges(from source: ModelVersion, to destination: ModelVersion) -> [DestructiveChange] {
-        let inferred = (try? differ(from: source, to: destination).destructive) ?? []
-        return inferred + loses.map { DestructiveChange(kind: .custom, table: "", detail: "\(file): \($0)") }
     }
 
     public func describe(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
@@ -61,7 +45,8 @@ extension MappingModel: MigrationMapping {
         }
     }
 
-    public func run(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, on connection: Connection) throws -> StepStatistics {
+    public func run(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, on connection: Connection,
+                    allowDestructive: Bool = false, afterSchemaChanges: (() throws -> Void)? = nil) throws -> StepStatistics {
         let differ = try differ(from: source, to: destination)
         let compiler = MappingCompiler(differ: differ, schema: schema)
         var statistics = StepStatistics()
@@ -74,10 +59,12 @@ extension MappingModel: MigrationMapping {
         }
         let (before, data, after) = differ.operationsAroundData
         try execute(before.flatMap { $0.sql(inSchema: schema, quoting: connection) }, movesData: false)
+        try afterSchemaChanges?()
         try execute(data.flatMap { $0.sql(inSchema: schema, quoting: connection) }, movesData: true)
 
         let context = PolicyContext(mapping: entityMappings.first ?? EntityMapping.placeholder, schema: schema, connection: connection,
                                     source: source, destination: destination, logger: connection.logger)
+        context.compiler = compiler
         let runner = PolicyRunner(model: self, compiler: compiler, context: context)
         for mapping in entityMappings {
             context.mapping = mapping
@@ -86,7 +73,7 @@ extension MappingModel: MigrationMapping {
                 context.declarativeOffsets[mapping.name] = 0
             } else if mapping.policy == nil {
                 let setting = MappingCompiler.offsetSetting(mapping, quoting: connection)
-                context.declarativeOffsets[mapping.name] = try connection.execute("SELECT current_setting(\(setting))::bigint").first?.decode(Int64.self, at: 0)
+                context.declarativeOffsets[mapping.name] = try connection.execute("SELECT pg_catalog.current_setting(\(setting))::bigint").first?.decode(Int64.self, at: 0)
             }
             try runner.createInstances(for: mapping)
         }
@@ -95,6 +82,10 @@ extension MappingModel: MigrationMapping {
             try execute(try compiler.createRelationships(mapping, in: self, quoting: connection), movesData: true)
             try runner.createRelationships(for: mapping)
         }
+        // Every mapping and policy ran; before anything old is destroyed, count what would be lost.
+        let losses = try MappingAccountant(model: self, differ: differ).account().dataDependentLosses
+        try DataDependentLossCheck(losses: losses, differ: differ, schema: schema, step: "\(source.name) → \(destination.name)")
+            .run(on: connection, allowDestructive: allowDestructive, logger: connection.logger)
         try ValidationStage(differ: differ, schema: schema).run(after, on: connection, statistics: &statistics)
         try runner.finish()
         statistics.rowsAffected += context.rowsWritten

@@ -42,6 +42,8 @@ public struct EntityMapping: Sendable, Hashable {
     public let relationships: [RelationshipMapping]
     /// The name of a registered Swift ``MigrationPolicy`` that creates or changes rows.
     public let policy: String?
+    /// What this mapping cannot keep (`loses:`), listed in the plan as destructive.
+    public var loses: [PolicyLoss] = []
     /// Where the mapping starts in its file.
     public let location: SourceLocation?
     /// Where the filter is in the file.

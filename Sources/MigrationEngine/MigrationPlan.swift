@@ -20,17 +20,23 @@ public struct MigrationPlan: Sendable {
     /// True when the tenant is already at the destination.
     public var isEmpty: Bool { steps.isEmpty }
 
-    /// Every change that drops data, over all steps.
+    /// Every change that drops data whatever the tenant holds, over all steps: running the plan
+    /// needs consent up front (`--allow-destructive`).
     public var destructiveChanges: [DestructiveChange] { steps.flatMap(\.destructiveChanges) }
+
+    /// Losses that depend on the tenant's data (rows a predicate selects), over all steps: each
+    /// step counts them when it runs and fails without consent if there are any.
+    public var dataDependentLosses: [DestructiveChange] { steps.flatMap(\.account.dataDependentLosses) }
 
     /// The exact SQL of every step, for `plan`.
     public func describe(inSchema schema: String, quoting: some SQLQuoting) -> [(step: MigrationStep, statements: [String])] {
         steps.map { ($0, $0.describe(inSchema: schema, quoting: quoting)) }
     }
 
-    /// Runs every step, in order, inside the caller's transaction.
-    public func run(inSchema schema: String, on connection: Connection) throws -> StepStatistics {
-        try steps.reduce(StepStatistics()) { total, step in total + (try step.run(inSchema: schema, on: connection)) }
+    /// Runs every step, in order, inside the caller's transaction. Without `allowDestructive`, a
+    /// data-dependent loss that finds rows fails the step (``UnconsentedLoss``).
+    public func run(inSchema schema: String, on connection: Connection, allowDestructive: Bool = false) throws -> StepStatistics {
+        try steps.reduce(StepStatistics()) { total, step in total + (try step.run(inSchema: schema, on: connection, allowDestructive: allowDestructive)) }
     }
 }
 
@@ -45,7 +51,8 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// The versions this step walks through, first to last (two for a single step, more when fused).
     public let versions: [ModelVersion]
     public let kind: Kind
-    /// Swift code to run before and after the step (never set on fused steps).
+    /// Swift code registered for this family's pair, run after the step's schema changes and
+    /// after its validation (never set on fused steps: a hooked pair is not fused).
     public var hooks: StepHooks?
 
     public init(versions: [ModelVersion], kind: Kind, hooks: StepHooks? = nil) {
@@ -60,12 +67,16 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// Whether several adjacent steps were fused into this one.
     public var isFused: Bool { versions.count > 2 }
 
-    public var destructiveChanges: [DestructiveChange] {
+    /// Where every source column, link and row set goes in this step.
+    public var account: StepAccount {
         switch kind {
-        case let .inferred(changes): return changes.destructiveChanges
-        case let .mapped(mapping): return mapping.destructiveChanges(from: source, to: destination)
+        case let .inferred(changes): return changes.account
+        case let .mapped(mapping): return mapping.account(from: source, to: destination)
         }
     }
+
+    /// What this step destroys: the account's destroyed entries.
+    public var destructiveChanges: [DestructiveChange] { account.destructiveChanges }
 
     public var description: String {
         let path = versions.map(\.name).joined(separator: " → ")
@@ -83,22 +94,32 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Runs the step inside the caller's transaction.
-    public func run(inSchema schema: String, on connection: Connection) throws -> StepStatistics {
+    /// Runs the step inside the caller's transaction. Without `allowDestructive`, a data-dependent
+    /// loss that finds rows fails the step (``UnconsentedLoss``).
+    public func run(inSchema schema: String, on connection: Connection, allowDestructive: Bool = false) throws -> StepStatistics {
         let started = Date()
         var statistics: StepStatistics
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(source.name) → \(destination.name)"
         defer { connection.logger = previousLogger }
-        try hooks?.willMigrate?(connection, schema)
+        let willMigrate = hooks?.willMigrate.map { hook in { try self.runHook("willMigrate", hook, schema: schema, on: connection) } }
         switch kind {
         case let .inferred(changes):
-            statistics = try changes.run(inSchema: schema, on: connection)
+            statistics = try changes.run(inSchema: schema, on: connection, afterSchemaChanges: willMigrate)
         case let .mapped(mapping):
-            statistics = try mapping.run(from: source, to: destination, inSchema: schema, on: connection)
+            statistics = try mapping.run(from: source, to: destination, inSchema: schema, on: connection,
+                                         allowDestructive: allowDestructive, afterSchemaChanges: willMigrate)
         }
-        try hooks?.didMigrate?(connection, schema)
+        if let didMigrate = hooks?.didMigrate { try runHook("didMigrate", didMigrate, schema: schema, on: connection) }
         statistics.milliseconds = Date().timeIntervalSince(started) * 1000
         return statistics
+    }
+
+    private func runHook(_ name: String, _ hook: @Sendable (PolicyConnection, String) throws -> Void, schema: String, on connection: Connection) throws {
+        do {
+            try hook(connection, schema)
+        } catch {
+            throw StepHookError(hook: name, step: "\(source.name) → \(destination.name)", underlying: error)
+        }
     }
 }

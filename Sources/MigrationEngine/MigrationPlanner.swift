@@ -41,14 +41,14 @@ public struct MigrationPlanner: Sendable {
 
         func flushInferred() throws {
             guard pending.count >= 2 else { pending = []; pendingSteps = []; return }
-            let hooked = zip(pending, pending.dropFirst()).contains { registry.hooks(from: $0.name, to: $1.name) != nil }
+            let hooked = zip(pending, pending.dropFirst()).contains { registry.hooks(family: family.name, from: $0.name, to: $1.name) != nil }
             if pendingSteps.count > 1, !hooked, let fused = try? InferredChanges.fuse(pending, ascending: direction == .up),
                fused.isEquivalentFusion(of: pendingSteps) {
                 steps.append(MigrationStep(versions: pending, kind: .inferred(fused)))
             } else {
                 for (index, changes) in pendingSteps.enumerated() {
                     steps.append(MigrationStep(versions: [pending[index], pending[index + 1]], kind: .inferred(changes),
-                                               hooks: registry.hooks(from: pending[index].name, to: pending[index + 1].name)))
+                                               hooks: registry.hooks(family: family.name, from: pending[index].name, to: pending[index + 1].name)))
                 }
             }
             pending = []
@@ -58,7 +58,7 @@ public struct MigrationPlanner: Sendable {
         for (from, to) in zip(path, path.dropFirst()) {
             if let mapping = mapping(from: from.name, to: to.name) {
                 try flushInferred()
-                steps.append(MigrationStep(versions: [from, to], kind: .mapped(mapping), hooks: registry.hooks(from: from.name, to: to.name)))
+                steps.append(MigrationStep(versions: [from, to], kind: .mapped(mapping), hooks: registry.hooks(family: family.name, from: from.name, to: to.name)))
                 continue
             }
             let changes = try InferredChanges.infer(from: from, to: to, ascending: direction == .up)
@@ -72,7 +72,12 @@ public struct MigrationPlanner: Sendable {
 
     /// How one adjacent pair, in one direction, would migrate.
     public struct PairCheck: Sendable, CustomStringConvertible {
-        public enum Resolution: Sendable { case mapped(origin: String), inferred(destructive: [DestructiveChange]), impossible(reasons: [String]) }
+        public enum Resolution: Sendable {
+            /// Mapped by a mapping model; what its account destroys, and what it may destroy depending on the data.
+            case mapped(origin: String, destructive: [DestructiveChange], dataDependent: [DestructiveChange])
+            case inferred(destructive: [DestructiveChange])
+            case impossible(reasons: [String])
+        }
         public let source: String
         public let destination: String
         public let resolution: Resolution
@@ -81,11 +86,17 @@ public struct MigrationPlanner: Sendable {
 
         public var description: String {
             switch resolution {
-            case let .mapped(origin): return "\(source) → \(destination): mapped (\(origin))"
+            case let .mapped(origin, destructive, dataDependent):
+                return "\(source) → \(destination): mapped (\(origin))" + Self.losses(destructive, dataDependent)
             case let .inferred(destructive):
-                return "\(source) → \(destination): inferred" + (destructive.isEmpty ? "" : " (destructive: \(destructive.map(\.detail).joined(separator: "; ")))")
+                return "\(source) → \(destination): inferred" + Self.losses(destructive, [])
             case let .impossible(reasons): return "\(source) → \(destination): IMPOSSIBLE\n" + reasons.map { "    - \($0)" }.joined(separator: "\n")
             }
+        }
+
+        private static func losses(_ destructive: [DestructiveChange], _ dataDependent: [DestructiveChange]) -> String {
+            (destructive.isEmpty ? "" : " (destructive: \(destructive.map(\.detail).joined(separator: "; ")))")
+                + (dataDependent.isEmpty ? "" : " (may lose, depending on the data: \(dataDependent.map(\.detail).joined(separator: "; ")))")
         }
     }
 
@@ -95,7 +106,9 @@ public struct MigrationPlanner: Sendable {
         for (older, newer) in zip(family.versions, family.versions.dropFirst()) {
             for (from, to) in [(older, newer), (newer, older)] {
                 if let mapping = mapping(from: from.name, to: to.name) {
-                    checks.append(PairCheck(source: from.name, destination: to.name, resolution: .mapped(origin: mapping.origin)))
+                    let account = mapping.account(from: from, to: to)
+                    checks.append(PairCheck(source: from.name, destination: to.name, resolution: .mapped(
+                        origin: mapping.origin, destructive: account.destructiveChanges, dataDependent: account.dataDependentLosses)))
                     continue
                 }
                 do {

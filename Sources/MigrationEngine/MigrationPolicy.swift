@@ -20,6 +20,15 @@ public typealias PolicyConnection = Connection
 /// that throws fails its tenant's migration, which is rolled back; the error names the tenant, the
 /// mapping and the source row.
 public protocol MigrationPolicy: Sendable {
+    /// The source attributes and relationships (to-one or to-many) of the mapping's source entity
+    /// whose values this policy keeps in another form: it reads them and writes what it computes.
+    /// The step's account calls them transformed; a value the step drops that no mapping or
+    /// policy declares is accounted destroyed, and needs consent. Declared to-many relationships
+    /// can be read with ``SourceRow/related(_:)``.
+    var transforms: [String] { get }
+    /// What this policy cannot keep, listed in the plan as destructive.
+    var loses: [PolicyLoss] { get }
+
     func begin(_ context: PolicyContext) throws
     func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws
     func endInstanceCreation(_ context: PolicyContext) throws
@@ -30,6 +39,8 @@ public protocol MigrationPolicy: Sendable {
 }
 
 extension MigrationPolicy {
+    public var transforms: [String] { [] }
+    public var loses: [PolicyLoss] { [] }
     public func begin(_ context: PolicyContext) throws {}
     public func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {}
     public func endInstanceCreation(_ context: PolicyContext) throws {}
@@ -55,5 +66,23 @@ public struct PolicyError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         "mapping \(mapping) (policy \(policy)) failed in \(stage)\(sourceRowID.map { " on source row id \($0)" } ?? ""): \(underlying)"
+    }
+}
+
+/// Values a policy or entity mapping cannot keep (`loses:`): an attribute of the mapping's
+/// source entity, in the rows a predicate selects, and why.
+public struct PolicyLoss: Sendable, Hashable {
+    /// The source attribute whose values are lost, nil for the rows as a whole.
+    public var attribute: String?
+    /// An SQL predicate over the source row (`source.attribute` key paths, `{schema}`,
+    /// `{source:Entity}`), nil for every row.
+    public var rows: String?
+    /// Why, in a plain sentence.
+    public var reason: String
+
+    public init(attribute: String? = nil, rows: String? = nil, reason: String) {
+        self.attribute = attribute
+        self.rows = rows
+        self.reason = reason
     }
 }

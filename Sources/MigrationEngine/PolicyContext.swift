@@ -36,6 +36,10 @@ public final class PolicyContext {
     var relationshipPassIsDefault = false
     /// Rows written, for statistics.
     var rowsWritten = 0
+    /// Warnings about source rows, aggregated by mapping and message (see ``warn(_:sourceRow:)``).
+    var aggregatedWarnings: [AggregatedWarning] = []
+    /// The compiled step, for source table names (set by the step before the mappings run).
+    var compiler: MappingCompiler?
     /// How many rows a writer buffers before sending them.
     let batchSize: Int
 
@@ -183,7 +187,7 @@ public final class PolicyContext {
         idBlockSizes[table] = Int(count)
         let sequence = connection.quoteLiteral(connection.quoteIdentifier(schema) + "." + connection.quoteIdentifier(table))
         let ids = try connection.execute(
-            "SELECT nextval(pg_get_serial_sequence(\(sequence), 'id')) FROM generate_series(1, $1)", [count]
+            "SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence(\(sequence), 'id')::regclass) FROM pg_catalog.generate_series(1, $1)", [count]
         ).map { try $0.decode(Int64.self, at: 0) }
         // Sequences hand out increasing values; one block is contiguous unless another session raced us.
         guard let first = ids.first, ids.last == first + count - 1 else {

@@ -1,3 +1,5 @@
+import LibPQ
+
 /// The Swift migration policies and stage hooks an application provides, by name.
 ///
 /// Both the `tenant-migrate` runner and server apps fill one and hand it to the migrator:
@@ -5,7 +7,7 @@
 /// ```swift
 /// var registry = PolicyRegistry()
 /// registry.register("RecipeIngredientToIngredientAndUnitOfMeasure") { RecipeIngredientPolicy() }
-/// registry.registerHooks(from: "v2", to: "v3", StepHooks(didMigrate: { connection, schema in … }))
+/// registry.registerHooks(family: "Recipes", from: "v2", to: "v3", StepHooks(didMigrate: { connection, schema in … }))
 /// ```
 /// A mapping model that names a policy missing from the registry fails to load, before any tenant
 /// is touched.
@@ -20,9 +22,15 @@ public struct PolicyRegistry: Sendable {
         factories[name] = make
     }
 
-    /// Registers stage hooks that run before and after the step from `source` to `destination`.
-    public mutating func registerHooks(from source: String, to destination: String, _ stepHooks: StepHooks) {
-        hooks[source + "\u{0}" + destination] = stepHooks
+    /// Registers stage hooks for the step from `source` to `destination` of `family` (mapped or
+    /// inferred): `willMigrate` runs after the step's schema changes and before its data moves,
+    /// `didMigrate` after its validation. Other families and other pairs do not run them.
+    public mutating func registerHooks(family: String, from source: String, to destination: String, _ stepHooks: StepHooks) {
+        hooks[Self.hookKey(family, source, destination)] = stepHooks
+    }
+
+    private static func hookKey(_ family: String, _ source: String, _ destination: String) -> String {
+        family + "\u{0}" + source + "\u{0}" + destination
     }
 
     /// Whether a policy is registered under `name`.
@@ -34,17 +42,16 @@ public struct PolicyRegistry: Sendable {
     /// A new instance of the policy `name`.
     public func makePolicy(named name: String) -> (any MigrationPolicy)? { factories[name]?() }
 
-    /// The hooks of the step from `source` to `destination`, if any.
-    public func hooks(from source: String, to destination: String) -> StepHooks? { hooks[source + "\u{0}" + destination] }
-
-    /// Every registered hook pair.
-    var hookedPairs: [(String, String)] {
-        hooks.keys.map { key in let parts = key.split(separator: "\u{0}").map(String.init); return (parts[0], parts[1]) }
+    /// The hooks of `family`'s step from `source` to `destination`, if any.
+    public func hooks(family: String, from source: String, to destination: String) -> StepHooks? {
+        hooks[Self.hookKey(family, source, destination)]
     }
 }
 
-/// Swift code that runs before and after one step, inside the tenant's transaction (SwiftData's
-/// willMigrate / didMigrate). Each closure gets the connection and the tenant's schema.
+/// Swift code that runs around one step, inside the tenant's transaction (SwiftData's
+/// willMigrate / didMigrate): `willMigrate` once the step's new tables and columns exist and
+/// before any data moves, `didMigrate` after its validation. Each closure gets the connection and
+/// the tenant's schema; an error fails the tenant's migration as a ``StepHookError`` naming the hook.
 public struct StepHooks: Sendable {
     public var willMigrate: (@Sendable (PolicyConnection, String) throws -> Void)?
     public var didMigrate: (@Sendable (PolicyConnection, String) throws -> Void)?
@@ -56,4 +63,17 @@ public struct StepHooks: Sendable {
         self.willMigrate = willMigrate
         self.didMigrate = didMigrate
     }
+}
+
+/// A stage hook failed; the tenant's migration is rolled back.
+public struct StepHookError: Error, Sendable, CustomStringConvertible {
+    /// `willMigrate` or `didMigrate`.
+    public let hook: String
+    /// `v1 → v2`.
+    public let step: String
+    public let underlying: any Error
+
+    public var description: String { "\(hook) hook of step \(step) failed: \(underlying)" }
+    /// The SQLSTATE, when the hook failed on a server error.
+    public var sqlState: SQLState? { (underlying as? PostgresError)?.sqlState }
 }

@@ -27,7 +27,7 @@ final class PolicyRunner {
         }
         policies.append((mapping, policy))
         try stage("begin", mapping, policy) { try policy.begin(context) }
-        try stream(mapping) { row in
+        try stream(mapping, related: policy.transforms) { row in
             try self.stage("createDestinationInstances", mapping, policy, row: row.id) { try policy.createDestinationInstances(for: row, in: self.context) }
             return true
         }
@@ -42,7 +42,7 @@ final class PolicyRunner {
         guard let policy = policies.first(where: { $0.mapping.name == mapping.name })?.policy else { return }
         context.mapping = mapping
         context.relationshipPassIsDefault = false
-        try stream(mapping) { row in
+        try stream(mapping, related: policy.transforms) { row in
             try self.stage("createRelationships", mapping, policy, row: row.id) { try policy.createRelationships(for: row, in: self.context) }
             // A policy without a relationship pass: no need to read every row again.
             return !self.context.relationshipPassIsDefault
@@ -63,6 +63,7 @@ final class PolicyRunner {
             context.mapping = mapping
             try stage("end", mapping, policy) { try policy.end(context); try context.flush() }
         }
+        context.logAggregatedWarnings()
     }
 
     /// Runs one stage, naming the mapping, the policy, the stage and the row in any error.
@@ -80,7 +81,9 @@ final class PolicyRunner {
 
     /// Reads the mapping's source rows (filtered) in id order, `fetchSize` at a time, from a cursor,
     /// until `body` returns false.
-    private func stream(_ mapping: EntityMapping, _ body: (SourceRow) throws -> Bool) throws {
+    /// The to-many relationships named in `related` (a policy's `transforms`) come as id lists,
+    /// read by the same query (``SourceRow/related(_:)``).
+    private func stream(_ mapping: EntityMapping, related: [String], _ body: (SourceRow) throws -> Bool) throws {
         let connection = context.connection
         let q = connection
         guard let table = compiler.sourceTable(of: mapping.source) else { return }
@@ -97,6 +100,11 @@ final class PolicyRunner {
             guard let column = sourceTable?.column(withOrigin: .relationship(entity: declaredBy, relationship: relationship.name)) else { continue }
             columns[relationship.name] = selectList.count
             selectList.append("source.\(q.quoteIdentifier(compiler.currentColumn(column.name, of: mapping.source)))")
+        }
+        for name in related where columns[name] == nil {
+            guard let links = compiler.sourceLinks(of: mapping.source, name, quoting: q) else { continue }
+            columns[name] = selectList.count
+            selectList.append("pg_catalog.array_to_string(ARRAY(SELECT tm_links.y FROM (\(links)) AS tm_links WHERE tm_links.x = source.id ORDER BY tm_links.y), ',')")
         }
         let conditions = try compiler.conditions(of: mapping, into: &selection, quoting: q)
         cursorCount += 1

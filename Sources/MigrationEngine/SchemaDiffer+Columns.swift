@@ -20,6 +20,7 @@ extension SchemaDiffer {
                 emit(.renameColumns, .renameColumn(table: newTable.name, from: oldColumn.name, to: newName))
             }
             diffColumn(oldColumn, newColumn, table: newTable.name, from: oldTable)
+            accountMatchedColumn(oldColumn, newColumn, of: oldTable, in: newTable)
         }
         let matchedNew = Set(matches.values)
         for newColumn in newTable.columns where !matchedNew.contains(newColumn.name) {
@@ -29,17 +30,32 @@ extension SchemaDiffer {
     }
 
     mutating func dropColumn(_ column: Column, of table: Table) {
-        emit(.dropColumns, .dropColumn(table: currentName(ofOldTable: table.name), column: displacedColumns[table.name]?[column.name] ?? column.name))
+        let live = displacedColumns[table.name]?[column.name] ?? column.name
+        emit(.dropColumns, .dropColumn(table: currentName(ofOldTable: table.name), column: live))
+        guard column.origin != .discriminator, column.origin != .primaryKey else { return }
         let key = table.name + "." + column.name
-        guard !movedAwayColumns.contains(key), column.origin != .discriminator, !mappingConsumedTables.contains(table.name) else { return }
-        let property: String
-        switch column.origin {
-        case let .attribute(entity, attribute): property = "attribute \(entity).\(attribute)"
-        case let .relationship(entity, relationship): property = "the links of \(entity).\(relationship)"
-        default: property = "column \(column.name)"
+        let item = StepAccount.Item(kind: .column, table: table.name, column: column.name, property: property(column.origin))
+        if movedAwayColumns.contains(key) {
+            account.append(item, .transformed(by: "moved to their new storage (inferred)"))
+            return
         }
-        destructive.append(DestructiveChange(kind: .dropColumn, table: table.name, column: column.name,
-                                             detail: "drops column \(table.name).\(column.name) (\(property)) and its values"))
+        let what: String
+        switch column.origin {
+        case let .attribute(entity, attribute): what = "attribute \(entity).\(attribute)"
+        case let .relationship(entity, relationship): what = "the links of \(entity).\(relationship)"
+        default: what = "column \(column.name)"
+        }
+        account.append(item, .destroyed(DestructiveChange(kind: .dropColumn, table: table.name, column: column.name,
+                                                           detail: "drops column \(table.name).\(column.name) (\(what)) and its values")))
+    }
+
+    /// `Entity.property` of a column's origin, for the account.
+    func property(_ origin: Column.Origin) -> String? {
+        switch origin {
+        case let .attribute(entity, name), let .relationship(entity, name), let .joinSource(entity, name), let .joinDestination(entity, name):
+            return "\(entity).\(name)"
+        case .primaryKey, .discriminator: return nil
+        }
     }
 
     mutating func addColumn(_ column: Column, to table: Table, from oldTable: Table) {
@@ -78,8 +94,6 @@ extension SchemaDiffer {
                 emit(.alterColumns, .alterType(table: table, column: newColumn.name, to: newColumn.type))
             case .narrowing where allowsNarrowing(oldColumn.origin, newColumn.origin):
                 emit(.alterColumns, .alterType(table: table, column: newColumn.name, to: newColumn.type))
-                destructive.append(DestructiveChange(kind: .narrowType, table: table, column: newColumn.name,
-                    detail: "narrows \(table).\(newColumn.name) from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue) (declared safe; values that do not fit fail the migration)"))
             case .narrowing:
                 reasons.append("\(describe(newColumn.origin)) changes type from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue), which narrows it; declare `allowsNarrowing: true` on the attribute if every value fits")
             case .impossible:
@@ -93,7 +107,9 @@ extension SchemaDiffer {
             if let value = newColumn.defaultValue {
                 emit(.alterColumns, .backfill(table: table, column: newColumn.name, value: value, type: newColumn.type))
                 emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
-            } else if linkFedColumns.contains(table + "." + newColumn.name) || isAlreadyRequired(oldColumn, in: oldTable) {
+            } else if linkFedColumns.contains(table + "." + newColumn.name) || isAlreadyRequired(oldColumn, in: oldTable)
+                        || mappingFilledTables.contains(table) {
+                // (In a mapped step, the validation stage reports a row the mappings left empty.)
                 emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
             } else {
                 reasons.append("\(describe(newColumn.origin)) becomes required but has no default value for the rows where it is empty")
@@ -109,7 +125,7 @@ extension SchemaDiffer {
     func isAlreadyRequired(_ column: Column, in oldTable: Table) -> Bool {
         guard case let .entity(root) = oldTable.origin, let newName = tableMatch[oldTable.name] else { return false }
         let staying = source.hierarchy(of: root).filter { entity in
-            guard source.entity(named: entity)?.isAbstract == false, let mapped = correspondence.entities[entity] else { return false }
+            guard source.entity(named: entity)?.isAbstract == false, let mapped = correspondence.destinationEntity(of: entity) else { return false }
             return new.table(forEntity: destination.rootEntity(of: mapped))?.name == newName
         }
         return oldTable.checkConstraints.contains { check in

@@ -58,8 +58,15 @@ extension SchemaDiffer {
                 if case let .foreignKey(table, column) = target.storage {
                     linkFedColumns.insert(table + "." + column)
                     if !(before.holdsOneLink && !swapped) {
-                        destructive.append(DestructiveChange(kind: .dropLinks, table: table, column: column,
-                            detail: "\(target.firstEnd.entity).\(target.firstEnd.name) becomes to-one: where a row had several links, only the one to the lowest id is kept"))
+                        let item: StepAccount.Item
+                        switch before.storage {
+                        case let .foreignKey(oldTable, oldColumn):
+                            item = .init(kind: .column, table: oldTable, column: oldColumn, property: "\(before.firstEnd.entity).\(before.firstEnd.name)")
+                        case let .joinTable(oldTable, _, _):
+                            item = .init(kind: .links, table: oldTable, property: "\(before.firstEnd.entity).\(before.firstEnd.name)")
+                        }
+                        account.append(item, .destroyed(DestructiveChange(kind: .dropLinks, table: table, column: column,
+                            detail: "\(target.firstEnd.entity).\(target.firstEnd.name) becomes to-one: where a row had several links, only the one to the lowest id is kept")))
                     }
                 }
             }

@@ -12,20 +12,26 @@ extension SchemaDiffer {
             var groups: [String: [String]] = [:]
             var removed: [String] = []
             for entity in source.hierarchy(of: root) where source.entity(named: entity)?.isAbstract == false {
-                guard let mapped = correspondence.entities[entity] else { removed.append(entity); continue }
+                guard let mapped = correspondence.destinationEntity(of: entity) else { removed.append(entity); continue }
                 let destinationTable = new.table(forEntity: destination.rootEntity(of: mapped))!.name
                 if destinationTable == target {
                     if mapped != entity, new.table(named: destinationTable)?.column(withOrigin: .discriminator) != nil {
-                        emit(.moveData, .renameDiscriminatorValue(table: destinationTable, from: entity, to: mapped))
+                        // A sub-entity folded into its parent changes type after the mappings, which
+                        // still see it under its own name.
+                        let folded = correspondence.entities[entity] == nil
+                        emit(folded ? .deleteRows : .moveData, .renameDiscriminatorValue(table: destinationTable, from: entity, to: mapped))
                     }
                 } else {
                     groups[destinationTable, default: []].append(entity)
                 }
             }
             if let target, !removed.isEmpty, oldTable.column(withOrigin: .discriminator) != nil {
-                emit(.moveData, .deleteEntityRows(table: target, entities: removed))
-                destructive.append(DestructiveChange(kind: .deleteRows, table: oldTable.name,
-                    detail: "deletes the rows of \(removed.joined(separator: ", ")), which no longer exist, from \(oldTable.name)"))
+                // After the mappings, which may still read (or retype) these rows.
+                emit(.deleteRows, .deleteEntityRows(table: target, entities: removed))
+                let rows = StepAccount.RowSet("source.\"entity\" IN (\(removed.map(PlaceholderQuoting().quoteLiteral).joined(separator: ", ")))")
+                account.append(.init(kind: .rows, table: oldTable.name, property: removed.joined(separator: ", "), rows: rows),
+                               .destroyed(DestructiveChange(kind: .deleteRows, table: oldTable.name, rows: rows.predicate,
+                    detail: "deletes the rows of \(removed.joined(separator: ", ")), which no longer exist, from \(oldTable.name)")))
             }
             if target == nil, removed.isEmpty, !groups.isEmpty { emptiedTables.insert(oldTable.name) }
             for (destinationName, entities) in groups.sorted(by: { $0.key < $1.key }) {

@@ -5,10 +5,13 @@ import EntityModel
 /// nullability changes, link and row moves, drops and constraint changes, in a safe order.
 struct SchemaDiffer {
     /// The order operations run in: constraints that change go first, so that nothing blocks
-    /// renames, type changes and data moves; new constraints come last, once the data is in place.
+    /// renames, type changes and data moves; then (in a mapped step) the mappings; then whatever
+    /// destroys old rows, columns and tables; new constraints come last, once the data is in place.
     enum Phase: Int, CaseIterable, Comparable {
         case dropConstraints, renameTables, renameColumns, renameColumnsIntoPlace, renameConstraints, createTables, addColumns,
-             alterColumns, moveData, finishColumns, dropColumns, dropTables, addConstraints, createIndexes
+             alterColumns, moveData,
+             // A mapped step's mappings and policies run here, while every source row and column still exists.
+             deleteRows, dropColumns, dropTables, finishColumns, addConstraints, createIndexes
         static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -38,14 +41,17 @@ struct SchemaDiffer {
     /// New tables that receive rows by a row move.
     var filledTables: Set<String> = []
 
-    /// In a mapped step: destination tables whose rows or columns the mapping fills, and source
-    /// tables the mapping reads (dropping those loses nothing the mapping did not carry over).
+    /// In a mapped step: destination tables whose rows or columns the mapping fills (a new
+    /// required column may start empty; the validation stage checks it).
     var mappingFilledTables: Set<String> = []
-    var mappingConsumedTables: Set<String> = []
 
     var phases: [Phase: [SchemaOperation]] = [:]
-    var destructive: [DestructiveChange] = []
+    /// Where every source column, link storage and row set goes (see ``StepAccount``).
+    var account = StepAccount()
     var reasons: [String] = []
+
+    /// What the step destroys, from the account.
+    var destructive: [DestructiveChange] { account.destructiveChanges }
 
     init(source: ModelVersion, destination: ModelVersion, correspondence: Correspondence) {
         self.source = source
@@ -206,12 +212,20 @@ struct SchemaDiffer {
         // Foreign keys first, so tables can drop in any order.
         for foreignKey in table.foreignKeys { emit(.dropConstraints, .dropConstraint(table: table.name, name: foreignKey.name)) }
         emit(.dropTables, .dropTable(table.name))
-        guard !emptiedTables.contains(table.name), !mappingConsumedTables.contains(table.name) else { return }
         let what: String
+        let item: StepAccount.Item
         switch table.origin {
-        case let .entity(root): what = "drops entity table \(table.name) (\(source.hierarchy(of: root).joined(separator: ", "))) and its rows"
-        case let .joinTable(entity, relationship): what = "drops join table \(table.name): the links of \(entity).\(relationship)"
+        case let .entity(root):
+            what = "drops entity table \(table.name) (\(source.hierarchy(of: root).joined(separator: ", "))) and its rows"
+            item = .init(kind: .rows, table: table.name, property: root)
+        case let .joinTable(entity, relationship):
+            what = "drops join table \(table.name): the links of \(entity).\(relationship)"
+            item = .init(kind: .links, table: table.name, property: "\(entity).\(relationship)")
         }
-        destructive.append(DestructiveChange(kind: .dropTable, table: table.name, detail: what))
+        if emptiedTables.contains(table.name) {
+            account.append(item, .transformed(by: "moved to their new storage (inferred)"))
+        } else {
+            account.append(item, .destroyed(DestructiveChange(kind: .dropTable, table: table.name, detail: what)))
+        }
     }
 }

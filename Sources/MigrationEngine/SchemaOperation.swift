@@ -96,8 +96,8 @@ enum SchemaOperation: Sendable, Hashable {
         case let .createIndex(name, index):
             return [index.createStatement(onTable: name, inSchema: schema, quoting: q)]
         case let .resetIdentity(name):
-            return ["SELECT setval(pg_get_serial_sequence(\(q.quoteLiteral(schema + "." + id(name))), 'id'), "
-                + "coalesce((SELECT max(id) FROM \(table(name))), 0) + 1, false)"]
+            return ["SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(q.quoteLiteral(schema + "." + id(name))), 'id')::regclass, "
+                + "coalesce((SELECT pg_catalog.max(id) FROM \(table(name))), 0) + 1, false)"]
         }
     }
 }
@@ -165,10 +165,10 @@ struct RowMove: Sendable, Hashable {
 
     func sql(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
         let setting = q.quoteLiteral("tenant_migrate.offset_\(fromTable)")
-        let offset = offsetsIDs ? " + current_setting(\(setting))::bigint" : ""
+        let offset = offsetsIDs ? " + pg_catalog.current_setting(\(setting))::bigint" : ""
         var statements: [String] = []
         if offsetsIDs {
-            statements.append("SELECT set_config(\(setting), (SELECT coalesce(max(id), 0) FROM \(q.qualified(schema, toTable)))::text, true)")
+            statements.append("SELECT pg_catalog.set_config(\(setting), (SELECT coalesce(pg_catalog.max(id), 0) FROM \(q.qualified(schema, toTable)))::text, true)")
         }
         var destinationColumns = ["id"]
         var sourceExpressions = ["id\(offset)"]

@@ -52,6 +52,11 @@ struct SourceKeyPath: Hashable, Sendable {
         func isWordCharacter(_ character: Character) -> Bool { character.isLetter || character.isNumber || character == "_" }
         while index < expression.endIndex {
             let character = expression[index]
+            if character == "{", let close = expression[index...].firstIndex(of: "}") {
+                // A placeholder: {schema}, {source:Entity}, {source:Entity.relationship}.
+                index = expression.index(after: close)
+                continue
+            }
             if character == "'" || character == "\"" {
                 // Skip the literal or quoted identifier ('' and "" escape themselves).
                 var end = expression.index(after: index)

@@ -23,4 +23,17 @@ public struct SourceRow {
 
     /// The id of the row a to-one relationship points at, nil when it points nowhere.
     public func relatedID(_ relationship: String) throws -> Int64? { try value(Int64?.self, relationship) }
+
+    /// The ids of the rows a to-many relationship of the source entity links this row to, in id
+    /// order, whatever stores it (a join table, or the inverse's foreign key), even when the
+    /// step drops that storage. The policy must name the relationship in
+    /// ``MigrationPolicy/transforms``, so the stream reads it in the same query.
+    public func related(_ relationship: String) throws -> [Int64] {
+        guard let index = columns[relationship] else {
+            throw RowDecodingError(column: relationship, type: [Int64].self,
+                                   reason: "the policy does not name this to-many relationship in `transforms`, or the source entity has none of that name")
+        }
+        guard let list = try row.decode(String?.self, at: index), !list.isEmpty else { return [] }
+        return list.split(separator: ",").compactMap { Int64($0) }
+    }
 }

@@ -36,7 +36,7 @@ struct ValidationStage {
             table = name
             constraint = unique.name
             let columns = q.columnList(unique.columns)
-            query = "SELECT max(id) FROM \(q.qualified(schema, name)) GROUP BY \(columns) HAVING count(*) > 1 ORDER BY 1 LIMIT 1"
+            query = "SELECT pg_catalog.max(id) FROM \(q.qualified(schema, name)) GROUP BY \(columns) HAVING pg_catalog.count(*) > 1 ORDER BY 1 LIMIT 1"
         case let .addForeignKey(name, foreignKey):
             table = name
             constraint = foreignKey.name

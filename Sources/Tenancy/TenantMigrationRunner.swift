@@ -262,7 +262,7 @@ public struct TenantMigrationRunner: Sendable {
                 "running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
                 metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(record.schema)"]
             )
-            statistics = statistics + (try step.run(inSchema: record.schema, on: connection))
+            statistics = statistics + (try step.run(inSchema: record.schema, on: connection, allowDestructive: allowDestructive))
         }
         state.runningStep = nil
         try triggers.restore(on: connection)

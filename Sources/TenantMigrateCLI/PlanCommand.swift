@@ -62,6 +62,12 @@ struct PlanCommand: AsyncParsableCommand {
             print("WARNING: this plan drops data (running it needs --allow-destructive):")
             destructive.forEach { print("  - \($0.detail)") }
         }
+        let dataDependent = report.dataDependentLosses
+        if !dataDependent.isEmpty {
+            print("")
+            print("WARNING: this plan may lose data, depending on the tenant's rows (counted when it runs; rows found need --allow-destructive):")
+            dataDependent.forEach { print("  - \($0.detail)") }
+        }
         print("")
         print("nothing was run")
     }

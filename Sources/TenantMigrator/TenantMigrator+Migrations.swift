@@ -137,6 +137,8 @@ public struct MigrationPlanReport: Sendable, Codable {
         /// The SQL (or the description of a Swift policy's stages) the step runs.
         public var statements: [String]
         public var destructiveChanges: [DestructiveChange]
+        /// Losses limited to rows a predicate selects: counted when the step runs.
+        public var dataDependentLosses: [DestructiveChange]
     }
 
     /// The tenant, when planned for one.
@@ -151,6 +153,8 @@ public struct MigrationPlanReport: Sendable, Codable {
 
     /// Every change that drops data, over all steps.
     public var destructiveChanges: [DestructiveChange] { steps.flatMap(\.destructiveChanges) }
+    /// Every loss that depends on the tenant's data, over all steps.
+    public var dataDependentLosses: [DestructiveChange] { steps.flatMap(\.dataDependentLosses) }
     public var isEmpty: Bool { steps.isEmpty }
 
     public init(plan: MigrationPlan, tenant: String?, schema: String, quoting: some SQLQuoting) {
@@ -164,7 +168,8 @@ public struct MigrationPlanReport: Sendable, Codable {
             Step(
                 title: step.description, source: step.source.name, destination: step.destination.name,
                 versions: step.versions.map(\.name), statements: statements,
-                destructiveChanges: step.destructiveChanges
+                destructiveChanges: step.destructiveChanges,
+                dataDependentLosses: step.account.dataDependentLosses
             )
         }
     }

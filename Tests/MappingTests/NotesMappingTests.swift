@@ -24,7 +24,7 @@ struct NotesMappingTests {
             // Stage hooks run in the tenant's transaction, before and after the step.
             let log = HookLog()
             var policies = PolicyRegistry()
-            policies.registerHooks(from: "v1", to: "v2", StepHooks(
+            policies.registerHooks(family: "Notes", from: "v1", to: "v2", StepHooks(
                 willMigrate: { connection, schema in
                     let notes = try connection.execute("SELECT count(*)::int FROM \(connection.quoteIdentifier(schema)).note").first!.decode(Int.self, at: 0)
                     log.add("will \(schema) \(notes) notes")
@@ -91,7 +91,7 @@ struct NotesMappingTests {
             #expect(insert.contains("WHERE (image IS NOT NULL)"))
             #expect(insert.contains("coalesce(source_folder.\"name\" || ': ', '') || source.\"title\""))
             let link = try #require(sql.first { $0.hasPrefix("UPDATE \"t\".\"attachment\" AS target SET \"note_id\"") })
-            #expect(link.contains("source.id + current_setting('tenant_migrate.offset_notetoattachment')::bigint AS id"))
+            #expect(link.contains("source.id + pg_catalog.current_setting('tenant_migrate.offset_notetoattachment')::bigint AS id"))
             // Constraints of the new table come after the data, in the validation stage.
             let notNull = try #require(sql.firstIndex { $0.contains("ALTER COLUMN \"note_id\" SET NOT NULL") })
             #expect(notNull > sql.firstIndex(of: link)!)

@@ -27,6 +27,8 @@ final class StageRecorder: @unchecked Sendable {
 struct RecordingIngredientPolicy: MigrationPolicy {
     let recorder: StageRecorder
     let real = RecipeIngredientToIngredientAndUnitOfMeasure()
+    var transforms: [String] { real.transforms }
+    var loses: [PolicyLoss] { real.loses }
 
     func begin(_ context: PolicyContext) throws { recorder.stage("begin") }
     func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {

@@ -12,6 +12,9 @@ import Testing
 struct TrackArtistsFromJSON: MigrationPolicy {
     struct BadJSON: Error, CustomStringConvertible { let description: String }
 
+    /// The JSON becomes Artist rows and links.
+    var transforms: [String] { ["artistsJSON"] }
+
     func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {
         guard let json = try source.string("artistsJSON") else { return }
         guard let names = try? JSONDecoder().decode([String].self, from: Data(json.utf8)) else {

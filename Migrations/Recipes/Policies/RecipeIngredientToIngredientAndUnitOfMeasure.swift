@@ -5,11 +5,27 @@ import MigrationEngine
 /// `RecipeIngredientToIngredientAndUnitOfMeasure`, with the migration manager's userInfo lookups
 /// as the context's lookup tables).
 ///
-/// An Ingredient is keyed by its name and takes the unit of the first RecipeIngredient that names
-/// it, as in the seed. When the same name comes with another unit, that unit is not kept on the
-/// Ingredient: the policy counts and logs such rows, since rolling back could not restore them.
+/// An Ingredient is keyed by its name and takes the unit of the first RecipeIngredient (in id
+/// order) that names it, as in the seed. v3 has no place for a RecipeIngredient's own unit, so
+/// when the same name comes with another unit, that unit is lost: the policy declares it
+/// (``loses``), so the plan lists it and running it needs consent, and warns once per step with
+/// the number of such rows.
 public struct RecipeIngredientToIngredientAndUnitOfMeasure: MigrationPolicy {
     public init() {}
+
+    /// Each name becomes an Ingredient's name, each unit a UnitOfMeasure's name.
+    public var transforms: [String] { ["name", "unitOfMeasure"] }
+
+    public var loses: [PolicyLoss] {
+        [PolicyLoss(
+            attribute: "unitOfMeasure",
+            // One pass with a window, not a correlated subquery per row.
+            rows: "source.id IN (SELECT tm_unit.id FROM (SELECT id, unit_of_measure IS DISTINCT FROM "
+                + "pg_catalog.first_value(unit_of_measure) OVER (PARTITION BY name ORDER BY id) AS differs "
+                + "FROM {source:RecipeIngredient}) AS tm_unit WHERE tm_unit.differs)",
+            reason: "a RecipeIngredient's own unit of measure, where it differs from the unit of the first RecipeIngredient of the same name: v3 keeps one unit per Ingredient"
+        )]
+    }
 
     public func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {
         guard let name = try source.string("name") else {
@@ -24,7 +40,7 @@ public struct RecipeIngredientToIngredientAndUnitOfMeasure: MigrationPolicy {
             return try context.insert("Ingredient", ["name": name, "unitOfMeasure": unitID])
         }
         if context.lookup("UnitOfIngredient", name) != (unitID ?? 0) {
-            context.logger.warning("RecipeIngredient \(source.id): ingredient \(name) already has another unit of measure; this row's unit is not kept")
+            context.warn("the RecipeIngredient's own unit of measure differs from its ingredient's and is not kept (declared in `loses`)", sourceRow: source.id)
         }
         try context.update("RecipeIngredient", id: source.id, ["ingredient": ingredientID])
         context.associate(source: source.id, destination: ingredientID)

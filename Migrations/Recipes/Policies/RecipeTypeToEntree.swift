@@ -5,6 +5,9 @@ import MigrationEngine
 public struct RecipeTypeToEntree: MigrationPolicy {
     public init() {}
 
+    /// It rewrites `type` in place.
+    public var transforms: [String] { ["type"] }
+
     public func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {
         try context.update("Recipe", id: source.id, ["type": "Entrée"])
         context.associate(source: source.id, destination: source.id)

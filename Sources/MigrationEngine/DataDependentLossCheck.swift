@@ -1,0 +1,45 @@
+import EntityModel
+import LibPQ
+import Logging
+
+/// Counts, once a mapped step's mappings ran and before it destroys anything, the rows each of
+/// its data-dependent losses would lose (one set-based query per loss). Rows found without
+/// consent fail the step with ``UnconsentedLoss``; with consent, each loss is logged once, with
+/// the number of rows and a few ids.
+struct DataDependentLossCheck {
+    let losses: [DestructiveChange]
+    let differ: SchemaDiffer
+    let schema: String
+    let step: String
+
+    func run(on connection: Connection, allowDestructive: Bool, logger: Logger) throws {
+        for loss in losses {
+            guard let predicate = loss.rows, !loss.table.isEmpty else { continue }
+            let table = connection.qualified(schema, differ.currentName(ofOldTable: loss.table))
+            let condition = predicate.replacingOccurrences(of: PlaceholderQuoting.schema, with: connection.quoteIdentifier(schema))
+            let count = try connection.execute("SELECT pg_catalog.count(*) FROM \(table) AS source WHERE \(condition)").first?.decode(Int64.self, at: 0) ?? 0
+            guard count > 0 else { continue }
+            let samples = try connection.execute("SELECT source.id FROM \(table) AS source WHERE \(condition) ORDER BY source.id LIMIT 5")
+                .map { try $0.decode(Int64.self, at: 0) }
+            let failure = UnconsentedLoss(step: step, loss: loss, rowCount: Int(count), sampleIDs: samples)
+            guard allowDestructive else { throw failure }
+            logger.warning("\(failure.summary)")
+        }
+    }
+}
+
+/// A step would lose values that depend on the tenant's data, and consent (`--allow-destructive`)
+/// was not given. Nothing was changed: the tenant's transaction is rolled back.
+public struct UnconsentedLoss: Error, Sendable, CustomStringConvertible {
+    public let step: String
+    public let loss: DestructiveChange
+    public let rowCount: Int
+    /// The first few ids of the rows concerned.
+    public let sampleIDs: [Int64]
+
+    var summary: String {
+        "step \(step) loses values in \(rowCount) row\(rowCount == 1 ? "" : "s") of \(loss.table) (ids \(sampleIDs.map(String.init).joined(separator: ", "))\(rowCount > sampleIDs.count ? ", …" : "")): \(loss.detail)"
+    }
+
+    public var description: String { summary + "; re-run with --allow-destructive (allowDestructive: true) to accept the loss" }
+}

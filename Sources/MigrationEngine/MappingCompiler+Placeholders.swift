@@ -1,0 +1,71 @@
+import EntityModel
+
+extension MappingCompiler {
+    /// Replaces the placeholders of a mapping expression, so SQL over other source tables works
+    /// whatever the tenant's schema and whatever the step renamed:
+    /// - `{schema}`: the tenant's quoted schema;
+    /// - `{source:Entity}`: the quoted, qualified table of a source entity, as named while the
+    ///   mappings run (a table the step drops still exists then);
+    /// - `{source:Entity.relationship}`: the join table of a source many-to-many or
+    ///   one-directional to-many relationship.
+    func substitutePlaceholders(_ expression: String, quoting q: some SQLQuoting) throws -> String {
+        guard expression.contains("{") else { return expression }
+        var result = ""
+        var rest = expression[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            result += rest[..<open]
+            let name = String(rest[rest.index(after: open)..<close])
+            result += try placeholder(name, quoting: q)
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    private func placeholder(_ name: String, quoting q: some SQLQuoting) throws -> String {
+        if name == "schema" { return q.quoteIdentifier(schema) }
+        guard name.hasPrefix("source:") else { throw KeyPathError("unknown placeholder {\(name)}; use {schema}, {source:Entity} or {source:Entity.relationship}") }
+        let path = name.dropFirst("source:".count).split(separator: ".").map(String.init)
+        guard let entity = path.first, source.entity(named: entity) != nil else {
+            throw KeyPathError("{\(name)}: version \(source.name) has no entity \(path.first ?? "")")
+        }
+        if path.count == 1, let table = sourceTable(of: entity) { return q.qualified(schema, table) }
+        guard path.count == 2, let table = sourceJoinTable(of: entity, path[1]) else {
+            throw KeyPathError("{\(name)}: \(entity).\(path.count == 2 ? path[1] : "") has no join table in \(source.name)")
+        }
+        return q.qualified(schema, table.name)
+    }
+
+    /// The join table of a source relationship (owned by either end), as named while mappings
+    /// run, with its column for this entity's side and for the other side.
+    func sourceJoinTable(of entity: String, _ relationship: String) -> (name: String, this: String, other: String)? {
+        guard let (declaredBy, declared) = source.allRelationships(of: entity).first(where: { $0.relationship.name == relationship }) else { return nil }
+        if let table = differ.old.joinTable(forEntity: declaredBy, relationship: relationship),
+           let this = table.column(withOrigin: .joinSource(entity: declaredBy, relationship: relationship)),
+           let other = table.column(withOrigin: .joinDestination(entity: declaredBy, relationship: relationship)) {
+            return (differ.currentName(ofOldTable: table.name), differ.currentName(ofOldColumn: this.name, in: table.name),
+                    differ.currentName(ofOldColumn: other.name, in: table.name))
+        }
+        guard let inverse = declared.inverse,
+              let owner = source.allRelationships(of: declared.destination).first(where: { $0.relationship.name == inverse })?.declaredBy,
+              let table = differ.old.joinTable(forEntity: owner, relationship: inverse),
+              let this = table.column(withOrigin: .joinDestination(entity: owner, relationship: inverse)),
+              let other = table.column(withOrigin: .joinSource(entity: owner, relationship: inverse)) else { return nil }
+        return (differ.currentName(ofOldTable: table.name), differ.currentName(ofOldColumn: this.name, in: table.name),
+                differ.currentName(ofOldColumn: other.name, in: table.name))
+    }
+
+    /// `SELECT` of the ids a source to-many relationship links each row of `entity` to, as
+    /// `(x, y)` pairs (x: this side's id), through its join table or the inverse's foreign key.
+    func sourceLinks(of entity: String, _ relationship: String, quoting q: some SQLQuoting) -> String? {
+        if let join = sourceJoinTable(of: entity, relationship) {
+            return "SELECT \(q.quoteIdentifier(join.this)) AS x, \(q.quoteIdentifier(join.other)) AS y FROM \(q.qualified(schema, join.name))"
+        }
+        guard let declared = source.allRelationships(of: entity).first(where: { $0.relationship.name == relationship })?.relationship,
+              declared.isToMany, let inverse = declared.inverse,
+              let owner = source.allRelationships(of: declared.destination).first(where: { $0.relationship.name == inverse })?.declaredBy,
+              let holder = differ.old.table(forEntity: source.rootEntity(of: owner)),
+              let column = holder.column(withOrigin: .relationship(entity: owner, relationship: inverse)) else { return nil }
+        let key = q.quoteIdentifier(differ.currentName(ofOldColumn: column.name, in: holder.name))
+        return "SELECT \(key) AS x, id AS y FROM \(q.qualified(schema, differ.currentName(ofOldTable: holder.name))) WHERE \(key) IS NOT NULL"
+    }
+}

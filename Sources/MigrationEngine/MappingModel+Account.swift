@@ -1,0 +1,303 @@
+import EntityModel
+import Foundation
+
+extension MappingModel {
+    /// The step's account: the inferred step's account around the mapping, with what the
+    /// mappings keep — explicit expressions, default attribute mappings (same name or
+    /// renamingIdentifier, also into and out of sub-entities), policies' declared `transforms` and
+    /// rows retyped in place — and what the file, its mappings and policies declare lost.
+    public func account(from source: ModelVersion, to destination: ModelVersion) -> StepAccount {
+        do {
+            let differ = try differ(from: source, to: destination)
+            return try MappingAccountant(model: self, differ: differ).account()
+        } catch {
+            // A step that cannot be planned fails before it runs; say so rather than promise nothing is lost.
+            return StepAccount(entries: [.init(.init(kind: .rows, table: ""), .destroyed(DestructiveChange(kind: .custom, table: "",
+                detail: "\(file): cannot account for this step: \(error)")))])
+        }
+    }
+}
+
+/// Builds a mapped step's account (see ``MappingModel/account(from:to:)``).
+struct MappingAccountant {
+    let model: MappingModel
+    let differ: SchemaDiffer
+    let compiler: MappingCompiler
+    let q = PlaceholderQuoting()
+
+    init(model: MappingModel, differ: SchemaDiffer) {
+        self.model = model
+        self.differ = differ
+        self.compiler = MappingCompiler(differ: differ, schema: PlaceholderQuoting.schema)
+    }
+
+    var source: ModelVersion { differ.source }
+
+    /// Something that keeps a source column's values, for some rows.
+    struct Claim {
+        var fate: StepAccount.Fate
+        /// The rows it keeps (nil: all).
+        var rows: String?
+        /// The rows it does not keep hold NULL in this column (its filter is `column IS NOT NULL`).
+        var keepsEveryValue: Bool
+    }
+
+    func account() throws -> StepAccount {
+        let claims = try self.claims()
+        var result = StepAccount()
+        for entry in differ.account.entries {
+            guard case let .destroyed(change) = entry.fate else {
+                result.entries += overwritten(entry, claims)
+                continue
+            }
+            switch (entry.item.kind, change.kind) {
+            case (.column, .dropColumn), (.column, .dropLinks), (.links, .dropTable), (.links, .dropLinks):
+                let key = entry.item.column.map { entry.item.table + "." + $0 } ?? entry.item.table
+                result.entries += resolve(entry, change, claims[key] ?? [])
+            case (.column, .hideValues):
+                result.entries += resolve(entry, change, retypingClaims(into: entry, claims: claims))
+            case (.rows, .dropTable):
+                result.entries += droppedTable(entry, change, claims)
+            case (.rows, .deleteRows):
+                result.entries += resolve(entry, change, retypingClaims(ofRemovedRows: entry))
+            default:
+                result.entries.append(entry)
+            }
+        }
+        result.entries += try declaredLosses()
+        return result
+    }
+
+    /// Keeps what the claims keep; what they leave is still destroyed, restricted to those rows.
+    private func resolve(_ entry: StepAccount.Entry, _ change: DestructiveChange, _ claims: [Claim]) -> [StepAccount.Entry] {
+        guard !claims.isEmpty else { return [entry] }
+        var entries = claims.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate) }
+        if claims.contains(where: { $0.rows == nil || $0.keepsEveryValue }) { return entries }
+        var rest = "NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")"
+        if let column = entry.item.column { rest += " AND source.\(q.quoteIdentifier(differ.currentName(ofOldColumn: column, in: entry.item.table))) IS NOT NULL" }
+        var restricted = change
+        restricted.dependsOnData = true
+        restricted.rows = StepAccount.RowSet.both(change.rows.map(StepAccount.RowSet.init), StepAccount.RowSet(rest))?.predicate
+        restricted.detail += " (in the rows no mapping reads: \(rest))"
+        entries.append(.init(entry.item.restricted(to: StepAccount.RowSet(rest)), .destroyed(restricted)))
+        return entries
+    }
+
+    /// A column that stays, but that an in-place expression or policy rewrites in some rows:
+    /// transformed there, carried in the others.
+    private func overwritten(_ entry: StepAccount.Entry, _ claims: [String: [Claim]]) -> [StepAccount.Entry] {
+        guard case .carried = entry.fate, let column = entry.item.column else { return [entry] }
+        let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { if case .transformed = $0.fate { return true } else { return false } }
+        guard !rewriting.isEmpty else { return [entry] }
+        var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate) }
+        if !rewriting.contains(where: { $0.rows == nil }) {
+            let rest = StepAccount.RowSet("NOT (" + rewriting.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")")
+            entries.append(.init(entry.item.restricted(to: rest), entry.fate))
+        }
+        return entries
+    }
+
+    /// A dropped table that mappings read: accounted column by column.
+    private func droppedTable(_ entry: StepAccount.Entry, _ change: DestructiveChange, _ claims: [String: [Claim]]) -> [StepAccount.Entry] {
+        guard let table = differ.old.table(named: entry.item.table),
+              table.columns.contains(where: { claims[table.name + "." + $0.name] != nil }) else { return [entry] }
+        var entries: [StepAccount.Entry] = []
+        for column in table.columns where column.origin != .primaryKey && column.origin != .discriminator {
+            let item = StepAccount.Item(kind: .column, table: table.name, column: column.name, property: differ.property(column.origin))
+            var lost = change
+            lost.kind = .dropColumn
+            lost.column = column.name
+            lost.detail = "drops \(table.name).\(column.name) (\(item.property ?? column.name)) with table \(table.name)"
+            entries += resolve(.init(item, .destroyed(lost)), lost, claims[table.name + "." + column.name] ?? [])
+        }
+        return entries
+    }
+
+    // MARK: Claims
+
+    /// Every claim on a source column ("table.column", source names) or join table.
+    private func claims() throws -> [String: [Claim]] {
+        var claims: [String: [Claim]] = [:]
+        for mapping in model.entityMappings {
+            guard let sourceTable = differ.old.table(forEntity: source.rootEntity(of: mapping.source)) else { continue }
+            let rows = try filterPredicate(of: mapping)
+            /// A claim on a column (or, with `column` nil, a join table's links).
+            func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil) {
+                let own = table == sourceTable.name
+                let keepsEveryValue = own && column.map { column in mapping.filter.map { isNotNullFilter($0, column: column, table: table) } ?? false } ?? false
+                claims[column.map { table + "." + $0 } ?? table, default: []]
+                    .append(Claim(fate: fate, rows: own ? rows : reached, keepsEveryValue: keepsEveryValue))
+            }
+            // Explicit expressions, and the key paths they (and relationship mappings) read.
+            let expressions = mapping.attributes.map { ($0.expression, "mapping \(mapping.name): \(mapping.destination).\($0.attribute) = \($0.expression)") }
+                + mapping.relationships.map { ($0.from, "mapping \(mapping.name): relationship \($0.relationship)") }
+            for (expression, by) in expressions {
+                for read in reads(expression, from: mapping.source) { claim(read.table, read.column, .transformed(by: by), reached: read.reached) }
+            }
+            // Default attribute mappings into another table (INSERT … SELECT copies them).
+            if !compiler.isInPlace(mapping), mapping.policy == nil, let destinationTable = compiler.destinationTable(of: mapping.destination) {
+                let mentioned = Set(mapping.attributes.map(\.attribute))
+                let sourceAttributes = source.allAttributes(of: mapping.source)
+                for (declaredBy, attribute) in differ.destination.allAttributes(of: mapping.destination) where !mentioned.contains(attribute.name) {
+                    guard let match = sourceAttributes.first(where: { $0.attribute.name == (attribute.renamingIdentifier ?? attribute.name) })
+                            ?? sourceAttributes.first(where: { $0.attribute.name == attribute.name }),
+                          let from = sourceTable.column(withOrigin: .attribute(entity: match.declaredBy, attribute: match.attribute.name)),
+                          let to = destinationTable.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute.name)) else { continue }
+                    claim(sourceTable.name, from.name, .carried(to: .init(table: destinationTable.name, column: to.name)))
+                }
+            }
+            // What a policy declares it transforms.
+            if let name = mapping.policy, let policy = model.policies.makePolicy(named: name) {
+                for property in policy.transforms {
+                    for (table, column) in storage(of: property, of: mapping.source) {
+                        claim(table, column, .transformed(by: "policy \(name) (mapping \(mapping.name))"))
+                    }
+                }
+            }
+        }
+        return claims
+    }
+
+    /// Where a source property of `entity` is stored: an attribute's or to-one's column, or a
+    /// to-many's join table (column nil) or the inverse's foreign key.
+    private func storage(of property: String, of entity: String) -> [(table: String, column: String?)] {
+        guard let table = differ.old.table(forEntity: source.rootEntity(of: entity)) else { return [] }
+        if let (declaredBy, _) = source.allAttributes(of: entity).first(where: { $0.attribute.name == property }),
+           let column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: property)) {
+            return [(table.name, column.name)]
+        }
+        guard let (declaredBy, relationship) = source.allRelationships(of: entity).first(where: { $0.relationship.name == property }) else { return [] }
+        if let column = table.column(withOrigin: .relationship(entity: declaredBy, relationship: property)) { return [(table.name, column.name)] }
+        if let join = differ.old.joinTable(forEntity: declaredBy, relationship: property) { return [(join.name, nil)] }
+        if let inverse = relationship.inverse,
+           let owner = source.allRelationships(of: relationship.destination).first(where: { $0.relationship.name == inverse })?.declaredBy {
+            if let join = differ.old.joinTable(forEntity: owner, relationship: inverse) { return [(join.name, nil)] }
+            if let holder = differ.old.table(forEntity: source.rootEntity(of: owner)),
+               let column = holder.column(withOrigin: .relationship(entity: owner, relationship: inverse)) { return [(holder.name, column.name)] }
+        }
+        return []
+    }
+
+    /// The source columns an expression reads: its key paths' last columns and the foreign keys
+    /// they join through. A column of another table is read only in the rows the join reaches.
+    private func reads(_ expression: String, from entity: String) -> [(table: String, column: String, reached: String?)] {
+        var found: [(String, String, String?)] = []
+        for (_, path) in SourceKeyPath.occurrences(in: expression) {
+            guard case let .success(resolved) = path.resolve(from: entity, in: source) else { continue }
+            var current = entity
+            var reached: String? = nil
+            for hop in resolved.hops {
+                guard let holder = differ.old.table(forEntity: source.rootEntity(of: hop.entity)) else { break }
+                if let key = holder.column(withOrigin: .relationship(entity: hop.entity, relationship: hop.relationship)) {
+                    found.append((holder.name, key.name, reached))
+                    let live = differ.currentName(ofOldColumn: key.name, in: holder.name)
+                    reached = "EXISTS (SELECT 1 FROM \(q.qualified(PlaceholderQuoting.schema, differ.currentName(ofOldTable: holder.name))) AS tm_holder "
+                        + "WHERE tm_holder.\(q.quoteIdentifier(live)) = source.id)"
+                } else {
+                    reached = nil
+                }
+                current = hop.destination
+            }
+            if resolved.column != "id", let table = differ.old.table(forEntity: source.rootEntity(of: current)) {
+                found.append((table.name, resolved.column, resolved.hops.isEmpty ? nil : reached))
+            }
+        }
+        return found
+    }
+
+    /// The mapping's filter as SQL over its source row (key paths joined), nil without a filter.
+    private func filterPredicate(of mapping: EntityMapping) throws -> String? {
+        guard let filter = mapping.filter, let table = compiler.sourceTable(of: mapping.source) else { return nil }
+        var selection = MappingCompiler.Selection()
+        let rewritten = try compiler.rewrite(filter, from: mapping.source, into: &selection, quoting: q)
+        guard !selection.joins.isEmpty else { return rewritten }
+        return "source.id IN (SELECT source.id FROM \(q.qualified(PlaceholderQuoting.schema, table)) AS source "
+            + selection.joins.joined(separator: " ") + " WHERE \(rewritten))"
+    }
+
+    /// Whether a filter is exactly `[source.]column IS NOT NULL` for this column: the rows it
+    /// skips have no value to lose.
+    private func isNotNullFilter(_ filter: String, column: String, table: String) -> Bool {
+        let words = filter.lowercased().split(whereSeparator: \.isWhitespace).map(String.init)
+        guard words.count == 4, words[1] == "is", words[2] == "not", words[3] == "null" else { return false }
+        let name = words[0].hasPrefix("source.") ? String(words[0].dropFirst("source.".count)) : words[0]
+        guard let entity = differ.old.table(named: table).flatMap({ t -> String? in if case let .entity(root) = t.origin { return root } else { return nil } }) else { return false }
+        let columns = source.hierarchy(of: entity).flatMap { source.allAttributes(of: $0) }.filter { $0.attribute.name == name || $0.attribute.columnName == name }
+        return columns.contains { $0.attribute.columnName == column } || name.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == column
+    }
+
+    /// In-place mappings that retype rows of removed entities keep those rows.
+    private func retypingClaims(ofRemovedRows entry: StepAccount.Entry) -> [Claim] {
+        let removed = Set((entry.item.property ?? "").components(separatedBy: ", "))
+        return model.entityMappings.compactMap { mapping in
+            guard removed.contains(mapping.source), compiler.isInPlace(mapping),
+                  differ.old.table(forEntity: source.rootEntity(of: mapping.source))?.name == entry.item.table else { return nil }
+            return Claim(fate: .transformed(by: "mapping \(mapping.name): the rows become \(mapping.destination)"),
+                         rows: (try? filterPredicate(of: mapping)) ?? nil, keepsEveryValue: false)
+        }
+    }
+
+    /// In-place mappings that retype rows into an entity that has a moved-down property keep its
+    /// values in those rows.
+    private func retypingClaims(into entry: StepAccount.Entry, claims: [String: [Claim]]) -> [Claim] {
+        guard let column = entry.item.column, let oldTable = differ.old.table(named: entry.item.table),
+              let oldColumn = oldTable.column(named: column), let newTable = differ.tableMatch[oldTable.name].flatMap(differ.new.table(named:)),
+              let newName = differ.columnMatch[oldTable.name]?[column], let newColumn = newTable.column(named: newName),
+              let owners = SchemaDiffer.owners(of: newColumn.origin, in: differ.destination),
+              let oldOwners = SchemaDiffer.owners(of: oldColumn.origin, in: source) else { return [] }
+        return model.entityMappings.compactMap { mapping in
+            guard oldOwners.contains(mapping.source), owners.contains(mapping.destination), compiler.isInPlace(mapping) else { return nil }
+            let rows = (try? filterPredicate(of: mapping)) ?? nil
+            let keepsEveryValue = mapping.filter.map { isNotNullFilter($0, column: column, table: oldTable.name) } ?? false
+            return Claim(fate: .carried(to: .init(table: newTable.name, column: newName)), rows: rows, keepsEveryValue: keepsEveryValue)
+        }
+    }
+
+    // MARK: Declared losses
+
+    /// The file's `loses:`, each entity mapping's, and each policy's.
+    private func declaredLosses() throws -> [StepAccount.Entry] {
+        var entries: [StepAccount.Entry] = model.loses.map { text in
+            .init(.init(kind: .rows, table: ""), .destroyed(DestructiveChange(kind: .custom, table: "", detail: "\(model.file): \(text)")))
+        }
+        for mapping in model.entityMappings {
+            var declared = mapping.loses.map { ($0, "mapping \(mapping.name)") }
+            if let name = mapping.policy, let policy = model.policies.makePolicy(named: name) {
+                declared += policy.loses.map { ($0, "policy \(name) (mapping \(mapping.name))") }
+            }
+            guard let table = differ.old.table(forEntity: source.rootEntity(of: mapping.source)) else { continue }
+            for (loss, by) in declared {
+                var column: String?
+                if let attribute = loss.attribute, let (declaredBy, _) = source.allAttributes(of: mapping.source).first(where: { $0.attribute.name == attribute }) {
+                    column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute))?.name
+                }
+                var selection = MappingCompiler.Selection()
+                let rows = try loss.rows.map { try compiler.rewrite($0, from: mapping.source, into: &selection, quoting: q) }
+                let filter = try filterPredicate(of: mapping)
+                let predicate = StepAccount.RowSet.both(filter.map(StepAccount.RowSet.init), rows.map(StepAccount.RowSet.init))
+                let what = loss.attribute.map { "\(mapping.source).\($0)" } ?? "rows of \(mapping.source)"
+                entries.append(.init(.init(kind: column == nil ? .rows : .column, table: table.name, column: column,
+                                           property: loss.attribute.map { "\(mapping.source).\($0)" }, rows: predicate),
+                    .destroyed(DestructiveChange(kind: .custom, table: table.name, column: column, rows: predicate?.predicate,
+                        dependsOnData: loss.rows != nil,
+                        detail: "\(model.file): \(by) loses \(what)\(loss.rows.map { " where \($0)" } ?? ""): \(loss.reason)"))))
+            }
+        }
+        return entries
+    }
+}
+
+/// Quoting for the SQL predicates of an account, which is made offline: standard quoting
+/// (`standard_conforming_strings` on, as every supported server has it), with the tenant's schema
+/// left as the `{schema}` placeholder. SQL that runs is quoted by the connection.
+struct PlaceholderQuoting: SQLQuoting {
+    static let schema = "{schema}"
+
+    func quoteIdentifier(_ identifier: String) -> String {
+        identifier == Self.schema ? identifier : "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    func quoteLiteral(_ literal: String) -> String {
+        "'" + literal.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}

@@ -1,0 +1,58 @@
+import EntityModel
+
+extension SchemaDiffer {
+    /// Accounts for a column that exists on both sides: carried (cast when its type widens),
+    /// values that may not survive a narrowing, and values of rows whose entity no longer has the
+    /// property once it moved down into a sub-entity (cleared after the mappings).
+    mutating func accountMatchedColumn(_ oldColumn: Column, _ newColumn: Column, of oldTable: Table, in newTable: Table) {
+        guard oldColumn.origin != .primaryKey else { return }
+        let item = StepAccount.Item(kind: .column, table: oldTable.name, column: oldColumn.name, property: property(oldColumn.origin))
+        if oldColumn.origin == .discriminator {
+            account.append(item, .transformed(by: "the entity of each row, renamed with its entity"))
+            return
+        }
+        let location = StepAccount.Location(table: newTable.name, column: newColumn.name)
+        if oldColumn.type == newColumn.type {
+            account.append(item, .carried(to: location))
+        } else if TypeChange(from: oldColumn.type, to: newColumn.type) == .widening {
+            account.append(item, .transformed(by: "a cast from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue), which keeps every value"))
+        } else {
+            account.append(item, .destroyed(DestructiveChange(kind: .narrowType, table: oldTable.name, column: oldColumn.name,
+                detail: "narrows \(newTable.name).\(newColumn.name) from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue) (declared safe; values that do not fit fail the migration)")))
+        }
+        accountHierarchyMove(oldColumn, newColumn, of: oldTable, in: newTable)
+    }
+
+    /// The concrete entities whose rows hold a property, in a version: the declaring entity and
+    /// its descendants.
+    static func owners(of origin: Column.Origin, in version: ModelVersion) -> [String]? {
+        switch origin {
+        case let .attribute(entity, _), let .relationship(entity, _):
+            return version.hierarchy(of: entity).filter { version.entity(named: $0)?.isAbstract == false }
+        default:
+            return nil
+        }
+    }
+
+    /// When a property moves down into a sub-entity, the rows whose entity does not become that
+    /// sub-entity (or one of its descendants) no longer have it: the model loses their values,
+    /// which are accounted destroyed. The column keeps them, unseen by the model (no table
+    /// scan), so moving the property back up finds them again.
+    private mutating func accountHierarchyMove(_ oldColumn: Column, _ newColumn: Column, of oldTable: Table, in newTable: Table) {
+        guard let oldOwners = Self.owners(of: oldColumn.origin, in: source), let newOwners = Self.owners(of: newColumn.origin, in: destination),
+              newTable.column(withOrigin: .discriminator) != nil else { return }
+        let losing = oldOwners.filter { entity in
+            guard let mapped = correspondence.destinationEntity(of: entity) else { return false }   // deleted: accounted with the rows
+            return !newOwners.contains(mapped)
+        }
+        guard !losing.isEmpty else { return }
+        let q = PlaceholderQuoting()
+        // Evaluated once the mappings ran (a mapping may retype rows into the sub-entity).
+        let rows = StepAccount.RowSet("source.\"entity\" NOT IN (\(newOwners.map(q.quoteLiteral).joined(separator: ", "))) "
+            + "AND source.\(q.quoteIdentifier(currentName(ofOldColumn: oldColumn.name, in: oldTable.name))) IS NOT NULL")
+        let what = property(newColumn.origin) ?? newColumn.name
+        account.append(.init(kind: .column, table: oldTable.name, column: oldColumn.name, property: property(oldColumn.origin), rows: rows),
+                       .destroyed(DestructiveChange(kind: .hideValues, table: oldTable.name, column: oldColumn.name, rows: rows.predicate,
+                           detail: "\(what) belongs to \(newOwners.joined(separator: ", ")) only: rows of \(losing.joined(separator: ", ")) that do not become one lose their values (left unseen in \(newTable.name).\(newColumn.name))")))
+    }
+}

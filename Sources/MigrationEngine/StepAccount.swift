@@ -1,0 +1,143 @@
+/// The data-flow account of one step: for every source column, link storage and row set the step
+/// reads, where its values go. A value counts as kept only when the account shows where it goes;
+/// whatever the account calls destroyed is in ``MigrationStep/destructiveChanges`` and needs
+/// consent (`--allow-destructive`).
+///
+/// Tables and columns are named as in the **source** version's schema, relative to the tenant's
+/// schema; row sets are SQL predicates over the source row (alias `source`), evaluated while the
+/// step's mappings run (after its renames, before its drops). See docs/Migrations.md, "The account".
+public struct StepAccount: Sendable, Hashable, Codable {
+    public var entries: [Entry]
+
+    public init(entries: [Entry] = []) { self.entries = entries }
+
+    /// One source item and its fate.
+    public struct Entry: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var item: Item
+        public var fate: Fate
+
+        public init(_ item: Item, _ fate: Fate) {
+            self.item = item
+            self.fate = fate
+        }
+
+        public var description: String { "\(item): \(fate)" }
+    }
+
+    /// What the source had: a column's values, a table's links, or a set of rows.
+    public struct Item: Sendable, Hashable, Codable, CustomStringConvertible {
+        public enum Kind: String, Sendable, Codable {
+            /// The values of one column (an attribute, or a to-one's foreign key).
+            case column
+            /// The links of a join table.
+            case links
+            /// Rows as a whole (of a removed entity, or of a dropped table).
+            case rows
+        }
+
+        public var kind: Kind
+        /// The source table (source version's name).
+        public var table: String
+        /// The source column (source version's name), for ``Kind/column``.
+        public var column: String?
+        /// The model element, such as `Attachment.image`, for messages.
+        public var property: String?
+        /// Which rows: nil for all of them.
+        public var rows: RowSet?
+
+        public init(kind: Kind, table: String, column: String? = nil, property: String? = nil, rows: RowSet? = nil) {
+            self.kind = kind
+            self.table = table
+            self.column = column
+            self.property = property
+            self.rows = rows
+        }
+
+        public var description: String {
+            let what = column.map { "\(table).\($0)" } ?? table
+            return "\(kind.rawValue) \(what)\(property.map { " (\($0))" } ?? "")\(rows.map { " where \($0)" } ?? "")"
+        }
+
+        /// The same item, restricted to `rows`.
+        func restricted(to rows: RowSet?) -> Item {
+            var copy = self
+            copy.rows = RowSet.both(self.rows, rows)
+            return copy
+        }
+    }
+
+    /// A set of rows of the item's table, as an SQL predicate over the source row `source`.
+    /// `{schema}` stands for the tenant's quoted schema.
+    public struct RowSet: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var predicate: String
+
+        public init(_ predicate: String) { self.predicate = predicate }
+
+        public var description: String { predicate }
+
+        static func both(_ a: RowSet?, _ b: RowSet?) -> RowSet? {
+            switch (a, b) {
+            case (nil, nil): return nil
+            case let (x?, nil), let (nil, x?): return x
+            case let (x?, y?): return RowSet("(\(x.predicate)) AND (\(y.predicate))")
+            }
+        }
+    }
+
+    /// Where the values go.
+    public enum Fate: Sendable, Hashable, Codable, CustomStringConvertible {
+        /// Kept as they are, in this destination table and column (destination names).
+        case carried(to: Location)
+        /// Read by a rule, expression, mapping or policy that writes what it computes (`by` names it).
+        case transformed(by: String)
+        /// Not kept. The change says why, and is what the plan lists.
+        case destroyed(DestructiveChange)
+
+        public var description: String {
+            switch self {
+            case let .carried(location): return "carried to \(location)"
+            case let .transformed(by): return "transformed by \(by)"
+            case let .destroyed(change): return "destroyed: \(change.detail)"
+            }
+        }
+    }
+
+    /// A destination table and column.
+    public struct Location: Sendable, Hashable, Codable, CustomStringConvertible {
+        public var table: String
+        public var column: String?
+
+        public init(table: String, column: String? = nil) {
+            self.table = table
+            self.column = column
+        }
+
+        public var description: String { column.map { "\(table).\($0)" } ?? table }
+    }
+
+    /// The entries whose values are destroyed.
+    public var destroyed: [Entry] { entries.filter { if case .destroyed = $0.fate { return true } else { return false } } }
+
+    /// What the plan lists as needing consent: the destroyed entries' changes that do not depend
+    /// on the data, without repeats.
+    public var destructiveChanges: [DestructiveChange] { changes { !$0.dependsOnData } }
+
+    /// Destroyed values that depend on the tenant's data (a row predicate): the step counts them
+    /// when it runs and needs consent only if there are any.
+    public var dataDependentLosses: [DestructiveChange] { changes(\.dependsOnData) }
+
+    private func changes(_ include: (DestructiveChange) -> Bool) -> [DestructiveChange] {
+        var seen: Set<DestructiveChange> = []
+        return destroyed.compactMap { entry in
+            guard case let .destroyed(change) = entry.fate, include(change), seen.insert(change).inserted else { return nil }
+            return change
+        }
+    }
+
+    /// The entries about one source table (and column).
+    public func entries(table: String, column: String? = nil) -> [Entry] {
+        entries.filter { $0.item.table == table && (column == nil || $0.item.column == column) }
+    }
+
+    mutating func append(_ item: Item, _ fate: Fate) { entries.append(Entry(item, fate)) }
+}
