@@ -22,6 +22,8 @@ public struct FleetReport: Sendable, Codable {
         public var milliseconds: Double
         public var error: String?
         public var sqlState: String?
+        /// Rows the tenant's steps inserted, updated or deleted (when it migrated, or would have).
+        public var rowsAffected: Int?
     }
 
     public var family: String
@@ -30,6 +32,9 @@ public struct FleetReport: Sendable, Codable {
     public var milliseconds: Double
     /// The run stopped taking new tenants early (Ctrl-C, SIGTERM, or --fail-fast).
     public var interrupted: Bool
+    /// ``MigrationRunMode/apply``, or a trial whose every tenant was rolled back: then `migrated`
+    /// means "would migrate" and `failed` "would fail".
+    public var mode: MigrationRunMode = .apply
     public var entries: [Entry]
 
     public var migrated: Int { entries.filter { $0.outcome == .migrated }.count }
@@ -40,7 +45,7 @@ public struct FleetReport: Sendable, Codable {
     public var succeeded: Bool { failed == 0 && notStarted == 0 && !interrupted }
 
     enum CodingKeys: String, CodingKey {
-        case family, target, startedAt, milliseconds, interrupted, entries, summary
+        case family, target, startedAt, milliseconds, interrupted, mode, entries, summary
     }
 
     struct Summary: Codable { var total, migrated, skipped, failed, notStarted: Int }
@@ -61,6 +66,7 @@ public struct FleetReport: Sendable, Codable {
         startedAt = try container.decode(Date.self, forKey: .startedAt)
         milliseconds = try container.decode(Double.self, forKey: .milliseconds)
         interrupted = try container.decode(Bool.self, forKey: .interrupted)
+        mode = try container.decodeIfPresent(MigrationRunMode.self, forKey: .mode) ?? .apply
         entries = try container.decode([Entry].self, forKey: .entries)
     }
 
@@ -71,6 +77,7 @@ public struct FleetReport: Sendable, Codable {
         try container.encode(startedAt, forKey: .startedAt)
         try container.encode(milliseconds, forKey: .milliseconds)
         try container.encode(interrupted, forKey: .interrupted)
+        try container.encode(mode, forKey: .mode)
         try container.encode(Summary(total: entries.count, migrated: migrated, skipped: skipped, failed: failed, notStarted: notStarted), forKey: .summary)
         try container.encode(entries, forKey: .entries)
     }

@@ -20,6 +20,8 @@ public struct FleetRunner: Sendable {
     public var failFast: Bool
     /// Run plans that drop data.
     public var allowDestructive: Bool
+    /// Keep the results, or roll every tenant back at the end (a dry run or a rehearsal).
+    public var mode: MigrationRunMode = .apply
     /// `.forward` for migrate, `.backward` for rollback.
     public var direction: TenantMigrationRunner.Direction
     /// How long a lost connection keeps trying to reconnect (a server restart) before its worker
@@ -59,8 +61,14 @@ public struct FleetRunner: Sendable {
         let started = clock.now
         let session = MigratorSession(connectionString: connectionString, reconnectTimeout: reconnectTimeout, logger: logger)
         let first = try await session.connect()
-        let records = try await first.withConnection { connection in
-            try catalog.install(on: connection)
+        let mode = self.mode
+        let records = try await first.withConnection { connection -> [TenantRecord] in
+            if mode.isTrial {
+                // A trial writes nothing, not even the catalog: no catalog, no tenants.
+                guard try catalog.isInstalled(on: connection) else { return [] }
+            } else {
+                try catalog.install(on: connection)
+            }
             return try catalog.tenants(family: family.name, on: connection)
         }
         var entries: [FleetReport.Entry] = []
@@ -85,7 +93,9 @@ public struct FleetRunner: Sendable {
         func elapsed() -> Double { let d = clock.now - started; return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
         guard !pending.isEmpty else {
             await first.close()
-            return FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(), interrupted: false, entries: entries)
+            var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(), interrupted: false, entries: entries)
+            report.mode = mode
+            return report
         }
 
         let tracker = ProgressTracker(total: pending.count, callback: progress)
@@ -93,7 +103,8 @@ public struct FleetRunner: Sendable {
         let outputs = try await fanOut(
             pending, jobs: jobs, session: session, control: control, firstConnection: first,
             work: { record, connection in
-                Self.migrate(record, to: target, runner: runner, allowDestructive: allowDestructive, direction: direction, control: control, on: connection)
+                Self.migrate(record, to: target, runner: runner, allowDestructive: allowDestructive, direction: direction, mode: mode,
+                             control: control, on: connection)
             },
             recover: { run, connection in
                 // The connection died during the tenant: record its failure on the new one.
@@ -111,8 +122,10 @@ public struct FleetRunner: Sendable {
             entries.append(output ?? .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version, toVersion: target, milliseconds: 0))
         }
         entries.sort { $0.tenant < $1.tenant }
-        return FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(),
-                           interrupted: control.isStopped || Task.isCancelled, entries: entries)
+        var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(),
+                                 interrupted: control.isStopped || Task.isCancelled, entries: entries)
+        report.mode = mode
+        return report
     }
 
     /// One tenant's report line, and its failure when the connection died before it could be recorded.
@@ -135,7 +148,7 @@ public struct FleetRunner: Sendable {
     /// One tenant, turned into a report line whatever happens.
     static func migrate(
         _ record: TenantRecord, to target: String, runner: TenantMigrationRunner, allowDestructive: Bool,
-        direction: TenantMigrationRunner.Direction, control: FleetControl, on connection: Connection
+        direction: TenantMigrationRunner.Direction, mode: MigrationRunMode = .apply, control: FleetControl, on connection: Connection
     ) -> TenantRun {
         let clock = ContinuousClock()
         let started = clock.now
@@ -143,16 +156,19 @@ public struct FleetRunner: Sendable {
         var runner = runner
         runner.control = control
         do {
-            let result = try runner.migrate(record.name, to: target, allowDestructive: allowDestructive, direction: direction, on: connection)
+            let result = try runner.migrate(
+                record.name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, on: connection
+            )
             return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: result.outcome == .migrated ? .migrated : .skipped,
-                                          fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds))
+                                          fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
+                                          rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil))
         } catch let error as TenantMigrationError where error.isInterruption {
             return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
                                           toVersion: target, milliseconds: milliseconds()))
         } catch let error as TenantMigrationError {
             return TenantRun(
                 entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: error.fromVersion, toVersion: error.toVersion,
-                             milliseconds: milliseconds(), error: error.description, sqlState: sqlState(of: error.underlying)?.rawValue),
+                             milliseconds: milliseconds(), error: error.description, sqlState: error.sqlState?.rawValue),
                 unrecorded: error.isRecorded || !error.isRecordable ? nil : error
             )
         } catch {

@@ -120,6 +120,7 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
         case let error as PostgresError: return error.sqlState
         case let violation as ConstraintViolation: return violation.underlying.sqlState
         case let failure as PolicyError: return failure.sqlState
+        case let failure as StepHookError: return failure.sqlState
         default: return nil
         }
     }

@@ -82,9 +82,11 @@ public struct TenantMigrationRunner: Sendable {
     ///   ``TenantMigrationResult/Outcome/alreadyCurrent``.
     /// - Throws: ``TenancyError`` (unknown tenant or version, other family) and ``PlanningError``
     ///   before anything is touched; ``TenantMigrationError`` for refusals and failures.
+    ///   - mode: ``MigrationRunMode/apply`` to keep the result; a trial mode rolls everything back
+    ///     and records nothing (see ``MigrationRunMode``).
     public func migrate(
         _ tenant: TenantName, to target: String?, allowDestructive: Bool, direction: Direction = .any,
-        on connection: Connection
+        mode: MigrationRunMode = .apply, on connection: Connection
     ) throws -> TenantMigrationResult {
         let clock = ContinuousClock()
         let started = clock.now
@@ -112,11 +114,16 @@ public struct TenantMigrationRunner: Sendable {
             attempt += 1
             let state = AttemptState()
             do {
-                let outcome = try connection.transaction { connection in
-                    try attemptMigration(
-                        tenant, to: destination, allowDestructive: allowDestructive, direction: direction,
-                        attempt: attempt, startedAt: startedAt, state: state, logger: logger, on: connection
-                    )
+                let outcome: AttemptOutcome
+                do {
+                    outcome = try connection.transaction { connection in
+                        try attemptMigration(
+                            tenant, to: destination, allowDestructive: allowDestructive, direction: direction, mode: mode,
+                            attempt: attempt, startedAt: startedAt, state: state, logger: logger, on: connection
+                        )
+                    }
+                } catch let trial as TrialRolledBack {
+                    outcome = trial.outcome
                 }
                 switch outcome {
                 case let .alreadyCurrent(version):
@@ -126,7 +133,7 @@ public struct TenantMigrationRunner: Sendable {
                         attempts: attempt, milliseconds: elapsed()
                     )
                 case let .migrated(from, statistics):
-                    logger.info("migrated \(from) → \(destination.name)", metadata: [
+                    logger.info("\(mode.isTrial ? "\(mode.rawValue): would migrate" : "migrated") \(from) → \(destination.name)", metadata: [
                         "step": "\(from) → \(destination.name)", "attempts": "\(attempt)",
                         "statements": "\(statistics.statements)", "rows": "\(statistics.rowsAffected)",
                         "ms": "\(Int(elapsed()))",
@@ -166,7 +173,7 @@ public struct TenantMigrationRunner: Sendable {
                     )
                     logger.error("\(failure)", metadata: ["step": "\(step)"])
                     var recorded = failure
-                    recorded.isRecorded = recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
+                    recorded.isRecorded = mode.isTrial || recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
                     throw recorded
                 }
                 guard let recordedFrom = state.fromVersion else {
@@ -180,7 +187,7 @@ public struct TenantMigrationRunner: Sendable {
                 )
                 logger.error("\(failure)", metadata: ["step": "\(step)"])
                 var recorded = failure
-                recorded.isRecorded = recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
+                recorded.isRecorded = mode.isTrial || recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
                 throw recorded
             }
         }
@@ -199,13 +206,18 @@ public struct TenantMigrationRunner: Sendable {
         var runningStep: String?
     }
 
+    /// Thrown at the end of a trial run so that its transaction rolls back; carries what it did.
+    private struct TrialRolledBack: Error {
+        let outcome: AttemptOutcome
+    }
+
     /// An error that must pass through unrecorded (it was raised before anything was touched).
     private struct Refusal: Error {
         let error: any Error
     }
 
     private func attemptMigration(
-        _ tenant: TenantName, to destination: ModelVersion, allowDestructive: Bool, direction: Direction,
+        _ tenant: TenantName, to destination: ModelVersion, allowDestructive: Bool, direction: Direction, mode: MigrationRunMode,
         attempt: Int, startedAt: Date, state: AttemptState, logger: Logger, on connection: Connection
     ) throws -> AttemptOutcome {
         try Self.setLockTimeout(lockTimeout, on: connection)
@@ -255,17 +267,33 @@ public struct TenantMigrationRunner: Sendable {
         }
         let triggers = try ForeignTriggers.disable(inSchema: record.schema, on: connection)
 
-        var statistics = StepStatistics()
-        for step in plan.steps {
-            state.runningStep = step.description
-            logger.info(
-                "running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
-                metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(record.schema)"]
-            )
-            statistics = statistics + (try step.run(inSchema: record.schema, on: connection, allowDestructive: allowDestructive))
+        let rehearsal = mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
+        try rehearsal?.takeSnapshot(on: connection)
+        func run(_ plan: MigrationPlan, allowDestructive: Bool) throws -> StepStatistics {
+            var statistics = StepStatistics()
+            for step in plan.steps {
+                state.runningStep = step.description
+                logger.info(
+                    "running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
+                    metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(record.schema)"]
+                )
+                statistics = statistics + (try step.run(inSchema: record.schema, on: connection, allowDestructive: allowDestructive))
+            }
+            state.runningStep = nil
+            return statistics
         }
-        state.runningStep = nil
+        let statistics = try run(plan, allowDestructive: allowDestructive)
+        if let rehearsal {
+            // And back again: whatever the way back cannot restore shows up as a difference, so
+            // consent to lose it is implied (the whole rehearsal is rolled back).
+            let back = try planner.plan(from: destination.name, to: record.version)
+            _ = try run(back, allowDestructive: true)
+            if let difference = try rehearsal.firstDifference(on: connection) {
+                throw RehearsalFailed(difference: difference, from: record.version, to: destination.name)
+            }
+        }
         try triggers.restore(on: connection)
+        if mode.isTrial { throw TrialRolledBack(outcome: .migrated(from: record.version, statistics)) }
         try catalog.recordVersion(tenant, version: destination.name, versionHash: destination.versionHash, on: connection)
         try catalog.recordHistory(
             HistoryEntry(

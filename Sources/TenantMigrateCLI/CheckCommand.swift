@@ -75,9 +75,19 @@ struct MigrationOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("How long to keep reconnecting after losing the server (a restart) before giving up on the remaining tenants.", valueName: "seconds"))
     var reconnectTimeout: Int = 60
 
+    @Flag(name: .long, help: "Run each tenant's migration for real, report what would happen or fail (constraint, row, SQLSTATE), then roll it back. Changes nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Run each tenant's migration there and back again, compare every table with how it was, report the first difference, then roll it all back. Changes nothing.")
+    var rehearse = false
+
     @Flag(help: "Print the results as JSON.") var json = false
 
+    /// Apply, dry run or rehearsal.
+    var mode: MigrationRunMode { rehearse ? .rehearse : (dryRun ? .dryRun : .apply) }
+
     func validate() throws {
+        guard !(dryRun && rehearse) else { throw ValidationError("--dry-run and --rehearse are alternatives; choose one") }
         guard lockTimeout >= 0 else { throw ValidationError("--lock-timeout must be 0 or more milliseconds") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
         guard reconnectTimeout >= 0 else { throw ValidationError("--reconnect-timeout must be 0 or more seconds") }
@@ -93,7 +103,13 @@ struct MigrationOptions: ParsableArguments {
 
 extension Console {
     /// One line per tenant result.
-    static func printResult(_ result: TenantMigrationResult) {
+    static func printResult(_ result: TenantMigrationResult, mode: MigrationRunMode = .apply) {
+        if mode.isTrial, result.outcome == .migrated {
+            let stats = result.statistics
+            print("\(result.tenant): \(mode.rawValue): would migrate \(result.fromVersion) → \(result.toVersion) "
+                + "(\(stats.rowsAffected) row\(stats.rowsAffected == 1 ? "" : "s"), \(Int(result.milliseconds.rounded())) ms); rolled back, nothing changed")
+            return
+        }
         switch result.outcome {
         case .alreadyCurrent:
             print("\(result.tenant): already at \(result.toVersion)")
@@ -111,7 +127,7 @@ extension Console {
 /// Runs `operation` for every tenant in order, printing each result; the others carry on when one
 /// fails. A single tenant's error is rethrown as is; several failures become one summary error.
 func runForEachTenant(
-    _ tenants: [String], json: Bool, _ operation: (String) async throws -> TenantMigrationResult
+    _ tenants: [String], json: Bool, mode: MigrationRunMode = .apply, _ operation: (String) async throws -> TenantMigrationResult
 ) async throws {
     var results: [TenantMigrationResult] = []
     var failures: [(tenant: String, error: any Error)] = []
@@ -119,7 +135,7 @@ func runForEachTenant(
         do {
             let result = try await operation(tenant)
             results.append(result)
-            if !json { Console.printResult(result) }
+            if !json { Console.printResult(result, mode: mode) }
         } catch {
             failures.append((tenant, error))
             if let failure = error as? TenantMigrationError { results.append(failure.result) }

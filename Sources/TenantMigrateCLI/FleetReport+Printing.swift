@@ -9,6 +9,20 @@ extension FleetReport {
         if json {
             try Console.printJSON(self)
         } else {
+            if mode.isTrial {
+                // A trial reports every tenant: what it would do, with its rows and time, or why it would fail.
+                Console.printTable(
+                    ["TENANT", "WOULD", "FROM", "TO", "ROWS", "MS", "SQLSTATE", "ERROR"],
+                    entries.map { [$0.tenant, $0.outcome == .migrated ? "migrate" : ($0.outcome == .failed ? "FAIL" : $0.outcome.rawValue),
+                                   $0.fromVersion, $0.toVersion, $0.rowsAffected.map(String.init) ?? "", String(Int($0.milliseconds)),
+                                   $0.sqlState ?? "", ($0.error ?? "").replacingOccurrences(of: "\n", with: " ").prefix(160).description] }
+                )
+                Swift.print(String(format: "%@ to %@ %@ in %.1f s, all rolled back (nothing was changed): %d would migrate, %d already there, %d would fail%@",
+                                   mode == .rehearse ? "Rehearsed the way there and back" : "Dry run", family, target, milliseconds / 1000,
+                                   migrated, skipped, failed, notStarted > 0 ? ", \(notStarted) not started" : ""))
+                if failed > 0 || notStarted > 0 || interrupted { throw ExitCode(failed == 0 && interrupted ? 130 : 1) }
+                return
+            }
             let problems = entries.filter { $0.outcome == .failed || $0.outcome == .notStarted }
             if !problems.isEmpty {
                 Console.printTable(

@@ -30,17 +30,17 @@ struct RollbackCommand: AsyncParsableCommand {
     func run() async throws {
         var migrator = try options.makeMigrator()
         migration.configure(&migrator)
-        let target = to, allowDestructive = migration.allowDestructive
+        let target = to, allowDestructive = migration.allowDestructive, mode = migration.mode
         if fleet.isFleet {
             return try await runFleet(verb: "rolled back", json: migration.json) { control, progress in
                 try await migrator.rollbackAll(
                     to: target, selection: fleet.selection(names: tenant), jobs: fleet.jobs, failFast: fleet.failFast,
-                    allowDestructive: allowDestructive, control: control, progress: progress
+                    allowDestructive: allowDestructive, mode: mode, control: control, progress: progress
                 )
             }
         }
-        try await runForEachTenant(tenant, json: migration.json) { name in
-            try await migrator.rollback(tenant: name, to: target, allowDestructive: allowDestructive)
+        try await runForEachTenant(tenant, json: migration.json, mode: mode) { name in
+            try await migrator.rollback(tenant: name, to: target, allowDestructive: allowDestructive, mode: mode)
         }
     }
 }

@@ -69,16 +69,23 @@ extension TenantMigrator {
     /// Migrates `tenant` forward to `target` (the latest when nil), in one transaction.
     ///
     /// - Throws: ``TenantMigrationError`` when the plan drops data and `allowDestructive` is false,
-    ///   when `target` is older than the tenant's version (use ``rollback(tenant:to:allowDestructive:)``),
+    ///   when `target` is older than the tenant's version (use ``rollback(tenant:to:allowDestructive:mode:)``),
     ///   or when the migration fails (it is then rolled back and recorded).
-    public func migrate(tenant: String, to target: String? = nil, allowDestructive: Bool = false) async throws -> TenantMigrationResult {
-        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .forward)
+    ///
+    /// With `mode` ``MigrationRunMode/dryRun`` or ``MigrationRunMode/rehearse``, the migration runs
+    /// for real and is then rolled back: nothing changes and nothing is recorded.
+    public func migrate(
+        tenant: String, to target: String? = nil, allowDestructive: Bool = false, mode: MigrationRunMode = .apply
+    ) async throws -> TenantMigrationResult {
+        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .forward, mode: mode)
     }
 
     /// Migrates `tenant` back to the older (or same) version `target`, in one transaction. Rolling
     /// back past a step that drops data needs `allowDestructive`.
-    public func rollback(tenant: String, to target: String, allowDestructive: Bool = false) async throws -> TenantMigrationResult {
-        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .backward)
+    public func rollback(
+        tenant: String, to target: String, allowDestructive: Bool = false, mode: MigrationRunMode = .apply
+    ) async throws -> TenantMigrationResult {
+        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .backward, mode: mode)
     }
 
     /// Migrates `tenant` to the latest version if it is not there yet. When it is, this costs one
@@ -107,15 +114,20 @@ extension TenantMigrator {
         return try await migrate(tenant: tenant)
     }
 
-    private func run(tenant: String, to target: String?, allowDestructive: Bool, direction: TenantMigrationRunner.Direction) async throws -> TenantMigrationResult {
+    private func run(
+        tenant: String, to target: String?, allowDestructive: Bool, direction: TenantMigrationRunner.Direction, mode: MigrationRunMode
+    ) async throws -> TenantMigrationResult {
         let name = try TenantName(tenant)
         if let target, family.version(named: target) == nil {
             throw TenancyError.unknownVersion(target, family: family.name, known: family.versionNames)
         }
         let runner = self.runner
-        return try await withConnection { connection in
-            try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, on: connection)
+        let body: @Sendable (Connection) throws -> TenantMigrationResult = { connection in
+            try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, on: connection)
         }
+        // A trial writes nothing, not even the catalog.
+        guard mode.isTrial else { return try await withConnection(body) }
+        return try await withExistingCatalog(absent: { throw TenancyError.unknownTenant(name) }, body)
     }
 
     /// Opens a connection WITHOUT installing the catalog (for read-only work), runs `body`, closes it.

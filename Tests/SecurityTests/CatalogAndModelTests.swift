@@ -7,33 +7,12 @@ import Testing
 /// released version file that was edited is refused.
 @Suite("Catalog name and edited models")
 struct CatalogAndModelTests {
-    /// `pg_dump` of the whole test database, schema and data.
     static func dump(_ setup: LeastPrivilegeDatabase) async throws -> String {
-        let server = try await TestPostgres.server()
-        let pgDump = server.embedded.map { $0.binDirectory.appendingPathComponent("pg_dump").path } ?? "pg_dump"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [pgDump, "--no-sync", "-d", setup.adminURL]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("pg_dump failed with status \(process.terminationStatus)") }
-        // Recent pg_dump versions guard the script with a random \restrict key: not content.
-        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("\\restrict ") && !$0.hasPrefix("\\unrestrict ") }.joined(separator: "\n")
+        try await TestPostgres.dump(setup.adminURL)
     }
 
-    /// The lines only one of two dumps has.
     static func changes(_ before: String, _ after: String) -> [String] {
-        let old = before.split(separator: "\n").map(String.init), new = after.split(separator: "\n").map(String.init)
-        return old.difference(from: new).map { change in
-            switch change {
-            case let .insert(_, line, _): return "- " + line
-            case let .remove(_, line, _): return "+ " + line
-            }
-        }
+        TestPostgres.dumpChanges(before, after)
     }
 
     @Test func readOnlyCommandsWriteNothing() async throws {
