@@ -1,9 +1,19 @@
+import EntityModel
 import Foundation
 import LibPQ
 
 /// One attempt to create, migrate, adopt or drop a tenant, as recorded in the catalog.
 public struct HistoryEntry: Sendable, Codable, Hashable {
-    public enum Operation: String, Sendable, Codable { case create, migrate, adopt, drop }
+    /// What the attempt did: `migrate` moves a tenant to a newer version, `rollback` to an older one.
+    public enum Operation: String, Sendable, Codable {
+        case create, migrate, rollback, adopt, drop
+
+        /// `migrate` or `rollback`, by which way a migration from `source` to `target` goes in `family`.
+        static func moving(from source: String, to target: String, in family: ModelFamily) -> Operation {
+            guard let from = family.index(ofVersion: source), let to = family.index(ofVersion: target) else { return .migrate }
+            return to < from ? .rollback : .migrate
+        }
+    }
     public enum Outcome: String, Sendable, Codable { case succeeded, failed }
 
     public var tenant: TenantName

@@ -297,7 +297,8 @@ public struct TenantMigrationRunner: Sendable {
         try catalog.recordVersion(tenant, version: destination.name, versionHash: destination.versionHash, on: connection)
         try catalog.recordHistory(
             HistoryEntry(
-                tenant: tenant, family: planner.family.name, operation: .migrate, fromVersion: record.version,
+                tenant: tenant, family: planner.family.name,
+                operation: .moving(from: record.version, to: destination.name, in: planner.family), fromVersion: record.version,
                 toVersion: destination.name, startedAt: startedAt, outcome: .succeeded,
                 statistics: [
                     "statements": Double(statistics.statements), "rows": Double(statistics.rowsAffected),
@@ -336,7 +337,8 @@ public struct TenantMigrationRunner: Sendable {
                 }
                 try catalog.recordHistory(
                     HistoryEntry(
-                        tenant: failure.tenant, family: planner.family.name, operation: .migrate,
+                        tenant: failure.tenant, family: planner.family.name,
+                        operation: .moving(from: failure.fromVersion, to: failure.toVersion, in: planner.family),
                         fromVersion: failure.fromVersion, toVersion: failure.toVersion, startedAt: startedAt,
                         outcome: .failed, error: text, sqlState: failure.sqlState?.rawValue,
                         statistics: ["attempts": Double(failure.attempts), "ms": failure.milliseconds]
