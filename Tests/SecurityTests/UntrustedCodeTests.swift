@@ -74,6 +74,25 @@ struct UntrustedCodeTests {
         }
     }
 
+    @Test func anAdministratorCreatesTenantsOwnedByTheMigrator() async throws {
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try setup.adminConnection()
+            // The catalog belongs to the migrator: it installs it.
+            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "first", "--version", "v1"]) == 0)
+            // A superuser provisions a tenant; its objects go to the migrator, which migrates it later.
+            #expect(try await tenantMigrate(setup.adminURL, ["tenant", "create", "t", "--version", "v1", "--owner", setup.migratorRole, "--app-role", setup.appRole]) == 0)
+            let owners: [String] = try admin.column("""
+                SELECT DISTINCT pg_get_userbyid(c.relowner)::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'tenant_t'
+                UNION SELECT pg_get_userbyid(nspowner)::text FROM pg_namespace WHERE nspname = 'tenant_t'
+                """)
+            #expect(owners == [setup.migratorRole])
+            #expect(try await tenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            let app = try Connection(setup.appURL, logger: quietLogger)
+            try app.execute("INSERT INTO tenant_t.ingredient (name) VALUES ('Salt')")
+        }
+    }
+
     @Test func theAppRoleCanUseItsTablesButNotCreateObjectsOrTouchTheCatalog() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
