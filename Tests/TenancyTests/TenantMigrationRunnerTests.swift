@@ -246,8 +246,9 @@ struct TenantMigrationRunnerTests {
             }
             let elapsed = milliseconds(since: start)
             // 3 × 200 ms of lock_timeout plus two backoffs of [100, 200] and [200, 400] ms: at least
-            // 850 ms, and at most about 1.5 s; the upper bound leaves 10× room for a busy machine.
-            #expect(elapsed >= 850 && elapsed < 15_000, "gave up after \(elapsed) ms")
+            // 850 ms, and about 1.5 s on an idle machine; the upper bound only proves the wait is
+            // bounded (the lock is never released), with 20× room for a machine busy with other work.
+            #expect(elapsed >= 850 && elapsed < 30_000, "gave up after \(elapsed) ms")
             try await holder.withConnection { _ = try $0.script("ROLLBACK") }
 
             let record = try catalog.requireTenant(try tenant("acme"), on: connection)
