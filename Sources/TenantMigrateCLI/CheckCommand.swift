@@ -75,6 +75,9 @@ struct MigrationOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("How long to keep reconnecting after losing the server (a restart) before giving up on the remaining tenants.", valueName: "seconds"))
     var reconnectTimeout: Int = 60
 
+    @Flag(name: .long, help: "Do not copy what steps destroy or overwrite into the tenant's archive (for huge tables); such plans then need --allow-destructive, and a rollback cannot give those values back.")
+    var noArchive = false
+
     @Flag(help: "Print the results as JSON.") var json = false
 
     func validate() throws {
@@ -88,6 +91,7 @@ struct MigrationOptions: ParsableArguments {
         migrator.maxAttempts = maxAttempts
         migrator.acceptModelChange = acceptModelChange
         migrator.reconnectTimeout = .seconds(reconnectTimeout)
+        migrator.archives = !noArchive
     }
 }
 
