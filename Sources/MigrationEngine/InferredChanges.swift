@@ -31,8 +31,10 @@ public struct InferredChanges: Sendable {
         var differ = SchemaDiffer(source: source, destination: destination, correspondence: correspondence)
         differ.narrowingDeclaredBySteps = narrowingDeclaredBySteps
         try differ.run()
+        var account = differ.account
+        account.names = differ.archiveNames
         return InferredChanges(source: source, destination: destination, operations: differ.orderedOperations,
-                               schemaOperationCount: differ.operationsAroundData.before.count, account: differ.account)
+                               schemaOperationCount: differ.operationsAroundData.before.count, account: account)
     }
 
     /// The same change set for a run of adjacent versions, diffed once from the first to the last,

@@ -65,6 +65,7 @@ struct MappingAccountant {
             }
         }
         result.entries += try declaredLosses()
+        result.names = differ.archiveNames
         return result
     }
 
@@ -89,7 +90,7 @@ struct MappingAccountant {
         guard case .carried = entry.fate, let column = entry.item.column else { return [entry] }
         let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { if case .transformed = $0.fate { return true } else { return false } }
         guard !rewriting.isEmpty else { return [entry] }
-        var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate) }
+        var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate, overwritesInPlace: true) }
         if !rewriting.contains(where: { $0.rows == nil }) {
             let rest = StepAccount.RowSet("NOT (" + rewriting.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")")
             entries.append(.init(entry.item.restricted(to: rest), entry.fate))

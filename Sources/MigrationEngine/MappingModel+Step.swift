@@ -47,6 +47,14 @@ extension MappingModel: MigrationMapping {
 
     public func run(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, on connection: Connection,
                     allowDestructive: Bool = false, afterSchemaChanges: (() throws -> Void)? = nil) throws -> StepStatistics {
+        try run(from: source, to: destination, inSchema: schema, on: connection, allowDestructive: allowDestructive, archive: nil,
+                afterSchemaChanges: afterSchemaChanges)
+    }
+
+    /// Runs the step; with `archive`, policies can archive values and read the reverse step's,
+    /// and data-dependent losses need no consent (the caller archived them before the mappings ran).
+    public func run(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, on connection: Connection,
+                    allowDestructive: Bool, archive: StepArchive?, afterSchemaChanges: (() throws -> Void)?) throws -> StepStatistics {
         let differ = try differ(from: source, to: destination)
         let compiler = MappingCompiler(differ: differ, schema: schema)
         var statistics = StepStatistics()
@@ -65,6 +73,7 @@ extension MappingModel: MigrationMapping {
         let context = PolicyContext(mapping: entityMappings.first ?? EntityMapping.placeholder, schema: schema, connection: connection,
                                     source: source, destination: destination, logger: connection.logger)
         context.compiler = compiler
+        context.archive = archive
         let runner = PolicyRunner(model: self, compiler: compiler, context: context)
         for mapping in entityMappings {
             context.mapping = mapping
@@ -83,7 +92,7 @@ extension MappingModel: MigrationMapping {
             try runner.createRelationships(for: mapping)
         }
         // Every mapping and policy ran; before anything old is destroyed, count what would be lost.
-        let losses = try MappingAccountant(model: self, differ: differ).account().dataDependentLosses
+        let losses = archive == nil ? try MappingAccountant(model: self, differ: differ).account().dataDependentLosses : []
         try DataDependentLossCheck(losses: losses, differ: differ, schema: schema, step: "\(source.name) → \(destination.name)")
             .run(on: connection, allowDestructive: allowDestructive, logger: connection.logger)
         try ValidationStage(differ: differ, schema: schema).run(after, on: connection, statistics: &statistics)

@@ -23,9 +23,22 @@ public protocol MigrationMapping: Sendable {
     /// Without `allowDestructive`, a data-dependent loss that finds rows fails the step.
     func run(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, on connection: Connection,
              allowDestructive: Bool, afterSchemaChanges: (() throws -> Void)?) throws -> StepStatistics
+    /// Runs the step with the tenant's archive (nil with `--no-archive`); the default runs it as
+    /// without one, treating what the caller archived as consented.
+    func run(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, on connection: Connection,
+             allowDestructive: Bool, archive: StepArchive?, afterSchemaChanges: (() throws -> Void)?) throws -> StepStatistics
 }
 
 extension MigrationMapping {
+    /// Runs the step with the tenant's archive at hand (``StepArchive``): what the account says
+    /// the step destroys is archived by the caller, and so needs no consent. A mapping that does
+    /// not use the archive runs as without it.
+    public func run(from source: ModelVersion, to destination: ModelVersion, inSchema schema: String, on connection: Connection,
+                    allowDestructive: Bool, archive: StepArchive?, afterSchemaChanges: (() throws -> Void)?) throws -> StepStatistics {
+        try run(from: source, to: destination, inSchema: schema, on: connection, allowDestructive: allowDestructive || archive != nil,
+                afterSchemaChanges: afterSchemaChanges)
+    }
+
     /// The data this mapping destroys, for the plan's warnings: the account's destroyed entries.
     public func destructiveChanges(from source: ModelVersion, to destination: ModelVersion) -> [DestructiveChange] {
         account(from: source, to: destination).destructiveChanges

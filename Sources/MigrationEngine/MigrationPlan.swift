@@ -34,9 +34,13 @@ public struct MigrationPlan: Sendable {
     }
 
     /// Runs every step, in order, inside the caller's transaction. Without `allowDestructive`, a
-    /// data-dependent loss that finds rows fails the step (``UnconsentedLoss``).
-    public func run(inSchema schema: String, on connection: Connection, allowDestructive: Bool = false) throws -> StepStatistics {
-        try steps.reduce(StepStatistics()) { total, step in total + (try step.run(inSchema: schema, on: connection, allowDestructive: allowDestructive)) }
+    /// data-dependent loss that finds rows fails the step (``UnconsentedLoss``). With `archives`
+    /// (the default), what a step destroys goes to the tenant's archive first, and a step that
+    /// reverses an earlier one restores it (see ``StepArchive``).
+    public func run(inSchema schema: String, on connection: Connection, allowDestructive: Bool = false, archives: Bool = true) throws -> StepStatistics {
+        try steps.reduce(StepStatistics()) { total, step in
+            total + (try step.run(inSchema: schema, on: connection, allowDestructive: allowDestructive, archives: archives))
+        }
     }
 }
 
@@ -63,6 +67,12 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
 
     public var source: ModelVersion { versions.first! }
     public var destination: ModelVersion { versions.last! }
+
+    /// Whether the step runs Swift policies (which may archive values of their own).
+    var isPolicyStep: Bool {
+        guard case let .mapped(mapping) = kind, let model = mapping as? MappingModel else { return false }
+        return model.entityMappings.contains { $0.policy != nil }
+    }
 
     /// Whether several adjacent steps were fused into this one.
     public var isFused: Bool { versions.count > 2 }
@@ -95,21 +105,29 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     }
 
     /// Runs the step inside the caller's transaction. Without `allowDestructive`, a data-dependent
-    /// loss that finds rows fails the step (``UnconsentedLoss``).
-    public func run(inSchema schema: String, on connection: Connection, allowDestructive: Bool = false) throws -> StepStatistics {
+    /// loss that finds rows fails the step (``UnconsentedLoss``). With `archives`, what the step
+    /// destroys or overwrites is archived first, and what its reverse archived is restored after
+    /// its normal work, before its `didMigrate` hook.
+    public func run(inSchema schema: String, on connection: Connection, allowDestructive: Bool = false, archives: Bool = true) throws -> StepStatistics {
         let started = Date()
         var statistics: StepStatistics
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(source.name) → \(destination.name)"
         defer { connection.logger = previousLogger }
         let willMigrate = hooks?.willMigrate.map { hook in { try self.runHook("willMigrate", hook, schema: schema, on: connection) } }
+        let archive = archives ? StepArchive(step: self, schema: schema, connection: connection) : nil
+        let archiving = archive.flatMap { archive in archive.archivesSomething || isPolicyStep ? archive : nil }
+        try archiving?.beforeStep()
+        let afterSchemaChanges: (() throws -> Void)? = archiving.map { archive in { try archive.afterSchemaChanges(); try willMigrate?() } } ?? willMigrate
         switch kind {
         case let .inferred(changes):
-            statistics = try changes.run(inSchema: schema, on: connection, afterSchemaChanges: willMigrate)
+            statistics = try changes.run(inSchema: schema, on: connection, afterSchemaChanges: afterSchemaChanges)
         case let .mapped(mapping):
             statistics = try mapping.run(from: source, to: destination, inSchema: schema, on: connection,
-                                         allowDestructive: allowDestructive, afterSchemaChanges: willMigrate)
+                                         allowDestructive: allowDestructive, archive: archiving, afterSchemaChanges: afterSchemaChanges)
         }
+        try archiving?.afterStep()
+        if let archive { statistics.rowsAffected += try archive.restore() }
         if let didMigrate = hooks?.didMigrate { try runHook("didMigrate", didMigrate, schema: schema, on: connection) }
         statistics.milliseconds = Date().timeIntervalSince(started) * 1000
         return statistics

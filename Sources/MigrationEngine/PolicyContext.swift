@@ -40,6 +40,8 @@ public final class PolicyContext {
     var aggregatedWarnings: [AggregatedWarning] = []
     /// The compiled step, for source table names (set by the step before the mappings run).
     var compiler: MappingCompiler?
+    /// The tenant's archive for this step (nil with `--no-archive`), for ``archive(entity:id:attribute:value:)``.
+    var archive: StepArchive?
     /// How many rows a writer buffers before sending them.
     let batchSize: Int
 

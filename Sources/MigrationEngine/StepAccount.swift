@@ -8,17 +8,28 @@
 /// step's mappings run (after its renames, before its drops). See docs/Migrations.md, "The account".
 public struct StepAccount: Sendable, Hashable, Codable {
     public var entries: [Entry]
+    /// Where the step's source tables and columns are while it runs and once it ran, for the
+    /// archive (nil for an account made by hand).
+    public var names: ArchiveNames?
 
-    public init(entries: [Entry] = []) { self.entries = entries }
+    public init(entries: [Entry] = [], names: ArchiveNames? = nil) {
+        self.entries = entries
+        self.names = names
+    }
 
     /// One source item and its fate.
     public struct Entry: Sendable, Hashable, Codable, CustomStringConvertible {
         public var item: Item
         public var fate: Fate
+        /// Set on a ``Fate/transformed(by:)`` entry whose expression or policy writes over the
+        /// source values in place (the column stays): the old values are archived, and are lost
+        /// without the archive.
+        public var overwritesInPlace: Bool?
 
-        public init(_ item: Item, _ fate: Fate) {
+        public init(_ item: Item, _ fate: Fate, overwritesInPlace: Bool? = nil) {
             self.item = item
             self.fate = fate
+            self.overwritesInPlace = overwritesInPlace
         }
 
         public var description: String { "\(item): \(fate)" }

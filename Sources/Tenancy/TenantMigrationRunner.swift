@@ -53,6 +53,10 @@ public struct TenantMigrationRunner: Sendable {
     /// The fleet run this runner works for, if any: a stop while a tenant waits for its locks
     /// cancels the wait, and the tenant is reported as ``TenantMigrationError/Reason/interrupted``.
     public var control: FleetControl?
+    /// Copy what each step destroys or overwrites into the tenant's archive first (the default),
+    /// so a rollback gives it back; archived losses then need no consent. Off (`--no-archive`),
+    /// every destroyed value is truly lost and needs `allowDestructive`.
+    public var archives = true
 
     public init(
         catalog: TenantCatalog,
@@ -244,7 +248,7 @@ public struct TenantMigrationRunner: Sendable {
         default:
             break
         }
-        let destructive = plan.destructiveChanges
+        let destructive = plan.lostChanges(archiving: archives)
         if !destructive.isEmpty && !allowDestructive {
             throw Refusal(error: TenantMigrationError(
                 tenant: tenant, fromVersion: record.version, toVersion: destination.name,
@@ -277,7 +281,7 @@ public struct TenantMigrationRunner: Sendable {
                     "running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
                     metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(record.schema)"]
                 )
-                statistics = statistics + (try step.run(inSchema: record.schema, on: connection, allowDestructive: allowDestructive))
+                statistics = statistics + (try step.run(inSchema: record.schema, on: connection, allowDestructive: allowDestructive, archives: archives))
             }
             state.runningStep = nil
             return statistics

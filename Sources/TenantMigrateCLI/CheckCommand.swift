@@ -81,6 +81,9 @@ struct MigrationOptions: ParsableArguments {
     @Flag(name: .long, help: "Run each tenant's migration there and back again, compare every table with how it was, report the first difference, then roll it all back. Changes nothing.")
     var rehearse = false
 
+    @Flag(name: .long, help: "Do not copy what steps destroy or overwrite into the tenant's archive (for huge tables); such plans then need --allow-destructive, and a rollback cannot give those values back.")
+    var noArchive = false
+
     @Flag(help: "Print the results as JSON.") var json = false
 
     /// Apply, dry run or rehearsal.
@@ -98,6 +101,7 @@ struct MigrationOptions: ParsableArguments {
         migrator.maxAttempts = maxAttempts
         migrator.acceptModelChange = acceptModelChange
         migrator.reconnectTimeout = .seconds(reconnectTimeout)
+        migrator.archives = !noArchive
     }
 }
 

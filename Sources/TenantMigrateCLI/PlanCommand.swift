@@ -56,17 +56,19 @@ struct PlanCommand: AsyncParsableCommand {
                 print(statement.hasSuffix(";") ? statement : statement + ";")
             }
         }
-        let destructive = report.destructiveChanges
-        if !destructive.isEmpty {
+        if !report.archived.isEmpty {
             print("")
-            print("WARNING: this plan drops data (running it needs --allow-destructive):")
-            destructive.forEach { print("  - \($0.detail)") }
+            print("ARCHIVED: this plan destroys or overwrites data that goes to the tenant's archive first and comes back on the way down (no consent needed):")
+            report.archived.forEach { print("  - \($0.detail)") }
         }
-        let dataDependent = report.dataDependentLosses
-        if !dataDependent.isEmpty {
+        if !report.lost.isEmpty {
             print("")
-            print("WARNING: this plan may lose data, depending on the tenant's rows (counted when it runs; rows found need --allow-destructive):")
-            dataDependent.forEach { print("  - \($0.detail)") }
+            print("WARNING: this plan loses data for good (running it needs --allow-destructive):")
+            report.lost.forEach { print("  - \($0.detail)") }
+        }
+        if !report.archived.isEmpty {
+            print("")
+            print("With --no-archive, everything listed as archived is lost for good too, and needs --allow-destructive.")
         }
         print("")
         print("nothing was run")

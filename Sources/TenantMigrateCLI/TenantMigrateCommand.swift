@@ -18,6 +18,7 @@ public struct TenantMigrateCommand: AsyncParsableCommand {
             DemoCommand.self,
             TenantCommand.self,
             StatusCommand.self,
+            ArchiveCommand.self,
             VerifyCommand.self,
             CheckCommand.self,
             PlanCommand.self,

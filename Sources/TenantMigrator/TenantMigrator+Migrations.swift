@@ -12,6 +12,7 @@ extension TenantMigrator {
     public var runner: TenantMigrationRunner {
         var runner = TenantMigrationRunner(catalog: catalog, planner: planner, lockTimeout: lockTimeout, maxAttempts: maxAttempts)
         runner.acceptModelChange = acceptModelChange
+        runner.archives = archives
         return runner
     }
 
@@ -151,6 +152,10 @@ public struct MigrationPlanReport: Sendable, Codable {
         public var destructiveChanges: [DestructiveChange]
         /// Losses limited to rows a predicate selects: counted when the step runs.
         public var dataDependentLosses: [DestructiveChange]
+        /// What the step destroys or overwrites that the archive keeps (it comes back on the way down).
+        public var archived: [DestructiveChange]
+        /// What is truly lost even with the archive (needs `--allow-destructive`).
+        public var lost: [DestructiveChange]
     }
 
     /// The tenant, when planned for one.
@@ -168,6 +173,10 @@ public struct MigrationPlanReport: Sendable, Codable {
     /// Every loss that depends on the tenant's data, over all steps.
     public var dataDependentLosses: [DestructiveChange] { steps.flatMap(\.dataDependentLosses) }
     public var isEmpty: Bool { steps.isEmpty }
+    /// What the archive keeps, over all steps.
+    public var archived: [DestructiveChange] { steps.flatMap(\.archived) }
+    /// What is truly lost with the archive, over all steps.
+    public var lost: [DestructiveChange] { steps.flatMap(\.lost) }
 
     public init(plan: MigrationPlan, tenant: String?, schema: String, quoting: some SQLQuoting) {
         self.tenant = tenant
@@ -181,7 +190,9 @@ public struct MigrationPlanReport: Sendable, Codable {
                 title: step.description, source: step.source.name, destination: step.destination.name,
                 versions: step.versions.map(\.name), statements: statements,
                 destructiveChanges: step.destructiveChanges,
-                dataDependentLosses: step.account.dataDependentLosses
+                dataDependentLosses: step.account.dataDependentLosses,
+                archived: step.account.archivedChanges,
+                lost: step.account.lostChanges(archiving: true)
             )
         }
     }

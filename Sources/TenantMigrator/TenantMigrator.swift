@@ -39,6 +39,10 @@ public struct TenantMigrator: Sendable {
     public var acceptModelChange = false
     /// How long a fleet run keeps reconnecting after losing a connection (a server restart).
     public var reconnectTimeout: Duration = .seconds(60)
+    /// Archive what each step destroys or overwrites, so rollbacks give it back (the default).
+    /// Off (`--no-archive`, for huge tables where the copy costs too much), such plans need
+    /// `allowDestructive`.
+    public var archives = true
 
     public init(
         connectionString: String,

@@ -380,8 +380,8 @@ struct FleetTests {
             #expect(try await exitCode(conninfo, ["migrate", "--all", "--jobs", "3"]) == 0)
             #expect(try atV3() == tenants.sorted())
 
-            // v3 → v2 drops Ingredient and UnitOfMeasure: refused without --allow-destructive.
-            #expect(try await exitCode(conninfo, ["rollback", "--all", "--to", "v2"]) == 1)
+            // v3 → v1 drops prep_minutes: with --no-archive, refused without --allow-destructive.
+            #expect(try await exitCode(conninfo, ["rollback", "--all", "--to", "v1", "--no-archive"]) == 1)
             #expect(try atV3() == tenants.sorted())
             #expect(try connection.tenantVersions().values.allSatisfy { $0.state == "ready" })
 

@@ -33,6 +33,8 @@ struct CollectingLogHandler: LogHandler {
 /// consent (naming the rows), and with consent it logs one aggregated warning, not one per row.
 @Suite("Recipes: conflicting units need consent")
 struct RecipesUnitConflictTests {
+    struct Rollback: Error {}
+
     static let conflicts = 3_000
 
     @Test func conflictingUnitsAreListedRefusedAndWarnedOnce() async throws {
@@ -56,17 +58,25 @@ struct RecipesUnitConflictTests {
                 """)
             let before = try connection.tableChecksums(schema: harnessSchema)
             do {
-                _ = try connection.transaction { try plan.run(inSchema: harnessSchema, on: $0) }
+                _ = try connection.transaction { try plan.run(inSchema: harnessSchema, on: $0, archives: false) }
                 Issue.record("losing units needs consent")
             } catch let error as UnconsentedLoss {
                 #expect(error.rowCount == Self.conflicts && error.sampleIDs == [3, 4, 5, 6, 7], "\(error)")
                 #expect(error.description.contains("--allow-destructive"))
             }
             #expect(try connection.tableChecksums(schema: harnessSchema) == before)
+            // With the archive (the default), the units are archived: no consent needed.
+            do {
+                try connection.transaction { connection in
+                _ = try plan.run(inSchema: harnessSchema, on: connection)
+                #expect(try connection.scalar("SELECT count(*)::int FROM units._tm_archive WHERE column_name = 'unit_of_measure'", as: Int.self) == Self.conflicts)
+                throw Rollback()
+                }
+            } catch is Rollback {}
 
             let lines = LogLines()
             connection.logger = Logger(label: "test") { _ in CollectingLogHandler(lines: lines) }
-            _ = try connection.transaction { try plan.run(inSchema: harnessSchema, on: $0, allowDestructive: true) }
+            _ = try connection.transaction { try plan.run(inSchema: harnessSchema, on: $0, allowDestructive: true, archives: false) }
             let warnings = lines.warnings.filter { $0.contains("unit") }
             #expect(warnings.count == 2, "\(warnings)")  // the policy's aggregated warning and the step's count of the loss
             #expect(warnings.contains { $0.contains("\(Self.conflicts) rows (ids 3, 4, 5, 6, 7, …)") && $0.contains("mapping RecipeIngredientToIngredientAndUnitOfMeasure") })

@@ -67,6 +67,11 @@ struct UntrustedCodeTests {
             let marks: [String] = try admin.column("SELECT who || ' ' || what FROM public.pwned")
             #expect(marks.isEmpty, "the tenant's trigger fired during the migration: \(marks)")
 
+            // The archive of what v2 → v3 overwrote (Meat and Fish) is the migrator's alone, whatever
+            // the schema's default privileges grant the app role.
+            #expect(try admin.scalar("SELECT count(*)::int FROM tenant_t._tm_archive", as: Int.self) > 0)
+            #expect(throws: PostgresError.self) { try app.execute("SELECT count(*) FROM tenant_t._tm_archive") }
+
             // The trigger is back as it was: enabled, and the app's own updates fire it.
             #expect(try admin.scalar("SELECT tgenabled::text FROM pg_trigger WHERE tgname = 'spy'", as: String.self) == "O")
             try app.execute("UPDATE tenant_t.recipe SET servings = servings WHERE id = (SELECT min(id) FROM tenant_t.recipe)")

@@ -148,9 +148,11 @@ struct TenantMigrationRunnerTests {
             #expect(throws: PlanningError.self) {
                 try runner(family).migrate(name, to: "v3", allowDestructive: true, on: connection)
             }
-            // Down to v1 drops prep_minutes.
+            // Down to v1 drops prep_minutes: without the archive, that needs consent.
             do {
-                _ = try runner(family).migrate(name, to: "v1", allowDestructive: false, on: connection)
+                var withoutArchive = runner(family)
+                withoutArchive.archives = false
+                _ = try withoutArchive.migrate(name, to: "v1", allowDestructive: false, on: connection)
                 Issue.record("a destructive plan must be refused")
             } catch let error as TenantMigrationError {
                 guard case let .destructiveChangesRefused(changes) = error.reason else { Issue.record("unexpected: \(error)"); return }
@@ -265,7 +267,8 @@ struct TenantMigrationRunnerTests {
 
     @Test func rollbackNeedsConsentToDropData() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = TenantMigrator(connectionString: conninfo, family: try recipesFamily())
+            var migrator = TenantMigrator(connectionString: conninfo, family: try recipesFamily())
+            migrator.archives = false   // with the archive, the dropped column is archived and needs no consent
             try await migrator.createTenant("acme", version: "v1")
             let connection = try Connection(conninfo)
             try seedRecipesV1(connection, schema: "tenant_acme")

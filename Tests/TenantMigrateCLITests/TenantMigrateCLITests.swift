@@ -175,9 +175,9 @@ struct TenantMigrateCLITests {
             } catch {
                 #expect(message(of: error).contains("rollback"))
             }
-            // Rolling back drops prep_minutes: refused without the flag.
+            // Rolling back drops prep_minutes: with --no-archive, refused without the flag.
             do {
-                try await run(conninfo, ["rollback", "--tenant", "acme", "--to", "v1"])
+                try await run(conninfo, ["rollback", "--tenant", "acme", "--to", "v1", "--no-archive"])
                 Issue.record("a destructive rollback must need --allow-destructive")
             } catch {
                 #expect(message(of: error).contains("--allow-destructive"))

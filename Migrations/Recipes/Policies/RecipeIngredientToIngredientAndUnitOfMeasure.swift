@@ -8,8 +8,9 @@ import MigrationEngine
 /// An Ingredient is keyed by its name and takes the unit of the first RecipeIngredient (in id
 /// order) that names it, as in the seed. v3 has no place for a RecipeIngredient's own unit, so
 /// when the same name comes with another unit, that unit is lost: the policy declares it
-/// (``loses``), so the plan lists it and running it needs consent, and warns once per step with
-/// the number of such rows.
+/// (``loses``) and archives it, so v3 → v2 gives each RecipeIngredient its own unit back; without
+/// the archive (`--no-archive`) the loss needs consent. It warns once per step with the number of
+/// such rows.
 public struct RecipeIngredientToIngredientAndUnitOfMeasure: MigrationPolicy {
     public init() {}
 
@@ -40,6 +41,7 @@ public struct RecipeIngredientToIngredientAndUnitOfMeasure: MigrationPolicy {
             return try context.insert("Ingredient", ["name": name, "unitOfMeasure": unitID])
         }
         if context.lookup("UnitOfIngredient", name) != (unitID ?? 0) {
+            try context.archive(entity: "RecipeIngredient", id: source.id, attribute: "unitOfMeasure", value: try source.string("unitOfMeasure"))
             context.warn("the RecipeIngredient's own unit of measure differs from its ingredient's and is not kept (declared in `loses`)", sourceRow: source.id)
         }
         try context.update("RecipeIngredient", id: source.id, ["ingredient": ingredientID])

@@ -1,0 +1,44 @@
+/// Which destroyed items need consent, with and without the tenant's archive.
+///
+/// With the archive (the default), whatever the account says the step destroys in a named table
+/// is copied to the archive first and can come back: only items that name no table (a sentence a
+/// mapping declares under `loses:`) are truly lost. Without it (`--no-archive`), every destroyed
+/// item is lost, and so are the values an expression or policy overwrites in place.
+extension StepAccount {
+    /// Destroyed items the archive keeps, and in-place overwrites: they can come back.
+    public var archivedChanges: [DestructiveChange] {
+        unique(destroyed.compactMap { entry in
+            guard case let .destroyed(change) = entry.fate, !change.table.isEmpty else { return nil }
+            return change
+        } + overwrites)
+    }
+
+    /// The items truly lost: what consent (`--allow-destructive`) is asked for up front.
+    public func lostChanges(archiving: Bool) -> [DestructiveChange] {
+        archiving ? destructiveChanges.filter(\.table.isEmpty) : unique(destructiveChanges + overwrites)
+    }
+
+    /// Values an expression or policy writes over in place.
+    var overwrites: [DestructiveChange] {
+        entries.compactMap { entry in
+            guard entry.overwritesInPlace == true, case let .transformed(by) = entry.fate else { return nil }
+            let what = entry.item.column.map { "\(entry.item.table).\($0)" } ?? entry.item.table
+            return DestructiveChange(kind: .custom, table: entry.item.table, column: entry.item.column, rows: entry.item.rows?.predicate,
+                                     detail: "\(by) overwrites \(what)\(entry.item.property.map { " (\($0))" } ?? "")"
+                                        + (entry.item.rows.map { " where \($0)" } ?? ""))
+        }
+    }
+
+    private func unique(_ changes: [DestructiveChange]) -> [DestructiveChange] {
+        var seen: Set<DestructiveChange> = []
+        return changes.filter { seen.insert($0).inserted }
+    }
+}
+
+extension MigrationPlan {
+    /// Items the archive keeps, over all steps (they come back on the way down).
+    public var archivedChanges: [DestructiveChange] { steps.flatMap(\.account.archivedChanges) }
+
+    /// Items truly lost, over all steps: running the plan needs consent up front.
+    public func lostChanges(archiving: Bool) -> [DestructiveChange] { steps.flatMap { $0.account.lostChanges(archiving: archiving) } }
+}

@@ -1,0 +1,240 @@
+import EntityModel
+import Foundation
+import LibPQ
+
+/// The archive work of one step in one tenant: before the step destroys or overwrites anything,
+/// copy those values into the tenant's archive (``TenantArchive``), set-based, in the step's
+/// transaction; at its end, note what it left in their place; and, when the step is the reverse
+/// of an earlier one, restore what that one archived (`StepArchive+Restore.swift`).
+///
+/// What is archived comes from the step's account: every destroyed entry that names a table
+/// (dropped columns and tables, deleted rows, links a smaller relationship cannot hold, narrowed
+/// values, losses declared under `loses:`) and every in-place overwrite by an expression or policy.
+/// Policies add values of their own with ``PolicyContext/archive(entity:id:attribute:value:)``.
+public final class StepArchive {
+    /// The step's ends (a fused step's first and last version).
+    public let from: String
+    public let to: String
+    let account: StepAccount
+    let names: ArchiveNames
+    let sourceSchema: RelationalSchema
+    let destinationSchema: RelationalSchema
+    let schema: String
+    let connection: Connection
+    /// Source `table.column` (`table.` for whole rows) that this step archived values of.
+    private(set) var archivedColumns: Set<String> = []
+    /// Values a policy archived, not yet sent: table, column, row id, value.
+    private var pending: [(String, String, Int64, String?)] = []
+    private var stagingTable: String?
+    /// Archived values a reverse step's policy asked for, loaded once per table and column.
+    private var loaded: [String: [Int64: String?]] = [:]
+
+    init(step: MigrationStep, schema: String, connection: Connection) {
+        from = step.source.name
+        to = step.destination.name
+        account = step.account
+        names = account.names ?? ArchiveNames()
+        sourceSchema = step.source.relationalSchema()
+        destinationSchema = step.destination.relationalSchema()
+        self.schema = schema
+        self.connection = connection
+    }
+
+    /// Whether anything the step does could need the archive (a step that destroys nothing and
+    /// has no policy does not create it).
+    var archivesSomething: Bool { !items.isEmpty }
+
+    // MARK: What to archive
+
+    /// One archive copy: a column's values (or whole rows, `column` nil) of a source table, in
+    /// the rows a predicate selects (nil: all).
+    struct Item: Hashable {
+        var table: String
+        var column: String?
+        var rows: String?
+        /// A narrowing: archived before the step's type changes, where the cast changes the value.
+        var narrowing: Bool
+    }
+
+    /// The account's archivable entries, one item per table and column (their rows OR-ed).
+    lazy var items: [Item] = {
+        var byKey: [String: Item] = [:]
+        var order: [String] = []
+        func add(_ table: String, _ column: String?, _ rows: String?, narrowing: Bool = false) {
+            guard !table.isEmpty, sourceSchema.table(named: table) != nil else { return }
+            // A table that goes is archived as whole rows, once.
+            let wholeTable = names.survivingTables[table] == nil
+            let key = wholeTable ? table + "." : table + "." + (column ?? "")
+            let item = Item(table: table, column: wholeTable ? nil : column, rows: wholeTable ? nil : rows, narrowing: narrowing && !wholeTable)
+            if var existing = byKey[key] {
+                existing.rows = (existing.rows == nil || item.rows == nil) ? nil : "(\(existing.rows!)) OR (\(item.rows!))"
+                byKey[key] = existing
+            } else {
+                byKey[key] = item
+                order.append(key)
+            }
+        }
+        for entry in account.entries {
+            switch entry.fate {
+            case let .destroyed(change):
+                guard !change.table.isEmpty else { continue }
+                if change.kind == .narrowType {
+                    add(entry.item.table, entry.item.column, nil, narrowing: true)
+                } else {
+                    add(entry.item.table, entry.item.kind == .column ? entry.item.column : nil, entry.item.rows?.predicate)
+                }
+            case .transformed where entry.overwritesInPlace == true:
+                add(entry.item.table, entry.item.column, entry.item.rows?.predicate)
+            default:
+                continue
+            }
+        }
+        return order.map { byKey[$0]! }
+    }()
+
+    // MARK: Running
+
+    /// Before the step: creates the archive if needed, removes this pair's earlier entries (the
+    /// step now archives afresh), and copies the values a narrowing would change.
+    func beforeStep() throws {
+        try TenantArchive.ensure(inSchema: schema, on: connection)
+        try connection.execute("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [from, to])
+        for item in items where item.narrowing { try connection.execute(copyStatement(item)) }
+    }
+
+    /// After the step's renames and new tables and columns, before any data moves: copies every
+    /// other item.
+    func afterSchemaChanges() throws {
+        for item in items where !item.narrowing { try connection.execute(copyStatement(item)) }
+    }
+
+    /// Once the step ran: sends what policies archived, and notes, for each archived column that
+    /// survives, the value the step left in each row (compare-and-restore compares with it).
+    func afterStep() throws {
+        try flushPolicyValues(final: true)
+        for key in archivedColumns.sorted() {
+            guard let dot = key.firstIndex(of: "."), key.index(after: dot) != key.endIndex,
+                  let surviving = names.survivingColumns[key], let table = names.survivingTables[String(key[..<dot])] else { continue }
+            let column = String(key[key.index(after: dot)...])
+            try connection.execute(
+                "UPDATE \(archiveTable) AS a SET left_value = t.\(connection.quoteIdentifier(surviving))::text, compares = true "
+                    + "FROM \(connection.qualified(schema, table)) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
+                    + "AND a.column_name = $4 AND t.id = a.row_id", [from, to, String(key[..<dot]), column])
+        }
+    }
+
+    var archiveTable: String { TenantArchive.qualified(schema, quoting: connection) }
+
+    /// `INSERT … SELECT` of one item's values (or rows) from the live table.
+    func copyStatement(_ item: Item) -> String {
+        let q = connection
+        // A narrowing is copied before the step's renames: the source names still hold.
+        let liveTable = item.narrowing ? item.table : names.liveTable(item.table)
+        let table = sourceSchema.table(named: item.table)
+        let hasID = table?.column(named: "id") != nil
+        let rowID = hasID ? "source.id" : "0"
+        var conditions: [String] = []
+        let value: String
+        let column: String
+        if let name = item.column {
+            let live = "source." + q.quoteIdentifier(item.narrowing ? name : names.liveColumn(name, of: item.table))
+            column = name
+            value = live + "::text"
+            conditions.append("\(live) IS NOT NULL")
+            if item.narrowing, let surviving = names.survivingColumns[item.table + "." + name],
+               let newTable = names.survivingTables[item.table], let newType = destinationSchema.table(named: newTable)?.column(named: surviving)?.type,
+               let oldType = table?.column(named: name)?.type {
+                // The value as the narrowed column will hold it differs from the value now.
+                conditions.append("\(live)::\(newType.rawValue)::\(oldType.rawValue) IS DISTINCT FROM \(live)")
+            }
+        } else {
+            column = ""
+            value = "pg_catalog.to_jsonb(source.*)::text"
+        }
+        if let rows = item.rows {
+            conditions.append("(" + rows.replacingOccurrences(of: PlaceholderQuoting.schema, with: q.quoteIdentifier(schema)) + ")")
+        }
+        archivedColumns.insert(item.table + "." + column)
+        return "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
+            + "SELECT \(q.quoteLiteral(from)), \(q.quoteLiteral(to)), \(q.quoteLiteral(item.table)), \(q.quoteLiteral(column)), \(rowID), \(value) "
+            + "FROM \(q.qualified(schema, liveTable)) AS source" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
+    }
+
+    // MARK: Policies
+
+    /// Where an entity's attribute is stored in a version's schema.
+    static func location(of entity: String, _ attribute: String, in version: ModelVersion, schema: RelationalSchema) throws -> (table: String, column: String) {
+        guard version.entity(named: entity) != nil, let table = schema.table(forEntity: version.rootEntity(of: entity)) else {
+            throw PolicyUsageError("version \(version.name) has no entity \(entity)")
+        }
+        if let (declaredBy, _) = version.allAttributes(of: entity).first(where: { $0.attribute.name == attribute }),
+           let column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute)) {
+            return (table.name, column.name)
+        }
+        if let (declaredBy, _) = version.allRelationships(of: entity).first(where: { $0.relationship.name == attribute }),
+           let column = table.column(withOrigin: .relationship(entity: declaredBy, relationship: attribute)) {
+            return (table.name, column.name)
+        }
+        throw PolicyUsageError("\(entity) in \(version.name) has no attribute or key-holding to-one relationship \"\(attribute)\"")
+    }
+
+    /// Buffers one value a policy archives (sent with COPY in batches, applied at the end of the step).
+    func archive(table: String, column: String, id: Int64, value: String?) throws {
+        pending.append((table, column, id, value))
+        archivedColumns.insert(table + "." + column)
+        if pending.count >= 10_000 { try flushPolicyValues(final: false) }
+    }
+
+    private func flushPolicyValues(final: Bool) throws {
+        if !pending.isEmpty {
+            let staging = try prepareStaging()
+            let rows = pending
+            _ = try connection.copyIn("COPY pg_temp.\(connection.quoteIdentifier(staging)) (table_name, column_name, row_id, value) FROM STDIN") { writer in
+                for (table, column, id, value) in rows {
+                    writer.append(table)
+                    writer.append(column)
+                    writer.append(id)
+                    writer.append(value)
+                    try writer.endRow()
+                }
+            }
+            pending.removeAll(keepingCapacity: true)
+        }
+        guard final, let stagingTable else { return }
+        let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
+        // A value the step archived already (its account names it) is kept once.
+        try connection.execute(
+            "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
+                + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
+                + "WHERE NOT EXISTS (SELECT 1 FROM \(archiveTable) AS a WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = s.table_name "
+                + "AND a.column_name = s.column_name AND a.row_id = s.row_id) ORDER BY s.table_name, s.column_name, s.row_id", [from, to])
+        try connection.execute("DROP TABLE \(staging)")
+        self.stagingTable = nil
+    }
+
+    private func prepareStaging() throws -> String {
+        if let stagingTable { return stagingTable }
+        let name = "_tm_archive_stage_\(String(UInt32.random(in: .min ... .max), radix: 16))"
+        try connection.execute("CREATE TEMPORARY TABLE \(connection.quoteIdentifier(name)) (table_name text, column_name text, row_id bigint, value text) ON COMMIT DROP")
+        stagingTable = name
+        return name
+    }
+
+    /// The value the up step (this step's reverse) archived for a row, loaded once per column.
+    /// `.some(nil)` is an archived NULL; nil means nothing was archived for the row.
+    func archived(table: String, column: String, id: Int64) throws -> String?? {
+        let key = table + "." + column
+        if loaded[key] == nil {
+            var values: [Int64: String?] = [:]
+            if try TenantArchive.exists(inSchema: schema, on: connection) {
+                for row in try connection.execute(
+                    "SELECT row_id, value FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND table_name = $3 AND column_name = $4",
+                    [to, from, table, column]) {
+                    values[try row.decode(Int64.self, at: 0)] = try row.decode(String?.self, at: 1)
+                }
+            }
+            loaded[key] = values
+        }
+        return loaded[key]![id]
+    }
+}

@@ -1,0 +1,96 @@
+import EntityModel
+import Foundation
+import LibPQ
+
+/// The tenant's archive: a table in the tenant's schema, `_tm_archive`, that holds every value a
+/// step destroyed or overwrote, so the reverse step can give it back (compare-and-restore).
+///
+/// It lives with the tenant (dropped with its schema), its name starts with `_` so `verify`'s
+/// snapshot skips it, and no model table refers to it. One row per archived value, keyed by the
+/// step (`step_from` → `step_to`), the source version's table and column (column `''` for a whole
+/// row, kept as JSON), and the row id:
+///
+/// | column | meaning |
+/// |---|---|
+/// | `value` | the value as text, which casts back to the column's type losslessly (a whole row: `to_jsonb(row)`) |
+/// | `left_value` | what the step left in its place, when the column survives the step |
+/// | `compares` | restore only where the row still holds `left_value` |
+/// | `archived_at` | when, for `archive prune` |
+public enum TenantArchive {
+    /// The archive table's name in each tenant schema.
+    public static let tableName = "_tm_archive"
+
+    /// `"schema"."_tm_archive"`.
+    public static func qualified(_ schema: String, quoting q: some SQLQuoting) -> String { q.qualified(schema, tableName) }
+
+    /// The statements that create the archive table and its index (one statement each).
+    static func createStatements(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
+        let table = qualified(schema, quoting: q)
+        return [
+            "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
+                + "column_name text NOT NULL, row_id bigint NOT NULL, value text, left_value text, "
+                + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.now())",
+            "CREATE INDEX \(q.quoteIdentifier(tableName + "_key")) ON \(table) (step_from, step_to, table_name, column_name, row_id)",
+        ]
+    }
+
+    /// Whether the tenant's schema has an archive.
+    public static func exists(inSchema schema: String, on connection: Connection) throws -> Bool {
+        try connection.execute("SELECT pg_catalog.to_regclass($1) IS NOT NULL", [qualified(schema, quoting: connection)])
+            .first?.decode(Bool.self, at: 0) ?? false
+    }
+
+    /// Creates the archive unless it exists.
+    static func ensure(inSchema schema: String, on connection: Connection) throws {
+        guard try !exists(inSchema: schema, on: connection) else { return }
+        for statement in createStatements(inSchema: schema, quoting: connection) { try connection.execute(statement) }
+        try revokeDefaultGrants(inSchema: schema, on: connection)
+    }
+
+    /// The archive is the migrator's alone: default privileges of the schema (the app role's DML
+    /// from `tenant create --app-role`) would otherwise reach it, so whatever they granted is revoked.
+    static func revokeDefaultGrants(inSchema schema: String, on connection: Connection) throws {
+        let table = qualified(schema, quoting: connection)
+        let grantees = try connection.execute("""
+            SELECT DISTINCT CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END
+            FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
+            WHERE c.oid = pg_catalog.to_regclass($1) AND a.grantee <> c.relowner
+            """, [table]).map { try $0.decode(String.self, at: 0) }
+        for grantee in grantees { try connection.execute("REVOKE ALL ON \(table) FROM \(grantee)") }
+    }
+
+    /// What one step's entries hold in one tenant.
+    public struct Usage: Sendable, Codable, Hashable {
+        public var stepFrom: String
+        public var stepTo: String
+        public var entries: Int
+        /// Bytes of the archived values (text form).
+        public var bytes: Int
+        public var oldest: Date
+        public var newest: Date
+    }
+
+    /// The entries per step of one tenant's archive, in step order (empty without an archive).
+    public static func usage(inSchema schema: String, on connection: Connection) throws -> [Usage] {
+        guard try exists(inSchema: schema, on: connection) else { return [] }
+        let result = try connection.execute(
+            "SELECT step_from, step_to, pg_catalog.count(*)::bigint, coalesce(pg_catalog.sum(pg_catalog.octet_length(value)), 0)::bigint, "
+                + "pg_catalog.extract(epoch FROM pg_catalog.min(archived_at))::float8, pg_catalog.extract(epoch FROM pg_catalog.max(archived_at))::float8 "
+                + "FROM \(qualified(schema, quoting: connection)) GROUP BY step_from, step_to ORDER BY step_from, step_to")
+        return try result.map { row in
+            Usage(stepFrom: try row.decode(String.self, at: 0), stepTo: try row.decode(String.self, at: 1),
+                  entries: Int(try row.decode(Int64.self, at: 2)), bytes: Int(try row.decode(Int64.self, at: 3)),
+                  oldest: Date(timeIntervalSince1970: try row.decode(Double.self, at: 4)),
+                  newest: Date(timeIntervalSince1970: try row.decode(Double.self, at: 5)))
+        }
+    }
+
+    /// Deletes the entries archived before `cutoff`; returns how many.
+    @discardableResult
+    public static func prune(inSchema schema: String, olderThan cutoff: Date, on connection: Connection) throws -> Int {
+        guard try exists(inSchema: schema, on: connection) else { return 0 }
+        return try connection.execute(
+            "DELETE FROM \(qualified(schema, quoting: connection)) WHERE archived_at < pg_catalog.to_timestamp($1)", [cutoff.timeIntervalSince1970]
+        ).affectedRows
+    }
+}
