@@ -195,7 +195,7 @@ struct RecipesBenchmark: AsyncParsableCommand {
     // MARK: Data
 
     /// Recipes of every type and recipe ingredients named from a pool, each name with a fixed unit.
-    private func generate(into schema: String, on connection: Connection) throws {
+    func generate(into schema: String, on connection: Connection) throws {
         var random = RecipesBenchRandom(seed: 0x5eed_0003)
         let types = ["Meat", "Fish", "Vegetarian", "Dessert", "Other", "Entrée"]
         let unitNames = (0..<units).map { $0 % 3 == 0 ? "unité \($0)" : "unit \($0)" }
@@ -232,7 +232,7 @@ struct RecipesBenchmark: AsyncParsableCommand {
     }
 
     /// A fresh copy of the source rows in a new v2 tenant, vacuumed and analyzed like the source.
-    private func copy(from source: String, to schema: String, on connection: Connection) throws {
+    func copy(from source: String, to schema: String, on connection: Connection) throws {
         try connection.execute("INSERT INTO \(schema).recipe SELECT * FROM \(source).recipe")
         try connection.execute("INSERT INTO \(schema).recipe_ingredient SELECT * FROM \(source).recipe_ingredient")
         for table in ["recipe", "recipe_ingredient"] {

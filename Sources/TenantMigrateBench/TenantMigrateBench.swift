@@ -13,6 +13,6 @@ struct TenantMigrateBench: AsyncParsableCommand {
         subcommands: [
             FleetBenchmark.self,
             CreateBenchmark.self,
-            CopyBenchmark.self, RecipesBenchmark.self]
+            CopyBenchmark.self, RecipesBenchmark.self, ArchiveBenchmark.self]
     )
 }
