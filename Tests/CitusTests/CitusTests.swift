@@ -171,4 +171,40 @@ struct CitusTests {
             #expect(try fixture.preparedTransactions() == 0)
         }
     }
+
+    @Test(.enabled(if: TenantMigrateExecutable.url != nil, "needs the tenant-migrate executable beside the test bundle"))
+    func statusAndTenantListShowEachTenantsNodeAndTheWorkers() async throws {
+        try await CitusFixture.with { fixture in
+            let migrator = try fixture.migrator()
+            let tenants = fixture.names(4)
+            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 2)
+            let nodes = try fixture.nodesBySchema()
+            let placement = try #require(try await migrator.citusPlacement())
+            let workers: Int = try fixture.scalar("SELECT count(*)::int FROM citus_get_active_worker_nodes()")
+            #expect(placement.workers == workers)
+            for status in try await migrator.status() {
+                let port = try #require(nodes[status.record.schema]?.first)
+                #expect(status.node?.hasSuffix(":\(port)") == true, "\(status.record.name): \(status.node ?? "nil")")
+            }
+
+            let common = ["--database-url", fixture.conninfo, "--migrations", repositoryRoot.appendingPathComponent("Migrations").path,
+                          "--catalog", fixture.catalog.schema]
+            let status = try await TenantMigrateExecutable.run(["status"] + common)
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(status.stdout.contains("Citus: \(workers) workers"), "\(status.stdout)")
+            #expect(status.stdout.contains("NODE"))
+            let json = try await TenantMigrateExecutable.run(["status", "--json"] + common)
+            let statuses = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]] ?? []
+            #expect(statuses.count == 4 && statuses.allSatisfy { ($0["node"] as? String)?.contains(":") == true }, "\(json.stdout)")
+            let list = try await TenantMigrateExecutable.run(["tenant", "list", "--json"] + common)
+            let listed = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]] ?? []
+            #expect(listed.count == 4)
+            for entry in listed {
+                let schema = entry["schema"] as? String ?? ""
+                let port = try #require(nodes[schema]?.first)
+                #expect((entry["node"] as? String)?.hasSuffix(":\(port)") == true, "\(entry)")
+            }
+            print("tenant-migrate status on Citus:\n" + status.stdout)
+        }
+    }
 }
