@@ -165,6 +165,18 @@ struct CitusTests {
                 // Two attempts of 300 ms plus a backoff; 10× headroom, far below the holder's 60 s.
                 #expect(elapsed < .seconds(20), "took \(elapsed)")
             }
+            if TenantMigrateExecutable.url != nil {
+                // The same through the command line's --lock-timeout.
+                let clock = ContinuousClock(), started = clock.now
+                let run = try await TenantMigrateExecutable.run([
+                    "migrate", "--tenant", tenant, "--lock-timeout", "300", "--max-attempts", "2",
+                    "--database-url", fixture.conninfo, "--migrations", repositoryRoot.appendingPathComponent("Migrations").path,
+                    "--catalog", fixture.catalog.schema,
+                ])
+                #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+                #expect(run.stderr.contains("55P03"), "\(run.stderr)")
+                #expect(clock.now - started < .seconds(20))
+            }
             try worker.script("ROLLBACK")
             // Once the reader is gone, it goes through.
             #expect(try await fixture.migrator().migrate(tenant: tenant, to: "v3").outcome == .migrated)
