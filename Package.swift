@@ -120,6 +120,7 @@ let package = Package(
             name: "SecurityTests",
             dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
         ),
+        .testTarget(name: "CitusTests", dependencies: ["TenantMigrator", "Tenancy", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]),
         .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "MigrationEngine", "RecipesPolicies", "PostgresTestSupport"]),
     ]
 )

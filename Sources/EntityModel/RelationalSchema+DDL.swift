@@ -11,6 +11,9 @@ extension RelationalSchema {
     }
 
     /// ``createStatements(inSchema:quoting:)`` as one script: statements joined by `;\n`, ending in `;\n`.
+    ///
+    /// For files and `psql`. Do not send it to a server as one message: Citus refuses a message of
+    /// several statements for much DDL. Run ``createStatements(inSchema:quoting:)`` as a pipeline.
     public func renderScript(inSchema schema: String, quoting quoter: some SQLQuoting) -> String {
         let statements = createStatements(inSchema: schema, quoting: quoter)
         return statements.isEmpty ? "" : statements.joined(separator: ";\n") + ";\n"

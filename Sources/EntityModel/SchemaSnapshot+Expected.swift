@@ -16,17 +16,23 @@ extension SchemaSnapshot {
     /// `Connection.transaction` before calling this.
     public static func expected(for version: ModelVersion, on connection: Connection) throws -> SchemaSnapshot {
         let scratch = "_tm_expected_" + randomHex()
-        let script = version.relationalSchema().renderScript(inSchema: scratch, quoting: connection)
         do {
             try connection.savepoint { connection in
-                try connection.script("CREATE SCHEMA \(connection.quoteIdentifier(scratch))")
-                if !script.isEmpty { try connection.script(script) }
+                try connection.pipeline(try scratchSchemaStatements(scratch, for: version, on: connection))
                 throw Discard(snapshot: try read(schema: scratch, on: connection))
             }
         } catch let discard as Discard {
             return discard.snapshot
         }
         preconditionFailure("the scratch schema's savepoint must end by rolling back")
+    }
+
+    /// The statements that build `version` in a new schema `scratch`, local to the coordinator on
+    /// Citus, one statement each so that they can run as one pipeline.
+    public static func scratchSchemaStatements(_ scratch: String, for version: ModelVersion, on connection: Connection) throws -> [Statement] {
+        try connection.keepingNewSchemasLocal()
+            + [Statement("CREATE SCHEMA \(connection.quoteIdentifier(scratch))")]
+            + version.relationalSchema().createStatements(inSchema: scratch, quoting: connection).map { Statement($0) }
     }
 
     /// Thrown to roll the scratch schema back once it has been read, carrying what was read.

@@ -24,9 +24,13 @@ extension Connection {
     /// Runs a script of one or more statements separated by semicolons, through the simple
     /// protocol (for DDL). Statements run in order and the script stops at the first error; outside
     /// a transaction the whole script is one implicit transaction.
+    ///
+    /// In strict one-statement mode (``isStrictOneStatement``) the script must be one statement;
+    /// one of several is refused, before any of it runs, with a client error of SQLSTATE 42601.
     @discardableResult
     public func script(_ sql: String) throws -> QueryResult {
         logStatement(sql)
+        if isStrictOneStatement { return try strictScript(sql) }
         return try check(PQexec(handle, sql), statement: sql)
     }
 

@@ -9,6 +9,7 @@ extension Connection {
     /// one, a failure aborts that transaction. Either way, if any statement fails, the statements
     /// after it are skipped, the ones before it are rolled back, and the first error is thrown
     /// (its ``PostgresError/statement`` names the failing statement).
+    @discardableResult
     public func pipeline(_ statements: [Statement]) throws -> [QueryResult] {
         guard !statements.isEmpty else { return [] }
         guard PQenterPipelineMode(handle) == 1 else { throw PostgresError.client(handle, "could not enter pipeline mode") }

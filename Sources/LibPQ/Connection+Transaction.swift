@@ -47,14 +47,19 @@ extension Connection {
             try script("RELEASE SAVEPOINT \(name)")
             return value
         } catch {
-            rollbackQuietly("ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+            rollbackQuietly("ROLLBACK TO SAVEPOINT \(name)", "RELEASE SAVEPOINT \(name)")
             throw error
         }
     }
 
-    private func rollbackQuietly(_ sql: String) {
+    /// Runs `statements`, one per message, in one round trip; logs rather than throws a failure.
+    private func rollbackQuietly(_ statements: String...) {
         do {
-            try script(sql)
+            if statements.count == 1 {
+                try script(statements[0])
+            } else {
+                _ = try pipeline(statements.map { Statement($0) })
+            }
         } catch {
             logger.warning("rollback failed: \(error)")
         }

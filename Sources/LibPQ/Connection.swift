@@ -22,7 +22,12 @@ public final class Connection {
     public let cancelToken: CancelToken
     private let noticeSink: Unmanaged<NoticeSink>
     var transactionDepth = 0
+    /// Whether ``script(_:)`` refuses a query of several statements (see ``Connection/strictOneStatementByDefault``).
+    /// Every message this connection sends then carries one statement, as Citus requires.
+    public var isStrictOneStatement = Connection.strictOneStatementByDefault
     var savepointCounter = 0
+    /// What ``hasExtension(_:)`` has learned, by extension name.
+    var knownExtensions: [String: Bool] = [:]
 
     /// Connects with a conninfo string (`host=/tmp dbname=app`) or a URI (`postgres://user@host:5432/db`).
     ///

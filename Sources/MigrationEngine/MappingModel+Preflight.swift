@@ -47,9 +47,7 @@ extension MappingModel {
         let scratch = "_tm_preflight_" + String(UInt64.random(in: .min ... .max), radix: 16)
         do {
             try connection.transaction { connection in
-                try connection.script("CREATE SCHEMA \(connection.quoteIdentifier(scratch))")
-                let script = source.relationalSchema().renderScript(inSchema: scratch, quoting: connection)
-                if !script.isEmpty { try connection.script(script) }
+                try connection.pipeline(try SchemaSnapshot.scratchSchemaStatements(scratch, for: source, on: connection))
                 let (before, data, _) = differ.operationsAroundData
                 for statement in (before + data).flatMap({ $0.sql(inSchema: scratch, quoting: connection) }) {
                     try connection.execute(statement)

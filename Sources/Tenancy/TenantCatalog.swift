@@ -30,26 +30,33 @@ public struct TenantCatalog: Sendable, Hashable {
         if try requirePresence(on: connection) == CatalogSchema.currentVersion { return }
         try connection.transaction { connection in
             // Serialize installers; CREATE … IF NOT EXISTS alone races on the system catalogs.
-            try connection.execute("SELECT pg_advisory_xact_lock(hashtext('tenant-migrate catalog'), hashtext($1))", [schema])
-            try connection.script("CREATE SCHEMA IF NOT EXISTS \(connection.quoteIdentifier(schema))")
-            try connection.script("""
-                CREATE TABLE IF NOT EXISTS \(qualified("catalog_info", connection)) (
-                    key text PRIMARY KEY,
-                    value text NOT NULL
-                )
-                """)
+            // On Citus the catalog stays a local schema on the coordinator: a distributed one would
+            // make every FOR UPDATE and constraint check a trip to a worker.
+            try connection.pipeline(
+                [Statement("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('tenant-migrate catalog'), pg_catalog.hashtext($1))", [schema])]
+                    + (try connection.keepingNewSchemasLocal())
+                    + [
+                        Statement("CREATE SCHEMA IF NOT EXISTS \(connection.quoteIdentifier(schema))"),
+                        Statement("""
+                            CREATE TABLE IF NOT EXISTS \(qualified("catalog_info", connection)) (
+                                key text PRIMARY KEY,
+                                value text NOT NULL
+                            )
+                            """),
+                    ]
+            )
             let found = try installedVersion(on: connection) ?? 0
             guard found <= CatalogSchema.currentVersion else {
                 throw TenancyError.catalogTooNew(catalog: schema, found: found, supported: CatalogSchema.currentVersion)
             }
-            for version in (found + 1)..<(CatalogSchema.currentVersion + 1) {
-                try connection.script(CatalogSchema.upgrade(to: version, catalog: self, connection))
-            }
-            try connection.execute(
-                "INSERT INTO \(qualified("catalog_info", connection)) (key, value) VALUES ('catalog_version', $1) "
-                    + "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                [String(CatalogSchema.currentVersion)]
-            )
+            let upgrades = ((found + 1)..<(CatalogSchema.currentVersion + 1)).flatMap { CatalogSchema.upgrade(to: $0, catalog: self, connection) }
+            try connection.pipeline(upgrades.map { Statement($0) } + [
+                Statement(
+                    "INSERT INTO \(qualified("catalog_info", connection)) (key, value) VALUES ('catalog_version', $1) "
+                        + "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    [String(CatalogSchema.currentVersion)]
+                ),
+            ])
         }
     }
 
@@ -102,12 +109,14 @@ public struct TenantCatalog: Sendable, Hashable {
 enum CatalogSchema {
     static let currentVersion = 1
 
-    static func upgrade(to version: Int, catalog: TenantCatalog, _ connection: Connection) -> String {
+    /// The statements that bring the catalog from `version - 1` to `version`, one statement each.
+    static func upgrade(to version: Int, catalog: TenantCatalog, _ connection: Connection) -> [String] {
         let tenants = catalog.qualified("tenants", connection)
         let history = catalog.qualified("migration_history", connection)
         switch version {
         case 1:
-            return """
+            return [
+                """
                 CREATE TABLE \(tenants) (
                     name text PRIMARY KEY,
                     schema_name text NOT NULL UNIQUE,
@@ -118,8 +127,10 @@ enum CatalogSchema {
                     last_error text,
                     created_at timestamptz NOT NULL DEFAULT now(),
                     updated_at timestamptz NOT NULL DEFAULT now()
-                );
-                CREATE INDEX ON \(tenants) (family, version);
+                )
+                """,
+                "CREATE INDEX ON \(tenants) (family, version)",
+                """
                 CREATE TABLE \(history) (
                     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
                     tenant text NOT NULL,
@@ -133,9 +144,10 @@ enum CatalogSchema {
                     error text,
                     sqlstate text,
                     statistics jsonb NOT NULL DEFAULT '{}'
-                );
-                CREATE INDEX ON \(history) (tenant, id);
-                """
+                )
+                """,
+                "CREATE INDEX ON \(history) (tenant, id)",
+            ]
         default:
             preconditionFailure("no catalog upgrade to version \(version)")
         }

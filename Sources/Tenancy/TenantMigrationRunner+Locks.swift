@@ -12,10 +12,21 @@ import LibPQ
 /// longer than `lock_timeout` on any table.
 extension TenantMigrationRunner {
     /// `SET LOCAL lock_timeout`, through `pg_catalog.set_config`.
+    ///
+    /// On Citus, the locks that matter are taken on the workers, which do not see a local setting
+    /// unless told to: there it is `SET LOCAL citus.propagate_set_commands = 'local'`, then a
+    /// `SET LOCAL lock_timeout` statement (Citus propagates SET statements, not `set_config`), both
+    /// in one round trip.
     static func setLockTimeout(_ timeout: Duration, on connection: Connection) throws {
-        try connection.execute(
-            "SELECT pg_catalog.set_config('lock_timeout', $1, true)", ["\(TenantMigrationRunner.wholeMilliseconds(timeout))ms"]
-        )
+        let value = "\(TenantMigrationRunner.wholeMilliseconds(timeout))ms"
+        if try connection.isCitus {
+            try connection.pipeline([
+                Statement("SET LOCAL citus.propagate_set_commands = 'local'"),
+                Statement("SET LOCAL lock_timeout = '\(value)'"),
+            ])
+            return
+        }
+        try connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value])
     }
 
     /// Rounds of "all at once, else wait for the busy one alone" before giving up with 55P03 (the

@@ -13,7 +13,9 @@ struct BenchServer {
     /// The embedded server to stop at the end, if the benchmark started one.
     private let embedded: RunningServer?
 
-    static func start(directory: String?) throws -> BenchServer {
+    /// - Parameter durability: how the embedded server trades durability for speed (`.fast`: fsync,
+    ///   synchronous_commit and full_page_writes off).
+    static func start(directory: String?, durability: EmbeddedPostgres.Durability = .durable) throws -> BenchServer {
         if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
             print("server: DATABASE_URL (\(ConnectionString.redacted(url)))")
             return BenchServer(conninfo: url, binDirectory: nil, embedded: nil)
@@ -22,7 +24,7 @@ struct BenchServer {
         var logger = Logger(label: "EmbeddedPostgres")
         logger.logLevel = .warning
         let started = ContinuousClock.now
-        let server = try EmbeddedPostgres(directory: URL(fileURLWithPath: path), logger: logger).start()
+        let server = try EmbeddedPostgres(directory: URL(fileURLWithPath: path), durability: durability, logger: logger).start()
         print("server: embedded PostgreSQL in \(path) (ready in \(format(ContinuousClock.now - started)))")
         return BenchServer(conninfo: server.connectionString(), binDirectory: server.binDirectory, embedded: server)
     }

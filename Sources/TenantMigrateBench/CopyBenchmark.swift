@@ -34,7 +34,8 @@ struct CopyBenchmark: ParsableCommand {
         var logger = Logger(label: "tenant-migrate-bench")
         logger.logLevel = .warning
         let connection = try Connection(server.conninfo, logger: logger)
-        try connection.script("DROP TABLE IF EXISTS \(Self.table); CREATE TABLE \(Self.table) (id uuid, name text, n int)")
+        try connection.script("DROP TABLE IF EXISTS \(Self.table)")
+        try connection.script("CREATE TABLE \(Self.table) (id uuid, name text, n int)")
         defer { _ = try? connection.script("DROP TABLE IF EXISTS \(Self.table)") }
 
         var data: [BenchRow] = []

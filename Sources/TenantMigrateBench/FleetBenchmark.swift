@@ -142,7 +142,7 @@ struct FleetBenchmark: AsyncParsableCommand {
         let loadStart = clock.now
         for name in all {
             let index = Int(name.split(separator: "_").last!)!
-            try connection.script(FleetBench.loadScript(schema: "tenant_" + name, index: index, recipes: recipes, ingredients: ingredients, quoting: connection))
+            try connection.pipeline(FleetBench.loadStatements(schema: "tenant_" + name, index: index, recipes: recipes, ingredients: ingredients, quoting: connection).map { Statement($0) })
         }
         let load = clock.now - loadStart
         try connection.execute("VACUUM ANALYZE")
@@ -324,20 +324,21 @@ enum FleetBench {
     /// Fills a v1 tenant: `recipes` recipes (types cycling Meat, Fish, Vegetarian, Dessert, Other)
     /// with `ingredients` each, named from a pool of 60, each name always with the same unit (or
     /// none). Deterministic in `index`, so tenant i of every set holds the same rows.
-    static func loadScript(schema: String, index: Int, recipes: Int, ingredients: Int, quoting q: some SQLQuoting) -> String {
+    static func loadStatements(schema: String, index: Int, recipes: Int, ingredients: Int, quoting q: some SQLQuoting) -> [String] {
         let s = q.quoteIdentifier(schema)
-        return """
+        return ["""
             INSERT INTO \(s).recipe (name, type, servings, instructions)
             SELECT 'Recipe ' || g, (ARRAY['Meat', 'Fish', 'Vegetarian', 'Dessert', 'Other'])[1 + (g + \(index)) % 5],
                    CASE WHEN g % 9 = 0 THEN NULL ELSE (1 + (g * 3 + \(index)) % 8)::int2 END,
                    CASE WHEN g % 5 = 0 THEN NULL ELSE 'Cook recipe ' || g || ' with care.' END
-            FROM generate_series(1, \(recipes)) AS g;
+            FROM generate_series(1, \(recipes)) AS g
+            """, """
             INSERT INTO \(s).recipe_ingredient (recipe_id, name, quantity, unit_of_measure)
             SELECT r.id, 'Ingredient ' || n, CASE WHEN k % 4 = 3 THEN NULL ELSE (k * 10 + r.id % 7)::numeric / 4 END,
                    CASE WHEN n % 10 = 9 THEN NULL ELSE (ARRAY['g', 'ml', 'piece', 'tbsp', 'cup', 'pinch'])[1 + n % 6] END
             FROM \(s).recipe AS r, generate_series(1, \(ingredients)) AS k, LATERAL (SELECT (r.id * 7 + k * 13 + \(index)) % 60 AS n) AS pick
             ORDER BY r.id, k
-            """
+            """]
     }
 
     /// v1 → v3 by hand for `tenants`, as a DBA would write it: per tenant one transaction with the

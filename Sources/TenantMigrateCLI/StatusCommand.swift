@@ -16,15 +16,15 @@ struct StatusCommand: AsyncParsableCommand {
         let statuses = try await migrator.status()
         if json { return try Console.printJSON(statuses) }
         let latest = migrator.family.latestVersion.name
+        let placement = try await migrator.citusPlacement()
         print("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → ")), latest \(latest)")
+        if let placement { print("Citus: \(placement.workers) worker\(placement.workers == 1 ? "" : "s")") }
         Console.printTable(
-            ["TENANT", "VERSION", "CURRENT", "STATE", "NOTE"],
+            ["TENANT", "VERSION", "CURRENT", "STATE"] + (placement == nil ? [] : ["NODE"]) + ["NOTE"],
             statuses.map { status in
-                [
-                    status.record.name.rawValue, status.record.version, status.isCurrent ? "yes" : "no",
-                    status.record.state.rawValue,
-                    status.modelChanged ? "model file changed since" : (status.record.lastError.map { "last error: \($0.prefix(60))" } ?? ""),
-                ]
+                [status.record.name.rawValue, status.record.version, status.isCurrent ? "yes" : "no", status.record.state.rawValue]
+                    + (placement == nil ? [] : [status.node ?? "coordinator (not distributed)"])
+                    + [status.modelChanged ? "model file changed since" : (status.record.lastError.map { "last error: \($0.prefix(60))" } ?? "")]
             }
         )
         let behind = statuses.filter { !$0.isCurrent }.count

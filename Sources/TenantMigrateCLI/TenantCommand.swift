@@ -60,11 +60,17 @@ struct TenantCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let tenants = try await options.makeMigrator().tenants()
-            if json { return try Console.printJSON(tenants) }
+            let migrator = try options.makeMigrator()
+            let tenants = try await migrator.tenants()
+            // On Citus, each tenant's node (its distributed schema's tables live on one).
+            let placement = try await migrator.citusPlacement()
+            if json { return try Console.printJSON(tenants.map { ListedTenant(record: $0, node: placement?.nodeBySchema[$0.schema]) }) }
             Console.printTable(
-                ["TENANT", "SCHEMA", "VERSION", "STATE"],
-                tenants.map { [$0.name.rawValue, $0.schema, $0.version, $0.state.rawValue] }
+                ["TENANT", "SCHEMA", "VERSION", "STATE"] + (placement == nil ? [] : ["NODE"]),
+                tenants.map { record in
+                    [record.name.rawValue, record.schema, record.version, record.state.rawValue]
+                        + (placement == nil ? [] : [placement?.nodeBySchema[record.schema] ?? "coordinator (not distributed)"])
+                }
             )
         }
     }
@@ -98,5 +104,19 @@ struct TenantCommand: AsyncParsableCommand {
             let record = try await options.makeMigrator().adoptTenant(name, schema: schema)
             print("adopted schema \(record.schema) as tenant \(record.name) at \(record.family) \(record.version)")
         }
+    }
+}
+
+/// A tenant's record as `tenant list --json` prints it: the record's fields, and on Citus `node`.
+struct ListedTenant: Encodable {
+    let record: TenantRecord
+    let node: String?
+
+    private enum Keys: String, CodingKey { case node }
+
+    func encode(to encoder: any Encoder) throws {
+        try record.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encodeIfPresent(node, forKey: .node)
     }
 }

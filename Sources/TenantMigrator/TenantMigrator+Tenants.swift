@@ -36,13 +36,22 @@ extension TenantMigrator {
         return try await withExistingCatalog(absent: { [] }) { try catalog.tenants(family: family, on: $0) }
     }
 
-    /// Every tenant with whether it is at the latest version.
+    /// Every tenant with whether it is at the latest version, and on Citus the node that holds it.
     public func status() async throws -> [TenantStatus] {
         let latest = family.latestVersion
+        let placement = try await citusPlacement()
         return try await tenants().map { record in
-            TenantStatus(record: record, latestVersion: latest.name,
-                         modelChanged: record.versionHash != (family.version(named: record.version)?.versionHash ?? ""))
+            var status = TenantStatus(record: record, latestVersion: latest.name,
+                                      modelChanged: record.versionHash != (family.version(named: record.version)?.versionHash ?? ""))
+            status.node = placement?.nodeBySchema[record.schema]
+            return status
         }
+    }
+
+    /// On a Citus coordinator, its workers and the node of each distributed schema; nil elsewhere.
+    /// Reads only.
+    public func citusPlacement() async throws -> CitusPlacement? {
+        try await withPlainConnection { try CitusPlacement.read(on: $0) }
     }
 
     /// Compares the live schemas of `tenants` (all when nil) with their recorded versions. Reads only.
@@ -65,6 +74,8 @@ public struct TenantStatus: Sendable, Codable {
     public var latestVersion: String
     /// The tenant's version file changed after the tenant reached it (its hash differs).
     public var modelChanged: Bool
+    /// On Citus, the `host:port` of the node that holds the tenant's tables; nil elsewhere.
+    public var node: String?
 
     /// Whether the tenant is at the latest version.
     public var isCurrent: Bool { record.version == latestVersion }

@@ -1,6 +1,7 @@
 @testable import EmbeddedPostgres
 import Foundation
 import LibPQ
+import PostgresTestSupport
 import Testing
 
 @Suite struct EmbeddedPostgresTests {
@@ -25,7 +26,7 @@ import Testing
             #expect(try scalar(connection, "SELECT current_user", as: String.self) == "postgres")
             #expect(try scalar(connection, "SHOW fsync", as: String.self) == "off")
             #expect(try scalar(connection, "SHOW data_directory", as: String.self) == directory.appendingPathComponent("data").path)
-            try connection.script("CREATE TABLE survivor (note text); INSERT INTO survivor VALUES ('before the restart')")
+            try connection.fixtureScript("CREATE TABLE survivor (note text); INSERT INTO survivor VALUES ('before the restart')")
             firstStart = try scalar(connection, "SELECT pg_postmaster_start_time()::text")
         }
 

@@ -35,8 +35,8 @@ struct DDLGoldenTests {
                 + "regenerate with TM_RECORD_GOLDEN=1.\n-- versionHash: \(model.versionHash)\n\n"
             try Self.compareWithGolden(header + script, name: "\(family)-\(version).sql")
 
-            _ = try connection.script("CREATE SCHEMA \(connection.quoteIdentifier(Self.schemaName))")
-            _ = try connection.script(script)
+            _ = try connection.fixtureScript("CREATE SCHEMA \(connection.quoteIdentifier(Self.schemaName))")
+            _ = try connection.fixtureScript(script)
             let tables = try connection.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
                 [Self.schemaName]
@@ -52,9 +52,9 @@ struct DDLGoldenTests {
     @Test func constraintsBehaveOnPostgreSQL() async throws {
         let schema = try Self.model("Library", "v3").relationalSchema()
         try await TestPostgres.withDatabase { connection in
-            _ = try connection.script("CREATE SCHEMA \(connection.quoteIdentifier(Self.schemaName))")
-            _ = try connection.script(schema.renderScript(inSchema: Self.schemaName, quoting: connection))
-            _ = try connection.script("SET search_path TO \(connection.quoteIdentifier(Self.schemaName))")
+            _ = try connection.fixtureScript("CREATE SCHEMA \(connection.quoteIdentifier(Self.schemaName))")
+            _ = try connection.fixtureScript(schema.renderScript(inSchema: Self.schemaName, quoting: connection))
+            _ = try connection.fixtureScript("SET search_path TO \(connection.quoteIdentifier(Self.schemaName))")
             _ = try connection.execute("INSERT INTO note (title, note_uuid) VALUES ('n', gen_random_uuid())")
             _ = try connection.execute(
                 "INSERT INTO attachment (entity, date_created, note_id, image) VALUES ('ImageAttachment', now(), 1, '\\x00')"

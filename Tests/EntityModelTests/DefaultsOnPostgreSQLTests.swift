@@ -25,9 +25,9 @@ struct DefaultsOnPostgreSQLTests {
             """#)
         try await TestPostgres.withDatabase { connection in
             let schema = "tenant_defaults"
-            _ = try connection.script("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
-            _ = try connection.script(model.relationalSchema().renderScript(inSchema: schema, quoting: connection))
-            _ = try connection.script("SET search_path TO \(connection.quoteIdentifier(schema))")
+            _ = try connection.fixtureScript("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
+            _ = try connection.fixtureScript(model.relationalSchema().renderScript(inSchema: schema, quoting: connection))
+            _ = try connection.fixtureScript("SET search_path TO \(connection.quoteIdentifier(schema))")
             _ = try connection.execute("INSERT INTO sample DEFAULT VALUES")
             let row = try #require(try connection.execute("""
                 SELECT text, small::text, regular::text, big::text, exact::text, ratio::text, "limit"::text, flag::text,

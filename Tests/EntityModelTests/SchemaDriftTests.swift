@@ -11,7 +11,7 @@ struct SchemaDriftTests {
         let model = try SnapshotFixtures.model(family, version)
         return try await TestPostgres.withDatabase { connection in
             try SnapshotFixtures.render(model, on: connection)
-            try connection.script(sql)
+            try connection.fixtureScript(sql)
             let live = try SchemaSnapshot.read(schema: SnapshotFixtures.tenant, on: connection)
             return live.differences(from: try SchemaSnapshot.expected(for: model, on: connection))
         }

@@ -17,8 +17,8 @@ enum SnapshotFixtures {
 
     /// Creates `schema` and renders `version` into it.
     static func render(_ version: ModelVersion, into schema: String = tenant, on connection: Connection) throws {
-        try connection.script("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
-        try connection.script(version.relationalSchema().renderScript(inSchema: schema, quoting: connection))
+        try connection.fixtureScript("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
+        try connection.fixtureScript(version.relationalSchema().renderScript(inSchema: schema, quoting: connection))
     }
 
     /// The names of the scratch schemas that `expected(for:on:)` creates, if any remain.
@@ -172,7 +172,7 @@ struct SchemaSnapshotTests {
         let model = try SnapshotFixtures.model("Recipes", "v3")
         try await TestPostgres.withDatabase { connection in
             // Every CREATE INDEX fails, after the scratch schema and its tables exist.
-            try connection.script("""
+            try connection.fixtureScript("""
                 CREATE FUNCTION public.refuse_index() RETURNS event_trigger LANGUAGE plpgsql
                     AS $$ BEGIN RAISE EXCEPTION 'no indexes today'; END $$;
                 CREATE EVENT TRIGGER refuse_index ON ddl_command_end WHEN TAG IN ('CREATE INDEX')
@@ -181,7 +181,7 @@ struct SchemaSnapshotTests {
             #expect(throws: PostgresError.self) { try SchemaSnapshot.expected(for: model, on: connection) }
             #expect(try SnapshotFixtures.scratchSchemas(on: connection) == [])
             try connection.transaction { connection in
-                try connection.script("CREATE TABLE public.kept (id integer)")
+                try connection.fixtureScript("CREATE TABLE public.kept (id integer)")
                 #expect(throws: PostgresError.self) { try SchemaSnapshot.expected(for: model, on: connection) }
                 #expect(try SnapshotFixtures.scratchSchemas(on: connection) == [])
                 try connection.execute("INSERT INTO public.kept VALUES (1)")
@@ -195,7 +195,7 @@ struct SchemaSnapshotTests {
         try await TestPostgres.withDatabase { connection in
             try SnapshotFixtures.render(v2, on: connection)
             // Rebuild recipe with its columns in another order and every name changed.
-            try connection.script("""
+            try connection.fixtureScript("""
                 DROP TABLE tenant_a.recipe CASCADE;
                 CREATE TABLE tenant_a.recipe (
                     type text DEFAULT 'Other' NOT NULL,
@@ -221,7 +221,7 @@ struct SchemaSnapshotTests {
         let v2 = try SnapshotFixtures.model("Recipes", "v2")
         try await TestPostgres.withDatabase { connection in
             try SnapshotFixtures.render(v1, on: connection)
-            try connection.script("""
+            try connection.fixtureScript("""
                 ALTER TABLE tenant_a.recipe ADD COLUMN prep_minutes integer;
                 ALTER TABLE tenant_a.recipe ALTER COLUMN servings TYPE integer;
                 ALTER TABLE tenant_a.recipe RENAME COLUMN instructions TO method;
@@ -238,13 +238,13 @@ struct SchemaSnapshotTests {
             let schema = #"Tenant "B""#
             let quoted = connection.quoteIdentifier(schema)
             try SnapshotFixtures.render(model, into: schema, on: connection)
-            try connection.script("""
+            try connection.fixtureScript("""
                 CREATE SEQUENCE \(quoted).counter;
                 ALTER TABLE \(quoted).tag ADD COLUMN position bigint DEFAULT nextval('\(quoted).counter'),
                     ADD CONSTRAINT position_positive CHECK (position > 0);
                 """)
             let outside = try SchemaSnapshot.read(schema: schema, on: connection)
-            try connection.script("SET search_path TO \(quoted), public")
+            try connection.fixtureScript("SET search_path TO \(quoted), public")
             let inside = try SchemaSnapshot.read(schema: schema, on: connection)
             #expect(outside == inside)
             let tag = try #require(outside.table(named: "tag"))
@@ -260,7 +260,7 @@ struct SchemaSnapshotTests {
 
     @Test func reservedTablesAreIgnoredAndMissingSchemasReported() async throws {
         try await TestPostgres.withDatabase { connection in
-            try connection.script("""
+            try connection.fixtureScript("""
                 CREATE SCHEMA tenant_a;
                 CREATE TABLE tenant_a._migrations (version text);
                 CREATE TABLE tenant_a.thing (id integer);

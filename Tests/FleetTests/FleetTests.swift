@@ -19,7 +19,7 @@ struct FleetTests {
     /// (dependent_objects_still_exist), late in the mapped step, after the policies ran.
     static func addBlockingView(to tenant: String, on connection: Connection) throws {
         let schema = connection.quoteIdentifier("tenant_" + tenant)
-        try connection.script("""
+        try connection.fixtureScript("""
             CREATE VIEW \(schema).ingredient_report AS
             SELECT r.name AS recipe, i.name AS ingredient, i.unit_of_measure
             FROM \(schema).recipe AS r JOIN \(schema).recipe_ingredient AS i ON i.recipe_id = r.id
@@ -183,7 +183,7 @@ struct FleetTests {
             // Another session reads k001's recipes in an open transaction: the migration waits for
             // its table locks before it changes anything.
             let blocker = try Connection(conninfo, logger: quietLogger)
-            try blocker.script("BEGIN; SELECT count(*) FROM tenant_k001.recipe")
+            try blocker.fixtureScript("BEGIN; SELECT count(*) FROM tenant_k001.recipe")
 
             let control = FleetControl()
             let run = Task { try await migrator.migrateAll(jobs: 2, control: control) }
@@ -192,7 +192,7 @@ struct FleetTests {
             // One stop (one Ctrl-C): no new tenants, and the tenant waiting for its locks gives up.
             control.stop()
             let report = try await run.value
-            try blocker.script("ROLLBACK")
+            try blocker.fixtureScript("ROLLBACK")
 
             #expect(report.interrupted)
             let blocked = report.entries.first { $0.tenant == "k001" }
@@ -252,23 +252,23 @@ struct FleetTests {
             // f001 and f002: another session renames the column their first statement renames, and
             // holds the lock; once it commits, both fail at once (42703). f003: held by a reader.
             let renamer = try Connection(conninfo, logger: quietLogger)
-            try renamer.script("""
+            try renamer.fixtureScript("""
                 BEGIN;
                 ALTER TABLE tenant_f001.recipe RENAME COLUMN instructions TO notes;
                 ALTER TABLE tenant_f002.recipe RENAME COLUMN instructions TO notes
                 """)
             let reader = try Connection(conninfo, logger: quietLogger)
-            try reader.script("BEGIN; SELECT count(*) FROM tenant_f003.recipe")
+            try reader.fixtureScript("BEGIN; SELECT count(*) FROM tenant_f003.recipe")
 
             let failures = Counter()
             let run = Task {
                 try await migrator.migrateAll(jobs: 3, failFast: true, progress: { failures.set($0.failed) })
             }
             #expect(try await Self.waitForLockWait(connection, count: 3))
-            try renamer.script("COMMIT")
+            try renamer.fixtureScript("COMMIT")
             #expect(try await Self.waitUntil { failures.value == 2 })
             try await Task.sleep(for: .milliseconds(100))
-            try reader.script("ROLLBACK")
+            try reader.fixtureScript("ROLLBACK")
             let report = try await run.value
 
             let outcomes = Dictionary(uniqueKeysWithValues: report.entries.map { ($0.tenant, $0) })
@@ -294,7 +294,7 @@ struct FleetTests {
             try loadRecipesAtV1(conninfo, tenants: tenants, recipes: 3)
             let connection = try Connection(conninfo, logger: quietLogger)
             let reader = try Connection(conninfo, logger: quietLogger)
-            try reader.script("BEGIN; SELECT count(*) FROM tenant_d001.recipe")
+            try reader.fixtureScript("BEGIN; SELECT count(*) FROM tenant_d001.recipe")
 
             let run = Task { try await migrator.migrateAll(jobs: 2) }
             #expect(try await Self.waitForLockWait(connection))
@@ -302,7 +302,7 @@ struct FleetTests {
                 try connection.execute("SELECT pg_terminate_backend($1)", [pid])
             }
             let report = try await run.value
-            try reader.script("ROLLBACK")
+            try reader.fixtureScript("ROLLBACK")
 
             #expect(report.entries.first { $0.tenant == "d001" }?.outcome == .failed)
             #expect(report.failed == 1, "failed: \(report.entries.filter { $0.outcome == .failed }.map(\.tenant))")

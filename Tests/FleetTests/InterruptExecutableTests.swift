@@ -32,6 +32,7 @@ struct InterruptExecutableTests {
             _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
             let process = Process()
             process.executableURL = tenantMigrateExecutable
+            process.environment = ProcessInfo.processInfo.environment.merging([Connection.strictOneStatementVariable: "1"]) { $1 }
             process.arguments = ["migrate", "--all", "--jobs", "2", "--json", "--database-url", conninfo, "--migrations", migrationsDirectory]
             process.standardOutput = try FileHandle(forWritingTo: outputURL)
             process.standardError = try FileHandle(forWritingTo: errorURL)

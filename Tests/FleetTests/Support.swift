@@ -72,7 +72,7 @@ func loadRecipesAtV1(_ conninfo: String, tenants: [String], recipes: Int, ingred
     let connection = try Connection(conninfo, logger: quietLogger)
     for tenant in tenants {
         let schema = connection.quoteIdentifier("tenant_" + tenant)
-        try connection.script("""
+        try connection.fixtureScript("""
             INSERT INTO \(schema).recipe (name, type, servings, instructions)
             SELECT 'Recipe ' || g, (ARRAY['Meat', 'Fish', 'Vegetarian', 'Dessert', 'Other'])[1 + g % 5], (1 + g % 8)::int2,
                    'Cook recipe ' || g || ' with care.'

@@ -16,7 +16,7 @@ import Testing
 
     @Test func uniqueViolationCarriesStateConstraintAndTable() async throws {
         try await TestPostgres.withDatabase { connection in
-            try connection.script(Self.schema)
+            try connection.fixtureScript(Self.schema)
             let sql = "INSERT INTO account (id, email) VALUES ($1, $2)"
             let error = try expectPostgresError { try connection.execute(sql, [2, "a@example.com"]) }
             #expect(error.kind == .server)
@@ -39,7 +39,7 @@ import Testing
 
     @Test func catchesByExactState() async throws {
         try await TestPostgres.withDatabase { connection in
-            try connection.script(Self.schema)
+            try connection.fixtureScript(Self.schema)
             var caught = "nothing"
             do {
                 try connection.execute("INSERT INTO account VALUES (1, 'other@example.com', 1)")
@@ -56,7 +56,7 @@ import Testing
 
     @Test func catchesByClass() async throws {
         try await TestPostgres.withDatabase { connection in
-            try connection.script(Self.schema)
+            try connection.fixtureScript(Self.schema)
             func classify(_ sql: String) -> String {
                 do {
                     try connection.execute(sql)
@@ -83,7 +83,7 @@ import Testing
 
     @Test func constraintViolationsNameTheirColumnAndConstraint() async throws {
         try await TestPostgres.withDatabase { connection in
-            try connection.script(Self.schema)
+            try connection.fixtureScript(Self.schema)
             let notNull = try expectPostgresError { try connection.execute("INSERT INTO account VALUES (2, NULL, 1)") }
             #expect(notNull.sqlState == .notNullViolation)
             #expect(notNull.column == "email")
@@ -118,7 +118,7 @@ import Testing
 
     @Test func scriptErrorsAreServerErrorsToo() async throws {
         try await TestPostgres.withDatabase { connection in
-            let error = try expectPostgresError { try connection.script("CREATE TABLE t (a int); CREATE TABLE t (a int)") }
+            let error = try expectPostgresError { try connection.fixtureScript("CREATE TABLE t (a int); CREATE TABLE t (a int)") }
             #expect(error.sqlState == .duplicateTable)
             // The script is one implicit transaction: the first CREATE is rolled back too.
             #expect(try scalar(connection, "SELECT to_regclass('t') IS NULL", as: Bool.self))

@@ -16,7 +16,7 @@ import Testing
 
     @Test func hostileSchemaNameIsCreatedAndDroppedWithoutTouchingAnythingElse() async throws {
         try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE keep_one (id int); CREATE TABLE keep_two (id int)")
+            try connection.fixtureScript("CREATE TABLE keep_one (id int); CREATE TABLE keep_two (id int)")
             func schemaCount() throws -> Int { try scalar(connection, "SELECT count(*) FROM pg_namespace") }
             func publicTableCount() throws -> Int { try scalar(connection, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") }
             let schemasBefore = try schemaCount()

@@ -47,7 +47,7 @@ struct AccountingTests {
 
             let schema = try await migrator.createTenant("pics", version: "v3").schema
             let connection = try Connection(conninfo)
-            try connection.script("""
+            try connection.fixtureScript("""
                 INSERT INTO \(schema).attachment (id, caption, image) VALUES
                     (1, 'cat', '\\x0304ff'::bytea), (2, 'note', NULL), (3, 'dog', '\\x0a0b'::bytea);
                 """)
@@ -76,7 +76,7 @@ struct AccountingTests {
             for (tenant, caption) in [("good", "'a photo'"), ("bad", "NULL")] {
                 let schema = try await migrator.createTenant(tenant, version: "v4").schema
                 schemas[tenant] = schema
-                try connection.script("""
+                try connection.fixtureScript("""
                     INSERT INTO \(schema).attachment (id, entity, caption, image, width) VALUES
                         (1, 'Attachment', 'plain', NULL, NULL), (2, 'ImageAttachment', \(caption), '\\x0102'::bytea, 1);
                     """)

@@ -126,7 +126,7 @@ struct FailureTests {
             let migrator = TenantMigrator(connectionString: conninfo, family: family, mappings: [mapping])
             let schema = try await migrator.createTenant("shop", version: "v2").schema
             let connection = try Connection(conninfo)
-            try connection.script("""
+            try connection.fixtureScript("""
                 INSERT INTO \(schema).recipe (id, name) VALUES (1, 'Soup');
                 INSERT INTO \(schema).recipe_ingredient (id, name, recipe_id) VALUES (4, 'Leek', 1), (9, 'Salt', 1), (12, 'Water', 1);
                 """)

@@ -62,9 +62,9 @@ struct MappingPreflightTests {
             let text = try String(contentsOf: fixture("InvalidSQL/recipes-v2-to-v3.yaml"), encoding: .utf8)
             let model = try MappingModel.load(yaml: text, file: "v2-to-v3.yaml", family: family, policies: RecipesPolicies.registry)
             try connection.transaction { connection in
-                try connection.script("CREATE TABLE kept (id int)")
+                try connection.fixtureScript("CREATE TABLE kept (id int)")
                 #expect(try model.checkExpressions(in: family, on: connection).count == 3)
-                try connection.script("INSERT INTO kept VALUES (1)")
+                try connection.fixtureScript("INSERT INTO kept VALUES (1)")
             }
             #expect(try connection.scalar("SELECT count(*)::int FROM kept", as: Int.self) == 1)
             try expectNothingLeft(on: connection)

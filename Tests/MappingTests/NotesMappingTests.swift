@@ -37,7 +37,7 @@ struct NotesMappingTests {
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture("Notes"), policies: policies)
             let schema = try await migrator.createTenant("notes", version: "v1").schema
             let connection = try Connection(conninfo)
-            try connection.script("""
+            try connection.fixtureScript("""
                 INSERT INTO \(schema).folder (id, name) VALUES (1, 'Work'), (2, 'Home');
                 INSERT INTO \(schema).note (id, title, body, image, folder_id) VALUES
                     (10, 'Plan', 'the plan', '\\x0102030405'::bytea, 1),

@@ -64,7 +64,7 @@ struct PolicyStreamingTests {
             let migrator = try recipesMigrator(conninfo, policies: policies)
             let schema = try await migrator.createTenant("big", version: "v2").schema
             let connection = try Connection(conninfo)
-            try connection.script("""
+            try connection.fixtureScript("""
                 INSERT INTO \(schema).recipe (id, name, type) SELECT g, 'Recipe ' || g, 'Other' FROM generate_series(1, 100) g;
                 INSERT INTO \(schema).recipe_ingredient (id, name, unit_of_measure, recipe_id)
                     SELECT g * 7 + (g % 3), 'Ingredient ' || (g % 250), 'unit ' || (g % 250 % 11), g % 100 + 1

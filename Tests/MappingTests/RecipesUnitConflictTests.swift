@@ -47,10 +47,10 @@ struct RecipesUnitConflictTests {
         try await TestPostgres.withDatabase { connection in
             let family = try recipesFamily()
             let harnessSchema = "units"
-            try connection.script("CREATE SCHEMA \(harnessSchema)")
-            try connection.script(family.version(named: "v2")!.relationalSchema().createStatements(inSchema: harnessSchema, quoting: connection).joined(separator: ";\n"))
+            try connection.fixtureScript("CREATE SCHEMA \(harnessSchema)")
+            try connection.fixtureScript(family.version(named: "v2")!.relationalSchema().createStatements(inSchema: harnessSchema, quoting: connection).joined(separator: ";\n"))
             // Salt first comes in g; every other Salt comes in kg: those units cannot be kept.
-            try connection.script("""
+            try connection.fixtureScript("""
                 INSERT INTO units.recipe (id, name) VALUES (1, 'Soup');
                 INSERT INTO units.recipe_ingredient (id, name, unit_of_measure, recipe_id) VALUES (1, 'Salt', 'g', 1), (2, 'Leek', NULL, 1);
                 INSERT INTO units.recipe_ingredient (id, name, unit_of_measure, recipe_id)

@@ -89,7 +89,7 @@ struct TracksPolicyTests {
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture("Tracks"), policies: Self.policies)
             let schema = try await migrator.createTenant("radio", version: "v1").schema
             let connection = try Connection(conninfo)
-            try connection.script("INSERT INTO \(schema).track (id, title, artists_json) VALUES (1, 'ok', '[\"A\"]'), (2, 'bad', '{oops')")
+            try connection.fixtureScript("INSERT INTO \(schema).track (id, title, artists_json) VALUES (1, 'ok', '[\"A\"]'), (2, 'bad', '{oops')")
             do {
                 _ = try await migrator.migrate(tenant: "radio", to: "v2")
                 Issue.record("invalid JSON must fail the migration")

@@ -97,8 +97,8 @@ import Testing
                 guard let plan = try? planner.plan(from: from, to: to) else { continue }   // e.g. a new required attribute: not inferable
                 planned += 1
                 let schema = "p\(index)"
-                try c.script("DROP SCHEMA IF EXISTS \(schema) CASCADE; CREATE SCHEMA \(schema)")
-                try c.script(sourceModel.relationalSchema().createStatements(inSchema: schema, quoting: c).joined(separator: ";\n"))
+                try c.fixtureScript("DROP SCHEMA IF EXISTS \(schema) CASCADE; CREATE SCHEMA \(schema)")
+                try c.fixtureScript(sourceModel.relationalSchema().createStatements(inSchema: schema, quoting: c).joined(separator: ";\n"))
                 // Generated rows, NULLs included where optional.
                 var before: [String: [String: String?]] = [:]   // "table.column" → id → value
                 for table in sourceModel.relationalSchema().tables {
@@ -139,7 +139,7 @@ import Testing
                         continue
                     }
                 }
-                try c.script("DROP SCHEMA \(schema) CASCADE")
+                try c.fixtureScript("DROP SCHEMA \(schema) CASCADE")
             }
         }
         #expect(planned >= 200, "only \(planned) of \(Self.pairs) generated pairs could be planned")

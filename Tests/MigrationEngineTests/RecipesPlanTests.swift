@@ -15,8 +15,8 @@ import Testing
         let planner = MigrationPlanner(family: Self.family)
         try await TestPostgres.withDatabase { connection in
             let v1 = Self.family.version(named: "v1")!
-            try connection.script("CREATE SCHEMA acme")
-            try connection.script(v1.relationalSchema().createStatements(inSchema: "acme", quoting: connection).joined(separator: ";\n"))
+            try connection.fixtureScript("CREATE SCHEMA acme")
+            try connection.fixtureScript(v1.relationalSchema().createStatements(inSchema: "acme", quoting: connection).joined(separator: ";\n"))
             try connection.execute("INSERT INTO acme.recipe (name, type, servings, instructions) VALUES ('Stew', 'Meat', 4, 'Simmer')")
             try connection.execute("INSERT INTO acme.recipe_ingredient (name, quantity, unit_of_measure, recipe_id) VALUES ('Beef', 500, 'g', 1)")
 

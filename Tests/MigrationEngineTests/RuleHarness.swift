@@ -22,9 +22,9 @@ struct RuleHarness {
 
     /// Creates `schema` at `version` and runs `seed` (SQL, `$S` replaced by the quoted schema).
     func build(_ version: String, schema: String = "t", seed: String = "", on connection: Connection) throws {
-        try connection.script("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
-        try connection.script(self.version(version).relationalSchema().createStatements(inSchema: schema, quoting: connection).joined(separator: ";\n"))
-        if !seed.isEmpty { try connection.script(seed.replacingOccurrences(of: "$S", with: connection.quoteIdentifier(schema))) }
+        try connection.fixtureScript("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
+        try connection.fixtureScript(self.version(version).relationalSchema().createStatements(inSchema: schema, quoting: connection).joined(separator: ";\n"))
+        if !seed.isEmpty { try connection.fixtureScript(seed.replacingOccurrences(of: "$S", with: connection.quoteIdentifier(schema))) }
         try expectSchema(version, schema: schema, on: connection)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LibPQ
 
 /// The `tenant-migrate` executable built next to the test bundle (`swift test` builds every
 /// product), for tests that run it as a real process.
@@ -35,6 +36,7 @@ public enum TenantMigrateExecutable {
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         var variables = ProcessInfo.processInfo.environment
+        variables[Connection.strictOneStatementVariable] = "1"
         for (name, value) in environment { variables[name] = value }
         let process = Process()
         process.executableURL = url

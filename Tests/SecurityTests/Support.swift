@@ -145,7 +145,7 @@ extension Connection {
 /// ingredients each, as the superuser: types cycle through Meat, Fish, Vegetarian, Dessert and Other.
 func loadRecipesAtV2(_ admin: Connection, schema: String, recipes: Int = 20, atV1: Bool = false) throws {
     let quoted = admin.quoteIdentifier(schema)
-    try admin.script("""
+    try admin.fixtureScript("""
         INSERT INTO \(quoted).recipe (name, type, servings, \(atV1 ? "instructions" : "method"))
         SELECT 'Recipe ' || g, (ARRAY['Meat', 'Fish', 'Vegetarian', 'Dessert', 'Other'])[1 + g % 5], 1 + g % 8, 'Cook it.'
         FROM generate_series(1, \(recipes)) AS g;

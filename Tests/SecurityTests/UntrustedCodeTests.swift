@@ -1,5 +1,6 @@
 import Foundation
 import LibPQ
+import PostgresTestSupport
 import Testing
 
 /// Tenant app roles are untrusted: nothing they create, in their schema or in `public`, runs with
@@ -133,7 +134,7 @@ struct ForeignObjectTests {
             #expect(try await migrator.verify().allSatisfy(\.isClean))
 
             let admin = try setup.adminConnection()
-            try admin.script("""
+            try admin.fixtureScript("""
                 CREATE FUNCTION tenant_t.audit() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN RETURN NULL; END $f$;
                 CREATE TRIGGER audit AFTER UPDATE ON tenant_t.recipe FOR EACH ROW EXECUTE FUNCTION tenant_t.audit();
                 CREATE VIEW tenant_t.meat AS SELECT * FROM tenant_t.recipe WHERE type = 'Meat';

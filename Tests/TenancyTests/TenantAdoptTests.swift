@@ -44,7 +44,7 @@ struct TenantAdoptTests {
 
             // The winner has inserted its row but not committed.
             let winner = try Connection(conninfo)
-            try winner.script("BEGIN")
+            try winner.fixtureScript("BEGIN")
             try winner.execute(
                 "INSERT INTO tenant_migrator.tenants (name, schema_name, family, version, version_hash) VALUES ('winner', 'legacy', $1, 'v1', $2)",
                 [family.name, v1.versionHash]
@@ -62,7 +62,7 @@ struct TenantAdoptTests {
                 if !waiting { try await Task.sleep(for: .milliseconds(100)) }
             }
             #expect(waiting, "the loser never waited on the winner's insert")
-            try winner.script("COMMIT")
+            try winner.fixtureScript("COMMIT")
 
             do {
                 try await adoption

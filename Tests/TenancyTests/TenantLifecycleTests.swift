@@ -104,18 +104,18 @@ struct TenantLifecycleTests {
             let clean = try lifecycle.verify(acme, on: connection)
             #expect(clean.isClean, "unexpected drift: \(clean.differences)")
 
-            try connection.script("ALTER TABLE tenant_acme.recipe ADD COLUMN rating integer")
+            try connection.fixtureScript("ALTER TABLE tenant_acme.recipe ADD COLUMN rating integer")
             let added = try lifecycle.verify(acme, on: connection)
             #expect(!added.isClean)
             #expect(added.differences.map(\.description).joined(separator: "\n").contains("rating"))
 
-            try connection.script("ALTER TABLE tenant_acme.recipe DROP COLUMN rating; DROP INDEX tenant_acme.recipe_type_idx")
+            try connection.fixtureScript("ALTER TABLE tenant_acme.recipe DROP COLUMN rating; DROP INDEX tenant_acme.recipe_type_idx")
             let dropped = try lifecycle.verify(acme, on: connection)
             #expect(!dropped.isClean)
             let droppedText = dropped.differences.map(\.description).joined(separator: "\n")
             #expect(droppedText.contains("index") && droppedText.contains("type"), "\(droppedText)")
 
-            try connection.script("CREATE INDEX recipe_type_idx ON tenant_acme.recipe (type)")
+            try connection.fixtureScript("CREATE INDEX recipe_type_idx ON tenant_acme.recipe (type)")
             #expect(try lifecycle.verify(acme, on: connection).isClean)
         }
     }
@@ -129,9 +129,9 @@ struct TenantLifecycleTests {
             let lifecycle = TenantLifecycle(catalog: catalog, family: family)
             for version in family.versions {
                 let schema = "legacy_\(version.name)"
-                try connection.script("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
+                try connection.fixtureScript("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
                 for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) {
-                    try connection.script(statement)
+                    try connection.fixtureScript(statement)
                 }
             }
             // Adopt newest first and oldest last, so the order of the search cannot help.
@@ -145,11 +145,11 @@ struct TenantLifecycleTests {
 
             // v2 minus a column matches nothing; the closest is v2, missing prep_minutes.
             let v2 = family.version(named: "v2")!
-            try connection.script("CREATE SCHEMA drifted")
+            try connection.fixtureScript("CREATE SCHEMA drifted")
             for statement in v2.relationalSchema().createStatements(inSchema: "drifted", quoting: connection) {
-                try connection.script(statement)
+                try connection.fixtureScript(statement)
             }
-            try connection.script("ALTER TABLE drifted.recipe DROP COLUMN prep_minutes")
+            try connection.fixtureScript("ALTER TABLE drifted.recipe DROP COLUMN prep_minutes")
             do {
                 try lifecycle.adopt(try tenant("drifted"), schema: "drifted", on: connection)
                 Issue.record("adopting a drifted schema must fail")

@@ -32,7 +32,7 @@ struct TenantMigrationRunnerTests {
     }
 
     func seedRecipesV1(_ connection: Connection, schema: String) throws {
-        try connection.script("""
+        try connection.fixtureScript("""
             INSERT INTO \(schema).recipe (name, type, servings, instructions) VALUES
                 ('Stew', 'Meat', 4, 'Simmer for hours'), ('Salad', 'Vegetarian', 2, 'Toss it'), ('Pie', 'Dessert', NULL, NULL);
             INSERT INTO \(schema).recipe_ingredient (name, quantity, unit_of_measure, recipe_id) VALUES
@@ -88,7 +88,7 @@ struct TenantMigrationRunnerTests {
             let connection = try Connection(conninfo)
             let family = try fixtureFamily("Catalogue")
             let lifecycle = try setUp(connection, family: family, tenant: "shop", version: "v1")
-            try connection.script("""
+            try connection.fixtureScript("""
                 INSERT INTO tenant_shop.product (code, title) VALUES ('A1', 'first'), ('A1', 'duplicate'), ('B2', NULL);
                 INSERT INTO tenant_shop.product_note (text, product_id) VALUES ('hello', 1), ('world', 2), ('orphan', NULL);
                 """)
@@ -209,10 +209,10 @@ struct TenantMigrationRunnerTests {
             let family = try recipesFamily()
             _ = try setUp(connection, family: family, tenant: "acme", version: "v1")
             let holder = try await AsyncConnection.connect(conninfo)
-            try await holder.withConnection { _ = try $0.script("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE") }
+            try await holder.withConnection { _ = try $0.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE") }
             let release = Task {
                 try await Task.sleep(for: .milliseconds(600))
-                try await holder.withConnection { _ = try $0.script("ROLLBACK") }
+                try await holder.withConnection { _ = try $0.fixtureScript("ROLLBACK") }
             }
             let start = ContinuousClock.now
             let result = try await migrate(conninfo, runner(family, lockTimeout: .milliseconds(200), maxAttempts: 10), "acme", to: "v2")
@@ -234,7 +234,7 @@ struct TenantMigrationRunnerTests {
             try seedRecipesV1(connection, schema: "tenant_acme")
             let sumsBefore = try connection.tableChecksums(schema: "tenant_acme")
             let holder = try await AsyncConnection.connect(conninfo)
-            try await holder.withConnection { _ = try $0.script("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE") }
+            try await holder.withConnection { _ = try $0.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE") }
 
             let start = ContinuousClock.now
             do {
@@ -251,7 +251,7 @@ struct TenantMigrationRunnerTests {
             // 850 ms, and about 1.5 s on an idle machine; the upper bound only proves the wait is
             // bounded (the lock is never released), with 20× room for a machine busy with other work.
             #expect(elapsed >= 850 && elapsed < 30_000, "gave up after \(elapsed) ms")
-            try await holder.withConnection { _ = try $0.script("ROLLBACK") }
+            try await holder.withConnection { _ = try $0.fixtureScript("ROLLBACK") }
 
             let record = try catalog.requireTenant(try tenant("acme"), on: connection)
             #expect(record.version == "v1")

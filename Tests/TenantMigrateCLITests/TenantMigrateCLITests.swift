@@ -54,7 +54,7 @@ struct TenantMigrateCLITests {
             #expect(try version(of: "globex", connection) == "v1")
 
             // Drift: exit code 2.
-            try connection.script("ALTER TABLE tenant_acme.recipe ADD COLUMN rating integer")
+            try connection.fixtureScript("ALTER TABLE tenant_acme.recipe ADD COLUMN rating integer")
             do {
                 try await run(conninfo, ["verify", "--tenant", "acme"])
                 Issue.record("verify must fail on drift")
@@ -198,7 +198,7 @@ struct TenantMigrateCLITests {
         try await TestPostgres.withDatabaseURL { conninfo in
             try await run(conninfo, ["tenant", "create", "acme", "--version", "v1"])
             let connection = try Connection(conninfo)
-            try connection.script("""
+            try connection.fixtureScript("""
                 INSERT INTO tenant_acme.recipe (name, type, servings, instructions) VALUES ('Stew', 'Meat', 4, 'Simmer'), ('Cake', 'Dessert', 8, 'Bake');
                 INSERT INTO tenant_acme.recipe_ingredient (name, quantity, unit_of_measure, recipe_id) VALUES
                     ('Beef', 500, 'g', 1), ('Flour', 200, 'g', 2), ('Egg', 2, NULL, 2);

@@ -106,7 +106,7 @@ import Testing
     /// Parameters never become SQL text.
     @Test func parametersAreNotInterpolated() async throws {
         try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE victim (id int); INSERT INTO victim VALUES (1)")
+            try connection.fixtureScript("CREATE TABLE victim (id int); INSERT INTO victim VALUES (1)")
             let hostile = "x'); DROP TABLE victim; --"
             #expect(try scalar(connection, "SELECT $1::text", [hostile], as: String.self) == hostile)
             #expect(try scalar(connection, "SELECT count(*) FROM victim", as: Int.self) == 1)

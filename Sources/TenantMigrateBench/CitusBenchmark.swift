@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import LibPQ
+import Logging
+import RecipesPolicies
+import Tenancy
+import TenantMigrator
+
+/// `tenant-migrate-bench citus`: the same fleet migration on plain PostgreSQL and on a Citus
+/// cluster with schema-based sharding.
+///
+/// N tenants at Recipes v1 with R recipes of K ingredients each are migrated v1 → v3 by
+/// `migrateAll(jobs:)`: first in a database of its own on an embedded PostgreSQL server (or
+/// `DATABASE_URL`), then on the Citus coordinator `--citus-url`, under a catalog and tenant names
+/// of its own that are dropped at the end. Both servers run with fsync, synchronous_commit and
+/// full_page_writes off (scripts/citus-cluster.sh sets them so). It prints both times; on one
+/// machine Citus is slower, since every statement on a tenant's table travels from the
+/// coordinator to a worker and every transaction commits in two phases.
+struct CitusBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "citus",
+        abstract: "Time migrateAll over a fleet of tenants (v1 → v3) on plain PostgreSQL and on a Citus cluster."
+    )
+
+    @Option(help: "The Citus coordinator (scripts/citus-cluster.sh start prints it; default TEST_CITUS_URL).")
+    var citusURL: String?
+
+    @Option(help: "Tenants.")
+    var tenants = 200
+
+    @Option(help: "Recipes per tenant.")
+    var recipes = 20
+
+    @Option(help: "Ingredients per recipe.")
+    var ingredients = 3
+
+    @Option(name: [.short, .long], help: "Connections used at once.")
+    var jobs = 2
+
+    @Option(help: "The Recipes family directory.")
+    var familyDirectory = "Migrations/Recipes"
+
+    @Option(help: "Directory of the embedded server (default /tmp/tenant-migrate-bench-citus-<uid>); ignored with DATABASE_URL.")
+    var directory: String?
+
+    func run() async throws {
+        guard let citus = citusURL ?? ProcessInfo.processInfo.environment["TEST_CITUS_URL"], !citus.isEmpty else {
+            throw ValidationError("give --citus-url (scripts/citus-cluster.sh start prints it) or set TEST_CITUS_URL")
+        }
+        guard tenants > 0, recipes > 0, ingredients > 0, jobs > 0 else { throw ValidationError("counts and --jobs must be positive") }
+        let logger = FleetBench.quietLogger()
+
+        let server = try BenchServer.start(directory: directory ?? "/tmp/tenant-migrate-bench-citus-\(getuid())", durability: .fast)
+        defer { server.stop() }
+        let database = try FleetBench.Database(server: server, name: "tm_bench_citus_plain", logger: logger)
+        defer { database.drop() }
+        let plain = try await measureFleet(label: "plain PostgreSQL", conninfo: database.conninfo, catalog: TenantCatalog(), prefix: "p_", logger: logger)
+
+        let tag = String(UInt32.random(in: .min ... .max), radix: 36)
+        let catalog = TenantCatalog(schema: "tm_bench_" + tag)
+        let prefix = "b\(tag)_"
+        let cleanup = try Connection(citus, logger: logger)
+        defer { Self.dropFleet(prefix: prefix, catalog: catalog, on: cleanup) }
+        let distributed = try await measureFleet(label: "Citus", conninfo: citus, catalog: catalog, prefix: prefix, logger: logger)
+
+        print("""
+
+            == citus: migrateAll v1 → v3 over \(format(count: tenants)) tenants (\(recipes) recipes × \(ingredients) ingredients each, jobs \(jobs))
+            plain PostgreSQL: \(format(plain.migrate)) (\(String(format: "%.1f", plain.migrate.seconds * 1000 / Double(tenants))) ms per tenant); \
+            created in \(format(plain.create))
+            Citus:            \(format(distributed.migrate)) (\(String(format: "%.1f", distributed.migrate.seconds * 1000 / Double(tenants))) ms per tenant); \
+            created in \(format(distributed.create)); \(distributed.placement)
+            Citus / plain:    \(String(format: "%.2f", distributed.migrate.seconds / plain.migrate.seconds))× for migrateAll, \
+            \(String(format: "%.2f", distributed.create.seconds / plain.create.seconds))× for createTenants
+            """)
+    }
+
+    /// Creates the fleet at v1, fills it, and times `migrateAll` to v3.
+    private func measureFleet(
+        label: String, conninfo: String, catalog: TenantCatalog, prefix: String, logger: Logger
+    ) async throws -> (create: Duration, migrate: Duration, placement: String) {
+        let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: URL(fileURLWithPath: familyDirectory),
+                                          policies: RecipesPolicies.registry, catalog: catalog, logger: logger)
+        let connection = try Connection(conninfo, logger: logger)
+        print("\(label): " + (try FleetBench.serverDescription(connection)))
+        let names = FleetBench.names(prefix, tenants)
+        let clock = ContinuousClock()
+        let createStart = clock.now
+        let created = try await migrator.createTenants(names, version: "v1", jobs: jobs)
+        let create = clock.now - createStart
+        guard created.migrated == tenants else {
+            throw BenchError("\(label): created \(created.migrated) of \(tenants) tenants: \(created.entries.first { $0.error != nil }?.error ?? "")")
+        }
+        for name in names {
+            let index = Int(name.split(separator: "_").last!)!
+            try connection.pipeline(FleetBench.loadStatements(schema: "tenant_" + name, index: index, recipes: recipes, ingredients: ingredients, quoting: connection)
+                .map { Statement($0) })
+        }
+        let start = clock.now
+        let report = try await migrator.migrateAll(jobs: jobs)
+        let migrate = clock.now - start
+        guard report.migrated == tenants, report.succeeded else {
+            throw BenchError("\(label): \(report.migrated) migrated, \(report.failed) failed: \(report.entries.first { $0.error != nil }?.error ?? "")")
+        }
+        var placement = "not distributed"
+        if let citus = try CitusPlacement.read(on: connection) {
+            let mine = names.compactMap { citus.nodeBySchema["tenant_" + $0] }
+            let perNode = Dictionary(grouping: mine, by: { $0 }).mapValues(\.count).sorted { $0.key < $1.key }
+            placement = "\(citus.workers) workers; tenants per node: " + perNode.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        }
+        print("\(label): created \(format(count: tenants)) tenants in \(format(create)), migrated v1 → v3 in \(format(migrate)); \(placement)")
+        return (create, migrate, placement)
+    }
+
+    /// Drops the benchmark's tenant schemas and catalog on the Citus database.
+    private static func dropFleet(prefix: String, catalog: TenantCatalog, on connection: Connection) {
+        let schemas = (try? connection.execute("SELECT nspname::text FROM pg_catalog.pg_namespace WHERE starts_with(nspname, $1)", ["tenant_" + prefix])
+            .map { try $0.decode(String.self, at: 0) }) ?? []
+        for schema in schemas + [catalog.schema] {
+            _ = try? connection.execute("DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(schema)) CASCADE")
+        }
+    }
+}
