@@ -22,7 +22,28 @@ struct CheckCommand: AsyncParsableCommand {
     @Flag(help: "Check the versions and mappings without a database (skips the SQL check of mapping expressions).")
     var offline = false
 
+    @Flag(name: .long, help: "Also migrate synthetic data of every version there and back again (each adjacent pair, and first → last → first) and report every value that did not come back and is not declared lost. Needs a database; writes nothing.")
+    var roundTrip = false
+
+    @Option(help: "The seed of the --round-trip data: the same seed gives the same data.")
+    var seed: Int = 1
+
+    @Option(help: "Rows per entity of the --round-trip data.")
+    var rows: Int = 50
+
+    @Flag(help: "Print the --round-trip results as JSON.") var json = false
+
+    func validate() throws {
+        guard !(offline && roundTrip) else { throw ValidationError("--round-trip needs a database; it cannot run with --offline") }
+        guard rows >= 1 else { throw ValidationError("--rows must be at least 1") }
+        guard roundTrip || !json else { throw ValidationError("--json applies to --round-trip") }
+    }
+
     func run() async throws {
+        if roundTrip, json {
+            try await RoundTripCommand.run(on: try options.makeMigrator(), seed: seed, rows: rows, json: true)
+            return
+        }
         let migrator = try options.makeOfflineMigrator()
         let checks = migrator.checkFamily()
         print("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → "))")
@@ -37,9 +58,12 @@ struct CheckCommand: AsyncParsableCommand {
             )
         }
         print("all \(checks.count) steps can migrate")
-        guard !offline, migrator.mappings.contains(where: { $0 is MappingModel }) else { return }
-        try await MappingExpressionCheck.run(on: try options.makeMigrator())
-        print("every mapping filter and expression is valid SQL")
+        guard !offline else { return }
+        if migrator.mappings.contains(where: { $0 is MappingModel }) {
+            try await MappingExpressionCheck.run(on: try options.makeMigrator())
+            print("every mapping filter and expression is valid SQL")
+        }
+        if roundTrip { try await RoundTripCommand.run(on: try options.makeMigrator(), seed: seed, rows: rows, json: false) }
     }
 }
 
