@@ -19,15 +19,19 @@ public struct RoundTripData: Sendable {
     /// Rows per (concrete) entity.
     public let rowsPerEntity: Int
 
+    /// The version's tables.
+    private let relational: RelationalSchema
+
     public init(version: ModelVersion, seed: Int, rowsPerEntity: Int) {
         self.version = version
+        self.relational = version.relationalSchema()
         self.seed = seed
         self.rowsPerEntity = rowsPerEntity
     }
 
     /// Inserts the data into `schema`, whose tables were created from ``version``'s schema.
     public func insert(inSchema schema: String, on connection: Connection) throws {
-        let tables = version.relationalSchema().tables
+        let tables = relational.tables
         let entityTables = insertionOrder(tables.filter { if case .entity = $0.origin { true } else { false } })
         for table in entityTables { try insertRows(of: table, schema: schema, on: connection) }
         for table in entityTables { try linkOptionalToOnes(of: table, schema: schema, on: connection) }
@@ -89,13 +93,8 @@ public struct RoundTripData: Sendable {
         let referenced = q.quoteIdentifier(key.referencedColumns.first ?? "id")
         if key.referencedTable == table.name, !column.isNullable { return row }
         var filter = "TRUE"
-        if case let .relationship(entity, name) = column.origin,
-           let relationship = version.allRelationships(of: entity).first(where: { $0.relationship.name == name })?.relationship,
-           let targetTable = version.relationalSchema().tables.first(where: { $0.name == key.referencedTable }),
-           targetTable.columns.contains(where: { $0.origin == .discriminator }),
-           let discriminator = targetTable.columns.first(where: { $0.origin == .discriminator }) {
-            let entities = version.hierarchy(of: relationship.destination)
-            filter = "t.\(q.quoteIdentifier(discriminator.name)) IN (\(entities.map(q.quoteLiteral).joined(separator: ", ")))"
+        if case let .relationship(entity, name) = column.origin, let destination = destinationEntity(of: name, in: entity) {
+            filter = membership("t", of: destination, in: key.referencedTable, quoting: q)
         }
         let offset = isUnique(column, in: table)
             ? "(\(row) - 1)"
@@ -112,12 +111,16 @@ public struct RoundTripData: Sendable {
               let sourceKey = table.foreignKeys.first(where: { $0.columns == [source.name] }),
               let destinationKey = table.foreignKeys.first(where: { $0.columns == [destination.name] })
         else { return }
+        var filters = ["TRUE"]
+        if case let .joinSource(entity, name) = source.origin, let target = destinationEntity(of: name, in: entity) {
+            filters = [membership("s", of: entity, in: sourceKey.referencedTable, quoting: q), membership("d", of: target, in: destinationKey.referencedTable, quoting: q)]
+        }
         let pair = "(s.id::text || ':' || d.id::text)"
         let pick = "('x' || pg_catalog.substr(pg_catalog.md5(\(q.quoteLiteral("\(seed)/\(table.name)/")) || \(pair)), 1, 15))::bit(60)::bigint % 4 = 0"
         try connection.execute(
             "INSERT INTO \(q.qualified(schema, table.name)) (\(q.quoteIdentifier(source.name)), \(q.quoteIdentifier(destination.name))) "
                 + "SELECT s.id, d.id FROM \(q.qualified(schema, sourceKey.referencedTable)) AS s "
-                + "CROSS JOIN \(q.qualified(schema, destinationKey.referencedTable)) AS d WHERE \(pick)"
+                + "CROSS JOIN \(q.qualified(schema, destinationKey.referencedTable)) AS d WHERE \(pick) AND \(filters.joined(separator: " AND "))"
         )
     }
 
@@ -185,6 +188,19 @@ public struct RoundTripData: Sendable {
     }
 
     // MARK: Constraints
+
+    /// The destination entity of `entity`'s relationship `name` (declared or inherited).
+    private func destinationEntity(of name: String, in entity: String) -> String? {
+        version.allRelationships(of: entity).first { $0.relationship.name == name }?.relationship.destination
+    }
+
+    /// A predicate on the row `alias` of `table`: it is an `entity` or one of its sub-entities
+    /// (TRUE when the table holds one entity only).
+    private func membership(_ alias: String, of entity: String, in table: String, quoting q: Connection) -> String {
+        guard let discriminator = relational.tables.first(where: { $0.name == table })?
+            .columns.first(where: { $0.origin == .discriminator }) else { return "TRUE" }
+        return "\(alias).\(q.quoteIdentifier(discriminator.name)) IN (\(version.hierarchy(of: entity).map(q.quoteLiteral).joined(separator: ", ")))"
+    }
 
     private func isUnique(_ column: Column, in table: Table) -> Bool {
         table.uniqueConstraints.contains { $0.columns.contains(column.name) }

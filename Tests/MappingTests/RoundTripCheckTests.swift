@@ -1,7 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
-import MigrationEngine
+@testable import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
 import Testing
@@ -44,6 +44,43 @@ struct RoundTripCheckTests {
         }
     }
 
+    @Test func aDeclaredLossIsExcused() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let output = try await check(conninfo, ["--migrations", Self.mappingFixtures, "--family", "DeclaredLoss", "--rows", "10", "--json"])
+            #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
+            let report = try JSONDecoder().decode(RoundTripReport.self, from: Data(output.stdout.utf8))
+            #expect(report.passed)
+            #expect(report.trips.map(\.path) == [["v1", "v2", "v1"]])
+        }
+    }
+
+    /// Changed values, missing rows and new rows are each reported, with entity, attribute and row.
+    @Test func theSnapshotFindsEveryKindOfDifference() async throws {
+        let family = try ModelFamily.load(from: URL(fileURLWithPath: Self.mappingFixtures).appendingPathComponent("EveryKind"))
+        let version = try #require(family.version(named: "v1"))
+        try await TestPostgres.withDatabase { connection in
+            try connection.execute("CREATE SCHEMA snap")
+            for statement in version.relationalSchema().createStatements(inSchema: "snap", quoting: connection) { try connection.execute(statement) }
+            try RoundTripData(version: version, seed: 3, rowsPerEntity: 6).insert(inSchema: "snap", on: connection)
+            try connection.execute("BEGIN")
+            let snapshot = RoundTripSnapshot(version: version, schema: "snap")
+            try snapshot.take(on: connection)
+            #expect(try snapshot.differences(on: connection) == [])
+            try connection.execute("UPDATE snap.animal SET name = 'Rex' WHERE id = 2")
+            try connection.execute("DELETE FROM snap.tag WHERE id = 3")
+            try connection.execute("INSERT INTO snap.tag (id, title) VALUES (99, 'new')")
+            let differences = try snapshot.differences(on: connection)
+            try connection.execute("ROLLBACK")
+            let changed = try #require(differences.first { $0.table == "animal" })
+            #expect(changed.entity == "Dog" && changed.attribute == "Animal.name" && changed.column == "name" && changed.row == "2")
+            #expect(changed.after == "\"Rex\"" && changed.before != changed.after)
+            #expect(differences.contains { $0.table == "tag" && $0.row == "3" && $0.column == nil && $0.after == nil && $0.before != nil })
+            #expect(differences.contains { $0.table == "tag" && $0.row == "99" && $0.before == nil })
+            // The links of the deleted tag went with it (ON DELETE CASCADE), and are reported too.
+            #expect(differences.allSatisfy { ["animal", "tag"].contains($0.table) || $0.table.contains("tag") })
+        }
+    }
+
     @Test func aSeedGivesTheSameDataTwiceAndAnotherSeedOtherData() async throws {
         let family = try ModelFamily.load(from: URL(fileURLWithPath: Self.mappingFixtures).appendingPathComponent("EveryKind"))
         let version = try #require(family.version(named: "v1"))
@@ -66,6 +103,16 @@ struct RoundTripCheckTests {
             #expect(try connection.scalar("SELECT min(serial)::text FROM seed_a.thing", as: String.self) == "-9223372036854775808")
             #expect(try connection.scalar("SELECT count(DISTINCT entity) FROM seed_a.animal", as: Int64.self) == 2)
             #expect(try connection.scalar("SELECT count(*) FROM seed_a.person p JOIN seed_a.animal a ON a.id = p.pet_id WHERE a.entity <> 'Dog'", as: Int64.self) == 0)
+            // Many-to-many: links to cats only, and some of them.
+            let links = try #require(version.relationalSchema().tables.first { table in
+                if case .joinTable = table.origin { return table.foreignKeys.contains { $0.referencedTable == "animal" } } else { return false }
+            })
+            let toAnimal = try #require(links.foreignKeys.first { $0.referencedTable == "animal" }?.columns.first)
+            let linkTable = "seed_a.\(connection.quoteIdentifier(links.name))"
+            #expect(try connection.scalar("SELECT count(*) FROM \(linkTable)", as: Int64.self) > 0)
+            #expect(try connection.scalar(
+                "SELECT count(*) FROM \(linkTable) AS l JOIN seed_a.animal AS a ON a.id = l.\(connection.quoteIdentifier(toAnimal)) WHERE a.entity <> 'Cat'",
+                as: Int64.self) == 0)
         }
     }
 
