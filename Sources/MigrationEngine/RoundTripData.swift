@@ -111,16 +111,21 @@ public struct RoundTripData: Sendable {
               let sourceKey = table.foreignKeys.first(where: { $0.columns == [source.name] }),
               let destinationKey = table.foreignKeys.first(where: { $0.columns == [destination.name] })
         else { return }
-        var filters = ["TRUE"]
+        var filters = ["TRUE", "TRUE"]
         if case let .joinSource(entity, name) = source.origin, let target = destinationEntity(of: name, in: entity) {
             filters = [membership("s", of: entity, in: sourceKey.referencedTable, quoting: q), membership("d", of: target, in: destinationKey.referencedTable, quoting: q)]
         }
-        let pair = "(s.id::text || ':' || d.id::text)"
-        let pick = "('x' || pg_catalog.substr(pg_catalog.md5(\(q.quoteLiteral("\(seed)/\(table.name)/")) || \(pair)), 1, 15))::bit(60)::bigint % 4 = 0"
+        // Up to three links per source row (some get none), each to a pseudo-random destination
+        // row, found by its number: a hash join, linear in the rows.
+        let draw = "('x' || pg_catalog.substr(pg_catalog.md5(\(q.quoteLiteral("\(seed)/\(table.name)/")) || s.id::text || ':' || j.k::text), 1, 15))::bit(60)::bigint"
         try connection.execute(
-            "INSERT INTO \(q.qualified(schema, table.name)) (\(q.quoteIdentifier(source.name)), \(q.quoteIdentifier(destination.name))) "
-                + "SELECT s.id, d.id FROM \(q.qualified(schema, sourceKey.referencedTable)) AS s "
-                + "CROSS JOIN \(q.qualified(schema, destinationKey.referencedTable)) AS d WHERE \(pick) AND \(filters.joined(separator: " AND "))"
+            "WITH d AS (SELECT d.id, pg_catalog.row_number() OVER (ORDER BY d.id) AS n "
+                + "FROM \(q.qualified(schema, destinationKey.referencedTable)) AS d WHERE \(filters[1])), "
+                + "c AS (SELECT GREATEST(1, pg_catalog.count(*)) AS c FROM d) "
+                + "INSERT INTO \(q.qualified(schema, table.name)) (\(q.quoteIdentifier(source.name)), \(q.quoteIdentifier(destination.name))) "
+                + "SELECT DISTINCT s.id, d.id FROM \(q.qualified(schema, sourceKey.referencedTable)) AS s "
+                + "CROSS JOIN pg_catalog.generate_series(1, 3) AS j(k) CROSS JOIN c JOIN d ON d.n = 1 + \(draw) % c.c "
+                + "WHERE \(filters[0]) AND \(draw) % 4 <> 0"
         )
     }
 
