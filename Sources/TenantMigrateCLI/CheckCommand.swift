@@ -15,6 +15,13 @@ struct CheckCommand: AsyncParsableCommand {
             in a transaction that is rolled back: nothing is written. Exits non-zero if any pair \
             is impossible or any expression is not valid SQL. With --offline, needs no database \
             and skips the SQL check.
+
+            With --round-trip, also generates synthetic data for every version (--rows per \
+            entity, reproducible with --seed) in a scratch schema, migrates it up and down each \
+            adjacent pair and first → last → first with the real mappings and policies, and \
+            reports each value that did not come back and is not declared lost (entity, \
+            attribute, row, both values); exits 1 if there is one. Touches no tenant; everything \
+            is rolled back. See docs/Archive.md.
             """
     )
 
