@@ -202,12 +202,21 @@ public final class StepArchive {
         }
         guard final, let stagingTable else { return }
         let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
-        // A value the step archived already (its account names it) is kept once.
         try connection.execute(
             "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
                 + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
-                + "WHERE NOT EXISTS (SELECT 1 FROM \(archiveTable) AS a WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = s.table_name "
-                + "AND a.column_name = s.column_name AND a.row_id = s.row_id) ORDER BY s.table_name, s.column_name, s.row_id", [from, to])
+                + "ORDER BY s.table_name, s.column_name, s.row_id", [from, to])
+        // A value the step archived already (its account names it) is kept once. This is a self-join
+        // of the archive, not a join with the staging table: Citus cannot join a temporary table
+        // with a distributed-schema table (0A000).
+        for key in archivedColumns.sorted() {
+            guard let dot = key.firstIndex(of: ".") else { continue }
+            let table = String(key[..<dot]), column = String(key[key.index(after: dot)...])
+            try connection.execute(
+                "DELETE FROM \(archiveTable) AS a USING \(archiveTable) AS b WHERE a.step_from = $1 AND a.step_to = $2 "
+                    + "AND b.step_from = $1 AND b.step_to = $2 AND a.table_name = $3 AND b.table_name = $3 AND a.column_name = $4 "
+                    + "AND b.column_name = $4 AND a.row_id = b.row_id AND a.ctid > b.ctid", [from, to, table, column])
+        }
         try connection.execute("DROP TABLE \(staging)")
         self.stagingTable = nil
     }

@@ -24,12 +24,15 @@ public enum TenantArchive {
     public static func qualified(_ schema: String, quoting q: some SQLQuoting) -> String { q.qualified(schema, tableName) }
 
     /// The statements that create the archive table and its index (one statement each).
+    ///
+    /// `archived_at` defaults to `clock_timestamp()`, not `now()`: Citus 13 fails (42601) on an
+    /// `INSERT … SELECT` into a distributed-schema table whose omitted column defaults to `now()`.
     static func createStatements(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
         let table = qualified(schema, quoting: q)
         return [
             "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
                 + "column_name text NOT NULL, row_id bigint NOT NULL, value text, left_value text, "
-                + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.now())",
+                + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp())",
             "CREATE INDEX \(q.quoteIdentifier(tableName + "_key")) ON \(table) (step_from, step_to, table_name, column_name, row_id)",
         ]
     }
