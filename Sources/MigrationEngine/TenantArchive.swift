@@ -78,7 +78,7 @@ public enum TenantArchive {
         guard try exists(inSchema: schema, on: connection) else { return [] }
         let result = try connection.execute(
             "SELECT step_from, step_to, pg_catalog.count(*)::bigint, coalesce(pg_catalog.sum(pg_catalog.octet_length(value)), 0)::bigint, "
-                + "pg_catalog.extract(epoch FROM pg_catalog.min(archived_at))::float8, pg_catalog.extract(epoch FROM pg_catalog.max(archived_at))::float8 "
+                + "pg_catalog.date_part('epoch', pg_catalog.min(archived_at))::float8, pg_catalog.date_part('epoch', pg_catalog.max(archived_at))::float8 "
                 + "FROM \(qualified(schema, quoting: connection)) GROUP BY step_from, step_to ORDER BY step_from, step_to")
         return try result.map { row in
             Usage(stepFrom: try row.decode(String.self, at: 0), stepTo: try row.decode(String.self, at: 1),

@@ -137,4 +137,34 @@ struct ArchiveTests {
             #expect(try connection.rows("SELECT prep_minutes::text FROM \(schema).recipe") == [[nil]])
         }
     }
+
+    @Test func archiveListShowsEntriesPerTenantAndStepAndPruneDeletesOldOnes() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try recipesMigrator(conninfo)
+            let connection = try Connection(conninfo)
+            // No catalog yet: nothing to list or prune, and nothing is created.
+            #expect(try await migrator.archiveUsage().isEmpty)
+            #expect(try connection.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_migrator'", as: Int.self) == 0)
+
+            let data = Self.data()
+            for name in ["acme", "globex"] {
+                let schema = try await migrator.createTenant(name, version: "v2").schema
+                try data.insert(into: schema, version: "v2", on: connection)
+            }
+            #expect(try await migrator.migrate(tenant: "acme", to: "v3").outcome == .migrated)
+            let usage = try await migrator.archiveUsage()
+            #expect(usage.map(\.tenant) == ["acme"])
+            #expect(usage.first.map { ($0.usage.stepFrom, $0.usage.stepTo) } ?? ("", "") == ("v2", "v3"))
+            let entries = try connection.scalar("SELECT count(*)::int FROM tenant_acme._tm_archive", as: Int.self)
+            #expect(usage.first?.usage.entries == entries && entries >= data.meatAndFish)
+            #expect((usage.first?.usage.bytes ?? 0) > 0)
+            #expect(try await migrator.archiveUsage(tenant: "globex").isEmpty)
+
+            // Entries younger than the cutoff stay; older ones go.
+            #expect(try await migrator.pruneArchive(olderThan: .seconds(3600))["acme"] == 0)
+            try connection.execute("UPDATE tenant_acme._tm_archive SET archived_at = archived_at - interval '40 days'")
+            #expect(try await migrator.pruneArchive(olderThan: .seconds(30 * 86_400), tenant: "acme")["acme"] == entries)
+            #expect(try connection.scalar("SELECT count(*)::int FROM tenant_acme._tm_archive", as: Int.self) == 0)
+        }
+    }
 }
