@@ -31,6 +31,9 @@ struct ArchiveBenchmark: AsyncParsableCommand {
     @Option(help: "Directory of the embedded server (default /tmp/tenant-migrate-bench-<uid>); ignored with DATABASE_URL.")
     var directory: String?
 
+    @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
+    var logSlowStatements: Int?
+
     static let database = "tm_bench_archive"
 
     func run() async throws {
@@ -43,6 +46,9 @@ struct ArchiveBenchmark: AsyncParsableCommand {
         try admin.execute("DROP DATABASE IF EXISTS \(Self.database) WITH (FORCE)")
         try admin.execute("CREATE DATABASE \(Self.database) TEMPLATE template0 ENCODING 'UTF8'")
         defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(Self.database) WITH (FORCE)") }
+        if let logSlowStatements {
+            try admin.execute("ALTER DATABASE \(Self.database) SET log_min_duration_statement = \(logSlowStatements)")
+        }
         let conninfo = RecipesBenchmark.conninfo(server.conninfo, database: Self.database)
         let connection = try Connection(conninfo, logger: logger)
 
