@@ -206,16 +206,17 @@ public final class StepArchive {
             "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
                 + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
                 + "ORDER BY s.table_name, s.column_name, s.row_id", [from, to])
-        // A value the step archived already (its account names it) is kept once. This is a self-join
-        // of the archive, not a join with the staging table: Citus cannot join a temporary table
-        // with a distributed-schema table (0A000).
+        // A value the step archived already (its account names it) is kept once. This works on the
+        // archive alone, not joined with the staging table, because Citus cannot join a temporary
+        // table with a distributed-schema table (0A000); and with a window rather than a self-join,
+        // which the planner may run as a quadratic nested loop on a table it has no statistics for.
         for key in archivedColumns.sorted() {
             guard let dot = key.firstIndex(of: ".") else { continue }
             let table = String(key[..<dot]), column = String(key[key.index(after: dot)...])
             try connection.execute(
-                "DELETE FROM \(archiveTable) AS a USING \(archiveTable) AS b WHERE a.step_from = $1 AND a.step_to = $2 "
-                    + "AND b.step_from = $1 AND b.step_to = $2 AND a.table_name = $3 AND b.table_name = $3 AND a.column_name = $4 "
-                    + "AND b.column_name = $4 AND a.row_id = b.row_id AND a.ctid > b.ctid", [from, to, table, column])
+                "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT d.ctid FROM (SELECT ctid, pg_catalog.row_number() OVER "
+                    + "(PARTITION BY row_id ORDER BY ctid) AS n FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 "
+                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [from, to, table, column])
         }
         try connection.execute("DROP TABLE \(staging)")
         self.stagingTable = nil
