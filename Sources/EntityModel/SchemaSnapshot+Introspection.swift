@@ -52,7 +52,7 @@ extension SchemaSnapshot {
 
         for row in try connection.execute(Catalog.constraints, [schema]) {
             let table = try row.decode(String.self, column: "table_name")
-            let columns = try row.decode(PostgresJSON.self, column: "columns").decode([String].self)
+            let columns = try row.decode(PQJSON.self, column: "columns").decode([String].self)
             switch try row.decode(String.self, column: "kind") {
             case "p":
                 builders[table]?.primaryKey = columns
@@ -62,7 +62,7 @@ extension SchemaSnapshot {
                 builders[table]?.foreignKeys.append(ForeignKeySnapshot(
                     columns: columns,
                     referencedTable: try row.decode(String.self, column: "referenced_table"),
-                    referencedColumns: try row.decode(PostgresJSON.self, column: "referenced_columns").decode([String].self),
+                    referencedColumns: try row.decode(PQJSON.self, column: "referenced_columns").decode([String].self),
                     onDelete: Self.referentialAction(try row.decode(String.self, column: "delete_action"))
                 ))
             default:
@@ -74,7 +74,7 @@ extension SchemaSnapshot {
             let table = try row.decode(String.self, column: "table_name")
             builders[table]?.indexes.append(IndexSnapshot(
                 name: try row.decode(String.self, column: "index_name"),
-                columns: try row.decode(PostgresJSON.self, column: "columns").decode([String].self).map(normalizer.strip),
+                columns: try row.decode(PQJSON.self, column: "columns").decode([String].self).map(normalizer.strip),
                 isUnique: try row.decode(Bool.self, column: "is_unique"),
                 isPrimary: try row.decode(Bool.self, column: "is_primary"),
                 method: try row.decode(String.self, column: "method"),

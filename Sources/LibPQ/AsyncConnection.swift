@@ -63,7 +63,7 @@ public actor AsyncConnection {
     /// Runs `body` synchronously on the connection's thread; being synchronous, no other call can
     /// interleave with it.
     private func runExclusively<T: Sendable>(_ body: @Sendable (Connection) throws -> T) throws -> T {
-        guard let connection else { throw PostgresError(kind: .client, message: "the connection is closed") }
+        guard let connection else { throw PQError(kind: .client, message: "the connection is closed") }
         return try body(connection)
     }
 

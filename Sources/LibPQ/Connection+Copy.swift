@@ -16,7 +16,7 @@ extension Connection {
         let start = PQexec(handle, sql)
         guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
             _ = try check(start, statement: sql)
-            throw PostgresError(kind: .client, message: "the statement is not COPY FROM STDIN: \(sql)")
+            throw PQError(kind: .client, message: "the statement is not COPY FROM STDIN: \(sql)")
         }
         PQclear(start)
         var writer = CopyInWriter(connection: self, bufferSize: bufferSize)
@@ -28,7 +28,7 @@ extension Connection {
             _ = try? drainResults(statement: sql)
             throw error
         }
-        guard PQputCopyEnd(handle, nil) == 1 else { throw PostgresError.client(handle, "COPY could not be finished") }
+        guard PQputCopyEnd(handle, nil) == 1 else { throw PQError.client(handle, "COPY could not be finished") }
         return try drainResults(statement: sql)?.affectedRows ?? 0
     }
 
@@ -43,7 +43,7 @@ extension Connection {
         let start = PQexec(handle, sql)
         guard let start, PQresultStatus(start) == PGRES_COPY_OUT else {
             _ = try check(start, statement: sql)
-            throw PostgresError(kind: .client, message: "the statement is not COPY TO STDOUT: \(sql)")
+            throw PQError(kind: .client, message: "the statement is not COPY TO STDOUT: \(sql)")
         }
         PQclear(start)
         var chunk: [UInt8] = []

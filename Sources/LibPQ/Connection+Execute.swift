@@ -5,9 +5,9 @@ extension Connection {
     /// Runs one statement with parameters (`$1`, `$2`, …) through the extended protocol, and
     /// returns its rows. Values are never interpolated into the SQL text.
     ///
-    /// - Throws: ``PostgresError`` with the server's SQLSTATE and diagnostics.
+    /// - Throws: ``PQError`` with the server's SQLSTATE and diagnostics.
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> QueryResult {
+    public func execute(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> QueryResult {
         try execute(Statement(sql, parameters))
     }
 
@@ -37,13 +37,13 @@ extension Connection {
     /// Turns a libpq result into a ``QueryResult``, or throws its error.
     func check(_ result: OpaquePointer?, statement: String?) throws -> QueryResult {
         guard let result else {
-            throw PostgresError.client(handle, "the connection was lost", statement: statement)
+            throw PQError.client(handle, "the connection was lost", statement: statement)
         }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE, PGRES_COPY_IN, PGRES_COPY_OUT:
             return QueryResult(handle: result)
         default:
-            var error = PostgresError(result: result, statement: statement)
+            var error = PQError(result: result, statement: statement)
             if error.kind == .client, !isHealthy {
                 error.message = "the connection was lost: \(error.message)"
             }

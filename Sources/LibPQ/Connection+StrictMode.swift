@@ -30,8 +30,8 @@ extension Connection {
         let result = PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0)
         do {
             return try check(result, statement: sql)
-        } catch let error as PostgresError where error.sqlState == .syntaxError && error.message.contains("multiple commands") {
-            var refusal = PostgresError(
+        } catch let error as PQError where error.sqlState == .syntaxError && error.message.contains("multiple commands") {
+            var refusal = PQError(
                 kind: .client,
                 message: "strict one-statement mode refused a query of several statements, starting \"\(Self.firstWords(of: sql))\"; "
                     + "send one statement per message (a pipeline sends several in one round trip)",

@@ -23,7 +23,7 @@ extension Connection {
         // COMMIT of a failed transaction "succeeds" as a ROLLBACK; report it as the failure it is.
         if PQtransactionStatus(handle) == PQTRANS_INERROR {
             rollbackQuietly("ROLLBACK")
-            throw PostgresError(
+            throw PQError(
                 kind: .server,
                 message: "the transaction was aborted by an earlier error that the caller swallowed; it was rolled back",
                 sqlState: .inFailedSQLTransaction

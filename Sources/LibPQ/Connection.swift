@@ -39,7 +39,7 @@ public final class Connection {
     /// functions or operators planted by other roles passes `["pg_catalog", "pg_temp"]`, so that every
     /// unqualified name resolves to PostgreSQL's own catalog first and never to a user schema.
     ///
-    /// - Throws: ``PostgresError`` of kind `.connection`, naming the host, the port and the reason.
+    /// - Throws: ``PQError`` of kind `.connection`, naming the host, the port and the reason.
     ///   Neither the message nor anything else the error holds contains the password.
     public init(
         _ conninfo: String = "",
@@ -61,7 +61,7 @@ public final class Connection {
             }
         }
         guard let connection else {
-            throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
+            throw PQError(kind: .connection, message: "libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             var error = Connection.connectionError(connection)
@@ -71,7 +71,7 @@ public final class Connection {
         }
         guard let cancel = PQgetCancel(connection) else {
             PQfinish(connection)
-            throw PostgresError(kind: .connection, message: "libpq could not create a cancel handle")
+            throw PQError(kind: .connection, message: "libpq could not create a cancel handle")
         }
         self.handle = connection
         self.logger = logger
@@ -109,7 +109,7 @@ public final class Connection {
     private func normalizeSession() throws {
         if PQclientEncoding(handle) != pg_char_to_encoding("UTF8") {
             guard PQsetClientEncoding(handle, "UTF8") == 0 else {
-                throw PostgresError.client(handle, "could not set client_encoding to UTF8")
+                throw PQError.client(handle, "could not set client_encoding to UTF8")
             }
         }
         if !(parameterStatus("DateStyle") ?? "ISO").hasPrefix("ISO") {
@@ -140,9 +140,9 @@ public final class Connection {
         return nil
     }
 
-    static func connectionError(_ connection: OpaquePointer) -> PostgresError {
+    static func connectionError(_ connection: OpaquePointer) -> PQError {
         let raw = String(cString: PQerrorMessage(connection)).trimmingTrailingWhitespace()
-        var error = PostgresError(kind: .connection, message: Connection.reason(from: raw))
+        var error = PQError(kind: .connection, message: Connection.reason(from: raw))
         error.host = PQhost(connection).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         error.port = PQport(connection).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         if raw.contains("password authentication failed") {

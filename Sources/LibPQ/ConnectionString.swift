@@ -23,7 +23,7 @@ public enum ConnectionString {
     /// Checks what libpq would otherwise reject with a message that quotes the string, and so
     /// perhaps its password: a URI's shape and percent-encoding, and the key=value syntax.
     ///
-    /// - Throws: ``PostgresError`` of kind `.connection` that names the problem and shows the
+    /// - Throws: ``PQError`` of kind `.connection` that names the problem and shows the
     ///   string only ``redacted(_:)``, e.g. `invalid connection URI postgres://u:***@host/db: the
     ///   password has a '%' that is not followed by two hexadecimal digits`.
     public static func validate(_ conninfo: String) throws {
@@ -31,14 +31,14 @@ public enum ConnectionString {
             do {
                 _ = try ConnectionURI(conninfo)
             } catch {
-                throw PostgresError(kind: .connection, message: "invalid connection URI \(redacted(conninfo)): \(error)")
+                throw PQError(kind: .connection, message: "invalid connection URI \(redacted(conninfo)): \(error)")
             }
         } else if !conninfo.isEmpty {
             var errorMessage: UnsafeMutablePointer<CChar>?
             guard let options = PQconninfoParse(conninfo, &errorMessage) else {
                 let reason = errorMessage.map { String(cString: $0).trimmingTrailingWhitespace() } ?? "libpq cannot parse it"
                 if let errorMessage { PQfreemem(errorMessage) }
-                throw PostgresError(kind: .connection, message: "invalid connection string: \(conninfoProblem(reason, conninfo))")
+                throw PQError(kind: .connection, message: "invalid connection string: \(conninfoProblem(reason, conninfo))")
             }
             PQconninfoFree(options)
         }

@@ -51,7 +51,7 @@ public struct CopyInWriter: ~Copyable {
         }
     }
 
-    // Concrete overloads: without them, Swift prefers `append(_: (any PostgresEncodable)?)` over
+    // Concrete overloads: without them, Swift prefers `append(_: (any PQEncodable)?)` over
     // the generic one above for these types, and every integer would go through `String`.
 
     /// Appends an integer field without going through `String`.
@@ -85,7 +85,7 @@ public struct CopyInWriter: ~Copyable {
     }
 
     /// Appends any encodable value in its text form (binary-format values are not supported here).
-    public mutating func append(_ value: (any PostgresEncodable)?) {
+    public mutating func append(_ value: (any PQEncodable)?) {
         let bind = value?.postgresBind ?? .null
         separate()
         guard let bytes = bind.bytes else { appendNull(); return }
@@ -201,7 +201,7 @@ public struct CopyInWriter: ~Copyable {
         let status = storage.withMemoryRebound(to: CChar.self, capacity: count) {
             PQputCopyData(connection.handle, $0, Int32(count))
         }
-        guard status == 1 else { throw PostgresError.client(connection.handle, "COPY data could not be sent") }
+        guard status == 1 else { throw PQError.client(connection.handle, "COPY data could not be sent") }
         count = 0
     }
 }

@@ -55,15 +55,15 @@ public final class QueryResult: Sequence {
     /// The first row, if any.
     public var first: Row? { rowCount > 0 ? self[0] : nil }
 
-    func cell(row: Int, column: Int) -> PostgresCell {
+    func cell(row: Int, column: Int) -> PQCell {
         let name = columnNames[column]
         let oid = UInt32(PQftype(handle, Int32(column)))
         if PQgetisnull(handle, Int32(row), Int32(column)) == 1 {
-            return PostgresCell(bytes: nil, typeOID: oid, columnName: name)
+            return PQCell(bytes: nil, typeOID: oid, columnName: name)
         }
         let length = Int(PQgetlength(handle, Int32(row), Int32(column)))
         let pointer = UnsafeRawPointer(PQgetvalue(handle, Int32(row), Int32(column)))
-        return PostgresCell(bytes: UnsafeRawBufferPointer(start: pointer, count: length), typeOID: oid, columnName: name)
+        return PQCell(bytes: UnsafeRawBufferPointer(start: pointer, count: length), typeOID: oid, columnName: name)
     }
 }
 
@@ -74,7 +74,7 @@ public struct Row {
     public let index: Int
 
     /// Decodes the field at `column` (0-based).
-    public func decode<T: PostgresDecodable>(_ type: T.Type = T.self, at column: Int) throws -> T {
+    public func decode<T: PQDecodable>(_ type: T.Type = T.self, at column: Int) throws -> T {
         guard column >= 0, column < result.columnCount else {
             throw RowDecodingError(column: "#\(column)", type: T.self, reason: "the result has \(result.columnCount) columns")
         }
@@ -82,7 +82,7 @@ public struct Row {
     }
 
     /// Decodes the field of the column named `column`.
-    public func decode<T: PostgresDecodable>(_ type: T.Type = T.self, column: String) throws -> T {
+    public func decode<T: PQDecodable>(_ type: T.Type = T.self, column: String) throws -> T {
         guard let position = result.columnIndex(named: column) else {
             throw RowDecodingError(column: column, type: T.self, reason: "the result has no such column (it has \(result.columnNames.joined(separator: ", ")))")
         }

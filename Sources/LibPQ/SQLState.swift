@@ -33,13 +33,13 @@ public struct SQLState: RawRepresentable, Hashable, Sendable, ExpressibleByStrin
 
     public var description: String { rawValue }
 
-    /// Matches a ``PostgresError`` carrying this state (or a state of this class) in a `catch` or `case`.
+    /// Matches a ``PQError`` carrying this state (or a state of this class) in a `catch` or `case`.
     public static func ~= (pattern: SQLState, error: any Error) -> Bool {
-        guard let state = (error as? PostgresError)?.sqlState else { return false }
+        guard let state = (error as? PQError)?.sqlState else { return false }
         return pattern.matches(state)
     }
 
-    /// Matches a state directly in a `switch` over ``PostgresError/sqlState``.
+    /// Matches a state directly in a `switch` over ``PQError/sqlState``.
     public static func ~= (pattern: SQLState, state: SQLState) -> Bool {
         pattern.matches(state)
     }

@@ -3,14 +3,14 @@ public struct Statement: Sendable, CustomStringConvertible {
     /// The SQL text, with `$1`, `$2`, … placeholders.
     public var sql: String
     /// The parameters, in order.
-    public var binds: [PostgresBind]
+    public var binds: [PQBind]
 
-    public init(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) {
+    public init(_ sql: String, _ parameters: [(any PQEncodable)?] = []) {
         self.sql = sql
         self.binds = parameters.map { $0?.postgresBind ?? .null }
     }
 
-    public init(_ sql: String, binds: [PostgresBind]) {
+    public init(_ sql: String, binds: [PQBind]) {
         self.sql = sql
         self.binds = binds
     }

@@ -38,7 +38,7 @@ final class DestinationWriter {
     private let discriminator: String?
     private unowned let context: PolicyContext
     /// Buffered values, row-major: `fieldsPerRow` per row.
-    private var fields: [(any PostgresEncodable)?] = []
+    private var fields: [(any PQEncodable)?] = []
     private let fieldsPerRow: Int
     private var bufferedRows = 0
     private var temporaryTable: String?
@@ -102,13 +102,13 @@ final class DestinationWriter {
 
     /// Whether this writer serves `kind` rows of `entity` with exactly the keys of `values`.
     @inline(__always)
-    func serves(_ kind: Kind, _ entity: String, _ values: [String: (any PostgresEncodable)?]) -> Bool {
+    func serves(_ kind: Kind, _ entity: String, _ values: [String: (any PQEncodable)?]) -> Bool {
         guard self.kind == kind, values.count == keys.count, self.entity == entity else { return false }
         for key in keys where values.index(forKey: key) == nil { return false }
         return true
     }
 
-    func append(id: Int64, _ values: [String: (any PostgresEncodable)?]) throws {
+    func append(id: Int64, _ values: [String: (any PQEncodable)?]) throws {
         fields.append(id)
         if let discriminator { fields.append(discriminator) }
         for key in keys { fields.append(values[key] ?? nil) }
@@ -171,9 +171,9 @@ final class DestinationWriter {
         bufferedRows = 0
     }
 
-    /// Encodes one value; the common types without going through `PostgresBind`.
+    /// Encodes one value; the common types without going through `PQBind`.
     @inline(__always)
-    private static func append(_ value: (any PostgresEncodable)?, to writer: inout CopyInWriter) {
+    private static func append(_ value: (any PQEncodable)?, to writer: inout CopyInWriter) {
         switch value {
         case nil: writer.append(nil as Int64?)
         case let number as Int64: writer.append(number)

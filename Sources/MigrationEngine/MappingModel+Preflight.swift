@@ -98,14 +98,14 @@ extension MappingModel {
     /// PostgreSQL's error for `sql`, parsed and analysed but not run (PREPARE, then DEALLOCATE:
     /// prepared statements outlive transactions), in a savepoint so a failure leaves the
     /// transaction usable.
-    private static func prepareError(_ sql: String, on connection: Connection) throws -> PostgresError? {
+    private static func prepareError(_ sql: String, on connection: Connection) throws -> PQError? {
         do {
             try connection.savepoint { connection in
                 try connection.execute("PREPARE tm_preflight AS \(sql)")
                 try connection.execute("DEALLOCATE tm_preflight")
             }
             return nil
-        } catch let error as PostgresError where error.kind == .server {
+        } catch let error as PQError where error.kind == .server {
             return error
         }
     }

@@ -9,7 +9,7 @@ extension PolicyContext {
     ///
     /// Without an archive (`--no-archive`) this does nothing; declare the loss under `loses:`
     /// so the plan lists it and running it needs consent.
-    public func archive(entity: String, id: Int64, attribute: String, value: (any PostgresEncodable)?) throws {
+    public func archive(entity: String, id: Int64, attribute: String, value: (any PQEncodable)?) throws {
         guard let archive else { return }
         let (table, column) = try StepArchive.location(of: entity, attribute, in: source, schema: archive.sourceSchema)
         try archive.archive(table: table, column: column, id: id, value: value.flatMap { Self.text(of: $0) })
@@ -29,7 +29,7 @@ extension PolicyContext {
     }
 
     /// A value's text form, as PostgreSQL reads it back.
-    static func text(of value: any PostgresEncodable) -> String? {
+    static func text(of value: any PQEncodable) -> String? {
         switch value {
         case let text as String: return text
         default:

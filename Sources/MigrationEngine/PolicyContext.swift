@@ -72,7 +72,7 @@ public final class PolicyContext {
     /// name, or by to-one relationship name with the destination row's id. The row is buffered and
     /// sent with COPY in batches; its id is allocated from the table's identity sequence at once.
     @discardableResult
-    public func insert(_ entity: String, _ values: [String: (any PostgresEncodable)?]) throws -> Int64 {
+    public func insert(_ entity: String, _ values: [String: (any PQEncodable)?]) throws -> Int64 {
         let id = try allocateID(for: entity)
         try writer(.insert, entity, values).append(id: id, values)
         rowsWritten += 1
@@ -83,7 +83,7 @@ public final class PolicyContext {
     /// Buffered and applied as one set-based `UPDATE … FROM` when the context flushes (at the end
     /// of each stage, or before ``execute(_:_:)``). If one row is updated twice with the same keys
     /// before a flush, which value wins is unspecified.
-    public func update(_ entity: String, id: Int64, _ values: [String: (any PostgresEncodable)?]) throws {
+    public func update(_ entity: String, id: Int64, _ values: [String: (any PQEncodable)?]) throws {
         try writer(.update, entity, values).append(id: id, values)
         rowsWritten += 1
     }
@@ -172,7 +172,7 @@ public final class PolicyContext {
         for writer in writers { try writer.flush(apply: false) }
     }
 
-    private func writer(_ kind: DestinationWriter.Kind, _ entity: String, _ values: [String: (any PostgresEncodable)?]) throws -> DestinationWriter {
+    private func writer(_ kind: DestinationWriter.Kind, _ entity: String, _ values: [String: (any PQEncodable)?]) throws -> DestinationWriter {
         for writer in writers where writer.serves(kind, entity, values) { return writer }
         let writer = try DestinationWriter(kind: kind, entity: entity, keys: values.keys.sorted(), context: self, order: writers.count)
         writers.append(writer)
@@ -232,7 +232,7 @@ public final class PolicyContext {
 
     /// Runs SQL in the migration's transaction (after flushing buffered writes).
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> QueryResult {
+    public func execute(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> QueryResult {
         try flush()
         return try connection.execute(sql, parameters)
     }

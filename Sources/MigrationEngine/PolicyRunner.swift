@@ -74,7 +74,7 @@ final class PolicyRunner {
             throw error
         } catch {
             var failure = PolicyError(mapping: mapping.name, policy: mapping.policy ?? "\(type(of: policy))", stage: name, sourceRowID: row, underlying: "\(error)")
-            failure.sqlState = (error as? PostgresError)?.sqlState ?? (error as? ConstraintViolation)?.underlying.sqlState
+            failure.sqlState = (error as? PQError)?.sqlState ?? (error as? ConstraintViolation)?.underlying.sqlState
             throw failure
         }
     }

@@ -11,7 +11,7 @@ public struct SourceRow {
     let columns: [String: Int]
 
     /// Decodes the attribute (or to-one relationship id) `name`; Optionals read NULL as nil.
-    public func value<T: PostgresDecodable>(_ type: T.Type = T.self, _ name: String) throws -> T {
+    public func value<T: PQDecodable>(_ type: T.Type = T.self, _ name: String) throws -> T {
         guard let index = columns[name] else {
             throw RowDecodingError(column: name, type: T.self, reason: "the source entity has no attribute or to-one relationship of that name")
         }

@@ -14,7 +14,7 @@ struct ValidationStage {
                 do {
                     _ = try connection.savepoint { try $0.execute(statement) }
                     statistics.statements += 1
-                } catch let error as PostgresError where error.sqlState?.errorClass == "23" {
+                } catch let error as PQError where error.sqlState?.errorClass == "23" {
                     throw diagnose(error, operation, on: connection)
                 }
             }
@@ -22,7 +22,7 @@ struct ValidationStage {
     }
 
     /// Finds a row that breaks the constraint (the failed statement was rolled back to its savepoint).
-    private func diagnose(_ error: PostgresError, _ operation: SchemaOperation, on connection: Connection) -> any Error {
+    private func diagnose(_ error: PQError, _ operation: SchemaOperation, on connection: Connection) -> any Error {
         let q = connection
         var table = error.table ?? ""
         var constraint = error.constraint ?? ""
@@ -76,7 +76,7 @@ public struct ConstraintViolation: Error, Sendable, CustomStringConvertible {
     public let rowID: Int64?
     public let constraint: String
     /// The server's error (SQLSTATE class 23).
-    public let underlying: PostgresError
+    public let underlying: PQError
 
     public var description: String {
         "validation failed: \(entity)\(rowID.map { " row id \($0)" } ?? "") violates \(constraint) (table \(table)): "

@@ -190,7 +190,7 @@ public struct FleetRunner: Sendable {
     /// found by the validation stage wraps.
     static func sqlState(of error: (any Error)?) -> SQLState? {
         switch error {
-        case let error as PostgresError: return error.sqlState
+        case let error as PQError: return error.sqlState
         case let error as ConstraintViolation: return error.underlying.sqlState
         default: return nil
         }

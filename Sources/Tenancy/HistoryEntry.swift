@@ -56,6 +56,6 @@ public struct HistoryEntry: Sendable, Codable, Hashable {
         outcome = Outcome(rawValue: try row.decode(String.self, column: "outcome")) ?? .failed
         error = try row.decode(column: "error")
         sqlState = try row.decode(column: "sqlstate")
-        statistics = try row.decode(PostgresJSON.self, column: "statistics").decode([String: Double].self)
+        statistics = try row.decode(PQJSON.self, column: "statistics").decode([String: Double].self)
     }
 }

@@ -75,7 +75,7 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
     public var reason: Reason
     /// The step that failed (`v2 → v3: mapped by …`), for ``Reason/stepFailed``.
     public var failedStep: String?
-    /// The error that caused the failure: a `PostgresError` carrying its SQLSTATE, or a policy's error.
+    /// The error that caused the failure: a `PQError` carrying its SQLSTATE, or a policy's error.
     public var underlying: (any Error)?
     /// Transactions tried.
     public var attempts: Int
@@ -117,7 +117,7 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
     /// The SQLSTATE of the underlying server error, if any.
     public var sqlState: SQLState? {
         switch underlying {
-        case let error as PostgresError: return error.sqlState
+        case let error as PQError: return error.sqlState
         case let violation as ConstraintViolation: return violation.underlying.sqlState
         case let failure as PolicyError: return failure.sqlState
         case let failure as StepHookError: return failure.sqlState

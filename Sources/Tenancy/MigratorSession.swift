@@ -45,7 +45,7 @@ public struct MigratorSession: Sendable {
     /// Whether retrying the connection later may succeed: the server refused or dropped the
     /// connection, or said it is starting up, shutting down or full.
     public static func isTransient(_ error: any Error) -> Bool {
-        guard let error = error as? PostgresError, error.kind == .connection else { return false }
+        guard let error = error as? PQError, error.kind == .connection else { return false }
         if let state = error.sqlState {
             return state == .adminShutdown || state == .cannotConnectNow || state == .tooManyConnections
         }

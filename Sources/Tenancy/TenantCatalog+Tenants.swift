@@ -62,7 +62,7 @@ extension TenantCatalog {
             [
                 entry.tenant.rawValue, entry.family, entry.operation.rawValue, entry.fromVersion, entry.toVersion,
                 entry.startedAt, entry.outcome.rawValue, entry.error, entry.sqlState,
-                try PostgresJSON(encoding: entry.statistics),
+                try PQJSON(encoding: entry.statistics),
             ]
         )
     }

@@ -56,7 +56,7 @@ extension TenantLifecycle {
                     [name.rawValue, schema, family.name, version.name, version.versionHash]
                 )
             }
-        } catch let error as PostgresError where error.sqlState == .uniqueViolation {
+        } catch let error as PQError where error.sqlState == .uniqueViolation {
             if let owner = try tenantOwning(schema: schema, on: connection) {
                 throw TenancyError.schemaBelongsToTenant(schema, tenant: owner)
             }

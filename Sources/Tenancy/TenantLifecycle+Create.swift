@@ -9,7 +9,7 @@ extension TenantLifecycle {
     /// worker, before any row exists.
     ///
     /// - Throws: ``TenancyError/tenantExists(_:)``, ``TenancyError/schemaExists(_:tenant:)``, or a
-    ///   ``PostgresError``.
+    ///   ``PQError``.
     @discardableResult
     /// - Parameter access: who owns the tenant's objects and which app role may use them.
     public func create(

@@ -32,7 +32,7 @@ extension TenantLifecycle {
                     return .init(tenant: name.rawValue, outcome: .migrated, fromVersion: "", toVersion: version.name, milliseconds: began.milliseconds)
                 } catch {
                     return .init(tenant: name.rawValue, outcome: .failed, fromVersion: "", toVersion: version.name, milliseconds: began.milliseconds,
-                                 error: "\(error)", sqlState: (error as? PostgresError)?.sqlState?.rawValue)
+                                 error: "\(error)", sqlState: (error as? PQError)?.sqlState?.rawValue)
                 }
             },
             onDone: { entry in await tracker.record(failed: entry.outcome == .failed) }

@@ -54,7 +54,7 @@ extension TenantMigrationRunner {
                 }
             }
         }
-        throw PostgresError(
+        throw PQError(
             kind: .server,
             message: "the tenant's tables stayed busy through \(lockRounds) rounds of waiting for them one by one",
             sqlState: .lockNotAvailable

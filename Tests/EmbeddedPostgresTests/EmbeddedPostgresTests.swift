@@ -41,7 +41,7 @@ import Testing
 
         try server.stop()
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("data/postmaster.pid").path))
-        #expect(throws: PostgresError.self) { _ = try Connection(server.connectionString()) }
+        #expect(throws: PQError.self) { _ = try Connection(server.connectionString()) }
         try embedded.stop()  // Stopping a stopped server does nothing.
 
         // Restarted, it reuses the cluster: the data survived, and initdb did not run again.
@@ -86,7 +86,7 @@ import Testing
         }
     }
 
-    private func scalar<T: PostgresDecodable>(_ connection: Connection, _ sql: String, as type: T.Type = T.self) throws -> T {
+    private func scalar<T: PQDecodable>(_ connection: Connection, _ sql: String, as type: T.Type = T.self) throws -> T {
         try #require(try connection.execute(sql).first).decode(T.self, at: 0)
     }
 }

@@ -75,7 +75,7 @@ struct DDLGoldenTests {
         do {
             _ = try connection.execute(sql)
             return nil
-        } catch let error as PostgresError {
+        } catch let error as PQError {
             return error.constraint
         } catch {
             return "\(error)"

@@ -178,11 +178,11 @@ struct SchemaSnapshotTests {
                 CREATE EVENT TRIGGER refuse_index ON ddl_command_end WHEN TAG IN ('CREATE INDEX')
                     EXECUTE FUNCTION public.refuse_index();
                 """)
-            #expect(throws: PostgresError.self) { try SchemaSnapshot.expected(for: model, on: connection) }
+            #expect(throws: PQError.self) { try SchemaSnapshot.expected(for: model, on: connection) }
             #expect(try SnapshotFixtures.scratchSchemas(on: connection) == [])
             try connection.transaction { connection in
                 try connection.fixtureScript("CREATE TABLE public.kept (id integer)")
-                #expect(throws: PostgresError.self) { try SchemaSnapshot.expected(for: model, on: connection) }
+                #expect(throws: PQError.self) { try SchemaSnapshot.expected(for: model, on: connection) }
                 #expect(try SnapshotFixtures.scratchSchemas(on: connection) == [])
                 try connection.execute("INSERT INTO public.kept VALUES (1)")
             }

@@ -87,7 +87,7 @@ func loadRecipesAtV1(_ conninfo: String, tenants: [String], recipes: Int, ingred
 
 extension Connection {
     /// The first column of the first row.
-    func scalar<T: PostgresDecodable>(_ sql: String, _ parameters: [(any PostgresEncodable)?] = [], as type: T.Type = T.self) throws -> T {
+    func scalar<T: PQDecodable>(_ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> T {
         guard let row = try execute(sql, parameters).first else { throw TestFailure("no row for \(sql)") }
         return try row.decode(T.self, at: 0)
     }

@@ -89,7 +89,7 @@ import Testing
         do {
             _ = try await AsyncConnection.connect("host=127.0.0.1 port=\(port)")
             Issue.record("connected to a closed port")
-        } catch let error as PostgresError {
+        } catch let error as PQError {
             #expect(error.kind == .connection)
             #expect(error.port == String(port))
         }
@@ -103,7 +103,7 @@ import Testing
             do {
                 try await database.withConnection { _ in }
                 Issue.record("a closed connection ran a body")
-            } catch let error as PostgresError {
+            } catch let error as PQError {
                 #expect(error.kind == .client)
                 #expect(error.message.contains("closed"))
             }

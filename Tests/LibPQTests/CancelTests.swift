@@ -17,11 +17,11 @@ import Testing
         try await TestPostgres.withDatabaseURL { conninfo in
             let database = try await AsyncConnection.connect(conninfo)
             let pid = try await database.withConnection { $0.backendPID }
-            async let outcome = database.withConnection { connection -> (PostgresError?, ContinuousClock.Instant) in
+            async let outcome = database.withConnection { connection -> (PQError?, ContinuousClock.Instant) in
                 do {
                     try connection.execute("SELECT pg_sleep(60)")
                     return (nil, .now)
-                } catch let error as PostgresError {
+                } catch let error as PQError {
                     return (error, .now)
                 }
             }
@@ -59,7 +59,7 @@ import Testing
                 Issue.record("the statement was not cancelled")
                 return
             }
-            let postgresError = try #require(error as? PostgresError, "\(error)")
+            let postgresError = try #require(error as? PQError, "\(error)")
             #expect(postgresError.sqlState == .queryCanceled)
             let ended = try #require(endedAt.get())
             // The statement would sleep 30 s; a cancel ends it at once (10 s: room for a busy machine).

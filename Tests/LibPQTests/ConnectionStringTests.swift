@@ -108,7 +108,7 @@ import Testing
 
     @Test func rejectsAMalformedConninfoWithoutQuotingIt() {
         for conninfo in ["password=s3 cr3t host=x", "host=x password='s3cr3t", "password=s3 cr3t=x"] {
-            #expect(throws: PostgresError.self) { try ConnectionString.validate(conninfo) }
+            #expect(throws: PQError.self) { try ConnectionString.validate(conninfo) }
             do { try ConnectionString.validate(conninfo) } catch { #expect(!"\(error)".contains("cr3t"), "\(error)") }
         }
     }

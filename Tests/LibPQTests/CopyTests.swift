@@ -163,7 +163,7 @@ import Testing
                 writer.append(true)
                 writer.append(-2.5)
                 writer.append(decimal)
-                writer.append(try PostgresJSON(encoding: ["k": "v\t\\"]))
+                writer.append(try PQJSON(encoding: ["k": "v\t\\"]))
                 writer.append(Int16.min)
                 writer.append(Int64.min)
                 try writer.endRow()
@@ -179,7 +179,7 @@ import Testing
             #expect(try row.decode(Bool.self, column: "f") == true)
             #expect(try row.decode(Double.self, column: "x") == -2.5)
             #expect(try row.decode(Decimal.self, column: "m") == decimal)
-            #expect(try row.decode(PostgresJSON.self, column: "j").decode([String: String].self) == ["k": "v\t\\"])
+            #expect(try row.decode(PQJSON.self, column: "j").decode([String: String].self) == ["k": "v\t\\"])
             #expect(try row.decode(Int16.self, column: "s") == Int16.min)
             #expect(try row.decode(Int64.self, column: "l") == Int64.min)
             for column in 0..<9 { #expect(result[1].isNull(at: column)) }

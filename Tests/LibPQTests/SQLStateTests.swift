@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func matchesErrors() {
-        var error = PostgresError(kind: .server, message: "boom", sqlState: .serializationFailure)
+        var error = PQError(kind: .server, message: "boom", sqlState: .serializationFailure)
         #expect(SQLState.serializationFailure ~= error as any Error)
         #expect(SQLState.transactionRollback ~= error as any Error)
         #expect(!(SQLState.deadlockDetected ~= error as any Error))

@@ -51,7 +51,7 @@ import Testing
             try connection.script("CREATE TABLE entry (label text)")
             try connection.transaction { connection in
                 try connection.execute("INSERT INTO entry VALUES ('kept')")
-                #expect(throws: PostgresError.self) {
+                #expect(throws: PQError.self) {
                     try connection.savepoint { try $0.execute("INSERT INTO entry VALUES (1 / 0)") }
                 }
                 try connection.execute("INSERT INTO entry VALUES ('after')")
@@ -84,7 +84,7 @@ import Testing
             // Inside a transaction it is a savepoint: the failure leaves the outer work usable.
             try connection.transaction { connection in
                 try connection.execute("INSERT INTO entry VALUES ('outer')")
-                #expect(throws: PostgresError.self) {
+                #expect(throws: PQError.self) {
                     try connection.transactionPipeline([Statement("INSERT INTO entry VALUES ('outer')")])
                 }
                 try connection.transactionPipeline([Statement("INSERT INTO entry VALUES ('inner')")])

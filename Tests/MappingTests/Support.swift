@@ -36,13 +36,13 @@ func line(of marker: String, in text: String) -> Int {
 
 extension Connection {
     /// The first column of the first row.
-    func scalar<T: PostgresDecodable>(_ sql: String, _ parameters: [(any PostgresEncodable)?] = [], as type: T.Type = T.self) throws -> T {
+    func scalar<T: PQDecodable>(_ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> T {
         guard let row = try execute(sql, parameters).first else { throw TestFailure("no row for \(sql)") }
         return try row.decode(T.self, at: 0)
     }
 
     /// Every row, every column as text (NULL as nil); cast non-text columns with `::text` in `sql`.
-    func rows(_ sql: String, _ parameters: [(any PostgresEncodable)?] = []) throws -> [[String?]] {
+    func rows(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> [[String?]] {
         let result = try execute(sql, parameters)
         return try result.map { row in try (0..<result.columnCount).map { try row.decode(String?.self, at: $0) } }
     }

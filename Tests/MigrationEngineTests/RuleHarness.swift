@@ -62,7 +62,7 @@ struct RuleHarness {
         do {
             try body()
             Issue.record("expected SQLSTATE \(state), but it succeeded", sourceLocation: sourceLocation)
-        } catch let error as PostgresError {
+        } catch let error as PQError {
             #expect(error.sqlState == state, "\(error)", sourceLocation: sourceLocation)
         } catch {
             Issue.record("expected SQLSTATE \(state), got \(error)", sourceLocation: sourceLocation)

@@ -31,13 +31,13 @@ extension Connection {
     }
 
     /// The first column of the first row.
-    func scalar<T: PostgresDecodable>(_ sql: String, _ parameters: [(any PostgresEncodable)?] = [], as type: T.Type = T.self) throws -> T {
+    func scalar<T: PQDecodable>(_ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> T {
         guard let row = try execute(sql, parameters).first else { throw TestFailure("no row for \(sql)") }
         return try row.decode(T.self, at: 0)
     }
 
     /// The first column of every row.
-    func column<T: PostgresDecodable>(_ sql: String, _ parameters: [(any PostgresEncodable)?] = [], as type: T.Type = T.self) throws -> [T] {
+    func column<T: PQDecodable>(_ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> [T] {
         try execute(sql, parameters).map { try $0.decode(T.self, at: 0) }
     }
 

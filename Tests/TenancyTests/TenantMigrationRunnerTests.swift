@@ -107,7 +107,7 @@ struct TenantMigrationRunnerTests {
                 #expect(error.description.contains("tenant shop"))
                 #expect(error.description.contains("v1 → v3"))
                 #expect(error.description.contains("23505"))
-                #expect(error.underlying is PostgresError)
+                #expect(error.underlying is PQError)
             }
 
             #expect(try schemaDump(conninfo: conninfo, schema: "tenant_shop") == dumpBefore)

@@ -35,7 +35,7 @@ import Testing
     @Test func nullIntoANonOptionalNamesTheColumn() async throws {
         try await TestPostgres.withDatabase { connection in
             let row = try #require(try connection.execute("SELECT NULL::text AS missing_value").first)
-            func check<T: PostgresDecodable>(_ type: T.Type, sourceLocation: SourceLocation = #_sourceLocation) {
+            func check<T: PQDecodable>(_ type: T.Type, sourceLocation: SourceLocation = #_sourceLocation) {
                 let error = #expect(throws: RowDecodingError.self, sourceLocation: sourceLocation) { try row.decode(T.self, column: "missing_value") }
                 #expect(error?.column == "missing_value", sourceLocation: sourceLocation)
                 #expect(error?.reason == "the value is NULL", sourceLocation: sourceLocation)
@@ -53,7 +53,7 @@ import Testing
             check(Date.self)
             check(UUID.self)
             check(Data.self)
-            check(PostgresJSON.self)
+            check(PQJSON.self)
         }
     }
 
@@ -110,7 +110,7 @@ import Testing
             let hostile = "x'); DROP TABLE victim; --"
             #expect(try scalar(connection, "SELECT $1::text", [hostile], as: String.self) == hostile)
             #expect(try scalar(connection, "SELECT count(*) FROM victim", as: Int.self) == 1)
-            #expect(throws: PostgresError.self) { try connection.execute("SELECT 1; SELECT 2") }
+            #expect(throws: PQError.self) { try connection.execute("SELECT 1; SELECT 2") }
         }
     }
 }

@@ -49,21 +49,21 @@ struct TestFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Expects `body` to throw a ``PostgresError`` and returns it.
+/// Expects `body` to throw a ``PQError`` and returns it.
 func expectPostgresError(
     sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
-) throws -> PostgresError {
+) throws -> PQError {
     do {
         try body()
-    } catch let error as PostgresError {
+    } catch let error as PQError {
         return error
     }
-    Issue.record("expected a PostgresError, but nothing was thrown", sourceLocation: sourceLocation)
+    Issue.record("expected a PQError, but nothing was thrown", sourceLocation: sourceLocation)
     throw TestFailure("no error")
 }
 
 /// The value of the first column of the first row.
-func scalar<T: PostgresDecodable>(_ connection: Connection, _ sql: String, _ parameters: [(any PostgresEncodable)?] = [], as type: T.Type = T.self) throws -> T {
+func scalar<T: PQDecodable>(_ connection: Connection, _ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> T {
     let result = try connection.execute(sql, parameters)
     let row = try #require(result.first, "\(sql) returned no rows")
     return try row.decode(T.self, at: 0)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One field of a result row, as PostgreSQL sent it in text format.
-public struct PostgresCell {
+public struct PQCell {
     /// The text bytes, or nil for SQL NULL. Valid only while the row's result is alive.
     public let bytes: UnsafeRawBufferPointer?
     /// The column's type OID.
@@ -36,22 +36,22 @@ public struct RowDecodingError: Error, Sendable, CustomStringConvertible {
 
 /// A Swift type that can be read from a result field. Optional types read NULL as nil; all others
 /// throw ``RowDecodingError`` on NULL.
-public protocol PostgresDecodable {
-    static func decode(from cell: PostgresCell) throws -> Self
+public protocol PQDecodable {
+    static func decode(from cell: PQCell) throws -> Self
 }
 
-extension Optional: PostgresDecodable where Wrapped: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> Wrapped? {
+extension Optional: PQDecodable where Wrapped: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> Wrapped? {
         cell.bytes == nil ? nil : try Wrapped.decode(from: cell)
     }
 }
 
-extension String: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> String { try cell.requireString(for: String.self) }
+extension String: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> String { try cell.requireString(for: String.self) }
 }
 
 /// Integers parse straight from the field's bytes.
-private func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, _ cell: PostgresCell) throws -> T {
+private func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, _ cell: PQCell) throws -> T {
     let text = try cell.requireString(for: T.self)
     guard let value = T(text) else {
         throw RowDecodingError(column: cell.columnName, type: T.self, reason: "\"\(text)\" is not a valid \(T.self)")
@@ -59,23 +59,23 @@ private func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, _ cell: Postgre
     return value
 }
 
-extension Int16: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> Int16 { try decodeInteger(Int16.self, cell) }
+extension Int16: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> Int16 { try decodeInteger(Int16.self, cell) }
 }
 
-extension Int32: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> Int32 { try decodeInteger(Int32.self, cell) }
+extension Int32: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> Int32 { try decodeInteger(Int32.self, cell) }
 }
 
-extension Int64: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> Int64 { try decodeInteger(Int64.self, cell) }
+extension Int64: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> Int64 { try decodeInteger(Int64.self, cell) }
 }
 
-extension Int: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> Int { try decodeInteger(Int.self, cell) }
+extension Int: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> Int { try decodeInteger(Int.self, cell) }
 }
 
-private func decodeFloatingPoint(_ cell: PostgresCell, as type: Any.Type) throws -> Double {
+private func decodeFloatingPoint(_ cell: PQCell, as type: Any.Type) throws -> Double {
     let text = try cell.requireString(for: type)
     switch text {
     case "NaN": return .nan
@@ -89,16 +89,16 @@ private func decodeFloatingPoint(_ cell: PostgresCell, as type: Any.Type) throws
     }
 }
 
-extension Double: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> Double { try decodeFloatingPoint(cell, as: Double.self) }
+extension Double: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> Double { try decodeFloatingPoint(cell, as: Double.self) }
 }
 
-extension Float: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> Float { Float(try decodeFloatingPoint(cell, as: Float.self)) }
+extension Float: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> Float { Float(try decodeFloatingPoint(cell, as: Float.self)) }
 }
 
-extension Bool: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> Bool {
+extension Bool: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> Bool {
         switch try cell.requireString(for: Bool.self) {
         case "t", "true": return true
         case "f", "false": return false
@@ -107,8 +107,8 @@ extension Bool: PostgresDecodable {
     }
 }
 
-extension Decimal: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> Decimal {
+extension Decimal: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> Decimal {
         let text = try cell.requireString(for: Decimal.self)
         guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), text != "NaN" else {
             throw RowDecodingError(column: cell.columnName, type: Decimal.self, reason: "\"\(text)\" is not a decimal number")
@@ -117,8 +117,8 @@ extension Decimal: PostgresDecodable {
     }
 }
 
-extension UUID: PostgresDecodable {
-    public static func decode(from cell: PostgresCell) throws -> UUID {
+extension UUID: PQDecodable {
+    public static func decode(from cell: PQCell) throws -> UUID {
         let text = try cell.requireString(for: UUID.self)
         guard let value = UUID(uuidString: text) else {
             throw RowDecodingError(column: cell.columnName, type: UUID.self, reason: "\"\(text)\" is not a UUID")
@@ -127,9 +127,9 @@ extension UUID: PostgresDecodable {
     }
 }
 
-extension Data: PostgresDecodable {
+extension Data: PQDecodable {
     /// Reads bytea in PostgreSQL's hex output format (`\x48656c6c6f`).
-    public static func decode(from cell: PostgresCell) throws -> Data {
+    public static func decode(from cell: PQCell) throws -> Data {
         guard let bytes = cell.bytes else {
             throw RowDecodingError(column: cell.columnName, type: Data.self, reason: "the value is NULL")
         }
@@ -157,11 +157,11 @@ extension Data: PostgresDecodable {
     }
 }
 
-extension Date: PostgresDecodable {
+extension Date: PQDecodable {
     /// Reads timestamptz (and timestamp, taken as UTC) in PostgreSQL's ISO output style.
-    public static func decode(from cell: PostgresCell) throws -> Date {
+    public static func decode(from cell: PQCell) throws -> Date {
         let text = try cell.requireString(for: Date.self)
-        guard let date = PostgresTimestamp.parse(text) else {
+        guard let date = PQTimestamp.parse(text) else {
             throw RowDecodingError(column: cell.columnName, type: Date.self, reason: "\"\(text)\" is not an ISO timestamp")
         }
         return date

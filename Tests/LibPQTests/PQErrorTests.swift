@@ -3,7 +3,7 @@ import LibPQ
 import PostgresTestSupport
 import Testing
 
-@Suite struct PostgresErrorTests {
+@Suite struct PQErrorTests {
     private static let schema = """
         CREATE TABLE account (
             id int PRIMARY KEY,

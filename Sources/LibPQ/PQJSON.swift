@@ -3,10 +3,10 @@ import Foundation
 /// A `json` or `jsonb` value, kept as its JSON text.
 ///
 /// ```swift
-/// let tags = try row.decode(PostgresJSON.self, column: "tags").decode([String].self)
-/// try connection.execute("INSERT INTO t (doc) VALUES ($1)", [PostgresJSON(encoding: ["a": 1])])
+/// let tags = try row.decode(PQJSON.self, column: "tags").decode([String].self)
+/// try connection.execute("INSERT INTO t (doc) VALUES ($1)", [PQJSON(encoding: ["a": 1])])
 /// ```
-public struct PostgresJSON: Sendable, Hashable, PostgresEncodable, PostgresDecodable, CustomStringConvertible {
+public struct PQJSON: Sendable, Hashable, PQEncodable, PQDecodable, CustomStringConvertible {
     /// The JSON text.
     public var text: String
 
@@ -24,10 +24,10 @@ public struct PostgresJSON: Sendable, Hashable, PostgresEncodable, PostgresDecod
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }
 
-    public var postgresBind: PostgresBind { .text(text, typeOID: PostgresOID.jsonb) }
+    public var postgresBind: PQBind { .text(text, typeOID: PQOID.jsonb) }
 
-    public static func decode(from cell: PostgresCell) throws -> PostgresJSON {
-        PostgresJSON(text: try cell.requireString(for: PostgresJSON.self))
+    public static func decode(from cell: PQCell) throws -> PQJSON {
+        PQJSON(text: try cell.requireString(for: PQJSON.self))
     }
 
     public var description: String { text }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Converts between `Date` and PostgreSQL's ISO timestamp text, with microsecond precision,
 /// without Foundation's locale-dependent formatters.
-enum PostgresTimestamp {
+enum PQTimestamp {
     /// `2024-03-01 12:34:56.123456+00`
     static func format(_ date: Date) -> String {
         let totalMicros = (date.timeIntervalSince1970 * 1_000_000).rounded()

@@ -4,9 +4,9 @@ import PostgresTestSupport
 import Testing
 
 /// Every supported type goes to the server as a parameter and comes back equal, NULL included.
-@Suite struct PostgresDecodableTests {
+@Suite struct PQDecodableTests {
     /// Sends `value` as `$1::sqlType`, reads it back, and checks NULL goes both ways as nil.
-    private func roundTrip<T: PostgresEncodable & PostgresDecodable & Equatable>(
+    private func roundTrip<T: PQEncodable & PQDecodable & Equatable>(
         _ connection: Connection, _ value: T, _ sqlType: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let back: T = try scalar(connection, "SELECT $1::\(sqlType) AS v", [value])
@@ -179,20 +179,20 @@ import Testing
         }
         try await TestPostgres.withDatabase { connection in
             let document = Document(name: "Grüße \"quoted\" \\ 😀", tags: ["a", "b\tc"], count: -3, nested: ["x": 1.5])
-            let json = try PostgresJSON(encoding: document)
+            let json = try PQJSON(encoding: document)
             #expect(json.text == #"{"count":-3,"name":"Grüße \"quoted\" \\ 😀","nested":{"x":1.5},"tags":["a","b\tc"]}"#)
             // Sent as jsonb, which normalizes the text (spacing, key order) but keeps the value.
             for type in ["jsonb", "json"] {
-                let back: PostgresJSON = try scalar(connection, "SELECT $1::\(type)", [json])
+                let back: PQJSON = try scalar(connection, "SELECT $1::\(type)", [json])
                 #expect(try back.decode(Document.self) == document)
-                let optional: PostgresJSON? = try scalar(connection, "SELECT $1::\(type)", [Optional(json)])
+                let optional: PQJSON? = try scalar(connection, "SELECT $1::\(type)", [Optional(json)])
                 #expect(try optional?.decode(Document.self) == document)
             }
             #expect(try scalar(connection, "SELECT $1::jsonb ->> 'name'", [json], as: String.self) == document.name)
             #expect(try scalar(connection, "SELECT jsonb_array_length($1::jsonb -> 'tags')", [json], as: Int.self) == 2)
-            let null: PostgresJSON? = try scalar(connection, "SELECT $1::jsonb", [PostgresJSON?.none])
+            let null: PQJSON? = try scalar(connection, "SELECT $1::jsonb", [PQJSON?.none])
             #expect(null == nil)
-            #expect(PostgresJSON(text: "[1]").description == "[1]")
+            #expect(PQJSON(text: "[1]").description == "[1]")
         }
     }
 

@@ -3,7 +3,7 @@ import CLibPQ
 /// An error reported by PostgreSQL or by libpq, with every diagnostic field the server sent.
 ///
 /// Server errors carry their ``SQLState``; match them with `catch SQLState.uniqueViolation`.
-public struct PostgresError: Error, Sendable, CustomStringConvertible {
+public struct PQError: Error, Sendable, CustomStringConvertible {
     /// Where the error arose.
     public enum Kind: Sendable, Hashable {
         /// Connecting failed (the server is unreachable, or refused us).
@@ -65,7 +65,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-extension PostgresError {
+extension PQError {
     /// Reads every diagnostic field of a failed result.
     init(result: OpaquePointer, statement: String?) {
         func field(_ code: Int32) -> String? {
@@ -90,13 +90,13 @@ extension PostgresError {
     }
 
     /// An error read from the connection's last libpq message (no result available).
-    static func client(_ connection: OpaquePointer?, _ fallback: String, statement: String? = nil) -> PostgresError {
+    static func client(_ connection: OpaquePointer?, _ fallback: String, statement: String? = nil) -> PQError {
         var message = fallback
         if let connection, let text = PQerrorMessage(connection) {
             let trimmed = String(cString: text).trimmingTrailingWhitespace()
             if !trimmed.isEmpty { message = trimmed }
         }
-        var error = PostgresError(kind: .client, message: message)
+        var error = PQError(kind: .client, message: message)
         error.statement = statement
         return error
     }

@@ -1,5 +1,5 @@
 /// One parameter value as it goes on the wire: its bytes (nil for NULL), their format and a type OID.
-public struct PostgresBind: Sendable, Hashable {
+public struct PQBind: Sendable, Hashable {
     /// The wire format of ``bytes``.
     public enum Format: Int32, Sendable { case text = 0, binary = 1 }
 
@@ -16,16 +16,16 @@ public struct PostgresBind: Sendable, Hashable {
     }
 
     /// SQL NULL.
-    public static let null = PostgresBind(bytes: nil)
+    public static let null = PQBind(bytes: nil)
 
     /// A value in PostgreSQL's text format.
-    public static func text(_ string: String, typeOID: UInt32 = 0) -> PostgresBind {
-        PostgresBind(bytes: Array(string.utf8), format: .text, typeOID: typeOID)
+    public static func text(_ string: String, typeOID: UInt32 = 0) -> PQBind {
+        PQBind(bytes: Array(string.utf8), format: .text, typeOID: typeOID)
     }
 }
 
 /// Well-known type OIDs (from pg_type).
-public enum PostgresOID {
+public enum PQOID {
     public static let bool: UInt32 = 16
     public static let bytea: UInt32 = 17
     public static let int8: UInt32 = 20
