@@ -9,7 +9,6 @@ let package = Package(
         .library(name: "EmbeddedPostgres", targets: ["EmbeddedPostgres"]),
         .library(name: "EntityModel", targets: ["EntityModel"]),
         .library(name: "MigrationEngine", targets: ["MigrationEngine"]),
-        .library(name: "Tenancy", targets: ["Tenancy"]),
         .library(name: "TenantMigrator", targets: ["TenantMigrator"]),
         .library(name: "TenantMigrateCLI", targets: ["TenantMigrateCLI"]),
         .executable(name: "tenant-migrate", targets: ["tenant-migrate"]),
@@ -59,22 +58,17 @@ let package = Package(
             path: "Migrations/Recipes/Policies"
         ),
 
-        // MARK: Tenants
-        .target(
-            name: "Tenancy",
-            dependencies: ["LibPQ", "EntityModel", "MigrationEngine", .product(name: "Logging", package: "swift-log")]
-        ),
-
+        // MARK: Tenants: the catalog, the runner, the fleet and the facade over them
         .target(
             name: "TenantMigrator",
-            dependencies: ["LibPQ", "EntityModel", "MigrationEngine", "Tenancy", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["LibPQ", "EntityModel", "MigrationEngine", .product(name: "Logging", package: "swift-log")]
         ),
 
         // MARK: Command line
         .target(
             name: "TenantMigrateCLI",
             dependencies: [
-                "TenantMigrator", "Tenancy", "MigrationEngine", "EntityModel", "LibPQ", "EmbeddedPostgres",
+                "TenantMigrator", "MigrationEngine", "EntityModel", "LibPQ", "EmbeddedPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -89,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "tenant-migrate-bench",
             dependencies: [
-                "LibPQ", "EmbeddedPostgres", "EntityModel", "MigrationEngine", "RecipesPolicies", "Tenancy", "TenantMigrator",
+                "LibPQ", "EmbeddedPostgres", "EntityModel", "MigrationEngine", "RecipesPolicies", "TenantMigrator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -106,21 +100,23 @@ let package = Package(
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"], resources: [.copy("Golden")]),
         .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "TenancyTests", dependencies: ["Tenancy", "TenantMigrator", "MigrationEngine", "EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "MappingTests",
-            dependencies: ["MigrationEngine", "EntityModel", "RecipesPolicies", "Tenancy", "TenantMigrator", "PostgresTestSupport"],
+            name: "TenantMigratorTests",
+            dependencies: ["TenantMigrator", "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies", "PostgresTestSupport"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "PostgresTestSupport"]),
+
+        // Whole-product suites: fleets and security through the library and the command line, and
+        // Citus (skipped unless TEST_CITUS_URL names a cluster).
         .testTarget(
             name: "FleetTests",
-            dependencies: ["TenantMigrator", "Tenancy", "TenantMigrateCLI", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
+            dependencies: ["TenantMigrator", "TenantMigrateCLI", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
+            dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
         ),
-        .testTarget(name: "CitusTests", dependencies: ["TenantMigrator", "Tenancy", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]),
-        .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "Tenancy", "MigrationEngine", "RecipesPolicies", "PostgresTestSupport"]),
+        .testTarget(name: "CitusTests", dependencies: ["TenantMigrator", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]),
     ]
 )

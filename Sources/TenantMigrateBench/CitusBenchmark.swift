@@ -3,7 +3,6 @@ import Foundation
 import LibPQ
 import Logging
 import RecipesPolicies
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate-bench citus`: the same fleet migration on plain PostgreSQL and on a Citus

@@ -5,7 +5,6 @@ import Foundation
 import LibPQ
 import Logging
 import RecipesPolicies
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate-bench create`: creating many tenants at the latest version with

@@ -6,7 +6,6 @@ import LibPQ
 import Logging
 import MigrationEngine
 import RecipesPolicies
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate-bench fleet`: a deployment-time run over many tenants.

@@ -5,7 +5,6 @@ import LibPQ
 import Logging
 import MigrationEngine
 import RecipesPolicies
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate-bench recipes`: Recipes v2 → v3 (seed 003) on one large tenant, three ways,

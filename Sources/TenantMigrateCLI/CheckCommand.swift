@@ -1,6 +1,5 @@
 import ArgumentParser
 import MigrationEngine
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate check`: can every adjacent pair of versions migrate, both ways? Offline.

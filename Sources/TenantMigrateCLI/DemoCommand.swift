@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import LibPQ
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate demo`: a guided tour on the embedded server (or DATABASE_URL).

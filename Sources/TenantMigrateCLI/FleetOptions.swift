@@ -1,5 +1,5 @@
 import ArgumentParser
-import Tenancy
+import TenantMigrator
 
 /// Runs a fleet operation with Ctrl-C handling and a progress display, then prints its report
 /// (and throws the exit code).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Tenancy
+import TenantMigrator
 
 extension FleetReport {
     /// The summary table on stdout (or the whole report as JSON), then the exit code: 1 when a

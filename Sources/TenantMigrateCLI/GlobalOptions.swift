@@ -3,7 +3,6 @@ import EntityModel
 import Foundation
 import Logging
 import MigrationEngine
-import Tenancy
 import TenantMigrator
 
 /// Options every command shares: where the database and the models are.

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Tenancy
+import TenantMigrator
 
 /// Turns SIGINT and SIGTERM into a graceful stop of a fleet run: the first stops taking new
 /// tenants and lets those in flight commit or roll back; the second cancels them (they roll back).

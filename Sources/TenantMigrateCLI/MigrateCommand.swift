@@ -1,5 +1,4 @@
 import ArgumentParser
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate migrate`: move tenants forward.

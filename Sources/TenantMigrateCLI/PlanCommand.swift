@@ -1,6 +1,5 @@
 import ArgumentParser
 import MigrationEngine
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate plan`: the steps, their exact SQL and the data they drop. Runs nothing.

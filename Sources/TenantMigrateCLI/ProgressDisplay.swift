@@ -1,5 +1,5 @@
 import Foundation
-import Tenancy
+import TenantMigrator
 
 /// Shows a fleet run's progress on stderr: a live line on a terminal, plain periodic lines in CI or
 /// when stderr is redirected.

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate rollback`: move tenants back to an older version.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Tenancy
+import TenantMigrator
 
 /// `tenant-migrate tenant …`: create, list, drop and adopt tenants.
 struct TenantCommand: AsyncParsableCommand {
@@ -84,7 +84,7 @@ struct TenantCommand: AsyncParsableCommand {
 
         func run() async throws {
             _ = try TenantName(name)
-            guard confirmed else { throw TenancyError.dropNotConfirmed(try TenantName(name)) }
+            guard confirmed else { throw TenantMigratorError.dropNotConfirmed(try TenantName(name)) }
             try await options.makeMigrator().dropTenant(name, confirmed: confirmed)
             print("dropped tenant \(name)")
         }

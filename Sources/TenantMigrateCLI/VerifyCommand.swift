@@ -1,5 +1,4 @@
 import ArgumentParser
-import Tenancy
 import TenantMigrator
 
 /// `tenant-migrate verify`: compare live schemas with their recorded versions.

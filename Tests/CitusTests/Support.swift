@@ -3,7 +3,6 @@ import LibPQ
 import Logging
 import PostgresTestSupport
 import RecipesPolicies
-import Tenancy
 import TenantMigrator
 import Testing
 

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import Tenancy
 @testable import TenantMigrateCLI
 import Testing
+import TenantMigrator
 
 /// The exit code of a fleet command follows its report.
 @Suite("Fleet exit codes")

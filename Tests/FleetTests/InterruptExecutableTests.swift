@@ -1,7 +1,6 @@
 import Foundation
 import LibPQ
 import PostgresTestSupport
-import Tenancy
 import TenantMigrator
 import Testing
 

@@ -5,7 +5,6 @@ import Logging
 import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
-import Tenancy
 import TenantMigrateCLI
 import TenantMigrator
 import Testing

@@ -5,15 +5,15 @@ import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
 import RecipesPolicies
-import Tenancy
 import TenantMigrateCLI
+import TenantMigrator
 import Testing
 
 /// The repository's root, found from this file.
 private let repositoryRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 private let migrations = repositoryRoot.appendingPathComponent("Migrations").path
-private let fixtures = repositoryRoot.appendingPathComponent("Tests/TenancyTests/Fixtures").path
+private let fixtures = repositoryRoot.appendingPathComponent("Tests/TenantMigratorTests/Fixtures").path
 
 /// Runs `tenant-migrate <arguments>` in-process, as the executable would.
 private func run(_ arguments: [String]) async throws {
@@ -113,7 +113,7 @@ struct TenantMigrateCLITests {
             for file in ["family.yaml", "v1.yaml", "v2.yaml", "v3.yaml", "Mappings/v3-to-v2.yaml"] {
                 try FileManager.default.copyItem(atPath: migrations + "/Recipes/" + file, toPath: family.appendingPathComponent(file).path)
             }
-            let invalid = repositoryRoot.appendingPathComponent("Tests/MappingTests/Fixtures/InvalidSQL/recipes-v2-to-v3.yaml")
+            let invalid = repositoryRoot.appendingPathComponent("Tests/TenantMigratorTests/Fixtures/InvalidSQL/recipes-v2-to-v3.yaml")
             try FileManager.default.copyItem(at: invalid, to: family.appendingPathComponent("Mappings/v2-to-v3.yaml"))
             let text = try String(contentsOf: invalid, encoding: .utf8)
             let line = (text.components(separatedBy: "\n").firstIndex { $0.contains("MISTAKE: syntax error") } ?? -1) + 1

@@ -1,0 +1,80 @@
+import Foundation
+import LibPQ
+
+extension TenantCatalog {
+    /// Every tenant, by name; optionally only those of `family`.
+    public func tenants(family: String? = nil, on connection: Connection) throws -> [TenantRecord] {
+        let rows = try connection.execute(
+            "SELECT \(TenantRecord.columns) FROM \(qualified("tenants", connection)) "
+                + "WHERE $1::text IS NULL OR family = $1 ORDER BY name",
+            [family]
+        )
+        return try rows.map(TenantRecord.init(row:))
+    }
+
+    /// The tenant named `name`, or nil.
+    public func tenant(_ name: TenantName, on connection: Connection, forUpdate: Bool = false) throws -> TenantRecord? {
+        try connection.execute(
+            "SELECT \(TenantRecord.columns) FROM \(qualified("tenants", connection)) WHERE name = $1\(forUpdate ? " FOR UPDATE" : "")",
+            [name.rawValue]
+        ).first.map(TenantRecord.init(row:))
+    }
+
+    /// The tenant named `name`, or ``TenantMigratorError/unknownTenant(_:)``.
+    public func requireTenant(_ name: TenantName, on connection: Connection, forUpdate: Bool = false) throws -> TenantRecord {
+        guard let record = try tenant(name, on: connection, forUpdate: forUpdate) else { throw TenantMigratorError.unknownTenant(name) }
+        return record
+    }
+
+    /// Takes the tenant's advisory lock until the end of the current transaction.
+    ///
+    /// The key is derived from (catalog, tenant), so runners on different tenants never wait for
+    /// each other, and two runners on the same tenant serialize.
+    public func lockTenant(_ name: TenantName, on connection: Connection) throws {
+        try connection.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
+    }
+
+    /// Records that `tenant` is now at `version`, ready.
+    public func recordVersion(_ tenant: TenantName, version: String, versionHash: String, on connection: Connection) throws {
+        try connection.execute(
+            "UPDATE \(qualified("tenants", connection)) SET version = $2, version_hash = $3, state = 'ready', "
+                + "last_error = NULL, updated_at = now() WHERE name = $1",
+            [tenant.rawValue, version, versionHash]
+        )
+    }
+
+    /// Marks `tenant` failed with `error` (its version is unchanged).
+    public func recordFailure(_ tenant: TenantName, error: String, on connection: Connection) throws {
+        try connection.execute(
+            "UPDATE \(qualified("tenants", connection)) SET state = 'failed', last_error = $2, updated_at = now() WHERE name = $1",
+            [tenant.rawValue, error]
+        )
+    }
+
+    /// Appends one row to the migration history.
+    public func recordHistory(_ entry: HistoryEntry, on connection: Connection) throws {
+        try connection.execute(
+            """
+            INSERT INTO \(qualified("migration_history", connection))
+                (tenant, family, operation, from_version, to_version, started_at, outcome, error, sqlstate, statistics)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            """,
+            [
+                entry.tenant.rawValue, entry.family, entry.operation.rawValue, entry.fromVersion, entry.toVersion,
+                entry.startedAt, entry.outcome.rawValue, entry.error, entry.sqlState,
+                try PQJSON(encoding: entry.statistics),
+            ]
+        )
+    }
+
+    /// The history of `tenant`, oldest first.
+    public func history(of tenant: TenantName, on connection: Connection) throws -> [HistoryEntry] {
+        try connection.execute(
+            """
+            SELECT tenant, family, operation, from_version, to_version, started_at, finished_at, outcome, error, sqlstate, statistics
+            FROM \(qualified("migration_history", connection)) WHERE tenant = $1 ORDER BY id
+            """,
+            [tenant.rawValue]
+        ).map(HistoryEntry.init(row:))
+    }
+}

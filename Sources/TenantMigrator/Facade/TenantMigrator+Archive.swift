@@ -1,0 +1,35 @@
+import Foundation
+import MigrationEngine
+
+/// One tenant's archive entries for one step (`tenant-migrate archive list`).
+public struct ArchiveUsage: Sendable, Codable {
+    public var tenant: String
+    public var usage: TenantArchive.Usage
+}
+
+extension TenantMigrator {
+    /// The archive's entries and sizes per tenant and step (every tenant of the family, or `tenant`).
+    public func archiveUsage(tenant: String? = nil) async throws -> [ArchiveUsage] {
+        let records = try await tenants().filter { tenant == nil || $0.name.rawValue == tenant }
+        // Reads only: never creates the catalog.
+        return try await withExistingCatalog(absent: { [] }) { connection in
+            try records.flatMap { record in
+                try TenantArchive.usage(inSchema: record.schema, on: connection).map { ArchiveUsage(tenant: record.name.rawValue, usage: $0) }
+            }
+        }
+    }
+
+    /// Deletes archive entries older than `age` (every tenant of the family, or `tenant`); returns
+    /// the number deleted per tenant. Each tenant is pruned in a transaction of its own.
+    public func pruneArchive(olderThan age: Duration, tenant: String? = nil) async throws -> [String: Int] {
+        let records = try await tenants().filter { tenant == nil || $0.name.rawValue == tenant }
+        let cutoff = Date().addingTimeInterval(-Double(age.components.seconds))
+        return try await withExistingCatalog(absent: { [:] }) { connection in
+            var deleted: [String: Int] = [:]
+            for record in records {
+                deleted[record.name.rawValue] = try connection.transaction { try TenantArchive.prune(inSchema: record.schema, olderThan: cutoff, on: $0) }
+            }
+            return deleted
+        }
+    }
+}

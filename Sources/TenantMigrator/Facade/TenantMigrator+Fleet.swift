@@ -1,0 +1,46 @@
+import Foundation
+import MigrationEngine
+
+extension TenantMigrator {
+    /// Migrates every selected tenant to `target` (the latest when nil) over `jobs` connections.
+    /// Tenants already there are skipped after one catalog query; failures are reported per tenant
+    /// and do not stop the others unless `failFast`. A trial `mode` rolls every tenant back.
+    public func migrateAll(
+        to target: String? = nil, selection: TenantSelection = .all, jobs: Int = 4, failFast: Bool = false,
+        allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
+        progress: (@Sendable (FleetProgress) -> Void)? = nil
+    ) async throws -> FleetReport {
+        try await fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .forward, mode: mode)
+            .run(to: target, selection: selection, control: control, progress: progress)
+    }
+
+    /// Rolls every selected tenant back to `target`.
+    public func rollbackAll(
+        to target: String, selection: TenantSelection = .all, jobs: Int = 4, failFast: Bool = false,
+        allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
+        progress: (@Sendable (FleetProgress) -> Void)? = nil
+    ) async throws -> FleetReport {
+        try await fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .backward, mode: mode)
+            .run(to: target, selection: selection, control: control, progress: progress)
+    }
+
+    /// Creates many tenants at `version` (the latest when nil) in parallel.
+    public func createTenants(
+        _ names: [String], version: String? = nil, access: TenantAccess = TenantAccess(), jobs: Int = 4,
+        control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
+    ) async throws -> FleetReport {
+        let names = try names.map(TenantName.init)
+        return try await lifecycle.createMany(names, version: version, access: access, jobs: jobs, connectionString: connectionString,
+                                              logger: logger, control: control, progress: progress)
+    }
+
+    func fleet(
+        jobs: Int, failFast: Bool, allowDestructive: Bool, direction: TenantMigrationRunner.Direction, mode: MigrationRunMode = .apply
+    ) -> FleetRunner {
+        var fleet = FleetRunner(connectionString: connectionString, runner: runner, jobs: jobs, failFast: failFast,
+                                allowDestructive: allowDestructive, direction: direction, logger: logger)
+        fleet.reconnectTimeout = reconnectTimeout
+        fleet.mode = mode
+        return fleet
+    }
+}

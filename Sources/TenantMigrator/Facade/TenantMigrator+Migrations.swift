@@ -1,0 +1,198 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+
+extension TenantMigrator {
+    /// The planner for this family and its mappings.
+    public var planner: MigrationPlanner { MigrationPlanner(family: family, mappings: mappings, hooks: policies) }
+
+    /// The runner that migrates one tenant safely (advisory lock, lock_timeout, retries).
+    public var runner: TenantMigrationRunner {
+        var runner = TenantMigrationRunner(catalog: catalog, planner: planner, lockTimeout: lockTimeout, maxAttempts: maxAttempts)
+        runner.acceptModelChange = acceptModelChange
+        runner.archives = archives
+        return runner
+    }
+
+    // MARK: - Planning (runs nothing)
+
+    /// Plans the path from the tenant's recorded version to `target` (the latest when nil).
+    public func plan(tenant: String, to target: String? = nil) async throws -> MigrationPlan {
+        try await planReportAndPlan(tenant: tenant, to: target).plan
+    }
+
+    /// Plans the path between two versions, offline.
+    public func plan(from source: String, to destination: String) throws -> MigrationPlan {
+        try planner.plan(from: source, to: destination)
+    }
+
+    /// Checks every adjacent pair of the family in both directions: mapped, inferred or impossible.
+    public func checkFamily() -> [MigrationPlanner.PairCheck] {
+        planner.checkFamily()
+    }
+
+    /// The plan from the tenant's recorded version to `target`, with the exact SQL of every step
+    /// rendered for the tenant's schema. Reads the catalog; changes nothing.
+    public func planReport(tenant: String, to target: String? = nil) async throws -> MigrationPlanReport {
+        try await planReportAndPlan(tenant: tenant, to: target).report
+    }
+
+    /// The plan between two versions, with its SQL rendered for `schema` (a placeholder by default).
+    /// Connects only to quote identifiers through libpq; reads and changes nothing.
+    public func planReport(from source: String, to destination: String, schema: String = "<tenant schema>") async throws -> MigrationPlanReport {
+        let plan = try planner.plan(from: source, to: destination)
+        return try await withPlainConnection { connection in
+            MigrationPlanReport(plan: plan, tenant: nil, schema: schema, quoting: connection)
+        }
+    }
+
+    private func planReportAndPlan(tenant: String, to target: String?) async throws -> (plan: MigrationPlan, report: MigrationPlanReport) {
+        let name = try TenantName(tenant)
+        let catalog = self.catalog, planner = self.planner, family = self.family
+        let destination = target ?? family.latestVersion.name
+        guard family.version(named: destination) != nil else {
+            throw TenantMigratorError.unknownVersion(destination, family: family.name, known: family.versionNames)
+        }
+        return try await withExistingCatalog(absent: { throw TenantMigratorError.unknownTenant(name) }) { connection in
+            let record = try catalog.requireTenant(name, on: connection)
+            guard record.family == family.name else {
+                throw TenantMigratorError.familyMismatch(tenant: name, recorded: record.family, configured: family.name)
+            }
+            let plan = try planner.plan(from: record.version, to: destination)
+            return (plan, MigrationPlanReport(plan: plan, tenant: name.rawValue, schema: record.schema, quoting: connection))
+        }
+    }
+
+    // MARK: - Migrating
+
+    /// Migrates `tenant` forward to `target` (the latest when nil), in one transaction.
+    ///
+    /// - Throws: ``TenantMigrationError`` when the plan drops data and `allowDestructive` is false,
+    ///   when `target` is older than the tenant's version (use ``rollback(tenant:to:allowDestructive:mode:)``),
+    ///   or when the migration fails (it is then rolled back and recorded).
+    ///
+    /// With `mode` ``MigrationRunMode/dryRun`` or ``MigrationRunMode/rehearse``, the migration runs
+    /// for real and is then rolled back: nothing changes and nothing is recorded.
+    public func migrate(
+        tenant: String, to target: String? = nil, allowDestructive: Bool = false, mode: MigrationRunMode = .apply
+    ) async throws -> TenantMigrationResult {
+        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .forward, mode: mode)
+    }
+
+    /// Migrates `tenant` back to the older (or same) version `target`, in one transaction. Rolling
+    /// back past a step that drops data needs `allowDestructive`.
+    public func rollback(
+        tenant: String, to target: String, allowDestructive: Bool = false, mode: MigrationRunMode = .apply
+    ) async throws -> TenantMigrationResult {
+        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .backward, mode: mode)
+    }
+
+    /// Migrates `tenant` to the latest version if it is not there yet. When it is, this costs one
+    /// catalog query and takes no lock.
+    public func migrateIfNeeded(tenant: String) async throws -> TenantMigrationResult {
+        let name = try TenantName(tenant)
+        let catalog = self.catalog, family = self.family
+        let latest = family.latestVersion.name
+        let started = ContinuousClock.now
+        let current: TenantRecord? = try await withPlainConnection { connection in
+            do {
+                return try catalog.tenant(name, on: connection)
+            } catch SQLState.undefinedTable {
+                return nil  // no catalog yet; `migrate` installs it and reports the unknown tenant
+            } catch SQLState.invalidSchemaName {
+                return nil
+            }
+        }
+        if let current, current.family == family.name, current.version == latest {
+            let elapsed = ContinuousClock.now - started
+            return TenantMigrationResult(
+                tenant: name, fromVersion: latest, toVersion: latest, outcome: .alreadyCurrent, attempts: 0,
+                milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+            )
+        }
+        return try await migrate(tenant: tenant)
+    }
+
+    private func run(
+        tenant: String, to target: String?, allowDestructive: Bool, direction: TenantMigrationRunner.Direction, mode: MigrationRunMode
+    ) async throws -> TenantMigrationResult {
+        let name = try TenantName(tenant)
+        if let target, family.version(named: target) == nil {
+            throw TenantMigratorError.unknownVersion(target, family: family.name, known: family.versionNames)
+        }
+        let runner = self.runner
+        let body: @Sendable (Connection) throws -> TenantMigrationResult = { connection in
+            try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, on: connection)
+        }
+        // A trial writes nothing, not even the catalog.
+        guard mode.isTrial else { return try await withConnection(body) }
+        return try await withExistingCatalog(absent: { throw TenantMigratorError.unknownTenant(name) }, body)
+    }
+
+    /// Opens a connection WITHOUT installing the catalog (for read-only work), runs `body`, closes it.
+    func withPlainConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let connection = try await MigratorSession(connectionString: connectionString, reconnectTimeout: .zero, logger: logger).connect()
+        return try await connection.withConnection(body)
+    }
+}
+
+/// A plan as `tenant-migrate plan` shows it: every step with its exact SQL and the data it drops.
+public struct MigrationPlanReport: Sendable, Codable {
+    public struct Step: Sendable, Codable {
+        /// `v1 → v2: inferred`, `v2 → v3: mapped by …`.
+        public var title: String
+        public var source: String
+        public var destination: String
+        /// The versions a fused step walks through.
+        public var versions: [String]
+        /// The SQL (or the description of a Swift policy's stages) the step runs.
+        public var statements: [String]
+        public var destructiveChanges: [DestructiveChange]
+        /// Losses limited to rows a predicate selects: counted when the step runs.
+        public var dataDependentLosses: [DestructiveChange]
+        /// What the step destroys or overwrites that the archive keeps (it comes back on the way down).
+        public var archived: [DestructiveChange]
+        /// What is truly lost even with the archive (needs `--allow-destructive`).
+        public var lost: [DestructiveChange]
+    }
+
+    /// The tenant, when planned for one.
+    public var tenant: String?
+    /// The schema the SQL is rendered for.
+    public var schema: String
+    public var family: String
+    public var source: String
+    public var destination: String
+    public var direction: MigrationDirection
+    public var steps: [Step]
+
+    /// Every change that drops data, over all steps.
+    public var destructiveChanges: [DestructiveChange] { steps.flatMap(\.destructiveChanges) }
+    /// Every loss that depends on the tenant's data, over all steps.
+    public var dataDependentLosses: [DestructiveChange] { steps.flatMap(\.dataDependentLosses) }
+    public var isEmpty: Bool { steps.isEmpty }
+    /// What the archive keeps, over all steps.
+    public var archived: [DestructiveChange] { steps.flatMap(\.archived) }
+    /// What is truly lost with the archive, over all steps.
+    public var lost: [DestructiveChange] { steps.flatMap(\.lost) }
+
+    public init(plan: MigrationPlan, tenant: String?, schema: String, quoting: some SQLQuoting) {
+        self.tenant = tenant
+        self.schema = schema
+        self.family = plan.family
+        self.source = plan.source.name
+        self.destination = plan.destination.name
+        self.direction = plan.direction
+        self.steps = plan.describe(inSchema: schema, quoting: quoting).map { step, statements in
+            Step(
+                title: step.description, source: step.source.name, destination: step.destination.name,
+                versions: step.versions.map(\.name), statements: statements,
+                destructiveChanges: step.destructiveChanges,
+                dataDependentLosses: step.account.dataDependentLosses,
+                archived: step.account.archivedChanges,
+                lost: step.account.lostChanges(archiving: true)
+            )
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+import MigrationEngine
+
+/// Migrates (or rolls back) many tenants over N connections at once: the deployment-time run.
+///
+/// One catalog query finds the selected tenants; those already at the target are skipped without
+/// opening another connection, so a deploy with nothing to do costs one round trip. Each other
+/// tenant migrates in its own transaction through ``TenantMigrationRunner``; a failure is recorded
+/// and the run goes on (unless ``failFast``). Two runners on the same fleet never migrate a tenant
+/// twice: the runner re-reads each tenant's version under its advisory lock.
+public struct FleetRunner: Sendable {
+    public var connectionString: String
+    public var runner: TenantMigrationRunner
+    /// Connections used at once.
+    public var jobs: Int
+    /// Stop taking tenants after the first failure.
+    public var failFast: Bool
+    /// Run plans that drop data.
+    public var allowDestructive: Bool
+    /// Keep the results, or roll every tenant back at the end (a dry run or a rehearsal).
+    public var mode: MigrationRunMode = .apply
+    /// `.forward` for migrate, `.backward` for rollback.
+    public var direction: TenantMigrationRunner.Direction
+    /// How long a lost connection keeps trying to reconnect (a server restart) before its worker
+    /// gives up.
+    public var reconnectTimeout: Duration = .seconds(60)
+    public var logger: Logger
+
+    public init(
+        connectionString: String, runner: TenantMigrationRunner, jobs: Int = 4, failFast: Bool = false,
+        allowDestructive: Bool = false, direction: TenantMigrationRunner.Direction = .forward,
+        logger: Logger = Logger(label: "TenantMigrator.fleet")
+    ) {
+        self.connectionString = connectionString
+        self.runner = runner
+        self.jobs = jobs
+        self.failFast = failFast
+        self.allowDestructive = allowDestructive
+        self.direction = direction
+        self.logger = logger
+    }
+
+    /// Moves the selected tenants to `target` (the family's latest when nil).
+    public func run(
+        to target: String? = nil,
+        selection: TenantSelection = .all,
+        control: FleetControl = FleetControl(),
+        progress: (@Sendable (FleetProgress) -> Void)? = nil
+    ) async throws -> FleetReport {
+        let family = runner.family
+        let catalog = runner.catalog
+        let target = target ?? family.latestVersion.name
+        guard family.version(named: target) != nil else {
+            throw TenantMigratorError.unknownVersion(target, family: family.name, known: family.versionNames)
+        }
+        let startedAt = Date()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let session = MigratorSession(connectionString: connectionString, reconnectTimeout: reconnectTimeout, logger: logger)
+        let first = try await session.connect()
+        let mode = self.mode
+        let records = try await first.withConnection { connection -> [TenantRecord] in
+            if mode.isTrial {
+                // A trial writes nothing, not even the catalog: no catalog, no tenants.
+                guard try catalog.isInstalled(on: connection) else { return [] }
+            } else {
+                try catalog.install(on: connection)
+            }
+            return try catalog.tenants(family: family.name, on: connection)
+        }
+        var entries: [FleetReport.Entry] = []
+        var pending: [TenantRecord] = []
+        for record in records where selection.includes(record.name) {
+            if record.version == target {
+                entries.append(.init(tenant: record.name.rawValue, outcome: .skipped, fromVersion: record.version, toVersion: target, milliseconds: 0))
+            } else {
+                pending.append(record)
+            }
+        }
+        let unknown = selection.names.filter { name in !records.contains { $0.name.rawValue == name } }
+        for name in unknown {
+            entries.append(.init(tenant: name, outcome: .failed, fromVersion: "", toVersion: target, milliseconds: 0,
+                                 error: "no tenant named \(name) in family \(family.name)"))
+        }
+        if let limit = selection.limit { pending = Array(pending.prefix(limit)) }
+        if !runner.acceptModelChange, let changed = Self.changedModel(pending, family: family) {
+            await first.close()
+            throw changed
+        }
+        func elapsed() -> Double { let d = clock.now - started; return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+        guard !pending.isEmpty else {
+            await first.close()
+            var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(), interrupted: false, entries: entries)
+            report.mode = mode
+            return report
+        }
+
+        let tracker = ProgressTracker(total: pending.count, callback: progress)
+        let runner = self.runner, allowDestructive = self.allowDestructive, direction = self.direction, failFast = self.failFast
+        let outputs = try await fanOut(
+            pending, jobs: jobs, session: session, control: control, firstConnection: first,
+            work: { record, connection in
+                Self.migrate(record, to: target, runner: runner, allowDestructive: allowDestructive, direction: direction, mode: mode,
+                             control: control, on: connection)
+            },
+            recover: { run, connection in
+                // The connection died during the tenant: record its failure on the new one.
+                guard let failure = run.unrecorded else { return run }
+                _ = runner.recordFailure(failure, startedAt: Date(), logger: runner.logger(for: failure.tenant, connection), on: connection)
+                return TenantRun(entry: run.entry, unrecorded: nil)
+            },
+            onDone: { run in
+                await tracker.record(failed: run.entry.outcome == .failed)
+                // Not control.stop(): two failures at once must not cancel the healthy tenants in flight.
+                if failFast, run.entry.outcome == .failed { control.haltAfterFailure() }
+            }
+        )
+        for (record, output) in zip(pending, outputs.map { $0?.entry }) {
+            entries.append(output ?? .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version, toVersion: target, milliseconds: 0))
+        }
+        entries.sort { $0.tenant < $1.tenant }
+        var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(),
+                                 interrupted: control.isStopped || Task.isCancelled, entries: entries)
+        report.mode = mode
+        return report
+    }
+
+    /// One tenant's report line, and its failure when the connection died before it could be recorded.
+    struct TenantRun: Sendable {
+        var entry: FleetReport.Entry
+        var unrecorded: TenantMigrationError?
+    }
+
+    /// The first version among `records` whose model file changed since its tenants reached it.
+    static func changedModel(_ records: [TenantRecord], family: ModelFamily) -> TenantMigratorError? {
+        let changed = records.filter { record in
+            family.version(named: record.version).map { $0.versionHash != record.versionHash } ?? false
+        }
+        guard let version = changed.first?.version else { return nil }
+        return .modelChanged(
+            version: version, file: family.versionFile(version), tenants: changed.filter { $0.version == version }.map(\.name)
+        )
+    }
+
+    /// One tenant, turned into a report line whatever happens.
+    static func migrate(
+        _ record: TenantRecord, to target: String, runner: TenantMigrationRunner, allowDestructive: Bool,
+        direction: TenantMigrationRunner.Direction, mode: MigrationRunMode = .apply, control: FleetControl, on connection: Connection
+    ) -> TenantRun {
+        let clock = ContinuousClock()
+        let started = clock.now
+        func milliseconds() -> Double { let d = clock.now - started; return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+        var runner = runner
+        runner.control = control
+        do {
+            let result = try runner.migrate(
+                record.name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, on: connection
+            )
+            return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: result.outcome == .migrated ? .migrated : .skipped,
+                                          fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
+                                          rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil))
+        } catch let error as TenantMigrationError where error.isInterruption {
+            return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
+                                          toVersion: target, milliseconds: milliseconds()))
+        } catch let error as TenantMigrationError {
+            return TenantRun(
+                entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: error.fromVersion, toVersion: error.toVersion,
+                             milliseconds: milliseconds(), error: error.description, sqlState: error.sqlState?.rawValue),
+                unrecorded: error.isRecorded || !error.isRecordable ? nil : error
+            )
+        } catch {
+            // Failed before the tenant's record was read (a lost connection, say): record it against
+            // the version the fleet query found, once a connection is back.
+            let failure = TenantMigrationError(
+                tenant: record.name, fromVersion: record.version, toVersion: target, reason: .stepFailed,
+                underlying: error, attempts: 1, milliseconds: milliseconds()
+            )
+            return TenantRun(
+                entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: record.version, toVersion: target,
+                             milliseconds: milliseconds(), error: "\(error)", sqlState: sqlState(of: error)?.rawValue),
+                unrecorded: connection.isHealthy ? nil : failure
+            )
+        }
+    }
+
+    /// The SQLSTATE behind an error: a server error's own, or the one a constraint violation
+    /// found by the validation stage wraps.
+    static func sqlState(of error: (any Error)?) -> SQLState? {
+        switch error {
+        case let error as PQError: return error.sqlState
+        case let error as ConstraintViolation: return error.underlying.sqlState
+        default: return nil
+        }
+    }
+}
+
+/// Counts finished tenants and reports progress.
+actor ProgressTracker {
+    private let total: Int
+    private var done = 0
+    private var failed = 0
+    private let started = ContinuousClock.now
+    private let callback: (@Sendable (FleetProgress) -> Void)?
+
+    init(total: Int, callback: (@Sendable (FleetProgress) -> Void)?) {
+        self.total = total
+        self.callback = callback
+        callback?(FleetProgress(total: total, done: 0, failed: 0, elapsed: 0))
+    }
+
+    func record(failed isFailure: Bool) {
+        done += 1
+        if isFailure { failed += 1 }
+        let elapsed = ContinuousClock.now - started
+        callback?(FleetProgress(total: total, done: done, failed: failed,
+                                elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+    }
+}

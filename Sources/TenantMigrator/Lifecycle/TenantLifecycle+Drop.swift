@@ -1,0 +1,24 @@
+import Foundation
+import LibPQ
+
+extension TenantLifecycle {
+    /// Drops tenant `name`: its schema with all its data, and its catalog record. The history is
+    /// kept, with a row for the drop.
+    ///
+    /// - Parameter confirmed: must be true; dropping deletes data (the CLI's `--yes-drop-data`).
+    public func drop(_ name: TenantName, confirmed: Bool, on connection: Connection) throws {
+        guard confirmed else { throw TenantMigratorError.dropNotConfirmed(name) }
+        let started = Date()
+        try connection.transaction { connection in
+            try catalog.lockTenant(name, on: connection)
+            let record = try catalog.requireTenant(name, on: connection, forUpdate: true)
+            try connection.script("DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(record.schema)) CASCADE")
+            try connection.execute("DELETE FROM \(catalog.qualified("tenants", connection)) WHERE name = $1", [name.rawValue])
+            try catalog.recordHistory(
+                HistoryEntry(tenant: name, family: record.family, operation: .drop, fromVersion: record.version,
+                             toVersion: nil, startedAt: started, outcome: .succeeded),
+                on: connection
+            )
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import EntityModel
+import LibPQ
+
+/// A tenant operation was refused or failed. Each case names the tenant and says what to do.
+public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
+    case invalidTenantName(String, reason: String)
+    case tenantExists(TenantName)
+    case schemaExists(String, tenant: TenantName)
+    case unknownTenant(TenantName)
+    case unknownVersion(String, family: String, known: [String])
+    case familyMismatch(tenant: TenantName, recorded: String, configured: String)
+    case catalogTooNew(catalog: String, found: Int, supported: Int)
+    case adoptionFailed(schema: String, closest: String?, differences: [String])
+    case schemaMissing(String)
+    /// `tenant adopt` named a schema that another tenant is registered with.
+    case schemaBelongsToTenant(String, tenant: TenantName)
+    case dropNotConfirmed(TenantName)
+    /// The model file of `version` is not the one `tenants` were migrated with (its hash differs
+    /// from the recorded one).
+    case modelChanged(version: String, file: String, tenants: [TenantName])
+    /// The catalog's name is not a valid schema name for a catalog.
+    case invalidCatalogName(String, reason: String)
+    /// A schema of the catalog's name exists but is not a tenant catalog.
+    case notACatalog(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidTenantName(name, reason):
+            return "invalid tenant name \(name.debugDescription): \(reason). Tenant names are 1-48 characters of a-z, 0-9 and _, starting with a letter."
+        case let .tenantExists(name):
+            return "tenant \(name) already exists"
+        case let .schemaExists(schema, tenant):
+            return "schema \(schema) already exists but is not registered as a tenant; register it with `tenant adopt \(tenant) --schema \(schema)`, or drop it"
+        case let .unknownTenant(name):
+            return "no tenant named \(name) (see `tenant list`)"
+        case let .unknownVersion(version, family, known):
+            return "family \(family) has no version \(version.debugDescription) (it has \(known.joined(separator: ", ")))"
+        case let .familyMismatch(tenant, recorded, configured):
+            return "tenant \(tenant) belongs to family \(recorded), not \(configured)"
+        case let .catalogTooNew(catalog, found, supported):
+            return "the tenant catalog \(catalog) has version \(found), but this tenant-migrate supports up to \(supported); upgrade tenant-migrate"
+        case let .adoptionFailed(schema, closest, differences):
+            var text = "schema \(schema) matches no version of the family"
+            if let closest {
+                text += "; the closest is \(closest), with \(differences.count) difference\(differences.count == 1 ? "" : "s"):"
+                text += differences.prefix(20).map { "\n  - \($0)" }.joined()
+                if differences.count > 20 { text += "\n  … and \(differences.count - 20) more" }
+            }
+            return text
+        case let .schemaMissing(schema):
+            return "schema \(schema) does not exist"
+        case let .schemaBelongsToTenant(schema, tenant):
+            return "schema \(schema) already belongs to tenant \(tenant); a schema can be registered for one tenant only (see `tenant list`)"
+        case let .dropNotConfirmed(name):
+            return "dropping tenant \(name) deletes its schema and all its data; confirm with --yes-drop-data"
+        case let .invalidCatalogName(name, reason):
+            return "invalid catalog name \(name.debugDescription): \(reason)"
+        case let .notACatalog(schema):
+            return "schema \(schema) exists but is not a tenant catalog (it has no catalog_info table); nothing was "
+                + "created in it. Name an existing catalog, or a new name that is not an existing schema"
+        case let .modelChanged(version, file, tenants):
+            let names = tenants.prefix(10).map(\.rawValue).joined(separator: ", ") + (tenants.count > 10 ? " and \(tenants.count - 10) more" : "")
+            return "\(file) (version \(version)) changed since tenant\(tenants.count == 1 ? "" : "s") \(names) reached it: "
+                + "its model hash differs from the one recorded, so a plan from \(version) would assume a shape those tenants "
+                + "do not have. Restore the released file, or accept the change if it is cosmetic (acceptModelChange, "
+                + "--accept-model-change). Nothing was changed"
+        }
+    }
+}
+
+extension ModelFamily {
+    /// The file that defines `version`, as diagnostics name it (`Recipes/v1.yaml`).
+    func versionFile(_ version: String) -> String {
+        (directory.map { $0.lastPathComponent + "/" } ?? "") + version + ".yaml"
+    }
+}

@@ -1,0 +1,169 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import RecipesPolicies
+import TenantMigrator
+import Testing
+
+extension Connection {
+    /// md5 of every model table of `schema` (not the `_tm_` ones), rows ordered by id, each row
+    /// as JSON with its keys sorted, so a column that went and came back at the end of the table
+    /// compares equal.
+    func modelTableChecksums(schema: String) throws -> [String: String] {
+        let tables: [String] = try execute("SELECT tablename::text FROM pg_tables WHERE schemaname = $1 AND tablename NOT LIKE '\\_%' ORDER BY 1", [schema])
+            .map { try $0.decode(String.self, at: 0) }
+        var sums: [String: String] = [:]
+        for table in tables {
+            sums[table] = try scalar(
+                "SELECT coalesce(md5(string_agg(to_jsonb(t)::text, ',' ORDER BY t.id)), 'empty') FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) t",
+                as: String.self)
+        }
+        return sums
+    }
+}
+
+/// Issue 10: what a step destroys or overwrites goes to the tenant's archive, and the reverse step
+/// gives it back (compare-and-restore), without `--allow-destructive`.
+@Suite("Archive and restore")
+struct ArchiveTests {
+    /// Recipes data with Meat and Fish recipes and conflicting units (a name with several units).
+    static func data() -> RecipeData {
+        var data = RecipeData(recipes: 300, ingredients: 2_000)
+        for index in stride(from: 0, to: data.ingredients.count, by: 7) where data.ingredients[index].unit != nil {
+            data.ingredients[index].unit = data.ingredients[index].unit == "g" ? "kg" : "g"
+        }
+        return data
+    }
+
+    @Test func v1ToV3ToV1RestoresEveryTableExactly() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try recipesMigrator(conninfo)
+            let schema = try await migrator.createTenant("acme", version: "v1").schema
+            let connection = try Connection(conninfo)
+            let data = Self.data()
+            try data.insert(into: schema, version: "v1", on: connection)
+            #expect(data.meatAndFish > 50)
+            let conflicting = try connection.scalar(
+                "SELECT count(*)::int FROM (SELECT name FROM \(schema).recipe_ingredient GROUP BY name HAVING count(DISTINCT unit_of_measure) > 1) n", as: Int.self)
+            #expect(conflicting > 10)
+            let before = try connection.modelTableChecksums(schema: schema)
+
+            // No consent needed: everything destroyed is archived.
+            let plan = try migrator.plan(from: "v1", to: "v3")
+            #expect(plan.lostChanges(archiving: true).isEmpty, "\(plan.lostChanges(archiving: true))")
+            #expect(!plan.lostChanges(archiving: false).isEmpty)
+            #expect(try await migrator.migrate(tenant: "acme", to: "v3").outcome == .migrated)
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE type IN ('Meat', 'Fish')", as: Int.self) == 0)
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive WHERE table_name = 'recipe' AND column_name = 'type'", as: Int.self) == data.meatAndFish)
+            #expect(try await verifyClean(migrator, "acme"))
+
+            #expect(try migrator.plan(from: "v3", to: "v1").lostChanges(archiving: true).isEmpty)
+            let down = try await migrator.rollback(tenant: "acme", to: "v1")
+            #expect(down.outcome == .migrated && down.toVersion == "v1")
+            #expect(try connection.modelTableChecksums(schema: schema) == before)
+            #expect(try await verifyClean(migrator, "acme"))
+            // The entries used are gone.
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive WHERE step_from = 'v2' AND step_to = 'v3'", as: Int.self) == 0)
+        }
+    }
+
+    @Test func compareAndRestoreKeepsWhatTheAppChanged() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try recipesMigrator(conninfo)
+            let schema = try await migrator.createTenant("acme", version: "v1").schema
+            let connection = try Connection(conninfo)
+            let data = Self.data()
+            try data.insert(into: schema, version: "v1", on: connection)
+            let meat = data.recipes.filter { $0.type == "Meat" }.map(\.id)
+            let changed = meat[0]
+            _ = try await migrator.migrate(tenant: "acme", to: "v3")
+
+            // The app changes one former Meat recipe to Dessert and adds a RecipeIngredient.
+            try connection.execute("UPDATE \(schema).recipe SET type = 'Dessert' WHERE id = $1", [changed])
+            let ingredient = try connection.scalar("SELECT id FROM \(schema).ingredient WHERE name = 'Crème fraîche'", as: Int64.self)
+            let added = try connection.scalar(
+                "INSERT INTO \(schema).recipe_ingredient (quantity, recipe_id, ingredient_id) VALUES (2.5, $1, $2) RETURNING id", [changed, ingredient], as: Int64.self)
+            let unit = try connection.rows("SELECT u.name FROM \(schema).ingredient i LEFT JOIN \(schema).unit_of_measure u ON u.id = i.unit_of_measure_id WHERE i.id = $1", [ingredient])
+
+            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            #expect(try connection.scalar("SELECT type FROM \(schema).recipe WHERE id = $1", [changed], as: String.self) == "Dessert")
+            let types = try connection.rows("SELECT r.id::text, r.type FROM \(schema).recipe r WHERE r.type IN ('Meat', 'Fish') ORDER BY r.id")
+            let expected = data.recipes.filter { ($0.type == "Meat" || $0.type == "Fish") && $0.id != changed }.map { [String($0.id), $0.type] as [String?] }
+            #expect(types == expected)
+            // The new row gets the step's normal result: its ingredient's name and unit.
+            #expect(try connection.rows("SELECT name, unit_of_measure FROM \(schema).recipe_ingredient WHERE id = $1", [added]) == [["Crème fraîche", unit[0][0]]])
+            // The entry the app overrode stays in the archive until pruned.
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive WHERE table_name = 'recipe' AND column_name = 'type'", as: Int.self) == 1)
+            #expect(try await verifyClean(migrator, "acme"))
+        }
+    }
+
+    @Test func droppedColumnComesBack() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try recipesMigrator(conninfo)
+            let schema = try await migrator.createTenant("acme", version: "v2").schema
+            let connection = try Connection(conninfo)
+            try connection.execute("INSERT INTO \(schema).recipe (name, type, servings, prep_minutes) SELECT 'R' || n, 'Other', n, n * 5 FROM generate_series(1, 500) AS n")
+            let before = try connection.modelTableChecksums(schema: schema)
+            #expect(try migrator.plan(from: "v2", to: "v1").lostChanges(archiving: true).isEmpty)
+            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive WHERE column_name = 'prep_minutes'", as: Int.self) == 500)
+            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            #expect(try connection.scalar("SELECT sum(prep_minutes)::int FROM \(schema).recipe", as: Int.self) == 5 * 500 * 501 / 2)
+            #expect(try connection.modelTableChecksums(schema: schema) == before)
+            #expect(try await verifyClean(migrator, "acme"))
+        }
+    }
+
+    @Test func noArchiveNeedsConsentAndLoses() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            var migrator = try recipesMigrator(conninfo)
+            migrator.archives = false
+            let schema = try await migrator.createTenant("acme", version: "v2").schema
+            let connection = try Connection(conninfo)
+            try connection.execute("INSERT INTO \(schema).recipe (name, type, prep_minutes) VALUES ('Soup', 'Other', 10)")
+            do {
+                _ = try await migrator.rollback(tenant: "acme", to: "v1")
+                Issue.record("--no-archive needs consent")
+            } catch let error as TenantMigrationError {
+                guard case .destructiveChangesRefused = error.reason else { Issue.record("\(error)"); return }
+            }
+            _ = try await migrator.rollback(tenant: "acme", to: "v1", allowDestructive: true)
+            #expect(try connection.scalar("SELECT to_regclass($1) IS NULL", ["\(schema)._tm_archive"], as: Bool.self))
+            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            #expect(try connection.rows("SELECT prep_minutes::text FROM \(schema).recipe") == [[nil]])
+        }
+    }
+
+    @Test func archiveListShowsEntriesPerTenantAndStepAndPruneDeletesOldOnes() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try recipesMigrator(conninfo)
+            let connection = try Connection(conninfo)
+            // No catalog yet: nothing to list or prune, and nothing is created.
+            #expect(try await migrator.archiveUsage().isEmpty)
+            #expect(try connection.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_migrator'", as: Int.self) == 0)
+
+            let data = Self.data()
+            for name in ["acme", "globex"] {
+                let schema = try await migrator.createTenant(name, version: "v2").schema
+                try data.insert(into: schema, version: "v2", on: connection)
+            }
+            #expect(try await migrator.migrate(tenant: "acme", to: "v3").outcome == .migrated)
+            let usage = try await migrator.archiveUsage()
+            #expect(usage.map(\.tenant) == ["acme"])
+            #expect(usage.first.map { ($0.usage.stepFrom, $0.usage.stepTo) } ?? ("", "") == ("v2", "v3"))
+            let entries = try connection.scalar("SELECT count(*)::int FROM tenant_acme._tm_archive", as: Int.self)
+            #expect(usage.first?.usage.entries == entries && entries >= data.meatAndFish)
+            #expect((usage.first?.usage.bytes ?? 0) > 0)
+            #expect(try await migrator.archiveUsage(tenant: "globex").isEmpty)
+
+            // Entries younger than the cutoff stay; older ones go.
+            #expect(try await migrator.pruneArchive(olderThan: .seconds(3600))["acme"] == 0)
+            try connection.execute("UPDATE tenant_acme._tm_archive SET archived_at = archived_at - interval '40 days'")
+            #expect(try await migrator.pruneArchive(olderThan: .seconds(30 * 86_400), tenant: "acme")["acme"] == entries)
+            #expect(try connection.scalar("SELECT count(*)::int FROM tenant_acme._tm_archive", as: Int.self) == 0)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+import MigrationEngine
+import PostgresTestSupport
+import RecipesPolicies
+import TenantMigrator
+import Testing
+
+/// Collects log lines, for checking what a step logged.
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [(Logger.Level, String)] = []
+    func add(_ level: Logger.Level, _ line: String) { lock.lock(); lines.append((level, line)); lock.unlock() }
+    var warnings: [String] { lock.lock(); defer { lock.unlock() }; return lines.filter { $0.0 == .warning }.map(\.1) }
+}
+
+struct CollectingLogHandler: LogHandler {
+    let lines: LogLines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) { lines.add(event.level, event.message.description) }
+}
+
+/// Issue 9's defect 5: Recipes v2 → v3 loses a RecipeIngredient's own unit where it differs from
+/// its Ingredient's. The policy declares it: the plan lists it, the step refuses it without
+/// consent (naming the rows), and with consent it logs one aggregated warning, not one per row.
+@Suite("Recipes: conflicting units need consent")
+struct RecipesUnitConflictTests {
+    struct Rollback: Error {}
+
+    static let conflicts = 3_000
+
+    @Test func conflictingUnitsAreListedRefusedAndWarnedOnce() async throws {
+        let migrator = try TenantMigrator(connectionString: "", familyDirectory: recipesDirectory, policies: RecipesPolicies.registry)
+        let plan = try migrator.plan(from: "v2", to: "v3")
+        let loss = try #require(plan.dataDependentLosses.first { $0.column == "unit_of_measure" }, "\(plan.dataDependentLosses)")
+        #expect(loss.kind == .custom && loss.detail.contains("policy RecipeIngredientToIngredientAndUnitOfMeasure"))
+        #expect(loss.rows?.contains("first_value(unit_of_measure)") == true)
+
+        try await TestPostgres.withDatabase { connection in
+            let family = try recipesFamily()
+            let harnessSchema = "units"
+            try connection.fixtureScript("CREATE SCHEMA \(harnessSchema)")
+            try connection.fixtureScript(family.version(named: "v2")!.relationalSchema().createStatements(inSchema: harnessSchema, quoting: connection).joined(separator: ";\n"))
+            // Salt first comes in g; every other Salt comes in kg: those units cannot be kept.
+            try connection.fixtureScript("""
+                INSERT INTO units.recipe (id, name) VALUES (1, 'Soup');
+                INSERT INTO units.recipe_ingredient (id, name, unit_of_measure, recipe_id) VALUES (1, 'Salt', 'g', 1), (2, 'Leek', NULL, 1);
+                INSERT INTO units.recipe_ingredient (id, name, unit_of_measure, recipe_id)
+                    SELECT 2 + n, 'Salt', 'kg', 1 FROM generate_series(1, \(Self.conflicts)) AS n;
+                """)
+            let before = try connection.tableTextChecksums(schema: harnessSchema)
+            do {
+                _ = try connection.transaction { try plan.run(inSchema: harnessSchema, on: $0, archives: false) }
+                Issue.record("losing units needs consent")
+            } catch let error as UnconsentedLoss {
+                #expect(error.rowCount == Self.conflicts && error.sampleIDs == [3, 4, 5, 6, 7], "\(error)")
+                #expect(error.description.contains("--allow-destructive"))
+            }
+            #expect(try connection.tableTextChecksums(schema: harnessSchema) == before)
+            // With the archive (the default), the units are archived: no consent needed.
+            do {
+                try connection.transaction { connection in
+                _ = try plan.run(inSchema: harnessSchema, on: connection)
+                #expect(try connection.scalar("SELECT count(*)::int FROM units._tm_archive WHERE column_name = 'unit_of_measure'", as: Int.self) == Self.conflicts)
+                throw Rollback()
+                }
+            } catch is Rollback {}
+
+            let lines = LogLines()
+            connection.logger = Logger(label: "test") { _ in CollectingLogHandler(lines: lines) }
+            _ = try connection.transaction { try plan.run(inSchema: harnessSchema, on: $0, allowDestructive: true, archives: false) }
+            let warnings = lines.warnings.filter { $0.contains("unit") }
+            #expect(warnings.count == 2, "\(warnings)")  // the policy's aggregated warning and the step's count of the loss
+            #expect(warnings.contains { $0.contains("\(Self.conflicts) rows (ids 3, 4, 5, 6, 7, …)") && $0.contains("mapping RecipeIngredientToIngredientAndUnitOfMeasure") })
+            #expect(try connection.rows("SELECT i.name, u.name FROM units.ingredient i LEFT JOIN units.unit_of_measure u ON u.id = i.unit_of_measure_id ORDER BY 1")
+                    == [["Leek", nil], ["Salt", "g"]])
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import RecipesPolicies
+import TenantMigrator
+import Testing
+
+
+
+
+
+/// A mapping file of the fixtures, loaded against `family`.
+func loadMapping(_ path: String, family: ModelFamily, policies: PolicyRegistry) throws -> MappingModel {
+    let text = try String(contentsOf: fixture(path), encoding: .utf8)
+    return try MappingModel.load(yaml: text, file: path, family: family, policies: policies)
+}
+
+/// The 1-based line of the first line of `text` that contains `marker`.
+func line(of marker: String, in text: String) -> Int {
+    let lines = text.components(separatedBy: "\n")
+    return (lines.firstIndex { $0.contains(marker) } ?? -1) + 1
+}
+
+extension Connection {
+    /// Every row, every column as text (NULL as nil); cast non-text columns with `::text` in `sql`.
+    func rows(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> [[String?]] {
+        let result = try execute(sql, parameters)
+        return try result.map { row in try (0..<result.columnCount).map { try row.decode(String?.self, at: $0) } }
+    }
+
+    /// md5 of the contents of every table of `schema`, by table name (rows ordered by their text).
+    func tableTextChecksums(schema: String) throws -> [String: String] {
+        let tables: [String] = try execute("SELECT tablename::text FROM pg_tables WHERE schemaname = $1 ORDER BY 1", [schema])
+            .map { try $0.decode(String.self, at: 0) }
+        var sums: [String: String] = [:]
+        for table in tables {
+            sums[table] = try scalar(
+                "SELECT coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), 'empty') FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) t",
+                as: String.self
+            )
+        }
+        return sums
+    }
+}
+
+/// A small deterministic random generator (SplitMix64), so generated data is the same every run.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Generated Recipes data: recipes of every type (a few already Entrée), and recipe ingredients
+/// named from a pool where each name always comes with the same unit (or always none).
+struct RecipeData {
+    struct Recipe { var id: Int64, name: String, type: String, servings: Int?, instructions: String? }
+    struct Ingredient { var id: Int64, name: String, quantity: String?, unit: String?, recipeID: Int64? }
+
+    static let units = ["g", "kg", "ml", "l", "tsp", "tbsp", "cup", "pièce"]
+    static let specialNames = ["Baker's yeast", "Crème fraîche", "Back\\slash salt", "Tab\tpepper", "\"Quoted\" oil", "Line\nbreak sugar"]
+
+    var recipes: [Recipe] = []
+    var ingredients: [Ingredient] = []
+
+    /// The pool of ingredient names and each name's unit.
+    static func pool(size: Int) -> [(name: String, unit: String?)] {
+        (0..<size).map { index in
+            let name = index < specialNames.count ? specialNames[index] : "Ingredient \(index)"
+            return (name, index % 15 == 14 ? nil : units[index % units.count])
+        }
+    }
+
+    init(recipes recipeCount: Int, ingredients ingredientCount: Int, poolSize: Int = 60, seed: UInt64 = 42,
+         types: [String] = ["Meat", "Fish", "Vegetarian", "Dessert", "Other"], poison: Bool = false) {
+        var random = SeededGenerator(seed: seed)
+        for index in 1...recipeCount {
+            let type = index % 60 == 0 ? "Entrée" : types.randomElement(using: &random)!
+            recipes.append(Recipe(id: Int64(index * 2), name: "Recipe \(index)", type: type,
+                                  servings: index % 9 == 0 ? nil : Int.random(in: 1...12, using: &random),
+                                  instructions: index % 5 == 0 ? nil : "Cook recipe \(index) with care"))
+        }
+        let pool = Self.pool(size: poolSize)
+        for index in 1...ingredientCount {
+            let (name, unit) = pool.randomElement(using: &random)!
+            let quantity = index % 7 == 0 ? nil : "\(Int.random(in: 1...999, using: &random)).\(index % 4 == 0 ? "25" : "50")"
+            let recipeID = index % 97 == 0 ? nil : recipes.randomElement(using: &random)!.id
+            ingredients.append(Ingredient(id: Int64(index * 3 + 1), name: name, quantity: quantity, unit: unit, recipeID: recipeID))
+        }
+        if poison { ingredients[ingredients.count / 2].name = "poison" }
+    }
+
+    /// Inserts the data into a tenant's schema at `version` (v1: `instructions`; v2: `method`).
+    func insert(into schema: String, version: String, on connection: Connection) throws {
+        let q = connection
+        let instructions = version == "v1" ? "instructions" : "method"
+        try connection.copyIn("COPY \(q.quoteIdentifier(schema)).recipe (id, name, type, servings, \(instructions)) FROM STDIN") { writer in
+            for recipe in recipes {
+                writer.append(recipe.id)
+                writer.append(recipe.name)
+                writer.append(recipe.type)
+                writer.append(recipe.servings)
+                writer.append(recipe.instructions)
+                try writer.endRow()
+            }
+        }
+        try connection.copyIn("COPY \(q.quoteIdentifier(schema)).recipe_ingredient (id, name, quantity, unit_of_measure, recipe_id) FROM STDIN") { writer in
+            for ingredient in ingredients {
+                writer.append(ingredient.id)
+                writer.append(ingredient.name)
+                writer.append(ingredient.quantity)
+                writer.append(ingredient.unit)
+                writer.append(ingredient.recipeID)
+                try writer.endRow()
+            }
+        }
+        for table in ["recipe", "recipe_ingredient"] {
+            try connection.execute("SELECT setval(pg_get_serial_sequence($1, 'id'), (SELECT max(id) FROM \(q.quoteIdentifier(schema)).\(table)))",
+                                   ["\(q.quoteIdentifier(schema)).\(table)"])
+        }
+    }
+
+    var distinctNames: Int { Set(ingredients.map(\.name)).count }
+    var distinctUnits: Int { Set(ingredients.compactMap(\.unit)).count }
+    var meatAndFish: Int { recipes.filter { $0.type == "Meat" || $0.type == "Fish" }.count }
+    var entrees: Int { recipes.filter { $0.type == "Entrée" }.count }
+}
+
+/// A migrator for the Recipes family with its own mapping models and policies.
+func recipesMigrator(_ conninfo: String, policies: PolicyRegistry = RecipesPolicies.registry) throws -> TenantMigrator {
+    try TenantMigrator(connectionString: conninfo, familyDirectory: recipesDirectory, policies: policies)
+}
+
+/// Verifies one tenant's live schema against its recorded version; records the differences.
+func verifyClean(_ migrator: TenantMigrator, _ tenant: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> Bool {
+    let reports = try await migrator.verify(tenants: [tenant])
+    guard reports.count == 1 else { return false }
+    if !reports[0].isClean {
+        Issue.record("tenant \(tenant) drifted: \(reports[0].differences) \(reports[0].hashMismatch ?? "")", sourceLocation: sourceLocation)
+    }
+    return reports[0].isClean
+}
