@@ -99,8 +99,8 @@ struct ArchiveBenchmark: AsyncParsableCommand {
             print(line)
         }
         print("archive: \(format(count: archiveRows)) entries after the way up; the way down restored every recipe and recipe ingredient exactly")
-        let upRatio = up[true]!.best.seconds / up[false]!.best.seconds
-        let downRatio = down[true]!.best.seconds / down[false]!.best.seconds
+        let upRatio = up[true]!.best.inSeconds / up[false]!.best.inSeconds
+        let downRatio = down[true]!.best.inSeconds / down[false]!.best.inSeconds
         print("v2 → v3 without archive: best \(format(up[false]!.best)); with archive: best \(format(up[true]!.best))")
         print("v3 → v2 without archive: best \(format(down[false]!.best)); with restoration: best \(format(down[true]!.best))")
         print(String(format: "ratio up archive/none:   %.2f (target <= 1.30)%@", upRatio, upRatio <= 1.3 ? "" : "  ABOVE TARGET"))

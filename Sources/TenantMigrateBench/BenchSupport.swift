@@ -66,16 +66,10 @@ func measure(_ body: () throws -> Void) rethrows -> Duration {
     return ContinuousClock.now - start
 }
 
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
 
 /// `1.234 s` or `56.7 ms`.
 func format(_ duration: Duration) -> String {
-    let seconds = duration.seconds
+    let seconds = duration.inSeconds
     return seconds >= 1 ? String(format: "%.3f s", seconds) : String(format: "%.1f ms", seconds * 1000)
 }
 

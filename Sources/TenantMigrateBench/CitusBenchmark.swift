@@ -65,12 +65,12 @@ struct CitusBenchmark: AsyncParsableCommand {
         print("""
 
             == citus: migrateAll v1 → v3 over \(format(count: tenants)) tenants (\(recipes) recipes × \(ingredients) ingredients each, jobs \(jobs))
-            plain PostgreSQL: \(format(plain.migrate)) (\(String(format: "%.1f", plain.migrate.seconds * 1000 / Double(tenants))) ms per tenant); \
+            plain PostgreSQL: \(format(plain.migrate)) (\(String(format: "%.1f", plain.migrate.inSeconds * 1000 / Double(tenants))) ms per tenant); \
             created in \(format(plain.create))
-            Citus:            \(format(distributed.migrate)) (\(String(format: "%.1f", distributed.migrate.seconds * 1000 / Double(tenants))) ms per tenant); \
+            Citus:            \(format(distributed.migrate)) (\(String(format: "%.1f", distributed.migrate.inSeconds * 1000 / Double(tenants))) ms per tenant); \
             created in \(format(distributed.create)); \(distributed.placement)
-            Citus / plain:    \(String(format: "%.2f", distributed.migrate.seconds / plain.migrate.seconds))× for migrateAll, \
-            \(String(format: "%.2f", distributed.create.seconds / plain.create.seconds))× for createTenants
+            Citus / plain:    \(String(format: "%.2f", distributed.migrate.inSeconds / plain.migrate.inSeconds))× for migrateAll, \
+            \(String(format: "%.2f", distributed.create.inSeconds / plain.create.inSeconds))× for createTenants
             """)
     }
 

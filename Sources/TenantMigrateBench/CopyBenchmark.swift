@@ -78,12 +78,12 @@ struct CopyBenchmark: ParsableCommand {
             }
             print(line)
         }
-        let rate = Double(rows) / libpq.best.seconds
+        let rate = Double(rows) / libpq.best.inSeconds
         print("checksums: all \(repetitions * 2) loads equal (\(reference!))")
         print("LibPQ copyIn: best \(format(libpq.best)), median \(format(libpq.median)) (\(format(count: Int(rate))) rows/s)")
         print("psql \\copy:   best \(format(psqlTimings.best)), median \(format(psqlTimings.median))")
-        let ratio = libpq.best.seconds / psqlTimings.best.seconds
-        let medianRatio = libpq.median.seconds / psqlTimings.median.seconds
+        let ratio = libpq.best.inSeconds / psqlTimings.best.inSeconds
+        let medianRatio = libpq.median.inSeconds / psqlTimings.median.inSeconds
         print(String(format: "ratio LibPQ/psql: best %.2f, median %.2f (target <= 1.30)%@", ratio, medianRatio, ratio <= 1.3 ? "" : "  ABOVE TARGET"))
     }
 

@@ -103,7 +103,7 @@ struct CreateBenchmark: AsyncParsableCommand {
         guard drifted.isEmpty else { throw BenchError("created tenants differ from \(latest.name): \(drifted.map(\.differences))") }
 
         let elapsed = toolTimings.best
-        let perTenant = elapsed.seconds * 1000 / Double(tenants)
+        let perTenant = elapsed.inSeconds * 1000 / Double(tenants)
         var lines = [
             "",
             "== create: \(format(count: tenants)) tenants at \(migrator.family.name) \(latest.name) (createTenants, jobs \(jobs)), "
@@ -113,13 +113,13 @@ struct CreateBenchmark: AsyncParsableCommand {
                 + String(format: "%.1f ms per tenant (target <= 25)%@; ", perTenant, perTenant <= 25 ? "" : "  ABOVE TARGET")
                 + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", cpu / Double(repetitions))) s per run",
             "per tenant: one round trip of \(statementCount + 4) statements in one implicit transaction, then one SELECT of its record; "
-                + String(format: "rendering its DDL costs %.2f ms of client CPU", render.seconds * 1000 / Double(renderings)),
+                + String(format: "rendering its DDL costs %.2f ms of client CPU", render.inSeconds * 1000 / Double(renderings)),
         ]
         if psql != nil {
             let baseline = psqlTimings.best
-            let psqlPerTenant = baseline.seconds * 1000 / Double(tenants)
+            let psqlPerTenant = baseline.inSeconds * 1000 / Double(tenants)
             lines.append("psql, same SQL, \(jobs) sessions: best \(format(baseline)), median \(format(psqlTimings.median)); "
-                + String(format: "%.1f ms per tenant; ratio tool / psql (best) %.2f", psqlPerTenant, elapsed.seconds / baseline.seconds))
+                + String(format: "%.1f ms per tenant; ratio tool / psql (best) %.2f", psqlPerTenant, elapsed.inSeconds / baseline.inSeconds))
         }
         lines.append("checks: created tenants verify clean at \(latest.name)")
         print(lines.joined(separator: "\n"))

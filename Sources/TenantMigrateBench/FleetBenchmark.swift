@@ -114,7 +114,7 @@ struct FleetBenchmark: AsyncParsableCommand {
 
             == fleet --noop: migrateAll over \(format(count: count)) tenants already at \(latest) (jobs \(jobs))
             created \(format(count: count)) tenants at \(latest) in \(format(creation)) \
-            (\(String(format: "%.1f", creation.seconds * 1000 / Double(count))) ms per tenant, createTenants jobs \(jobs))
+            (\(String(format: "%.1f", creation.inSeconds * 1000 / Double(count))) ms per tenant, createTenants jobs \(jobs))
             \(lines.joined(separator: "\n"))
             migrateAll no-op: best \(format(timings.best)), median \(format(timings.median)) (target <= 1 s)\(timings.best <= .seconds(1) ? "" : "  ABOVE TARGET")
             breakdown: connect \(format(connect)), catalog check \(format(install)), \
@@ -238,21 +238,21 @@ struct FleetBenchmark: AsyncParsableCommand {
             } / plannings
         }
 
-        let ratio = tool.seconds / psqlTime.seconds
+        let ratio = tool.inSeconds / psqlTime.inSeconds
         func pct(_ p: Double) -> String { String(format: "%.1f", perTenant[min(perTenant.count - 1, Int(Double(perTenant.count) * p))]) }
         var lines = [
             "",
             "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(recipes) recipes × \(ingredients) ingredients each)",
-            "tool (migrateAll, jobs \(jobs)):        \(format(tool))  (\(String(format: "%.1f", tool.seconds * 1000 / Double(count))) ms per tenant; "
+            "tool (migrateAll, jobs \(jobs)):        \(format(tool))  (\(String(format: "%.1f", tool.inSeconds * 1000 / Double(count))) ms per tenant; "
                 + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", toolCPU)) s)",
-            "psql -f script.sql (one session): \(format(psqlTime))  (\(String(format: "%.1f", psqlTime.seconds * 1000 / Double(count))) ms per tenant)",
+            "psql -f script.sql (one session): \(format(psqlTime))  (\(String(format: "%.1f", psqlTime.inSeconds * 1000 / Double(count))) ms per tenant)",
         ]
         if let splitTime {
-            lines.append("psql, \(jobs) sessions in parallel:     \(format(splitTime))  (\(String(format: "%.1f", splitTime.seconds * 1000 / Double(count))) ms per tenant)")
+            lines.append("psql, \(jobs) sessions in parallel:     \(format(splitTime))  (\(String(format: "%.1f", splitTime.inSeconds * 1000 / Double(count))) ms per tenant)")
         }
         lines.append(String(format: "ratio tool / psql (one session): %.2f (target <= 1.50)%@", ratio, ratio <= 1.5 ? "" : "  ABOVE TARGET"))
         if let splitTime {
-            lines.append(String(format: "ratio tool / psql (%d sessions):  %.2f", jobs, tool.seconds / splitTime.seconds))
+            lines.append(String(format: "ratio tool / psql (%d sessions):  %.2f", jobs, tool.inSeconds / splitTime.inSeconds))
         }
         lines.append("checks: tenants \(samples.map(String.init).joined(separator: ", ")) of every set hold the same data, and verify clean at v3")
         if let profile { lines += profile.lines() }
@@ -485,15 +485,15 @@ enum FleetBench {
         var planning: Duration = .zero
 
         func lines() -> [String] {
-            let perTenant = total.seconds * 1000 / Double(tenants)
+            let perTenant = total.inSeconds * 1000 / Double(tenants)
             var lines = [
                 "profile: \(tenants) more tenants, jobs 1 (statement logging on): \(format(total)), "
                     + String(format: "%.1f ms per tenant, %.0f statements per tenant; ", perTenant, Double(statements) / Double(tenants))
                     + "time from sending each statement to sending the next, per tenant:",
             ]
-            lines.append(String(format: "  client CPU per tenant for plan(from: v1, to: v3) + destructiveChanges: %.2f ms (inside the first catalog read's slot below)", planning.seconds * 1000))
+            lines.append(String(format: "  client CPU per tenant for plan(from: v1, to: v3) + destructiveChanges: %.2f ms (inside the first catalog read's slot below)", planning.inSeconds * 1000))
             for (kind, value) in groups.sorted(by: { $0.value.time > $1.value.time }).prefix(28) {
-                lines.append(String(format: "  %6.2f ms  %4.1f×  ", value.time.seconds * 1000 / Double(tenants), Double(value.count) / Double(tenants)) + kind)
+                lines.append(String(format: "  %6.2f ms  %4.1f×  ", value.time.inSeconds * 1000 / Double(tenants), Double(value.count) / Double(tenants)) + kind)
             }
             return lines
         }

@@ -150,8 +150,8 @@ struct RecipesBenchmark: AsyncParsableCommand {
         print("sql (psql -f, one transaction): best \(format(sql))")
         print("declarative Entrée + policy:    best \(format(declarativeTime))")
         print("policies (both Swift):          best \(format(policiesTime))")
-        let declarativeRatio = declarativeTime.seconds / sql.seconds
-        let policiesRatio = policiesTime.seconds / sql.seconds
+        let declarativeRatio = declarativeTime.inSeconds / sql.inSeconds
+        let policiesRatio = policiesTime.inSeconds / sql.inSeconds
         print(String(format: "ratio declarative/sql: %.2f (target <= 1.20)%@", declarativeRatio, declarativeRatio <= 1.2 ? "" : "  ABOVE TARGET"))
         print(String(format: "ratio policies/sql:    %.2f (target <= 3.00)%@", policiesRatio, policiesRatio <= 3 ? "" : "  ABOVE TARGET"))
         let policyPeak = peaks[.policies]! / 1024
@@ -184,7 +184,7 @@ struct RecipesBenchmark: AsyncParsableCommand {
             if useMapping { mapping.add(elapsed) } else { sql.add(elapsed) }
         }
         try await migrator.dropTenant("bench_entree", confirmed: true)
-        let ratio = mapping.best.seconds / sql.best.seconds
+        let ratio = mapping.best.inSeconds / sql.best.inSeconds
         print("declarative part alone (Meat/Fish → Entrée on \(format(count: recipes)) recipes): compiled \(format(mapping.best)), "
             + "hand-written \(format(sql.best)), best of 5 each")
         print("  compiled: \(compiled.joined(separator: "; "))")

@@ -10,7 +10,7 @@ extension TenantMigrator {
         allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        try await fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .forward, mode: mode)
+        try await fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .up, mode: mode)
             .run(to: target, selection: selection, control: control, progress: progress)
     }
 
@@ -20,7 +20,7 @@ extension TenantMigrator {
         allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        try await fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .backward, mode: mode)
+        try await fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .down, mode: mode)
             .run(to: target, selection: selection, control: control, progress: progress)
     }
 
@@ -35,7 +35,7 @@ extension TenantMigrator {
     }
 
     func fleet(
-        jobs: Int, failFast: Bool, allowDestructive: Bool, direction: TenantMigrationRunner.Direction, mode: MigrationRunMode = .apply
+        jobs: Int, failFast: Bool, allowDestructive: Bool, direction: MigrationDirection, mode: MigrationRunMode = .apply
     ) -> FleetRunner {
         var fleet = FleetRunner(connectionString: connectionString, runner: runner, jobs: jobs, failFast: failFast,
                                 allowDestructive: allowDestructive, direction: direction, logger: logger)

@@ -77,7 +77,7 @@ extension TenantMigrator {
     public func migrate(
         tenant: String, to target: String? = nil, allowDestructive: Bool = false, mode: MigrationRunMode = .apply
     ) async throws -> TenantMigrationResult {
-        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .forward, mode: mode)
+        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .up, mode: mode)
     }
 
     /// Migrates `tenant` back to the older (or same) version `target`, in one transaction. Rolling
@@ -85,7 +85,7 @@ extension TenantMigrator {
     public func rollback(
         tenant: String, to target: String, allowDestructive: Bool = false, mode: MigrationRunMode = .apply
     ) async throws -> TenantMigrationResult {
-        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .backward, mode: mode)
+        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .down, mode: mode)
     }
 
     /// Migrates `tenant` to the latest version if it is not there yet. When it is, this costs one
@@ -105,17 +105,16 @@ extension TenantMigrator {
             }
         }
         if let current, current.family == family.name, current.version == latest {
-            let elapsed = ContinuousClock.now - started
             return TenantMigrationResult(
                 tenant: name, fromVersion: latest, toVersion: latest, outcome: .alreadyCurrent, attempts: 0,
-                milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+                milliseconds: Duration.since(started).inMilliseconds
             )
         }
         return try await migrate(tenant: tenant)
     }
 
     private func run(
-        tenant: String, to target: String?, allowDestructive: Bool, direction: TenantMigrationRunner.Direction, mode: MigrationRunMode
+        tenant: String, to target: String?, allowDestructive: Bool, direction: MigrationDirection, mode: MigrationRunMode
     ) async throws -> TenantMigrationResult {
         let name = try TenantName(tenant)
         if let target, family.version(named: target) == nil {

@@ -22,8 +22,8 @@ public struct FleetRunner: Sendable {
     public var allowDestructive: Bool
     /// Keep the results, or roll every tenant back at the end (a dry run or a rehearsal).
     public var mode: MigrationRunMode = .apply
-    /// `.forward` for migrate, `.backward` for rollback.
-    public var direction: TenantMigrationRunner.Direction
+    /// `.up` for migrate, `.down` for rollback.
+    public var direction: MigrationDirection
     /// How long a lost connection keeps trying to reconnect (a server restart) before its worker
     /// gives up.
     public var reconnectTimeout: Duration = .seconds(60)
@@ -31,7 +31,7 @@ public struct FleetRunner: Sendable {
 
     public init(
         connectionString: String, runner: TenantMigrationRunner, jobs: Int = 4, failFast: Bool = false,
-        allowDestructive: Bool = false, direction: TenantMigrationRunner.Direction = .forward,
+        allowDestructive: Bool = false, direction: MigrationDirection = .up,
         logger: Logger = Logger(label: "TenantMigrator.fleet")
     ) {
         self.connectionString = connectionString
@@ -90,7 +90,7 @@ public struct FleetRunner: Sendable {
             await first.close()
             throw changed
         }
-        func elapsed() -> Double { let d = clock.now - started; return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+        func elapsed() -> Double { (clock.now - started).inMilliseconds }
         guard !pending.isEmpty else {
             await first.close()
             var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(), interrupted: false, entries: entries)
@@ -148,11 +148,11 @@ public struct FleetRunner: Sendable {
     /// One tenant, turned into a report line whatever happens.
     static func migrate(
         _ record: TenantRecord, to target: String, runner: TenantMigrationRunner, allowDestructive: Bool,
-        direction: TenantMigrationRunner.Direction, mode: MigrationRunMode = .apply, control: FleetControl, on connection: Connection
+        direction: MigrationDirection, mode: MigrationRunMode = .apply, control: FleetControl, on connection: Connection
     ) -> TenantRun {
         let clock = ContinuousClock()
         let started = clock.now
-        func milliseconds() -> Double { let d = clock.now - started; return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+        func milliseconds() -> Double { (clock.now - started).inMilliseconds }
         var runner = runner
         runner.control = control
         do {
@@ -216,6 +216,6 @@ actor ProgressTracker {
         if isFailure { failed += 1 }
         let elapsed = ContinuousClock.now - started
         callback?(FleetProgress(total: total, done: done, failed: failed,
-                                elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18))
+                                elapsed: elapsed.inSeconds))
     }
 }

@@ -29,9 +29,9 @@ extension TenantLifecycle {
                 let began = ContinuousClock.now
                 do {
                     try lifecycle.create(name, version: version.name, access: access, on: connection)
-                    return .init(tenant: name.rawValue, outcome: .migrated, fromVersion: "", toVersion: version.name, milliseconds: began.milliseconds)
+                    return .init(tenant: name.rawValue, outcome: .migrated, fromVersion: "", toVersion: version.name, milliseconds: Duration.since(began).inMilliseconds)
                 } catch {
-                    return .init(tenant: name.rawValue, outcome: .failed, fromVersion: "", toVersion: version.name, milliseconds: began.milliseconds,
+                    return .init(tenant: name.rawValue, outcome: .failed, fromVersion: "", toVersion: version.name, milliseconds: Duration.since(began).inMilliseconds,
                                  error: "\(error)", sqlState: (error as? PQError)?.sqlState?.rawValue)
                 }
             },
@@ -40,15 +40,7 @@ extension TenantLifecycle {
         let entries = zip(names, outputs).map { name, output in
             output ?? .init(tenant: name.rawValue, outcome: .notStarted, fromVersion: "", toVersion: version.name, milliseconds: 0)
         }
-        return FleetReport(family: family.name, target: version.name, startedAt: startedAt, milliseconds: started.milliseconds,
+        return FleetReport(family: family.name, target: version.name, startedAt: startedAt, milliseconds: Duration.since(started).inMilliseconds,
                            interrupted: control.isStopped, entries: entries)
-    }
-}
-
-extension ContinuousClock.Instant {
-    /// Milliseconds since this instant.
-    var milliseconds: Double {
-        let elapsed = ContinuousClock.now - self
-        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
     }
 }

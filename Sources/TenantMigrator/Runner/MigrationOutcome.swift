@@ -62,7 +62,7 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
         /// The plan drops data and the caller did not allow it.
         case destructiveChangesRefused([DestructiveChange])
         /// The target lies the other way: `migrate` only moves forward, `rollback` only backward.
-        case wrongDirection(TenantMigrationRunner.Direction)
+        case wrongDirection(MigrationDirection)
         /// The fleet run was stopped while the tenant waited for its locks; nothing was changed.
         case interrupted
     }
@@ -158,13 +158,13 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
                 + "\nRe-run with --allow-destructive (allowDestructive: true) to accept the loss."
         case let .wrongDirection(allowed):
             switch allowed {
-            case .forward:
+            case .up:
                 return "tenant \(tenant) is at \(fromVersion), which is newer than \(toVersion); migrate only moves "
                     + "forward. To go back, use `rollback --tenant \(tenant) --to \(toVersion)`"
-            case .backward:
+            case .down:
                 return "tenant \(tenant) is at \(fromVersion), which is older than \(toVersion); rollback only moves "
                     + "backward. To go forward, use `migrate --tenant \(tenant) --to \(toVersion)`"
-            case .any:
+            case .none:
                 return "tenant \(tenant): cannot migrate \(path)"
             }
         }

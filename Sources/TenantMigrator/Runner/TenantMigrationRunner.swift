@@ -24,16 +24,6 @@ import MigrationEngine
 /// transaction, the failure is recorded (state `failed`, history row with the error and SQLSTATE) and
 /// a ``TenantMigrationError`` is thrown.
 public struct TenantMigrationRunner: Sendable {
-    /// Which way a migration may move along the family's versions.
-    public enum Direction: String, Sendable, Codable {
-        /// To a newer (or the same) version: `migrate`.
-        case forward
-        /// To an older (or the same) version: `rollback`.
-        case backward
-        /// Either way.
-        case any
-    }
-
     public var catalog: TenantCatalog
     public var planner: MigrationPlanner
     /// How long one statement may wait for a lock before the attempt is abandoned and retried.
@@ -81,7 +71,7 @@ public struct TenantMigrationRunner: Sendable {
     ///
     /// - Parameters:
     ///   - allowDestructive: run plans that drop data (dropped tables or columns, narrowed types).
-    ///   - direction: refuse targets the other way (``Direction/forward`` for `migrate`).
+    ///   - direction: the only way the tenant may move (`.up` for `migrate`, `.down` for `rollback`); nil for either. A plan the other way is refused; staying put is always allowed.
     /// - Returns: a result with outcome ``TenantMigrationResult/Outcome/migrated`` or
     ///   ``TenantMigrationResult/Outcome/alreadyCurrent``.
     /// - Throws: ``TenantMigratorError`` (unknown tenant or version, other family) and ``PlanningError``
@@ -89,7 +79,7 @@ public struct TenantMigrationRunner: Sendable {
     ///   - mode: ``MigrationRunMode/apply`` to keep the result; a trial mode rolls everything back
     ///     and records nothing (see ``MigrationRunMode``).
     public func migrate(
-        _ tenant: TenantName, to target: String?, allowDestructive: Bool, direction: Direction = .any,
+        _ tenant: TenantName, to target: String?, allowDestructive: Bool, direction: MigrationDirection? = nil,
         mode: MigrationRunMode = .apply, on connection: Connection
     ) throws -> TenantMigrationResult {
         let clock = ContinuousClock()
@@ -111,7 +101,7 @@ public struct TenantMigrationRunner: Sendable {
         let previousLogger = connection.logger
         connection.logger = logger
         defer { connection.logger = previousLogger }
-        func elapsed() -> Double { Self.milliseconds(clock.now - started) }
+        func elapsed() -> Double { (clock.now - started).inMilliseconds }
 
         var attempt = 0
         while true {
@@ -221,7 +211,7 @@ public struct TenantMigrationRunner: Sendable {
     }
 
     private func attemptMigration(
-        _ tenant: TenantName, to destination: ModelVersion, allowDestructive: Bool, direction: Direction, mode: MigrationRunMode,
+        _ tenant: TenantName, to destination: ModelVersion, allowDestructive: Bool, direction: MigrationDirection?, mode: MigrationRunMode,
         attempt: Int, startedAt: Date, state: AttemptState, logger: Logger, on connection: Connection
     ) throws -> AttemptOutcome {
         try Self.setLockTimeout(lockTimeout, on: connection)
@@ -239,14 +229,11 @@ public struct TenantMigrationRunner: Sendable {
         } catch {
             throw Refusal(error: error)
         }
-        switch (direction, plan.direction) {
-        case (.forward, .down), (.backward, .up):
+        if let direction, plan.direction != .none, plan.direction != direction {
             throw Refusal(error: TenantMigrationError(
                 tenant: tenant, fromVersion: record.version, toVersion: destination.name,
                 reason: .wrongDirection(direction), attempts: attempt
             ))
-        default:
-            break
         }
         let destructive = plan.lostChanges(archiving: archives)
         if !destructive.isEmpty && !allowDestructive {
@@ -381,8 +368,8 @@ public struct TenantMigrationRunner: Sendable {
     /// The wait before the attempt after `attempt`, in seconds: base × 2^(attempt-1), capped, with
     /// "equal jitter" (uniform in [half, all] of it).
     func backoff(afterAttempt attempt: Int) -> TimeInterval {
-        let base = Self.seconds(backoffBase)
-        let cap = Self.seconds(backoffCap)
+        let base = backoffBase.inSeconds
+        let cap = backoffCap.inSeconds
         let exponential = min(cap, base * pow(2, Double(min(attempt - 1, 30))))
         return exponential / 2 + Double.random(in: 0...(exponential / 2))
     }
@@ -399,17 +386,9 @@ public struct TenantMigrationRunner: Sendable {
         }
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-
     /// Whole milliseconds, rounded up so that a positive timeout never becomes 0 (no limit).
     static func wholeMilliseconds(_ duration: Duration) -> Int {
-        let value = seconds(duration) * 1000
+        let value = duration.inMilliseconds
         return value <= 0 ? 0 : Int(value.rounded(.up))
-    }
-
-    static func milliseconds(_ duration: Duration) -> Double {
-        seconds(duration) * 1000
     }
 }

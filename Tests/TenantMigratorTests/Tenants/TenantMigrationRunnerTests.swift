@@ -161,10 +161,10 @@ struct TenantMigrationRunnerTests {
             }
             // Direction.
             do {
-                _ = try runner(family).migrate(name, to: "v1", allowDestructive: true, direction: .forward, on: connection)
+                _ = try runner(family).migrate(name, to: "v1", allowDestructive: true, direction: .up, on: connection)
                 Issue.record("migrate must not move backward")
             } catch let error as TenantMigrationError {
-                guard case .wrongDirection(.forward) = error.reason else { Issue.record("unexpected: \(error)"); return }
+                guard case .wrongDirection(.up) = error.reason else { Issue.record("unexpected: \(error)"); return }
                 #expect(error.description.contains("rollback"))
             }
             #expect(throws: TenantMigratorError.self) { try runner(family).migrate(name, to: "v9", allowDestructive: true, on: connection) }
