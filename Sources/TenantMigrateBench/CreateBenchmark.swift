@@ -88,7 +88,7 @@ struct CreateBenchmark: AsyncParsableCommand {
                     toolTimings.add(elapsed)
                 } else {
                     elapsed = try Self.createThroughPsql(psql!, names: names, jobs: jobs, version: latest, conninfo: database.conninfo, quoting: connection)
-                    let count = try connection.execute("SELECT count(*) FROM tenant_migrator.tenants WHERE name LIKE $1", [names[0].prefix(3) + "%"])[0].decode(Int.self, at: 0)
+                    let count = try Set(migrator.catalog.tenants(on: connection).map(\.name.rawValue)).intersection(names).count
                     guard count == tenants else { throw BenchError("psql created \(count) of \(tenants) tenants") }
                     psqlTimings.add(elapsed)
                 }
@@ -151,19 +151,12 @@ struct CreateBenchmark: AsyncParsableCommand {
     /// The SQL `TenantLifecycle.create` sends for one tenant, wrapped in a transaction.
     static func createScript(tenant: String, version: ModelVersion, quoting q: some SQLQuoting) -> String {
         let schema = "tenant_" + tenant
-        var statements = [
-            "SELECT pg_advisory_xact_lock(hashtext('tenant_migrator'), hashtext(\(q.quoteLiteral(tenant))))",
-            "CREATE SCHEMA \(q.quoteIdentifier(schema))",
-        ]
+        let catalog = TenantCatalog()
+        var statements = [catalog.lockSQL(tenant, quoting: q), "CREATE SCHEMA \(q.quoteIdentifier(schema))"]
         statements += version.relationalSchema().createStatements(inSchema: schema, quoting: q)
-        statements.append("""
-            INSERT INTO tenant_migrator.tenants (name, schema_name, family, version, version_hash)
-            VALUES (\(q.quoteLiteral(tenant)), \(q.quoteLiteral(schema)), 'Recipes', \(q.quoteLiteral(version.name)), \(q.quoteLiteral(version.versionHash)))
-            """)
-        statements.append("""
-            INSERT INTO tenant_migrator.migration_history (tenant, family, operation, to_version, started_at, outcome, statistics)
-            VALUES (\(q.quoteLiteral(tenant)), 'Recipes', 'create', \(q.quoteLiteral(version.name)), now(), 'succeeded', '{"tables": 4}')
-            """)
+        statements.append(catalog.registerSQL(tenant, schema: schema, family: "Recipes", version: version, quoting: q))
+        statements.append(catalog.historySQL(tenant, family: "Recipes", operation: .create, to: version.name,
+                                             statisticsJSON: "{\"tables\": 4}", quoting: q))
         return "BEGIN;\n" + statements.joined(separator: ";\n") + ";\nCOMMIT;\n"
     }
 }

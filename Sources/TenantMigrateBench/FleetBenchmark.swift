@@ -86,7 +86,7 @@ struct FleetBenchmark: AsyncParsableCommand {
         let created = try await migrator.createTenants(names, jobs: jobs)
         let creation = clock.now - createStart
         guard created.migrated == count else { throw BenchError("created \(created.migrated) of \(count) tenants: \(created.entries.first { $0.error != nil }?.error ?? "")") }
-        try connection.execute("VACUUM ANALYZE tenant_migrator.tenants")
+        try migrator.catalog.analyze(on: connection)
         _ = try? connection.execute("CHECKPOINT")
 
         var timings = Timings()
@@ -345,6 +345,7 @@ enum FleetBench {
     /// by one UPDATE … FROM, Meat and Fish made Entrée, the old columns dropped, v3's constraints
     /// and indexes, and the catalog row (and a history row) updated.
     static func dbaScript(tenants: [String], version: ModelVersion, quoting q: some SQLQuoting) -> String {
+        let catalog = TenantCatalog()
         var script = "SET client_min_messages = warning;\n"
         for tenant in tenants {
             let s = q.quoteIdentifier("tenant_" + tenant)
@@ -380,10 +381,8 @@ enum FleetBench {
                     FOREIGN KEY (unit_of_measure_id) REFERENCES \(s).unit_of_measure (id) ON DELETE SET NULL;
                 CREATE INDEX recipe_ingredient_ingredient_id_idx ON \(s).recipe_ingredient (ingredient_id);
                 CREATE INDEX ingredient_unit_of_measure_id_idx ON \(s).ingredient (unit_of_measure_id);
-                UPDATE tenant_migrator.tenants SET version = \(q.quoteLiteral(version.name)), version_hash = \(q.quoteLiteral(version.versionHash)),
-                    state = 'ready', last_error = NULL, updated_at = now() WHERE name = \(q.quoteLiteral(tenant));
-                INSERT INTO tenant_migrator.migration_history (tenant, family, operation, from_version, to_version, started_at, outcome)
-                    VALUES (\(q.quoteLiteral(tenant)), 'Recipes', 'migrate', 'v1', \(q.quoteLiteral(version.name)), now(), 'succeeded');
+                \(catalog.recordVersionSQL(tenant, version: version, quoting: q));
+                \(catalog.historySQL(tenant, family: "Recipes", operation: .migrate, from: "v1", to: version.name, quoting: q));
                 COMMIT;
 
                 """

@@ -291,8 +291,9 @@ struct SchemaSnapshotTests {
         }
     }
 
-    /// Reading is a handful of catalog queries, whatever the number of tables.
-    @Test func readingTenTablesTakesMilliseconds() async throws {
+    /// Ten linked tables read back exactly as the model renders them. (How fast reading is, a
+    /// handful of catalog queries whatever the number of tables, is for benchmarks, not tests.)
+    @Test func readingTenLinkedTablesMatchesTheModel() async throws {
         let entities = (1...10).map { index in
             """
               Thing\(index):
@@ -307,16 +308,9 @@ struct SchemaSnapshotTests {
         let model = try ModelVersion(name: "v1", yaml: "entities:\n" + entities.joined(separator: "\n"), file: "v1.yaml")
         try await TestPostgres.withDatabase { connection in
             try SnapshotFixtures.render(model, on: connection)
-            let clock = ContinuousClock()
-            _ = try SchemaSnapshot.read(schema: SnapshotFixtures.tenant, on: connection)
-            var fastest = Duration.seconds(60)
-            for _ in 0..<5 {
-                let elapsed = try clock.measure { _ = try SchemaSnapshot.read(schema: SnapshotFixtures.tenant, on: connection) }
-                fastest = min(fastest, elapsed)
-            }
-            let expectedTime = try clock.measure { _ = try SchemaSnapshot.expected(for: model, on: connection) }
-            print("SchemaSnapshot.read of 10 tables: \(fastest); expected(for:): \(expectedTime)")
-            #expect(fastest < .milliseconds(250))
+            let live = try SchemaSnapshot.read(schema: SnapshotFixtures.tenant, on: connection)
+            #expect(live.tables.count == 10)
+            #expect(live.differences(from: try SchemaSnapshot.expected(for: model, on: connection)).isEmpty)
         }
     }
 }

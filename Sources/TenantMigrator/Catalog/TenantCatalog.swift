@@ -1,3 +1,4 @@
+import EntityModel
 import LibPQ
 
 /// The tool's own schema: which tenants exist, at which version, and every migration attempt.
@@ -17,8 +18,8 @@ public struct TenantCatalog: Sendable, Hashable {
     }
 
     /// The schema, quoted for SQL.
-    func qualified(_ table: String, _ connection: Connection) -> String {
-        connection.quoteIdentifier(schema) + "." + connection.quoteIdentifier(table)
+    func qualified(_ table: String, _ quoting: some SQLQuoting) -> String {
+        quoting.quoteIdentifier(schema) + "." + quoting.quoteIdentifier(table)
     }
 
     /// Creates the catalog, or upgrades it to ``CatalogSchema/currentVersion``. Costs one

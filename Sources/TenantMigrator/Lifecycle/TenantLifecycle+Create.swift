@@ -18,24 +18,16 @@ extension TenantLifecycle {
         let version = try version(named: versionName)
         let schema = name.defaultSchemaName
         let started = Date()
-        let literal = connection.quoteLiteral
-        var statements = [
-            "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext(\(literal(catalog.schema))), pg_catalog.hashtext(\(literal(name.rawValue))))",
-        ]
+        var statements = [catalog.lockSQL(name.rawValue, quoting: connection)]
         statements += try connection.distributingNewSchemas().map(\.sql)
         statements += access.schemaStatements(schema, connection)
         statements += version.relationalSchema().createStatements(inSchema: schema, quoting: connection)
         statements += access.grantStatements(schema, connection)
-        statements.append("""
-            INSERT INTO \(catalog.qualified("tenants", connection)) (name, schema_name, family, version, version_hash)
-            VALUES (\(literal(name.rawValue)), \(literal(schema)), \(literal(family.name)), \(literal(version.name)), \(literal(version.versionHash)))
-            """)
-        statements.append("""
-            INSERT INTO \(catalog.qualified("migration_history", connection))
-                (tenant, family, operation, to_version, started_at, outcome, statistics)
-            VALUES (\(literal(name.rawValue)), \(literal(family.name)), 'create', \(literal(version.name)), now(), 'succeeded',
-                    \(literal("{\"tables\": \(version.relationalSchema().tables.count)}")))
-            """)
+        statements.append(catalog.registerSQL(name.rawValue, schema: schema, family: family.name, version: version, quoting: connection))
+        statements.append(catalog.historySQL(
+            name.rawValue, family: family.name, operation: .create, to: version.name,
+            statisticsJSON: "{\"tables\": \(version.relationalSchema().tables.count)}", quoting: connection
+        ))
         do {
             try connection.transactionPipeline(statements.map { Statement($0) })
         } catch SQLState.duplicateSchema {

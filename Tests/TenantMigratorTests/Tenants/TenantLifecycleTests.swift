@@ -163,20 +163,20 @@ struct TenantLifecycleTests {
         }
     }
 
-    @Test func creatingFiftyTenantsIsFast() async throws {
+    /// Fifty creations in a row on one connection each register their tenant. (Their speed is the
+    /// `create` benchmark's business, not a test's.)
+    @Test func creatingFiftyTenantsInARowRegistersEach() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)
             let catalog = TenantCatalog()
             try catalog.install(on: connection)
             let lifecycle = TenantLifecycle(catalog: catalog, family: try recipesFamily())
-            let start = ContinuousClock.now
             for index in 0..<50 {
                 try lifecycle.create(try tenant("t\(index)"), on: connection)
             }
-            let perTenant = milliseconds(since: start) / 50
-            print("created 50 tenants: \(String(format: "%.1f", perTenant)) ms/tenant")
-            #expect(perTenant < 100, "creating a tenant took \(perTenant) ms")
-            #expect(try catalog.tenants(on: connection).count == 50)
+            #expect(try catalog.tenants(on: connection).map(\.name.rawValue).sorted() == (0..<50).map { "t\($0)" }.sorted())
+            let schemas = try connection.column("SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 'tenant\\_t%'", as: String.self)
+            #expect(schemas.count == 50)
         }
     }
 }

@@ -1,0 +1,41 @@
+import EntityModel
+import LibPQ
+
+/// The catalog's writes as SQL text with literals, one statement each: for pipelines that send a
+/// tenant's whole creation in one round trip, and for the benchmarks' psql baselines, which must
+/// send exactly what the library sends.
+extension TenantCatalog {
+    /// Takes tenant `tenant`'s advisory lock until the end of the transaction (see ``lockTenant(_:on:)``).
+    package func lockSQL(_ tenant: String, quoting q: some SQLQuoting) -> String {
+        "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext(\(q.quoteLiteral(schema))), pg_catalog.hashtext(\(q.quoteLiteral(tenant))))"
+    }
+
+    /// Registers tenant `tenant` with its schema at `version`, ready.
+    package func registerSQL(_ tenant: String, schema tenantSchema: String, family: String, version: ModelVersion, quoting q: some SQLQuoting) -> String {
+        """
+        INSERT INTO \(qualified("tenants", q)) (name, schema_name, family, version, version_hash)
+        VALUES (\(q.quoteLiteral(tenant)), \(q.quoteLiteral(tenantSchema)), \(q.quoteLiteral(family)), \(q.quoteLiteral(version.name)), \(q.quoteLiteral(version.versionHash)))
+        """
+    }
+
+    /// Records that tenant `tenant` is now at `version`, ready (see ``recordVersion(_:version:versionHash:on:)``).
+    package func recordVersionSQL(_ tenant: String, version: ModelVersion, quoting q: some SQLQuoting) -> String {
+        """
+        UPDATE \(qualified("tenants", q)) SET version = \(q.quoteLiteral(version.name)), version_hash = \(q.quoteLiteral(version.versionHash)), \
+        state = 'ready', last_error = NULL, updated_at = pg_catalog.now() WHERE name = \(q.quoteLiteral(tenant))
+        """
+    }
+
+    /// Appends a succeeded history row for `operation`, started now.
+    package func historySQL(
+        _ tenant: String, family: String, operation: HistoryEntry.Operation, from source: String? = nil, to destination: String,
+        statisticsJSON: String? = nil, quoting q: some SQLQuoting
+    ) -> String {
+        """
+        INSERT INTO \(qualified("migration_history", q)) (tenant, family, operation, from_version, to_version, started_at, outcome, statistics)
+        VALUES (\(q.quoteLiteral(tenant)), \(q.quoteLiteral(family)), \(q.quoteLiteral(operation.rawValue)), \
+        \(source.map(q.quoteLiteral) ?? "NULL"), \(q.quoteLiteral(destination)), pg_catalog.now(), 'succeeded', \
+        \(q.quoteLiteral(statisticsJSON ?? "{}"))::jsonb)
+        """
+    }
+}
