@@ -121,23 +121,3 @@ extension Dictionary {
         Dictionary<String, Value>(uniqueKeysWithValues: map { (transform($0.key), $0.value) })
     }
 }
-
-@Suite("Looking up one tenant")
-struct TenantLookupTests {
-    @Test func aTenantIsFoundByNameWithItsSchema() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = TenantMigrator(connectionString: conninfo, family: try fixtureFamily("Catalogue"))
-            // No catalog yet: nobody, and nothing is created.
-            #expect(try await migrator.tenant(named: "acme") == nil)
-            let connection = try Connection(conninfo)
-            #expect(try connection.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_migrator'", as: Int.self) == 0)
-
-            try await migrator.createTenant("acme", version: "v2")
-            let record = try await migrator.tenant(named: "acme")
-            #expect(record?.version == "v2")
-            #expect(try await migrator.schemaName(for: "acme") == "tenant_acme")
-            #expect(try await migrator.tenant(named: "globex") == nil)
-            await #expect(throws: TenantMigratorError.self) { try await migrator.tenant(named: "Not A Name") }
-        }
-    }
-}
