@@ -50,10 +50,7 @@ extension TenantMigrator {
     private func planReportAndPlan(tenant: String, to target: String?) async throws -> (plan: MigrationPlan, report: MigrationPlanReport) {
         let name = try TenantName(tenant)
         let catalog = self.catalog, planner = self.planner, family = self.family
-        let destination = target ?? family.latestVersion.name
-        guard family.version(named: destination) != nil else {
-            throw TenantMigratorError.unknownVersion(destination, family: family.name, known: family.versionNames)
-        }
+        let destination = try family.requireVersion(named: target).name
         return try await withExistingCatalog(absent: { throw TenantMigratorError.unknownTenant(name) }) { connection in
             let record = try catalog.requireTenant(name, on: connection)
             guard record.family == family.name else {
@@ -117,9 +114,7 @@ extension TenantMigrator {
         tenant: String, to target: String?, allowDestructive: Bool, direction: MigrationDirection, mode: MigrationRunMode
     ) async throws -> TenantMigrationResult {
         let name = try TenantName(tenant)
-        if let target, family.version(named: target) == nil {
-            throw TenantMigratorError.unknownVersion(target, family: family.name, known: family.versionNames)
-        }
+        _ = try family.requireVersion(named: target)
         let runner = self.runner
         let body: @Sendable (Connection) throws -> TenantMigrationResult = { connection in
             try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, on: connection)

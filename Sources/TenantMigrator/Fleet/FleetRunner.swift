@@ -52,10 +52,7 @@ public struct FleetRunner: Sendable {
     ) async throws -> FleetReport {
         let family = runner.family
         let catalog = runner.catalog
-        let target = target ?? family.latestVersion.name
-        guard family.version(named: target) != nil else {
-            throw TenantMigratorError.unknownVersion(target, family: family.name, known: family.versionNames)
-        }
+        let target = try family.requireVersion(named: target).name
         let startedAt = Date()
         let clock = ContinuousClock()
         let started = clock.now

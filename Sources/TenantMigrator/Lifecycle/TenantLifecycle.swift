@@ -17,11 +17,7 @@ public struct TenantLifecycle: Sendable {
 
     /// The named version of the family, or the latest when `name` is nil.
     public func version(named name: String?) throws -> ModelVersion {
-        guard let name else { return family.latestVersion }
-        guard let version = family.version(named: name) else {
-            throw TenantMigratorError.unknownVersion(name, family: family.name, known: family.versionNames)
-        }
-        return version
+        try family.requireVersion(named: name)
     }
 
     /// Checks that `record` belongs to this lifecycle's family.

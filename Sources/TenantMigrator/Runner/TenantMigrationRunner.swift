@@ -86,15 +86,7 @@ public struct TenantMigrationRunner: Sendable {
         let started = clock.now
         let startedAt = Date()
         let family = planner.family
-        let destination: ModelVersion
-        if let target {
-            guard let version = family.version(named: target) else {
-                throw TenantMigratorError.unknownVersion(target, family: family.name, known: family.versionNames)
-            }
-            destination = version
-        } else {
-            destination = family.latestVersion
-        }
+        let destination = try family.requireVersion(named: target)
         var logger = connection.logger
         logger[metadataKey: "tenant"] = "\(tenant)"
         // Every statement logged while this tenant migrates carries its name.
