@@ -154,6 +154,8 @@ extension Console {
                 + "\(result.attempts) attempt\(result.attempts == 1 ? "" : "s"))")
         case .failed:
             print("\(result.tenant): FAILED \(result.fromVersion) → \(result.toVersion): \(result.error ?? "unknown error")")
+        case .pinned:
+            print("\(result.tenant): pinned, left at \(result.fromVersion) (`migrate --tenant \(result.tenant)` alone moves it, `tenant unpin \(result.tenant)` releases it)")
         }
     }
 }

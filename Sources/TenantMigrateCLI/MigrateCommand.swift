@@ -10,6 +10,10 @@ struct MigrateCommand: AsyncParsableCommand {
             Each tenant moves in one transaction holding its advisory lock: it ends at the target, or \
             exactly as it was, with the error recorded. A tenant already at the target costs one \
             query. Exits non-zero if any tenant failed.
+
+            Pinned tenants (rolled back, or `tenant pin`) are left where they are by --all, --match, \
+            --limit and by several --tenant, and reported as pinned (not a failure). A single \
+            `--tenant NAME` moves its tenant anyway and clears the pin.
             """
     )
 
@@ -38,8 +42,10 @@ struct MigrateCommand: AsyncParsableCommand {
                 )
             }
         }
+        // One tenant named alone is the operator's decision to move it; a list is a selection.
+        let pins: PinPolicy = tenant.count == 1 ? .override : .respect
         try await runForEachTenant(tenant, json: migration.json, mode: mode) { name in
-            try await migrator.migrate(tenant: name, to: target, allowDestructive: allowDestructive, mode: mode)
+            try await migrator.migrate(tenant: name, to: target, allowDestructive: allowDestructive, mode: mode, pins: pins)
         }
     }
 }

@@ -10,6 +10,11 @@ struct RollbackCommand: AsyncParsableCommand {
             A rollback is a downward migration along the family's versions, in one transaction per \
             tenant. Rolling back past a step that drops data (a column or table added since) needs \
             --allow-destructive.
+
+            A rolled-back tenant is pinned at the version it reached, so that `migrate --all` and \
+            the app's migrateIfNeeded leave it there. `migrate --tenant NAME` moves it forward again \
+            (and clears the pin); `tenant unpin NAME` releases it. Pinned tenants are left alone by \
+            --all, --match, --limit and several --tenant; a single --tenant rolls its tenant back anyway.
             """
     )
 
@@ -38,8 +43,9 @@ struct RollbackCommand: AsyncParsableCommand {
                 )
             }
         }
+        let pins: PinPolicy = tenant.count == 1 ? .override : .respect
         try await runForEachTenant(tenant, json: migration.json, mode: mode) { name in
-            try await migrator.rollback(tenant: name, to: target, allowDestructive: allowDestructive, mode: mode)
+            try await migrator.rollback(tenant: name, to: target, allowDestructive: allowDestructive, mode: mode, pins: pins)
         }
     }
 }

@@ -5,7 +5,7 @@ import TenantMigrator
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show every tenant, its version, and whether it is at the latest."
+        abstract: "Show every tenant, its version, whether it is at the latest, and its pin."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -20,14 +20,15 @@ struct StatusCommand: AsyncParsableCommand {
         print("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → ")), latest \(latest)")
         if let placement { print("Citus: \(placement.workers) worker\(placement.workers == 1 ? "" : "s")") }
         Console.printTable(
-            ["TENANT", "VERSION", "CURRENT", "STATE"] + (placement == nil ? [] : ["NODE"]) + ["NOTE"],
+            ["TENANT", "VERSION", "CURRENT", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]) + ["NOTE"],
             statuses.map { status in
-                [status.record.name.rawValue, status.record.version, status.isCurrent ? "yes" : "no", status.record.state.rawValue]
+                [status.record.name.rawValue, status.record.version, status.isCurrent ? "yes" : "no", status.record.state.rawValue,
+                 status.record.pinDescription]
                     + (placement == nil ? [] : [status.node ?? "coordinator (not distributed)"])
                     + [status.modelChanged ? "model file changed since" : (status.record.lastError.map { "last error: \($0.prefix(60))" } ?? "")]
             }
         )
-        let behind = statuses.filter { !$0.isCurrent }.count
-        print("\(statuses.count) tenant\(statuses.count == 1 ? "" : "s"), \(behind) behind \(latest)")
+        let behind = statuses.filter { !$0.isCurrent }.count, pinned = statuses.filter(\.record.isPinned).count
+        print("\(statuses.count) tenant\(statuses.count == 1 ? "" : "s"), \(behind) behind \(latest)\(pinned > 0 ? ", \(pinned) pinned" : "")")
     }
 }

@@ -6,12 +6,12 @@ import TenantMigrator
 struct TenantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tenant",
-        abstract: "Create, list, drop and adopt tenants.",
+        abstract: "Create, list, drop, adopt and pin tenants.",
         discussion: """
             Tenant names are 1-48 characters of a-z, 0-9 and _, starting with a letter. A tenant's \
             tables live in the schema tenant_<name>.
             """,
-        subcommands: [Create.self, List.self, Drop.self, Adopt.self]
+        subcommands: [Create.self, List.self, Drop.self, Adopt.self, Pin.self, Unpin.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -66,9 +66,9 @@ struct TenantCommand: AsyncParsableCommand {
             let placement = try await migrator.citusPlacement()
             if json { return try Console.printJSON(tenants.map { ListedTenant(record: $0, node: placement?.nodeBySchema[$0.schema]) }) }
             Console.printTable(
-                ["TENANT", "SCHEMA", "VERSION", "STATE"] + (placement == nil ? [] : ["NODE"]),
+                ["TENANT", "SCHEMA", "VERSION", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]),
                 tenants.map { record in
-                    [record.name.rawValue, record.schema, record.version, record.state.rawValue]
+                    [record.name.rawValue, record.schema, record.version, record.state.rawValue, record.pinDescription]
                         + (placement == nil ? [] : [placement?.nodeBySchema[record.schema] ?? "coordinator (not distributed)"])
                 }
             )

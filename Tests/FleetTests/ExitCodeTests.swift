@@ -30,6 +30,9 @@ struct FleetExitCodeTests {
     @Test func failuresExitOneInterruptionsExit130() throws {
         #expect(Self.exitCode(try Self.report(["migrated", "skipped"], interrupted: false)) == 0)
         #expect(Self.exitCode(try Self.report(["migrated", "failed"], interrupted: false)) == 1)
+        // Pinned tenants were left alone on purpose: not a failure.
+        #expect(Self.exitCode(try Self.report(["migrated", "pinned", "skipped"], interrupted: false)) == 0)
+        #expect(Self.exitCode(try Self.report(["pinned", "failed"], interrupted: false)) == 1)
         // Ctrl-C with nothing failed.
         #expect(Self.exitCode(try Self.report(["migrated", "not-started"], interrupted: true)) == 130)
         // --fail-fast stopped the run: a failure, so 1, not the 130 of an interrupt.

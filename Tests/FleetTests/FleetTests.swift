@@ -79,7 +79,7 @@ struct FleetTests {
                 try Self.expectOneFailure(facadeDatabase, failing: failing, before: facadeBefore)
                 let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any]
                 let summary = json?["summary"] as? [String: Int]
-                #expect(summary == ["total": 200, "migrated": 199, "skipped": 0, "failed": 1, "notStarted": 0])
+                #expect(summary == ["total": 200, "migrated": 199, "skipped": 0, "failed": 1, "notStarted": 0, "pinned": 0])
                 #expect(json?["interrupted"] as? Bool == false)
                 let entries = json?["entries"] as? [[String: Any]] ?? []
                 #expect(entries.count == 200)

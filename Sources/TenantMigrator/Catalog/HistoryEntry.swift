@@ -4,9 +4,11 @@ import LibPQ
 
 /// One attempt to create, migrate, adopt or drop a tenant, as recorded in the catalog.
 public struct HistoryEntry: Sendable, Codable, Hashable {
-    /// What the attempt did: `migrate` moves a tenant to a newer version, `rollback` to an older one.
+    /// What the attempt did: `migrate` moves a tenant to a newer version, `rollback` to an older one;
+    /// `pin` pins it (from the previous pin, if any, to the new one), `unpin` clears its pin (from
+    /// the version it was pinned at).
     public enum Operation: String, Sendable, Codable {
-        case create, migrate, rollback, adopt, drop
+        case create, migrate, rollback, adopt, drop, pin, unpin
 
         /// `migrate` or `rollback`, by which way a migration from `source` to `target` goes in `family`.
         static func moving(from source: String, to target: String, in family: ModelFamily) -> Operation {

@@ -4,20 +4,34 @@ import LibPQ
 extension TenantCatalog {
     /// Every tenant, by name; optionally only those of `family`.
     public func tenants(family: String? = nil, on connection: Connection) throws -> [TenantRecord] {
-        let rows = try connection.execute(
-            "SELECT \(TenantRecord.columns) FROM \(qualified("tenants", connection)) "
-                + "WHERE $1::text IS NULL OR family = $1 ORDER BY name",
-            [family]
-        )
-        return try rows.map(TenantRecord.init(row:))
+        try records { columns in
+            try connection.execute(
+                "SELECT \(columns) FROM \(qualified("tenants", connection)) WHERE $1::text IS NULL OR family = $1 ORDER BY name",
+                [family]
+            )
+        }
     }
 
     /// The tenant named `name`, or nil.
     public func tenant(_ name: TenantName, on connection: Connection, forUpdate: Bool = false) throws -> TenantRecord? {
-        try connection.execute(
-            "SELECT \(TenantRecord.columns) FROM \(qualified("tenants", connection)) WHERE name = $1\(forUpdate ? " FOR UPDATE" : "")",
-            [name.rawValue]
-        ).first.map(TenantRecord.init(row:))
+        try records { columns in
+            try connection.execute(
+                "SELECT \(columns) FROM \(qualified("tenants", connection)) WHERE name = $1\(forUpdate ? " FOR UPDATE" : "")",
+                [name.rawValue]
+            )
+        }.first
+    }
+
+    /// The records `query` reads with the columns it is given. A catalog of version 1 (before pins),
+    /// which read-only calls never upgrade, is read again without the pin columns: its tenants are
+    /// unpinned. Every writer installs the catalog first, so that second query never runs inside a
+    /// transaction.
+    private func records(_ query: (String) throws -> QueryResult) throws -> [TenantRecord] {
+        do {
+            return try query(TenantRecord.columns).map(TenantRecord.init(row:))
+        } catch SQLState.undefinedColumn {
+            return try query(TenantRecord.columnsOfUnpinnedCatalog).map(TenantRecord.init(row:))
+        }
     }
 
     /// The tenant named `name`, or ``TenantMigratorError/unknownTenant(_:)``.

@@ -108,7 +108,7 @@ public struct TenantCatalog: Sendable, Hashable {
 
 /// The catalog's own DDL, one step per catalog version.
 enum CatalogSchema {
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// The statements that bring the catalog from `version - 1` to `version`, one statement each.
     static func upgrade(to version: Int, catalog: TenantCatalog, _ connection: Connection) -> [String] {
@@ -148,6 +148,12 @@ enum CatalogSchema {
                 )
                 """,
                 "CREATE INDEX ON \(history) (tenant, id)",
+            ]
+        case 2:
+            // Pins (TenantCatalog+Pins.swift). IF NOT EXISTS: a half-upgraded catalog upgrades again.
+            return [
+                "ALTER TABLE \(tenants) ADD COLUMN IF NOT EXISTS pinned_version text, "
+                    + "ADD COLUMN IF NOT EXISTS pinned_at timestamptz, ADD COLUMN IF NOT EXISTS pinned_reason text",
             ]
         default:
             preconditionFailure("no catalog upgrade to version \(version)")

@@ -24,8 +24,23 @@ public struct TenantRecord: Sendable, Codable, Hashable {
     public var lastError: String?
     public var createdAt: Date
     public var updatedAt: Date
+    /// The version the tenant is pinned at, or nil. Fleet runs and `migrateIfNeeded` leave a pinned
+    /// tenant where it is; only a migration of that one tenant moves it (and clears the pin).
+    public var pinnedVersion: String?
+    /// When the pin was set.
+    public var pinnedAt: Date?
+    /// Why the tenant is pinned (`rolled back`, or the operator's words).
+    public var pinnedReason: String?
 
-    static let columns = "name, schema_name, family, version, version_hash, state, last_error, created_at, updated_at"
+    /// Whether the tenant is pinned.
+    public var isPinned: Bool { pinnedVersion != nil }
+
+    private static let columnsBeforePins = "name, schema_name, family, version, version_hash, state, last_error, created_at, updated_at"
+    /// The columns a record is read from.
+    static let columns = columnsBeforePins + ", pinned_version, pinned_at, pinned_reason"
+    /// The same from a catalog of version 1, before pins: read-only calls never upgrade the catalog.
+    static let columnsOfUnpinnedCatalog = columnsBeforePins
+        + ", NULL::text AS pinned_version, NULL::timestamptz AS pinned_at, NULL::text AS pinned_reason"
 
     init(row: Row) throws {
         name = try TenantName(try row.decode(String.self, column: "name"))
@@ -37,5 +52,8 @@ public struct TenantRecord: Sendable, Codable, Hashable {
         lastError = try row.decode(column: "last_error")
         createdAt = try row.decode(column: "created_at")
         updatedAt = try row.decode(column: "updated_at")
+        pinnedVersion = try row.decode(column: "pinned_version")
+        pinnedAt = try row.decode(column: "pinned_at")
+        pinnedReason = try row.decode(column: "pinned_reason")
     }
 }

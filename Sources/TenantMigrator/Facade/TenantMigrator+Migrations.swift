@@ -71,22 +71,33 @@ extension TenantMigrator {
     ///
     /// With `mode` ``MigrationRunMode/dryRun`` or ``MigrationRunMode/rehearse``, the migration runs
     /// for real and is then rolled back: nothing changes and nothing is recorded.
+    ///
+    /// A pinned tenant (``TenantRecord/pinnedVersion``) moves too, and its pin is cleared: naming one
+    /// tenant is the operator's decision to move it. Pass `pins: .respect` to leave it alone instead
+    /// (outcome ``TenantMigrationResult/Outcome/pinned``), as for a list of tenants.
     public func migrate(
-        tenant: String, to target: String? = nil, allowDestructive: Bool = false, mode: MigrationRunMode = .apply
+        tenant: String, to target: String? = nil, allowDestructive: Bool = false, mode: MigrationRunMode = .apply,
+        pins: PinPolicy = .override
     ) async throws -> TenantMigrationResult {
-        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .up, mode: mode)
+        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .up, mode: mode, pins: pins)
     }
 
     /// Migrates `tenant` back to the older (or same) version `target`, in one transaction. Rolling
     /// back past a step that drops data needs `allowDestructive`.
+    ///
+    /// The tenant is then pinned at `target` (reason `rolled back`), so that `migrateIfNeeded` and
+    /// fleet runs leave it there until it is migrated by name or unpinned (``unpin(tenant:)``).
+    /// `pins` is as for ``migrate(tenant:to:allowDestructive:mode:pins:)``.
     public func rollback(
-        tenant: String, to target: String, allowDestructive: Bool = false, mode: MigrationRunMode = .apply
+        tenant: String, to target: String, allowDestructive: Bool = false, mode: MigrationRunMode = .apply,
+        pins: PinPolicy = .override
     ) async throws -> TenantMigrationResult {
-        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .down, mode: mode)
+        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .down, mode: mode, pins: pins)
     }
 
     /// Migrates `tenant` to the latest version if it is not there yet. When it is, this costs one
-    /// catalog query and takes no lock.
+    /// catalog query and takes no lock. A pinned tenant is left where it is (outcome
+    /// ``TenantMigrationResult/Outcome/pinned``), found by the same query.
     public func migrateIfNeeded(tenant: String) async throws -> TenantMigrationResult {
         let name = try TenantName(tenant)
         let catalog = self.catalog, family = self.family
@@ -101,23 +112,24 @@ extension TenantMigrator {
                 return nil
             }
         }
-        if let current, current.family == family.name, current.version == latest {
+        if let current, current.family == family.name, current.version == latest || current.isPinned {
             return TenantMigrationResult(
-                tenant: name, fromVersion: latest, toVersion: latest, outcome: .alreadyCurrent, attempts: 0,
-                milliseconds: Duration.since(started).inMilliseconds
+                tenant: name, fromVersion: current.version, toVersion: latest, outcome: current.version == latest ? .alreadyCurrent : .pinned,
+                attempts: 0, milliseconds: Duration.since(started).inMilliseconds
             )
         }
-        return try await migrate(tenant: tenant)
+        // Pinned since that query: still left alone.
+        return try await migrate(tenant: tenant, pins: .respect)
     }
 
-    private func run(
-        tenant: String, to target: String?, allowDestructive: Bool, direction: MigrationDirection, mode: MigrationRunMode
+    func run(
+        tenant: String, to target: String?, allowDestructive: Bool, direction: MigrationDirection?, mode: MigrationRunMode, pins: PinPolicy
     ) async throws -> TenantMigrationResult {
         let name = try TenantName(tenant)
         _ = try family.requireVersion(named: target)
         let runner = self.runner
         let body: @Sendable (Connection) throws -> TenantMigrationResult = { connection in
-            try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, on: connection)
+            try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, pins: pins, on: connection)
         }
         // A trial writes nothing, not even the catalog.
         guard mode.isTrial else { return try await withConnection(body) }

@@ -13,6 +13,9 @@ public struct FleetReport: Sendable, Codable {
             case failed
             /// Not started: the run was interrupted or stopped by --fail-fast first.
             case notStarted = "not-started"
+            /// Pinned (``TenantRecord/pinnedVersion``), so left at its version: fleet runs respect pins.
+            /// Not a failure.
+            case pinned
         }
 
         public var tenant: String
@@ -41,14 +44,16 @@ public struct FleetReport: Sendable, Codable {
     public var skipped: Int { entries.filter { $0.outcome == .skipped }.count }
     public var failed: Int { entries.filter { $0.outcome == .failed }.count }
     public var notStarted: Int { entries.filter { $0.outcome == .notStarted }.count }
-    /// Whether every selected tenant is at the target.
+    /// Tenants left alone because they are pinned.
+    public var pinned: Int { entries.filter { $0.outcome == .pinned }.count }
+    /// Whether every selected tenant is at the target, or pinned.
     public var succeeded: Bool { failed == 0 && notStarted == 0 && !interrupted }
 
     enum CodingKeys: String, CodingKey {
         case family, target, startedAt, milliseconds, interrupted, mode, entries, summary
     }
 
-    struct Summary: Codable { var total, migrated, skipped, failed, notStarted: Int }
+    struct Summary: Codable { var total, migrated, skipped, failed, notStarted, pinned: Int }
 
     public init(family: String, target: String, startedAt: Date, milliseconds: Double, interrupted: Bool, entries: [Entry]) {
         self.family = family
@@ -78,7 +83,7 @@ public struct FleetReport: Sendable, Codable {
         try container.encode(milliseconds, forKey: .milliseconds)
         try container.encode(interrupted, forKey: .interrupted)
         try container.encode(mode, forKey: .mode)
-        try container.encode(Summary(total: entries.count, migrated: migrated, skipped: skipped, failed: failed, notStarted: notStarted), forKey: .summary)
+        try container.encode(Summary(total: entries.count, migrated: migrated, skipped: skipped, failed: failed, notStarted: notStarted, pinned: pinned), forKey: .summary)
         try container.encode(entries, forKey: .entries)
     }
 }

@@ -6,8 +6,9 @@ import MigrationEngine
 
 /// Migrates (or rolls back) many tenants over N connections at once: the deployment-time run.
 ///
-/// One catalog query finds the selected tenants; those already at the target are skipped without
-/// opening another connection, so a deploy with nothing to do costs one round trip. Each other
+/// One catalog query finds the selected tenants; those already at the target are skipped, and
+/// pinned ones (``TenantRecord/pinnedVersion``) left alone, without opening another connection, so a
+/// deploy with nothing to do costs one round trip. Each other
 /// tenant migrates in its own transaction through ``TenantMigrationRunner``; a failure is recorded
 /// and the run goes on (unless ``failFast``). Two runners on the same fleet never migrate a tenant
 /// twice: the runner re-reads each tenant's version under its advisory lock.
@@ -73,6 +74,8 @@ public struct FleetRunner: Sendable {
         for record in records where selection.includes(record.name) {
             if record.version == target {
                 entries.append(.init(tenant: record.name.rawValue, outcome: .skipped, fromVersion: record.version, toVersion: target, milliseconds: 0))
+            } else if record.isPinned {
+                entries.append(.init(tenant: record.name.rawValue, outcome: .pinned, fromVersion: record.version, toVersion: target, milliseconds: 0))
             } else {
                 pending.append(record)
             }
@@ -153,10 +156,17 @@ public struct FleetRunner: Sendable {
         var runner = runner
         runner.control = control
         do {
+            // Pinned since the fleet's query: still left alone.
             let result = try runner.migrate(
-                record.name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, on: connection
+                record.name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, pins: .respect, on: connection
             )
-            return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: result.outcome == .migrated ? .migrated : .skipped,
+            let outcome: FleetReport.Entry.Outcome = switch result.outcome {
+            case .migrated: .migrated
+            case .pinned: .pinned
+            case .failed: .failed
+            case .alreadyCurrent: .skipped
+            }
+            return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: outcome,
                                           fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
                                           rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil))
         } catch let error as TenantMigrationError where error.isInterruption {

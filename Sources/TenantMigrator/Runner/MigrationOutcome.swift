@@ -13,6 +13,9 @@ public struct TenantMigrationResult: Sendable, Codable, Hashable {
         /// The migration failed and was rolled back; the tenant is still at
         /// ``TenantMigrationResult/fromVersion``.
         case failed
+        /// The tenant is pinned (``TenantRecord/pinnedVersion``) and the call respects pins: it was
+        /// left at ``TenantMigrationResult/fromVersion``; nothing ran and nothing was written.
+        case pinned
     }
 
     public var tenant: TenantName

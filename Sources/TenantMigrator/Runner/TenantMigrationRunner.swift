@@ -10,14 +10,16 @@ import MigrationEngine
 /// Per attempt, in ONE transaction:
 /// 1. `SET LOCAL lock_timeout`, so that no wait below queues in front of application traffic for long;
 /// 2. `pg_advisory_xact_lock` on (catalog, tenant), so two runners on one tenant serialize;
-/// 3. the tenant's record is read `FOR UPDATE`; a tenant already at the target is left alone;
+/// 3. the tenant's record is read `FOR UPDATE`; a tenant already at the target is left alone, and
+///    so is a pinned one unless the ``PinPolicy`` overrides its pin;
 /// 4. the plan is made from the recorded version (a planning error touches nothing and records
 ///    nothing); destructive plans are refused unless allowed, and so is a recorded version whose
 ///    model file changed since the tenant reached it (unless ``acceptModelChange``);
 /// 5. every table of the tenant's model is locked up front, in a fixed order, never waiting for one
 ///    lock while holding another (see `TenantMigrationRunner+Locks.swift`), and triggers the model
 ///    did not create are disabled for the transaction (``ForeignTriggers``);
-/// 6. every step runs in the tenant's schema, then the new version and a history row are written.
+/// 6. every step runs in the tenant's schema, then the new version and a history row are written;
+///    a rollback pins the tenant at the version it reached, a move past a pin clears it.
 ///
 /// A lock timeout (55P03) or deadlock (40P01) rolls the attempt back and retries after an exponential
 /// backoff with jitter, up to ``maxAttempts``. Any other error rolls the attempt back; then, in a new
@@ -72,15 +74,19 @@ public struct TenantMigrationRunner: Sendable {
     /// - Parameters:
     ///   - allowDestructive: run plans that drop data (dropped tables or columns, narrowed types).
     ///   - direction: the only way the tenant may move (`.up` for `migrate`, `.down` for `rollback`); nil for either. A plan the other way is refused; staying put is always allowed.
-    /// - Returns: a result with outcome ``TenantMigrationResult/Outcome/migrated`` or
-    ///   ``TenantMigrationResult/Outcome/alreadyCurrent``.
+    ///   - pins: what to do with a pinned tenant: ``PinPolicy/respect`` (fleet runs, `migrateIfNeeded`)
+    ///     leaves it alone (outcome ``TenantMigrationResult/Outcome/pinned``); ``PinPolicy/override``,
+    ///     the default for a call that names one tenant, moves it and clears the pin. Whatever the policy, a successful move down pins the
+    ///     tenant at the version it reached.
+    /// - Returns: a result with outcome ``TenantMigrationResult/Outcome/migrated``,
+    ///   ``TenantMigrationResult/Outcome/alreadyCurrent`` or ``TenantMigrationResult/Outcome/pinned``.
     /// - Throws: ``TenantMigratorError`` (unknown tenant or version, other family) and ``PlanningError``
     ///   before anything is touched; ``TenantMigrationError`` for refusals and failures.
     ///   - mode: ``MigrationRunMode/apply`` to keep the result; a trial mode rolls everything back
     ///     and records nothing (see ``MigrationRunMode``).
     public func migrate(
         _ tenant: TenantName, to target: String?, allowDestructive: Bool, direction: MigrationDirection? = nil,
-        mode: MigrationRunMode = .apply, on connection: Connection
+        mode: MigrationRunMode = .apply, pins: PinPolicy = .override, on connection: Connection
     ) throws -> TenantMigrationResult {
         let clock = ContinuousClock()
         let started = clock.now
@@ -105,7 +111,7 @@ public struct TenantMigrationRunner: Sendable {
                     outcome = try connection.transaction { connection in
                         try attemptMigration(
                             tenant, to: destination, allowDestructive: allowDestructive, direction: direction, mode: mode,
-                            attempt: attempt, startedAt: startedAt, state: state, logger: logger, on: connection
+                            pins: pins, attempt: attempt, startedAt: startedAt, state: state, logger: logger, on: connection
                         )
                     }
                 } catch let trial as TrialRolledBack {
@@ -116,6 +122,12 @@ public struct TenantMigrationRunner: Sendable {
                     logger.debug("already at \(version)", metadata: ["step": "\(version)"])
                     return TenantMigrationResult(
                         tenant: tenant, fromVersion: version, toVersion: destination.name, outcome: .alreadyCurrent,
+                        attempts: attempt, milliseconds: elapsed()
+                    )
+                case let .pinned(version, pin):
+                    logger.debug("pinned at \(pin), left at \(version)", metadata: ["step": "\(version)"])
+                    return TenantMigrationResult(
+                        tenant: tenant, fromVersion: version, toVersion: destination.name, outcome: .pinned,
                         attempts: attempt, milliseconds: elapsed()
                     )
                 case let .migrated(from, statistics):
@@ -183,6 +195,8 @@ public struct TenantMigrationRunner: Sendable {
 
     private enum AttemptOutcome {
         case alreadyCurrent(String)
+        /// At the first version, pinned at the second; left alone.
+        case pinned(String, pin: String)
         case migrated(from: String, StepStatistics)
     }
 
@@ -204,7 +218,7 @@ public struct TenantMigrationRunner: Sendable {
 
     private func attemptMigration(
         _ tenant: TenantName, to destination: ModelVersion, allowDestructive: Bool, direction: MigrationDirection?, mode: MigrationRunMode,
-        attempt: Int, startedAt: Date, state: AttemptState, logger: Logger, on connection: Connection
+        pins: PinPolicy, attempt: Int, startedAt: Date, state: AttemptState, logger: Logger, on connection: Connection
     ) throws -> AttemptOutcome {
         try Self.setLockTimeout(lockTimeout, on: connection)
         try waitingForLocks(connection) { try catalog.lockTenant(tenant, on: connection) }
@@ -213,7 +227,13 @@ public struct TenantMigrationRunner: Sendable {
             throw Refusal(error: TenantMigratorError.familyMismatch(tenant: tenant, recorded: record.family, configured: planner.family.name))
         }
         state.fromVersion = record.version
-        if record.version == destination.name { return .alreadyCurrent(record.version) }
+        if record.version == destination.name {
+            if case let .pin(reason) = pins, !mode.isTrial {
+                try catalog.pin(tenant, at: record.version, reason: reason, on: connection)
+            }
+            return .alreadyCurrent(record.version)
+        }
+        if pins == .respect, let pin = record.pinnedVersion { return .pinned(record.version, pin: pin) }
 
         let plan: MigrationPlan
         do {
@@ -290,8 +310,24 @@ public struct TenantMigrationRunner: Sendable {
             ),
             on: connection
         )
+        try updatePin(of: record, after: plan, pins: pins, on: connection)
         return .migrated(from: record.version, statistics)
     }
+
+    /// After `record`'s tenant moved along `plan`: pins it where it is now, for ``PinPolicy/pin(reason:)``
+    /// and after a rollback, or clears the pin it moved past.
+    private func updatePin(of record: TenantRecord, after plan: MigrationPlan, pins: PinPolicy, on connection: Connection) throws {
+        if case let .pin(reason) = pins {
+            try catalog.pin(record.name, at: plan.destination.name, reason: reason, on: connection)
+        } else if plan.direction == .down {
+            try catalog.pin(record.name, at: plan.destination.name, reason: Self.rollbackPinReason, on: connection)
+        } else if record.isPinned {
+            try catalog.unpin(record.name, on: connection)
+        }
+    }
+
+    /// The reason recorded with the pin a rollback sets.
+    public static let rollbackPinReason = "rolled back"
 
     // MARK: - Failures
 

@@ -14,8 +14,8 @@ struct TenantLifecycleTests {
             #expect(try catalog.installedVersion(on: connection) == nil)
             try catalog.install(on: connection)
             try catalog.install(on: connection)
-            #expect(try catalog.installedVersion(on: connection) == 1)
-            #expect(try connection.scalar("SELECT value FROM tm_catalog.catalog_info WHERE key = 'catalog_version'", as: String.self) == "1")
+            #expect(try catalog.installedVersion(on: connection) == 2)
+            #expect(try connection.scalar("SELECT value FROM tm_catalog.catalog_info WHERE key = 'catalog_version'", as: String.self) == "2")
 
             // Four fresh installers race on another catalog schema.
             let other = TenantCatalog(schema: "tm_catalog_raced")
@@ -28,7 +28,7 @@ struct TenantLifecycleTests {
                 }
                 try await group.waitForAll()
             }
-            #expect(try other.installedVersion(on: connection) == 1)
+            #expect(try other.installedVersion(on: connection) == 2)
             #expect(try connection.scalar("SELECT count(*)::int FROM tm_catalog_raced.catalog_info", as: Int.self) == 1)
         }
     }

@@ -288,11 +288,11 @@ struct TenantMigrationRunnerTests {
 
             let down = try await migrator.rollback(tenant: "acme", to: "v1", allowDestructive: true)
             #expect(down.outcome == .migrated && down.fromVersion == "v2" && down.toVersion == "v1")
-            // History says which way each move went.
+            // History says which way each move went (and that the rollback pinned the tenant).
             let operations = try connection.execute(
                 "SELECT operation FROM tenant_migrator.migration_history WHERE tenant = 'acme' AND outcome = 'succeeded' ORDER BY id"
             ).map { try $0.decode(String.self, at: 0) }
-            #expect(operations == ["create", "migrate", "rollback"])
+            #expect(operations == ["create", "migrate", "rollback", "pin"])
             let rows = try connection.execute("SELECT instructions, servings FROM tenant_acme.recipe ORDER BY id")
             #expect(try rows.map { try $0.decode(String?.self, column: "instructions") } == ["Slowly simmer", "Toss it", nil])
             #expect(try rows.map { try $0.decode(Int?.self, column: "servings") } == [4, 2, nil])
