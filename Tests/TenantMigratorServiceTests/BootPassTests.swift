@@ -11,16 +11,11 @@ import Testing
 struct BootPassTests {
     @Test func aTenantHeldByALockDoesNotHoldBootAndIsRetriedOnceReleased() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
             let others = ["acme", "globex", "initech"]
-            _ = try await migrator.createTenants(others + ["held"], version: "v1", jobs: 2)
-            let holder = try holdRecipeTable(of: "held", conninfo)
-
+            let (migrator, holder) = try await fleetWithHeldTenant(conninfo, others)
             let service = makeService(migrator, deadline: .seconds(2))
             let (run, ended) = start(service)
-            let started = ContinuousClock.now
-            let report = await service.bootCompleted()
-            let bootTime = ContinuousClock.now - started
+            let (report, bootTime) = await timedBoot(service)
 
             // With the migrator's own 5 s × 5 attempts the held tenant would take ~27 s; the
             // service bounds it by its deadline (2 s, with 10x headroom on a busy machine).
@@ -53,17 +48,12 @@ struct BootPassTests {
 
     @Test func theDeadlineEndsALockWaitThatWouldOutlastIt() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
-            _ = try await migrator.createTenants(["acme", "held"], version: "v1", jobs: 2)
-            let holder = try holdRecipeTable(of: "held", conninfo)
+            let (migrator, holder) = try await fleetWithHeldTenant(conninfo, ["acme"])
             defer { _ = try? holder.execute("ROLLBACK") }
-
             // One attempt may wait 60 s for a lock: only the 2 s deadline can end it.
             let service = makeService(migrator, deadline: .seconds(2), lockTimeout: .seconds(60))
             let (run, _) = start(service)
-            let started = ContinuousClock.now
-            let report = await service.bootCompleted()
-            let bootTime = ContinuousClock.now - started
+            let (report, bootTime) = await timedBoot(service)
 
             #expect(bootTime < .seconds(20), "the boot pass took \(bootTime)")
             #expect(report.deadlineReached)

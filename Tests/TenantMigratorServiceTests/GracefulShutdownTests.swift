@@ -12,9 +12,7 @@ import Testing
 struct GracefulShutdownTests {
     @Test func gracefulShutdownDuringALockWaitEndsTheService() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
-            _ = try await migrator.createTenants(["acme", "held"], version: "v1", jobs: 2)
-            let holder = try holdRecipeTable(of: "held", conninfo)
+            let (migrator, holder) = try await fleetWithHeldTenant(conninfo, ["acme"])
             defer { _ = try? holder.execute("ROLLBACK") }
 
             // A deadline and a lock timeout long enough that only the shutdown can end the wait.

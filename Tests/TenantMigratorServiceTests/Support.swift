@@ -41,13 +41,23 @@ func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws ->
     return try await condition()
 }
 
-/// Opens a transaction on `conninfo` that holds ACCESS EXCLUSIVE on `tenant`'s recipe table (as a
-/// long report or a stuck app session would) until the returned connection rolls back.
-func holdRecipeTable(of tenant: String, _ conninfo: String) throws -> Connection {
+/// A migrator over `tenants` and `held`, all created at v1, and a session that holds ACCESS
+/// EXCLUSIVE on `held`'s recipe table in an open transaction (as a long report or a stuck app
+/// session would) until `holder` rolls back.
+func fleetWithHeldTenant(_ conninfo: String, _ tenants: [String], held: String = "held") async throws -> (migrator: TenantMigrator, holder: Connection) {
+    let migrator = try makeMigrator(conninfo)
+    _ = try await migrator.createTenants(tenants + [held], version: "v1", jobs: 2)
     let holder = try Connection(conninfo)
     try holder.execute("BEGIN")
-    try holder.execute("LOCK TABLE \(holder.quoteIdentifier("tenant_" + tenant)).recipe IN ACCESS EXCLUSIVE MODE")
-    return holder
+    try holder.execute("LOCK TABLE \(holder.quoteIdentifier("tenant_" + held)).recipe IN ACCESS EXCLUSIVE MODE")
+    return (migrator, holder)
+}
+
+/// Waits for `service`'s boot pass; its report and how long the wait took.
+func timedBoot(_ service: TenantMigratorService) async -> (report: BootReport, duration: Duration) {
+    let started = ContinuousClock.now
+    let report = await service.bootCompleted()
+    return (report, ContinuousClock.now - started)
 }
 
 /// The version the catalog records for `tenant`.
