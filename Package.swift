@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "EntityModel", targets: ["EntityModel"]),
         .library(name: "MigrationEngine", targets: ["MigrationEngine"]),
         .library(name: "TenantMigrator", targets: ["TenantMigrator"]),
+        .library(name: "TenantMigratorService", targets: ["TenantMigratorService"]),
         .library(name: "TenantMigrateCLI", targets: ["TenantMigrateCLI"]),
         .executable(name: "tenant-migrate", targets: ["tenant-migrate"]),
     ],
@@ -17,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: The wire
@@ -64,6 +66,16 @@ let package = Package(
             dependencies: ["LibPQ", "EntityModel", "MigrationEngine", .product(name: "Logging", package: "swift-log")]
         ),
 
+        // MARK: Boot as a swift-service-lifecycle Service (the core TenantMigrator module stays free of it)
+        .target(
+            name: "TenantMigratorService",
+            dependencies: [
+                "TenantMigrator",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // MARK: Command line
         .target(
             name: "TenantMigrateCLI",
@@ -104,6 +116,13 @@ let package = Package(
             name: "TenantMigratorTests",
             dependencies: ["TenantMigrator", "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies", "PostgresTestSupport"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "TenantMigratorServiceTests",
+            dependencies: [
+                "TenantMigratorService", "TenantMigrator", "LibPQ", "RecipesPolicies", "PostgresTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "PostgresTestSupport"]),
 

@@ -1,0 +1,45 @@
+extension TenantMigratorService {
+    /// Where one tenant stands, as far as this service has seen (see ``TenantMigratorService/status(of:)``).
+    public enum Status: Sendable, Hashable {
+        /// The service has not seen this tenant: not in the catalog when the service read it, or
+        /// the boot pass has not read the catalog yet. ``TenantMigratorService/checkReady(tenant:)``
+        /// looks it up.
+        case unknown
+        /// At the family's latest version: safe to serve.
+        case ready
+        /// A pass (the boot pass or a background retry) is migrating it now.
+        case migrating
+        /// Not migrated yet: the boot pass reached its deadline (or the service found the tenant
+        /// behind later) before the tenant's migration started; the background retries take it.
+        case pending
+        /// Its last attempt gave up waiting for a lock another session held (SQLSTATE 55P03);
+        /// nothing was changed, and the background retries try again with backoff.
+        case waitingForLock
+        /// Its migration failed and was rolled back (the tenant is still at its old version).
+        case failed(Failure)
+
+        /// Whether the tenant can be served (``ready``).
+        public var isReady: Bool { self == .ready }
+    }
+
+    /// Why a tenant's migration failed, and how the service goes on with it.
+    public struct Failure: Sendable, Hashable, CustomStringConvertible {
+        /// The error as the fleet report gives it.
+        public var message: String
+        /// The SQLSTATE, when the server sent one.
+        public var sqlState: String?
+        /// Whether the same attempt would fail the same way (a mapping error, a dependent view, a
+        /// constraint the data breaks): retried only every ``RetryPolicy/deterministicInterval``.
+        /// Transient failures (deadlocks, serialization failures, lost connections, a server
+        /// shutting down or full) are retried on the backoff schedule.
+        public var isDeterministic: Bool
+
+        public init(message: String, sqlState: String?, isDeterministic: Bool) {
+            self.message = message
+            self.sqlState = sqlState
+            self.isDeterministic = isDeterministic
+        }
+
+        public var description: String { message }
+    }
+}

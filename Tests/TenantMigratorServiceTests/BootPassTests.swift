@@ -1,0 +1,140 @@
+import Foundation
+import LibPQ
+import PostgresTestSupport
+import TenantMigrator
+import TenantMigratorService
+import Testing
+
+/// The boot pass never holds the app's start for one tenant: held and failed tenants are reported
+/// and left to the background retries, which make them ready once they can.
+@Suite("TenantMigratorService boot pass")
+struct BootPassTests {
+    @Test func aTenantHeldByALockDoesNotHoldBootAndIsRetriedOnceReleased() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let others = ["acme", "globex", "initech"]
+            let (migrator, holder) = try await fleetWithHeldTenant(conninfo, others)
+            let service = makeService(migrator, deadline: .seconds(2))
+            let (run, ended) = start(service)
+            let (report, bootTime) = await timedBoot(service)
+
+            // With the migrator's own 5 s × 5 attempts the held tenant would take ~27 s; the
+            // service bounds it by its deadline (2 s, with 10x headroom on a busy machine).
+            #expect(bootTime < .seconds(20), "the boot pass took \(bootTime)")
+            #expect(report.error == nil)
+            #expect(report.ready.sorted() == others)
+            #expect(report.held == ["held"])
+            #expect(report.failed.isEmpty)
+            for tenant in others {
+                #expect(service.isReady(tenant: tenant))
+                #expect(try await version(of: tenant, migrator) == "v3")
+            }
+            #expect(!service.isReady(tenant: "held"))
+            #expect([TenantMigratorService.Status.waitingForLock, .pending, .migrating].contains(service.status(of: "held")), "\(service.status(of: "held"))")
+            #expect(service.pendingTenants == ["held"])
+            #expect(try await version(of: "held", migrator) == "v1")
+            #expect(!ended.value, "the service stopped after its boot pass")
+
+            // Released: a background retry migrates it.
+            try holder.execute("ROLLBACK")
+            let ready = try await waitUntil { service.isReady(tenant: "held") }
+            #expect(ready, "still \(service.status(of: "held")) 30 s after the lock was released")
+            #expect(try await version(of: "held", migrator) == "v3")
+            #expect(service.pendingTenants.isEmpty)
+
+            run.cancel()
+            try await run.value
+        }
+    }
+
+    @Test func theDeadlineEndsALockWaitThatWouldOutlastIt() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, holder) = try await fleetWithHeldTenant(conninfo, ["acme"])
+            defer { _ = try? holder.execute("ROLLBACK") }
+            // One attempt may wait 60 s for a lock: only the 2 s deadline can end it.
+            let service = makeService(migrator, deadline: .seconds(2), lockTimeout: .seconds(60))
+            let (run, _) = start(service)
+            let (report, bootTime) = await timedBoot(service)
+
+            #expect(bootTime < .seconds(20), "the boot pass took \(bootTime)")
+            #expect(report.deadlineReached)
+            #expect(report.ready == ["acme"])
+            #expect(report.held == ["held"])
+            #expect(service.isReady(tenant: "acme"))
+            #expect(!service.isReady(tenant: "held"))
+            #expect(try await version(of: "held", migrator) == "v1")
+
+            run.cancel()
+            try await run.value
+        }
+    }
+
+    @Test func aDeterministicFailureIsReportedAndTheServiceKeepsRunning() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try makeMigrator(conninfo)
+            _ = try await migrator.createTenants(["fine", "broken"], version: "v1", jobs: 2)
+            // A view on the column v2 → v3 moves: its drop fails with 2BP01 on every attempt.
+            let connection = try Connection(conninfo)
+            try connection.execute("""
+                CREATE VIEW tenant_broken.ingredient_report AS
+                SELECT i.name AS ingredient, i.unit_of_measure FROM tenant_broken.recipe_ingredient AS i
+                """)
+
+            let service = makeService(migrator, retry: RetryPolicy(
+                initialDelay: .milliseconds(100), maximumDelay: .seconds(1), deterministicInterval: .seconds(3)
+            ))
+            let (run, ended) = start(service)
+            let report = await service.bootCompleted()
+
+            #expect(report.ready == ["fine"])
+            #expect(report.held.isEmpty)
+            let failure = try #require(report.failed["broken"])
+            #expect(failure.sqlState == "2BP01")
+            #expect(failure.isDeterministic)
+            #expect(failure.message.contains("ingredient_report"), "\(failure.message)")
+            #expect(service.status(of: "broken") == .failed(failure))
+            #expect(service.isReady(tenant: "fine"))
+            #expect(!service.isReady(tenant: "broken"))
+
+            // It keeps running, and does not hammer the failed tenant on the quick backoff: within
+            // the first second its status stays the boot pass's failure.
+            try await Task.sleep(for: .seconds(1))
+            #expect(!ended.value, "the service stopped after a tenant failed")
+            #expect(service.status(of: "broken") == .failed(failure))
+
+            // Once an operator removes the cause, the slow retry picks it up without a restart.
+            try connection.execute("DROP VIEW tenant_broken.ingredient_report")
+            let ready = try await waitUntil { service.isReady(tenant: "broken") }
+            #expect(ready, "still \(service.status(of: "broken"))")
+
+            run.cancel()
+            try await run.value
+        }
+    }
+
+    @Test func aTenantCreatedAfterBootIsReadyThroughTheCatalog() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try makeMigrator(conninfo)
+            try await migrator.createTenant("early", version: "v1")
+            let service = makeService(migrator)
+            let (run, _) = start(service)
+            _ = await service.bootCompleted()
+
+            try await migrator.createTenant("late")
+            try await migrator.createTenant("old", version: "v2")
+            #expect(!service.isReady(tenant: "late"))  // not seen: the synchronous answer does not query
+            #expect(service.status(of: "late") == .unknown)
+            #expect(try await service.checkReady(tenant: "late"))
+            #expect(service.isReady(tenant: "late"))
+            #expect(try await service.checkReady(tenant: "nobody") == false)
+
+            // Created at an older version after boot: not ready, and migrated in the background.
+            #expect(try await service.checkReady(tenant: "old") == false)
+            let ready = try await waitUntil { service.isReady(tenant: "old") }
+            #expect(ready, "still \(service.status(of: "old"))")
+            #expect(try await version(of: "old", migrator) == "v3")
+
+            run.cancel()
+            try await run.value
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import LibPQ
+import PostgresTestSupport
+import RecipesPolicies
+import TenantMigrator
+import TenantMigratorService
+import Testing
+
+/// The repository's root, found from this file.
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The facade over the Recipes family with its Swift policies, as a server app builds it, logging
+/// warnings and errors only. `lockTimeout` and `maxAttempts` stay the library's defaults (5 s, 5):
+/// the service must bound its waits by itself.
+func makeMigrator(_ conninfo: String) throws -> TenantMigrator {
+    let directory = repositoryRoot.appendingPathComponent("Migrations/Recipes")
+    let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, policies: RecipesPolicies.registry)
+    var logger = migrator.logger  // this target does not import Logging
+    logger.logLevel = .warning
+    return try TenantMigrator(connectionString: conninfo, familyDirectory: directory, policies: RecipesPolicies.registry, logger: logger)
+}
+
+/// A service over `migrator` that logs warnings and errors, with quick retries.
+func makeService(
+    _ migrator: TenantMigrator, deadline: Duration = .seconds(2), lockTimeout: Duration? = nil,
+    retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .seconds(1))
+) -> TenantMigratorService {
+    var logger = migrator.logger
+    logger.logLevel = .warning
+    return TenantMigratorService(migrator: migrator, deadline: deadline, concurrency: 2, retry: retry, lockTimeout: lockTimeout, logger: logger)
+}
+
+/// Polls `condition` every 50 ms for at most `timeout`; whether it became true.
+func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
+}
+
+/// A migrator over `tenants` and `held`, all created at v1, and a session that holds ACCESS
+/// EXCLUSIVE on `held`'s recipe table in an open transaction (as a long report or a stuck app
+/// session would) until `holder` rolls back.
+func fleetWithHeldTenant(_ conninfo: String, _ tenants: [String], held: String = "held") async throws -> (migrator: TenantMigrator, holder: Connection) {
+    let migrator = try makeMigrator(conninfo)
+    _ = try await migrator.createTenants(tenants + [held], version: "v1", jobs: 2)
+    let holder = try Connection(conninfo)
+    try holder.execute("BEGIN")
+    try holder.execute("LOCK TABLE \(holder.quoteIdentifier("tenant_" + held)).recipe IN ACCESS EXCLUSIVE MODE")
+    return (migrator, holder)
+}
+
+/// Waits for `service`'s boot pass; its report and how long the wait took.
+func timedBoot(_ service: TenantMigratorService) async -> (report: BootReport, duration: Duration) {
+    let started = ContinuousClock.now
+    let report = await service.bootCompleted()
+    return (report, ContinuousClock.now - started)
+}
+
+/// The version the catalog records for `tenant`.
+func version(of tenant: String, _ migrator: TenantMigrator) async throws -> String? {
+    try await migrator.tenant(named: tenant)?.version
+}
+
+/// Sessions of this database waiting for a lock.
+func lockWaiters(_ connection: Connection) throws -> Int {
+    try connection.execute("SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+        .map { try $0.decode(Int.self, at: 0) }.first ?? 0
+}
+
+/// Whether a service's `run()` has returned, readable from anywhere.
+final class RunEnded: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ended = false
+    var value: Bool { lock.withLock { ended } }
+    func mark() { lock.withLock { ended = true } }
+}
+
+/// Starts `service.run()` outside a service group (a task cancellation ends it).
+func start(_ service: TenantMigratorService) -> (task: Task<Void, any Error>, ended: RunEnded) {
+    let ended = RunEnded()
+    let task = Task {
+        defer { ended.mark() }
+        try await service.run()
+    }
+    return (task, ended)
+}
