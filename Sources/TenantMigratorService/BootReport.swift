@@ -12,6 +12,8 @@ public struct BootReport: Sendable {
     /// deadline passed before they were migrated (they may have been waiting for one). Retried in
     /// the background.
     public var held: [String]
+    /// Tenants pinned at an older version, left there (see ``TenantMigratorService/Status/pinned(version:)``).
+    public var pinned: [String] = []
     /// Tenants whose migration failed, with why.
     public var failed: [String: TenantMigratorService.Failure]
     /// Why the pass could not run at all (the database unreachable, say); the background retries

@@ -14,6 +14,8 @@ extension TenantMigratorService.Status {
             self = .ready
         case .notStarted:
             self = .pending
+        case .pinned:
+            self = .pinned(version: entry.fromVersion)
         case .failed:
             guard !entry.fromVersion.isEmpty else { return nil }
             if entry.sqlState == "55P03" {
@@ -33,7 +35,7 @@ extension TenantMigratorService.Status {
         switch self {
         case .pending, .waitingForLock: return true
         case let .failed(failure): return !failure.isDeterministic
-        case .ready, .migrating, .unknown: return false
+        case .ready, .migrating, .unknown, .pinned: return false
         }
     }
 }

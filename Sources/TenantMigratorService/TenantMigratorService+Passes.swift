@@ -36,8 +36,14 @@ extension TenantMigratorService {
             for record in try await migrator.tenants() {
                 let tenant = record.name.rawValue
                 tenants.append(tenant)
-                if record.version != latest { behind.append(tenant) }
-                board.set(tenant, record.version == latest ? .ready : .migrating, retries: 0, nextAttempt: nil)
+                if record.version == latest {
+                    board.set(tenant, .ready, retries: 0, nextAttempt: nil)
+                } else if let pinned = record.pinnedVersion {
+                    board.set(tenant, .pinned(version: pinned), retries: 0, nextAttempt: nil)
+                } else {
+                    behind.append(tenant)
+                    board.set(tenant, .migrating, retries: 0, nextAttempt: nil)
+                }
             }
             if !behind.isEmpty { outcome = await fleetRun(behind, deadline: deadline) }
         } catch {
@@ -65,6 +71,7 @@ extension TenantMigratorService {
             case .ready: report.ready.append(tenant)
             case .pending, .waitingForLock: report.held.append(tenant)
             case let .failed(failure): report.failed[tenant] = failure
+            case .pinned: report.pinned.append(tenant)
             case .migrating, .unknown: break
             }
         }
@@ -164,6 +171,8 @@ extension TenantMigratorService {
         case let .failed(failure):
             logger.error("tenant \(tenant) failed to migrate\(failure.isDeterministic ? "" : " (transient)"): \(failure.message); \(next)",
                          metadata: ["tenant": "\(tenant)", "sqlstate": "\(failure.sqlState ?? "")"])
+        case let .pinned(version):
+            logger.notice("tenant \(tenant) is pinned at \(version); left there", metadata: ["tenant": "\(tenant)"])
         case .ready, .migrating, .unknown:
             break
         }

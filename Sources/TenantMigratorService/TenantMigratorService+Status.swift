@@ -17,6 +17,10 @@ extension TenantMigratorService {
         case waitingForLock
         /// Its migration failed and was rolled back (the tenant is still at its old version).
         case failed(Failure)
+        /// Pinned at this older version (rolled back by an operator, or `pin`ned): the service
+        /// leaves it there and does not retry; it is not ready for code that needs the latest
+        /// version. `unpin` it, or migrate it by name, to move it on.
+        case pinned(version: String)
 
         /// Whether the tenant can be served (``ready``).
         public var isReady: Bool { self == .ready }

@@ -137,4 +137,30 @@ struct BootPassTests {
             try await run.value
         }
     }
+
+    /// A tenant an operator rolled back is pinned: boot leaves it at its version, reports it as
+    /// pinned, never retries it, and does not call it ready.
+    @Test func aPinnedTenantIsLeftWhereItIs() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try makeMigrator(conninfo)
+            _ = try await migrator.createTenants(["acme", "rolled"], version: "v1", jobs: 2)
+            _ = try await migrator.migrate(tenant: "rolled")
+            _ = try await migrator.rollback(tenant: "rolled", to: "v2")
+            let service = makeService(migrator, deadline: .seconds(5))
+            let (run, _) = start(service)
+            let report = await service.bootCompleted()
+
+            #expect(report.ready == ["acme"])
+            #expect(report.pinned == ["rolled"])
+            #expect(report.held.isEmpty && report.failed.isEmpty)
+            #expect(service.status(of: "rolled") == .pinned(version: "v2"))
+            #expect(!service.isReady(tenant: "rolled"))
+            try await Task.sleep(for: .seconds(1))  // several retry rounds (200 ms backoff) pass
+            #expect(try await version(of: "rolled", migrator) == "v2")
+            #expect(service.status(of: "rolled") == .pinned(version: "v2"))
+
+            run.cancel()
+            try await run.value
+        }
+    }
 }
