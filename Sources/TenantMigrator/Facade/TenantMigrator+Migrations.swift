@@ -1,5 +1,6 @@
 import EntityModel
 import Foundation
+import Instrumentation
 import LibPQ
 import MigrationEngine
 
@@ -12,6 +13,7 @@ extension TenantMigrator {
         var runner = TenantMigrationRunner(catalog: catalog, planner: planner, lockTimeout: lockTimeout, maxAttempts: maxAttempts)
         runner.acceptModelChange = acceptModelChange
         runner.archives = archives
+        runner.observability = observability
         return runner
     }
 
@@ -105,9 +107,11 @@ extension TenantMigrator {
             }
         }
         if let current, current.family == family.name, current.version == latest {
+            let elapsed = Duration.since(started)
+            observability.recordTenant(.alreadyCurrent, family: family.name, mode: .apply, duration: elapsed)
             return TenantMigrationResult(
                 tenant: name, fromVersion: latest, toVersion: latest, outcome: .alreadyCurrent, attempts: 0,
-                milliseconds: Duration.since(started).inMilliseconds
+                milliseconds: elapsed.inMilliseconds
             )
         }
         return try await migrate(tenant: tenant)
@@ -121,8 +125,13 @@ extension TenantMigrator {
             throw TenantMigratorError.unknownVersion(target, family: family.name, known: family.versionNames)
         }
         let runner = self.runner
+        // The caller's trace context (a request span), carried to the connection's thread: the
+        // tenant's span becomes its child.
+        let context = ServiceContext.current
         let body: @Sendable (Connection) throws -> TenantMigrationResult = { connection in
-            try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, on: connection)
+            try ServiceContext.withValue(context) {
+                try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, on: connection)
+            }
         }
         // A trial writes nothing, not even the catalog.
         guard mode.isTrial else { return try await withConnection(body) }
