@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
@@ -63,7 +65,11 @@ let package = Package(
         // MARK: Tenants: the catalog, the runner, the fleet and the facade over them
         .target(
             name: "TenantMigrator",
-            dependencies: ["LibPQ", "EntityModel", "MigrationEngine", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "LibPQ", "EntityModel", "MigrationEngine", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
         ),
 
         // MARK: Boot as a swift-service-lifecycle Service (the core TenantMigrator module stays free of it)
@@ -114,7 +120,11 @@ let package = Package(
         .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "TenantMigratorTests",
-            dependencies: ["TenantMigrator", "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies", "PostgresTestSupport"],
+            dependencies: [
+                "TenantMigrator", "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies", "PostgresTestSupport",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
             exclude: ["Fixtures"]
         ),
         .testTarget(

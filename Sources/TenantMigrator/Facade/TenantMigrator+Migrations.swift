@@ -1,5 +1,6 @@
 import EntityModel
 import Foundation
+import Instrumentation
 import LibPQ
 import MigrationEngine
 
@@ -12,6 +13,7 @@ extension TenantMigrator {
         var runner = TenantMigrationRunner(catalog: catalog, planner: planner, lockTimeout: lockTimeout, maxAttempts: maxAttempts)
         runner.acceptModelChange = acceptModelChange
         runner.archives = archives
+        runner.observability = observability
         return runner
     }
 
@@ -113,9 +115,12 @@ extension TenantMigrator {
             }
         }
         if let current, current.family == family.name, current.version == latest || current.isPinned {
+            let elapsed = Duration.since(started)
+            let outcome: TenantMigrationResult.Outcome = current.version == latest ? .alreadyCurrent : .pinned
+            observability.recordTenant(outcome, family: family.name, mode: .apply, duration: elapsed)
             return TenantMigrationResult(
-                tenant: name, fromVersion: current.version, toVersion: latest, outcome: current.version == latest ? .alreadyCurrent : .pinned,
-                attempts: 0, milliseconds: Duration.since(started).inMilliseconds
+                tenant: name, fromVersion: current.version, toVersion: latest, outcome: outcome,
+                attempts: 0, milliseconds: elapsed.inMilliseconds
             )
         }
         // Pinned since that query: still left alone.
@@ -128,8 +133,13 @@ extension TenantMigrator {
         let name = try TenantName(tenant)
         _ = try family.requireVersion(named: target)
         let runner = self.runner
+        // The caller's trace context (a request span), carried to the connection's thread: the
+        // tenant's span becomes its child.
+        let context = ServiceContext.current
         let body: @Sendable (Connection) throws -> TenantMigrationResult = { connection in
-            try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, pins: pins, on: connection)
+            try ServiceContext.withValue(context) {
+                try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, pins: pins, on: connection)
+            }
         }
         // A trial writes nothing, not even the catalog.
         guard mode.isTrial else { return try await withConnection(body) }

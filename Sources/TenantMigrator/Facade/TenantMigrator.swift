@@ -42,6 +42,9 @@ public struct TenantMigrator: Sendable {
     /// Off (`--no-archive`, for huge tables where the copy costs too much), such plans need
     /// `allowDestructive`.
     public var archives = true
+    /// Where metrics and spans go: the app's bootstrapped `MetricsSystem` and `InstrumentationSystem`
+    /// by default (no-ops until bootstrapped). See ``MigratorMetrics`` and ``MigratorTracing``.
+    public var observability = Observability()
 
     public init(
         connectionString: String,

@@ -3,6 +3,7 @@ import Foundation
 import LibPQ
 import Logging
 import MigrationEngine
+import Tracing
 
 /// Migrates one tenant at a time, safely: one transaction per attempt, the tenant's advisory lock,
 /// the recorded version re-read under that lock, a bounded `lock_timeout`, and bounded retries.
@@ -49,6 +50,8 @@ public struct TenantMigrationRunner: Sendable {
     /// so a rollback gives it back; archived losses then need no consent. Off (`--no-archive`),
     /// every destroyed value is truly lost and needs `allowDestructive`.
     public var archives = true
+    /// Where each tenant's and each step's metrics and spans go (the global systems by default).
+    public var observability = TenantMigrator.Observability()
 
     public init(
         catalog: TenantCatalog,
@@ -87,6 +90,19 @@ public struct TenantMigrationRunner: Sendable {
     public func migrate(
         _ tenant: TenantName, to target: String?, allowDestructive: Bool, direction: MigrationDirection? = nil,
         mode: MigrationRunMode = .apply, pins: PinPolicy = .override, on connection: Connection
+    ) throws -> TenantMigrationResult {
+        try observingTenant(tenant, to: target ?? family.latestVersion.name, mode: mode) { span in
+            try migrateInAttempts(
+                tenant, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, pins: pins, span: span,
+                on: connection
+            )
+        }
+    }
+
+    /// ``migrate(_:to:allowDestructive:direction:mode:pins:on:)`` inside the tenant's span.
+    private func migrateInAttempts(
+        _ tenant: TenantName, to target: String?, allowDestructive: Bool, direction: MigrationDirection?,
+        mode: MigrationRunMode, pins: PinPolicy, span: any Span, on connection: Connection
     ) throws -> TenantMigrationResult {
         let clock = ContinuousClock()
         let started = clock.now
@@ -156,6 +172,7 @@ public struct TenantMigrationRunner: Sendable {
                     if attempt < maxAttempts {
                         try Task.checkCancellation()
                         let delay = backoff(afterAttempt: attempt)
+                        observeLockRetry(after: attempt, deadlock: !(SQLState.lockNotAvailable ~= error), on: span)
                         let cause = SQLState.lockNotAvailable ~= error ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
                         logger.warning(
                             "attempt \(attempt) of \(maxAttempts) \(cause); rolled back, retrying in \(Int(delay * 1000)) ms",
@@ -280,7 +297,9 @@ public struct TenantMigrationRunner: Sendable {
                     "running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
                     metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(record.schema)"]
                 )
-                statistics = statistics + (try step.run(inSchema: record.schema, on: connection, allowDestructive: allowDestructive, archives: archives))
+                statistics = statistics + (try observingStep(step) {
+                    try step.run(inSchema: record.schema, on: connection, allowDestructive: allowDestructive, archives: archives)
+                })
             }
             state.runningStep = nil
             return statistics
