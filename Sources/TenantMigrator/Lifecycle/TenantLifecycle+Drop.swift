@@ -13,7 +13,10 @@ extension TenantLifecycle {
             try catalog.lockTenant(name, on: connection)
             let record = try catalog.requireTenant(name, on: connection, forUpdate: true)
             try connection.script("DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(record.schema)) CASCADE")
-            try connection.execute("DELETE FROM \(catalog.qualified("tenants", connection)) WHERE name = $1", [name.rawValue])
+            try connection.execute(
+                "DELETE FROM \(catalog.qualified("tenants", connection)) WHERE name = $1" + TenantCatalog.announcingChanges(parameter: 2),
+                [name.rawValue, catalog.notificationChannel]
+            )
             try catalog.recordHistory(
                 HistoryEntry(tenant: name, family: record.family, operation: .drop, fromVersion: record.version,
                              toVersion: nil, startedAt: started, outcome: .succeeded),
