@@ -4,9 +4,6 @@ import LibPQ
 import MigrationEngine
 
 extension TenantMigrator {
-    /// The planner for this family and its mappings.
-    public var planner: MigrationPlanner { MigrationPlanner(family: family, mappings: mappings, hooks: policies) }
-
     /// The runner that migrates one tenant safely (advisory lock, lock_timeout, retries).
     public var runner: TenantMigrationRunner {
         var runner = TenantMigrationRunner(catalog: catalog, planner: planner, lockTimeout: lockTimeout, maxAttempts: maxAttempts)
@@ -89,12 +86,24 @@ extension TenantMigrator {
     }
 
     /// Migrates `tenant` to the latest version if it is not there yet. When it is, this costs one
-    /// catalog query and takes no lock.
+    /// catalog query on a pooled connection and takes no lock, and once the tenant is known to be
+    /// current (see ``CurrentTenantCache``), nothing at all: no session, no round trip.
     public func migrateIfNeeded(tenant: String) async throws -> TenantMigrationResult {
         let name = try TenantName(tenant)
         let catalog = self.catalog, family = self.family
         let latest = family.latestVersion.name
         let started = ContinuousClock.now
+        func alreadyCurrent() -> TenantMigrationResult {
+            TenantMigrationResult(
+                tenant: name, fromVersion: latest, toVersion: latest, outcome: .alreadyCurrent, attempts: 0,
+                milliseconds: Duration.since(started).inMilliseconds
+            )
+        }
+        if let currentTenants {
+            if currentTenants.isCurrent(name) { return alreadyCurrent() }
+            await currentTenants.startListening()
+        }
+        let mark = currentTenants?.mark()
         let current: TenantRecord? = try await withPlainConnection { connection in
             do {
                 return try catalog.tenant(name, on: connection)
@@ -105,10 +114,8 @@ extension TenantMigrator {
             }
         }
         if let current, current.family == family.name, current.version == latest {
-            return TenantMigrationResult(
-                tenant: name, fromVersion: latest, toVersion: latest, outcome: .alreadyCurrent, attempts: 0,
-                milliseconds: Duration.since(started).inMilliseconds
-            )
+            if let mark { currentTenants?.remember(name, since: mark) }
+            return alreadyCurrent()
         }
         return try await migrate(tenant: tenant)
     }
@@ -129,10 +136,9 @@ extension TenantMigrator {
         return try await withExistingCatalog(absent: { throw TenantMigratorError.unknownTenant(name) }, body)
     }
 
-    /// Opens a connection WITHOUT installing the catalog (for read-only work), runs `body`, closes it.
+    /// Runs `body` on a pooled connection WITHOUT installing the catalog (for read-only work).
     func withPlainConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let connection = try await MigratorSession(connectionString: connectionString, reconnectTimeout: .zero, logger: logger).connect()
-        return try await connection.withConnection(body)
+        try await connectionPool.withConnection(body)
     }
 }
 
