@@ -117,17 +117,22 @@ import Testing
             #expect(migrator.connectionPool.statistics.closed == 1 && migrator.connectionPool.statistics.idle == 0)
 
             let order = Arrivals()
-            let holder = Task { try await migrator.withConnection { _ = try $0.execute("SELECT pg_sleep(0.3)") } }
-            try await Task.sleep(for: .milliseconds(100))
+            let pool = migrator.connectionPool
+            // The one connection is held until the test lets go of an advisory lock.
+            let admin = try Connection(conninfo)
+            try admin.execute("SELECT pg_advisory_lock(42)")
+            let holder = Task { try await migrator.withConnection { _ = try $0.execute("SELECT pg_advisory_lock(42), pg_advisory_unlock(42)") } }
+            #expect(try await Self.eventually { pool.statistics.inUse == 1 })
             let waiter = Task { try await migrator.withConnection { _ in order.append(1) } }
-            try await Task.sleep(for: .milliseconds(20))
+            #expect(try await Self.eventually { pool.statistics.waiting == 1 })
             let cancelled = Task { try await migrator.withConnection { _ in order.append(99) } }
-            try await Task.sleep(for: .milliseconds(20))
+            #expect(try await Self.eventually { pool.statistics.waiting == 2 })
             let last = Task { try await migrator.withConnection { _ in order.append(2) } }
-            try await Task.sleep(for: .milliseconds(20))
-            #expect(migrator.connectionPool.statistics.waiting == 3)
+            #expect(try await Self.eventually { pool.statistics.waiting == 3 })
             cancelled.cancel()
             await #expect(throws: CancellationError.self) { try await cancelled.value }
+            #expect(pool.statistics.waiting == 2)
+            try admin.execute("SELECT pg_advisory_unlock(42)")
             try await holder.value
             try await waiter.value
             try await last.value
