@@ -20,7 +20,7 @@ public final class Connection {
     public var logger: Logger
     /// Cancels the statement running on this connection, from any thread.
     public let cancelToken: CancelToken
-    private let noticeSink: Unmanaged<NoticeSink>
+    let noticeSink: Unmanaged<NoticeSink>
     var transactionDepth = 0
     /// Whether ``script(_:)`` refuses a query of several statements (see ``Connection/strictOneStatementByDefault``).
     /// Every message this connection sends then carries one statement, as Citus requires.

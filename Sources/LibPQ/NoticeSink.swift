@@ -4,11 +4,15 @@ import Logging
 /// Forwards server notices (NOTICE, WARNING, …) to a swift-log `Logger`.
 final class NoticeSink {
     let logger: Logger
+    /// The server sent a FATAL error outside a query (it terminated the session, which libpq
+    /// reports as a notice while the connection is idle): the connection is about to close.
+    private(set) var receivedFatal = false
     init(logger: Logger) { self.logger = logger }
 
     func receive(_ result: OpaquePointer) {
         func field(_ code: Int32) -> String? { PQresultErrorField(result, code).map { String(cString: $0) } }
         let severity = field(TM_PG_DIAG_SEVERITY_NONLOCALIZED) ?? "NOTICE"
+        if severity == "FATAL" || severity == "PANIC" { receivedFatal = true }
         let message = field(TM_PG_DIAG_MESSAGE_PRIMARY) ?? ""
         var metadata: Logger.Metadata = ["severity": "\(severity)"]
         if let state = field(TM_PG_DIAG_SQLSTATE) { metadata["sqlstate"] = "\(state)" }

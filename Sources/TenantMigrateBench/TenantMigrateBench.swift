@@ -13,6 +13,7 @@ struct TenantMigrateBench: AsyncParsableCommand {
         subcommands: [
             FleetBenchmark.self,
             CreateBenchmark.self,
+            PoolBenchmark.self,
             CitusBenchmark.self,
             CopyBenchmark.self, RecipesBenchmark.self, ArchiveBenchmark.self]
     )

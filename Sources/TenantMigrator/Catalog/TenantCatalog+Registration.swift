@@ -32,9 +32,12 @@ extension TenantCatalog {
         ).first.map { try TenantName(try $0.decode(String.self, at: 0)) }
     }
 
-    /// Removes tenant `name`'s row (its history stays).
+    /// Removes tenant `name`'s row (its history stays), and announces it on ``notificationChannel``.
     public func deregister(_ name: TenantName, on connection: Connection) throws {
-        try connection.execute("DELETE FROM \(qualified("tenants", connection)) WHERE name = $1", [name.rawValue])
+        try connection.execute(
+            "DELETE FROM \(qualified("tenants", connection)) WHERE name = $1" + Self.announcingChanges(parameter: 2),
+            [name.rawValue, notificationChannel]
+        )
     }
 
     /// Refreshes the planner's statistics of the tenants table (after creating thousands at once).

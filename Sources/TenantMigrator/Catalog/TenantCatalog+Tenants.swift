@@ -48,20 +48,21 @@ extension TenantCatalog {
         try connection.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
     }
 
-    /// Records that `tenant` is now at `version`, ready.
+    /// Records that `tenant` is now at `version`, ready, and announces it on ``notificationChannel``.
     public func recordVersion(_ tenant: TenantName, version: String, versionHash: String, on connection: Connection) throws {
         try connection.execute(
             "UPDATE \(qualified("tenants", connection)) SET version = $2, version_hash = $3, state = 'ready', "
-                + "last_error = NULL, updated_at = now() WHERE name = $1",
-            [tenant.rawValue, version, versionHash]
+                + "last_error = NULL, updated_at = now() WHERE name = $1" + Self.announcingChanges(parameter: 4),
+            [tenant.rawValue, version, versionHash, notificationChannel]
         )
     }
 
-    /// Marks `tenant` failed with `error` (its version is unchanged).
+    /// Marks `tenant` failed with `error` (its version is unchanged), and announces it on ``notificationChannel``.
     public func recordFailure(_ tenant: TenantName, error: String, on connection: Connection) throws {
         try connection.execute(
-            "UPDATE \(qualified("tenants", connection)) SET state = 'failed', last_error = $2, updated_at = now() WHERE name = $1",
-            [tenant.rawValue, error]
+            "UPDATE \(qualified("tenants", connection)) SET state = 'failed', last_error = $2, updated_at = now() WHERE name = $1"
+                + Self.announcingChanges(parameter: 3),
+            [tenant.rawValue, error, notificationChannel]
         )
     }
 

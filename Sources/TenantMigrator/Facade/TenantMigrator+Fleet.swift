@@ -30,8 +30,8 @@ extension TenantMigrator {
         control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
         let names = try names.map(TenantName.init)
-        return try await lifecycle.createMany(names, version: version, access: access, jobs: jobs, connectionString: connectionString,
-                                              logger: logger, control: control, progress: progress)
+        return try await lifecycle.createMany(names, version: version, access: access, jobs: jobs,
+                                              connections: .pooled(connectionPool, jobs: jobs), control: control, progress: progress)
     }
 
     func fleet(
@@ -41,6 +41,7 @@ extension TenantMigrator {
                                 allowDestructive: allowDestructive, direction: direction, logger: logger)
         fleet.reconnectTimeout = reconnectTimeout
         fleet.mode = mode
+        fleet.connections = .pooled(connectionPool, jobs: jobs)
         return fleet
     }
 }

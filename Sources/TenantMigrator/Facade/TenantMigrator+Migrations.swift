@@ -5,9 +5,6 @@ import LibPQ
 import MigrationEngine
 
 extension TenantMigrator {
-    /// The planner for this family and its mappings.
-    public var planner: MigrationPlanner { MigrationPlanner(family: family, mappings: mappings, hooks: policies) }
-
     /// The runner that migrates one tenant safely (advisory lock, lock_timeout, retries).
     public var runner: TenantMigrationRunner {
         var runner = TenantMigrationRunner(catalog: catalog, planner: planner, lockTimeout: lockTimeout, maxAttempts: maxAttempts)
@@ -98,13 +95,28 @@ extension TenantMigrator {
     }
 
     /// Migrates `tenant` to the latest version if it is not there yet. When it is, this costs one
-    /// catalog query and takes no lock. A pinned tenant is left where it is (outcome
-    /// ``TenantMigrationResult/Outcome/pinned``), found by the same query.
+    /// catalog query on a pooled connection and takes no lock, and once the tenant is known to be
+    /// current (see ``CurrentTenantCache``), nothing at all: no session, no round trip. A pinned
+    /// tenant is left where it is (outcome ``TenantMigrationResult/Outcome/pinned``), found by the
+    /// same query.
     public func migrateIfNeeded(tenant: String) async throws -> TenantMigrationResult {
         let name = try TenantName(tenant)
         let catalog = self.catalog, family = self.family
         let latest = family.latestVersion.name
         let started = ContinuousClock.now
+        func leftAlone(_ outcome: TenantMigrationResult.Outcome, at version: String) -> TenantMigrationResult {
+            let elapsed = Duration.since(started)
+            observability.recordTenant(outcome, family: family.name, mode: .apply, duration: elapsed)
+            return TenantMigrationResult(
+                tenant: name, fromVersion: version, toVersion: latest, outcome: outcome, attempts: 0,
+                milliseconds: elapsed.inMilliseconds
+            )
+        }
+        if let currentTenants {
+            if currentTenants.isCurrent(name) { return leftAlone(.alreadyCurrent, at: latest) }
+            await currentTenants.startListening()
+        }
+        let mark = currentTenants?.mark()
         let current: TenantRecord? = try await withPlainConnection { connection in
             do {
                 return try catalog.tenant(name, on: connection)
@@ -114,14 +126,12 @@ extension TenantMigrator {
                 return nil
             }
         }
-        if let current, current.family == family.name, current.version == latest || current.isPinned {
-            let elapsed = Duration.since(started)
-            let outcome: TenantMigrationResult.Outcome = current.version == latest ? .alreadyCurrent : .pinned
-            observability.recordTenant(outcome, family: family.name, mode: .apply, duration: elapsed)
-            return TenantMigrationResult(
-                tenant: name, fromVersion: current.version, toVersion: latest, outcome: outcome,
-                attempts: 0, milliseconds: elapsed.inMilliseconds
-            )
+        if let current, current.family == family.name, current.version == latest {
+            if let mark { currentTenants?.remember(name, since: mark) }
+            return leftAlone(.alreadyCurrent, at: latest)
+        }
+        if let current, current.family == family.name, current.isPinned {
+            return leftAlone(.pinned, at: current.version)
         }
         // Pinned since that query: still left alone.
         return try await migrate(tenant: tenant, pins: .respect)
@@ -146,10 +156,9 @@ extension TenantMigrator {
         return try await withExistingCatalog(absent: { throw TenantMigratorError.unknownTenant(name) }, body)
     }
 
-    /// Opens a connection WITHOUT installing the catalog (for read-only work), runs `body`, closes it.
+    /// Runs `body` on a pooled connection WITHOUT installing the catalog (for read-only work).
     func withPlainConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let connection = try await MigratorSession(connectionString: connectionString, reconnectTimeout: .zero, logger: logger).connect()
-        return try await connection.withConnection(body)
+        try await connectionPool.withConnection(body)
     }
 }
 

@@ -15,10 +15,12 @@ import MigrationEngine
 /// try await migrator.createTenant("acme")
 /// ```
 ///
-/// `TenantMigrator` is a `Sendable` value: share it freely. Each call opens the connections it
-/// needs and closes them when done.
+/// `TenantMigrator` is a `Sendable` value: share it freely. Its copies share one
+/// ``ConnectionPool``, the only thing that opens its connections (see ``connectionPool``); call
+/// ``shutdown()`` to close them before the app exits.
 public struct TenantMigrator: Sendable {
-    /// How to reach the database: a conninfo string, a `postgres://` URI, or "" for libpq's defaults.
+    /// How to reach the database: a conninfo string, a `postgres://` URI, or "" for libpq's
+    /// defaults (also "" when connections come from the app's factory).
     public let connectionString: String
     /// The model family whose tenants this migrator manages.
     public let family: ModelFamily
@@ -26,9 +28,12 @@ public struct TenantMigrator: Sendable {
     public let catalog: TenantCatalog
     public let logger: Logger
     /// Custom mapping models and Swift policies, used instead of inference for their exact pair.
-    public var mappings: [any MigrationMapping]
+    public var mappings: [any MigrationMapping] { didSet { planner = Self.planner(family, mappings, policies) } }
     /// The policies and stage hooks (hooks run around their steps).
-    public var policies: PolicyRegistry = PolicyRegistry()
+    public var policies: PolicyRegistry { didSet { planner = Self.planner(family, mappings, policies) } }
+    /// The planner for this family and its mappings, built once (and again when ``mappings`` or
+    /// ``policies`` change).
+    public private(set) var planner: MigrationPlanner
     /// How long a migration statement may wait for a lock before the attempt is retried.
     public var lockTimeout: Duration
     /// Attempts per tenant before a lock timeout becomes a failure.
@@ -45,33 +50,85 @@ public struct TenantMigrator: Sendable {
     /// Where metrics and spans go: the app's bootstrapped `MetricsSystem` and `InstrumentationSystem`
     /// by default (no-ops until bootstrapped). See ``MigratorMetrics`` and ``MigratorTracing``.
     public var observability = Observability()
+    /// The connections of this migrator and its copies.
+    public let connectionPool: ConnectionPool
+    /// The tenants known to be current (nil when ``ConnectionPool/Configuration/cachesCurrentTenants`` is off).
+    public let currentTenants: CurrentTenantCache?
 
+    /// - Parameters:
+    ///   - applicationName: the sessions' `application_name` (unless the connection string names one).
+    ///   - pool: how many connections the migrator keeps, and for how long.
     public init(
         connectionString: String,
         family: ModelFamily,
         catalog: TenantCatalog = TenantCatalog(),
         mappings: [any MigrationMapping] = [],
+        policies: PolicyRegistry = PolicyRegistry(),
         lockTimeout: Duration = .seconds(5),
         maxAttempts: Int = 5,
+        applicationName: String = "tenant-migrate",
+        pool: ConnectionPool.Configuration = ConnectionPool.Configuration(),
         logger: Logger = Logger(label: "TenantMigrator")
     ) {
-        self.connectionString = connectionString
+        let session = MigratorSession(connectionString: connectionString, applicationName: applicationName, reconnectTimeout: .zero, logger: logger)
+        self.init(session: session, family: family, catalog: catalog, mappings: mappings, policies: policies,
+                  lockTimeout: lockTimeout, maxAttempts: maxAttempts, pool: pool)
+    }
+
+    /// A migrator whose connections come from the app's own `factory` (its credentials, TLS or
+    /// proxy setup). Each new connection gets the migrator's search path before its first use;
+    /// the factory chooses everything else, `application_name` included.
+    public init(
+        factory: @escaping MigratorSession.Factory,
+        family: ModelFamily,
+        catalog: TenantCatalog = TenantCatalog(),
+        mappings: [any MigrationMapping] = [],
+        policies: PolicyRegistry = PolicyRegistry(),
+        lockTimeout: Duration = .seconds(5),
+        maxAttempts: Int = 5,
+        pool: ConnectionPool.Configuration = ConnectionPool.Configuration(),
+        logger: Logger = Logger(label: "TenantMigrator")
+    ) {
+        self.init(session: MigratorSession(factory: factory, reconnectTimeout: .zero, logger: logger), family: family, catalog: catalog,
+                  mappings: mappings, policies: policies, lockTimeout: lockTimeout, maxAttempts: maxAttempts, pool: pool)
+    }
+
+    private init(
+        session: MigratorSession, family: ModelFamily, catalog: TenantCatalog, mappings: [any MigrationMapping], policies: PolicyRegistry,
+        lockTimeout: Duration, maxAttempts: Int, pool: ConnectionPool.Configuration
+    ) {
+        self.connectionString = session.connectionString
         self.family = family
         self.catalog = catalog
         self.mappings = mappings
+        self.policies = policies
+        self.planner = Self.planner(family, mappings, policies)
         self.lockTimeout = lockTimeout
         self.maxAttempts = maxAttempts
-        self.logger = logger
+        self.logger = session.logger
+        self.connectionPool = ConnectionPool(session: session, configuration: pool)
+        self.currentTenants = pool.cachesCurrentTenants ? CurrentTenantCache(catalog: catalog, pool: connectionPool) : nil
+    }
+
+    private static func planner(_ family: ModelFamily, _ mappings: [any MigrationMapping], _ policies: PolicyRegistry) -> MigrationPlanner {
+        MigrationPlanner(family: family, mappings: mappings, hooks: policies)
     }
 
     /// Create, drop, adopt and verify operations for this family and catalog.
     public var lifecycle: TenantLifecycle { TenantLifecycle(catalog: catalog, family: family) }
 
-    /// Opens a connection with the catalog installed, runs `body` on it, and closes it.
+    /// Closes the migrator's connections (those in use when they come back) and stops caching.
+    /// Later calls fail. Shared by every copy of this migrator.
+    public func shutdown() async {
+        await currentTenants?.shutdown()
+        await connectionPool.shutdown()
+    }
+
+    /// Runs `body` on a pooled connection with the catalog installed. Keep session state
+    /// transaction-local (`SET LOCAL`): the connection serves other calls afterwards.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let connection = try await MigratorSession(connectionString: connectionString, reconnectTimeout: .zero, logger: logger).connect()
         let catalog = self.catalog
-        return try await connection.withConnection { connection in
+        return try await connectionPool.withConnection { connection in
             try catalog.install(on: connection)
             return try body(connection)
         }
@@ -97,11 +154,15 @@ extension TenantMigrator {
         familyDirectory: URL,
         policies: PolicyRegistry = PolicyRegistry(),
         catalog: TenantCatalog = TenantCatalog(),
+        lockTimeout: Duration = .seconds(5),
+        maxAttempts: Int = 5,
+        applicationName: String = "tenant-migrate",
+        pool: ConnectionPool.Configuration = ConnectionPool.Configuration(),
         logger: Logger = Logger(label: "TenantMigrator")
     ) throws {
         let family = try ModelFamily.load(from: familyDirectory)
         let mappings = try MappingModel.loadAll(for: family, policies: policies)
-        self.init(connectionString: connectionString, family: family, catalog: catalog, mappings: mappings, logger: logger)
-        self.policies = policies
+        self.init(connectionString: connectionString, family: family, catalog: catalog, mappings: mappings, policies: policies,
+                  lockTimeout: lockTimeout, maxAttempts: maxAttempts, applicationName: applicationName, pool: pool, logger: logger)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import LibPQ
 import Logging
 
@@ -8,7 +9,7 @@ import Logging
 /// The connections degrade gracefully: if the server refuses some of the extra connections (too
 /// many clients), the run goes on with those it got; if a connection dies during an item (the
 /// server restarted, an administrator terminated the backend), that item's output stands and the
-/// worker reconnects (retrying for up to the session's reconnect timeout, so a server restart
+/// worker reconnects (retrying for up to `reconnectTimeout`, so a server restart
 /// costs a pause) and hands the item's output to `recover` on the new connection, for whatever
 /// the lost connection could not finish (recording a failure, say), before taking the next item.
 ///
@@ -16,37 +17,37 @@ import Logging
 func fanOut<Item: Sendable, Output: Sendable>(
     _ items: [Item],
     jobs: Int,
-    session: MigratorSession,
+    source: ConnectionSource,
+    reconnectTimeout: Duration,
     control: FleetControl,
     firstConnection: AsyncConnection? = nil,
     work: @escaping @Sendable (Item, Connection) -> Output,
     recover: (@Sendable (Output, Connection) -> Output)? = nil,
     onDone: @escaping @Sendable (Output) async -> Void
 ) async throws -> [Output?] {
-    let logger = session.logger
-    // Extra connections are tried once: a server that refuses them is full, not restarting.
-    var once = session
-    once.reconnectTimeout = .zero
+    let logger = source.logger
     let queue = WorkQueue(count: items.count)
     let workers = max(1, min(jobs, items.count))
     var connections: [AsyncConnection] = []
     if let firstConnection { connections.append(firstConnection) }
     while connections.count < workers {
+        // Extra connections are tried once: a server that refuses them is full, not restarting.
         do {
-            connections.append(try await once.connect())
+            guard let extra = try await (connections.isEmpty ? source.take(reconnectTimeout) : source.takeExtra()) else {
+                logger.info("the pool has \(connections.count) of \(workers) connections free; going on with \(connections.count)")
+                break
+            }
+            connections.append(extra)
         } catch where !connections.isEmpty {
             logger.warning("could open only \(connections.count) of \(workers) connections (\(error)); going on with \(connections.count)")
             break
         }
     }
-    for connection in connections {
-        let token = connection.cancelToken
-        control.onCancel { token.cancel() }
-    }
     let outputs = await withTaskGroup(of: [(Int, Output)].self) { group in
         for initial in connections {
             group.addTask {
                 var connection = initial
+                var cancelling = CancelArming(connection, control: control)
                 var done: [(Int, Output)] = []
                 while !control.isStopped, !Task.isCancelled, let index = await queue.next() {
                     let item = items[index]
@@ -60,11 +61,10 @@ func fanOut<Item: Sendable, Output: Sendable>(
                         break
                     }
                     if !healthy {
-                        await connection.close()
+                        await source.giveBack(connection, cancelling.disarm())
                         do {
-                            connection = try await session.connect()
-                            let token = connection.cancelToken
-                            control.onCancel { token.cancel() }
+                            connection = try await source.take(reconnectTimeout)
+                            cancelling = CancelArming(connection, control: control)
                             logger.warning("a connection was lost; reconnected")
                             if let recover {
                                 let lost = output
@@ -80,7 +80,7 @@ func fanOut<Item: Sendable, Output: Sendable>(
                     done.append((index, output))
                     await onDone(output)
                 }
-                await connection.close()
+                await source.giveBack(connection, cancelling.disarm())
                 return done
             }
         }
@@ -89,6 +89,34 @@ func fanOut<Item: Sendable, Output: Sendable>(
         return all
     }
     return outputs
+}
+
+/// Lets a fleet's second ``FleetControl/stop()`` cancel the statement on a connection while a
+/// worker holds it, and not once the connection is given back (to a pool, where it may serve
+/// someone else).
+final class CancelArming: @unchecked Sendable {
+    private let lock = NSLock()
+    private var token: CancelToken?
+    private var fired = false
+
+    init(_ connection: AsyncConnection, control: FleetControl) {
+        token = connection.cancelToken
+        control.onCancel { [self] in
+            lock.withLock {
+                fired = fired || token != nil
+                token?.cancel()
+            }
+        }
+    }
+
+    /// No more cancels from now on. Returns whether the connection may be reused: no cancel request
+    /// was ever sent for it.
+    func disarm() -> Bool {
+        lock.withLock {
+            token = nil
+            return !fired
+        }
+    }
 }
 
 /// Hands out item indexes, each once.

@@ -30,6 +30,9 @@ public struct FleetRunner: Sendable {
     /// gives up.
     public var reconnectTimeout: Duration = .seconds(60)
     public var logger: Logger
+    /// Where the run's connections come from; nil: sessions from ``connectionString``, opened for
+    /// the run and closed after it.
+    var connections: ConnectionSource?
 
     public init(
         connectionString: String, runner: TenantMigrationRunner, jobs: Int = 4, failFast: Bool = false,
@@ -60,17 +63,23 @@ public struct FleetRunner: Sendable {
         let started = clock.now
         // The caller's trace context (a request or deploy span): each tenant's span becomes its child.
         let context = ServiceContext.current
-        let session = MigratorSession(connectionString: connectionString, reconnectTimeout: reconnectTimeout, logger: logger)
-        let first = try await session.connect()
+        let source = connections ?? .dedicated(MigratorSession(connectionString: connectionString, logger: logger))
+        let first = try await source.take(reconnectTimeout)
         let mode = self.mode
-        let records = try await first.withConnection { connection -> [TenantRecord] in
-            if mode.isTrial {
-                // A trial writes nothing, not even the catalog: no catalog, no tenants.
-                guard try catalog.isInstalled(on: connection) else { return [] }
-            } else {
-                try catalog.install(on: connection)
+        let records: [TenantRecord]
+        do {
+            records = try await first.withConnection { connection -> [TenantRecord] in
+                if mode.isTrial {
+                    // A trial writes nothing, not even the catalog: no catalog, no tenants.
+                    guard try catalog.isInstalled(on: connection) else { return [] }
+                } else {
+                    try catalog.install(on: connection)
+                }
+                return try catalog.tenants(family: family.name, on: connection)
             }
-            return try catalog.tenants(family: family.name, on: connection)
+        } catch {
+            await source.giveBack(first, true)
+            throw error
         }
         var entries: [FleetReport.Entry] = []
         var pending: [TenantRecord] = []
@@ -90,7 +99,7 @@ public struct FleetRunner: Sendable {
         }
         if let limit = selection.limit { pending = Array(pending.prefix(limit)) }
         if !runner.acceptModelChange, let changed = Self.changedModel(pending, family: family) {
-            await first.close()
+            await source.giveBack(first, true)
             throw changed
         }
         // Found current by the one query: counted in one increment, at no per-tenant cost.
@@ -98,7 +107,7 @@ public struct FleetRunner: Sendable {
         runner.observability.countTenants(.pinned, family: family.name, mode: mode, by: entries.count { $0.outcome == .pinned })
         func elapsed() -> Double { (clock.now - started).inMilliseconds }
         guard !pending.isEmpty else {
-            await first.close()
+            await source.giveBack(first, true)
             var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(), interrupted: false, entries: entries)
             report.mode = mode
             return report
@@ -107,7 +116,7 @@ public struct FleetRunner: Sendable {
         let tracker = ProgressTracker(total: pending.count, callback: progress)
         let runner = self.runner, allowDestructive = self.allowDestructive, direction = self.direction, failFast = self.failFast
         let outputs = try await fanOut(
-            pending, jobs: jobs, session: session, control: control, firstConnection: first,
+            pending, jobs: jobs, source: source, reconnectTimeout: reconnectTimeout, control: control, firstConnection: first,
             work: { record, connection in
                 ServiceContext.withValue(context) {
                     Self.migrate(record, to: target, runner: runner, allowDestructive: allowDestructive, direction: direction, mode: mode,

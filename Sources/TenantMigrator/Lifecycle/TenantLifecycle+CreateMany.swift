@@ -13,18 +13,34 @@ extension TenantLifecycle {
         connectionString: String, logger: Logger, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
+        try await createMany(names, version: versionName, access: access, jobs: jobs,
+                             connections: .dedicated(MigratorSession(connectionString: connectionString, logger: logger)),
+                             control: control, progress: progress)
+    }
+
+    /// ``createMany(_:version:access:jobs:connectionString:logger:control:progress:)`` with the
+    /// connections of `connections` (a facade's pool).
+    func createMany(
+        _ names: [TenantName], version versionName: String?, access: TenantAccess, jobs: Int, connections source: ConnectionSource,
+        control: FleetControl, progress: (@Sendable (FleetProgress) -> Void)?
+    ) async throws -> FleetReport {
         let version = try version(named: versionName)
         let startedAt = Date()
         let clock = ContinuousClock()
         let started = clock.now
-        let session = MigratorSession(connectionString: connectionString, logger: logger)
-        let first = try await session.connect()
+        let reconnectTimeout = Duration.seconds(60)
+        let first = try await source.take(reconnectTimeout)
         let catalog = self.catalog
-        try await first.withConnection { try catalog.install(on: $0) }
+        do {
+            try await first.withConnection { try catalog.install(on: $0) }
+        } catch {
+            await source.giveBack(first, true)
+            throw error
+        }
         let tracker = ProgressTracker(total: names.count, callback: progress)
         let lifecycle = self
         let outputs = try await fanOut(
-            names, jobs: jobs, session: session, control: control, firstConnection: first,
+            names, jobs: jobs, source: source, reconnectTimeout: reconnectTimeout, control: control, firstConnection: first,
             work: { name, connection -> FleetReport.Entry in
                 let began = ContinuousClock.now
                 do {
