@@ -2,7 +2,7 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate status`: every tenant, its version, and whether it is current.
-struct StatusCommand: AsyncParsableCommand {
+struct StatusCommand: RunnerCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show every tenant, its version, and whether it is at the latest."
@@ -11,7 +11,7 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Print JSON.") var json = false
 
-    func run() async throws {
+    func perform() async throws {
         let migrator = try options.makeMigrator()
         let statuses = try await migrator.status()
         if json { return try Console.printJSON(statuses) }
