@@ -20,7 +20,7 @@ struct ArchiveCommand: AsyncParsableCommand {
             let usage = try await options.makeMigrator().archiveUsage(tenant: tenant)
             if json { return try Console.printJSON(usage) }
             let formatter = ISO8601DateFormatter()
-            Console.printTable(["TENANT", "STEP", "ENTRIES", "BYTES", "OLDEST", "NEWEST"], usage.map {
+            TextTable.print(["TENANT", "STEP", "ENTRIES", "BYTES", "OLDEST", "NEWEST"], usage.map {
                 [$0.tenant, "\($0.usage.stepFrom) → \($0.usage.stepTo)", String($0.usage.entries), String($0.usage.bytes),
                  formatter.string(from: $0.usage.oldest), formatter.string(from: $0.usage.newest)]
             })

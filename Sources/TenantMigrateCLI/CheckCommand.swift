@@ -73,21 +73,6 @@ struct CheckCommand: RunnerCommand {
     }
 }
 
-extension GlobalOptions {
-    /// A migrator for offline work (`check`): loads the family, resolves no database.
-    func makeOfflineMigrator() throws -> TenantMigrator {
-        Console.bootstrapLogging(verbose: verbose)
-        let family = try loadFamily()
-        return TenantMigrator(
-            connectionString: databaseURL ?? "",
-            family: family,
-            catalog: TenantCatalog(schema: catalog),
-            mappings: try MappingModel.loadAll(for: family, policies: CommandEnvironment.policies),
-            logger: Console.logger(verbose: verbose)
-        )
-    }
-}
-
 /// Options of the commands that migrate: lock timeout and retries.
 struct MigrationOptions: ParsableArguments {
     @Flag(name: .long, help: "Run plans that drop data (dropped tables or columns, narrowed types).")

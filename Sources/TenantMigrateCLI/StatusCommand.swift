@@ -19,7 +19,7 @@ struct StatusCommand: RunnerCommand {
         let placement = try await migrator.citusPlacement()
         print("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → ")), latest \(latest)")
         if let placement { print("Citus: \(placement.workers) worker\(placement.workers == 1 ? "" : "s")") }
-        Console.printTable(
+        TextTable.print(
             ["TENANT", "VERSION", "CURRENT", "STATE"] + (placement == nil ? [] : ["NODE"]) + ["NOTE"],
             statuses.map { status in
                 [status.record.name.rawValue, status.record.version, status.isCurrent ? "yes" : "no", status.record.state.rawValue]

@@ -65,7 +65,7 @@ struct TenantCommand: AsyncParsableCommand {
             // On Citus, each tenant's node (its distributed schema's tables live on one).
             let placement = try await migrator.citusPlacement()
             if json { return try Console.printJSON(tenants.map { ListedTenant(record: $0, node: placement?.nodeBySchema[$0.schema]) }) }
-            Console.printTable(
+            TextTable.print(
                 ["TENANT", "SCHEMA", "VERSION", "STATE"] + (placement == nil ? [] : ["NODE"]),
                 tenants.map { record in
                     [record.name.rawValue, record.schema, record.version, record.state.rawValue]
