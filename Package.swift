@@ -93,7 +93,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "tenant-migrate",
-            dependencies: ["TenantMigrateCLI", "RecipesPolicies", "MigrationEngine"],
+            dependencies: [
+                "TenantMigrateCLI", "RecipesPolicies", "MigrationEngine", "TenantMigrator", "LibPQ",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Sources/TenantMigrate"
         ),
 

@@ -28,7 +28,7 @@ struct DataDependentLossCheck {
     }
 }
 
-/// A step would lose values that depend on the tenant's data, and consent (`--allow-destructive`)
+/// A step would lose values that depend on the tenant's data, and consent (`allowDestructive`)
 /// was not given. Nothing was changed: the tenant's transaction is rolled back.
 public struct UnconsentedLoss: Error, Sendable, CustomStringConvertible {
     public let step: String
@@ -37,9 +37,10 @@ public struct UnconsentedLoss: Error, Sendable, CustomStringConvertible {
     /// The first few ids of the rows concerned.
     public let sampleIDs: [Int64]
 
-    var summary: String {
+    /// What would be lost, without what to do about it (for a front end to add advice in its own words).
+    public var summary: String {
         "step \(step) loses values in \(rowCount) row\(rowCount == 1 ? "" : "s") of \(loss.table) (ids \(sampleIDs.map(String.init).joined(separator: ", "))\(rowCount > sampleIDs.count ? ", …" : "")): \(loss.detail)"
     }
 
-    public var description: String { summary + "; re-run with --allow-destructive (allowDestructive: true) to accept the loss" }
+    public var description: String { summary + "; pass `allowDestructive: true` to accept the loss" }
 }

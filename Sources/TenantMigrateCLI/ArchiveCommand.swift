@@ -10,24 +10,24 @@ struct ArchiveCommand: AsyncParsableCommand {
         subcommands: [List.self, Prune.self]
     )
 
-    struct List: AsyncParsableCommand {
+    struct List: RunnerCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Entries and sizes per tenant and step.")
         @OptionGroup var options: GlobalOptions
         @Option(help: ArgumentHelp("Only this tenant.", valueName: "name")) var tenant: String?
         @Flag(help: "Print JSON.") var json = false
 
-        func run() async throws {
+        func perform() async throws {
             let usage = try await options.makeMigrator().archiveUsage(tenant: tenant)
             if json { return try Console.printJSON(usage) }
             let formatter = ISO8601DateFormatter()
-            Console.printTable(["TENANT", "STEP", "ENTRIES", "BYTES", "OLDEST", "NEWEST"], usage.map {
+            TextTable.print(["TENANT", "STEP", "ENTRIES", "BYTES", "OLDEST", "NEWEST"], usage.map {
                 [$0.tenant, "\($0.usage.stepFrom) → \($0.usage.stepTo)", String($0.usage.entries), String($0.usage.bytes),
                  formatter.string(from: $0.usage.oldest), formatter.string(from: $0.usage.newest)]
             })
         }
     }
 
-    struct Prune: AsyncParsableCommand {
+    struct Prune: RunnerCommand {
         static let configuration = CommandConfiguration(commandName: "prune", abstract: "Delete archive entries older than an age.")
         @OptionGroup var options: GlobalOptions
         @Option(name: .long, help: ArgumentHelp("The age: a number with s, m, h or d (30d).", valueName: "age")) var olderThan: String
@@ -50,7 +50,7 @@ struct ArchiveCommand: AsyncParsableCommand {
             guard Self.parseAge(olderThan) != nil else { throw ValidationError("--older-than takes a number with s, m, h or d, such as 30d") }
         }
 
-        func run() async throws {
+        func perform() async throws {
             let deleted = try await options.makeMigrator().pruneArchive(olderThan: Self.parseAge(olderThan)!, tenant: tenant)
             if json { return try Console.printJSON(deleted) }
             for (tenant, count) in deleted.sorted(by: { $0.key < $1.key }) { print("\(tenant): \(count) entr\(count == 1 ? "y" : "ies") pruned") }

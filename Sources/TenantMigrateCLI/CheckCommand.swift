@@ -3,7 +3,7 @@ import MigrationEngine
 import TenantMigrator
 
 /// `tenant-migrate check`: can every adjacent pair of versions migrate, both ways? Offline.
-struct CheckCommand: AsyncParsableCommand {
+struct CheckCommand: RunnerCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check offline that every adjacent pair of versions can migrate, in both directions.",
@@ -45,7 +45,7 @@ struct CheckCommand: AsyncParsableCommand {
         guard roundTrip || !json else { throw ValidationError("--json applies to --round-trip") }
     }
 
-    func run() async throws {
+    func perform() async throws {
         if roundTrip, json {
             try await RoundTripCommand.run(on: try options.makeMigrator(), seed: seed, rows: rows, json: true)
             return
@@ -70,21 +70,6 @@ struct CheckCommand: AsyncParsableCommand {
             print("every mapping filter and expression is valid SQL")
         }
         if roundTrip { try await RoundTripCommand.run(on: try options.makeMigrator(), seed: seed, rows: rows, json: false) }
-    }
-}
-
-extension GlobalOptions {
-    /// A migrator for offline work (`check`): loads the family, resolves no database.
-    func makeOfflineMigrator() throws -> TenantMigrator {
-        Console.bootstrapLogging(verbose: verbose)
-        let family = try loadFamily()
-        return TenantMigrator(
-            connectionString: databaseURL ?? "",
-            family: family,
-            catalog: TenantCatalog(schema: catalog),
-            mappings: try MappingModel.loadAll(for: family, policies: CommandEnvironment.policies),
-            logger: Console.logger(verbose: verbose)
-        )
     }
 }
 
@@ -175,7 +160,7 @@ func runForEachTenant(
         } catch {
             failures.append((tenant, error))
             if let failure = error as? TenantMigrationError { results.append(failure.result) }
-            if tenants.count > 1 && !json { print("\(tenant): FAILED: \(error)") }
+            if tenants.count > 1 && !json { print("\(tenant): FAILED: \(CommandLineMessage.describe(error))") }
         }
     }
     if json { try Console.printJSON(results) }

@@ -7,10 +7,12 @@ enum Console {
     private static let lock = NSLock()
 
     /// Sends swift-log output to stderr: warnings by default, every SQL statement with --verbose.
+    /// Once per process, and only when the runner bootstraps logging (``CommandEnvironment/bootstrapsLogging``):
+    /// as a host app's subcommand, the host's handler gets the logs.
     static func bootstrapLogging(verbose: Bool) {
         lock.lock()
         defer { lock.unlock() }
-        guard !loggingBootstrapped else { return }
+        guard CommandEnvironment.bootstrapsLogging, !loggingBootstrapped else { return }
         loggingBootstrapped = true
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -27,7 +29,7 @@ enum Console {
 
     /// A note for the user on stderr.
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data("tenant-migrate: \(text)\n".utf8))
+        FileHandle.standardError.write(Data("\(CommandEnvironment.commandName): \(text)\n".utf8))
     }
 
     /// Prints `value` as pretty, key-sorted JSON on stdout.
@@ -36,18 +38,5 @@ enum Console {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
-    }
-
-    /// Prints rows as an aligned text table.
-    static func printTable(_ header: [String], _ rows: [[String]], indent: String = "") {
-        var widths = header.map(\.count)
-        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
-        func line(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                index == cells.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }
-        print(indent + line(header))
-        rows.forEach { print(indent + line($0)) }
     }
 }

@@ -2,7 +2,8 @@ import EmbeddedPostgres
 import Foundation
 
 /// Chooses the database: --database-url, then DATABASE_URL, then libpq's own defaults when any
-/// PG* variable is set, then the embedded server under the working directory.
+/// PG* variable is set, then the embedded server under the working directory, where the runner
+/// allows it (``TenantMigrateConfiguration/allowsEmbeddedServer``); without it, an error.
 enum DatabaseResolver {
     static let libpqVariables = ["PGHOST", "PGHOSTADDR", "PGPORT", "PGDATABASE", "PGUSER", "PGSERVICE", "PGSERVICEFILE"]
 
@@ -11,8 +12,12 @@ enum DatabaseResolver {
         let environment = ProcessInfo.processInfo.environment
         if let url = environment["DATABASE_URL"], !url.isEmpty { return url }
         if libpqVariables.contains(where: { environment[$0].map { !$0.isEmpty } ?? false }) { return "" }
+        guard CommandEnvironment.configuration.allowsEmbeddedServer else {
+            throw CLIError("no database configured: pass --database-url, or set DATABASE_URL or libpq's PG* variables "
+                + "(\(libpqVariables.joined(separator: ", ")))")
+        }
         let server = try embedded.start()
-        Console.note("no database configured (--database-url, DATABASE_URL or PG* variables); using the embedded PostgreSQL in \(embeddedDirectory.relativePath) (stop it with `tenant-migrate embedded stop`)")
+        Console.note("no database configured (--database-url, DATABASE_URL or PG* variables); using the embedded PostgreSQL in \(embeddedDirectory.relativePath) (stop it with `\(CommandEnvironment.commandName) embedded stop`)")
         return server.connectionString()
     }
 

@@ -8,17 +8,17 @@ struct EmbeddedCommand: AsyncParsableCommand {
         subcommands: [Start.self, Stop.self]
     )
 
-    struct Start: AsyncParsableCommand {
+    struct Start: RunnerCommand {
         static let configuration = CommandConfiguration(abstract: "Start the embedded server and print its connection string and version.")
-        func run() async throws {
+        func perform() async throws {
             let server = try DatabaseResolver.embedded.start()
             print(server.connectionString())
         }
     }
 
-    struct Stop: AsyncParsableCommand {
+    struct Stop: RunnerCommand {
         static let configuration = CommandConfiguration(abstract: "Stop the embedded server.")
-        func run() async throws {
+        func perform() async throws {
             try DatabaseResolver.embedded.stop()
             print("stopped the embedded PostgreSQL in \(DatabaseResolver.embeddedDirectory.relativePath)")
         }

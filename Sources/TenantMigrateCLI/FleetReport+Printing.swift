@@ -11,7 +11,7 @@ extension FleetReport {
         } else {
             if mode.isTrial {
                 // A trial reports every tenant: what it would do, with its rows and time, or why it would fail.
-                Console.printTable(
+                TextTable.print(
                     ["TENANT", "WOULD", "FROM", "TO", "ROWS", "MS", "SQLSTATE", "ERROR"],
                     entries.map { [$0.tenant, $0.outcome == .migrated ? "migrate" : ($0.outcome == .failed ? "FAIL" : $0.outcome.rawValue),
                                    $0.fromVersion, $0.toVersion, $0.rowsAffected.map(String.init) ?? "", String(Int($0.milliseconds)),
@@ -26,7 +26,7 @@ extension FleetReport {
             // Pinned tenants are listed too: they were left behind on purpose, but not silently.
             let problems = entries.filter { $0.outcome == .failed || $0.outcome == .notStarted || $0.outcome == .pinned }
             if !problems.isEmpty {
-                Console.printTable(
+                TextTable.print(
                     ["TENANT", "OUTCOME", "FROM", "TO", "MS", "ERROR"],
                     problems.map { [$0.tenant, $0.outcome.rawValue, $0.fromVersion, $0.toVersion, String(Int($0.milliseconds)),
                                     $0.outcome == .pinned ? "pinned: left at \($0.fromVersion)" : ($0.error ?? "").replacingOccurrences(of: "\n", with: " ").prefix(160).description] }

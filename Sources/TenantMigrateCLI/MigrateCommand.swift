@@ -2,7 +2,7 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate migrate`: move tenants forward.
-struct MigrateCommand: AsyncParsableCommand {
+struct MigrateCommand: RunnerCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Migrate tenants forward to a version (the latest by default).",
@@ -30,7 +30,7 @@ struct MigrateCommand: AsyncParsableCommand {
         _ = try tenant.map(TenantName.init)
     }
 
-    func run() async throws {
+    func perform() async throws {
         var migrator = try options.makeMigrator()
         migration.configure(&migrator)
         let target = to, allowDestructive = migration.allowDestructive, mode = migration.mode

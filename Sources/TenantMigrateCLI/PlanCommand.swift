@@ -3,7 +3,7 @@ import MigrationEngine
 import TenantMigrator
 
 /// `tenant-migrate plan`: the steps, their exact SQL and the data they drop. Runs nothing.
-struct PlanCommand: AsyncParsableCommand {
+struct PlanCommand: RunnerCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Show the steps, the exact SQL and the destructive changes of a migration, without running it.",
@@ -31,7 +31,7 @@ struct PlanCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    func perform() async throws {
         let migrator = try options.makeMigrator()
         let report: MigrationPlanReport
         if let tenant {

@@ -33,7 +33,7 @@ final class ProgressDisplay: @unchecked Sendable {
             guard progress.done > 0, finished || now.timeIntervalSince(lastDraw) >= 5, progress.done != lastPrinted else { return }
             lastDraw = now
             lastPrinted = progress.done
-            write("tenant-migrate: " + line(progress) + "\n")
+            write(CommandEnvironment.commandName + ": " + line(progress) + "\n")
         }
     }
 

@@ -2,7 +2,7 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate rollback`: move tenants back to an older version.
-struct RollbackCommand: AsyncParsableCommand {
+struct RollbackCommand: RunnerCommand {
     static let configuration = CommandConfiguration(
         commandName: "rollback",
         abstract: "Migrate tenants back to an older version.",
@@ -31,7 +31,7 @@ struct RollbackCommand: AsyncParsableCommand {
         _ = try tenant.map(TenantName.init)
     }
 
-    func run() async throws {
+    func perform() async throws {
         var migrator = try options.makeMigrator()
         migration.configure(&migrator)
         let target = to, allowDestructive = migration.allowDestructive, mode = migration.mode

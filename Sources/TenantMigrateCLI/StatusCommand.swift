@@ -2,7 +2,7 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate status`: every tenant, its version, and whether it is current.
-struct StatusCommand: AsyncParsableCommand {
+struct StatusCommand: RunnerCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show every tenant, its version, whether it is at the latest, and its pin."
@@ -11,7 +11,7 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
     @Flag(help: "Print JSON.") var json = false
 
-    func run() async throws {
+    func perform() async throws {
         let migrator = try options.makeMigrator()
         let statuses = try await migrator.status()
         if json { return try Console.printJSON(statuses) }
@@ -19,7 +19,7 @@ struct StatusCommand: AsyncParsableCommand {
         let placement = try await migrator.citusPlacement()
         print("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → ")), latest \(latest)")
         if let placement { print("Citus: \(placement.workers) worker\(placement.workers == 1 ? "" : "s")") }
-        Console.printTable(
+        TextTable.print(
             ["TENANT", "VERSION", "CURRENT", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]) + ["NOTE"],
             statuses.map { status in
                 [status.record.name.rawValue, status.record.version, status.isCurrent ? "yes" : "no", status.record.state.rawValue,

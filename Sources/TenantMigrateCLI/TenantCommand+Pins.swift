@@ -3,7 +3,7 @@ import TenantMigrator
 
 extension TenantCommand {
     /// `tenant pin NAME [--version V]`: keep a tenant where it is (or move it, then keep it there).
-    struct Pin: AsyncParsableCommand {
+    struct Pin: RunnerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Pin a tenant at a version, so that fleet runs and migrateIfNeeded leave it there.",
             discussion: """
@@ -21,7 +21,7 @@ extension TenantCommand {
         @Option(help: ArgumentHelp("Why, shown by `status` and `tenant list`.", valueName: "text")) var reason: String?
         @Flag(name: .long, help: "Reaching --version may drop data (dropped tables or columns, narrowed types).") var allowDestructive = false
 
-        func run() async throws {
+        func perform() async throws {
             _ = try TenantName(name)
             let result = try await options.makeMigrator().pin(tenant: name, at: version, reason: reason, allowDestructive: allowDestructive)
             if result.outcome == .migrated { Console.printResult(result) }
@@ -30,7 +30,7 @@ extension TenantCommand {
     }
 
     /// `tenant unpin NAME`: let fleet runs and migrateIfNeeded move the tenant again.
-    struct Unpin: AsyncParsableCommand {
+    struct Unpin: RunnerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Release a tenant's pin: the next `migrate --all` or migrateIfNeeded moves it like any other."
         )
@@ -38,7 +38,7 @@ extension TenantCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The tenant's name.") var name: String
 
-        func run() async throws {
+        func perform() async throws {
             _ = try TenantName(name)
             let wasPinned = try await options.makeMigrator().unpin(tenant: name)
             print(wasPinned ? "unpinned tenant \(name)" : "tenant \(name) was not pinned")

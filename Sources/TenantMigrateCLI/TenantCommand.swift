@@ -14,7 +14,7 @@ struct TenantCommand: AsyncParsableCommand {
         subcommands: [Create.self, List.self, Drop.self, Adopt.self, Pin.self, Unpin.self]
     )
 
-    struct Create: AsyncParsableCommand {
+    struct Create: RunnerCommand {
         static let configuration = CommandConfiguration(abstract: "Create tenants directly at a version (the latest by default).")
 
         @OptionGroup var options: GlobalOptions
@@ -31,7 +31,7 @@ struct TenantCommand: AsyncParsableCommand {
 
         var access: TenantAccess { TenantAccess(owner: owner, appRole: appRole) }
 
-        func run() async throws {
+        func perform() async throws {
             var all = names
             if let file {
                 let text = try String(contentsOfFile: file, encoding: .utf8)
@@ -53,19 +53,19 @@ struct TenantCommand: AsyncParsableCommand {
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: RunnerCommand {
         static let configuration = CommandConfiguration(abstract: "List the tenants.")
 
         @OptionGroup var options: GlobalOptions
         @Flag(help: "Print JSON.") var json = false
 
-        func run() async throws {
+        func perform() async throws {
             let migrator = try options.makeMigrator()
             let tenants = try await migrator.tenants()
             // On Citus, each tenant's node (its distributed schema's tables live on one).
             let placement = try await migrator.citusPlacement()
             if json { return try Console.printJSON(tenants.map { ListedTenant(record: $0, node: placement?.nodeBySchema[$0.schema]) }) }
-            Console.printTable(
+            TextTable.print(
                 ["TENANT", "SCHEMA", "VERSION", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]),
                 tenants.map { record in
                     [record.name.rawValue, record.schema, record.version, record.state.rawValue, record.pinDescription]
@@ -75,14 +75,14 @@ struct TenantCommand: AsyncParsableCommand {
         }
     }
 
-    struct Drop: AsyncParsableCommand {
+    struct Drop: RunnerCommand {
         static let configuration = CommandConfiguration(abstract: "Drop a tenant: its schema, all its data, and its record.")
 
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The tenant's name.") var name: String
         @Flag(name: .customLong("yes-drop-data"), help: "Confirm that the tenant's data is to be deleted.") var confirmed = false
 
-        func run() async throws {
+        func perform() async throws {
             _ = try TenantName(name)
             guard confirmed else { throw TenantMigratorError.dropNotConfirmed(try TenantName(name)) }
             try await options.makeMigrator().dropTenant(name, confirmed: confirmed)
@@ -90,7 +90,7 @@ struct TenantCommand: AsyncParsableCommand {
         }
     }
 
-    struct Adopt: AsyncParsableCommand {
+    struct Adopt: RunnerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Register an existing schema as a tenant, at the version it matches.",
             discussion: "The schema is compared, by introspection, with every version of the family; it is registered at the one it matches exactly, or the closest mismatch is explained."
@@ -100,7 +100,7 @@ struct TenantCommand: AsyncParsableCommand {
         @Argument(help: "The tenant's name.") var name: String
         @Option(help: ArgumentHelp("The existing schema.", valueName: "schema")) var schema: String
 
-        func run() async throws {
+        func perform() async throws {
             let record = try await options.makeMigrator().adoptTenant(name, schema: schema)
             print("adopted schema \(record.schema) as tenant \(record.name) at \(record.family) \(record.version)")
         }

@@ -2,7 +2,7 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate verify`: compare live schemas with their recorded versions.
-struct VerifyCommand: AsyncParsableCommand {
+struct VerifyCommand: RunnerCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Compare each tenant's live schema with its recorded version; exit non-zero on drift.",
@@ -19,7 +19,7 @@ struct VerifyCommand: AsyncParsableCommand {
     var tenant: [String] = []
     @Flag(help: "Print JSON.") var json = false
 
-    func run() async throws {
+    func perform() async throws {
         let reports = try await options.makeMigrator().verify(tenants: tenant.isEmpty ? nil : tenant)
         if json {
             try Console.printJSON(reports)

@@ -23,22 +23,24 @@ public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
     /// A schema of the catalog's name exists but is not a tenant catalog.
     case notACatalog(String)
 
-    public var description: String {
+    /// What happened, without what to do about it: the part of ``description`` that holds for any
+    /// caller, for a front end (the command line) to add advice in its own words.
+    public var summary: String {
         switch self {
         case let .invalidTenantName(name, reason):
             return "invalid tenant name \(name.debugDescription): \(reason). Tenant names are 1-48 characters of a-z, 0-9 and _, starting with a letter."
         case let .tenantExists(name):
             return "tenant \(name) already exists"
-        case let .schemaExists(schema, tenant):
-            return "schema \(schema) already exists but is not registered as a tenant; register it with `tenant adopt \(tenant) --schema \(schema)`, or drop it"
+        case let .schemaExists(schema, _):
+            return "schema \(schema) already exists but is not registered as a tenant"
         case let .unknownTenant(name):
-            return "no tenant named \(name) (see `tenant list`)"
+            return "no tenant named \(name)"
         case let .unknownVersion(version, family, known):
             return "family \(family) has no version \(version.debugDescription) (it has \(known.joined(separator: ", ")))"
         case let .familyMismatch(tenant, recorded, configured):
             return "tenant \(tenant) belongs to family \(recorded), not \(configured)"
         case let .catalogTooNew(catalog, found, supported):
-            return "the tenant catalog \(catalog) has version \(found), but this tenant-migrate supports up to \(supported); upgrade tenant-migrate"
+            return "the tenant catalog \(catalog) has version \(found), but this version of TenantMigrator supports up to \(supported)"
         case let .adoptionFailed(schema, closest, differences):
             var text = "schema \(schema) matches no version of the family"
             if let closest {
@@ -50,9 +52,9 @@ public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
         case let .schemaMissing(schema):
             return "schema \(schema) does not exist"
         case let .schemaBelongsToTenant(schema, tenant):
-            return "schema \(schema) already belongs to tenant \(tenant); a schema can be registered for one tenant only (see `tenant list`)"
+            return "schema \(schema) already belongs to tenant \(tenant); a schema can be registered for one tenant only"
         case let .dropNotConfirmed(name):
-            return "dropping tenant \(name) deletes its schema and all its data; confirm with --yes-drop-data"
+            return "dropping tenant \(name) deletes its schema and all its data"
         case let .invalidCatalogName(name, reason):
             return "invalid catalog name \(name.debugDescription): \(reason)"
         case let .notACatalog(schema):
@@ -62,8 +64,25 @@ public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
             let names = tenants.prefix(10).map(\.rawValue).joined(separator: ", ") + (tenants.count > 10 ? " and \(tenants.count - 10) more" : "")
             return "\(file) (version \(version)) changed since tenant\(tenants.count == 1 ? "" : "s") \(names) reached it: "
                 + "its model hash differs from the one recorded, so a plan from \(version) would assume a shape those tenants "
-                + "do not have. Restore the released file, or accept the change if it is cosmetic (acceptModelChange, "
-                + "--accept-model-change). Nothing was changed"
+                + "do not have. Nothing was changed"
+        }
+    }
+
+    /// The ``summary`` with what to do, in terms of the Swift API.
+    public var description: String {
+        switch self {
+        case let .schemaExists(schema, tenant):
+            return summary + "; register it with `adoptTenant(\"\(tenant)\", schema: \"\(schema)\")`, or drop it"
+        case .unknownTenant, .schemaBelongsToTenant:
+            return summary + " (see `TenantMigrator.tenants()`)"
+        case .catalogTooNew:
+            return summary + "; upgrade TenantMigrator"
+        case .dropNotConfirmed:
+            return summary + "; confirm with `dropTenant(_:confirmed: true)`"
+        case .modelChanged:
+            return summary + ". Restore the released file, or accept the change if it is cosmetic (`acceptModelChange`)"
+        default:
+            return summary
         }
     }
 }

@@ -37,7 +37,8 @@ private func message(of error: any Error) -> String {
     TenantMigrateCommand.message(for: error)
 }
 
-private func version(of tenant: String, _ connection: Connection) throws -> String? {
+/// The version the catalog records for `tenant`.
+func version(of tenant: String, _ connection: Connection) throws -> String? {
     try connection.execute("SELECT version FROM tenant_migrator.tenants WHERE name = $1", [tenant]).first?.decode(String.self, at: 0)
 }
 

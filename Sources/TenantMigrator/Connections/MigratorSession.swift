@@ -26,7 +26,7 @@ public struct MigratorSession: Sendable {
     /// The app's own connection factory, when sessions come from it.
     let factory: Factory?
 
-    public init(connectionString: String, applicationName: String = "tenant-migrate", reconnectTimeout: Duration = .seconds(60), logger: Logger) {
+    public init(connectionString: String, applicationName: String = "TenantMigrator", reconnectTimeout: Duration = .seconds(60), logger: Logger) {
         self.connectionString = connectionString
         self.applicationName = applicationName
         self.reconnectTimeout = reconnectTimeout

@@ -66,7 +66,7 @@ public struct TenantMigrator: Sendable {
         policies: PolicyRegistry = PolicyRegistry(),
         lockTimeout: Duration = .seconds(5),
         maxAttempts: Int = 5,
-        applicationName: String = "tenant-migrate",
+        applicationName: String = "TenantMigrator",
         pool: ConnectionPool.Configuration = ConnectionPool.Configuration(),
         logger: Logger = Logger(label: "TenantMigrator")
     ) {
@@ -156,7 +156,7 @@ extension TenantMigrator {
         catalog: TenantCatalog = TenantCatalog(),
         lockTimeout: Duration = .seconds(5),
         maxAttempts: Int = 5,
-        applicationName: String = "tenant-migrate",
+        applicationName: String = "TenantMigrator",
         pool: ConnectionPool.Configuration = ConnectionPool.Configuration(),
         logger: Logger = Logger(label: "TenantMigrator")
     ) throws {

@@ -144,37 +144,53 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
         )
     }
 
-    public var description: String {
+    /// What happened, without what to do about it nor the underlying cause: the part of
+    /// ``description`` that holds for any caller, for a front end (the command line) to add
+    /// advice in its own words.
+    public var summary: String {
         let path = "\(fromVersion) → \(toVersion)"
         switch reason {
         case .stepFailed:
             var text = "tenant \(tenant): migration \(path) failed"
             if let failedStep { text += " in step \(failedStep)" }
-            text += " and was rolled back; the tenant is still at \(fromVersion)"
-            if let underlying { text += ". Cause: \(underlying)" }
-            return text
+            return text + " and was rolled back; the tenant is still at \(fromVersion)"
         case let .lockTimeout(timeout):
             return "tenant \(tenant): migration \(path) gave up after \(attempts) attempt\(attempts == 1 ? "" : "s"): "
                 + "another session held a lock it needed throughout (each attempt waited lock_timeout = "
                 + "\(TenantMigrationRunner.wholeMilliseconds(timeout)) ms, SQLSTATE 55P03). Nothing was changed; the tenant is "
-                + "still at \(fromVersion). Retry when the database is quieter, or raise --lock-timeout / --max-attempts"
+                + "still at \(fromVersion)"
         case .interrupted:
             return "tenant \(tenant): stopped while waiting for its locks; nothing was changed, the tenant is still at \(fromVersion)"
         case let .destructiveChangesRefused(changes):
             return "tenant \(tenant): migration \(path) would drop data, so nothing was changed:"
                 + changes.map { "\n  - \($0.detail)" }.joined()
-                + "\nRe-run with --allow-destructive (allowDestructive: true) to accept the loss."
         case let .wrongDirection(allowed):
             switch allowed {
             case .up:
-                return "tenant \(tenant) is at \(fromVersion), which is newer than \(toVersion); migrate only moves "
-                    + "forward. To go back, use `rollback --tenant \(tenant) --to \(toVersion)`"
+                return "tenant \(tenant) is at \(fromVersion), which is newer than \(toVersion); migrate only moves forward"
             case .down:
-                return "tenant \(tenant) is at \(fromVersion), which is older than \(toVersion); rollback only moves "
-                    + "backward. To go forward, use `migrate --tenant \(tenant) --to \(toVersion)`"
+                return "tenant \(tenant) is at \(fromVersion), which is older than \(toVersion); rollback only moves backward"
             case .none:
                 return "tenant \(tenant): cannot migrate \(path)"
             }
+        }
+    }
+
+    /// The ``summary`` with the cause and what to do, in terms of the Swift API.
+    public var description: String {
+        switch reason {
+        case .stepFailed:
+            return summary + (underlying.map { ". Cause: \($0)" } ?? "")
+        case .lockTimeout:
+            return summary + ". Retry when the database is quieter, or raise `lockTimeout` / `maxAttempts`"
+        case .destructiveChangesRefused:
+            return summary + "\nPass `allowDestructive: true` to accept the loss."
+        case .wrongDirection(.up):
+            return summary + ". To go back, use `rollback(tenant: \"\(tenant)\", to: \"\(toVersion)\")`"
+        case .wrongDirection(.down):
+            return summary + ". To go forward, use `migrate(tenant: \"\(tenant)\", to: \"\(toVersion)\")`"
+        case .interrupted, .wrongDirection:
+            return summary
         }
     }
 }

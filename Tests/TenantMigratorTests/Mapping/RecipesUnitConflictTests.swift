@@ -61,7 +61,7 @@ struct RecipesUnitConflictTests {
                 Issue.record("losing units needs consent")
             } catch let error as UnconsentedLoss {
                 #expect(error.rowCount == Self.conflicts && error.sampleIDs == [3, 4, 5, 6, 7], "\(error)")
-                #expect(error.description.contains("--allow-destructive"))
+                #expect(error.description.contains("allowDestructive: true") && !error.description.contains("--"), "\(error)")
             }
             #expect(try connection.tableTextChecksums(schema: harnessSchema) == before)
             // With the archive (the default), the units are archived: no consent needed.

@@ -156,7 +156,7 @@ struct TenantMigrationRunnerTests {
             } catch let error as TenantMigrationError {
                 guard case let .destructiveChangesRefused(changes) = error.reason else { Issue.record("unexpected: \(error)"); return }
                 #expect(changes.contains { $0.column == "prep_minutes" })
-                #expect(error.description.contains("--allow-destructive"))
+                #expect(error.description.contains("allowDestructive: true") && !error.description.contains("--"), "\(error)")
                 #expect(error.description.contains("prep_minutes"))
             }
             // Direction.
@@ -279,7 +279,7 @@ struct TenantMigrationRunnerTests {
             do {
                 _ = try await migrator.rollback(tenant: "acme", to: "v1")
             } catch let error as TenantMigrationError {
-                #expect(error.description.contains("--allow-destructive"))
+                #expect(error.description.contains("allowDestructive: true") && !error.description.contains("--"), "\(error)")
             }
             #expect(try connection.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self) == "v2")
             // Forward-only and backward-only.

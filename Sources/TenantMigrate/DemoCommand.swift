@@ -1,9 +1,11 @@
 import ArgumentParser
 import Foundation
 import LibPQ
+import TenantMigrateCLI
 import TenantMigrator
 
-/// `tenant-migrate demo`: a guided tour on the embedded server (or DATABASE_URL).
+/// `tenant-migrate demo`: a guided tour on the embedded server (or DATABASE_URL). Only the
+/// `tenant-migrate` executable has it: the Recipes family is its own.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
@@ -112,7 +114,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         for (table, rows) in dumps {
             print("  \(tenant).\(table) at \(record.version):")
-            Console.printTable(rows[0].map { $0.uppercased() }, Array(rows.dropFirst()), indent: "    ")
+            TextTable.print(rows[0].map { $0.uppercased() }, Array(rows.dropFirst()), indent: "    ")
         }
     }
 
