@@ -2,6 +2,21 @@ import EntityModel
 import LibPQ
 
 /// A tenant operation was refused or failed. Each case names the tenant and says what to do.
+///
+/// This is the error type an app switches on: the facade (``TenantMigrator``) turns what its lower
+/// layers throw into it (``databaseUnavailable(_:)``, ``database(_:sqlState:)``,
+/// ``cannotPlan(_:)``), so no lower module needs importing. A migration that ran and failed or was
+/// refused throws ``TenantMigrationError`` instead, with the tenant, the versions and the step.
+///
+/// ```swift
+/// do {
+///     try await migrator.createTenant(name)
+/// } catch TenantMigratorError.tenantExists {
+///     // 409
+/// } catch TenantMigratorError.databaseUnavailable {
+///     // 503, retry later
+/// }
+/// ```
 public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
     case invalidTenantName(String, reason: String)
     case tenantExists(TenantName)
@@ -22,6 +37,14 @@ public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
     case invalidCatalogName(String, reason: String)
     /// A schema of the catalog's name exists but is not a tenant catalog.
     case notACatalog(String)
+    /// The database could not be reached, or the connection was lost: retrying later may succeed.
+    case databaseUnavailable(String)
+    /// The database refused a statement (outside a migration, which throws ``TenantMigrationError``),
+    /// with its SQLSTATE when it sent one.
+    case database(String, sqlState: String?)
+    /// No path between two versions: for some step there is neither a mapping model nor an
+    /// inferable difference. Nothing was touched.
+    case cannotPlan(String)
 
     /// What happened, without what to do about it: the part of ``description`` that holds for any
     /// caller, for a front end (the command line) to add advice in its own words.
@@ -60,6 +83,8 @@ public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
         case let .notACatalog(schema):
             return "schema \(schema) exists but is not a tenant catalog (it has no catalog_info table); nothing was "
                 + "created in it. Name an existing catalog, or a new name that is not an existing schema"
+        case let .databaseUnavailable(message), let .database(message, _), let .cannotPlan(message):
+            return message
         case let .modelChanged(version, file, tenants):
             let names = tenants.prefix(10).map(\.rawValue).joined(separator: ", ") + (tenants.count > 10 ? " and \(tenants.count - 10) more" : "")
             return "\(file) (version \(version)) changed since tenant\(tenants.count == 1 ? "" : "s") \(names) reached it: "

@@ -10,8 +10,10 @@ extension TenantMigrator {
         allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        try await fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .up, mode: mode)
-            .run(to: target, selection: selection, control: control, progress: progress)
+        let fleet = fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .up, mode: mode)
+        return try await TenantMigratorError.reporting {
+            try await fleet.run(to: target, selection: selection, control: control, progress: progress)
+        }
     }
 
     /// Rolls every selected tenant back to `target`.
@@ -20,8 +22,10 @@ extension TenantMigrator {
         allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        try await fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .down, mode: mode)
-            .run(to: target, selection: selection, control: control, progress: progress)
+        let fleet = fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .down, mode: mode)
+        return try await TenantMigratorError.reporting {
+            try await fleet.run(to: target, selection: selection, control: control, progress: progress)
+        }
     }
 
     /// Creates many tenants at `version` (the latest when nil) in parallel.
@@ -30,8 +34,11 @@ extension TenantMigrator {
         control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
         let names = try names.map(TenantName.init)
-        return try await lifecycle.createMany(names, version: version, access: access, jobs: jobs,
-                                              connections: .pooled(connectionPool, jobs: jobs), control: control, progress: progress)
+        let lifecycle = self.lifecycle, connections = ConnectionSource.pooled(connectionPool, jobs: jobs)
+        return try await TenantMigratorError.reporting {
+            try await lifecycle.createMany(names, version: version, access: access, jobs: jobs,
+                                           connections: connections, control: control, progress: progress)
+        }
     }
 
     func fleet(

@@ -23,7 +23,7 @@ extension TenantMigrator {
 
     /// Plans the path between two versions, offline.
     public func plan(from source: String, to destination: String) throws -> MigrationPlan {
-        try planner.plan(from: source, to: destination)
+        try TenantMigratorError.reporting { try planner.plan(from: source, to: destination) }
     }
 
     /// Checks every adjacent pair of the family in both directions: mapped, inferred or impossible.
@@ -40,7 +40,7 @@ extension TenantMigrator {
     /// The plan between two versions, with its SQL rendered for `schema` (a placeholder by default).
     /// Connects only to quote identifiers through libpq; reads and changes nothing.
     public func planReport(from source: String, to destination: String, schema: String = "<tenant schema>") async throws -> MigrationPlanReport {
-        let plan = try planner.plan(from: source, to: destination)
+        let plan = try self.plan(from: source, to: destination)
         return try await withPlainConnection { connection in
             MigrationPlanReport(plan: plan, tenant: nil, schema: schema, quoting: connection)
         }
@@ -158,7 +158,8 @@ extension TenantMigrator {
 
     /// Runs `body` on a pooled connection WITHOUT installing the catalog (for read-only work).
     func withPlainConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await connectionPool.withConnection(body)
+        let pool = connectionPool
+        return try await TenantMigratorError.reporting { try await pool.withConnection(body) }
     }
 }
 

@@ -127,10 +127,12 @@ public struct TenantMigrator: Sendable {
     /// Runs `body` on a pooled connection with the catalog installed. Keep session state
     /// transaction-local (`SET LOCAL`): the connection serves other calls afterwards.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let catalog = self.catalog
-        return try await connectionPool.withConnection { connection in
-            try catalog.install(on: connection)
-            return try body(connection)
+        let catalog = self.catalog, pool = connectionPool
+        return try await TenantMigratorError.reporting {
+            try await pool.withConnection { connection in
+                try catalog.install(on: connection)
+                return try body(connection)
+            }
         }
     }
 

@@ -343,7 +343,7 @@ struct TenantMigrationRunnerTests {
             let down = try await migrator.planReport(from: "v2", to: "v1", schema: "somewhere")
             #expect(down.direction == .down)
             #expect(down.destructiveChanges.contains { $0.column == "prep_minutes" })
-            #expect(throws: PlanningError.self) { try migrator.plan(from: "v2", to: "v3") }
+            #expect(throws: TenantMigratorError.self) { try migrator.plan(from: "v2", to: "v3") }
             #expect(migrator.checkFamily().count == 4)
             #expect(try await migrator.tenants().first?.version == "v1")
             await #expect(throws: TenantMigratorError.self) { try await migrator.plan(tenant: "ghost") }
