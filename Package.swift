@@ -188,5 +188,8 @@ let package = Package(
             dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
         ),
         .testTarget(name: "CitusTests", dependencies: ["TenantMigrator", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]),
+
+        // The docs' Swift snippets are excerpts of Examples/ (no product dependencies: it reads files).
+        .testTarget(name: "DocumentationTests"),
     ]
 )
