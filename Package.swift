@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "TenantMigrator", targets: ["TenantMigrator"]),
         .library(name: "TenantMigratorService", targets: ["TenantMigratorService"]),
         .library(name: "TenantMigrateCLI", targets: ["TenantMigrateCLI"]),
+        // The example family's Swift migration policies, for the examples and for trying the library.
         .library(name: "RecipesPolicies", targets: ["RecipesPolicies"]),
         .executable(name: "tenant-migrate", targets: ["tenant-migrate"]),
     ],

@@ -103,7 +103,7 @@ public actor TestServer {
                         port: 0,
                         listensOnLoopback: true,
                         durability: .fast,
-                        settings: ["max_connections": "300", "max_locks_per_transaction": "256"]
+                        settings: ["max_connections": "1000", "max_locks_per_transaction": "256"]
                     )
                     let server = try embedded.start()
                     locks.users.lockShared()

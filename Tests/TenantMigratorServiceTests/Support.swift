@@ -23,7 +23,7 @@ func makeMigrator(_ conninfo: String) throws -> TenantMigrator {
 
 /// A service over `migrator` that logs warnings and errors, with quick retries.
 func makeService(
-    _ migrator: TenantMigrator, deadline: Duration = .seconds(2), lockTimeout: Duration? = nil,
+    _ migrator: TenantMigrator, deadline: Duration = .seconds(20), lockTimeout: Duration? = nil,
     retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .seconds(1))
 ) -> TenantMigratorService {
     var logger = migrator.logger
