@@ -113,6 +113,43 @@ let package = Package(
             path: "Sources/TenantMigrateBench"
         ),
 
+        // MARK: Examples: every Swift snippet of README.md and docs/*.md is an excerpt of these, so CI
+        // compiles the docs (DocumentationTests checks the excerpts). Examples/HummingbirdApp and
+        // Examples/VaporApp are packages of their own, built by hand.
+        .target(
+            name: "ExamplePolicies",
+            dependencies: ["MigrationEngine", "EntityModel", "LibPQ"],
+            path: "Examples/Policies"
+        ),
+        .executableTarget(
+            name: "ServerAppExample",
+            dependencies: [
+                "TenantMigrator", "TenantMigratorService", "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            path: "Examples/ServerApp"
+        ),
+        .executableTarget(
+            name: "recipes-runner",
+            dependencies: [
+                "TenantMigrateCLI", "MigrationEngine", "RecipesPolicies", "TenantMigrator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/CustomRunner/Runner"
+        ),
+        .executableTarget(
+            name: "recipes-app",
+            dependencies: [
+                "TenantMigrateCLI", "RecipesPolicies",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Examples/CustomRunner/HostApp"
+        ),
+
         // MARK: Test support
         .target(
             name: "PostgresTestSupport",
@@ -152,5 +189,8 @@ let package = Package(
             dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
         ),
         .testTarget(name: "CitusTests", dependencies: ["TenantMigrator", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]),
+
+        // The docs' Swift snippets are excerpts of Examples/ (no product dependencies: it reads files).
+        .testTarget(name: "DocumentationTests"),
     ]
 )

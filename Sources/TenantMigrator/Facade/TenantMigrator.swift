@@ -9,10 +9,10 @@ import MigrationEngine
 ///
 /// ```swift
 /// let migrator = try TenantMigrator(
-///     connectionString: Environment.get("DATABASE_URL") ?? "",
-///     family: ModelFamily.load(from: URL(fileURLWithPath: "Migrations/Recipes"))
+///     connectionString: ProcessInfo.processInfo.environment["DATABASE_URL"] ?? "",
+///     familyDirectory: URL(fileURLWithPath: "Migrations/Recipes")
 /// )
-/// try await migrator.createTenant("acme")
+/// let acme = try await migrator.createTenant("acme")
 /// ```
 ///
 /// `TenantMigrator` is a `Sendable` value: share it freely. Its copies share one

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import Logging
+import RecipesPolicies
+import TenantMigrateCLI
+
+/// recipes-app: an app's own command line, with the runner as its `migrate` subcommand
+/// (`recipes-app migrate status`, `recipes-app migrate migrate --all`).
+@main
+struct App: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recipes-app",
+        subcommands: [Serve.self, TenantMigrateCommand.self]
+    )
+
+    static func main() async {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)   // the app's own logging
+        TenantMigrateCommand.configure(TenantMigrateConfiguration(
+            commandName: "migrate",
+            migrationsDirectory: URL(fileURLWithPath: "Migrations"),
+            policies: RecipesPolicies.registry
+        ))
+        await Self.main(nil)
+    }
+}
+
+/// Stands in for the app's own server command.
+struct Serve: AsyncParsableCommand {
+    func run() async throws {
+        Logger(label: "recipes-app").info("serving (an example: nothing to serve)")
+    }
+}

@@ -1,0 +1,12 @@
+import LibPQ
+import MigrationEngine
+
+/// Stage hooks of the Notes family's v1 → v2 step: take the lock first, refresh statistics last.
+public enum NotesHooks {
+    public static func register(in policies: inout PolicyRegistry) {
+        policies.registerHooks(family: "Notes", from: "v1", to: "v2", StepHooks(
+            willMigrate: { connection, schema in try connection.execute("LOCK TABLE \(connection.quoteIdentifier(schema)).note") },
+            didMigrate: { connection, schema in try connection.execute("ANALYZE \(connection.quoteIdentifier(schema)).attachment") }
+        ))
+    }
+}
