@@ -1,4 +1,3 @@
-import LibPQ
 import TenantMigrator
 
 /// An operator's "move this tenant" button, answering every way it can fail by the library's
@@ -25,12 +24,12 @@ func migrateForOperator(_ name: String, to version: String, migrator: TenantMigr
         switch error {
         case .unknownTenant, .invalidTenantName: return "no tenant \(name)"
         case .unknownVersion(_, _, let known): return "no version \(version); there are \(known.joined(separator: ", "))"
+        case .databaseUnavailable(let message): return "the database is unreachable: \(message)"
+        case .database(let message, let sqlState) where sqlState?.hasPrefix("42") == true:
+            // class 42: 42501 insufficient privilege, …
+            return "refused by the server: \(name)'s migration needs a privilege or an object the migrator's role lacks (\(message))"
         default: return error.description
         }
-    } catch SQLState.syntaxErrorOrAccessRuleViolation {   // class 42: 42501 insufficient privilege, …
-        return "refused by the server: \(name)'s migration needs a privilege or an object the migrator's role lacks"
-    } catch let error as PQError where error.kind == .connection {
-        return "the database is unreachable: \(error.message)"
     } catch {
         return "\(error)"
     }

@@ -53,14 +53,20 @@ struct RecipesApp {
             guard let session = try await migrator.tenantSession(for: tenant) else {
                 return Response(status: .notFound)
             }
-            let names = try await postgres.withConnection { connection in
-                // PostgresNIO binds the interpolation as a parameter.
-                try await connection.query("SELECT pg_catalog.set_config('search_path', \(session.searchPath), false)", logger: logger)
-                var names: [String] = []
-                for try await name in try await connection.query("SELECT name FROM recipe ORDER BY name", logger: logger).decode(String.self) {
-                    names.append(name)
+            let names: [String]
+            do {
+                names = try await postgres.withConnection { connection in
+                    // PostgresNIO binds the interpolation as a parameter.
+                    try await connection.query("SELECT pg_catalog.set_config('search_path', \(session.searchPath), false)", logger: logger)
+                    var names: [String] = []
+                    for try await name in try await connection.query("SELECT name FROM recipe ORDER BY name", logger: logger).decode(String.self) {
+                        names.append(name)
+                    }
+                    return names
                 }
-                return names
+            } catch let error as PSQLError {
+                logger.error("recipes of \(tenant): \(String(reflecting: error))")
+                return Response(status: .internalServerError)
             }
             return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: names.joined(separator: "\n"))))
         }
@@ -73,9 +79,12 @@ struct RecipesApp {
                 return Response(status: .conflict)
             } catch TenantMigratorError.invalidTenantName {
                 return Response(status: .badRequest)
-            } catch let error as PQError where error.kind == .connection {
-                // LibPQ's error type and PostgresNIO's PSQLError live side by side.
-                logger.error("database unreachable: \(error)")
+            } catch TenantMigratorError.databaseUnavailable(let message) {
+                logger.error("database unreachable: \(message)")
+                return Response(status: .serviceUnavailable)
+            } catch TenantMigratorError.database(let message, let sqlState) where sqlState == SQLState.tooManyConnections.rawValue {
+                // LibPQ's SQLState beside PostgresNIO's PSQLError (below): nothing clashes.
+                logger.error("database full: \(message)")
                 return Response(status: .serviceUnavailable)
             }
         }
