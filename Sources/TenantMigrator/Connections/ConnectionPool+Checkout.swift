@@ -123,6 +123,34 @@ extension ConnectionPool {
         }
     }
 
+    /// Opens a session that keeps one of the pool's slots for as long as it is open (the current
+    /// tenants cache's listener), so the pool never has more than
+    /// ``Configuration/maximumConnections`` sessions in all. It takes a free slot, or closes an idle
+    /// connection for its slot; it is refused, without waiting, in a pool of one or when every
+    /// connection is in use. Close it with
+    /// ``closeHoldingSlot(_:)``.
+    func openHoldingSlot() async throws -> AsyncConnection {
+        // A free slot, or the slot of an idle connection, which is closed to make room.
+        let displaced: AsyncConnection? = try lock.withLock {
+            guard !isShutDown else { throw CancellationError() }
+            guard configuration.maximumConnections >= 2 else { throw NoFreeSlot() }
+            if openCount < configuration.maximumConnections {
+                openCount += 1
+                return nil
+            }
+            guard let last = idle.popLast() else { throw NoFreeSlot() }
+            counters.closed += 1
+            return last.connection
+        }
+        if let displaced { await displaced.close() }
+        return try await openInSlot(reconnectTimeout: .zero)
+    }
+
+    /// Closes a connection from ``openHoldingSlot()``; its slot goes to the next waiting task.
+    func closeHoldingSlot(_ connection: AsyncConnection) async {
+        await discard(connection)
+    }
+
     /// Opens a session in a slot already counted; on failure the slot is freed.
     private func openInSlot(reconnectTimeout: Duration) async throws -> AsyncConnection {
         do {
@@ -140,4 +168,9 @@ extension ConnectionPool {
             throw error
         }
     }
+}
+
+/// The pool could not spare a slot for a session that keeps it (see ``ConnectionPool/openHoldingSlot()``).
+struct NoFreeSlot: Error, CustomStringConvertible {
+    var description: String { "every connection of the pool is in use, or the pool has only one" }
 }

@@ -13,7 +13,8 @@ import Logging
 /// idle longer than ``Configuration/idleTimeout`` are closed.
 ///
 /// When all ``Configuration/maximumConnections`` are in use, ``withConnection(_:)`` waits for one,
-/// first come first served; cancelling the waiting task ends its wait.
+/// first come first served; cancelling the waiting task ends its wait. The current tenants cache's
+/// listener, when there is one, holds one of those connections.
 ///
 /// Session state a caller changes (`SET` without `LOCAL`, `LISTEN`, temporary tables that outlive
 /// the transaction) stays with the pooled connection: keep such changes transaction-local.
@@ -111,7 +112,7 @@ public final class ConnectionPool: @unchecked Sendable {
         return try outcome.get()
     }
 
-    /// Opens a session outside the pool's bound (a fleet run's extra workers, the listener),
+    /// Opens a session outside the pool's bound (a fleet run's extra workers),
     /// retrying an unreachable server for `reconnectTimeout`. The caller closes it.
     public func openDedicated(reconnectTimeout: Duration = .zero) async throws -> AsyncConnection {
         let connection = try await session.reconnecting(for: reconnectTimeout).connect()

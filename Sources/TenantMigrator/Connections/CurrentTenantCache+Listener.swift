@@ -38,18 +38,18 @@ extension CurrentTenantCache {
             if case .listening(let connection) = listener { return connection }
             return nil
         }
-        if let connection { await pool.closeDedicated(connection) }
+        if let connection { await pool.closeHoldingSlot(connection) }
     }
 
-    /// Opens the listening connection (outside the pool's bound) and starts the loop that reads it.
+    /// Opens the listening connection (in one of the pool's slots) and starts the loop that reads it.
     private func connectListener() async {
         do {
-            let connection = try await pool.openDedicated()
+            let connection = try await pool.openHoldingSlot()
             let channel = catalog.notificationChannel
             do {
                 try await connection.withConnection { try $0.listen(channel) }
             } catch {
-                await pool.closeDedicated(connection)
+                await pool.closeHoldingSlot(connection)
                 throw error
             }
             let wanted = lock.withLock {
@@ -59,7 +59,7 @@ extension CurrentTenantCache {
                 generation += 1
                 return true
             }
-            guard wanted else { return await pool.closeDedicated(connection) }
+            guard wanted else { return await pool.closeHoldingSlot(connection) }
             let owner = WeakReference(self)
             Task { await Self.readNotifications(on: connection, for: owner) }
         } catch {
@@ -105,7 +105,7 @@ extension CurrentTenantCache {
         }
         if wasListening {
             pool.logger.warning("lost the connection that listens for catalog changes (\(error)); the cache of current tenants is cleared")
-            await pool.closeDedicated(connection)
+            await pool.closeHoldingSlot(connection)
         }
     }
 }
