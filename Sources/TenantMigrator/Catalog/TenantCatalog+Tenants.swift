@@ -4,7 +4,7 @@ import LibPQ
 extension TenantCatalog {
     /// Every tenant, by name; optionally only those of `family`.
     public func tenants(family: String? = nil, on connection: Connection) throws -> [TenantRecord] {
-        try records { columns in
+        try records(on: connection) { columns in
             try connection.execute(
                 "SELECT \(columns) FROM \(qualified("tenants", connection)) WHERE $1::text IS NULL OR family = $1 ORDER BY name",
                 [family]
@@ -14,7 +14,7 @@ extension TenantCatalog {
 
     /// The tenant named `name`, or nil.
     public func tenant(_ name: TenantName, on connection: Connection, forUpdate: Bool = false) throws -> TenantRecord? {
-        try records { columns in
+        try records(on: connection) { columns in
             try connection.execute(
                 "SELECT \(columns) FROM \(qualified("tenants", connection)) WHERE name = $1\(forUpdate ? " FOR UPDATE" : "")",
                 [name.rawValue]
@@ -23,12 +23,15 @@ extension TenantCatalog {
     }
 
     /// The records `query` reads with the columns it is given. A catalog of version 1 (before pins),
-    /// which read-only calls never upgrade, is read again without the pin columns: its tenants are
-    /// unpinned. Every writer installs the catalog first, so that second query never runs inside a
-    /// transaction.
-    private func records(_ query: (String) throws -> QueryResult) throws -> [TenantRecord] {
+    /// which read-only calls and trial runs never upgrade, is read again without the pin columns:
+    /// its tenants are unpinned. Inside a transaction the first try runs in a savepoint, so that its
+    /// failure does not abort the transaction (a trial run, or a drop, on a catalog not upgraded yet).
+    private func records(on connection: Connection, _ query: (String) throws -> QueryResult) throws -> [TenantRecord] {
         do {
-            return try query(TenantRecord.columns).map(TenantRecord.init(row:))
+            let rows = try connection.isInTransaction
+                ? connection.savepoint { _ in try query(TenantRecord.columns) }
+                : query(TenantRecord.columns)
+            return try rows.map(TenantRecord.init(row:))
         } catch SQLState.undefinedColumn {
             return try query(TenantRecord.columnsOfUnpinnedCatalog).map(TenantRecord.init(row:))
         }

@@ -15,8 +15,9 @@ extension TenantMigrator {
     /// Drops a tenant's schema and data. `confirmed` must be true.
     public func dropTenant(_ name: String, confirmed: Bool) async throws {
         let name = try TenantName(name)
-        let lifecycle = self.lifecycle
+        let lifecycle = self.lifecycle, catalog = self.catalog
         try await withExistingCatalog(absent: { throw TenantMigratorError.unknownTenant(name) }) {
+            try catalog.install(on: $0)  // a write: bring an older catalog up to date first
             try lifecycle.drop(name, confirmed: confirmed, on: $0)
         }
     }

@@ -171,6 +171,10 @@ struct TenantPinTests {
             #expect(try await migrator.status().map(\.record.version) == ["v1"])
             #expect(try TenantCatalog().installedVersion(on: connection) == 1)
             #expect(try pinColumns() == 0)
+            // A trial reads the tenant inside its transaction, and still writes nothing.
+            #expect(try await migrator.migrate(tenant: "acme", mode: .dryRun).outcome == .migrated)
+            #expect(try TenantCatalog().installedVersion(on: connection) == 1)
+            #expect(try pinColumns() == 0)
 
             // The first write call upgrades it in place.
             #expect(try await migrator.migrateIfNeeded(tenant: "acme").outcome == .migrated)
@@ -189,6 +193,15 @@ struct TenantPinTests {
             #expect(try pinColumns() == 3)
             _ = try await migrator.rollback(tenant: "acme", to: "v2")
             #expect(try await migrator.tenant(named: "acme")?.pinnedReason == "rolled back")
+
+            // Dropping a tenant is a write too: it upgrades a catalog of version 1 first.
+            try connection.fixtureScript("""
+                ALTER TABLE tenant_migrator.tenants DROP COLUMN pinned_version, DROP COLUMN pinned_at, DROP COLUMN pinned_reason;
+                UPDATE tenant_migrator.catalog_info SET value = '1' WHERE key = 'catalog_version'
+                """)
+            try await migrator.dropTenant("acme", confirmed: true)
+            #expect(try await migrator.tenant(named: "acme") == nil)
+            #expect(try TenantCatalog().installedVersion(on: connection) == 2)
         }
     }
 }
