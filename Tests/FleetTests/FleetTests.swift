@@ -332,12 +332,13 @@ struct FleetTests {
             let migrator = try makeMigrator(limited)
             let tenants = names("j", 8)
             #expect(try await migrator.createTenants(tenants, version: "v1", jobs: 2).migrated == 8)
+            await migrator.shutdown()  // its pooled sessions close
             try connection.execute("ALTER ROLE \(connection.quoteIdentifier(role)) CONNECTION LIMIT 2")
             #expect(try await Self.waitUntil {
                 try connection.scalar("SELECT count(*)::int FROM pg_stat_activity WHERE usename = $1", [role], as: Int.self) == 0
             })
 
-            let report = try await migrator.migrateAll(jobs: 4)
+            let report = try await makeMigrator(limited).migrateAll(jobs: 4)
             #expect(report.succeeded)
             #expect(report.migrated == 8)
         }
