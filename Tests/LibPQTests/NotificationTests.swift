@@ -54,7 +54,11 @@ import Testing
             try admin.execute("SELECT pg_terminate_backend($1)", [connection.backendPID])
             let started = ContinuousClock.now
             while connection.isReusable, ContinuousClock.now - started < .seconds(10) { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(!connection.isReusable && !connection.isHealthy)
+            #expect(!connection.isReusable)
+            // libpq may not have seen the closed socket yet (isHealthy can still say true here);
+            // the next statement finds out, and the connection is bad from then on.
+            #expect(throws: PQError.self) { try connection.execute("SELECT 1") }
+            #expect(!connection.isHealthy && !connection.isReusable)
         }
     }
 }
