@@ -13,6 +13,8 @@ import TenantMigratorService
 /// app's own client. Both clients are imported in this one file.
 ///
 ///     DATABASE_URL=postgres://app@localhost/app PGHOST=localhost PGUSER=app PGDATABASE=app swift run
+///
+/// (run it where `Migrations/Recipes` is, e.g. the repository's root, with `--package-path`.)
 @main
 struct RecipesApp {
     static func main() async throws {
@@ -34,20 +36,22 @@ struct RecipesApp {
         // tenants still held by a lock are retried in the background.
         let migrations = TenantMigratorService(migrator: migrator, deadline: .seconds(30), concurrency: 4, logger: logger)
 
-        // The app's own client for its queries.
+        // The app's own client for its queries: TCP, or a Unix socket directory as PGHOST.
+        let host = environment["PGHOST"] ?? "localhost", port = Int(environment["PGPORT"] ?? "") ?? 5432
+        let user = environment["PGUSER"] ?? "app", database = environment["PGDATABASE"] ?? "app"
         let postgres = PostgresClient(
-            configuration: .init(
-                host: environment["PGHOST"] ?? "localhost", username: environment["PGUSER"] ?? "app",
-                password: environment["PGPASSWORD"], database: environment["PGDATABASE"] ?? "app", tls: .disable
-            ),
+            configuration: host.hasPrefix("/")
+                ? .init(unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: environment["PGPASSWORD"], database: database)
+                : .init(host: host, port: port, username: user, password: environment["PGPASSWORD"], database: database, tls: .disable),
             backgroundLogger: logger
         )
 
         let router = Router()
         router.get("/:tenant/recipes") { _, context -> Response in
             let tenant = try context.parameters.require("tenant")
-            // 503 while the tenant is still migrating (or held, or failed): a dictionary lookup.
-            guard migrations.isReady(tenant: tenant) else {
+            // 503 while the tenant is still migrating (or held, or failed): a dictionary lookup
+            // for a tenant seen at boot; one created since is looked up in the catalog once.
+            guard try await migrations.checkReady(tenant: tenant) else {
                 return Response(status: .serviceUnavailable)
             }
             guard let session = try await migrator.tenantSession(for: tenant) else {
