@@ -174,6 +174,7 @@ let package = Package(
             dependencies: [
                 "TenantMigratorService", "TenantMigrator", "LibPQ", "RecipesPolicies", "PostgresTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "PostgresTestSupport"]),

@@ -1,4 +1,5 @@
 import Foundation
+import LibPQ
 import TenantMigrator
 
 extension TenantMigratorService {
@@ -180,6 +181,6 @@ extension TenantMigratorService {
 
     /// `duration` in seconds with one decimal, for log lines.
     static func seconds(_ duration: Duration) -> String {
-        String(format: "%.1f", duration / .seconds(1))
+        String(format: "%.1f", duration.inSeconds)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LibPQ
+import Logging
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrator
@@ -14,11 +15,12 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
 /// warnings and errors only. `lockTimeout` and `maxAttempts` stay the library's defaults (5 s, 5):
 /// the service must bound its waits by itself.
 func makeMigrator(_ conninfo: String) throws -> TenantMigrator {
-    let directory = repositoryRoot.appendingPathComponent("Migrations/Recipes")
-    let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, policies: RecipesPolicies.registry)
-    var logger = migrator.logger  // this target does not import Logging
+    var logger = Logger(label: "TenantMigratorServiceTests")
     logger.logLevel = .warning
-    return try TenantMigrator(connectionString: conninfo, familyDirectory: directory, policies: RecipesPolicies.registry, logger: logger)
+    return try TenantMigrator(
+        connectionString: conninfo, familyDirectory: repositoryRoot.appendingPathComponent("Migrations/Recipes"),
+        policies: RecipesPolicies.registry, logger: logger
+    )
 }
 
 /// A service over `migrator` that logs warnings and errors, with quick retries.

@@ -1,4 +1,5 @@
 import Foundation
+import LibPQ
 import MigrationEngine
 
 /// One tenant's archive entries for one step (`tenant-migrate archive list`).
@@ -23,7 +24,7 @@ extension TenantMigrator {
     /// the number deleted per tenant. Each tenant is pruned in a transaction of its own.
     public func pruneArchive(olderThan age: Duration, tenant: String? = nil) async throws -> [String: Int] {
         let records = try await tenants().filter { tenant == nil || $0.name.rawValue == tenant }
-        let cutoff = Date().addingTimeInterval(-Double(age.components.seconds))
+        let cutoff = Date().addingTimeInterval(-age.inSeconds)
         return try await withExistingCatalog(absent: { [:] }) { connection in
             var deleted: [String: Int] = [:]
             for record in records {
