@@ -48,7 +48,7 @@ let package = Package(
         ),
         .target(
             name: "EntityModel",
-            dependencies: ["LibPQ", "CCrypto", "Yams"]
+            dependencies: ["CCrypto", "Yams"]
         ),
 
         // MARK: Migrations

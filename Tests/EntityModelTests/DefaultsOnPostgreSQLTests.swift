@@ -26,7 +26,7 @@ struct DefaultsOnPostgreSQLTests {
         try await TestPostgres.withDatabase { connection in
             let schema = "tenant_defaults"
             _ = try connection.fixtureScript("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
-            _ = try connection.fixtureScript(model.relationalSchema().renderScript(inSchema: schema, quoting: connection))
+            _ = try connection.fixtureScript(model.relationalSchema().renderScript(inSchema: schema, quoting: .postgreSQL))
             _ = try connection.fixtureScript("SET search_path TO \(connection.quoteIdentifier(schema))")
             _ = try connection.execute("INSERT INTO sample DEFAULT VALUES")
             let row = try #require(try connection.execute("""

@@ -45,19 +45,6 @@ extension Connection {
     }
 }
 
-/// A small deterministic random generator (SplitMix64), so generated data is the same every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Generated Recipes data: recipes of every type (a few already Entrée), and recipe ingredients
 /// named from a pool where each name always comes with the same unit (or always none).
 struct RecipeData {

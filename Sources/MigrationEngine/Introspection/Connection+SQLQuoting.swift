@@ -1,3 +1,4 @@
+import EntityModel
 import LibPQ
 
 /// A connection quotes through libpq, so it can render DDL.

@@ -7,15 +7,15 @@
 /// at an identifier boundary. Other quoted identifiers, and string literals, are left alone, except
 /// at the start of a literal cast to an object-identifier type (`'tenant_a.seq'::regclass`), where
 /// PostgreSQL writes a qualified name.
-struct SchemaQualifierStripper {
+package struct SchemaQualifierStripper {
     /// The qualifier to remove: the schema as `quote_ident` prints it, then `.`.
     private let prefix: [UInt8]
 
-    init(quotedSchema: String) {
+    package init(quotedSchema: String) {
         prefix = Array((quotedSchema + ".").utf8)
     }
 
-    func strip(_ text: String) -> String {
+    package func strip(_ text: String) -> String {
         let bytes = Array(text.utf8)
         guard bytes.count > prefix.count else { return text }
         var output: [UInt8] = []

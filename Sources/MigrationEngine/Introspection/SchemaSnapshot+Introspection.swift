@@ -1,3 +1,4 @@
+import EntityModel
 import LibPQ
 
 /// Why a ``SchemaSnapshot`` could not be read.

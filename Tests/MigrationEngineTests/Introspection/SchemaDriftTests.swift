@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import MigrationEngine
 import PostgresTestSupport
 import Testing
 

@@ -1,3 +1,4 @@
+import EntityModel
 import LibPQ
 
 extension SchemaSnapshot {

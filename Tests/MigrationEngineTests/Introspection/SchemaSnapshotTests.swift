@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import MigrationEngine
 import PostgresTestSupport
 import Testing
 
@@ -11,14 +12,14 @@ enum SnapshotFixtures {
 
     /// Version `version` of `family` (`Recipes` from `Migrations/`, or the test family `Library`).
     static func model(_ family: String, _ version: String) throws -> ModelVersion {
-        let url = family == "Library" ? Fixtures.library : Fixtures.migrationFamily(family)
+        let url = family == "Library" ? PackagePaths.libraryFamily : PackagePaths.migrationFamily(family)
         return try #require(try ModelFamily.load(from: url).version(named: version))
     }
 
     /// Creates `schema` and renders `version` into it.
     static func render(_ version: ModelVersion, into schema: String = tenant, on connection: Connection) throws {
         try connection.fixtureScript("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
-        try connection.fixtureScript(version.relationalSchema().renderScript(inSchema: schema, quoting: connection))
+        try connection.fixtureScript(version.relationalSchema().renderScript(inSchema: schema, quoting: .postgreSQL))
     }
 
     /// The names of the scratch schemas that `expected(for:on:)` creates, if any remain.

@@ -1,3 +1,4 @@
+import EntityModel
 import LibPQ
 
 /// What the migrator does differently on a Citus coordinator (docs/Citus.md).
