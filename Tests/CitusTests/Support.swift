@@ -11,8 +11,7 @@ import Testing
 let citusURL: String? = ProcessInfo.processInfo.environment["TEST_CITUS_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
 /// The repository's root, found from this file.
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = PackagePaths.root
 
 let quietLogger: Logger = {
     var logger = Logger(label: "CitusTests")

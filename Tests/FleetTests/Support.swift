@@ -10,8 +10,7 @@ import TenantMigrator
 import Testing
 
 /// The repository's root, found from this file.
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = PackagePaths.root
 let migrationsDirectory = repositoryRoot.appendingPathComponent("Migrations").path
 
 /// Warnings and errors only: a fleet run logs a line per tenant at info level.

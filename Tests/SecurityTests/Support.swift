@@ -9,8 +9,7 @@ import TenantMigrator
 import Testing
 
 /// The repository's root, found from this file.
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = PackagePaths.root
 let migrationsDirectory = repositoryRoot.appendingPathComponent("Migrations").path
 
 /// Warnings and errors only.

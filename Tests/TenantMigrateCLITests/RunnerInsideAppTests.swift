@@ -7,8 +7,7 @@ import TenantMigrateCLI
 import TenantMigrator
 import Testing
 
-private let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let repositoryRoot = PackagePaths.root
 private let migrations = repositoryRoot.appendingPathComponent("Migrations")
 
 /// An app's own command, with the runner as its `migrate` subcommand.

@@ -10,8 +10,7 @@ import TenantMigrator
 import Testing
 
 /// The repository's root, found from this file.
-private let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+private let repositoryRoot = PackagePaths.root
 private let migrations = repositoryRoot.appendingPathComponent("Migrations").path
 private let fixtures = repositoryRoot.appendingPathComponent("Tests/TenantMigratorTests/Fixtures").path
 

@@ -8,8 +8,7 @@ import TenantMigratorService
 import Testing
 
 /// The repository's root, found from this file.
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = PackagePaths.root
 
 /// The facade over the Recipes family with its Swift policies, as a server app builds it, logging
 /// warnings and errors only. `lockTimeout` and `maxAttempts` stay the library's defaults (5 s, 5):

@@ -6,8 +6,7 @@ import TenantMigrator
 import Testing
 
 /// The repository's root, found from this file.
-let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let repositoryRoot = PackagePaths.root
 
 /// `Migrations/Recipes`.
 let recipesDirectory = repositoryRoot.appendingPathComponent("Migrations/Recipes")

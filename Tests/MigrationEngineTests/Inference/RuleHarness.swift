@@ -11,7 +11,7 @@ struct RuleHarness {
     let family: ModelFamily
     let planner: MigrationPlanner
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    static let fixtures = PackagePaths.root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures")
 
     init(_ name: String) throws {
         family = try ModelFamily.load(from: Self.fixtures.appendingPathComponent(name))

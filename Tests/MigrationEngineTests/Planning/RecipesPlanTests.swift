@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct RecipesPlanTests {
     static let family: ModelFamily = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = PackagePaths.root
         return try! ModelFamily.load(from: root.appendingPathComponent("Migrations/Recipes"))
     }()
 

@@ -1,13 +1,14 @@
 import EntityModel
 import Foundation
+import PostgresTestSupport
 
 /// Where the test fixtures and the package's `Migrations/` directory are, found from this source
 /// file's path (which works in a source checkout, where these tests run).
 enum Fixtures {
     /// `Tests/EntityModelTests`.
-    static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let testsDirectory = PackagePaths.root.appendingPathComponent("Tests/EntityModelTests")
     /// The package root.
-    static let packageRoot = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = PackagePaths.root
     /// `Tests/EntityModelTests/Fixtures`.
     static let directory = testsDirectory.appendingPathComponent("Fixtures")
     /// `Tests/EntityModelTests/Golden`.
