@@ -13,6 +13,8 @@ public struct ModelVersion: Hashable, Sendable {
     public let versionHash: String
     let graph: EntityGraph
     private let positions: [String: Int]
+    /// The version's tables, mapped once when the version is made.
+    private let schema: RelationalSchema
 
     /// Validates `entities` and creates a version.
     ///
@@ -39,7 +41,14 @@ public struct ModelVersion: Hashable, Sendable {
         }
         self.versionHash = SHA256Digest.hex(serializer.versionText())
         self.positions = Dictionary(uniqueKeysWithValues: self.entities.enumerated().map { ($1.name, $0) })
+        self.schema = mapper.schema()
     }
+
+    /// The physical shape of this version in PostgreSQL: one table per root entity (sub-entities
+    /// share it, told apart by the `entity` discriminator), plus a join table per many-to-many or
+    /// inverse-less to-many relationship. Deterministic: the same model always gives the same
+    /// schema. Mapped once, when the version is made; reading it costs nothing.
+    public func relationalSchema() -> RelationalSchema { schema }
 
     /// The entity named `name`.
     public func entity(named name: String) -> Entity? {

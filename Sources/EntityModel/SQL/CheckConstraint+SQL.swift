@@ -1,12 +1,16 @@
 extension CheckConstraint.Condition {
-    /// The condition as SQL: `"entity" IN ('A', 'B')` or `"entity" NOT IN ('A') OR "col" IS NOT NULL`.
-    public func sql(quoting quoter: some SQLQuoting) -> String {
+    /// The condition: `"entity" IN ('A', 'B')` or `"entity" NOT IN ('A') OR "col" IS NOT NULL`.
+    public var sql: SQL {
         switch self {
         case .isOneOf(let column, let values):
-            "\(quoter.quoteIdentifier(column)) IN (\(values.map(quoter.quoteLiteral).joined(separator: ", ")))"
+            "\(id: column) IN (\(values.map { "\(literal: $0)" }, joinedBy: ", "))"
         case .requiredForEntities(let column, let discriminator, let entities):
-            "\(quoter.quoteIdentifier(discriminator)) NOT IN (\(entities.map(quoter.quoteLiteral).joined(separator: ", "))) "
-                + "OR \(quoter.quoteIdentifier(column)) IS NOT NULL"
+            "\(id: discriminator) NOT IN (\(entities.map { "\(literal: $0)" }, joinedBy: ", ")) OR \(id: column) IS NOT NULL"
         }
+    }
+
+    /// ``sql`` as text.
+    public func sql(quoting quoter: some SQLQuoting) -> String {
+        sql.text(schema: "", quoting: quoter)
     }
 }

@@ -4,18 +4,23 @@ extension DefaultValue {
     /// `'2024-01-01T00:00:00Z'::timestamptz`, `'{}'::jsonb`.
     ///
     /// - Parameter type: The column's type, used to cast non-finite floating-point values.
-    public func sqlExpression(for type: SQLType, quoting quoter: some SQLQuoting) -> String {
+    public func sql(for type: SQLType) -> SQL {
         switch self {
-        case .string(let value): quoter.quoteLiteral(value)
-        case .integer(let value): String(value)
-        case .decimal(let value): value
+        case .string(let value): "\(literal: value)"
+        case .integer(let value): "\(raw: String(value))"
+        case .decimal(let value): "\(raw: value)"
         case .floatingPoint(let value):
-            value.isFinite ? "\(value)" : quoter.quoteLiteral(value > 0 ? "Infinity" : "-Infinity") + "::" + type.rawValue
-        case .bool(let value): value ? "true" : "false"
-        case .date(let value): quoter.quoteLiteral(value) + "::timestamptz"
-        case .uuid(let value): quoter.quoteLiteral(value) + "::uuid"
-        case .binary(let bytes): quoter.quoteLiteral("\\x" + bytes.hexString) + "::bytea"
-        case .json(let value): quoter.quoteLiteral(value) + "::jsonb"
+            value.isFinite ? "\(raw: "\(value)")" : "\(literal: value > 0 ? "Infinity" : "-Infinity")::\(raw: type.rawValue)"
+        case .bool(let value): "\(raw: value ? "true" : "false")"
+        case .date(let value): "\(literal: value)::timestamptz"
+        case .uuid(let value): "\(literal: value)::uuid"
+        case .binary(let bytes): "\(literal: "\\x" + bytes.hexString)::bytea"
+        case .json(let value): "\(literal: value)::jsonb"
         }
+    }
+
+    /// ``sql(for:)`` as text.
+    public func sqlExpression(for type: SQLType, quoting quoter: some SQLQuoting) -> String {
+        sql(for: type).text(schema: "", quoting: quoter)
     }
 }

@@ -1,9 +1,12 @@
 extension ForeignKey {
-    /// `ALTER TABLE "schema"."table" ADD CONSTRAINT "name" FOREIGN KEY (…) REFERENCES "schema"."other" (…) ON DELETE …`.
+    /// `ALTER TABLE <schema>."table" ADD CONSTRAINT "name" FOREIGN KEY (…) REFERENCES <schema>."other" (…) ON DELETE …`.
+    public func addition(toTable table: String) -> SQL {
+        "ALTER TABLE \(table: table) ADD CONSTRAINT \(id: name) FOREIGN KEY (\(ids: columns)) "
+            + "REFERENCES \(table: referencedTable) (\(ids: referencedColumns)) ON DELETE \(raw: onDelete.sql)"
+    }
+
+    /// ``addition(toTable:)`` for `schema`.
     public func addStatement(toTable table: String, inSchema schema: String, quoting quoter: some SQLQuoting) -> String {
-        "ALTER TABLE \(quoter.qualified(schema, table)) ADD CONSTRAINT \(quoter.quoteIdentifier(name)) "
-            + "FOREIGN KEY (\(quoter.columnList(columns))) "
-            + "REFERENCES \(quoter.qualified(schema, referencedTable)) (\(quoter.columnList(referencedColumns))) "
-            + "ON DELETE \(onDelete.sql)"
+        addition(toTable: table).text(schema: schema, quoting: quoter)
     }
 }

@@ -1,6 +1,11 @@
 extension Index {
-    /// `CREATE INDEX "name" ON "schema"."table" (…)`.
+    /// `CREATE INDEX "name" ON <schema>."table" (…)`.
+    public func creation(onTable table: String) -> SQL {
+        "CREATE INDEX \(id: name) ON \(table: table) (\(ids: columns))"
+    }
+
+    /// ``creation(onTable:)`` for `schema`.
     public func createStatement(onTable table: String, inSchema schema: String, quoting quoter: some SQLQuoting) -> String {
-        "CREATE INDEX \(quoter.quoteIdentifier(name)) ON \(quoter.qualified(schema, table)) (\(quoter.columnList(columns)))"
+        creation(onTable: table).text(schema: schema, quoting: quoter)
     }
 }

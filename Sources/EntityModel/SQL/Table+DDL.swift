@@ -1,25 +1,36 @@
 extension Table {
-    /// `CREATE TABLE "schema"."table" (…)` with the columns, primary key, unique and check
-    /// constraints, but no foreign keys (see ``ForeignKey/addStatement(toTable:inSchema:quoting:)``).
-    public func createStatement(inSchema schema: String, quoting quoter: some SQLQuoting) -> String {
-        var lines = columns.map { "    " + $0.definition(quoting: quoter) }
-        lines.append("    CONSTRAINT \(quoter.quoteIdentifier(primaryKey.name)) PRIMARY KEY (\(quoter.columnList(primaryKey.columns)))")
+    /// `CREATE TABLE <schema>."table" (…)` with the columns, primary key, unique and check
+    /// constraints, but no foreign keys (see ``ForeignKey/addition(toTable:)``).
+    public var creation: SQL {
+        var lines: [SQL] = columns.map { "    \($0.definition)" }
+        lines.append("    CONSTRAINT \(id: primaryKey.name) PRIMARY KEY (\(ids: primaryKey.columns))")
         for unique in uniqueConstraints {
-            lines.append("    CONSTRAINT \(quoter.quoteIdentifier(unique.name)) UNIQUE (\(quoter.columnList(unique.columns)))")
+            lines.append("    CONSTRAINT \(id: unique.name) UNIQUE (\(ids: unique.columns))")
         }
         for check in checkConstraints {
-            lines.append("    CONSTRAINT \(quoter.quoteIdentifier(check.name)) CHECK (\(check.condition.sql(quoting: quoter)))")
+            lines.append("    CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql))")
         }
-        return "CREATE TABLE \(quoter.qualified(schema, name)) (\n" + lines.joined(separator: ",\n") + "\n)"
+        return "CREATE TABLE \(table: name) (\n\(lines, joinedBy: ",\n")\n)"
+    }
+
+    /// `CREATE TABLE "schema"."table" (…)`: ``creation`` for `schema`.
+    public func createStatement(inSchema schema: String, quoting quoter: some SQLQuoting) -> String {
+        creation.text(schema: schema, quoting: quoter)
     }
 
     /// One `ALTER TABLE … ADD CONSTRAINT … FOREIGN KEY …` per foreign key.
-    public func foreignKeyStatements(inSchema schema: String, quoting quoter: some SQLQuoting) -> [String] {
-        foreignKeys.map { $0.addStatement(toTable: name, inSchema: schema, quoting: quoter) }
-    }
+    public var foreignKeyAdditions: [SQL] { foreignKeys.map { $0.addition(toTable: name) } }
 
     /// One `CREATE INDEX …` per index.
+    public var indexCreations: [SQL] { indexes.map { $0.creation(onTable: name) } }
+
+    /// ``foreignKeyAdditions`` for `schema`.
+    public func foreignKeyStatements(inSchema schema: String, quoting quoter: some SQLQuoting) -> [String] {
+        foreignKeyAdditions.map { $0.text(schema: schema, quoting: quoter) }
+    }
+
+    /// ``indexCreations`` for `schema`.
     public func indexStatements(inSchema schema: String, quoting quoter: some SQLQuoting) -> [String] {
-        indexes.map { $0.createStatement(onTable: name, inSchema: schema, quoting: quoter) }
+        indexCreations.map { $0.text(schema: schema, quoting: quoter) }
     }
 }

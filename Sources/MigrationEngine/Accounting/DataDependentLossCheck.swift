@@ -15,11 +15,12 @@ struct DataDependentLossCheck {
     func run(on connection: Connection, allowDestructive: Bool, logger: Logger) throws {
         for loss in losses {
             guard let predicate = loss.rows, !loss.table.isEmpty else { continue }
-            let table = connection.qualified(schema, differ.currentName(ofOldTable: loss.table))
-            let condition = predicate.replacingOccurrences(of: PlaceholderQuoting.schema, with: connection.quoteIdentifier(schema))
-            let count = try connection.execute("SELECT pg_catalog.count(*) FROM \(table) AS source WHERE \(condition)").first?.decode(Int64.self, at: 0) ?? 0
+            let table = differ.currentName(ofOldTable: loss.table)
+            let condition = StepAccount.RowSet(predicate).sql
+            let count = try connection.execute("SELECT pg_catalog.count(*) FROM \(table: table) AS source WHERE \(condition)", schema: schema)
+                .first?.decode(Int64.self, at: 0) ?? 0
             guard count > 0 else { continue }
-            let samples = try connection.execute("SELECT source.id FROM \(table) AS source WHERE \(condition) ORDER BY source.id LIMIT 5")
+            let samples = try connection.execute("SELECT source.id FROM \(table: table) AS source WHERE \(condition) ORDER BY source.id LIMIT 5", schema: schema)
                 .map { try $0.decode(Int64.self, at: 0) }
             let failure = UnconsentedLoss(step: step, loss: loss, rowCount: Int(count), sampleIDs: samples)
             guard allowDestructive else { throw failure }

@@ -1,23 +1,6 @@
 import EntityModel
 import Foundation
 
-extension MappingModel {
-    /// The step's account: the inferred step's account around the mapping, with what the
-    /// mappings keep — explicit expressions, default attribute mappings (same name or
-    /// renamingIdentifier, also into and out of sub-entities), policies' declared `transforms` and
-    /// rows retyped in place — and what the file, its mappings and policies declare lost.
-    public func account(from source: ModelVersion, to destination: ModelVersion) -> StepAccount {
-        do {
-            let differ = try differ(from: source, to: destination)
-            return try MappingAccountant(model: self, differ: differ).account()
-        } catch {
-            // A step that cannot be planned fails before it runs; say so rather than promise nothing is lost.
-            return StepAccount(entries: [.init(.init(kind: .rows, table: ""), .destroyed(DestructiveChange(kind: .custom, table: "",
-                detail: "\(file): cannot account for this step: \(error)")))])
-        }
-    }
-}
-
 /// Builds a mapped step's account (see ``MappingModel/account(from:to:)``).
 struct MappingAccountant {
     let model: MappingModel
@@ -28,7 +11,7 @@ struct MappingAccountant {
     init(model: MappingModel, differ: SchemaDiffer) {
         self.model = model
         self.differ = differ
-        self.compiler = MappingCompiler(differ: differ, schema: PlaceholderQuoting.schema)
+        self.compiler = MappingCompiler(differ: differ)
     }
 
     var source: ModelVersion { differ.source }
@@ -210,10 +193,9 @@ struct MappingAccountant {
     private func filterPredicate(of mapping: EntityMapping) throws -> String? {
         guard let filter = mapping.filter, let table = compiler.sourceTable(of: mapping.source) else { return nil }
         var selection = MappingCompiler.Selection()
-        let rewritten = try compiler.rewrite(filter, from: mapping.source, into: &selection, quoting: q)
-        guard !selection.joins.isEmpty else { return rewritten }
-        return "source.id IN (SELECT source.id FROM \(q.qualified(PlaceholderQuoting.schema, table)) AS source "
-            + selection.joins.joined(separator: " ") + " WHERE \(rewritten))"
+        let rewritten = try compiler.rewrite(filter, from: mapping.source, into: &selection)
+        guard !selection.joins.isEmpty else { return PlaceholderQuoting.text(rewritten) }
+        return PlaceholderQuoting.text("source.id IN (SELECT source.id FROM \(selection.from(table)) WHERE \(rewritten))")
     }
 
     /// Whether a filter is exactly `[source.]column IS NOT NULL` for this column: the rows it
@@ -273,7 +255,7 @@ struct MappingAccountant {
                     column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute))?.name
                 }
                 var selection = MappingCompiler.Selection()
-                let rows = try loss.rows.map { try compiler.rewrite($0, from: mapping.source, into: &selection, quoting: q) }
+                let rows = try loss.rows.map { PlaceholderQuoting.text(try compiler.rewrite($0, from: mapping.source, into: &selection)) }
                 let filter = try filterPredicate(of: mapping)
                 let predicate = StepAccount.RowSet.both(filter.map(StepAccount.RowSet.init), rows.map(StepAccount.RowSet.init))
                 let what = loss.attribute.map { "\(mapping.source).\($0)" } ?? "rows of \(mapping.source)"
@@ -288,17 +270,22 @@ struct MappingAccountant {
     }
 }
 
-/// Quoting for the SQL predicates of an account, which is made offline: standard quoting
-/// (`standard_conforming_strings` on, as every supported server has it), with the tenant's schema
-/// left as the `{schema}` placeholder. SQL that runs is quoted by the connection.
+/// Quoting for the SQL predicates of an account, which are text (the account is a plain,
+/// `Codable` value): PostgreSQL's quoting, with the tenant's schema left as the `{schema}`
+/// placeholder (``StepAccount/RowSet/sql`` turns it back into the schema).
 struct PlaceholderQuoting: SQLQuoting {
     static let schema = "{schema}"
 
     func quoteIdentifier(_ identifier: String) -> String {
-        identifier == Self.schema ? identifier : "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        identifier == Self.schema ? identifier : PostgreSQLQuoting().quoteIdentifier(identifier)
     }
 
     func quoteLiteral(_ literal: String) -> String {
-        "'" + literal.replacingOccurrences(of: "'", with: "''") + "'"
+        PostgreSQLQuoting().quoteLiteral(literal)
+    }
+
+    /// `sql` as the account's text: the schema as `{schema}`.
+    static func text(_ sql: SQL) -> String {
+        sql.text(schema: schema, quoting: PlaceholderQuoting())
     }
 }

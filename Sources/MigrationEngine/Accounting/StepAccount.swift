@@ -1,3 +1,5 @@
+import EntityModel
+
 /// The data-flow account of one step: for every source column, link storage and row set the step
 /// reads, where its values go. A value counts as kept only when the account shows where it goes;
 /// whatever the account calls destroyed is in ``MigrationStep/destructiveChanges`` and needs
@@ -85,6 +87,14 @@ public struct StepAccount: Sendable, Hashable, Codable {
         public init(_ predicate: String) { self.predicate = predicate }
 
         public var description: String { predicate }
+
+        /// The predicate as SQL for any tenant: `{schema}` becomes the tenant's schema.
+        public var sql: SQL {
+            let parts = predicate.components(separatedBy: PlaceholderQuoting.schema)
+            return parts.dropFirst().reduce(SQL(fragments: parts[0].isEmpty ? [] : [.text(parts[0])])) { sql, part in
+                sql + SQL.schema + SQL(stringLiteral: part)
+            }
+        }
 
         static func both(_ a: RowSet?, _ b: RowSet?) -> RowSet? {
             switch (a, b) {

@@ -4,21 +4,12 @@ import LibPQ
 
 /// The archive work of one step in one tenant: before the step destroys or overwrites anything,
 /// copy those values into the tenant's archive (``TenantArchive``), set-based, in the step's
-/// transaction; at its end, note what it left in their place; and, when the step is the reverse
-/// of an earlier one, restore what that one archived (`StepArchive+Restore.swift`).
-///
-/// What is archived comes from the step's account: every destroyed entry that names a table
-/// (dropped columns and tables, deleted rows, links a smaller relationship cannot hold, narrowed
-/// values, losses declared under `loses:`) and every in-place overwrite by an expression or policy.
-/// Policies add values of their own with ``PolicyContext/archive(entity:id:attribute:value:)``.
+/// transaction, as its ``ArchivePlan`` says; at its end, note what it left in their place; and,
+/// when the step is the reverse of an earlier one, restore what that one archived
+/// (`StepArchive+Restore.swift`). Policies add values of their own with
+/// ``PolicyContext/archive(entity:id:attribute:value:)``.
 public final class StepArchive {
-    /// The step's ends (a fused step's first and last version).
-    public let from: String
-    public let to: String
-    let account: StepAccount
-    let names: ArchiveNames
-    let sourceSchema: RelationalSchema
-    let destinationSchema: RelationalSchema
+    let plan: ArchivePlan
     let schema: String
     let connection: Connection
     /// Source `table.column` (`table.` for whole rows) that this step archived values of.
@@ -29,68 +20,18 @@ public final class StepArchive {
     /// Archived values a reverse step's policy asked for, loaded once per table and column.
     private var loaded: [String: [Int64: String?]] = [:]
 
-    init(step: MigrationStep, schema: String, connection: Connection) {
-        from = step.source.name
-        to = step.destination.name
-        account = step.account
-        names = account.names ?? ArchiveNames()
-        sourceSchema = step.source.relationalSchema()
-        destinationSchema = step.destination.relationalSchema()
+    init(plan: ArchivePlan, schema: String, connection: Connection) {
+        self.plan = plan
         self.schema = schema
         self.connection = connection
     }
 
-    /// Whether anything the step does could need the archive (a step that destroys nothing and
-    /// has no policy does not create it).
-    var archivesSomething: Bool { !items.isEmpty }
-
-    // MARK: What to archive
-
-    /// One archive copy: a column's values (or whole rows, `column` nil) of a source table, in
-    /// the rows a predicate selects (nil: all).
-    struct Item: Hashable {
-        var table: String
-        var column: String?
-        var rows: String?
-        /// A narrowing: archived before the step's type changes, where the cast changes the value.
-        var narrowing: Bool
-    }
-
-    /// The account's archivable entries, one item per table and column (their rows OR-ed).
-    lazy var items: [Item] = {
-        var byKey: [String: Item] = [:]
-        var order: [String] = []
-        func add(_ table: String, _ column: String?, _ rows: String?, narrowing: Bool = false) {
-            guard !table.isEmpty, sourceSchema.table(named: table) != nil else { return }
-            // A table that goes is archived as whole rows, once.
-            let wholeTable = names.survivingTables[table] == nil
-            let key = wholeTable ? table + "." : table + "." + (column ?? "")
-            let item = Item(table: table, column: wholeTable ? nil : column, rows: wholeTable ? nil : rows, narrowing: narrowing && !wholeTable)
-            if var existing = byKey[key] {
-                existing.rows = (existing.rows == nil || item.rows == nil) ? nil : "(\(existing.rows!)) OR (\(item.rows!))"
-                byKey[key] = existing
-            } else {
-                byKey[key] = item
-                order.append(key)
-            }
-        }
-        for entry in account.entries {
-            switch entry.fate {
-            case let .destroyed(change):
-                guard !change.table.isEmpty else { continue }
-                if change.kind == .narrowType {
-                    add(entry.item.table, entry.item.column, nil, narrowing: true)
-                } else {
-                    add(entry.item.table, entry.item.kind == .column ? entry.item.column : nil, entry.item.rows?.predicate)
-                }
-            case .transformed where entry.overwritesInPlace == true:
-                add(entry.item.table, entry.item.column, entry.item.rows?.predicate)
-            default:
-                continue
-            }
-        }
-        return order.map { byKey[$0]! }
-    }()
+    /// The step's ends (a fused step's first and last version).
+    public var from: String { plan.from }
+    public var to: String { plan.to }
+    var names: ArchiveNames { plan.names }
+    var sourceSchema: RelationalSchema { plan.sourceSchema }
+    var destinationSchema: RelationalSchema { plan.destinationSchema }
 
     // MARK: Running
 
@@ -99,13 +40,20 @@ public final class StepArchive {
     func beforeStep() throws {
         try TenantArchive.ensure(inSchema: schema, on: connection)
         try connection.execute("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [from, to])
-        for item in items where item.narrowing { try connection.execute(copyStatement(item)) }
+        try copy(plan.items.filter(\.narrowing))
     }
 
     /// After the step's renames and new tables and columns, before any data moves: copies every
     /// other item.
     func afterSchemaChanges() throws {
-        for item in items where !item.narrowing { try connection.execute(copyStatement(item)) }
+        try copy(plan.items.filter { !$0.narrowing })
+    }
+
+    private func copy(_ items: [ArchivePlan.Item]) throws {
+        for item in items {
+            try connection.execute(plan.copy(item), schema: schema)
+            archivedColumns.insert(ArchivePlan.key(item))
+        }
     }
 
     /// Once the step ran: sends what policies archived, and notes, for each archived column that
@@ -124,41 +72,6 @@ public final class StepArchive {
     }
 
     var archiveTable: String { TenantArchive.qualified(schema, quoting: connection) }
-
-    /// `INSERT … SELECT` of one item's values (or rows) from the live table.
-    func copyStatement(_ item: Item) -> String {
-        let q = connection
-        // A narrowing is copied before the step's renames: the source names still hold.
-        let liveTable = item.narrowing ? item.table : names.liveTable(item.table)
-        let table = sourceSchema.table(named: item.table)
-        let hasID = table?.column(named: "id") != nil
-        let rowID = hasID ? "source.id" : "0"
-        var conditions: [String] = []
-        let value: String
-        let column: String
-        if let name = item.column {
-            let live = "source." + q.quoteIdentifier(item.narrowing ? name : names.liveColumn(name, of: item.table))
-            column = name
-            value = live + "::text"
-            conditions.append("\(live) IS NOT NULL")
-            if item.narrowing, let surviving = names.survivingColumns[item.table + "." + name],
-               let newTable = names.survivingTables[item.table], let newType = destinationSchema.table(named: newTable)?.column(named: surviving)?.type,
-               let oldType = table?.column(named: name)?.type {
-                // The value as the narrowed column will hold it differs from the value now.
-                conditions.append("\(live)::\(newType.rawValue)::\(oldType.rawValue) IS DISTINCT FROM \(live)")
-            }
-        } else {
-            column = ""
-            value = "pg_catalog.to_jsonb(source.*)::text"
-        }
-        if let rows = item.rows {
-            conditions.append("(" + rows.replacingOccurrences(of: PlaceholderQuoting.schema, with: q.quoteIdentifier(schema)) + ")")
-        }
-        archivedColumns.insert(item.table + "." + column)
-        return "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
-            + "SELECT \(q.quoteLiteral(from)), \(q.quoteLiteral(to)), \(q.quoteLiteral(item.table)), \(q.quoteLiteral(column)), \(rowID), \(value) "
-            + "FROM \(q.qualified(schema, liveTable)) AS source" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
-    }
 
     // MARK: Policies
 

@@ -8,52 +8,49 @@ struct ValidationStage {
     let differ: SchemaDiffer
     let schema: String
 
-    func run(_ operations: [SchemaOperation], on connection: Connection, statistics: inout StepStatistics) throws {
-        for operation in operations {
-            for statement in operation.sql(inSchema: schema, quoting: connection) {
-                do {
-                    _ = try connection.savepoint { try $0.execute(statement) }
-                    statistics.statements += 1
-                } catch let error as PQError where error.sqlState?.errorClass == "23" {
-                    throw diagnose(error, operation, on: connection)
-                }
+    func run(_ statements: [StepProgram.Statement], on connection: Connection, statistics: inout StepStatistics) throws {
+        for statement in statements {
+            do {
+                _ = try connection.savepoint { try $0.execute(statement.sql, schema: schema) }
+                statistics.statements += 1
+            } catch let error as PQError where error.sqlState?.errorClass == "23" {
+                throw diagnose(error, statement.operation, on: connection)
             }
         }
     }
 
     /// Finds a row that breaks the constraint (the failed statement was rolled back to its savepoint).
     private func diagnose(_ error: PQError, _ operation: SchemaOperation, on connection: Connection) -> any Error {
-        let q = connection
         var table = error.table ?? ""
         var constraint = error.constraint ?? ""
-        var query: String?
+        var query: SQL?
         switch operation {
         case let .setNullable(name, column, false):
             table = name
             constraint = "NOT NULL on \(column)"
-            query = "SELECT id FROM \(q.qualified(schema, name)) WHERE \(q.quoteIdentifier(column)) IS NULL ORDER BY id LIMIT 1"
+            query = "SELECT id FROM \(table: name) WHERE \(id: column) IS NULL ORDER BY id LIMIT 1"
         case let .addUnique(name, unique):
             table = name
             constraint = unique.name
-            let columns = q.columnList(unique.columns)
-            query = "SELECT pg_catalog.max(id) FROM \(q.qualified(schema, name)) GROUP BY \(columns) HAVING pg_catalog.count(*) > 1 ORDER BY 1 LIMIT 1"
+            query = "SELECT pg_catalog.max(id) FROM \(table: name) GROUP BY \(ids: unique.columns) HAVING pg_catalog.count(*) > 1 ORDER BY 1 LIMIT 1"
         case let .addForeignKey(name, foreignKey):
             table = name
             constraint = foreignKey.name
-            let column = q.quoteIdentifier(foreignKey.columns[0])
-            query = "SELECT t.id FROM \(q.qualified(schema, name)) AS t WHERE t.\(column) IS NOT NULL AND NOT EXISTS "
-                + "(SELECT 1 FROM \(q.qualified(schema, foreignKey.referencedTable)) AS r WHERE r.id = t.\(column)) ORDER BY t.id LIMIT 1"
+            let column = foreignKey.columns[0]
+            query = "SELECT t.id FROM \(table: name) AS t WHERE t.\(id: column) IS NOT NULL AND NOT EXISTS "
+                + "(SELECT 1 FROM \(table: foreignKey.referencedTable) AS r WHERE r.id = t.\(id: column)) ORDER BY t.id LIMIT 1"
         case let .addCheck(name, check):
             table = name
             constraint = check.name
-            query = "SELECT id FROM \(q.qualified(schema, name)) WHERE NOT (\(check.condition.sql(quoting: q))) ORDER BY id LIMIT 1"
+            query = "SELECT id FROM \(table: name) WHERE NOT (\(check.condition.sql)) ORDER BY id LIMIT 1"
         default:
             break
         }
-        let rowID = query.flatMap { try? connection.execute($0).first?.decode(Int64?.self, at: 0) } ?? nil
+        let rowID = query.flatMap { try? connection.execute($0, schema: schema).first?.decode(Int64?.self, at: 0) } ?? nil
         var entity = entityName(ofTable: table)
         if let rowID, differ.new.table(named: table)?.column(withOrigin: .discriminator) != nil,
-           let concrete = try? connection.execute("SELECT entity FROM \(q.qualified(schema, table)) WHERE id = $1", [rowID]).first?.decode(String.self, at: 0) {
+           let concrete = try? connection.execute("SELECT entity FROM \(table: table) WHERE id = \(bind: .integer(rowID))", schema: schema)
+            .first?.decode(String.self, at: 0) {
             entity = concrete
         }
         return ConstraintViolation(entity: entity, table: table, rowID: rowID, constraint: constraint, underlying: error)

@@ -112,9 +112,9 @@ struct Correspondence: Sendable {
         )
     }
 
-    /// The correspondence for an adjacent pair, in the direction given.
-    static func adjacent(from source: ModelVersion, to destination: ModelVersion, sourceIsOlder: Bool) -> Correspondence {
-        sourceIsOlder ? between(older: source, newer: destination) : between(older: destination, newer: source).inverted()
+    /// The correspondence across an adjacent pair, in the direction it is crossed.
+    static func adjacent(_ pair: VersionPair) -> Correspondence {
+        pair.isUpward ? between(older: pair.source, newer: pair.destination) : between(older: pair.destination, newer: pair.source).inverted()
     }
 
     /// Every destination origin a source column's origin may map to, the primary match first.

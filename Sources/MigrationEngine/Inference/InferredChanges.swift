@@ -14,16 +14,25 @@ public struct InferredChanges: Sendable {
     /// How many of ``operations`` change only the schema before any data moves (a step's
     /// `willMigrate` hook runs after them).
     let schemaOperationCount: Int
+    /// How many operations after those move data; the rest close the step (drops, constraints).
+    let dataOperationCount: Int
     /// Where every source column, link storage and row set goes.
     public let account: StepAccount
 
     /// What the step destroys (from the account).
     public var destructiveChanges: [DestructiveChange] { account.destructiveChanges }
 
+    /// Infers the step across one adjacent pair. Renames are read from the newer version's
+    /// renamingIdentifiers.
+    public static func infer(_ pair: VersionPair) throws -> InferredChanges {
+        try infer(from: pair.source, to: pair.destination, correspondence: .adjacent(pair))
+    }
+
     /// Infers the step between two adjacent versions: up when `ascending` (the source is the older
-    /// one), down otherwise. Renames are read from the newer version's renamingIdentifiers.
+    /// one), down otherwise.
+    @available(*, deprecated, message: "use infer(_:) with a VersionPair from ModelFamily.path(from:to:)")
     public static func infer(from source: ModelVersion, to destination: ModelVersion, ascending: Bool) throws -> InferredChanges {
-        try infer(from: source, to: destination, correspondence: .adjacent(from: source, to: destination, sourceIsOlder: ascending))
+        try infer(VersionPair(source: source, destination: destination, direction: ascending ? .up : .down))
     }
 
     static func infer(from source: ModelVersion, to destination: ModelVersion, correspondence: Correspondence,
@@ -34,19 +43,16 @@ public struct InferredChanges: Sendable {
         var account = differ.account
         account.names = differ.archiveNames
         return InferredChanges(source: source, destination: destination, operations: differ.orderedOperations,
-                               schemaOperationCount: differ.operationsAroundData.before.count, account: account)
+                               schemaOperationCount: differ.operationsAroundData.before.count,
+                               dataOperationCount: differ.operationsAroundData.data.count, account: account)
     }
 
     /// The same change set for a run of adjacent versions, diffed once from the first to the last,
     /// following renames through every version in between. Call it only once every adjacent step
     /// has been inferred on its own: a narrowing is then accepted because its own pair declared it.
-    static func fuse(_ versions: [ModelVersion], ascending: Bool) throws -> InferredChanges {
-        var correspondence: Correspondence?
-        for (from, to) in zip(versions, versions.dropFirst()) {
-            let step = Correspondence.adjacent(from: from, to: to, sourceIsOlder: ascending)
-            correspondence = correspondence.map { $0.then(step) } ?? step
-        }
-        return try infer(from: versions.first!, to: versions.last!, correspondence: correspondence!, narrowingDeclaredBySteps: true)
+    static func fuse(_ path: VersionPath) throws -> InferredChanges {
+        let correspondence = path.pairs.dropFirst().reduce(Correspondence.adjacent(path.pairs[0])) { $0.then(.adjacent($1)) }
+        return try infer(from: path.source, to: path.destination, correspondence: correspondence, narrowingDeclaredBySteps: true)
     }
 
     /// Whether running this fused change set is equivalent to running `steps` one by one: true when
@@ -63,43 +69,9 @@ public struct InferredChanges: Sendable {
     /// True when the schemas are already the same.
     public var isEmpty: Bool { operations.isEmpty }
 
-    /// The SQL of this step, in order.
-    public func statements(inSchema schema: String, quoting: some SQLQuoting) -> [String] {
-        operations.flatMap { $0.sql(inSchema: schema, quoting: quoting) }
-    }
-
-    /// Runs the step inside the caller's transaction, as one pipelined batch: one round trip
-    /// however many statements. A failing statement aborts the batch and the transaction.
-    public func run(inSchema schema: String, on connection: Connection) throws -> StepStatistics {
-        try run(inSchema: schema, on: connection, afterSchemaChanges: nil)
-    }
-
-    /// Runs the step; with `afterSchemaChanges`, as two batches around it: the schema changes
-    /// (renames, new tables and columns), then the closure, then the data moves and the rest.
-    func run(inSchema schema: String, on connection: Connection, afterSchemaChanges: (() throws -> Void)?) throws -> StepStatistics {
-        var statistics = StepStatistics()
-        func batch(_ operations: ArraySlice<SchemaOperation>) throws {
-            var statements: [Statement] = []
-            var movesData: [Bool] = []
-            for operation in operations {
-                for sql in operation.sql(inSchema: schema, quoting: connection) {
-                    statements.append(Statement(sql))
-                    movesData.append(operation.movesData)
-                }
-            }
-            guard !statements.isEmpty else { return }
-            let results = try connection.pipeline(statements)
-            statistics.statements += statements.count
-            for (result, moved) in zip(results, movesData) where moved { statistics.rowsAffected += result.affectedRows }
-        }
-        guard let afterSchemaChanges else {
-            try batch(operations[...])
-            return statistics
-        }
-        try batch(operations[..<schemaOperationCount])
-        try afterSchemaChanges()
-        try batch(operations[schemaOperationCount...])
-        return statistics
+    /// The SQL of this step for `schema`, in order.
+    public func statements(inSchema schema: String, quoting: some SQLQuoting = .postgreSQL) -> [String] {
+        operations.flatMap(\.statements).map { $0.text(schema: schema, quoting: quoting) }
     }
 }
 

@@ -43,62 +43,66 @@ enum SchemaOperation: Sendable, Hashable {
         }
     }
 
-    func sql(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
-        func table(_ name: String) -> String { q.qualified(schema, name) }
-        func id(_ name: String) -> String { q.quoteIdentifier(name) }
+    /// The statements of this operation, in order, for any tenant schema.
+    var statements: [SQL] {
         switch self {
         case let .dropConstraint(name, constraint):
-            return ["ALTER TABLE \(table(name)) DROP CONSTRAINT \(id(constraint))"]
+            return ["ALTER TABLE \(table: name) DROP CONSTRAINT \(id: constraint)"]
         case let .dropIndex(name):
-            return ["DROP INDEX \(table(name))"]
+            return ["DROP INDEX \(table: name)"]
         case let .renameTable(from, to):
-            return ["ALTER TABLE \(table(from)) RENAME TO \(id(to))"]
+            return ["ALTER TABLE \(table: from) RENAME TO \(id: to)"]
         case let .renameColumn(name, from, to):
-            return ["ALTER TABLE \(table(name)) RENAME COLUMN \(id(from)) TO \(id(to))"]
+            return ["ALTER TABLE \(table: name) RENAME COLUMN \(id: from) TO \(id: to)"]
         case let .renameConstraint(name, from, to):
-            return ["ALTER TABLE \(table(name)) RENAME CONSTRAINT \(id(from)) TO \(id(to))"]
+            return ["ALTER TABLE \(table: name) RENAME CONSTRAINT \(id: from) TO \(id: to)"]
         case let .renameIndex(from, to):
-            return ["ALTER INDEX \(table(from)) RENAME TO \(id(to))"]
+            return ["ALTER INDEX \(table: from) RENAME TO \(id: to)"]
         case let .createTable(definition):
             var bare = definition
             bare.foreignKeys = []
             bare.indexes = []
-            return [bare.createStatement(inSchema: schema, quoting: q)]
+            return [bare.creation]
         case let .addColumn(name, column):
-            return ["ALTER TABLE \(table(name)) ADD COLUMN \(column.definition(quoting: q))"]
+            return ["ALTER TABLE \(table: name) ADD COLUMN \(column.definition)"]
         case let .alterType(name, column, type):
-            return ["ALTER TABLE \(table(name)) ALTER COLUMN \(id(column)) TYPE \(type.rawValue) USING \(id(column))::\(type.rawValue)"]
+            return ["ALTER TABLE \(table: name) ALTER COLUMN \(id: column) TYPE \(raw: type.rawValue) USING \(id: column)::\(raw: type.rawValue)"]
         case let .setDefault(name, column, value, type):
-            guard let value else { return ["ALTER TABLE \(table(name)) ALTER COLUMN \(id(column)) DROP DEFAULT"] }
-            return ["ALTER TABLE \(table(name)) ALTER COLUMN \(id(column)) SET DEFAULT \(value.sqlExpression(for: type, quoting: q))"]
+            guard let value else { return ["ALTER TABLE \(table: name) ALTER COLUMN \(id: column) DROP DEFAULT"] }
+            return ["ALTER TABLE \(table: name) ALTER COLUMN \(id: column) SET DEFAULT \(value.sql(for: type))"]
         case let .backfill(name, column, value, type):
-            return ["UPDATE \(table(name)) SET \(id(column)) = \(value.sqlExpression(for: type, quoting: q)) WHERE \(id(column)) IS NULL"]
+            return ["UPDATE \(table: name) SET \(id: column) = \(value.sql(for: type)) WHERE \(id: column) IS NULL"]
         case let .setNullable(name, column, isNullable):
-            return ["ALTER TABLE \(table(name)) ALTER COLUMN \(id(column)) \(isNullable ? "DROP" : "SET") NOT NULL"]
+            return ["ALTER TABLE \(table: name) ALTER COLUMN \(id: column) \(raw: isNullable ? "DROP" : "SET") NOT NULL"]
         case let .renameDiscriminatorValue(name, from, to):
-            return ["UPDATE \(table(name)) SET \(id("entity")) = \(q.quoteLiteral(to)) WHERE \(id("entity")) = \(q.quoteLiteral(from))"]
+            return ["UPDATE \(table: name) SET \(id: "entity") = \(literal: to) WHERE \(id: "entity") = \(literal: from)"]
         case let .deleteEntityRows(name, entities):
-            return ["DELETE FROM \(table(name)) WHERE \(id("entity")) IN (\(entities.map(q.quoteLiteral).joined(separator: ", ")))"]
+            return ["DELETE FROM \(table: name) WHERE \(id: "entity") IN (\(literals: entities))"]
         case let .moveLinks(move):
-            return move.sql(inSchema: schema, quoting: q)
+            return move.statements
         case let .moveRows(move):
-            return move.sql(inSchema: schema, quoting: q)
+            return move.statements
         case let .dropColumn(name, column):
-            return ["ALTER TABLE \(table(name)) DROP COLUMN \(id(column))"]
+            return ["ALTER TABLE \(table: name) DROP COLUMN \(id: column)"]
         case let .dropTable(name):
-            return ["DROP TABLE \(table(name))"]
+            return ["DROP TABLE \(table: name)"]
         case let .addForeignKey(name, foreignKey):
-            return [foreignKey.addStatement(toTable: name, inSchema: schema, quoting: q)]
+            return [foreignKey.addition(toTable: name)]
         case let .addUnique(name, unique):
-            return ["ALTER TABLE \(table(name)) ADD CONSTRAINT \(id(unique.name)) UNIQUE (\(q.columnList(unique.columns)))"]
+            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: unique.name) UNIQUE (\(ids: unique.columns))"]
         case let .addCheck(name, check):
-            return ["ALTER TABLE \(table(name)) ADD CONSTRAINT \(id(check.name)) CHECK (\(check.condition.sql(quoting: q)))"]
+            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql))"]
         case let .createIndex(name, index):
-            return [index.createStatement(onTable: name, inSchema: schema, quoting: q)]
+            return [index.creation(onTable: name)]
         case let .resetIdentity(name):
-            return ["SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(q.quoteLiteral(schema + "." + id(name))), 'id')::regclass, "
-                + "coalesce((SELECT pg_catalog.max(id) FROM \(table(name))), 0) + 1, false)"]
+            return ["SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: name), 'id')::regclass, "
+                + "coalesce((SELECT pg_catalog.max(id) FROM \(table: name)), 0) + 1, false)"]
         }
+    }
+
+    /// ``statements`` for `schema`.
+    func sql(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
+        statements.map { $0.text(schema: schema, quoting: q) }
     }
 }
 
@@ -110,12 +114,12 @@ enum LinkStorage: Sendable, Hashable {
     case joinTable(table: String, first: String, second: String)
 
     /// `SELECT x, y` of every link, x on the storage's first side.
-    func selectLinks(inSchema schema: String, quoting q: some SQLQuoting) -> String {
+    var selectLinks: SQL {
         switch self {
         case let .foreignKey(table, column):
-            return "SELECT id AS x, \(q.quoteIdentifier(column)) AS y FROM \(q.qualified(schema, table)) WHERE \(q.quoteIdentifier(column)) IS NOT NULL"
+            return "SELECT id AS x, \(id: column) AS y FROM \(table: table) WHERE \(id: column) IS NOT NULL"
         case let .joinTable(table, first, second):
-            return "SELECT \(q.quoteIdentifier(first)) AS x, \(q.quoteIdentifier(second)) AS y FROM \(q.qualified(schema, table))"
+            return "SELECT \(id: first) AS x, \(id: second) AS y FROM \(table: table)"
         }
     }
 }
@@ -128,16 +132,16 @@ struct LinkMove: Sendable, Hashable {
     /// The new storage's first side is the old storage's second side.
     var swapped: Bool
 
-    func sql(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
+    var statements: [SQL] {
         let (x, y) = swapped ? ("y", "x") : ("x", "y")
-        let links = "SELECT \(x) AS x, \(y) AS y FROM (\(from.selectLinks(inSchema: schema, quoting: q))) AS old_links"
+        let links: SQL = "SELECT \(raw: x) AS x, \(raw: y) AS y FROM (\(from.selectLinks)) AS old_links"
         switch to {
         case let .foreignKey(table, column):
             // A to-one holds one link per row: keep the lowest, deterministically.
-            return ["UPDATE \(q.qualified(schema, table)) AS t SET \(q.quoteIdentifier(column)) = l.y "
+            return ["UPDATE \(table: table) AS t SET \(id: column) = l.y "
                 + "FROM (SELECT DISTINCT ON (x) x, y FROM (\(links)) AS all_links ORDER BY x, y) AS l WHERE t.id = l.x"]
         case let .joinTable(table, first, second):
-            return ["INSERT INTO \(q.qualified(schema, table)) (\(q.quoteIdentifier(first)), \(q.quoteIdentifier(second))) "
+            return ["INSERT INTO \(table: table) (\(id: first), \(id: second)) "
                 + "SELECT DISTINCT x, y FROM (\(links)) AS l ON CONFLICT DO NOTHING"]
         }
     }
@@ -163,38 +167,37 @@ struct RowMove: Sendable, Hashable {
     struct ColumnPair: Sendable, Hashable { var source: String, destination: String }
     struct ColumnRef: Sendable, Hashable { var table: String, column: String }
 
-    func sql(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
-        let setting = q.quoteLiteral("tenant_migrate.offset_\(fromTable)")
-        let offset = offsetsIDs ? " + pg_catalog.current_setting(\(setting))::bigint" : ""
-        var statements: [String] = []
+    var statements: [SQL] {
+        let setting: SQL = "\(literal: "tenant_migrate.offset_\(fromTable)")"
+        let offset: SQL = offsetsIDs ? " + pg_catalog.current_setting(\(setting))::bigint" : ""
+        var statements: [SQL] = []
         if offsetsIDs {
-            statements.append("SELECT pg_catalog.set_config(\(setting), (SELECT coalesce(pg_catalog.max(id), 0) FROM \(q.qualified(schema, toTable)))::text, true)")
+            statements.append("SELECT pg_catalog.set_config(\(setting), (SELECT coalesce(pg_catalog.max(id), 0) FROM \(table: toTable))::text, true)")
         }
         var destinationColumns = ["id"]
-        var sourceExpressions = ["id\(offset)"]
+        var sourceExpressions: [SQL] = ["id\(offset)"]
         if let discriminator {
             destinationColumns.append("entity")
             if entities == nil, discriminator.count == 1, let only = discriminator.values.first {
-                sourceExpressions.append(q.quoteLiteral(only))
+                sourceExpressions.append("\(literal: only)")
             } else {
-                sourceExpressions.append("CASE \(q.quoteIdentifier("entity")) "
-                    + discriminator.sorted { $0.key < $1.key }.map { "WHEN \(q.quoteLiteral($0.key)) THEN \(q.quoteLiteral($0.value))" }.joined(separator: " ")
-                    + " END")
+                let cases: [SQL] = discriminator.sorted { $0.key < $1.key }.map { "WHEN \(literal: $0.key) THEN \(literal: $0.value)" }
+                sourceExpressions.append("CASE \(id: "entity") \(cases, joinedBy: " ") END")
             }
         }
         for pair in columns {
             destinationColumns.append(pair.destination)
-            sourceExpressions.append(q.quoteIdentifier(pair.source))
+            sourceExpressions.append("\(id: pair.source)")
         }
-        let filter = entities.map { " WHERE \(q.quoteIdentifier("entity")) IN (\($0.map(q.quoteLiteral).joined(separator: ", ")))" } ?? ""
-        statements.append("INSERT INTO \(q.qualified(schema, toTable)) (\(q.columnList(destinationColumns))) "
-            + "SELECT \(sourceExpressions.joined(separator: ", ")) FROM \(q.qualified(schema, fromTable))\(filter)")
+        let filter: SQL = entities.map { " WHERE \(id: "entity") IN (\(literals: $0))" } ?? ""
+        statements.append("INSERT INTO \(table: toTable) (\(ids: destinationColumns)) "
+            + "SELECT \(sourceExpressions, joinedBy: ", ") FROM \(table: fromTable)\(filter)")
         for reference in references where offsetsIDs {
-            statements.append("UPDATE \(q.qualified(schema, reference.table)) SET \(q.quoteIdentifier(reference.column)) = "
-                + "\(q.quoteIdentifier(reference.column))\(offset) WHERE \(q.quoteIdentifier(reference.column)) IS NOT NULL")
+            statements.append("UPDATE \(table: reference.table) SET \(id: reference.column) = "
+                + "\(id: reference.column)\(offset) WHERE \(id: reference.column) IS NOT NULL")
         }
         if entities != nil {
-            statements.append("DELETE FROM \(q.qualified(schema, fromTable))\(filter)")
+            statements.append("DELETE FROM \(table: fromTable)\(filter)")
         }
         return statements
     }

@@ -8,31 +8,31 @@ extension MappingCompiler {
     ///   mappings run (a table the step drops still exists then);
     /// - `{source:Entity.relationship}`: the join table of a source many-to-many or
     ///   one-directional to-many relationship.
-    func substitutePlaceholders(_ expression: String, quoting q: some SQLQuoting) throws -> String {
-        guard expression.contains("{") else { return expression }
-        var result = ""
+    func substitutePlaceholders(_ expression: String) throws -> SQL {
+        guard expression.contains("{") else { return "\(raw: expression)" }
+        var result: SQL = ""
         var rest = expression[...]
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            result += rest[..<open]
+            result.append("\(raw: String(rest[..<open]))")
             let name = String(rest[rest.index(after: open)..<close])
-            result += try placeholder(name, quoting: q)
+            result.append(try placeholder(name))
             rest = rest[rest.index(after: close)...]
         }
-        return result + rest
+        return result + "\(raw: String(rest))"
     }
 
-    private func placeholder(_ name: String, quoting q: some SQLQuoting) throws -> String {
-        if name == "schema" { return q.quoteIdentifier(schema) }
+    private func placeholder(_ name: String) throws -> SQL {
+        if name == "schema" { return SQL.schema }
         guard name.hasPrefix("source:") else { throw KeyPathError("unknown placeholder {\(name)}; use {schema}, {source:Entity} or {source:Entity.relationship}") }
         let path = name.dropFirst("source:".count).split(separator: ".").map(String.init)
         guard let entity = path.first, source.entity(named: entity) != nil else {
             throw KeyPathError("{\(name)}: version \(source.name) has no entity \(path.first ?? "")")
         }
-        if path.count == 1, let table = sourceTable(of: entity) { return q.qualified(schema, table) }
+        if path.count == 1, let table = sourceTable(of: entity) { return "\(table: table)" }
         guard path.count == 2, let table = sourceJoinTable(of: entity, path[1]) else {
             throw KeyPathError("{\(name)}: \(entity).\(path.count == 2 ? path[1] : "") has no join table in \(source.name)")
         }
-        return q.qualified(schema, table.name)
+        return "\(table: table.name)"
     }
 
     /// The join table of a source relationship (owned by either end), as named while mappings
@@ -56,16 +56,16 @@ extension MappingCompiler {
 
     /// `SELECT` of the ids a source to-many relationship links each row of `entity` to, as
     /// `(x, y)` pairs (x: this side's id), through its join table or the inverse's foreign key.
-    func sourceLinks(of entity: String, _ relationship: String, quoting q: some SQLQuoting) -> String? {
+    func sourceLinks(of entity: String, _ relationship: String) -> SQL? {
         if let join = sourceJoinTable(of: entity, relationship) {
-            return "SELECT \(q.quoteIdentifier(join.this)) AS x, \(q.quoteIdentifier(join.other)) AS y FROM \(q.qualified(schema, join.name))"
+            return "SELECT \(id: join.this) AS x, \(id: join.other) AS y FROM \(table: join.name)"
         }
         guard let declared = source.allRelationships(of: entity).first(where: { $0.relationship.name == relationship })?.relationship,
               declared.isToMany, let inverse = declared.inverse,
               let owner = source.allRelationships(of: declared.destination).first(where: { $0.relationship.name == inverse })?.declaredBy,
               let holder = differ.old.table(forEntity: source.rootEntity(of: owner)),
               let column = holder.column(withOrigin: .relationship(entity: owner, relationship: inverse)) else { return nil }
-        let key = q.quoteIdentifier(differ.currentName(ofOldColumn: column.name, in: holder.name))
-        return "SELECT \(key) AS x, id AS y FROM \(q.qualified(schema, differ.currentName(ofOldTable: holder.name))) WHERE \(key) IS NOT NULL"
+        let key: SQL = "\(id: differ.currentName(ofOldColumn: column.name, in: holder.name))"
+        return "SELECT \(key) AS x, id AS y FROM \(table: differ.currentName(ofOldTable: holder.name)) WHERE \(key) IS NOT NULL"
     }
 }

@@ -4,9 +4,10 @@ import EntityModel
 /// after the step's renames and additions and before its drops: `UPDATE … FROM (SELECT …)` when a
 /// mapping keeps rows in their table, `INSERT … SELECT` when it makes rows in another one. Source
 /// key paths through to-one relationships become LEFT JOINs.
+///
+/// The compiler names no tenant schema: what it writes is ``SQL`` for any tenant.
 struct MappingCompiler {
     let differ: SchemaDiffer
-    let schema: String
 
     var source: ModelVersion { differ.source }
     var destination: ModelVersion { differ.destination }
@@ -39,14 +40,21 @@ struct MappingCompiler {
 
     /// The SQL of one key path: the column expression and the joins it needs.
     struct Selection {
-        var joins: [String] = []
+        var joins: [SQL] = []
         var joinAliases: Set<String> = []
+
+        /// `FROM <schema>."table" AS source LEFT JOIN …`, for the source table `table`.
+        func from(_ table: String) -> SQL {
+            "\(table: table) AS source\(joins.map { " \($0)" }, joinedBy: "")"
+        }
     }
 
-    /// Rewrites every `source…` key path of `expression` into a column of the right join, adding joins.
-    func rewrite(_ expression: String, from entity: String, into selection: inout Selection, quoting q: some SQLQuoting) throws -> String {
-        var result = expression
-        for (range, path) in SourceKeyPath.occurrences(in: expression).reversed() {
+    /// Rewrites every `source…` key path of `expression` into a column of the right join, adding
+    /// joins, and every placeholder into the table it names.
+    func rewrite(_ expression: String, from entity: String, into selection: inout Selection) throws -> SQL {
+        var result: SQL = ""
+        var rest = expression.startIndex
+        for (range, path) in SourceKeyPath.occurrences(in: expression) {
             guard case let .success(resolved) = path.resolve(from: entity, in: source) else {
                 throw KeyPathError("cannot resolve source.\(path.segments.joined(separator: ".")) from \(entity)")
             }
@@ -55,15 +63,18 @@ struct MappingCompiler {
             for hop in resolved.hops {
                 let next = alias + "_" + hop.relationship
                 if selection.joinAliases.insert(next).inserted {
-                    selection.joins.append(try join(hop, from: alias, entity: current, as: next, quoting: q))
+                    selection.joins.append(try join(hop, from: alias, entity: current, as: next))
                 }
                 alias = next
                 current = hop.destination
             }
             let column = resolved.column == "id" ? "id" : currentColumn(resolved.column, of: current)
-            result.replaceSubrange(range, with: "\(alias).\(q.quoteIdentifier(column))")
+            result.append(try substitutePlaceholders(String(expression[rest..<range.lowerBound])))
+            result.append("\(raw: alias).\(id: column)")
+            rest = range.upperBound
         }
-        return try substitutePlaceholders(result, quoting: q)
+        result.append(try substitutePlaceholders(String(expression[rest...])))
+        return result
     }
 
     /// A source column's name while mappings run.
@@ -72,12 +83,11 @@ struct MappingCompiler {
         return differ.currentName(ofOldColumn: column, in: table.name)
     }
 
-    private func join(_ hop: SourceKeyPath.Resolved.Hop, from alias: String, entity: String, as next: String, quoting q: some SQLQuoting) throws -> String {
+    private func join(_ hop: SourceKeyPath.Resolved.Hop, from alias: String, entity: String, as next: String) throws -> SQL {
         guard let table = sourceTable(of: hop.destination) else { throw KeyPathError("no table for \(hop.destination)") }
-        let schemaTable = q.qualified(schema, table)
         if let holder = differ.old.table(forEntity: source.rootEntity(of: hop.entity)),
            let column = holder.column(withOrigin: .relationship(entity: hop.entity, relationship: hop.relationship)) {
-            return "LEFT JOIN \(schemaTable) AS \(next) ON \(next).id = \(alias).\(q.quoteIdentifier(differ.currentName(ofOldColumn: column.name, in: holder.name)))"
+            return "LEFT JOIN \(table: table) AS \(raw: next) ON \(raw: next).id = \(raw: alias).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name))"
         }
         // A one-to-one whose foreign key is on the other side.
         guard let inverse = source.entity(named: hop.entity)?.relationship(named: hop.relationship)?.inverse,
@@ -85,31 +95,36 @@ struct MappingCompiler {
               let column = holder.column(withOrigin: .relationship(entity: hop.destination, relationship: inverse)) else {
             throw KeyPathError("\(hop.entity).\(hop.relationship) has no foreign key to join through")
         }
-        return "LEFT JOIN \(schemaTable) AS \(next) ON \(next).\(q.quoteIdentifier(differ.currentName(ofOldColumn: column.name, in: holder.name))) = \(alias).id"
+        return "LEFT JOIN \(table: table) AS \(raw: next) ON \(raw: next).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name)) = \(raw: alias).id"
     }
 
     /// `WHERE` conditions: the filter, and the source entity's rows in a shared hierarchy table.
-    func conditions(of mapping: EntityMapping, into selection: inout Selection, quoting q: some SQLQuoting) throws -> [String] {
-        var conditions: [String] = []
-        if let filter = mapping.filter { conditions.append("(\(try rewrite(filter, from: mapping.source, into: &selection, quoting: q)))") }
+    func conditions(of mapping: EntityMapping, into selection: inout Selection) throws -> [SQL] {
+        var conditions: [SQL] = []
+        if let filter = mapping.filter { conditions.append("(\(try rewrite(filter, from: mapping.source, into: &selection)))") }
         if let oldTable = differ.old.table(forEntity: source.rootEntity(of: mapping.source)), oldTable.column(withOrigin: .discriminator) != nil {
             let names = source.hierarchy(of: mapping.source).filter { source.entity(named: $0)?.isAbstract == false }
                 .map { differ.correspondence.entities[$0] ?? $0 }
-            conditions.append("source.\(q.quoteIdentifier("entity")) IN (\(names.map(q.quoteLiteral).joined(separator: ", ")))")
+            conditions.append("source.\(id: "entity") IN (\(literals: names))")
         }
         return conditions
     }
 
+    /// ` WHERE a AND b`, or nothing.
+    static func whereClause(_ conditions: [SQL]) -> SQL {
+        conditions.isEmpty ? "" : " WHERE \(conditions, joinedBy: " AND ")"
+    }
+
     /// Destination column → value expression: the mapping's expressions, then unmentioned
     /// attributes copied by name or renamingIdentifier.
-    func attributeValues(of mapping: EntityMapping, into selection: inout Selection, quoting q: some SQLQuoting, copyUnmentioned: Bool) throws -> [(column: String, value: String)] {
+    func attributeValues(of mapping: EntityMapping, into selection: inout Selection, copyUnmentioned: Bool) throws -> [(column: String, value: SQL)] {
         guard let table = destinationTable(of: mapping.destination) else { return [] }
-        var values: [(String, String)] = []
+        var values: [(String, SQL)] = []
         var mentioned: Set<String> = []
         for expression in mapping.attributes {
             guard let (declaredBy, _) = destination.allAttributes(of: mapping.destination).first(where: { $0.attribute.name == expression.attribute }),
                   let column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: expression.attribute)) else { continue }
-            values.append((column.name, try rewrite(expression.expression, from: mapping.source, into: &selection, quoting: q)))
+            values.append((column.name, try rewrite(expression.expression, from: mapping.source, into: &selection)))
             mentioned.insert(expression.attribute)
         }
         guard copyUnmentioned else { return values }
@@ -118,18 +133,20 @@ struct MappingCompiler {
             guard let match = sourceAttributes.first(where: { $0.attribute.name == (attribute.renamingIdentifier ?? attribute.name) })
                     ?? sourceAttributes.first(where: { $0.attribute.name == attribute.name }),
                   let column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute.name)) else { continue }
-            values.append((column.name, "source.\(q.quoteIdentifier(currentColumn(match.attribute.columnName, of: mapping.source)))"))
+            values.append((column.name, "source.\(id: currentColumn(match.attribute.columnName, of: mapping.source))"))
         }
         return values
     }
 
-    static func offsetSetting(_ mapping: EntityMapping, quoting q: some SQLQuoting) -> String {
-        q.quoteLiteral("tenant_migrate.offset_\(mapping.name.lowercased())")
+    /// The transaction-local setting that holds a declarative mapping's id offset (destination id =
+    /// source id + offset), as a string constant.
+    static func offsetSetting(_ mapping: EntityMapping) -> SQL {
+        "\(literal: "tenant_migrate.offset_\(mapping.name.lowercased())")"
     }
 
     /// Pass 1: the rows of a declarative mapping (and the attribute values of a policy mapping's
     /// destination, when it also has expressions).
-    func createInstances(_ mapping: EntityMapping, quoting q: some SQLQuoting) throws -> [String] {
+    func createInstances(_ mapping: EntityMapping) throws -> [SQL] {
         guard let sourceTable = sourceTable(of: mapping.source), let table = destinationTable(of: mapping.destination) else { return [] }
         var selection = Selection()
         let inPlace = isInPlace(mapping)
@@ -140,62 +157,60 @@ struct MappingCompiler {
             }
             return []
         }
-        var values = try attributeValues(of: mapping, into: &selection, quoting: q, copyUnmentioned: !inPlace)
-        let conditions = try conditions(of: mapping, into: &selection, quoting: q)
-        let fromClause = "\(q.qualified(schema, sourceTable)) AS source" + selection.joins.map { " " + $0 }.joined()
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        var values = try attributeValues(of: mapping, into: &selection, copyUnmentioned: !inPlace)
+        let whereClause = Self.whereClause(try conditions(of: mapping, into: &selection))
+        let fromClause = selection.from(sourceTable)
         let discriminator = table.column(withOrigin: .discriminator)
         if inPlace {
             if isRetyped(mapping), discriminator != nil || sourceHasDiscriminator(mapping) {
                 // (While the mappings run, the old discriminator still exists: a retyped row of an
                 // entity that no longer exists is not deleted after them.)
-                values.append(("entity", q.quoteLiteral(mapping.destination)))
+                values.append(("entity", "\(literal: mapping.destination)"))
             }
             guard !values.isEmpty else { return [] }
             if selection.joins.isEmpty {
                 // No key path leaves the row: a plain UPDATE of the table, aliased as the source
                 // (every SET expression reads the row as it was, as in the subquery form below).
-                let assignments = values.map { "\(q.quoteIdentifier($0.column)) = \($0.value)" }.joined(separator: ", ")
-                return ["UPDATE \(q.qualified(schema, table.name)) AS source SET \(assignments)\(whereClause)"]
+                let assignments: [SQL] = values.map { "\(id: $0.column) = \($0.value)" }
+                return ["UPDATE \(table: table.name) AS source SET \(assignments, joinedBy: ", ")\(whereClause)"]
             }
-            let selectList = values.enumerated().map { "\($0.element.value) AS v\($0.offset)" }.joined(separator: ", ")
-            let assignments = values.enumerated().map { "\(q.quoteIdentifier($0.element.column)) = s.v\($0.offset)" }.joined(separator: ", ")
-            return ["UPDATE \(q.qualified(schema, table.name)) AS target SET \(assignments) "
-                + "FROM (SELECT source.id, \(selectList) FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
+            let selectList: [SQL] = values.enumerated().map { "\($0.element.value) AS v\(raw: String($0.offset))" }
+            let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.column) = s.v\(raw: String($0.offset))" }
+            return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "
+                + "FROM (SELECT source.id, \(selectList, joinedBy: ", ") FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
         }
-        let setting = Self.offsetSetting(mapping, quoting: q)
+        let setting = Self.offsetSetting(mapping)
         var columns = ["id"]
-        var expressions = ["source.id + pg_catalog.current_setting(\(setting))::bigint"]
+        var expressions: [SQL] = ["source.id + pg_catalog.current_setting(\(setting))::bigint"]
         if discriminator != nil {
             columns.append("entity")
-            expressions.append(q.quoteLiteral(mapping.destination))
+            expressions.append("\(literal: mapping.destination)")
         }
         columns += values.map(\.column)
         expressions += values.map(\.value)
         return [
-            "SELECT pg_catalog.set_config(\(setting), (SELECT coalesce(pg_catalog.max(id), 0) FROM \(q.qualified(schema, table.name)))::text, true)",
-            "INSERT INTO \(q.qualified(schema, table.name)) (\(q.columnList(columns))) SELECT \(expressions.joined(separator: ", ")) FROM \(fromClause)\(whereClause)",
-            SchemaOperation.resetIdentity(table: table.name).sql(inSchema: schema, quoting: q)[0],
-        ]
+            "SELECT pg_catalog.set_config(\(setting), (SELECT coalesce(pg_catalog.max(id), 0) FROM \(table: table.name))::text, true)",
+            "INSERT INTO \(table: table.name) (\(ids: columns)) SELECT \(expressions, joinedBy: ", ") FROM \(fromClause)\(whereClause)",
+        ] + SchemaOperation.resetIdentity(table: table.name).statements
     }
 
     /// Pass 2: the relationship mappings, once every mapping has created its rows.
-    func createRelationships(_ mapping: EntityMapping, in model: MappingModel, quoting q: some SQLQuoting) throws -> [String] {
+    func createRelationships(_ mapping: EntityMapping, in model: MappingModel) throws -> [SQL] {
         guard !mapping.relationships.isEmpty, let sourceTable = sourceTable(of: mapping.source),
               let table = destinationTable(of: mapping.destination) else { return [] }
         if mapping.policy != nil, !isInPlace(mapping) {
             throw MappingCompileError("mapping \(mapping.name): its policy creates the \(mapping.destination) rows, so it must also set their relationships (context.link, or to-one ids in context.insert)")
         }
         var selection = Selection()
-        var values: [(String, String)] = []
+        var values: [(String, SQL)] = []
         for relationship in mapping.relationships {
             guard let (declaredBy, _) = destination.allRelationships(of: mapping.destination).first(where: { $0.relationship.name == relationship.relationship }),
                   let column = table.column(withOrigin: .relationship(entity: declaredBy, relationship: relationship.relationship)) else { continue }
             let fromPath = relationship.from == "source" ? "source.id" : relationship.from
             // A key path ending on a to-one relationship reads its foreign key: already an id.
-            let related = try rewrite(fromPath, from: mapping.source, into: &selection, quoting: q)
+            let related = try rewrite(fromPath, from: mapping.source, into: &selection)
             // The first of the named mappings that made a row from that source row.
-            var candidates: [String] = []
+            var candidates: [SQL] = []
             for name in relationship.mappings {
                 guard let target = model.entityMapping(named: name) else { continue }
                 if isInPlace(target) {
@@ -209,21 +224,20 @@ struct MappingCompiler {
                 }
                 guard let targetTable = destinationTable(of: target.destination) else { continue }
                 // The row the target mapping made from that source row, if its filter let it make one.
-                candidates.append("(SELECT tm_target.id FROM \(q.qualified(schema, targetTable.name)) AS tm_target WHERE tm_target.id = "
-                    + "(\(related)) + pg_catalog.current_setting(\(Self.offsetSetting(target, quoting: q)))::bigint)")
+                candidates.append("(SELECT tm_target.id FROM \(table: targetTable.name) AS tm_target WHERE tm_target.id = "
+                    + "(\(related)) + pg_catalog.current_setting(\(Self.offsetSetting(target)))::bigint)")
             }
             guard !candidates.isEmpty else { continue }
-            values.append((column.name, candidates.count == 1 ? candidates[0] : "coalesce(\(candidates.joined(separator: ", ")))"))
+            values.append((column.name, candidates.count == 1 ? candidates[0] : "coalesce(\(candidates, joinedBy: ", "))"))
         }
         guard !values.isEmpty else { return [] }
-        let conditions = try conditions(of: mapping, into: &selection, quoting: q)
-        let fromClause = "\(q.qualified(schema, sourceTable)) AS source" + selection.joins.map { " " + $0 }.joined()
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let idExpression = isInPlace(mapping) ? "source.id" : "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping, quoting: q)))::bigint"
-        let selectList = values.enumerated().map { "\($0.element.1) AS v\($0.offset)" }.joined(separator: ", ")
-        let assignments = values.enumerated().map { "\(q.quoteIdentifier($0.element.0)) = s.v\($0.offset)" }.joined(separator: ", ")
-        return ["UPDATE \(q.qualified(schema, table.name)) AS target SET \(assignments) "
-            + "FROM (SELECT \(idExpression) AS id, \(selectList) FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
+        let whereClause = Self.whereClause(try conditions(of: mapping, into: &selection))
+        let fromClause = selection.from(sourceTable)
+        let idExpression: SQL = isInPlace(mapping) ? "source.id" : "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping)))::bigint"
+        let selectList: [SQL] = values.enumerated().map { "\($0.element.1) AS v\(raw: String($0.offset))" }
+        let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.0) = s.v\(raw: String($0.offset))" }
+        return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "
+            + "FROM (SELECT \(idExpression) AS id, \(selectList, joinedBy: ", ") FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
     }
 }
 

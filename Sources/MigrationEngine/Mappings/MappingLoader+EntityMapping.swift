@@ -159,8 +159,9 @@ extension MappingLoader {
     /// A policy mapping into another entity's table creates its rows in Swift: attribute
     /// expressions and relationship mappings of its own would never run, and other mappings
     /// cannot reach its rows from SQL (a policy finds them with `context.destinations`).
-    mutating func validatePolicyMappings(_ mappings: [EntityMapping], source: ModelVersion, destination: ModelVersion, ascending: Bool) {
-        let correspondence = Correspondence.adjacent(from: source, to: destination, sourceIsOlder: ascending)
+    mutating func validatePolicyMappings(_ mappings: [EntityMapping], across pair: VersionPair) {
+        let (source, destination) = (pair.source, pair.destination)
+        let correspondence = Correspondence.adjacent(pair)
         func inPlace(_ mapping: EntityMapping) -> Bool {
             guard source.entity(named: mapping.source) != nil, destination.entity(named: mapping.destination) != nil,
                   let mapped = correspondence.entities[source.rootEntity(of: mapping.source)],

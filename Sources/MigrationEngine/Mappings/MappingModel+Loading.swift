@@ -106,10 +106,11 @@ struct MappingLoader {
             }
         }
         validateReferences(mappings, source: source)
-        let ascending = (family.versionNames.firstIndex(of: sourceName) ?? 0) < (family.versionNames.firstIndex(of: destinationName) ?? 0)
-        validatePolicyMappings(mappings, source: source, destination: destination, ascending: ascending)
+        let direction = (try? family.path(from: sourceName, to: destinationName).direction) ?? .up
+        let pair = VersionPair(source: source, destination: destination, direction: direction)
+        validatePolicyMappings(mappings, across: pair)
         return MappingModel(file: reader.file, sourceVersion: sourceName, destinationVersion: destinationName, entityMappings: mappings,
-                            loses: loses, ascending: ascending, policies: policies)
+                            loses: loses, direction: direction, policies: policies)
     }
 
     static func line(of error: any Error) -> Int {

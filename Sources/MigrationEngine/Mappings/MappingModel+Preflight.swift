@@ -43,17 +43,17 @@ extension MappingModel {
         guard let source = family.version(named: sourceVersion), let destination = family.version(named: destinationVersion) else {
             throw VersionNotInFamily("\(file) maps \(sourceVersion) → \(destinationVersion), which family \(family.name) does not have")
         }
-        let differ = try differ(from: source, to: destination)
+        let differ = try differ(across: pair(from: source, to: destination))
         let scratch = "_tm_preflight_" + String(UInt64.random(in: .min ... .max), radix: 16)
         do {
             try connection.transaction { connection in
                 try connection.pipeline(try SchemaSnapshot.scratchSchemaStatements(scratch, for: source, on: connection))
                 let (before, data, _) = differ.operationsAroundData
-                for statement in (before + data).flatMap({ $0.sql(inSchema: scratch, quoting: connection) }) {
-                    try connection.execute(statement)
+                for statement in (before + data).flatMap(\.statements) {
+                    try connection.execute(statement, schema: scratch)
                 }
-                let compiler = MappingCompiler(differ: differ, schema: scratch)
-                throw Discard(problems: try entityMappings.flatMap { try check($0, compiler: compiler, on: connection) })
+                let compiler = MappingCompiler(differ: differ)
+                throw Discard(problems: try entityMappings.flatMap { try check($0, compiler: compiler, in: scratch, on: connection) })
             }
         } catch let discard as Discard {
             return discard.problems
@@ -63,16 +63,15 @@ extension MappingModel {
 
     /// The problems of one entity mapping: each expression on its own, then (when they all pass)
     /// the statements compiled from them, which also check the values against their columns.
-    private func check(_ mapping: EntityMapping, compiler: MappingCompiler, on connection: Connection) throws -> [MappingExpressionProblem] {
+    private func check(_ mapping: EntityMapping, compiler: MappingCompiler, in scratch: String, on connection: Connection) throws -> [MappingExpressionProblem] {
         guard let table = compiler.sourceTable(of: mapping.source) else { return [] }
         let fallback = mapping.location ?? SourceLocation(file: file, line: 1)
         var problems: [MappingExpressionProblem] = []
-        func check(_ expression: String, subject: String, at location: SourceLocation?, query: (String, String) -> String) throws {
+        func check(_ expression: String, subject: String, at location: SourceLocation?, query: (SQL, SQL) -> SQL) throws {
             var selection = MappingCompiler.Selection()
             // A key path that does not resolve was reported when the file was loaded.
-            guard let compiled = try? compiler.rewrite(expression, from: mapping.source, into: &selection, quoting: connection) else { return }
-            let from = "\(connection.qualified(compiler.schema, table)) AS source" + selection.joins.map { " " + $0 }.joined()
-            if let error = try Self.prepareError(query(compiled, from), on: connection) {
+            guard let compiled = try? compiler.rewrite(expression, from: mapping.source, into: &selection) else { return }
+            if let error = try Self.prepareError(query(compiled, selection.from(table)).text(schema: scratch), on: connection) {
                 problems.append(MappingExpressionProblem(location: location ?? fallback, mapping: mapping.name, subject: subject,
                                                          expression: expression, message: error.message, sqlState: error.sqlState?.rawValue))
             }
@@ -84,10 +83,9 @@ extension MappingModel {
             try check(attribute.expression, subject: "the value expression of \(attribute.attribute)", at: attribute.location) { "SELECT (\($0)) FROM \($1)" }
         }
         guard problems.isEmpty else { return problems }
-        let statements = ((try? compiler.createInstances(mapping, quoting: connection)) ?? [])
-            + ((try? compiler.createRelationships(mapping, in: self, quoting: connection)) ?? [])
+        let statements = ((try? compiler.createInstances(mapping)) ?? []) + ((try? compiler.createRelationships(mapping, in: self)) ?? [])
         for statement in statements {
-            if let error = try Self.prepareError(statement, on: connection) {
+            if let error = try Self.prepareError(statement.text(schema: scratch), on: connection) {
                 return [MappingExpressionProblem(location: fallback, mapping: mapping.name, subject: "the compiled statement", expression: nil,
                                                  message: error.message, sqlState: error.sqlState?.rawValue)]
             }

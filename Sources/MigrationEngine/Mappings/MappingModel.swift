@@ -16,10 +16,14 @@ public struct MappingModel: Sendable {
     /// What this mapping cannot carry over (for example, which Entrée was Meat and which Fish),
     /// reported as a destructive change.
     public let loses: [String]
-    /// Whether the source version is the older one (an up step).
-    public let ascending: Bool
+    /// Which way the mapping crosses its pair: `.up` when the source version is the older one.
+    public let direction: MigrationDirection
     /// The policies and hooks the mapping's entity mappings name.
     public let policies: PolicyRegistry
+
+    /// Whether the source version is the older one (an up step).
+    @available(*, deprecated, renamed: "direction")
+    public var ascending: Bool { direction == .up }
 
     public func entityMapping(named name: String) -> EntityMapping? {
         entityMappings.first { $0.name == name }

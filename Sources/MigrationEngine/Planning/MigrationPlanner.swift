@@ -8,66 +8,67 @@ import EntityModel
 /// one change set where that is equivalent, so a tenant that skips versions is altered once.
 public struct MigrationPlanner: Sendable {
     public let family: ModelFamily
-    private let mappings: [PairKey: any MigrationMapping]
+    private let mappings: [PairKey: MappingModel]
     /// Stage hooks by step; a hooked step is never fused with its neighbours.
     private let registry: PolicyRegistry
 
     struct PairKey: Hashable { let source: String, destination: String }
 
-    public init(family: ModelFamily, mappings: [any MigrationMapping] = [], hooks registry: PolicyRegistry = PolicyRegistry()) {
+    public init(family: ModelFamily, mappings: [MappingModel] = [], hooks registry: PolicyRegistry = PolicyRegistry()) {
         self.family = family
         self.registry = registry
-        var byPair: [PairKey: any MigrationMapping] = [:]
+        var byPair: [PairKey: MappingModel] = [:]
         for mapping in mappings { byPair[PairKey(source: mapping.sourceVersion, destination: mapping.destinationVersion)] = mapping }
         self.mappings = byPair
     }
 
     /// The mapping for exactly this pair and direction, if the family has one.
-    public func mapping(from source: String, to destination: String) -> (any MigrationMapping)? {
+    public func mapping(from source: String, to destination: String) -> MappingModel? {
         mappings[PairKey(source: source, destination: destination)]
     }
 
-    /// Plans the path from `source` to `destination`.
+    /// Plans and compiles the path from `source` to `destination`.
     ///
-    /// - Throws: ``PlanningError`` naming the first pair that can be neither mapped nor inferred.
+    /// - Throws: ``UnknownVersion`` for a version the family does not have; ``PlanningError`` naming
+    ///   the first pair that can be neither mapped nor inferred, or whose mapping cannot be compiled.
     public func plan(from source: String, to destination: String) throws -> MigrationPlan {
-        let start = try index(of: source)
-        let end = try index(of: destination)
-        let direction: MigrationDirection = start == end ? .none : (start < end ? .up : .down)
-        let path = stride(from: start, through: end, by: start <= end ? 1 : -1).map { family.versions[$0] }
+        let path = try family.path(from: source, to: destination)
         var steps: [MigrationStep] = []
         var pending: [ModelVersion] = []           // versions of the inferred run being fused
         var pendingSteps: [InferredChanges] = []   // their single steps, if fusion is refused
 
+        func hooks(_ pair: VersionPair) -> StepHooks? {
+            registry.hooks(family: family.name, from: pair.source.name, to: pair.destination.name)
+        }
         func flushInferred() throws {
-            guard pending.count >= 2 else { pending = []; pendingSteps = []; return }
-            let hooked = zip(pending, pending.dropFirst()).contains { registry.hooks(family: family.name, from: $0.name, to: $1.name) != nil }
-            if pendingSteps.count > 1, !hooked, let fused = try? InferredChanges.fuse(pending, ascending: direction == .up),
+            defer { pending = []; pendingSteps = [] }
+            guard pending.count >= 2 else { return }
+            let run = VersionPath(versions: pending, direction: path.direction)
+            if pendingSteps.count > 1, !run.pairs.contains(where: { hooks($0) != nil }), let fused = try? InferredChanges.fuse(run),
                fused.isEquivalentFusion(of: pendingSteps) {
-                steps.append(MigrationStep(versions: pending, kind: .inferred(fused)))
-            } else {
-                for (index, changes) in pendingSteps.enumerated() {
-                    steps.append(MigrationStep(versions: [pending[index], pending[index + 1]], kind: .inferred(changes),
-                                               hooks: registry.hooks(family: family.name, from: pending[index].name, to: pending[index + 1].name)))
-                }
+                steps.append(try MigrationStep(versions: pending, direction: path.direction, kind: .inferred(fused)))
+                return
             }
-            pending = []
-            pendingSteps = []
+            for (pair, changes) in zip(run.pairs, pendingSteps) {
+                steps.append(try MigrationStep(versions: [pair.source, pair.destination], direction: path.direction,
+                                               kind: .inferred(changes), hooks: hooks(pair)))
+            }
         }
 
-        for (from, to) in zip(path, path.dropFirst()) {
-            if let mapping = mapping(from: from.name, to: to.name) {
+        for pair in path.pairs {
+            if let mapping = mapping(from: pair.source.name, to: pair.destination.name) {
                 try flushInferred()
-                steps.append(MigrationStep(versions: [from, to], kind: .mapped(mapping), hooks: registry.hooks(family: family.name, from: from.name, to: to.name)))
+                steps.append(try MigrationStep(versions: [pair.source, pair.destination], direction: path.direction,
+                                               kind: .mapped(mapping), hooks: hooks(pair)))
                 continue
             }
-            let changes = try InferredChanges.infer(from: from, to: to, ascending: direction == .up)
-            if pending.isEmpty { pending = [from] }
-            pending.append(to)
+            let changes = try InferredChanges.infer(pair)
+            if pending.isEmpty { pending = [pair.source] }
+            pending.append(pair.destination)
             pendingSteps.append(changes)
         }
         try flushInferred()
-        return MigrationPlan(family: family.name, source: path.first!, destination: path.last!, direction: direction, steps: steps)
+        return MigrationPlan(family: family.name, path: path, steps: steps)
     }
 
     /// How one adjacent pair, in one direction, would migrate.
@@ -102,32 +103,22 @@ public struct MigrationPlanner: Sendable {
 
     /// Checks every adjacent pair of the family in both directions, offline (`tenant-migrate check`).
     public func checkFamily() -> [PairCheck] {
-        var checks: [PairCheck] = []
-        for (older, newer) in zip(family.versions, family.versions.dropFirst()) {
-            for (from, to) in [(older, newer), (newer, older)] {
-                if let mapping = mapping(from: from.name, to: to.name) {
-                    let account = mapping.account(from: from, to: to)
-                    checks.append(PairCheck(source: from.name, destination: to.name, resolution: .mapped(
-                        origin: mapping.origin, destructive: account.destructiveChanges, dataDependent: account.dataDependentLosses)))
-                    continue
+        family.adjacentPairs.flatMap { [$0, $0.reversed] }.map { pair in
+            let (from, to) = (pair.source.name, pair.destination.name)
+            do {
+                let step = try plan(from: from, to: to).steps[0]
+                switch step.kind {
+                case let .mapped(model):
+                    return PairCheck(source: from, destination: to, resolution: .mapped(
+                        origin: model.file, destructive: step.account.destructiveChanges, dataDependent: step.account.dataDependentLosses))
+                case .inferred:
+                    return PairCheck(source: from, destination: to, resolution: .inferred(destructive: step.destructiveChanges))
                 }
-                do {
-                    let changes = try InferredChanges.infer(from: from, to: to, ascending: from.name == older.name)
-                    checks.append(PairCheck(source: from.name, destination: to.name, resolution: .inferred(destructive: changes.destructiveChanges)))
-                } catch let PlanningError.stepNotPossible(_, _, reasons) {
-                    checks.append(PairCheck(source: from.name, destination: to.name, resolution: .impossible(reasons: reasons)))
-                } catch {
-                    checks.append(PairCheck(source: from.name, destination: to.name, resolution: .impossible(reasons: ["\(error)"])))
-                }
+            } catch let PlanningError.stepNotPossible(_, _, reasons) {
+                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: reasons))
+            } catch {
+                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: ["\(error)"]))
             }
         }
-        return checks
-    }
-
-    private func index(of version: String) throws -> Int {
-        guard let index = family.versions.firstIndex(where: { $0.name == version }) else {
-            throw PlanningError.unknownVersion(version, family: family.name, known: family.versionNames)
-        }
-        return index
     }
 }

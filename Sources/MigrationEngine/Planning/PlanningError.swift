@@ -1,17 +1,19 @@
-/// A plan could not be made. Nothing has been touched.
+/// A plan could not be made. Nothing has been touched. (A version the family does not have is
+/// ``UnknownVersion``, from EntityModel.)
 public enum PlanningError: Error, Sendable, CustomStringConvertible, Equatable {
-    case unknownVersion(String, family: String, known: [String])
     /// The step between two adjacent versions has no mapping and cannot be inferred.
     case stepNotPossible(from: String, to: String, reasons: [String])
+    /// The step's mapping model loaded, but cannot be compiled into SQL for this pair.
+    case cannotCompile(from: String, to: String, file: String, reason: String)
 
     public var description: String {
         switch self {
-        case let .unknownVersion(version, family, known):
-            return "family \(family) has no version \(version.debugDescription) (it has \(known.joined(separator: ", ")))"
         case let .stepNotPossible(from, to, reasons):
             return "cannot migrate \(from) → \(to): there is no mapping model for this pair and direction, and the change cannot be inferred:"
                 + reasons.map { "\n  - \($0)" }.joined()
                 + "\n  Add a mapping model for \(from) → \(to)."
+        case let .cannotCompile(from, to, file, reason):
+            return "cannot migrate \(from) → \(to): the mapping model \(file) cannot be compiled: \(reason)"
         }
     }
 }

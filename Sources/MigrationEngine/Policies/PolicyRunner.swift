@@ -102,14 +102,14 @@ final class PolicyRunner {
             selectList.append("source.\(q.quoteIdentifier(compiler.currentColumn(column.name, of: mapping.source)))")
         }
         for name in related where columns[name] == nil {
-            guard let links = compiler.sourceLinks(of: mapping.source, name, quoting: q) else { continue }
+            guard let links = compiler.sourceLinks(of: mapping.source, name)?.text(schema: context.schema, quoting: q) else { continue }
             columns[name] = selectList.count
             selectList.append("pg_catalog.array_to_string(ARRAY(SELECT tm_links.y FROM (\(links)) AS tm_links WHERE tm_links.x = source.id ORDER BY tm_links.y), ',')")
         }
-        let conditions = try compiler.conditions(of: mapping, into: &selection, quoting: q)
+        let conditions = try compiler.conditions(of: mapping, into: &selection).map { $0.text(schema: context.schema, quoting: q) }
         cursorCount += 1
         let cursor = "tm_source_\(cursorCount)"
-        let joins: String = selection.joins.map { " " + $0 }.joined()
+        let joins: String = selection.joins.map { " " + $0.text(schema: context.schema, quoting: q) }.joined()
         let whereClause: String = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let query = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(context.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
         try connection.execute("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)")

@@ -65,7 +65,7 @@ struct CheckCommand: RunnerCommand {
         }
         print("all \(checks.count) steps can migrate")
         guard !offline else { return }
-        if migrator.mappings.contains(where: { $0 is MappingModel }) {
+        if !migrator.mappings.isEmpty {
             try await MappingExpressionCheck.run(on: try options.makeMigrator())
             print("every mapping filter and expression is valid SQL")
         }

@@ -11,7 +11,9 @@ struct PlanCommand: RunnerCommand {
             With --tenant, plans from the tenant's recorded version to --to (the latest by default), \
             rendered for the tenant's schema. With --from and --to, plans between two versions, \
             rendered for --schema. The filters and expressions of the mapping models on the way \
-            are checked against PostgreSQL first (in a transaction that is rolled back).
+            are checked against PostgreSQL first (in a transaction that is rolled back). With \
+            --offline (and --from), no database is used at all: the SQL is rendered as it would be \
+            against one, without that check.
             """
     )
 
@@ -20,6 +22,7 @@ struct PlanCommand: RunnerCommand {
     @Option(help: ArgumentHelp("Plan from this version (instead of --tenant).", valueName: "v")) var from: String?
     @Option(help: ArgumentHelp("The target version. Default with --tenant: the latest.", valueName: "v")) var to: String?
     @Option(help: ArgumentHelp("With --from: the schema to render the SQL for.", valueName: "schema")) var schema: String = "<tenant schema>"
+    @Flag(help: "With --from: render the plan without a database (no expression check).") var offline = false
     @Flag(help: "Print JSON.") var json = false
 
     func validate() throws {
@@ -27,19 +30,20 @@ struct PlanCommand: RunnerCommand {
         case (nil, nil): throw ValidationError("give --tenant NAME [--to V], or --from A --to B")
         case (.some, .some): throw ValidationError("give either --tenant or --from, not both")
         case (nil, .some) where to == nil: throw ValidationError("--from needs --to")
+        case (.some, nil) where offline: throw ValidationError("--offline plans between versions: give --from A --to B instead of --tenant")
         default: break
         }
     }
 
     func perform() async throws {
-        let migrator = try options.makeMigrator()
+        let migrator = try offline ? options.makeOfflineMigrator() : options.makeMigrator()
         let report: MigrationPlanReport
         if let tenant {
             report = try await migrator.planReport(tenant: tenant, to: to)
         } else {
-            report = try await migrator.planReport(from: from!, to: to!, schema: schema)
+            report = try migrator.planReport(from: from!, to: to!, schema: schema)
         }
-        try await MappingExpressionCheck.run(on: migrator, from: report.source, to: report.destination)
+        if !offline { try await MappingExpressionCheck.run(on: migrator, from: report.source, to: report.destination) }
         if json { return try Console.printJSON(report) }
         let subject = report.tenant.map { "tenant \($0) (schema \(report.schema))" } ?? "schema \(report.schema)"
         guard !report.isEmpty else {

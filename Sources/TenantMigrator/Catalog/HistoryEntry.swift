@@ -12,8 +12,7 @@ public struct HistoryEntry: Sendable, Codable, Hashable {
 
         /// `migrate` or `rollback`, by which way a migration from `source` to `target` goes in `family`.
         static func moving(from source: String, to target: String, in family: ModelFamily) -> Operation {
-            guard let from = family.index(ofVersion: source), let to = family.index(ofVersion: target) else { return .migrate }
-            return to < from ? .rollback : .migrate
+            (try? family.path(from: source, to: target).direction) == .down ? .rollback : .migrate
         }
     }
     public enum Outcome: String, Sendable, Codable { case succeeded, failed }

@@ -1,3 +1,4 @@
+import EntityModel
 import LibPQ
 import MigrationEngine
 
@@ -13,6 +14,8 @@ extension TenantMigratorError {
             return TenantMigratorError.database(error.description, sqlState: error.sqlState?.rawValue)
         case let error as PlanningError:
             return TenantMigratorError.cannotPlan(error.description)
+        case let error as UnknownVersion:
+            return TenantMigratorError.unknownVersion(error.version, family: error.family, known: error.known)
         default:
             return error
         }

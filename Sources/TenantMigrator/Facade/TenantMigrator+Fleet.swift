@@ -1,3 +1,4 @@
+import EntityModel
 import Foundation
 import MigrationEngine
 
@@ -10,9 +11,9 @@ extension TenantMigrator {
         allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        let fleet = fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .up, mode: mode)
+        let fleet = fleet(.migrate(to: target, allowDestructive: allowDestructive, mode: mode, pins: .respect), jobs: jobs, failFast: failFast)
         return try await TenantMigratorError.reporting {
-            try await fleet.run(to: target, selection: selection, control: control, progress: progress)
+            try await fleet.run(selection: selection, control: control, progress: progress)
         }
     }
 
@@ -22,9 +23,9 @@ extension TenantMigrator {
         allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        let fleet = fleet(jobs: jobs, failFast: failFast, allowDestructive: allowDestructive, direction: .down, mode: mode)
+        let fleet = fleet(.rollback(to: target, allowDestructive: allowDestructive, mode: mode, pins: .respect), jobs: jobs, failFast: failFast)
         return try await TenantMigratorError.reporting {
-            try await fleet.run(to: target, selection: selection, control: control, progress: progress)
+            try await fleet.run(selection: selection, control: control, progress: progress)
         }
     }
 
@@ -41,13 +42,10 @@ extension TenantMigrator {
         }
     }
 
-    func fleet(
-        jobs: Int, failFast: Bool, allowDestructive: Bool, direction: MigrationDirection, mode: MigrationRunMode = .apply
-    ) -> FleetRunner {
-        var fleet = FleetRunner(connectionString: connectionString, runner: runner, jobs: jobs, failFast: failFast,
-                                allowDestructive: allowDestructive, direction: direction, logger: logger)
-        fleet.reconnectTimeout = reconnectTimeout
-        fleet.mode = mode
+    /// The fleet for `request`, over this migrator's pool and settings.
+    func fleet(_ request: MigrationRequest, jobs: Int, failFast: Bool) -> FleetRunner {
+        var fleet = FleetRunner(runner: runner, request: request, jobs: jobs, failFast: failFast, logger: logger)
+        fleet.connectionString = connectionString
         fleet.connections = .pooled(connectionPool, jobs: jobs)
         return fleet
     }

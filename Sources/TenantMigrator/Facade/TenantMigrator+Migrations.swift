@@ -7,11 +7,7 @@ import MigrationEngine
 extension TenantMigrator {
     /// The runner that migrates one tenant safely (advisory lock, lock_timeout, retries).
     public var runner: TenantMigrationRunner {
-        var runner = TenantMigrationRunner(catalog: catalog, planner: planner, lockTimeout: lockTimeout, maxAttempts: maxAttempts)
-        runner.acceptModelChange = acceptModelChange
-        runner.archives = archives
-        runner.observability = observability
-        return runner
+        TenantMigrationRunner(catalog: catalog, planner: planner, settings: settings)
     }
 
     // MARK: - Planning (runs nothing)
@@ -38,25 +34,22 @@ extension TenantMigrator {
     }
 
     /// The plan between two versions, with its SQL rendered for `schema` (a placeholder by default).
-    /// Connects only to quote identifiers through libpq; reads and changes nothing.
-    public func planReport(from source: String, to destination: String, schema: String = "<tenant schema>") async throws -> MigrationPlanReport {
-        let plan = try self.plan(from: source, to: destination)
-        return try await withPlainConnection { connection in
-            MigrationPlanReport(plan: plan, tenant: nil, schema: schema, quoting: connection)
-        }
+    /// Needs no database.
+    public func planReport(from source: String, to destination: String, schema: String = "<tenant schema>") throws -> MigrationPlanReport {
+        MigrationPlanReport(plan: try plan(from: source, to: destination), tenant: nil, schema: schema)
     }
 
     private func planReportAndPlan(tenant: String, to target: String?) async throws -> (plan: MigrationPlan, report: MigrationPlanReport) {
         let name = try TenantName(tenant)
         let catalog = self.catalog, planner = self.planner, family = self.family
-        let destination = try family.requireVersion(named: target).name
+        let destination = try TenantMigratorError.reporting { try family.requireVersion(named: target).name }
         return try await withExistingCatalog(absent: { throw TenantMigratorError.unknownTenant(name) }) { connection in
             let record = try catalog.requireTenant(name, on: connection)
             guard record.family == family.name else {
                 throw TenantMigratorError.familyMismatch(tenant: name, recorded: record.family, configured: family.name)
             }
             let plan = try planner.plan(from: record.version, to: destination)
-            return (plan, MigrationPlanReport(plan: plan, tenant: name.rawValue, schema: record.schema, quoting: connection))
+            return (plan, MigrationPlanReport(plan: plan, tenant: name.rawValue, schema: record.schema))
         }
     }
 
@@ -78,7 +71,7 @@ extension TenantMigrator {
         tenant: String, to target: String? = nil, allowDestructive: Bool = false, mode: MigrationRunMode = .apply,
         pins: PinPolicy = .override
     ) async throws -> TenantMigrationResult {
-        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .up, mode: mode, pins: pins)
+        try await migrate(tenant: tenant, .migrate(to: target, allowDestructive: allowDestructive, mode: mode, pins: pins))
     }
 
     /// Migrates `tenant` back to the older (or same) version `target`, in one transaction. Rolling
@@ -91,7 +84,7 @@ extension TenantMigrator {
         tenant: String, to target: String, allowDestructive: Bool = false, mode: MigrationRunMode = .apply,
         pins: PinPolicy = .override
     ) async throws -> TenantMigrationResult {
-        try await run(tenant: tenant, to: target, allowDestructive: allowDestructive, direction: .down, mode: mode, pins: pins)
+        try await migrate(tenant: tenant, .rollback(to: target, allowDestructive: allowDestructive, mode: mode, pins: pins))
     }
 
     /// Migrates `tenant` to the latest version if it is not there yet. When it is, this costs one
@@ -106,7 +99,7 @@ extension TenantMigrator {
         let started = ContinuousClock.now
         func leftAlone(_ outcome: TenantMigrationResult.Outcome, at version: String) -> TenantMigrationResult {
             let elapsed = Duration.since(started)
-            observability.recordTenant(outcome, family: family.name, mode: .apply, duration: elapsed)
+            settings.observability.recordTenant(outcome, family: family.name, mode: .apply, duration: elapsed)
             return TenantMigrationResult(
                 tenant: name, fromVersion: version, toVersion: latest, outcome: outcome, attempts: 0,
                 milliseconds: elapsed.inMilliseconds
@@ -126,33 +119,35 @@ extension TenantMigrator {
                 return nil
             }
         }
-        if let current, current.family == family.name, current.version == latest {
-            if let mark { currentTenants?.remember(name, since: mark) }
-            return leftAlone(.alreadyCurrent, at: latest)
-        }
-        if let current, current.family == family.name, current.isPinned {
-            return leftAlone(.pinned, at: current.version)
+        if let current, current.family == family.name {
+            switch current.standing(toward: latest) {
+            case .current:
+                if let mark { currentTenants?.remember(name, since: mark) }
+                return leftAlone(.alreadyCurrent, at: latest)
+            case let .pinned(at: version):
+                return leftAlone(.pinned, at: version)
+            case .elsewhere:
+                break
+            }
         }
         // Pinned since that query: still left alone.
-        return try await migrate(tenant: tenant, pins: .respect)
+        return try await migrate(tenant: tenant, .migrate(pins: .respect))
     }
 
-    func run(
-        tenant: String, to target: String?, allowDestructive: Bool, direction: MigrationDirection?, mode: MigrationRunMode, pins: PinPolicy
-    ) async throws -> TenantMigrationResult {
+    /// Moves `tenant` as `request` asks, in one transaction (see ``TenantMigrationRunner``).
+    /// A trial (``MigrationRunMode/dryRun``, ``MigrationRunMode/rehearse``) writes nothing, not
+    /// even the catalog.
+    public func migrate(tenant: String, _ request: MigrationRequest) async throws -> TenantMigrationResult {
         let name = try TenantName(tenant)
-        _ = try family.requireVersion(named: target)
+        _ = try TenantMigratorError.reporting { try family.requireVersion(named: request.target) }
         let runner = self.runner
         // The caller's trace context (a request span), carried to the connection's thread: the
         // tenant's span becomes its child.
         let context = ServiceContext.current
         let body: @Sendable (Connection) throws -> TenantMigrationResult = { connection in
-            try ServiceContext.withValue(context) {
-                try runner.migrate(name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, pins: pins, on: connection)
-            }
+            try ServiceContext.withValue(context) { try runner.migrate(name, request, on: connection) }
         }
-        // A trial writes nothing, not even the catalog.
-        guard mode.isTrial else { return try await withConnection(body) }
+        guard request.mode.isTrial else { return try await withConnection(body) }
         return try await withExistingCatalog(absent: { throw TenantMigratorError.unknownTenant(name) }, body)
     }
 
@@ -203,7 +198,7 @@ public struct MigrationPlanReport: Sendable, Codable {
     /// What is truly lost with the archive, over all steps.
     public var lost: [DestructiveChange] { steps.flatMap(\.lost) }
 
-    public init(plan: MigrationPlan, tenant: String?, schema: String, quoting: some SQLQuoting) {
+    public init(plan: MigrationPlan, tenant: String?, schema: String, quoting: some SQLQuoting = .postgreSQL) {
         self.tenant = tenant
         self.schema = schema
         self.family = plan.family

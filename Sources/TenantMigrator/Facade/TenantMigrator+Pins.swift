@@ -1,3 +1,4 @@
+import EntityModel
 import LibPQ
 import MigrationEngine
 
@@ -28,9 +29,8 @@ extension TenantMigrator {
             target = record.version
         }
         // Pinning where it is: a tenant moved since that read is refused (wrong direction), not moved back.
-        return try await run(
-            tenant: tenant, to: target, allowDestructive: allowDestructive, direction: version == nil ? MigrationDirection.none : nil,
-            mode: .apply, pins: .pin(reason: reason)
+        return try await migrate(
+            tenant: tenant, MigrationRequest(version == nil ? .stay : .move, to: target, allowDestructive: allowDestructive, pins: .pin(reason: reason))
         )
     }
 

@@ -18,6 +18,7 @@ import MigrationEngine
 /// `TenantMigrator` is a `Sendable` value: share it freely. Its copies share one
 /// ``ConnectionPool``, the only thing that opens its connections (see ``connectionPool``); call
 /// ``shutdown()`` to close them before the app exits.
+@dynamicMemberLookup
 public struct TenantMigrator: Sendable {
     /// How to reach the database: a conninfo string, a `postgres://` URI, or "" for libpq's
     /// defaults (also "" when connections come from the app's factory).
@@ -28,28 +29,15 @@ public struct TenantMigrator: Sendable {
     public let catalog: TenantCatalog
     public let logger: Logger
     /// Custom mapping models and Swift policies, used instead of inference for their exact pair.
-    public var mappings: [any MigrationMapping] { didSet { planner = Self.planner(family, mappings, policies) } }
+    public var mappings: [MappingModel] { didSet { planner = Self.planner(family, mappings, policies) } }
     /// The policies and stage hooks (hooks run around their steps).
     public var policies: PolicyRegistry { didSet { planner = Self.planner(family, mappings, policies) } }
     /// The planner for this family and its mappings, built once (and again when ``mappings`` or
     /// ``policies`` change).
     public private(set) var planner: MigrationPlanner
-    /// How long a migration statement may wait for a lock before the attempt is retried.
-    public var lockTimeout: Duration
-    /// Attempts per tenant before a lock timeout becomes a failure.
-    public var maxAttempts: Int
-    /// Migrate tenants whose recorded version's model file changed since they reached it (see
-    /// ``TenantMigrationRunner/acceptModelChange``). Off by default: such tenants are refused.
-    public var acceptModelChange = false
-    /// How long a fleet run keeps reconnecting after losing a connection (a server restart).
-    public var reconnectTimeout: Duration = .seconds(60)
-    /// Archive what each step destroys or overwrites, so rollbacks give it back (the default).
-    /// Off (`--no-archive`, for huge tables where the copy costs too much), such plans need
-    /// `allowDestructive`.
-    public var archives = true
-    /// Where metrics and spans go: the app's bootstrapped `MetricsSystem` and `InstrumentationSystem`
-    /// by default (no-ops until bootstrapped). See ``MigratorMetrics`` and ``MigratorTracing``.
-    public var observability = Observability()
+    /// How migrations run: lock timeout, attempts, backoff, archive, reconnection, observability.
+    /// The runner, the fleet and the service take it as it is.
+    public var settings: MigrationSettings
     /// The connections of this migrator and its copies.
     public let connectionPool: ConnectionPool
     /// The tenants known to be current (nil when ``ConnectionPool/Configuration/cachesCurrentTenants`` is off).
@@ -62,7 +50,7 @@ public struct TenantMigrator: Sendable {
         connectionString: String,
         family: ModelFamily,
         catalog: TenantCatalog = TenantCatalog(),
-        mappings: [any MigrationMapping] = [],
+        mappings: [MappingModel] = [],
         policies: PolicyRegistry = PolicyRegistry(),
         lockTimeout: Duration = .seconds(5),
         maxAttempts: Int = 5,
@@ -82,7 +70,7 @@ public struct TenantMigrator: Sendable {
         factory: @escaping MigratorSession.Factory,
         family: ModelFamily,
         catalog: TenantCatalog = TenantCatalog(),
-        mappings: [any MigrationMapping] = [],
+        mappings: [MappingModel] = [],
         policies: PolicyRegistry = PolicyRegistry(),
         lockTimeout: Duration = .seconds(5),
         maxAttempts: Int = 5,
@@ -94,7 +82,7 @@ public struct TenantMigrator: Sendable {
     }
 
     private init(
-        session: MigratorSession, family: ModelFamily, catalog: TenantCatalog, mappings: [any MigrationMapping], policies: PolicyRegistry,
+        session: MigratorSession, family: ModelFamily, catalog: TenantCatalog, mappings: [MappingModel], policies: PolicyRegistry,
         lockTimeout: Duration, maxAttempts: Int, pool: ConnectionPool.Configuration
     ) {
         self.connectionString = session.connectionString
@@ -103,15 +91,20 @@ public struct TenantMigrator: Sendable {
         self.mappings = mappings
         self.policies = policies
         self.planner = Self.planner(family, mappings, policies)
-        self.lockTimeout = lockTimeout
-        self.maxAttempts = maxAttempts
+        self.settings = MigrationSettings(lockTimeout: lockTimeout, maxAttempts: maxAttempts)
         self.logger = session.logger
         self.connectionPool = ConnectionPool(session: session, configuration: pool)
         self.currentTenants = pool.cachesCurrentTenants ? CurrentTenantCache(catalog: catalog, pool: connectionPool) : nil
     }
 
-    private static func planner(_ family: ModelFamily, _ mappings: [any MigrationMapping], _ policies: PolicyRegistry) -> MigrationPlanner {
+    private static func planner(_ family: ModelFamily, _ mappings: [MappingModel], _ policies: PolicyRegistry) -> MigrationPlanner {
         MigrationPlanner(family: family, mappings: mappings, hooks: policies)
+    }
+
+    /// Each setting of ``settings`` as a property of the migrator: `migrator.lockTimeout = .seconds(2)`.
+    public subscript<Value>(dynamicMember setting: WritableKeyPath<MigrationSettings, Value>) -> Value {
+        get { settings[keyPath: setting] }
+        set { settings[keyPath: setting] = newValue }
     }
 
     /// Create, drop, adopt and verify operations for this family and catalog.

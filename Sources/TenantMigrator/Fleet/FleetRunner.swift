@@ -14,58 +14,75 @@ import MigrationEngine
 /// and the run goes on (unless ``failFast``). Two runners on the same fleet never migrate a tenant
 /// twice: the runner re-reads each tenant's version under its advisory lock.
 public struct FleetRunner: Sendable {
-    public var connectionString: String
+    /// Migrates each tenant, with the migrator's ``MigrationSettings``.
     public var runner: TenantMigrationRunner
+    /// What every tenant is asked (pins are always respected: a fleet never moves a pinned tenant).
+    public var request: MigrationRequest
     /// Connections used at once.
     public var jobs: Int
     /// Stop taking tenants after the first failure.
     public var failFast: Bool
-    /// Run plans that drop data.
-    public var allowDestructive: Bool
-    /// Keep the results, or roll every tenant back at the end (a dry run or a rehearsal).
-    public var mode: MigrationRunMode = .apply
-    /// `.up` for migrate, `.down` for rollback.
-    public var direction: MigrationDirection
-    /// How long a lost connection keeps trying to reconnect (a server restart) before its worker
-    /// gives up.
-    public var reconnectTimeout: Duration = .seconds(60)
+    /// Where sessions go when the run opens its own (``connections`` nil).
+    public var connectionString: String = ""
     public var logger: Logger
     /// Where the run's connections come from; nil: sessions from ``connectionString``, opened for
     /// the run and closed after it.
     var connections: ConnectionSource?
 
     public init(
+        runner: TenantMigrationRunner, request: MigrationRequest, jobs: Int = 4, failFast: Bool = false,
+        logger: Logger = Logger(label: "TenantMigrator.fleet")
+    ) {
+        self.runner = runner
+        self.request = request
+        self.request.pins = .respect
+        self.jobs = jobs
+        self.failFast = failFast
+        self.logger = logger
+    }
+
+    @available(*, deprecated, message: "use init(runner:request:jobs:failFast:logger:)")
+    public init(
         connectionString: String, runner: TenantMigrationRunner, jobs: Int = 4, failFast: Bool = false,
         allowDestructive: Bool = false, direction: MigrationDirection = .up,
         logger: Logger = Logger(label: "TenantMigrator.fleet")
     ) {
+        self.init(runner: runner, request: MigrationRequest(direction == .down ? .rollback : .migrate, allowDestructive: allowDestructive),
+                  jobs: jobs, failFast: failFast, logger: logger)
         self.connectionString = connectionString
-        self.runner = runner
-        self.jobs = jobs
-        self.failFast = failFast
-        self.allowDestructive = allowDestructive
-        self.direction = direction
-        self.logger = logger
     }
 
-    /// Moves the selected tenants to `target` (the family's latest when nil).
+    @available(*, deprecated, message: "set the target in request, then call run(selection:control:progress:)")
     public func run(
-        to target: String? = nil,
+        to target: String?, selection: TenantSelection = .all, control: FleetControl = FleetControl(),
+        progress: (@Sendable (FleetProgress) -> Void)? = nil
+    ) async throws -> FleetReport {
+        var fleet = self
+        fleet.request.target = target
+        return try await fleet.run(selection: selection, control: control, progress: progress)
+    }
+
+    /// Moves the selected tenants to the request's target (the family's latest when nil).
+    public func run(
         selection: TenantSelection = .all,
         control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
         let family = runner.family
         let catalog = runner.catalog
-        let target = try family.requireVersion(named: target).name
+        let target = try family.requireVersion(named: request.target).name
+        var targeted = self.request
+        targeted.target = target
+        let request = targeted
         let startedAt = Date()
         let clock = ContinuousClock()
         let started = clock.now
         // The caller's trace context (a request or deploy span): each tenant's span becomes its child.
         let context = ServiceContext.current
         let source = connections ?? .dedicated(MigratorSession(connectionString: connectionString, logger: logger))
+        let reconnectTimeout = runner.settings.reconnectTimeout
         let first = try await source.take(reconnectTimeout)
-        let mode = self.mode
+        let mode = request.mode
         let records: [TenantRecord]
         do {
             records = try await first.withConnection { connection -> [TenantRecord] in
@@ -84,11 +101,12 @@ public struct FleetRunner: Sendable {
         var entries: [FleetReport.Entry] = []
         var pending: [TenantRecord] = []
         for record in records where selection.includes(record.name) {
-            if record.version == target {
+            switch record.standing(toward: target) {
+            case .current:
                 entries.append(.init(tenant: record.name.rawValue, outcome: .skipped, fromVersion: record.version, toVersion: target, milliseconds: 0))
-            } else if record.isPinned {
+            case .pinned:
                 entries.append(.init(tenant: record.name.rawValue, outcome: .pinned, fromVersion: record.version, toVersion: target, milliseconds: 0))
-            } else {
+            case .elsewhere:
                 pending.append(record)
             }
         }
@@ -114,20 +132,19 @@ public struct FleetRunner: Sendable {
         }
 
         let tracker = ProgressTracker(total: pending.count, callback: progress)
-        let runner = self.runner, allowDestructive = self.allowDestructive, direction = self.direction, failFast = self.failFast
+        let runner = self.runner, failFast = self.failFast
         let outputs = try await fanOut(
             pending, jobs: jobs, source: source, reconnectTimeout: reconnectTimeout, control: control, firstConnection: first,
             work: { record, connection in
                 ServiceContext.withValue(context) {
-                    Self.migrate(record, to: target, runner: runner, allowDestructive: allowDestructive, direction: direction, mode: mode,
-                                 control: control, on: connection)
+                    Self.migrate(record, request, runner: runner, control: control, on: connection)
                 }
             },
             recover: { run, connection in
                 // The connection died during the tenant: record its failure on the new one.
                 guard let failure = run.unrecorded else { return run }
                 _ = runner.recordFailure(failure, startedAt: Date(), logger: runner.logger(for: failure.tenant, connection), on: connection)
-                return TenantRun(entry: run.entry, unrecorded: nil)
+                return TenantLine(entry: run.entry, unrecorded: nil)
             },
             onDone: { run in
                 await tracker.record(failed: run.entry.outcome == .failed)
@@ -146,7 +163,7 @@ public struct FleetRunner: Sendable {
     }
 
     /// One tenant's report line, and its failure when the connection died before it could be recorded.
-    struct TenantRun: Sendable {
+    struct TenantLine: Sendable {
         var entry: FleetReport.Entry
         var unrecorded: TenantMigrationError?
     }
@@ -164,9 +181,9 @@ public struct FleetRunner: Sendable {
 
     /// One tenant, turned into a report line whatever happens.
     static func migrate(
-        _ record: TenantRecord, to target: String, runner: TenantMigrationRunner, allowDestructive: Bool,
-        direction: MigrationDirection, mode: MigrationRunMode = .apply, control: FleetControl, on connection: Connection
-    ) -> TenantRun {
+        _ record: TenantRecord, _ request: MigrationRequest, runner: TenantMigrationRunner, control: FleetControl, on connection: Connection
+    ) -> TenantLine {
+        let target = request.target ?? runner.family.latestVersion.name
         let clock = ContinuousClock()
         let started = clock.now
         func milliseconds() -> Double { (clock.now - started).inMilliseconds }
@@ -174,23 +191,21 @@ public struct FleetRunner: Sendable {
         runner.control = control
         do {
             // Pinned since the fleet's query: still left alone.
-            let result = try runner.migrate(
-                record.name, to: target, allowDestructive: allowDestructive, direction: direction, mode: mode, pins: .respect, on: connection
-            )
+            let result = try runner.migrate(record.name, request, on: connection)
             let outcome: FleetReport.Entry.Outcome = switch result.outcome {
             case .migrated: .migrated
             case .pinned: .pinned
             case .failed: .failed
             case .alreadyCurrent: .skipped
             }
-            return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: outcome,
+            return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: outcome,
                                           fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
                                           rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil))
         } catch let error as TenantMigrationError where error.isInterruption {
-            return TenantRun(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
+            return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
                                           toVersion: target, milliseconds: milliseconds()))
         } catch let error as TenantMigrationError {
-            return TenantRun(
+            return TenantLine(
                 entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: error.fromVersion, toVersion: error.toVersion,
                              milliseconds: milliseconds(), error: error.description, sqlState: error.sqlState?.rawValue),
                 unrecorded: error.isRecorded || !error.isRecordable ? nil : error
@@ -202,7 +217,7 @@ public struct FleetRunner: Sendable {
                 tenant: record.name, fromVersion: record.version, toVersion: target, reason: .stepFailed,
                 underlying: error, attempts: 1, milliseconds: milliseconds()
             )
-            return TenantRun(
+            return TenantLine(
                 entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: record.version, toVersion: target,
                              milliseconds: milliseconds(), error: "\(error)", sqlState: sqlState(of: error)?.rawValue),
                 unrecorded: connection.isHealthy ? nil : failure

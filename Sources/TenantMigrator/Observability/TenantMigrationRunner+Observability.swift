@@ -18,7 +18,7 @@ extension TenantMigrationRunner {
     ) throws -> TenantMigrationResult {
         let started = ContinuousClock.now
         let family = planner.family.name
-        let span = observability.activeTracer.startSpan(MigratorTracing.tenantSpan, context: ServiceContext.current ?? .topLevel)
+        let span = settings.observability.activeTracer.startSpan(MigratorTracing.tenantSpan, context: ServiceContext.current ?? .topLevel)
         defer { span.end() }
         span.attributes[MigratorTracing.Attribute.tenant] = tenant.rawValue
         span.attributes[MigratorTracing.Attribute.family] = family
@@ -29,7 +29,7 @@ extension TenantMigrationRunner {
             span.attributes[MigratorTracing.Attribute.from] = result.fromVersion
             span.attributes[MigratorTracing.Attribute.outcome] = result.outcome.rawValue
             span.attributes[MigratorTracing.Attribute.attempts] = result.attempts
-            observability.recordTenant(result.outcome, family: family, mode: mode, duration: .since(started))
+            settings.observability.recordTenant(result.outcome, family: family, mode: mode, duration: .since(started))
             return result
         } catch let error as TenantMigrationError where error.isInterruption {
             // Stopped before it changed anything: neither a success nor a failure.
@@ -45,7 +45,7 @@ extension TenantMigrationRunner {
             }
             span.attributes[MigratorTracing.Attribute.outcome] = TenantMigrationResult.Outcome.failed.rawValue
             Self.recordFailure(error, on: span)
-            observability.recordTenant(.failed, family: family, mode: mode, duration: .since(started))
+            settings.observability.recordTenant(.failed, family: family, mode: mode, duration: .since(started))
             throw error
         }
     }
@@ -54,7 +54,7 @@ extension TenantMigrationRunner {
     /// (``MigratorMetrics/stepDuration``) when it completes.
     func observingStep(_ step: MigrationStep, _ body: () throws -> StepStatistics) throws -> StepStatistics {
         let started = ContinuousClock.now
-        let span = observability.activeTracer.startSpan(
+        let span = settings.observability.activeTracer.startSpan(
             MigratorTracing.stepSpan(from: step.source.name, to: step.destination.name), context: ServiceContext.current ?? .topLevel
         )
         defer { span.end() }
@@ -62,7 +62,7 @@ extension TenantMigrationRunner {
         span.attributes[MigratorTracing.Attribute.stepVersions] = step.versions.map(\.name)
         do {
             let statistics = try ServiceContext.withValue(span.context) { try body() }
-            observability.recordStep(step, family: planner.family.name, duration: .since(started))
+            settings.observability.recordStep(step, family: planner.family.name, duration: .since(started))
             return statistics
         } catch {
             Self.recordFailure(error, on: span)
@@ -73,7 +73,7 @@ extension TenantMigrationRunner {
     /// An attempt lost a lock race and is retried: ``MigratorMetrics/lockRetriesTotal`` + 1 and a
     /// ``MigratorTracing/lockRetryEvent`` on the tenant's span.
     func observeLockRetry(after attempt: Int, deadlock: Bool, on span: any Span) {
-        observability.countLockRetry(family: planner.family.name, deadlock: deadlock)
+        settings.observability.countLockRetry(family: planner.family.name, deadlock: deadlock)
         var attributes = SpanAttributes()
         attributes[MigratorTracing.Attribute.attempt] = attempt
         attributes[MigratorTracing.Attribute.cause] = deadlock ? "deadlock" : "lock_timeout"

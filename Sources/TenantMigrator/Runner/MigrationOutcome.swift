@@ -1,3 +1,4 @@
+import EntityModel
 import Foundation
 import LibPQ
 import MigrationEngine

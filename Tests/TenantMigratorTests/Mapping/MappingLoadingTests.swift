@@ -102,7 +102,7 @@ struct MappingLoadingTests {
         #expect(models.map { "\($0.sourceVersion)→\($0.destinationVersion)" }.sorted() == ["v2→v3", "v3→v2"])
         let down = try #require(models.first { $0.sourceVersion == "v3" })
         #expect(down.loses.isEmpty)  // the types come back from the archive (issue 10)
-        #expect(!down.ascending)
+        #expect(down.direction == .down)
         // Without its policies, v2 → v3 does not load.
         #expect(throws: ModelLoadError.self) { try MappingModel.loadAll(for: family, policies: PolicyRegistry()) }
     }

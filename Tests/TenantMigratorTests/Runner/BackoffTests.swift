@@ -5,10 +5,10 @@ import Testing
 @Suite("Retry backoff")
 struct BackoffTests {
     @Test func backoffGrowsExponentiallyWithJitterAndIsCapped() throws {
-        let runner = TenantMigrationRunner(
-            catalog: TenantCatalog(), planner: MigrationPlanner(family: try fixtureFamily("Catalogue")),
-            backoffBase: .milliseconds(200), backoffCap: .seconds(1)
-        )
+        var settings = MigrationSettings()
+        settings.backoffBase = .milliseconds(200)
+        settings.backoffCap = .seconds(1)
+        let runner = TenantMigrationRunner(catalog: TenantCatalog(), planner: MigrationPlanner(family: try fixtureFamily("Catalogue")), settings: settings)
         for attempt in 1...8 {
             let ceiling = min(1.0, 0.2 * Double(1 << (attempt - 1)))
             for _ in 0..<50 {
@@ -20,6 +20,6 @@ struct BackoffTests {
         #expect(spread.count > 1, "jitter must vary the delay")
         #expect(TenantMigrationRunner.wholeMilliseconds(.microseconds(1)) == 1, "a positive timeout never becomes 0 (no limit)")
         #expect(TenantMigrationRunner.wholeMilliseconds(.zero) == 0)
-        #expect(TenantMigrationRunner(catalog: TenantCatalog(), planner: runner.planner, maxAttempts: 0).maxAttempts == 1)
+        #expect(MigrationSettings(maxAttempts: 0).maxAttempts == 1)
     }
 }

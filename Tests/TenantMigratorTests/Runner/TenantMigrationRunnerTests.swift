@@ -20,14 +20,14 @@ struct TenantMigrationRunnerTests {
     }
 
     func runner(_ family: ModelFamily, lockTimeout: Duration = .seconds(5), maxAttempts: Int = 5) -> TenantMigrationRunner {
-        TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family), lockTimeout: lockTimeout, maxAttempts: maxAttempts)
+        TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family), settings: MigrationSettings(lockTimeout: lockTimeout, maxAttempts: maxAttempts))
     }
 
     /// Runs `runner` on a connection of its own, as a server or a second deploy would.
     func migrate(_ conninfo: String, _ runner: TenantMigrationRunner, _ name: String, to target: String? = nil, allowDestructive: Bool = false) async throws -> TenantMigrationResult {
         let database = try await AsyncConnection.connect(conninfo)
         let name = try tenant(name)
-        return try await database.withConnection { try runner.migrate(name, to: target, allowDestructive: allowDestructive, on: $0) }
+        return try await database.withConnection { try runner.migrate(name, MigrationRequest(.move, to: target, allowDestructive: allowDestructive), on: $0) }
     }
 
     func seedRecipesV1(_ connection: Connection, schema: String) throws {
@@ -49,7 +49,7 @@ struct TenantMigrationRunnerTests {
             try seedRecipesV1(connection, schema: "tenant_acme")
             let ingredientsBefore = try connection.tableChecksums(schema: "tenant_acme")["recipe_ingredient"]
 
-            let result = try runner(family).migrate(try tenant("acme"), to: "v2", allowDestructive: false, on: connection)
+            let result = try runner(family).migrate(try tenant("acme"), MigrationRequest(.move, to: "v2", allowDestructive: false), on: connection)
             #expect(result.outcome == .migrated)
             #expect(result.fromVersion == "v1" && result.toVersion == "v2")
             #expect(result.attempts == 1)
@@ -74,7 +74,7 @@ struct TenantMigrationRunnerTests {
             #expect(migrations.first?.statistics["statements"] == Double(result.statistics.statements))
 
             // Again: nothing to do.
-            let again = try runner(family).migrate(try tenant("acme"), to: "v2", allowDestructive: false, on: connection)
+            let again = try runner(family).migrate(try tenant("acme"), MigrationRequest(.move, to: "v2", allowDestructive: false), on: connection)
             #expect(again.outcome == .alreadyCurrent)
             #expect(try catalog.history(of: try tenant("acme"), on: connection).count == migrations.count + 1)
         }
@@ -96,7 +96,7 @@ struct TenantMigrationRunnerTests {
             #expect(sumsBefore.count == 2)
 
             do {
-                _ = try runner(family).migrate(try tenant("shop"), to: nil, allowDestructive: false, on: connection)
+                _ = try runner(family).migrate(try tenant("shop"), MigrationRequest(.move, to: nil, allowDestructive: false), on: connection)
                 Issue.record("making product.code unique must fail on duplicate codes")
             } catch let error as TenantMigrationError {
                 guard case .stepFailed = error.reason else { Issue.record("unexpected reason: \(error)"); return }
@@ -124,7 +124,7 @@ struct TenantMigrationRunnerTests {
 
             // Fix the data, run again.
             try connection.execute("UPDATE tenant_shop.product SET code = 'A3' WHERE title = 'duplicate'")
-            let result = try runner(family).migrate(try tenant("shop"), to: nil, allowDestructive: false, on: connection)
+            let result = try runner(family).migrate(try tenant("shop"), MigrationRequest(.move, to: nil, allowDestructive: false), on: connection)
             #expect(result.outcome == .migrated)
             let fixed = try catalog.requireTenant(try tenant("shop"), on: connection)
             #expect(fixed.version == "v3" && fixed.state == .ready && fixed.lastError == nil)
@@ -145,13 +145,13 @@ struct TenantMigrationRunnerTests {
 
             // v2 → v3 needs a mapping model that this test does not register.
             #expect(throws: PlanningError.self) {
-                try runner(family).migrate(name, to: "v3", allowDestructive: true, on: connection)
+                try runner(family).migrate(name, MigrationRequest(.move, to: "v3", allowDestructive: true), on: connection)
             }
             // Down to v1 drops prep_minutes: without the archive, that needs consent.
             do {
                 var withoutArchive = runner(family)
                 withoutArchive.archives = false
-                _ = try withoutArchive.migrate(name, to: "v1", allowDestructive: false, on: connection)
+                _ = try withoutArchive.migrate(name, MigrationRequest(.move, to: "v1", allowDestructive: false), on: connection)
                 Issue.record("a destructive plan must be refused")
             } catch let error as TenantMigrationError {
                 guard case let .destructiveChangesRefused(changes) = error.reason else { Issue.record("unexpected: \(error)"); return }
@@ -161,16 +161,16 @@ struct TenantMigrationRunnerTests {
             }
             // Direction.
             do {
-                _ = try runner(family).migrate(name, to: "v1", allowDestructive: true, direction: .up, on: connection)
+                _ = try runner(family).migrate(name, MigrationRequest(.migrate, to: "v1", allowDestructive: true), on: connection)
                 Issue.record("migrate must not move backward")
             } catch let error as TenantMigrationError {
                 guard case .wrongDirection(.up) = error.reason else { Issue.record("unexpected: \(error)"); return }
                 #expect(error.description.contains("rollback"))
             }
-            #expect(throws: TenantMigratorError.self) { try runner(family).migrate(name, to: "v9", allowDestructive: true, on: connection) }
-            #expect(throws: TenantMigratorError.self) { try runner(family).migrate(try tenant("ghost"), to: nil, allowDestructive: true, on: connection) }
+            #expect(throws: TenantMigratorError.self) { try runner(family).migrate(name, MigrationRequest(.move, to: "v9", allowDestructive: true), on: connection) }
+            #expect(throws: TenantMigratorError.self) { try runner(family).migrate(try tenant("ghost"), MigrationRequest(.move, to: nil, allowDestructive: true), on: connection) }
             let otherFamily = try fixtureFamily("Catalogue")
-            #expect(throws: TenantMigratorError.self) { try runner(otherFamily).migrate(name, to: "v1", allowDestructive: true, on: connection) }
+            #expect(throws: TenantMigratorError.self) { try runner(otherFamily).migrate(name, MigrationRequest(.move, to: "v1", allowDestructive: true), on: connection) }
 
             #expect(try catalog.history(of: name, on: connection) == historyBefore)
             #expect(try schemaDump(conninfo: conninfo, schema: "tenant_acme") == dumpBefore)
@@ -191,8 +191,8 @@ struct TenantMigrationRunnerTests {
             let first = try await AsyncConnection.connect(conninfo)
             let second = try await AsyncConnection.connect(conninfo)
             let name = try tenant("acme")
-            async let a = first.withConnection { try runner.migrate(name, to: "v2", allowDestructive: false, on: $0) }
-            async let b = second.withConnection { try runner.migrate(name, to: "v2", allowDestructive: false, on: $0) }
+            async let a = first.withConnection { try runner.migrate(name, MigrationRequest(.move, to: "v2", allowDestructive: false), on: $0) }
+            async let b = second.withConnection { try runner.migrate(name, MigrationRequest(.move, to: "v2", allowDestructive: false), on: $0) }
             let outcomes = try await [a, b].map(\.outcome)
             #expect(outcomes.sorted { $0.rawValue < $1.rawValue } == [.alreadyCurrent, .migrated])
             let migrations = try catalog.history(of: name, on: connection).filter { $0.operation == .migrate }
@@ -340,7 +340,7 @@ struct TenantMigrationRunnerTests {
             let report = try await migrator.planReport(tenant: "acme", to: "v2")
             #expect(report.schema == "tenant_acme")
             #expect(report.steps.first?.statements.joined(separator: "\n").contains("\"tenant_acme\".\"recipe\"") == true)
-            let down = try await migrator.planReport(from: "v2", to: "v1", schema: "somewhere")
+            let down = try migrator.planReport(from: "v2", to: "v1", schema: "somewhere")
             #expect(down.direction == .down)
             #expect(down.destructiveChanges.contains { $0.column == "prep_minutes" })
             #expect(throws: TenantMigratorError.self) { try migrator.plan(from: "v2", to: "v3") }

@@ -25,7 +25,7 @@ struct TrialRunTests {
     func run(_ conninfo: String, _ runner: TenantMigrationRunner, _ name: String, to target: String, mode: MigrationRunMode) async throws -> TenantMigrationResult {
         let database = try await AsyncConnection.connect(conninfo)
         let name = try tenant(name)
-        return try await database.withConnection { try runner.migrate(name, to: target, allowDestructive: false, mode: mode, on: $0) }
+        return try await database.withConnection { try runner.migrate(name, MigrationRequest(.move, to: target, allowDestructive: false, mode: mode), on: $0) }
     }
 
     /// The whole state a trial must leave alone: the tenant's tables and the catalog.

@@ -1,0 +1,210 @@
+/// A statement, or a piece of one, whose names and values are typed: SQL text as written,
+/// identifiers, string constants for DDL, the tenant's schema, and values sent as parameters.
+///
+/// Write it as a string literal with typed interpolations, in the manner of GRDB's `SQL` literals
+/// and postgres-nio's `PostgresQuery`:
+///
+/// ```swift
+/// let rename: SQL = "ALTER TABLE \(table: "recipe") RENAME COLUMN \(id: "title") TO \(id: "name")"
+/// let backfill: SQL = "UPDATE \(table: "recipe") SET \(id: "rating") = \(bind: .integer(0)) WHERE \(id: "rating") IS NULL"
+/// ```
+///
+/// A plain `String` cannot be interpolated: say what it is (`id:`, `table:`, `literal:`, `bind:`, or
+/// `raw:` for SQL text such as a mapping's value expression). Nothing names the tenant's schema
+/// until the statement is rendered, so one value serves every tenant: ``text(schema:quoting:)`` for
+/// plans and logs (parameters inline, as literals), ``parameterized(schema:quoting:)`` for execution.
+/// Rendering needs no connection.
+public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    /// One typed part of a statement.
+    public enum Fragment: Sendable, Hashable {
+        /// SQL text, as written.
+        case text(String)
+        /// A name, quoted when rendered.
+        case identifier(String)
+        /// A string constant, quoted into the text (where PostgreSQL takes no parameters: DDL).
+        case literal(String)
+        /// The tenant's schema, named when rendered.
+        case tenantSchema
+        /// A table of the tenant's schema as a string constant holding its qualified, quoted name,
+        /// `'"tenant_acme"."recipe"'`, for functions that take a name (`pg_get_serial_sequence`).
+        case qualifiedNameLiteral(String)
+        /// A value sent as a parameter (`$1`, `$2`, …), or inline as a literal in a plan.
+        case bind(SQLValue)
+    }
+
+    /// The parts, in order.
+    public private(set) var fragments: [Fragment]
+
+    public init(fragments: [Fragment]) {
+        self.fragments = fragments
+    }
+
+    public init(stringLiteral text: String) {
+        fragments = text.isEmpty ? [] : [.text(text)]
+    }
+
+    public init(stringInterpolation: Interpolation) {
+        fragments = stringInterpolation.fragments
+    }
+
+    /// The tenant's schema, as a piece to interpolate: `"\(SQL.schema).\(id: "recipe")"`.
+    public static let schema = SQL(fragments: [.tenantSchema])
+
+    /// Whether there is nothing to run.
+    public var isEmpty: Bool { fragments.isEmpty }
+
+    /// `lhs` followed by `rhs`.
+    public static func + (lhs: SQL, rhs: SQL) -> SQL {
+        SQL(fragments: lhs.fragments + rhs.fragments)
+    }
+
+    /// Appends `other`.
+    public mutating func append(_ other: SQL) {
+        fragments += other.fragments
+    }
+
+    /// The statement for `schema`, with every value inline as a literal: what a plan shows and a
+    /// log records.
+    public func text(schema: String, quoting q: some SQLQuoting = .postgreSQL) -> String {
+        var text = ""
+        for fragment in fragments {
+            switch fragment {
+            case let .text(part): text += part
+            case let .identifier(name): text += q.quoteIdentifier(name)
+            case let .literal(value): text += q.quoteLiteral(value)
+            case .tenantSchema: text += q.quoteIdentifier(schema)
+            case let .qualifiedNameLiteral(name): text += q.quoteLiteral(q.quoteIdentifier(schema) + "." + q.quoteIdentifier(name))
+            case let .bind(value): text += value.literal(quoting: q)
+            }
+        }
+        return text
+    }
+
+    /// The statement for `schema`, with each value as a parameter `$n`, and the values in order.
+    public func parameterized(schema: String, quoting q: some SQLQuoting = .postgreSQL) -> (text: String, values: [SQLValue]) {
+        var text = ""
+        var values: [SQLValue] = []
+        for fragment in fragments {
+            switch fragment {
+            case let .bind(value):
+                values.append(value)
+                text += "$\(values.count)"
+            case let .text(part): text += part
+            case let .identifier(name): text += q.quoteIdentifier(name)
+            case let .literal(value): text += q.quoteLiteral(value)
+            case .tenantSchema: text += q.quoteIdentifier(schema)
+            case let .qualifiedNameLiteral(name): text += q.quoteLiteral(q.quoteIdentifier(schema) + "." + q.quoteIdentifier(name))
+            }
+        }
+        return (text, values)
+    }
+
+    /// The statement with `<schema>` for the tenant's schema, for messages and debugging.
+    public var description: String { text(schema: "<schema>") }
+
+    /// Builds a ``SQL`` from a string interpolation; see ``SQL`` for the forms it takes.
+    public struct Interpolation: StringInterpolationProtocol {
+        var fragments: [Fragment] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            fragments.reserveCapacity(interpolationCount * 2 + 1)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            appendText(literal)
+        }
+
+        /// Another piece of SQL.
+        public mutating func appendInterpolation(_ sql: SQL) {
+            for fragment in sql.fragments {
+                if case let .text(text) = fragment { appendText(text) } else { fragments.append(fragment) }
+            }
+        }
+
+        /// Pieces of SQL, with `separator` between them: `\(columns, joinedBy: ", ")`.
+        public mutating func appendInterpolation(_ pieces: [SQL], joinedBy separator: String) {
+            for (index, piece) in pieces.enumerated() {
+                if index > 0 { appendText(separator) }
+                appendInterpolation(piece)
+            }
+        }
+
+        /// A name: `"recipe"`.
+        public mutating func appendInterpolation(id name: String) {
+            fragments.append(.identifier(name))
+        }
+
+        /// Names separated by commas: `"a", "b"`.
+        public mutating func appendInterpolation(ids names: [String]) {
+            appendInterpolation(names.map { SQL(fragments: [.identifier($0)]) }, joinedBy: ", ")
+        }
+
+        /// A table, function or other object in the tenant's schema: `"tenant_acme"."recipe"`.
+        public mutating func appendInterpolation(table name: String) {
+            fragments.append(.tenantSchema)
+            appendText(".")
+            fragments.append(.identifier(name))
+        }
+
+        /// A string constant in the text: `'Other'`.
+        public mutating func appendInterpolation(literal value: String) {
+            fragments.append(.literal(value))
+        }
+
+        /// String constants separated by commas: `'A', 'B'`.
+        public mutating func appendInterpolation(literals values: [String]) {
+            appendInterpolation(values.map { SQL(fragments: [.literal($0)]) }, joinedBy: ", ")
+        }
+
+        /// A table of the tenant's schema as a string constant: `'"tenant_acme"."recipe"'`.
+        public mutating func appendInterpolation(qualifiedNameLiteral name: String) {
+            fragments.append(.qualifiedNameLiteral(name))
+        }
+
+        /// A value sent as a parameter.
+        public mutating func appendInterpolation(bind value: SQLValue) {
+            fragments.append(.bind(value))
+        }
+
+        /// SQL text as it is: a type name, a number, a mapping's value expression.
+        public mutating func appendInterpolation(raw text: String) {
+            appendText(text)
+        }
+
+        private mutating func appendText(_ text: String) {
+            guard !text.isEmpty else { return }
+            if case let .text(previous) = fragments.last {
+                fragments[fragments.count - 1] = .text(previous + text)
+            } else {
+                fragments.append(.text(text))
+            }
+        }
+    }
+}
+
+extension Array where Element == SQL {
+    /// The pieces with `separator` between them.
+    public func joined(separator: String) -> SQL {
+        "\(self, joinedBy: separator)"
+    }
+}
+
+/// A value sent with a statement as a parameter.
+public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case text(String)
+    case integer(Int64)
+    case boolean(Bool)
+
+    /// The value as an SQL literal, for a statement shown with its values inline.
+    public func literal(quoting q: some SQLQuoting = .postgreSQL) -> String {
+        switch self {
+        case .null: "NULL"
+        case let .text(text): q.quoteLiteral(text)
+        case let .integer(number): String(number)
+        case let .boolean(flag): flag ? "true" : "false"
+        }
+    }
+
+    public var description: String { literal() }
+}

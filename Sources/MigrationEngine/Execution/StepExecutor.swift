@@ -1,0 +1,167 @@
+import EntityModel
+import Foundation
+import LibPQ
+
+/// Runs compiled steps (``MigrationStep``) in one tenant's schema, inside the caller's
+/// transaction: the one place where a step's statements, archive work, hooks and policies meet a
+/// connection.
+///
+/// Statements whose results nothing waits for go out as one pipeline (one round trip); the
+/// pipeline is cut only where something must happen between them: the archive's copies, a hook,
+/// a mapping's policy, or a closing stage that names the row breaking a constraint.
+public struct StepExecutor {
+    /// What a run may do beyond the plan itself.
+    public struct Options: Sendable, Hashable {
+        /// Consent to lose what the plan or the tenant's data says is lost.
+        public var allowDestructive: Bool
+        /// Copy what each step destroys or overwrites into the tenant's archive first, and restore
+        /// what a reversed step archived (`--no-archive` turns the copies off).
+        public var archives: Bool
+
+        public init(allowDestructive: Bool = false, archives: Bool = true) {
+            self.allowDestructive = allowDestructive
+            self.archives = archives
+        }
+    }
+
+    /// The tenant's schema.
+    public let schema: String
+    /// The tenant's migration transaction.
+    public let connection: Connection
+    public let options: Options
+
+    public init(schema: String, connection: Connection, options: Options = Options()) {
+        self.schema = schema
+        self.connection = connection
+        self.options = options
+    }
+
+    /// Runs every step of `plan`, in order.
+    public func run(_ plan: MigrationPlan) throws -> StepStatistics {
+        try plan.steps.reduce(StepStatistics()) { total, step in total + (try run(step)) }
+    }
+
+    /// Runs one step. Without consent, a data-dependent loss that finds rows fails it
+    /// (``UnconsentedLoss``). With the archive, what it destroys or overwrites is archived first,
+    /// and what its reverse archived is restored after its normal work, before its `didMigrate` hook.
+    public func run(_ step: MigrationStep) throws -> StepStatistics {
+        let started = ContinuousClock.now
+        let previousLogger = connection.logger
+        connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
+        defer { connection.logger = previousLogger }
+        let archive = options.archives ? StepArchive(plan: step.archivePlan, schema: schema, connection: connection) : nil
+        let archiving = archive.flatMap { $0.plan.archivesSomething || step.isPolicyStep ? $0 : nil }
+        var batch = Batch(schema: schema, connection: connection)
+        let program = step.program
+
+        try archiving?.beforeStep()
+        batch.add(program.schemaChanges)
+        if archiving != nil || step.hooks?.willMigrate != nil {
+            try batch.send()
+            try archiving?.afterSchemaChanges()
+            try runHook(\.willMigrate, "willMigrate", of: step)
+        }
+        batch.add(program.dataMoves)
+        if let mapped = program.mapped {
+            try batch.send()
+            let policies = try runMappings(program, mapped, step: step, archive: archiving, statistics: &batch.statistics)
+            let losses = archiving == nil ? mapped.dataDependentLosses : []
+            try DataDependentLossCheck(losses: losses, differ: mapped.compiler.differ, schema: schema, step: "\(step.source.name) → \(step.destination.name)")
+                .run(on: connection, allowDestructive: options.allowDestructive, logger: connection.logger)
+            try ValidationStage(differ: mapped.compiler.differ, schema: schema).run(program.closing, on: connection, statistics: &batch.statistics)
+            try policies?.finish()
+            batch.statistics.rowsAffected += policies?.context.rowsWritten ?? 0
+        } else {
+            batch.add(program.closing)
+            try batch.send()
+        }
+        try archiving?.afterStep()
+        if let archive { batch.statistics.rowsAffected += try archive.restore() }
+        try runHook(\.didMigrate, "didMigrate", of: step)
+        batch.statistics.milliseconds = (ContinuousClock.now - started).inMilliseconds
+        return batch.statistics
+    }
+
+    /// Both passes of a mapped step's entity mappings: every mapping creates its instances, then
+    /// every mapping sets its relationships; each pass runs the declarative SQL, then the policy.
+    /// Returns the policy runner, for the validation stage, when a mapping has a policy.
+    private func runMappings(
+        _ program: StepProgram, _ mapped: StepProgram.Mapped, step: MigrationStep, archive: StepArchive?, statistics: inout StepStatistics
+    ) throws -> PolicyRunner? {
+        var policies: PolicyRunner?
+        if step.isPolicyStep {
+            let context = PolicyContext(mapping: program.mappings.first?.mapping ?? EntityMapping.placeholder, schema: schema, connection: connection,
+                                        source: step.source, destination: step.destination, logger: connection.logger)
+            context.compiler = mapped.compiler
+            context.archive = archive
+            policies = PolicyRunner(model: mapped.model, compiler: mapped.compiler, context: context)
+        }
+        var batch = Batch(schema: schema, connection: connection)
+        for compiled in program.mappings {
+            policies?.context.mapping = compiled.mapping
+            batch.add(compiled.createInstances, movesData: true)
+            try batch.send()
+            if let policies {
+                switch compiled.ids {
+                case .inPlace:
+                    policies.context.declarativeOffsets[compiled.mapping.name] = 0
+                case let .offset(setting):
+                    // A policy finds a declarative mapping's rows by their offset from its source rows.
+                    policies.context.declarativeOffsets[compiled.mapping.name] = try connection
+                        .execute("SELECT pg_catalog.current_setting(\(setting))::bigint", schema: schema).first?.decode(Int64.self, at: 0)
+                case .madeByPolicy:
+                    break
+                }
+                try policies.createInstances(for: compiled.mapping)
+            }
+        }
+        for compiled in program.mappings {
+            policies?.context.mapping = compiled.mapping
+            batch.add(compiled.createRelationships, movesData: true)
+            try batch.send()
+            try policies?.createRelationships(for: compiled.mapping)
+        }
+        statistics = statistics + batch.statistics
+        return policies
+    }
+
+    private func runHook(_ hook: KeyPath<StepHooks, (@Sendable (PolicyConnection, String) throws -> Void)?>, _ name: String, of step: MigrationStep) throws {
+        guard let body = step.hooks?[keyPath: hook] else { return }
+        do {
+            try body(connection, schema)
+        } catch {
+            throw StepHookError(hook: name, step: "\(step.source.name) → \(step.destination.name)", underlying: error)
+        }
+    }
+
+    /// Statements waiting to go out together in one pipeline, and what the sent ones did.
+    private struct Batch {
+        let schema: String
+        let connection: Connection
+        private var pending: [(sql: SQL, movesData: Bool)] = []
+        var statistics = StepStatistics()
+
+        init(schema: String, connection: Connection) {
+            self.schema = schema
+            self.connection = connection
+        }
+
+        mutating func add(_ statements: [StepProgram.Statement]) {
+            pending += statements.map { ($0.sql, $0.movesData) }
+        }
+
+        mutating func add(_ statements: [SQL], movesData: Bool) {
+            pending += statements.map { ($0, movesData) }
+        }
+
+        /// Sends what is pending as one pipeline; a failing statement aborts it and the transaction.
+        mutating func send() throws {
+            guard !pending.isEmpty else { return }
+            let statements = pending
+            pending = []
+            let results = try connection.pipeline(statements.map(\.sql), schema: schema)
+            statistics.statements += statements.count
+            for (result, statement) in zip(results, statements) where statement.movesData { statistics.rowsAffected += result.affectedRows }
+        }
+    }
+}

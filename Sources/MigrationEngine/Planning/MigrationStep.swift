@@ -1,0 +1,98 @@
+import EntityModel
+import LibPQ
+
+/// One step of a plan, compiled: a mapping model between two adjacent versions, or an inferred
+/// change set covering one or more adjacent versions (fused).
+///
+/// A step is built once, when the plan is made, and holds everything it needs to run in any
+/// tenant: its account, its statements as typed ``SQL`` by stage, what it archives, and its hooks
+/// and policies. A step that cannot be compiled is never made: planning throws
+/// ``PlanningError/cannotCompile(from:to:file:reason:)``.
+public struct MigrationStep: Sendable, CustomStringConvertible {
+    public enum Kind: Sendable {
+        case inferred(InferredChanges)
+        case mapped(MappingModel)
+    }
+
+    /// The versions this step walks through, first to last (two for a single step, more when fused).
+    public let versions: [ModelVersion]
+    /// Which way the step moves.
+    public let direction: MigrationDirection
+    public let kind: Kind
+    /// Swift code registered for this family's pair, run after the step's schema changes and
+    /// after its validation (never set on fused steps: a hooked pair is not fused).
+    public var hooks: StepHooks?
+    /// Where every source column, link and row set goes in this step.
+    public let account: StepAccount
+    /// What the step runs, in order, for any tenant.
+    let program: StepProgram
+    /// What the step copies into the tenant's archive before it destroys or overwrites it.
+    let archivePlan: ArchivePlan
+
+    /// Compiles a step.
+    ///
+    /// - Throws: ``PlanningError`` when the step can be neither inferred nor compiled.
+    init(versions: [ModelVersion], direction: MigrationDirection, kind: Kind, hooks: StepHooks? = nil) throws {
+        self.versions = versions
+        self.direction = direction
+        self.kind = kind
+        self.hooks = hooks
+        switch kind {
+        case let .inferred(changes):
+            account = changes.account
+            program = StepProgram(inferred: changes)
+        case let .mapped(model):
+            do {
+                (account, program) = try model.compile(from: versions.first!, to: versions.last!)
+            } catch let error as PlanningError {
+                throw error
+            } catch {
+                throw PlanningError.cannotCompile(from: versions.first!.name, to: versions.last!.name, file: model.file, reason: "\(error)")
+            }
+        }
+        archivePlan = ArchivePlan(account: account, source: versions.first!, destination: versions.last!)
+    }
+
+    public var source: ModelVersion { versions.first! }
+    public var destination: ModelVersion { versions.last! }
+
+    /// The adjacent pairs this step crosses, in order.
+    public var pairs: [VersionPair] {
+        zip(versions, versions.dropFirst()).map { VersionPair(source: $0, destination: $1, direction: direction) }
+    }
+
+    /// The mapping model, for a mapped step.
+    public var mappingModel: MappingModel? {
+        if case let .mapped(model) = kind { return model } else { return nil }
+    }
+
+    /// Whether the step runs Swift policies (which may archive values of their own).
+    var isPolicyStep: Bool { mappingModel?.entityMappings.contains { $0.policy != nil } ?? false }
+
+    /// Whether several adjacent steps were fused into this one.
+    public var isFused: Bool { versions.count > 2 }
+
+    /// What this step destroys: the account's destroyed entries.
+    public var destructiveChanges: [DestructiveChange] { account.destructiveChanges }
+
+    public var description: String {
+        let path = versions.map(\.name).joined(separator: " → ")
+        switch kind {
+        case .inferred: return "\(source.name) → \(destination.name): inferred\(isFused ? " (fused: \(path))" : "")"
+        case let .mapped(model): return "\(source.name) → \(destination.name): mapped by \(model.file)"
+        }
+    }
+
+    /// The statements this step runs, in order, for any tenant; a policy's stages appear as comments.
+    public var statements: [SQL] { program.listing }
+
+    /// The SQL this step runs in `schema`.
+    public func describe(inSchema schema: String, quoting: some SQLQuoting = .postgreSQL) -> [String] {
+        statements.map { $0.text(schema: schema, quoting: quoting) }
+    }
+
+    /// Runs the step inside the caller's transaction, with a ``StepExecutor``.
+    public func run(inSchema schema: String, on connection: Connection, allowDestructive: Bool = false, archives: Bool = true) throws -> StepStatistics {
+        try StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: archives)).run(self)
+    }
+}

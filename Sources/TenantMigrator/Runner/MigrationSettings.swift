@@ -1,0 +1,39 @@
+import Foundation
+
+/// How migrations run, whatever they are asked to do: how long a statement may wait for a lock,
+/// how often to retry, whether to archive, and where metrics and spans go.
+///
+/// One value, set once on the facade (``TenantMigrator/settings``) and passed down unchanged to
+/// the runner, the fleet and the service; what one migration is asked to do is a
+/// ``MigrationRequest``.
+public struct MigrationSettings: Sendable {
+    /// How long one statement may wait for a lock before the attempt is abandoned and retried.
+    /// Zero disables the limit (PostgreSQL's meaning of `lock_timeout = 0`).
+    public var lockTimeout: Duration = .seconds(5)
+    /// Attempts before a lock timeout becomes a failure (at least 1).
+    public var maxAttempts: Int = 5 {
+        didSet { maxAttempts = max(1, maxAttempts) }
+    }
+    /// The first backoff; each retry doubles it, up to ``backoffCap``. Each wait is drawn uniformly
+    /// from [half, all] of that value (jitter), so competing runners spread out.
+    public var backoffBase: Duration = .milliseconds(200)
+    public var backoffCap: Duration = .seconds(10)
+    /// Copy what each step destroys or overwrites into the tenant's archive first (the default),
+    /// so a rollback gives it back; archived losses then need no consent. Off (`--no-archive`),
+    /// every destroyed value is truly lost and needs consent.
+    public var archives = true
+    /// Migrate tenants whose recorded version's model file has changed since they reached it.
+    /// Off by default: such a tenant is refused before anything is touched
+    /// (``TenantMigratorError/modelChanged(version:file:tenants:)``), because the plan would assume
+    /// a shape the tenant does not have. For the operator who knows the change is cosmetic.
+    public var acceptModelChange = false
+    /// How long a fleet run keeps reconnecting after losing a connection (a server restart).
+    public var reconnectTimeout: Duration = .seconds(60)
+    /// Where each tenant's and each step's metrics and spans go (the global systems by default).
+    public var observability = TenantMigrator.Observability()
+
+    public init(lockTimeout: Duration = .seconds(5), maxAttempts: Int = 5) {
+        self.lockTimeout = lockTimeout
+        self.maxAttempts = max(1, maxAttempts)
+    }
+}

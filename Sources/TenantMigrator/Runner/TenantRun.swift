@@ -1,0 +1,262 @@
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+import MigrationEngine
+import Tracing
+
+/// One call of ``TenantMigrationRunner/migrate(_:_:on:)``: the tenant, what it is asked, and the
+/// attempts it takes (one transaction each), retried on lock timeouts and deadlocks.
+struct TenantRun {
+    let runner: TenantMigrationRunner
+    let tenant: TenantName
+    let request: MigrationRequest
+    let destination: ModelVersion
+    let span: any Span
+    let connection: Connection
+    private let clock = ContinuousClock()
+    private let started: ContinuousClock.Instant
+    private let startedAt = Date()
+    private let logger: Logger
+
+    init(runner: TenantMigrationRunner, tenant: TenantName, request: MigrationRequest, destination: ModelVersion, span: any Span, connection: Connection) {
+        self.runner = runner
+        self.tenant = tenant
+        self.request = request
+        self.destination = destination
+        self.span = span
+        self.connection = connection
+        self.started = clock.now
+        self.logger = runner.logger(for: tenant, connection)
+    }
+
+    private var settings: MigrationSettings { runner.settings }
+    private var catalog: TenantCatalog { runner.catalog }
+    private var family: ModelFamily { runner.family }
+    private func elapsed() -> Double { (clock.now - started).inMilliseconds }
+
+    /// Every attempt, until one ends the call.
+    func run() throws -> TenantMigrationResult {
+        // Every statement logged while this tenant migrates carries its name.
+        let previousLogger = connection.logger
+        connection.logger = logger
+        defer { connection.logger = previousLogger }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let state = AttemptState()
+            do {
+                let outcome: AttemptOutcome
+                do {
+                    outcome = try connection.transaction { _ in try self.attempt(attempt, state: state) }
+                } catch let trial as TrialRolledBack {
+                    outcome = trial.outcome
+                }
+                return result(of: outcome, attempts: attempt)
+            } catch let refusal as Refusal {
+                throw refusal.error
+            } catch where (error is CancellationError || SQLState.queryCanceled ~= error) && runner.control?.isStopRequested == true {
+                // Stopped while waiting for locks (or just after): rolled back, nothing to record.
+                throw TenantMigrationError(
+                    tenant: tenant, fromVersion: state.fromVersion ?? "?", toVersion: destination.name, reason: .interrupted,
+                    attempts: attempt, milliseconds: elapsed()
+                )
+            } catch {
+                if TenantMigrationRunner.isRetryable(error), attempt < settings.maxAttempts {
+                    try retry(after: attempt, error, from: state.fromVersion)
+                    continue
+                }
+                throw try failure(error, attempt: attempt, state: state)
+            }
+        }
+    }
+
+    private func result(of outcome: AttemptOutcome, attempts: Int) -> TenantMigrationResult {
+        switch outcome {
+        case let .alreadyCurrent(version):
+            logger.debug("already at \(version)", metadata: ["step": "\(version)"])
+            return TenantMigrationResult(
+                tenant: tenant, fromVersion: version, toVersion: destination.name, outcome: .alreadyCurrent, attempts: attempts, milliseconds: elapsed()
+            )
+        case let .pinned(version, pin):
+            logger.debug("pinned at \(pin), left at \(version)", metadata: ["step": "\(version)"])
+            return TenantMigrationResult(
+                tenant: tenant, fromVersion: version, toVersion: destination.name, outcome: .pinned, attempts: attempts, milliseconds: elapsed()
+            )
+        case let .migrated(from, statistics):
+            logger.info("\(request.mode.isTrial ? "\(request.mode.rawValue): would migrate" : "migrated") \(from) → \(destination.name)", metadata: [
+                "step": "\(from) → \(destination.name)", "attempts": "\(attempts)",
+                "statements": "\(statistics.statements)", "rows": "\(statistics.rowsAffected)", "ms": "\(Int(elapsed()))",
+            ])
+            return TenantMigrationResult(
+                tenant: tenant, fromVersion: from, toVersion: destination.name, outcome: .migrated, attempts: attempts,
+                statistics: statistics, milliseconds: elapsed()
+            )
+        }
+    }
+
+    /// Waits out the backoff after a lost race for locks.
+    private func retry(after attempt: Int, _ error: any Error, from version: String?) throws {
+        try Task.checkCancellation()
+        let delay = runner.backoff(afterAttempt: attempt)
+        let timedOut = SQLState.lockNotAvailable ~= error
+        runner.observeLockRetry(after: attempt, deadlock: !timedOut, on: span)
+        let cause = timedOut ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
+        logger.warning("attempt \(attempt) of \(settings.maxAttempts) \(cause); rolled back, retrying in \(Int(delay * 1000)) ms",
+                       metadata: ["step": "\(version ?? "?") → \(destination.name)"])
+        try TenantMigrationRunner.sleep(delay)
+    }
+
+    /// `error` as the call's failure, recorded in the catalog (unless a trial); thrown as it is
+    /// when it came before the tenant's record was read.
+    private func failure(_ error: any Error, attempt: Int, state: AttemptState) throws -> any Error {
+        let retryable = TenantMigrationRunner.isRetryable(error)
+        guard let from = state.fromVersion ?? (retryable ? (try? catalog.tenant(tenant, on: connection))?.version ?? "?" : nil) else {
+            // Failed before the tenant's record was read (lost connection, missing catalog):
+            // nothing is known to record against.
+            return error
+        }
+        let lockTimedOut = retryable && SQLState.lockNotAvailable ~= error
+        var failure = TenantMigrationError(
+            tenant: tenant, fromVersion: from, toVersion: destination.name,
+            reason: lockTimedOut ? .lockTimeout(lockTimeout: settings.lockTimeout) : .stepFailed,
+            failedStep: state.runningStep, underlying: error, attempts: attempt, milliseconds: elapsed()
+        )
+        logger.error("\(failure)", metadata: ["step": "\(from) → \(destination.name)"])
+        failure.isRecorded = request.mode.isTrial || runner.recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
+        return failure
+    }
+
+    // MARK: - One attempt
+
+    enum AttemptOutcome {
+        case alreadyCurrent(String)
+        /// At the first version, pinned at the second; left alone.
+        case pinned(String, pin: String)
+        case migrated(from: String, StepStatistics)
+    }
+
+    /// What an attempt learned before it failed (a class: it is filled in inside the transaction).
+    final class AttemptState {
+        var fromVersion: String?
+        var runningStep: String?
+    }
+
+    /// Thrown at the end of a trial run so that its transaction rolls back; carries what it did.
+    struct TrialRolledBack: Error {
+        let outcome: AttemptOutcome
+    }
+
+    /// An error that must pass through unrecorded (it was raised before anything was touched).
+    struct Refusal: Error {
+        let error: any Error
+    }
+
+    /// One attempt, in the transaction the caller opened.
+    private func attempt(_ attempt: Int, state: AttemptState) throws -> AttemptOutcome {
+        try TenantMigrationRunner.setLockTimeout(settings.lockTimeout, on: connection)
+        try runner.waitingForLocks(connection) { try catalog.lockTenant(tenant, on: connection) }
+        let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
+        guard record.family == family.name else {
+            throw Refusal(error: TenantMigratorError.familyMismatch(tenant: tenant, recorded: record.family, configured: family.name))
+        }
+        state.fromVersion = record.version
+        switch record.standing(toward: destination.name) {
+        case .current:
+            if case let .pin(reason) = request.pins, !request.mode.isTrial {
+                try catalog.pin(tenant, at: record.version, reason: reason, on: connection)
+            }
+            return .alreadyCurrent(record.version)
+        case let .pinned(at: version) where request.pins == .respect:
+            return .pinned(version, pin: record.pinnedVersion ?? version)
+        case .pinned, .elsewhere:
+            break
+        }
+        let plan = try checkedPlan(for: record, attempt: attempt)
+        try runner.waitingForLocks(connection) {
+            try TenantMigrationRunner.lockTables(TenantMigrationRunner.tablesToLock(of: plan.source, inSchema: record.schema, connection), on: connection)
+        }
+        let triggers = try ForeignTriggers.disable(inSchema: record.schema, on: connection)
+
+        let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
+        try rehearsal?.takeSnapshot(on: connection)
+        let statistics = try run(plan, in: record.schema, allowDestructive: request.allowDestructive, attempt: attempt, state: state)
+        if let rehearsal {
+            // And back again: whatever the way back cannot restore shows up as a difference, so
+            // consent to lose it is implied (the whole rehearsal is rolled back).
+            let back = try runner.planner.plan(from: destination.name, to: record.version)
+            _ = try run(back, in: record.schema, allowDestructive: true, attempt: attempt, state: state)
+            if let difference = try rehearsal.firstDifference(on: connection) {
+                throw RehearsalFailed(difference: difference, from: record.version, to: destination.name)
+            }
+        }
+        try triggers.restore(on: connection)
+        if request.mode.isTrial { throw TrialRolledBack(outcome: .migrated(from: record.version, statistics)) }
+        try recordMove(plan, for: record, statistics: statistics, attempt: attempt)
+        return .migrated(from: record.version, statistics)
+    }
+
+    /// The plan from the tenant's recorded version, once it is known to be allowed: the right
+    /// direction, consent for what it loses, the model file the tenant was migrated with.
+    private func checkedPlan(for record: TenantRecord, attempt: Int) throws -> MigrationPlan {
+        let plan: MigrationPlan
+        do {
+            plan = try runner.planner.plan(from: record.version, to: destination.name)
+        } catch {
+            throw Refusal(error: error)
+        }
+        func refuse(_ reason: TenantMigrationError.Reason) -> Refusal {
+            Refusal(error: TenantMigrationError(tenant: tenant, fromVersion: record.version, toVersion: destination.name, reason: reason, attempts: attempt))
+        }
+        guard request.operation.allows(plan.direction) else { throw refuse(.wrongDirection(request.operation.direction ?? .none)) }
+        let lost = plan.lostChanges(archiving: settings.archives)
+        if !lost.isEmpty && !request.allowDestructive { throw refuse(.destructiveChangesRefused(lost)) }
+        if plan.source.versionHash != record.versionHash {
+            guard settings.acceptModelChange else {
+                throw Refusal(error: TenantMigratorError.modelChanged(version: record.version, file: family.versionFile(record.version), tenants: [tenant]))
+            }
+            logger.warning(
+                "the model file of \(record.version) changed since the tenant reached it; accepted, the plan assumes the current file",
+                metadata: ["step": "\(record.version) → \(destination.name)"]
+            )
+        }
+        return plan
+    }
+
+    /// Runs every step of `plan` in the tenant's schema, each in its span.
+    private func run(_ plan: MigrationPlan, in schema: String, allowDestructive: Bool, attempt: Int, state: AttemptState) throws -> StepStatistics {
+        let executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives))
+        var statistics = StepStatistics()
+        for step in plan.steps {
+            state.runningStep = step.description
+            logger.info("running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
+                        metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(schema)"])
+            statistics = statistics + (try runner.observingStep(step) { try executor.run(step) })
+        }
+        state.runningStep = nil
+        return statistics
+    }
+
+    /// Writes the new version, a history row and the pin the move sets or clears.
+    private func recordMove(_ plan: MigrationPlan, for record: TenantRecord, statistics: StepStatistics, attempt: Int) throws {
+        try catalog.recordVersion(tenant, version: destination.name, versionHash: destination.versionHash, on: connection)
+        try catalog.recordHistory(
+            HistoryEntry(
+                tenant: tenant, family: family.name, operation: plan.direction == .down ? .rollback : .migrate,
+                fromVersion: record.version, toVersion: destination.name, startedAt: startedAt, outcome: .succeeded,
+                statistics: [
+                    "statements": Double(statistics.statements), "rows": Double(statistics.rowsAffected),
+                    "ms": statistics.milliseconds, "steps": Double(plan.steps.count), "attempts": Double(attempt),
+                ]
+            ),
+            on: connection
+        )
+        if case let .pin(reason) = request.pins {
+            try catalog.pin(tenant, at: plan.destination.name, reason: reason, on: connection)
+        } else if plan.direction == .down {
+            try catalog.pin(tenant, at: plan.destination.name, reason: TenantMigrationRunner.rollbackPinReason, on: connection)
+        } else if record.isPinned {
+            try catalog.unpin(tenant, on: connection)
+        }
+    }
+}
