@@ -37,11 +37,12 @@ extension TenantMigratorService {
             for record in try await migrator.tenants() {
                 let tenant = record.name.rawValue
                 tenants.append(tenant)
-                if record.version == latest {
+                switch record.standing(toward: latest) {
+                case .current:
                     board.set(tenant, .ready, retries: 0, nextAttempt: nil)
-                } else if let pinned = record.pinnedVersion {
-                    board.set(tenant, .pinned(version: pinned), retries: 0, nextAttempt: nil)
-                } else {
+                case let .pinned(at: version):
+                    board.set(tenant, .pinned(version: record.pinnedVersion ?? version), retries: 0, nextAttempt: nil)
+                case .elsewhere:
                     behind.append(tenant)
                     board.set(tenant, .migrating, retries: 0, nextAttempt: nil)
                 }

@@ -46,7 +46,7 @@ extension TenantMigratorService {
         let known = board.status(of: tenant)
         guard known == .unknown else { return known.isReady }
         guard let record = try await migrator.tenant(named: tenant) else { return false }
-        if record.version == migrator.family.latestVersion.name {
+        if record.standing(toward: migrator.family.latestVersion.name) == .current {
             _ = board.setIfUnknown(tenant, .ready, nextAttempt: nil)
         } else if board.setIfUnknown(tenant, .pending, nextAttempt: .now) {
             logger.info("tenant \(tenant) is at \(record.version); migrating it in the background", metadata: ["tenant": "\(tenant)"])

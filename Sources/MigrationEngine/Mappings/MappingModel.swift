@@ -72,3 +72,7 @@ public struct RelationshipMapping: Sendable, Hashable {
     public let from: String
     public let location: SourceLocation?
 }
+
+/// The seam custom mappings once had; a mapping model is the one kind of custom mapping.
+@available(*, deprecated, renamed: "MappingModel")
+public typealias MigrationMapping = MappingModel

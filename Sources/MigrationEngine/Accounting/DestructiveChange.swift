@@ -1,0 +1,41 @@
+/// A change that loses data that existed: a dropped table or column, a narrowed type, links that a
+/// smaller relationship cannot hold. Plans list them; rolling back past one needs explicit consent.
+public struct DestructiveChange: Sendable, Codable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Codable {
+        /// A table and its rows; a column and its values; values that do not fit a narrower type.
+        case dropTable, dropColumn, narrowType
+        /// Links a smaller relationship cannot hold; rows of entities that no longer exist.
+        case dropLinks, deleteRows
+        /// Values of rows whose entity no longer has the property (it moved down into a
+        /// sub-entity): the model loses them; the column keeps them unseen.
+        case hideValues
+        /// Declared by a mapping or policy (`loses:`).
+        case custom
+    }
+
+    public var kind: Kind
+    /// The source table (schema-relative), or "" for a loss declared without one.
+    public var table: String
+    public var column: String?
+    /// Which rows, as an SQL predicate over the source row `source` (nil: all of them).
+    public var rows: String?
+    /// Whether the loss depends on the tenant's data: values a mapping's filter skips, or that a
+    /// mapping or policy declares lost in some rows. Such a loss is not in the plan's
+    /// ``MigrationPlan/destructiveChanges``, which need consent up front, but in
+    /// ``MigrationPlan/dataDependentLosses``: the step counts the rows before it destroys anything
+    /// and fails, naming them, unless consent was given.
+    public var dependsOnData: Bool = false
+    /// A plain sentence.
+    public var detail: String
+
+    public init(kind: Kind, table: String, column: String? = nil, rows: String? = nil, dependsOnData: Bool = false, detail: String) {
+        self.kind = kind
+        self.table = table
+        self.column = column
+        self.rows = rows
+        self.dependsOnData = dependsOnData
+        self.detail = detail
+    }
+
+    public var description: String { detail }
+}
