@@ -34,6 +34,7 @@ public struct TenantMigrateCommand: AsyncParsableCommand {
                 PlanCommand.self,
                 MigrateCommand.self,
                 RollbackCommand.self,
+                DiagramCommand.self,
             ] + (runner.allowsEmbeddedServer ? [EmbeddedCommand.self] : [])
         )
     }
