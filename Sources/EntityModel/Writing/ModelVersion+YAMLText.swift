@@ -6,7 +6,7 @@ extension ModelVersion {
     /// - Parameter header: Lines written first as `#` comments (where the version came from, what
     ///   it could not say).
     public func yamlText(header: [String] = []) -> String {
-        var lines = header.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { "# " + $0 }
+        var lines = header.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { $0.isEmpty ? "#" : "# " + $0 }
         lines.append("entities:")
         for entity in entities {
             let keys = entity.yamlKeys
@@ -38,7 +38,7 @@ extension ModelFamily {
     ///
     /// - Parameter header: Lines written first as `#` comments.
     public func manifestText(header: [String] = []) -> String {
-        let comments = header.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { "# " + $0 + "\n" }
+        let comments = header.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { ($0.isEmpty ? "#" : "# " + $0) + "\n" }
         return comments.joined()
             + "family: \(YAMLScalar.name(name))\n"
             + "versions: [\(versions.map { YAMLScalar.versionName($0.name) }.joined(separator: ", "))]   # oldest first\n"

@@ -35,6 +35,7 @@ public struct TenantMigrateCommand: AsyncParsableCommand {
                 MigrateCommand.self,
                 RollbackCommand.self,
                 DiagramCommand.self,
+                ModelCommand.self,
             ] + (runner.allowsEmbeddedServer ? [EmbeddedCommand.self] : [])
         )
     }

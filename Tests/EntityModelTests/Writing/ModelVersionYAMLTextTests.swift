@@ -6,14 +6,9 @@ import Testing
 /// A version written as YAML loads back as the same version: every family of the repository, and
 /// generated versions with awkward names and defaults.
 struct ModelVersionYAMLTextTests {
-    /// Every family directory in the repository that loads.
+    /// Every family of the repository that loads (`Migrations/` and the test fixtures).
     static func everyFamily() -> [ModelFamily] {
-        let roots = ["Migrations", "Tests/EntityModelTests/Fixtures", "Tests/MigrationEngineTests/Fixtures", "Tests/TenantMigratorTests/Fixtures"]
-        return roots.flatMap { root -> [ModelFamily] in
-            let directory = PackagePaths.root.appendingPathComponent(root)
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-            return names.sorted().compactMap { try? ModelFamily.load(from: directory.appendingPathComponent($0)) }
-        }
+        PackagePaths.familyDirectories.compactMap { try? ModelFamily.load(from: $0) }
     }
 
     static func reloaded(_ version: ModelVersion) throws -> ModelVersion {
