@@ -36,22 +36,16 @@ enum CatalogText {
             guard text.hasPrefix("\\x"), let bytes = hexBytes(text.dropFirst(2)) else { return nil }
             return .binary(bytes)
         case .date:
-            return parse(isoTimestamp(text) ?? text, as: type, quoted: true)
+            return DefaultValue.parsing(isoTimestamp(text) ?? text, as: type)
         case .double, .float:
             switch text {
             case "Infinity": return .floatingPoint(.infinity)
             case "-Infinity": return .floatingPoint(-.infinity)
-            default: return parse(text, as: type, quoted: false)
+            default: return DefaultValue.parsing(text, as: type)
             }
-        case .int16, .int32, .int64, .bool:
-            return parse(text, as: type, quoted: false)
-        case .string, .decimal, .uuid, .json:
-            return parse(text, as: type, quoted: true)
+        default:
+            return DefaultValue.parsing(text, as: type)
         }
-    }
-
-    private static func parse(_ text: String, as type: AttributeType, quoted: Bool) -> DefaultValue? {
-        try? DefaultValue.parse(DefaultValue.Written(text: text, isQuoted: quoted), as: type).get()
     }
 
     /// The text of a literal `'…'` or `'…'::type` (also `E'…'`), or nil when `expression` is not one.

@@ -14,8 +14,8 @@ enum YAMLScalar {
     /// A version name: letters, digits, `_`, `.` and `-`; quoted when YAML would read it as a
     /// number or a special word (`1.0`, `2`, `on`).
     static func versionName(_ name: String) -> String {
-        let looksLikeNumber = name.wholeMatch(of: /[-+]?[0-9][0-9_.eE+-]*/) != nil
-        return looksLikeNumber || specialWords.contains(name.lowercased()) ? quoted(name) : self.name(name)
+        let isPlain = name.wholeMatch(of: /[A-Za-z][A-Za-z0-9_.-]*/) != nil && !specialWords.contains(name.lowercased())
+        return isPlain ? name : quoted(name)
     }
 
     /// `text` in double quotes, with `\`, `"`, control characters and the characters YAML does not

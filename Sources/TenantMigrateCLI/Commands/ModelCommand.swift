@@ -1,4 +1,5 @@
 import ArgumentParser
+import CoreDataImport
 import EntityModel
 import Foundation
 import TenantMigrator
@@ -54,6 +55,25 @@ struct ImportModelCommand: RunnerCommand {
 
     func perform() async throws {
         if let schema { try await importSchema(schema) }
+        if let bundle { try importBundle(bundle) }
+    }
+
+    private func importBundle(_ path: String) throws {
+        let imported = try CoreDataImporter.importBundle(at: URL(fileURLWithPath: path), familyName: options.family)
+        let family = imported.family
+        let headers = Dictionary(uniqueKeysWithValues: family.versionNames.map { name in
+            (name, Self.header(source: imported.sources[name] ?? path, notes: imported.versionNotes[name] ?? []))
+        })
+        let directory = try family.write(
+            into: options.migrationsDirectory,
+            manifestHeader: ["Imported from the Core Data model \(URL(fileURLWithPath: path).lastPathComponent) by `\(CommandEnvironment.commandName) model import`;",
+                             "the current version is the last. Run `\(CommandEnvironment.commandName) check` to see which steps are inferred."],
+            versionHeaders: headers
+        )
+        print("imported \(path) as family \(family.name): versions \(family.versionNames.joined(separator: " → ")) (the current one last)")
+        print("wrote \(directory.path)/family.yaml and \(family.versionNames.map { $0 + ".yaml" }.joined(separator: ", "))")
+        Self.printNotes(imported.notes)
+        print("`\(CommandEnvironment.commandName) check --offline --family \(family.name)` tells which steps are inferred and which need a mapping model")
     }
 
     private func importSchema(_ schema: String) async throws {
