@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"], resources: [.copy("Golden")]),
         .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "EntityModel", "MigrationEngine", "PostgresTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "RecipesPolicies", "PostgresTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "TenantMigratorTests",
             dependencies: [

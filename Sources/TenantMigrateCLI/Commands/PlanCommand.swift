@@ -21,6 +21,7 @@ struct PlanCommand: RunnerCommand {
     @Option(help: ArgumentHelp("The target version. Default with --tenant: the latest.", valueName: "v")) var to: String?
     @Option(help: ArgumentHelp("With --from: the schema to render the SQL for.", valueName: "schema")) var schema: String = "<tenant schema>"
     @Flag(help: "Print JSON.") var json = false
+    @Option(help: DocumentFormat.help()) var format: DocumentFormat = .text
 
     func validate() throws {
         switch (tenant, from) {
@@ -29,6 +30,7 @@ struct PlanCommand: RunnerCommand {
         case (nil, .some) where to == nil: throw ValidationError("--from needs --to")
         default: break
         }
+        if json && format != .text { throw ValidationError("--json and --format \(format.rawValue) are alternatives; choose one") }
     }
 
     func perform() async throws {
@@ -41,6 +43,10 @@ struct PlanCommand: RunnerCommand {
         }
         try await MappingExpressionCheck.run(on: migrator, from: report.source, to: report.destination)
         if json { return try Console.printJSON(report) }
+        if format != .text {
+            let plan = try migrator.plan(from: report.source, to: report.destination)
+            return format.print(PlanDocument(plan: plan, schema: report.schema, subject: report.tenant.map { "tenant \($0) (schema \(report.schema))" }))
+        }
         let subject = report.tenant.map { "tenant \($0) (schema \(report.schema))" } ?? "schema \(report.schema)"
         guard !report.isEmpty else {
             print("\(subject) is already at \(report.destination); nothing to do")

@@ -6,15 +6,15 @@
 /// statements `A <card><--|..><card> B : "label"`. Names that Mermaid's case-insensitive lexer
 /// would read as keywords, or rows it would read as keys, are errors unless quoted. It also
 /// checks that every entity a relationship names has a block. Each problem names its line.
-enum MermaidERSyntax {
+public enum MermaidERSyntax {
     /// Words Mermaid's lexer turns into tokens other than a name (it matches literal rules with a
     /// word boundary, case-insensitively).
-    static let keywords: Set<String> = [
+    public static let keywords: Set<String> = [
         "erdiagram", "one", "many", "only", "to", "end", "class", "classdef", "style", "subgraph", "u", "direction",
     ]
 
     /// Every problem in `text`, as `line N: …`; none for a valid diagram.
-    static func problems(in text: String) -> [String] {
+    public static func problems(in text: String) -> [String] {
         var problems: [String] = []
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
