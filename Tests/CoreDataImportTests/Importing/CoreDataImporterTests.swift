@@ -172,6 +172,13 @@ struct CoreDataImporterTests {
         #expect(throws: CoreDataImportError.noVersions(empty.path)) { try CoreDataImporter.importBundle(at: empty) }
     }
 
+    /// One `.xcdatamodel` on its own is a family of one version.
+    @Test func aSingleModelVersionImportsAlone() throws {
+        let result = try CoreDataImporter.importBundle(at: Self.fixtures.appendingPathComponent("Kitchen.xcdatamodeld/Kitchen 2.xcdatamodel"), familyName: "Kitchen")
+        #expect(result.family.versionNames == ["Kitchen-2"])
+        #expect(result.family.latestVersion.entity(named: "Picture")?.renamingIdentifier == nil, "nothing before it to rename from")
+    }
+
     /// `.xccurrentversion` decides which version is last, even when another name sorts after it.
     @Test func theCurrentVersionComesLast() throws {
         let parent = FileManager.default.temporaryDirectory.appendingPathComponent("coredata-\(UUID().uuidString)")
