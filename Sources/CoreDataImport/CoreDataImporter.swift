@@ -11,6 +11,7 @@ import Foundation
 public enum CoreDataImporter {
     /// The family, and what it could not carry.
     public struct Result: Sendable {
+        /// The family: one version per `.xcdatamodel`, oldest first.
         public var family: ModelFamily
         /// Notes about the bundle as a whole (the order of its versions).
         public var bundleNotes: [ImportNote]

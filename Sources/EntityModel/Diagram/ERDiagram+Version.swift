@@ -126,10 +126,9 @@ extension DefaultValue {
 }
 
 extension SQLName {
-    /// Whether `sqlName` is what a reader expects for the model name `name`: the same letters,
-    /// told apart only by case and underscores (`recipe_ingredient` for `RecipeIngredient`).
-    /// Diagrams note the SQL name only where it is not.
+    /// Whether `sqlName` is what the model's default naming gives for `name`: its snake_case
+    /// (`recipe_ingredient` for `RecipeIngredient`). Diagrams note the SQL name only where it is not.
     static func isConventional(_ sqlName: String, for name: String) -> Bool {
-        sqlName.replacingOccurrences(of: "_", with: "").lowercased() == name.replacingOccurrences(of: "_", with: "").lowercased()
+        sqlName == name.snakeCased
     }
 }

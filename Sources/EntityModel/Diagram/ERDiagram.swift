@@ -5,7 +5,8 @@
 /// Build one from a version (``init(version:)``), or from the walk between two versions with what
 /// changed marked (``init(changesAlong:)``); render it with ``mermaid(title:)`` or ``dot(title:)``.
 /// The diagram speaks the model's vocabulary (entity, attribute and relationship names, model
-/// types) and notes the PostgreSQL table and column names wherever they differ from those names.
+/// types) and notes the PostgreSQL table and column names wherever they are not the snake_case of
+/// those names (a `table:` or `column:` of the model), and the key column of every to-one.
 public struct ERDiagram: Hashable, Sendable {
     /// The entity boxes, in the order they are drawn.
     public var boxes: [Box]
@@ -56,6 +57,7 @@ public struct ERDiagram: Hashable, Sendable {
         /// How the entity changed, in a marked diagram.
         public var change: Change?
 
+        /// A box for the entity `name`.
         public init(name: String, rows: [Row], change: Change? = nil) {
             self.name = name
             self.rows = rows
@@ -71,13 +73,14 @@ public struct ERDiagram: Hashable, Sendable {
         public var type: String
         /// `PK`, `FK`, `UK`.
         public var keys: [String]
-        /// Short notes: `optional`, `indexed`, `default 'Other'`, `column prep_minutes`, `table recipe`.
+        /// Short notes: `optional`, `indexed`, `default 'Other'`, `column note_uuid`, `table posts`.
         public var notes: [String]
         /// How the row changed, in a marked diagram.
         public var change: Change?
         /// The property the row shows (nil for the identity rows), for matching across versions.
         var property: PropertyKey?
 
+        /// A row showing no property (or one matched by the caller).
         public init(name: String, type: String, keys: [String] = [], notes: [String] = [], change: Change? = nil) {
             self.name = name
             self.type = type
@@ -118,7 +121,9 @@ public struct ERDiagram: Hashable, Sendable {
 
     /// A sub-entity and its parent.
     public struct Inheritance: Hashable, Sendable {
+        /// The sub-entity.
         public var child: String
+        /// Its parent.
         public var parent: String
         /// How the link changed, in a marked diagram.
         public var change: Change?

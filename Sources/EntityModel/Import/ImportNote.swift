@@ -10,12 +10,14 @@ public struct ImportNote: Hashable, Sendable, Codable, CustomStringConvertible {
         case adapted
     }
 
+    /// Left out, or carried in another form.
     public var kind: Kind
     /// The element: `table orders`, `column orders.total`, `Recipe.image`, `fetch request Recent`.
     public var element: String
     /// Why, in a sentence.
     public var reason: String
 
+    /// A note that `element` was `kind` because of `reason`.
     public init(_ kind: Kind, _ element: String, _ reason: String) {
         self.kind = kind
         self.element = element

@@ -11,13 +11,16 @@ public struct SchemaImporter: Sendable {
     /// The schema to describe.
     public let snapshot: SchemaSnapshot
 
+    /// An importer of the schema `snapshot` describes.
     public init(snapshot: SchemaSnapshot) {
         self.snapshot = snapshot
     }
 
     /// The imported version, and what it could not carry.
     public struct Result: Sendable {
+        /// The version that describes the schema.
         public var version: ModelVersion
+        /// What it could not carry as it was.
         public var notes: [ImportNote]
     }
 

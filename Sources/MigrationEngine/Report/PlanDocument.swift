@@ -52,6 +52,7 @@ public struct PlanDocument: Sendable {
     public struct AccountRow: Sendable, Hashable {
         /// `column recipe.name (Recipe.name)`, with its row filter if any.
         public var source: String
+        /// What happens to it.
         public var fate: Fate
         /// Where it goes (`recipe.name`), or how (`policy RecipeTypeToEntree (mapping Recipe)`), or
         /// why it is destroyed.
@@ -60,6 +61,7 @@ public struct PlanDocument: Sendable {
         public var responsible: String
     }
 
+    /// A document of these parts.
     public init(title: String, summary: String, sections: [Section]) {
         self.title = title
         self.summary = summary
