@@ -50,7 +50,8 @@ extension CoreDataModelConverter {
         }
         return Attribute(
             name: name, type: type, isOptional: element.flag("optional"), defaultValue: defaultValue(of: element, type: type, what: what),
-            isUnique: unique.contains(original), isIndexed: !unique.contains(original) && (element.flag("indexed") || indexed.contains(original))
+            isUnique: unique.contains(original), isIndexed: !unique.contains(original) && (element.flag("indexed") || indexed.contains(original)),
+            location: location(of: element)
         )
     }
 
@@ -93,7 +94,7 @@ extension CoreDataModelConverter {
             name: modelNameOf(original, in: entity), destination: destination, isToMany: isToMany,
             inverse: element.attributes["inverseName"].map { modelNameOf($0, in: element.attributes["inverseEntity"] ?? destination) },
             deleteRule: Self.deleteRules[rule] ?? .nullify, isOptional: element.flag("optional"),
-            minCount: isToMany ? count("minCount") : nil, maxCount: isToMany ? count("maxCount") : nil
+            minCount: isToMany ? count("minCount") : nil, maxCount: isToMany ? count("maxCount") : nil, location: location(of: element)
         )
     }
 

@@ -56,7 +56,7 @@ struct CoreDataModelConverter {
     }
 
     private mutating func convertEntity(_ element: CoreDataXML.Element, named name: String, elementIDs: inout [String: String]) -> Entity {
-        var entity = Entity(name: name, parent: element.attributes["parentEntity"], isAbstract: element.flag("isAbstract"))
+        var entity = Entity(name: name, parent: element.attributes["parentEntity"], isAbstract: element.flag("isAbstract"), location: location(of: element))
         if let id = element.attributes["elementID"] { elementIDs[name] = id }
         let unique = uniqueAttributes(of: element, entity: name)
         let indexed = indexedAttributes(of: element, entity: name)
@@ -96,6 +96,11 @@ struct CoreDataModelConverter {
         }
         taken.insert(candidate.snakeCased)
         return candidate
+    }
+
+    /// Where `element` is, for the messages of the model's validation.
+    func location(of element: CoreDataXML.Element) -> SourceLocation {
+        SourceLocation(file: file, line: element.line)
     }
 
     mutating func note(_ kind: ImportNote.Kind, _ element: String, _ reason: String, _ at: CoreDataXML.Element) {
