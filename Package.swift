@@ -51,6 +51,13 @@ let package = Package(
             dependencies: ["CCrypto", "Yams"]
         ),
 
+        // Core Data model bundles (.xcdatamodeld) as model families, read with FoundationXML; a
+        // module of its own so that apps linking EntityModel do not need libxml2.
+        .target(
+            name: "CoreDataImport",
+            dependencies: ["EntityModel"]
+        ),
+
         // MARK: Migrations
         .target(
             name: "MigrationEngine",
@@ -88,7 +95,7 @@ let package = Package(
         .target(
             name: "TenantMigrateCLI",
             dependencies: [
-                "TenantMigrator", "MigrationEngine", "EntityModel", "LibPQ", "EmbeddedPostgres",
+                "TenantMigrator", "MigrationEngine", "EntityModel", "CoreDataImport", "LibPQ", "EmbeddedPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -159,7 +166,8 @@ let package = Package(
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"]),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"], resources: [.copy("Golden")]),
-        .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "EntityModel", "MigrationEngine", "PostgresTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "RecipesPolicies", "PostgresTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "TenantMigratorTests",
             dependencies: [

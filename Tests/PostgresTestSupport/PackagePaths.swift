@@ -17,4 +17,16 @@ public enum PackagePaths {
     public static var libraryFamily: URL {
         root.appendingPathComponent("Tests/EntityModelTests/Fixtures/Library")
     }
+
+    /// Every directory of the repository that holds a `family.yaml`: the families under
+    /// `Migrations/` and the test targets' fixture families, valid or not, sorted by path.
+    public static var familyDirectories: [URL] {
+        let roots = ["Migrations", "Tests/EntityModelTests/Fixtures", "Tests/MigrationEngineTests/Fixtures", "Tests/TenantMigratorTests/Fixtures"]
+        return roots.flatMap { root -> [URL] in
+            let directory = self.root.appendingPathComponent(root)
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+            return names.sorted().map { directory.appendingPathComponent($0) }
+                .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent("family.yaml").path) }
+        }
+    }
 }

@@ -3,6 +3,12 @@ enum CanonicalText {
     /// `value` in double quotes, with `"`, `\` and control characters escaped, so that no value can
     /// be confused with the separators around it.
     static func quoted(_ value: String) -> String {
+        quoted(value, alsoEscaping: { _ in false })
+    }
+
+    /// `value` quoted as by ``quoted(_:)``, with the scalars `alsoEscaping` names written as
+    /// `\uXXXX` too (the YAML writer escapes what YAML does not print).
+    static func quoted(_ value: String, alsoEscaping: (Unicode.Scalar) -> Bool) -> String {
         var out = "\""
         for scalar in value.unicodeScalars {
             switch scalar {
@@ -12,7 +18,7 @@ enum CanonicalText {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 {
+                if scalar.value < 0x20 || alsoEscaping(scalar) {
                     out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
                 } else {
                     out.unicodeScalars.append(scalar)

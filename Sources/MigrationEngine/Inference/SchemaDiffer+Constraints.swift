@@ -78,14 +78,15 @@ extension SchemaDiffer {
         }
     }
 
+    /// The condition in the destination's column names. Entity names stay as they are: they are
+    /// the discriminator's stored values, so a renamed entity's check is replaced, not kept.
     private func translateCondition(_ condition: CheckConstraint.Condition, _ columns: [String: String]) -> CheckConstraint.Condition? {
-        func entity(_ name: String) -> String { correspondence.entities[name] ?? name }
         switch condition {
         case let .isOneOf(column, values):
-            return columns[column].map { .isOneOf(column: $0, values: values.map(entity)) }
+            return columns[column].map { .isOneOf(column: $0, values: values) }
         case let .requiredForEntities(column, discriminator, entities):
             guard let mapped = columns[column], let mappedDiscriminator = columns[discriminator] else { return nil }
-            return .requiredForEntities(column: mapped, discriminator: mappedDiscriminator, entities: entities.map(entity))
+            return .requiredForEntities(column: mapped, discriminator: mappedDiscriminator, entities: entities)
         }
     }
 }

@@ -39,13 +39,24 @@ struct CheckCommand: RunnerCommand {
 
     @Flag(help: "Print the --round-trip results as JSON.") var json = false
 
+    @Option(help: DocumentFormat.help(" With markdown or html, check writes the document only, offline; it exits 1 if a step is impossible."))
+    var format: DocumentFormat = .text
+
     func validate() throws {
         guard !(offline && roundTrip) else { throw ValidationError("--round-trip needs a database; it cannot run with --offline") }
         guard rows >= 1 else { throw ValidationError("--rows must be at least 1") }
         guard roundTrip || !json else { throw ValidationError("--json applies to --round-trip") }
+        guard format == .text || !roundTrip else { throw ValidationError("--format \(format.rawValue) documents the steps; run --round-trip separately") }
     }
 
     func perform() async throws {
+        if format != .text {
+            let planner = try options.makeOfflineMigrator().planner
+            format.print(PlanDocument(checking: planner))
+            let impossible = planner.checkFamily().filter { !$0.isPossible }
+            guard impossible.isEmpty else { throw ExitCode(1) }
+            return
+        }
         if roundTrip, json {
             try await RoundTripCommand.run(on: try options.makeMigrator(), seed: seed, rows: rows, json: true)
             return

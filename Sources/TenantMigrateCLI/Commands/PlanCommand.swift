@@ -24,6 +24,7 @@ struct PlanCommand: RunnerCommand {
     @Option(help: ArgumentHelp("With --from: the schema to render the SQL for.", valueName: "schema")) var schema: String = "<tenant schema>"
     @Flag(help: "With --from: render the plan without a database (no expression check).") var offline = false
     @Flag(help: "Print JSON.") var json = false
+    @Option(help: DocumentFormat.help()) var format: DocumentFormat = .text
 
     func validate() throws {
         switch (tenant, from) {
@@ -33,6 +34,7 @@ struct PlanCommand: RunnerCommand {
         case (.some, nil) where offline: throw ValidationError("--offline plans between versions: give --from A --to B instead of --tenant")
         default: break
         }
+        if json && format != .text { throw ValidationError("--json and --format \(format.rawValue) are alternatives; choose one") }
     }
 
     func perform() async throws {
@@ -45,6 +47,10 @@ struct PlanCommand: RunnerCommand {
         }
         if !offline { try await MappingExpressionCheck.run(on: migrator, from: report.source, to: report.destination) }
         if json { return try Console.printJSON(report) }
+        if format != .text {
+            let plan = try migrator.plan(from: report.source, to: report.destination)
+            return format.print(PlanDocument(plan: plan, schema: report.schema, subject: report.tenant.map { "tenant \($0) (schema \(report.schema))" }))
+        }
         let subject = report.tenant.map { "tenant \($0) (schema \(report.schema))" } ?? "schema \(report.schema)"
         guard !report.isEmpty else {
             print("\(subject) is already at \(report.destination); nothing to do")

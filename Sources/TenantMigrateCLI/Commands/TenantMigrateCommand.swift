@@ -34,6 +34,8 @@ public struct TenantMigrateCommand: AsyncParsableCommand {
                 PlanCommand.self,
                 MigrateCommand.self,
                 RollbackCommand.self,
+                DiagramCommand.self,
+                ModelCommand.self,
             ] + (runner.allowsEmbeddedServer ? [EmbeddedCommand.self] : [])
         )
     }

@@ -83,13 +83,6 @@ struct DDLGoldenTests {
     }
 
     static func compareWithGolden(_ text: String, name: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
-        let url = Fixtures.goldenDirectory.appendingPathComponent(name)
-        if ProcessInfo.processInfo.environment["TM_RECORD_GOLDEN"] == "1" {
-            try text.write(to: url, atomically: true, encoding: .utf8)
-            return
-        }
-        let golden = try? String(contentsOf: url, encoding: .utf8)
-        #expect(golden != nil, "missing golden file \(name); run with TM_RECORD_GOLDEN=1", sourceLocation: sourceLocation)
-        #expect(golden == text, "DDL differs from \(name); if intended, run with TM_RECORD_GOLDEN=1 and review", sourceLocation: sourceLocation)
+        try GoldenFile.compare(text, with: Fixtures.goldenDirectory.appendingPathComponent(name), sourceLocation: sourceLocation)
     }
 }

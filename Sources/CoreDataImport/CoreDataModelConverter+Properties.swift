@@ -1,0 +1,136 @@
+import EntityModel
+import Foundation
+
+extension CoreDataModelConverter {
+    /// Core Data's attribute types and the model's.
+    static let types: [String: AttributeType] = [
+        "Integer 16": .int16, "Integer 32": .int32, "Integer 64": .int64, "Decimal": .decimal, "Double": .double,
+        "Float": .float, "String": .string, "Boolean": .bool, "Date": .date, "Binary": .binary, "UUID": .uuid,
+    ]
+
+    /// Core Data's delete rules (`deletionRule`) and the model's.
+    static let deleteRules: [String: DeleteRule] = ["Nullify": .nullify, "Cascade": .cascade, "Deny": .deny, "No Action": .noAction]
+
+    /// Seconds from 1970 to 2001-01-01, Core Data's reference date for `defaultDateTimeInterval`.
+    static let referenceDateOffset: TimeInterval = 978_307_200
+
+    mutating func convertAttribute(_ element: CoreDataXML.Element, of entity: String, unique: Set<String>, indexed: Set<String>) -> Attribute? {
+        guard let original = element.attributes["name"] else { return nil }
+        let name = modelNameOf(original, in: entity), what = "\(entity).\(original)"
+        if element.flag("transient") {
+            note(.notExpressed, what, "a transient attribute is not stored", element)
+            return nil
+        }
+        let typeName = element.attributes["attributeType"] ?? "Undefined"
+        let type: AttributeType
+        if let known = Self.types[typeName] {
+            type = known
+        } else if typeName == "URI" {
+            type = .string
+            note(.adapted, what, "a URI is stored as its text (string)", element)
+        } else if typeName == "Transformable" {
+            let custom = element.attributes["customClassName"] ?? ""
+            let isCollection = custom.hasPrefix("[") || ["NSArray", "NSDictionary"].contains(custom)
+            type = isCollection ? .json : .binary
+            note(.adapted, what, isCollection
+                ? "a Transformable \(custom) is stored as json; its values move as JSON, not as archived bytes"
+                : "a Transformable\(custom.isEmpty ? "" : " " + custom) is stored as the archived bytes (binary)", element)
+        } else {
+            note(.notExpressed, what, "the attribute type \(typeName) has no counterpart in the model", element)
+            return nil
+        }
+        if element.flag("derived") {
+            note(.adapted, what, "a derived attribute is stored as a plain attribute; its expression \(element.attributes["derivationExpression"] ?? "") is not kept", element)
+        }
+        for rule in ["minValueString", "maxValueString", "regularExpressionString"] where element.attributes[rule] != nil {
+            note(.notExpressed, what, "the validation rule \(rule)=\(element.attributes[rule]!) is Core Data's, not the database's", element)
+        }
+        if element.flag("allowsExternalBinaryDataStorage") {
+            note(.adapted, what, "external binary storage is Core Data's; the bytes are stored in the column", element)
+        }
+        return Attribute(
+            name: name, type: type, isOptional: element.flag("optional"), defaultValue: defaultValue(of: element, type: type, what: what),
+            isUnique: unique.contains(original), isIndexed: !unique.contains(original) && (element.flag("indexed") || indexed.contains(original)),
+            location: location(of: element)
+        )
+    }
+
+    private mutating func defaultValue(of element: CoreDataXML.Element, type: AttributeType, what: String) -> DefaultValue? {
+        if type == .date, let interval = element.attributes["defaultDateTimeInterval"].flatMap(Double.init) {
+            let date = Date(timeIntervalSince1970: interval + Self.referenceDateOffset)
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
+                ? [.withInternetDateTime] : [.withInternetDateTime, .withFractionalSeconds]
+            return DefaultValue.parsing(formatter.string(from: date), as: type)
+        }
+        guard var text = element.attributes["defaultValueString"] else { return nil }
+        if type == .bool { text = ["YES": "true", "NO": "false"][text] ?? text }
+        guard let value = DefaultValue.parsing(text, as: type) else {
+            note(.notExpressed, what, "the default \(text) is not a \(type.rawValue)", element)
+            return nil
+        }
+        return value
+    }
+
+    mutating func convertRelationship(_ element: CoreDataXML.Element, of entity: String) -> Relationship? {
+        guard let original = element.attributes["name"] else { return nil }
+        let what = "\(entity).\(original)"
+        if element.flag("transient") {
+            note(.notExpressed, what, "a transient relationship is not stored", element)
+            return nil
+        }
+        guard let destination = element.attributes["destinationEntity"] else {
+            note(.notExpressed, what, "it has no destination entity", element)
+            return nil
+        }
+        let isToMany = element.flag("toMany")
+        if element.flag("ordered") {
+            note(.adapted, what, "an ordered to-many is stored unordered: the model keeps no order", element)
+        }
+        let rule = element.attributes["deletionRule"] ?? "Nullify"
+        if Self.deleteRules[rule] == nil { note(.adapted, what, "the delete rule \(rule) is carried as nullify", element) }
+        let count = { (key: String) -> Int? in element.attributes[key].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } }
+        return Relationship(
+            name: modelNameOf(original, in: entity), destination: destination, isToMany: isToMany,
+            inverse: element.attributes["inverseName"].map { modelNameOf($0, in: element.attributes["inverseEntity"] ?? destination) },
+            deleteRule: Self.deleteRules[rule] ?? .nullify, isOptional: element.flag("optional"),
+            minCount: isToMany ? count("minCount") : nil, maxCount: isToMany ? count("maxCount") : nil, location: location(of: element)
+        )
+    }
+
+    /// Attributes with a uniqueness constraint of their own; constraints over several properties
+    /// are noted.
+    mutating func uniqueAttributes(of entity: CoreDataXML.Element, entity name: String) -> Set<String> {
+        var unique: Set<String> = []
+        for constraints in entity.children(named: "uniquenessConstraints") {
+            for constraint in constraints.children(named: "uniquenessConstraint") {
+                let properties = constraint.children(named: "constraint").compactMap { $0.attributes["value"] }
+                if properties.count == 1 {
+                    unique.insert(properties[0])
+                } else {
+                    note(.notExpressed, "uniqueness constraint of \(name) (\(properties.joined(separator: ", ")))",
+                         "the model's unique constraints are on one attribute each", constraint)
+                }
+            }
+        }
+        return unique
+    }
+
+    /// Attributes with a fetch index of their own (one element, binary); other indexes are noted.
+    mutating func indexedAttributes(of entity: CoreDataXML.Element, entity name: String) -> Set<String> {
+        var indexed: Set<String> = []
+        for index in entity.children(named: "fetchIndex") {
+            let elements = index.children(named: "fetchIndexElement")
+            if elements.count == 1, let property = elements[0].attributes["property"], (elements[0].attributes["type"] ?? "Binary") == "Binary" {
+                indexed.insert(property)
+            } else {
+                note(.notExpressed, "fetch index \(name).\(index.attributes["name"] ?? "")",
+                     "the model's indexes are plain indexes on one attribute", index)
+            }
+        }
+        for compound in entity.children(named: "compoundIndexes") {
+            note(.notExpressed, "compound indexes of \(name)", "the model's indexes are plain indexes on one attribute", compound)
+        }
+        return indexed
+    }
+}

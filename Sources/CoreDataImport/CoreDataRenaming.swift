@@ -1,0 +1,50 @@
+import EntityModel
+
+/// Core Data's renaming identifiers (`elementID`, "Renaming ID" in Xcode) turned into the model's
+/// `renamingIdentifier`, which names an element's previous name.
+///
+/// Core Data matches an element of a version with one of the previous version whose identifier is
+/// the same, an element's identifier being its renaming identifier, or its name when it has none
+/// (so `method` with renaming identifier `instructions` is the earlier `instructions`). Xcode also
+/// tells users to set the renaming identifier to the earlier element's name, which the same rule
+/// covers; when the earlier element had a renaming identifier of its own, its name is tried too.
+enum CoreDataRenaming {
+    /// Sets the renaming identifiers of `current`'s entities and properties from their `elementID`s
+    /// and those of `previous`.
+    static func resolve(_ current: inout CoreDataModelConverter.Converted, after previous: CoreDataModelConverter.Converted) {
+        let oldEntities = Dictionary(previous.entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        func identifier(_ key: String, in converted: CoreDataModelConverter.Converted, name: String) -> String {
+            converted.elementIDs[key] ?? name
+        }
+        func match(_ key: String, name: String, among candidates: [(key: String, name: String)]) -> String? {
+            let id = identifier(key, in: current, name: name)
+            return (candidates.first { identifier($0.key, in: previous, name: $0.name) == id }
+                ?? current.elementIDs[key].flatMap { elementID in candidates.first { $0.name == elementID } })?.name
+        }
+        for index in current.entities.indices {
+            let entity = current.entities[index]
+            let oldName = match(entity.name, name: entity.name, among: previous.entities.map { ($0.name, $0.name) })
+            if let oldName, oldName != entity.name { current.entities[index].renamingIdentifier = oldName }
+            guard let oldName else { continue }
+            // The old entity's properties, inherited ones included: a property may have moved.
+            var lineage: [Entity] = []
+            var cursor = oldEntities[oldName]
+            while let found = cursor {
+                lineage.append(found)
+                cursor = found.parent.flatMap { oldEntities[$0] }
+            }
+            let oldAttributes = lineage.flatMap { owner in owner.attributes.map { ("\(owner.name).\($0.name)", $0.name) } }
+            let oldRelationships = lineage.flatMap { owner in owner.relationships.map { ("\(owner.name).\($0.name)", $0.name) } }
+            for (position, attribute) in entity.attributes.enumerated() {
+                if let old = match("\(entity.name).\(attribute.name)", name: attribute.name, among: oldAttributes), old != attribute.name {
+                    current.entities[index].attributes[position].renamingIdentifier = old
+                }
+            }
+            for (position, relationship) in entity.relationships.enumerated() {
+                if let old = match("\(entity.name).\(relationship.name)", name: relationship.name, among: oldRelationships), old != relationship.name {
+                    current.entities[index].relationships[position].renamingIdentifier = old
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+extension ImportPlan {
+    /// Reads every column of every entity table: a single-column foreign key to an entity's `id`
+    /// becomes a to-one (its inverse is named later), any other column an attribute with its type,
+    /// optionality, default, and single-column unique constraint or index. Then notes what is left
+    /// unread: other constraints and indexes.
+    mutating func readColumns() {
+        for tableName in drafts.keys.sorted() {
+            var draft = drafts[tableName]!
+            for column in draft.table.columns where !draft.readColumns.contains(column.name) {
+                if let key = draft.table.foreignKeys.first(where: { $0.columns == [column.name] }),
+                   key.referencedColumns == [SQLName.primaryKeyColumn], drafts[key.referencedTable] != nil {
+                    readToOne(column, key: key, in: &draft)
+                } else {
+                    readAttribute(column, in: &draft)
+                }
+            }
+            noteUnread(draft)
+            drafts[tableName] = draft
+        }
+    }
+
+    /// A property name for `column`: its camelCase when that maps back to it, else a name that
+    /// needs `column:`. Nil (with a note) when the column's name cannot be written in a model.
+    private mutating func propertyName(for column: String, default defaultName: String?, in draft: inout EntityDraft) -> String? {
+        let element = "column \(draft.table.name).\(column)"
+        guard SQLName.isIdentifier(column), !SQLName.isReserved(column) else {
+            note(.notExpressed, element, "its name is reserved or is not an identifier the model can write (letters, digits and _, not starting with _)")
+            return nil
+        }
+        return ModelNaming.unique(defaultName ?? ModelNaming.lowerCamel(column) ?? "value", in: &draft.takenNames)
+    }
+
+    private mutating func readAttribute(_ column: ColumnSnapshot, in draft: inout EntityDraft) {
+        let table = draft.table, element = "column \(table.name).\(column.name)"
+        guard let name = propertyName(for: column.name, default: ModelNaming.name(forSQLName: column.name, upper: false), in: &draft) else {
+            return
+        }
+        draft.readColumns.insert(column.name)
+        let (type, isExact) = CatalogText.attributeType(for: column.type)
+        if !isExact {
+            note(.adapted, element, "its type \(column.type) is carried as \(type.rawValue) (\(type.sqlType.catalogName)); adopting needs ALTER TABLE to change it")
+        }
+        if column.isIdentity { note(.notExpressed, element, "an identity column other than id") }
+        var defaultValue: DefaultValue?
+        if let expression = column.defaultExpression {
+            defaultValue = CatalogText.defaultValue(expression, as: type)
+            if defaultValue == nil { note(.notExpressed, element, "its default \(expression) is not a constant the model can write") }
+        }
+        let owner = draft.owner(of: column.name)
+        let isUnique = draft.table.uniqueConstraints.contains([column.name])
+        if isUnique { draft.readUniques.insert([column.name]) }
+        var isIndexed = false
+        if !isUnique, let index = plainIndex(on: column.name, in: table, excluding: draft.readIndexes) {
+            isIndexed = true
+            draft.readIndexes.insert(index)
+        }
+        draft.attributes[owner, default: []].append(Attribute(
+            name: name, type: type, isOptional: owner == draft.name && column.isNullable, defaultValue: defaultValue,
+            isUnique: isUnique, isIndexed: isIndexed, columnOverride: name.snakeCased == column.name ? nil : column.name
+        ))
+    }
+
+    private mutating func readToOne(_ column: ColumnSnapshot, key: ForeignKeySnapshot, in draft: inout EntityDraft) {
+        let table = draft.table, element = "foreign key \(table.name).\(column.name)"
+        let stem = column.name.hasSuffix("_id") ? ModelNaming.name(forSQLName: String(column.name.dropLast(3)), upper: false) : nil
+        guard let name = propertyName(for: column.name, default: stem, in: &draft) else { return }
+        draft.readColumns.insert(column.name)
+        draft.readForeignKeys.insert([column.name])
+        if column.type != "bigint" {
+            note(.adapted, "column \(table.name).\(column.name)", "it is \(column.type); a to-one's key column is bigint, so adopting needs ALTER TABLE to change it")
+        }
+        if column.defaultExpression != nil { note(.notExpressed, "column \(table.name).\(column.name)", "a to-one's key column has no default") }
+        let isOneToOne = table.uniqueConstraints.contains([column.name])
+        if isOneToOne {
+            draft.readUniques.insert([column.name])
+        } else if let index = plainIndex(on: column.name, in: table, excluding: draft.readIndexes) {
+            draft.readIndexes.insert(index)
+        }
+        let deleteRule: DeleteRule
+        switch key.onDelete {
+        case "CASCADE": deleteRule = .cascade
+        case "SET NULL": deleteRule = .nullify
+        case "RESTRICT": deleteRule = .deny
+        case "NO ACTION": deleteRule = .noAction
+        default:
+            note(.notExpressed, element, "ON DELETE \(key.onDelete) (a delete rule is nullify, cascade, deny or noAction)")
+            deleteRule = .noAction
+        }
+        let owner = draft.owner(of: column.name)
+        draft.relationships[owner, default: []].append(Relationship(
+            name: name, destination: drafts[key.referencedTable]!.name, isOptional: owner == draft.name && column.isNullable,
+            columnOverride: name.snakeCased + "_id" == column.name ? nil : column.name
+        ))
+        pendingInverses.append(PendingInverse(
+            holder: owner, holderRoot: draft.name, relationship: name, destinationTable: key.referencedTable,
+            isOneToOne: isOneToOne, deleteRule: deleteRule, element: element
+        ))
+    }
+
+    /// The name of a plain index on `column` (btree, not unique, no predicate) not yet read.
+    private func plainIndex(on column: String, in table: TableSnapshot, excluding read: Set<String>) -> String? {
+        table.indexes.first { $0.columns == [column] && !$0.isUnique && $0.method == "btree" && $0.predicate == nil && !read.contains($0.name) }?.name
+    }
+
+    /// Notes the constraints and indexes of `draft`'s table that the model does not hold.
+    private mutating func noteUnread(_ draft: EntityDraft) {
+        let table = draft.table
+        for unique in table.uniqueConstraints where !draft.readUniques.contains(unique) {
+            note(.notExpressed, "unique constraint on \(table.name) (\(unique.joined(separator: ", ")))",
+                 "the model's unique constraints are on one attribute each")
+        }
+        for index in table.indexes where !draft.readIndexes.contains(index.name) {
+            note(.notExpressed, "index \(index.name) on \(table.name) \(index.text)",
+                 "the model's indexes are plain btree indexes on one attribute or to-one")
+        }
+        for key in table.foreignKeys where !draft.readForeignKeys.contains(key.columns) {
+            note(.notExpressed, "foreign key on \(table.name) \(key.text)",
+                 "a to-one is one bigint column referencing an entity table's id in the same schema; its column is an attribute")
+        }
+        for check in table.checks where !draft.readChecks.contains(check) {
+            note(.notExpressed, "check on \(table.name)", "\(check): the model's checks are those of inheritance")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+extension ModelVersion {
+    /// The version as a version file (`docs/ModelFormat.md`): entities by name, each attribute and
+    /// relationship on one line in flow style, only the keys that differ from their defaults.
+    /// Loading the text gives an equal version (``ModelVersion/init(name:yaml:file:)``).
+    ///
+    /// - Parameter header: Lines written first as `#` comments (where the version came from, what
+    ///   it could not say).
+    public func yamlText(header: [String] = []) -> String {
+        var lines = header.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { $0.isEmpty ? "#" : "# " + $0 }
+        lines.append("entities:")
+        for entity in entities {
+            let keys = entity.yamlKeys
+            if keys.isEmpty && entity.attributes.isEmpty && entity.relationships.isEmpty {
+                lines.append("  \(YAMLScalar.name(entity.name)): {}")
+                continue
+            }
+            lines.append("  \(YAMLScalar.name(entity.name)):")
+            lines += keys.map { "    \($0.key): \($0.value)" }
+            if !entity.attributes.isEmpty {
+                lines.append("    attributes:")
+                lines += entity.attributes.map { "      \(YAMLScalar.name($0.name)): { \(flow($0.yamlKeys)) }" }
+            }
+            if !entity.relationships.isEmpty {
+                lines.append("    relationships:")
+                lines += entity.relationships.map { "      \(YAMLScalar.name($0.name)): { \(flow($0.yamlKeys)) }" }
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func flow(_ keys: [(key: String, value: String)]) -> String {
+        keys.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+    }
+}
+
+extension ModelFamily {
+    /// The family's manifest (`family.yaml`): its name and its versions, oldest first.
+    ///
+    /// - Parameter header: Lines written first as `#` comments.
+    public func manifestText(header: [String] = []) -> String {
+        let comments = header.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { ($0.isEmpty ? "#" : "# " + $0) + "\n" }
+        return comments.joined()
+            + "family: \(YAMLScalar.name(name))\n"
+            + "versions: [\(versions.map { YAMLScalar.versionName($0.name) }.joined(separator: ", "))]   # oldest first\n"
+    }
+}
+
+private extension Entity {
+    /// The entity's own keys that differ from their defaults, in the order the format lists them.
+    var yamlKeys: [(key: String, value: String)] {
+        var keys: [(key: String, value: String)] = []
+        if let parent { keys.append(("parent", YAMLScalar.name(parent))) }
+        if isAbstract { keys.append(("abstract", "true")) }
+        if let tableOverride { keys.append(("table", YAMLScalar.name(tableOverride))) }
+        if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
+        return keys
+    }
+}
+
+private extension Attribute {
+    var yamlKeys: [(key: String, value: String)] {
+        var keys: [(key: String, value: String)] = [("type", type.rawValue)]
+        if isOptional { keys.append(("optional", "true")) }
+        if let defaultValue { keys.append(("default", defaultValue.yamlText)) }
+        if isUnique { keys.append(("unique", "true")) }
+        if isIndexed { keys.append(("indexed", "true")) }
+        if let columnOverride { keys.append(("column", YAMLScalar.name(columnOverride))) }
+        if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
+        if allowsNarrowing { keys.append(("allowsNarrowing", "true")) }
+        return keys
+    }
+}
+
+private extension Relationship {
+    var yamlKeys: [(key: String, value: String)] {
+        var keys: [(key: String, value: String)] = [("destination", YAMLScalar.name(destination))]
+        if isToMany { keys.append(("toMany", "true")) }
+        if let inverse { keys.append(("inverse", YAMLScalar.name(inverse))) }
+        if deleteRule != .nullify { keys.append(("deleteRule", deleteRule.rawValue)) }
+        if !isOptional { keys.append(("optional", "false")) }
+        if let minCount { keys.append(("minCount", String(minCount))) }
+        if let maxCount { keys.append(("maxCount", String(maxCount))) }
+        if let columnOverride { keys.append(("column", YAMLScalar.name(columnOverride))) }
+        if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
+        return keys
+    }
+}

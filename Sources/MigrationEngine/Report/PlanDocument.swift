@@ -1,0 +1,159 @@
+import EntityModel
+import Foundation
+
+/// A migration plan, or every adjacent step of a family, as one self-contained document to read
+/// or publish next to the models (`plan --format markdown|html`, `check --format html`).
+///
+/// Each section is one step: a diagram of the step's versions with what is added, removed,
+/// renamed, moved or changed marked; the changes as a list; the step's account as a table (what is
+/// carried, transformed, archived or lost, and which mapping or policy is responsible); and its
+/// SQL. Render it with ``markdown()`` or ``html(graphviz:)``.
+public struct PlanDocument: Sendable {
+    /// The document's title: `Recipes: v2 → v3`.
+    public var title: String
+    /// What the document covers, in a sentence.
+    public var summary: String
+    /// One section per step.
+    public var sections: [Section]
+
+    /// One step.
+    public struct Section: Sendable {
+        /// `Step 1 of 2: v2 → v3`.
+        public var heading: String
+        /// How the step migrates: `inferred`, `mapped by Recipes/Mappings/v2-to-v3.yaml`, or
+        /// `IMPOSSIBLE`.
+        public var resolution: String
+        /// The step's versions in one diagram, its changes marked.
+        public var diagram: ERDiagram
+        /// The diagram's marks as sentences.
+        public var changes: [String]
+        /// The step's account.
+        public var rows: [AccountRow]
+        /// The SQL (or the description of a policy's stages) the step runs.
+        public var statements: [String]
+        /// Why the step cannot migrate, when it cannot.
+        public var problems: [String]
+    }
+
+    /// What happens to one source item.
+    public enum Fate: String, Sendable, Hashable {
+        /// Kept as it is, in its destination table and column.
+        case carried
+        /// Read by a rule, expression, mapping or policy that writes what it computes.
+        case transformed
+        /// Destroyed or overwritten, but copied to the tenant's archive first: it comes back on the
+        /// way down.
+        case archived
+        /// Destroyed for good, even with the archive: running the step needs `--allow-destructive`.
+        case lost
+    }
+
+    /// One row of a step's account table.
+    public struct AccountRow: Sendable, Hashable {
+        /// `column recipe.name (Recipe.name)`, with its row filter if any.
+        public var source: String
+        /// What happens to it.
+        public var fate: Fate
+        /// Where it goes (`recipe.name`), or how (`policy RecipeTypeToEntree (mapping Recipe)`), or
+        /// why it is destroyed.
+        public var detail: String
+        /// The mapping model or policy responsible, or `inferred`.
+        public var responsible: String
+    }
+
+    /// A document of these parts.
+    public init(title: String, summary: String, sections: [Section]) {
+        self.title = title
+        self.summary = summary
+        self.sections = sections
+    }
+
+    /// The document of `plan`, its SQL rendered for `schema` with `.postgreSQL` quoting.
+    ///
+    /// - Parameter subject: Who the plan is for (`tenant acme (schema tenant_acme)`), if anyone.
+    public init(plan: MigrationPlan, schema: String, subject: String? = nil) {
+        let count = plan.steps.count
+        self.init(
+            title: "\(plan.family): \(plan.source.name) → \(plan.destination.name)",
+            summary: (subject.map { "The plan for \($0)" } ?? "The plan")
+                + " from \(plan.source.name) to \(plan.destination.name) (\(plan.direction.rawValue)): \(count) step\(count == 1 ? "" : "s"), "
+                + "SQL written for the schema \(schema). Nothing was run.",
+            sections: plan.steps.enumerated().map { index, step in
+                Section(step: step, heading: "Step \(index + 1) of \(count): " + step.versions.map(\.name).joined(separator: " → "),
+                        ascending: plan.direction != .down, schema: schema)
+            }
+        )
+    }
+
+    /// Every adjacent pair of `planner`'s family, both ways, as `check` sees them: mapped, inferred,
+    /// or impossible with the reasons. SQL is written for `schema`.
+    public init(checking planner: MigrationPlanner, schema: String = "<tenant schema>") {
+        let family = planner.family
+        let sections = planner.checkFamily().map { check -> Section in
+            let ascending = (family.index(ofVersion: check.source) ?? 0) < (family.index(ofVersion: check.destination) ?? 0)
+            let heading = "\(check.source) → \(check.destination)"
+            if case let .impossible(reasons) = check.resolution {
+                let versions = [check.source, check.destination].compactMap(family.version(named:))
+                let diagram = ERDiagram(changesAlong: versions, ascending: ascending)
+                return Section(heading: heading, resolution: "IMPOSSIBLE", diagram: diagram, changes: diagram.changeList,
+                               rows: [], statements: [], problems: reasons)
+            }
+            guard let step = try? planner.plan(from: check.source, to: check.destination).steps.first else {
+                let versions = [check.source, check.destination].compactMap(family.version(named:))
+                return Section(heading: heading, resolution: "IMPOSSIBLE", diagram: ERDiagram(changesAlong: versions, ascending: ascending),
+                               changes: [], rows: [], statements: [], problems: ["the planner found no step"])
+            }
+            return Section(step: step, heading: heading, ascending: ascending, schema: schema)
+        }
+        let possible = sections.filter(\.problems.isEmpty).count
+        self.init(
+            title: "\(family.name): every step",
+            summary: "Versions \(family.versionNames.joined(separator: " → ")). Each adjacent pair, both ways: "
+                + "\(possible) of \(sections.count) steps can migrate. SQL written for the schema \(schema).",
+            sections: sections
+        )
+    }
+}
+
+extension PlanDocument.Section {
+    init(step: MigrationStep, heading: String, ascending: Bool, schema: String) {
+        let diagram = ERDiagram(changesAlong: step.versions, ascending: ascending)
+        var resolution = "inferred"
+        var responsible = "inferred"
+        if case let .mapped(mapping) = step.kind {
+            resolution = "mapped by \(mapping.origin)"
+            responsible = mapping.origin
+        } else if step.isFused {
+            resolution = "inferred, fused: " + step.versions.map(\.name).joined(separator: " → ")
+        }
+        self.init(
+            heading: heading, resolution: resolution, diagram: diagram, changes: diagram.changeList,
+            rows: PlanDocument.AccountRow.rows(of: step.account, responsible: responsible),
+            statements: step.describe(inSchema: schema, quoting: .postgreSQL), problems: []
+        )
+    }
+}
+
+extension PlanDocument.AccountRow {
+    /// The account's entries as table rows. A destroyed item in a named table is archived (the
+    /// archive copies it and the way down restores it); one with no table is lost; a value written
+    /// over in place is transformed, its old values archived.
+    static func rows(of account: StepAccount, responsible: String) -> [PlanDocument.AccountRow] {
+        account.entries.map { entry in
+            let source = entry.item.description
+            switch entry.fate {
+            case let .carried(location):
+                return .init(source: source, fate: .carried, detail: "to \(location)", responsible: responsible)
+            case let .transformed(by):
+                let detail = "by \(by)" + (entry.overwritesInPlace == true ? "; the old values go to the archive" : "")
+                // A policy names itself first: `policy RecipeTypeToEntree (mapping Recipe)`.
+                let policy = by.hasPrefix("policy ") ? by.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces) : nil
+                return .init(source: source, fate: .transformed, detail: detail, responsible: policy ?? responsible)
+            case let .destroyed(change):
+                let fate: PlanDocument.Fate = change.table.isEmpty ? .lost : .archived
+                let detail = change.detail + (change.dependsOnData ? " (where rows match; counted when the step runs)" : "")
+                return .init(source: source, fate: fate, detail: detail, responsible: responsible)
+            }
+        }
+    }
+}

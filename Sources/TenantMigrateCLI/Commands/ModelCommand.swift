@@ -1,0 +1,119 @@
+import ArgumentParser
+import CoreDataImport
+import EntityModel
+import Foundation
+import TenantMigrator
+
+/// `tenant-migrate model …`: bring models in from elsewhere.
+struct ModelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "model",
+        abstract: "Bring a model in: import a live schema or a Core Data model bundle as a new family.",
+        subcommands: [ImportModelCommand.self]
+    )
+}
+
+/// `tenant-migrate model import`: writes a new family under `--migrations` from a live schema
+/// (`--from-schema`) or a Core Data `.xcdatamodeld` bundle (`--xcdatamodeld`), and lists what the
+/// model could not carry.
+struct ImportModelCommand: RunnerCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Write a new model family from a live schema or from a Core Data .xcdatamodeld bundle.",
+        discussion: """
+            --from-schema reads the schema's tables, columns, types, defaults, unique constraints, \
+            indexes, foreign keys and join tables, and writes one version (--version, v1 by \
+            default) that `tenant adopt` accepts for that schema; it then checks the version \
+            against the schema and lists what adoption would still refuse. --xcdatamodeld writes \
+            one version per .xcdatamodel of the bundle, the current one last; then run `check`. \
+            The family goes to --migrations/--family (by default named after the schema or the \
+            bundle) and must not exist yet. Everything the model cannot say is listed with a \
+            reason, on stdout and in the version files' comments. See docs/Import.md.
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+    @Option(name: .customLong("from-schema"), help: ArgumentHelp("Import this live schema.", valueName: "schema"))
+    var schema: String?
+    @Option(name: .customLong("xcdatamodeld"), help: ArgumentHelp("Import this Core Data model bundle.", valueName: "path"))
+    var bundle: String?
+    @Option(help: ArgumentHelp("With --from-schema: the version's name (default v1).", valueName: "v"))
+    var version: String?
+
+    func validate() throws {
+        switch (schema, bundle) {
+        case (nil, nil): throw ValidationError("give --from-schema SCHEMA or --xcdatamodeld PATH")
+        case (.some, .some): throw ValidationError("give either --from-schema or --xcdatamodeld, not both")
+        case (nil, .some) where version != nil:
+            throw ValidationError("--version applies to --from-schema; a bundle's versions are named after its .xcdatamodel files")
+        default: break
+        }
+        if let version, version.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9_.-]*/) == nil {
+            throw ValidationError("--version: \"\(version)\" is not a version name (letters, digits, _, . and -, starting with a letter or digit)")
+        }
+    }
+
+    func perform() async throws {
+        if let schema { try await importSchema(schema) }
+        if let bundle { try importBundle(bundle) }
+    }
+
+    private func importBundle(_ path: String) throws {
+        let imported = try CoreDataImporter.importBundle(at: URL(fileURLWithPath: path), familyName: options.family)
+        let family = imported.family
+        let headers = Dictionary(uniqueKeysWithValues: family.versionNames.map { name in
+            (name, Self.header(source: imported.sources[name] ?? path, notes: imported.versionNotes[name] ?? []))
+        })
+        let directory = try family.write(
+            into: options.migrationsDirectory,
+            manifestHeader: ["Imported from the Core Data model \(URL(fileURLWithPath: path).lastPathComponent) by `\(CommandEnvironment.commandName) model import`;",
+                             "the current version is the last. Run `\(CommandEnvironment.commandName) check` to see which steps are inferred."],
+            versionHeaders: headers
+        )
+        print("imported \(path) as family \(family.name): versions \(family.versionNames.joined(separator: " → ")) (the current one last)")
+        print("wrote \(directory.path)/family.yaml and \(family.versionNames.map { $0 + ".yaml" }.joined(separator: ", "))")
+        Self.printNotes(imported.notes)
+        print("`\(CommandEnvironment.commandName) check --offline --family \(family.name)` tells which steps are inferred and which need a mapping model")
+    }
+
+    private func importSchema(_ schema: String) async throws {
+        let versionName = version ?? "v1"
+        let familyName = options.family ?? ModelNaming.familyName(forSchema: schema)
+        let imported = try await SchemaImport.read(
+            schema: schema, versionName: versionName,
+            connectionString: try DatabaseResolver.resolve(explicit: options.databaseURL),
+            applicationName: CommandEnvironment.commandName, logger: Console.logger(verbose: options.verbose)
+        )
+        let family = try ModelFamily(name: familyName, versions: [imported.version])
+        let directory = try family.write(
+            into: options.migrationsDirectory,
+            manifestHeader: ["Imported from schema \(schema) by `\(CommandEnvironment.commandName) model import --from-schema \(schema)`."],
+            versionHeaders: [versionName: Self.header(source: "schema \(schema)", notes: imported.notes)
+                + (imported.isAdoptable ? [] : ["", "Adopting the schema at this version would still find:"] + imported.remainingDifferences.map { "- \($0)" })]
+        )
+        print("imported schema \(schema) as family \(familyName), version \(versionName): \(imported.version.entities.count) entities")
+        print("wrote \(directory.path)/family.yaml and \(versionName).yaml")
+        Self.printNotes(imported.notes)
+        if imported.isAdoptable {
+            print("`\(CommandEnvironment.commandName) tenant adopt NAME --schema \(schema) --family \(familyName)` registers the schema at \(versionName); "
+                + "verify then finds it clean" + (imported.foreignObjects.isEmpty ? "" : " apart from the \(imported.foreignObjects.count) foreign objects listed"))
+        } else {
+            let count = imported.remainingDifferences.count
+            print("adopting the schema at \(versionName) would still fail, with \(count) difference\(count == 1 ? "" : "s"):")
+            for difference in imported.remainingDifferences { print("  - \(difference)") }
+            print("change the schema (or the version) until there are none; then `\(CommandEnvironment.commandName) tenant adopt` takes it")
+        }
+    }
+
+    /// The comment at the top of an imported version file.
+    static func header(source: String, notes: [ImportNote]) -> [String] {
+        ["Imported from \(source) by `tenant-migrate model import`."]
+            + (notes.isEmpty ? [] : ["", "What the import could not carry as it was:"] + notes.map { "- \($0)" })
+    }
+
+    static func printNotes(_ notes: [ImportNote]) {
+        guard !notes.isEmpty else { return print("nothing was left out") }
+        print("\(notes.count) note\(notes.count == 1 ? "" : "s"):")
+        for note in notes { print("  - \(note)") }
+    }
+}

@@ -1,0 +1,23 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import Testing
+
+/// Renaming a sub-entity renames its rows' discriminator values, so the check constraint that lists
+/// the concrete entities is replaced around the update (it was kept, and the update broke it).
+@Suite struct SubEntityRenameTests {
+    @Test func renamingASubEntityReplacesTheDiscriminatorCheck() async throws {
+        let h = try RuleHarness("SubEntityRename")
+        try await TestPostgres.withDatabase { c in
+            try h.build("v1", seed: "INSERT INTO $S.media (entity, caption) VALUES ('Photo', 'steam'); INSERT INTO $S.media (entity, url) VALUES ('Video', 'u')", on: c)
+            try h.migrate("v1", "v2", on: c)
+            try h.expectSchema("v2", on: c)
+            #expect(try h.rows("SELECT entity, caption FROM $S.media ORDER BY id", on: c) == ["Picture|steam", "Video|∅"])
+            try h.migrate("v2", "v1", on: c)
+            try h.expectSchema("v1", on: c)
+            #expect(try h.rows("SELECT entity FROM $S.media ORDER BY id", on: c) == ["Photo", "Video"])
+        }
+    }
+}
