@@ -1,15 +1,12 @@
 extension ERDiagram {
-    /// One diagram of the walk along `path` (first to last version, either way along the family's
-    /// list; more than two for a fused step), drawn as the last version with what changed marked:
+    /// One diagram of the walk along `path` (either way along the family's list; more than one
+    /// pair for a fused step), drawn as the last version with what changed marked:
     /// entities, rows, relationships and inheritance links that were added, removed, renamed,
     /// moved to another entity of their hierarchy, or changed in shape. What the walk removes is
     /// drawn too, marked removed.
-    ///
-    /// - Parameter ascending: Whether the walk goes from older to newer versions.
-    public init(changesAlong path: [ModelVersion], ascending: Bool) {
-        precondition(!path.isEmpty, "a walk has at least one version")
-        let match = ModelMatch.along(path, ascending: ascending)
-        let before = ERDiagram(version: path[0]), after = ERDiagram(version: path[path.count - 1])
+    public init(changesAlong path: VersionPath) {
+        let match = ModelMatch.along(path)
+        let before = ERDiagram(version: path.source), after = ERDiagram(version: path.destination)
         let sourceOf = Dictionary(match.properties.map { ($1, $0) }, uniquingKeysWith: { $0.name < $1.name ? $0 : $1 })
         let sourceEntityOf = Dictionary(match.entities.map { ($1, $0) }, uniquingKeysWith: min)
         let oldRows = Dictionary(before.boxes.flatMap(\.rows).compactMap { row in row.property.map { ($0, row) } },

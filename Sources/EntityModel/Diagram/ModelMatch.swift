@@ -10,14 +10,11 @@ struct ModelMatch: Sendable {
 
     /// The match along `path`, walked in order (either way along the family's list): each adjacent
     /// pair is matched from its newer version, and read backwards when the walk goes down.
-    static func along(_ path: [ModelVersion], ascending: Bool) -> ModelMatch {
-        guard let first = path.first else { return ModelMatch() }
-        var match = ModelMatch.identity(of: first)
-        for (from, to) in zip(path, path.dropFirst()) {
-            let pair = ascending ? between(older: from, newer: to) : between(older: to, newer: from).inverted()
-            match = match.then(pair)
+    static func along(_ path: VersionPath) -> ModelMatch {
+        path.pairs.reduce(ModelMatch.identity(of: path.source)) { match, pair in
+            match.then(pair.isUpward ? between(older: pair.source, newer: pair.destination)
+                                     : between(older: pair.destination, newer: pair.source).inverted())
         }
-        return match
     }
 
     /// Every element of `version` matched to itself.

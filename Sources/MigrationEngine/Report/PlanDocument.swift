@@ -79,8 +79,7 @@ public struct PlanDocument: Sendable {
                 + " from \(plan.source.name) to \(plan.destination.name) (\(plan.direction.rawValue)): \(count) step\(count == 1 ? "" : "s"), "
                 + "SQL written for the schema \(schema). Nothing was run.",
             sections: plan.steps.enumerated().map { index, step in
-                Section(step: step, heading: "Step \(index + 1) of \(count): " + step.versions.map(\.name).joined(separator: " → "),
-                        ascending: plan.direction != .down, schema: schema)
+                Section(step: step, heading: "Step \(index + 1) of \(count): " + step.versions.map(\.name).joined(separator: " → "), schema: schema)
             }
         )
     }
@@ -90,20 +89,19 @@ public struct PlanDocument: Sendable {
     public init(checking planner: MigrationPlanner, schema: String = "<tenant schema>") {
         let family = planner.family
         let sections = planner.checkFamily().map { check -> Section in
-            let ascending = (family.index(ofVersion: check.source) ?? 0) < (family.index(ofVersion: check.destination) ?? 0)
+            // A check names two versions of the family, so its path exists.
+            let path = try! family.path(from: check.source, to: check.destination)
             let heading = "\(check.source) → \(check.destination)"
             if case let .impossible(reasons) = check.resolution {
-                let versions = [check.source, check.destination].compactMap(family.version(named:))
-                let diagram = ERDiagram(changesAlong: versions, ascending: ascending)
+                let diagram = ERDiagram(changesAlong: path)
                 return Section(heading: heading, resolution: "IMPOSSIBLE", diagram: diagram, changes: diagram.changeList,
                                rows: [], statements: [], problems: reasons)
             }
             guard let step = try? planner.plan(from: check.source, to: check.destination).steps.first else {
-                let versions = [check.source, check.destination].compactMap(family.version(named:))
-                return Section(heading: heading, resolution: "IMPOSSIBLE", diagram: ERDiagram(changesAlong: versions, ascending: ascending),
+                return Section(heading: heading, resolution: "IMPOSSIBLE", diagram: ERDiagram(changesAlong: path),
                                changes: [], rows: [], statements: [], problems: ["the planner found no step"])
             }
-            return Section(step: step, heading: heading, ascending: ascending, schema: schema)
+            return Section(step: step, heading: heading, schema: schema)
         }
         let possible = sections.filter(\.problems.isEmpty).count
         self.init(
@@ -116,13 +114,13 @@ public struct PlanDocument: Sendable {
 }
 
 extension PlanDocument.Section {
-    init(step: MigrationStep, heading: String, ascending: Bool, schema: String) {
-        let diagram = ERDiagram(changesAlong: step.versions, ascending: ascending)
+    init(step: MigrationStep, heading: String, schema: String) {
+        let diagram = ERDiagram(changesAlong: VersionPath(versions: step.versions, direction: step.direction))
         var resolution = "inferred"
         var responsible = "inferred"
         if case let .mapped(mapping) = step.kind {
-            resolution = "mapped by \(mapping.origin)"
-            responsible = mapping.origin
+            resolution = "mapped by \(mapping.file)"
+            responsible = mapping.file
         } else if step.isFused {
             resolution = "inferred, fused: " + step.versions.map(\.name).joined(separator: " → ")
         }

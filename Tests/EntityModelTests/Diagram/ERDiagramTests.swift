@@ -87,7 +87,7 @@ struct ERDiagramTests {
     @Test func aStepIsOneDiagramWithItsChangesMarked() throws {
         let recipes = try Self.family("Recipes")
         let v1 = try #require(recipes.version(named: "v1")), v2 = try #require(recipes.version(named: "v2"))
-        let up = ERDiagram(changesAlong: [v1, v2], ascending: true)
+        let up = ERDiagram(changesAlong: VersionPath(versions: [v1, v2], direction: .up))
         let recipe = try #require(up.boxes.first { $0.name == "Recipe" })
         #expect(recipe.change == nil)
         #expect(recipe.rows.first { $0.name == "method" }?.change == .renamed(from: "instructions"))
@@ -96,20 +96,20 @@ struct ERDiagramTests {
         #expect(recipe.rows.first { $0.name == "name" }?.change == nil)
         #expect(MermaidERSyntax.problems(in: up.mermaid()) == [])
 
-        let down = ERDiagram(changesAlong: [v2, v1], ascending: false)
+        let down = ERDiagram(changesAlong: VersionPath(versions: [v2, v1], direction: .down))
         let recipeDown = try #require(down.boxes.first { $0.name == "Recipe" })
         #expect(recipeDown.rows.first { $0.name == "instructions" }?.change == .renamed(from: "method"))
         #expect(recipeDown.rows.first { $0.name == "prepMinutes" }?.change == .removed)
 
         let library = try Self.family("Library")
         let l2 = try #require(library.version(named: "v2")), l3 = try #require(library.version(named: "v3"))
-        let attachments = ERDiagram(changesAlong: [l2, l3], ascending: true)
+        let attachments = ERDiagram(changesAlong: VersionPath(versions: [l2, l3], direction: .up))
         #expect(attachments.boxes.first { $0.name == "ImageAttachment" }?.change == .added)
         #expect(attachments.boxes.first { $0.name == "ImageAttachment" }?.rows.first { $0.name == "image" }?.change == .moved(from: "Attachment"))
         #expect(attachments.inheritance.contains { $0.child == "ImageAttachment" && $0.parent == "Attachment" && $0.change == .added })
         #expect(attachments.links.contains { $0.right.entity == "Tag" && $0.change == .added })
         #expect(attachments.links.contains { $0.right.entity == "Attachment" && $0.change == .changed("was attachments (cascade) / note (nullify)") })
-        let back = ERDiagram(changesAlong: [l3, l2], ascending: false)
+        let back = ERDiagram(changesAlong: VersionPath(versions: [l3, l2], direction: .down))
         #expect(back.boxes.first { $0.name == "Tag" }?.change == .removed)
         #expect(back.boxes.first { $0.name == "Attachment" }?.rows.first { $0.name == "image" }?.change == .moved(from: "ImageAttachment"))
         #expect(back.inheritance.contains { $0.child == "FileAttachment" && $0.change == .removed })
@@ -117,7 +117,7 @@ struct ERDiagramTests {
 
         // A fused walk follows renames end to end: v1's instructions is v3's method.
         let v3 = try #require(recipes.version(named: "v3"))
-        let fused = ERDiagram(changesAlong: [v1, v2, v3], ascending: true)
+        let fused = ERDiagram(changesAlong: VersionPath(versions: [v1, v2, v3], direction: .up))
         #expect(fused.boxes.first { $0.name == "Recipe" }?.rows.first { $0.name == "method" }?.change == .renamed(from: "instructions"))
         #expect(fused.boxes.first { $0.name == "Ingredient" }?.change == .added)
         #expect(fused.boxes.first { $0.name == "RecipeIngredient" }?.rows.first { $0.name == "unitOfMeasure" }?.change == .removed)

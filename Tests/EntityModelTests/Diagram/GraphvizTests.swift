@@ -14,8 +14,8 @@ struct GraphvizTests {
                 texts.append(("\(family.name) \(version.name)", ERDiagram(version: version).dot(title: "\(family.name) \(version.name)")))
             }
             for (older, newer) in zip(family.versions, family.versions.dropFirst()) {
-                texts.append(("\(older.name) → \(newer.name)", ERDiagram(changesAlong: [older, newer], ascending: true).dot(title: "up")))
-                texts.append(("\(newer.name) → \(older.name)", ERDiagram(changesAlong: [newer, older], ascending: false).dot(title: "down")))
+                texts.append(("\(older.name) → \(newer.name)", ERDiagram(changesAlong: VersionPath(versions: [older, newer], direction: .up)).dot(title: "up")))
+                texts.append(("\(newer.name) → \(older.name)", ERDiagram(changesAlong: VersionPath(versions: [newer, older], direction: .down)).dot(title: "down")))
             }
         }
         let tricky = try ModelVersion(name: "v1", entities: [
