@@ -184,7 +184,7 @@ public struct TenantMigrationRunner: Sendable {
                     let failure = TenantMigrationError(
                         tenant: tenant, fromVersion: from, toVersion: destination.name,
                         reason: SQLState.lockNotAvailable ~= error ? .lockTimeout(lockTimeout: lockTimeout) : .stepFailed,
-                        failedStep: state.runningStep, underlying: error, attempts: attempt, milliseconds: elapsed()
+                        failedStep: state.runningStep?.step.description, underlying: error, attempts: attempt, milliseconds: elapsed()
                     )
                     logger.error("\(failure)", metadata: ["step": "\(step)"])
                     var recorded = failure
@@ -198,7 +198,9 @@ public struct TenantMigrationRunner: Sendable {
                 }
                 let failure = TenantMigrationError(
                     tenant: tenant, fromVersion: recordedFrom, toVersion: destination.name, reason: .stepFailed,
-                    failedStep: state.runningStep, underlying: error, attempts: attempt, milliseconds: elapsed()
+                    failedStep: state.runningStep?.step.description,
+                    underlying: state.runningStep.map { FailureDiagnosis.explaining(error, in: $0.step, schema: $0.schema, on: connection) } ?? error,
+                    attempts: attempt, milliseconds: elapsed()
                 )
                 logger.error("\(failure)", metadata: ["step": "\(step)"])
                 var recorded = failure
@@ -220,7 +222,7 @@ public struct TenantMigrationRunner: Sendable {
     /// What an attempt learned before it failed (a class: it is filled in inside the transaction).
     private final class AttemptState {
         var fromVersion: String?
-        var runningStep: String?
+        var runningStep: (step: MigrationStep, schema: String)?
     }
 
     /// Thrown at the end of a trial run so that its transaction rolls back; carries what it did.
@@ -292,7 +294,7 @@ public struct TenantMigrationRunner: Sendable {
         func run(_ plan: MigrationPlan, allowDestructive: Bool) throws -> StepStatistics {
             var statistics = StepStatistics()
             for step in plan.steps {
-                state.runningStep = step.description
+                state.runningStep = (step, record.schema)
                 logger.info(
                     "running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
                     metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(record.schema)"]
