@@ -17,4 +17,10 @@ public enum PackagePaths {
     public static var libraryFamily: URL {
         root.appendingPathComponent("Tests/EntityModelTests/Fixtures/Library")
     }
+
+    /// The test-only family `Tracker` (`Tests/MigrationEngineTests/Fixtures/Tracker`): v1 → v2
+    /// renames and narrows a priority, for the tests of failures that name their row.
+    public static var trackerFamily: URL {
+        root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/Tracker")
+    }
 }

@@ -31,7 +31,8 @@ struct HistoryCommand<Runner: TenantMigrateRunner>: RunnerCommand {
         let (migrator, database) = try options.makeMigratorAndDatabase()
         let catalog = migrator.catalog, family = migrator.family.name, limit = self.limit
         let name = try tenant.map(TenantName.init)
-        let entries = try await migrator.withConnection { connection in
+        // The pool's plain connection: the facade's withConnection would install the catalog.
+        let entries = try await migrator.connectionPool.withConnection { connection in
             // A read-only command never creates the catalog: none yet, no history.
             guard try catalog.isInstalled(on: connection) else { return [HistoryEntry]() }
             return try catalog.history(family: family, tenant: name, limit: limit, on: connection)

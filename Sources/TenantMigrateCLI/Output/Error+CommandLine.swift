@@ -58,8 +58,8 @@ enum CommandLineMessage {
         let tenant = error.tenant, target = error.toVersion
         switch error.reason {
         case .stepFailed where mode.isTrial:
-            let trial = mode == .rehearse ? "rehearsal" : "dry run"
-            return "tenant \(tenant): \(trial) of \(error.fromVersion) → \(target) would fail"
+            let path = "\(error.fromVersion) → \(target)"
+            return "tenant \(tenant): " + (mode == .rehearse ? "rehearsal of \(path) failed" : "dry run of \(path) would fail")
                 + (error.failedStep.map { " in step \($0)" } ?? "")
                 + "; everything was rolled back, nothing was changed"
                 + (error.underlying.map { ". Cause: " + describe($0) } ?? "")
