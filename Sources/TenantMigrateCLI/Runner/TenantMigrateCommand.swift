@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import MigrationEngine
 
 /// The runner of the previous release, configured at run time: kept for one release so that
@@ -18,14 +19,18 @@ public struct TenantMigrateCommand: TenantMigrateRunner {
 
     /// Runs the command line as the process's root command, with `configuration`.
     ///
-    /// - Parameter bootstrapLogging: true: the runner's logs go to stderr as whole lines; false:
-    ///   to the process's swift-log handler (``TenantMigrateConfiguration/Logging``).
+    /// - Parameter bootstrapLogging: true: swift-log is bootstrapped to the runner's stderr lines,
+    ///   as before, for the runner's own commands that log through `LoggingSystem`; false: the
+    ///   process did, and the runner logs through its handler.
     public static func main(_ configuration: TenantMigrateConfiguration, bootstrapLogging: Bool = true) async {
         var configuration = configuration
         if configuration.commandName == nil {
             configuration.commandName = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "tenant-migrate"
         }
-        configuration.logging = bootstrapLogging ? .standardError : .loggingSystem
+        if bootstrapLogging {
+            LoggingSystem.bootstrap { LineLogHandler(label: $0, showsTenantFailures: false) }
+        }
+        configuration.logging = .loggingSystem
         slot.configuration = configuration
         await main()
     }
