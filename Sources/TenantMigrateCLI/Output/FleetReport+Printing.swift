@@ -47,7 +47,7 @@ extension FleetReport {
                 ["TENANT", "OUTCOME", "FROM", "TO", "TIME", "ERROR"],
                 problems.map {
                     [$0.tenant, $0.outcome.rawValue, $0.fromVersion, $0.toVersion, Duration.milliseconds($0.milliseconds).commandLineText,
-                     $0.outcome == .pinned ? "pinned: left at \($0.fromVersion)" : Self.oneLine($0.error)]
+                     $0.outcome == .pinned ? "pinned: left at \($0.fromVersion)" : Self.cause(of: $0.error)]
                 },
                 styles: [1: { $0 == "failed" ? style.red($0) : style.yellow($0) }]
             )
@@ -71,8 +71,9 @@ extension FleetReport {
         (error ?? "").replacingOccurrences(of: "\n", with: " ").prefix(160).description
     }
 
-    /// In a trial's table, which says already that the tenant would fail: the cause alone, not the
-    /// library's account of a failed and rolled-back migration.
+    /// In a report's table, whose other columns say already which tenant failed (or would fail)
+    /// from which version to which: the cause alone, not the library's whole account of a failed
+    /// and rolled-back migration (`--json` and `history` keep it).
     private static func cause(of error: String?) -> String {
         guard let error, let range = error.range(of: ". Cause: ") else { return oneLine(error) }
         return oneLine(String(error[range.upperBound...]))
