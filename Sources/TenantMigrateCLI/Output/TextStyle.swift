@@ -5,8 +5,12 @@ import Foundation
 struct TextStyle: Sendable {
     let isEnabled: Bool
 
-    init(for stream: StandardStream, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        isEnabled = stream.isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    init(for stream: StandardStream) {
+        self.init(isTerminal: stream.isTerminal, environment: ProcessInfo.processInfo.environment)
+    }
+
+    init(isTerminal: Bool, environment: [String: String]) {
+        isEnabled = isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     }
 
     /// The style of results on stdout.
