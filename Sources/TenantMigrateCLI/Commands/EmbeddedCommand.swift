@@ -39,7 +39,7 @@ private struct EmbeddedServer<Runner: TenantMigrateRunner> {
     var resolver: DatabaseResolver {
         let configuration = Runner.runnerConfiguration
         return DatabaseResolver(
-            allowsEmbeddedServer: true, console: Console(commandName: Runner._commandName),
+            allowsEmbeddedServer: true, console: Runner.console,
             logger: Console.logger(label: Runner._commandName, verbose: verbose, destination: configuration.logging)
         )
     }

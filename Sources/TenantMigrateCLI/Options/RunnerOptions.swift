@@ -46,7 +46,7 @@ public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
     var runner: TenantMigrateConfiguration { Runner.runnerConfiguration }
 
     /// Notes on stderr, under the runner's name.
-    var console: Console { Console(commandName: Runner._commandName) }
+    var console: Console { Runner.console }
 
     /// Loads the family and its mapping models, resolves the database (`--database-url`,
     /// `DATABASE_URL`, libpq's PG* variables, then the embedded server where the runner allows it)

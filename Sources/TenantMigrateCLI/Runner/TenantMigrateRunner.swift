@@ -59,6 +59,6 @@ extension TenantMigrateRunner {
         return runnerConfiguration.version.map { "\($0) (TenantMigrator \(library))" } ?? library
     }
 
-    /// The name the runner's notes on stderr start with (`tenant-migrate: …`).
-    static var noteName: String { _commandName }
+    /// Notes on stderr, under the runner's name (`tenant-migrate: …`).
+    static var console: Console { Console(commandName: _commandName) }
 }

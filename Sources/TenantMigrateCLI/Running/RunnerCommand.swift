@@ -20,7 +20,7 @@ extension RunnerCommand {
     var printsJSON: Bool { false }
 
     /// Notes on stderr, under the runner's name.
-    var console: Console { Console(commandName: Runner._commandName) }
+    var console: Console { Runner.console }
 
     func run() async throws {
         do {
