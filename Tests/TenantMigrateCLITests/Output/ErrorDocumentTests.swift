@@ -43,14 +43,17 @@ struct ErrorDocumentTests {
     }
 
     @Test func aRunThatFailsBeforeItStartsPrintsAnErrorObject() async throws {
-        // Nothing listens on the port: refused at once, not retried for --reconnect-timeout.
+        // Nothing listens on the port: refused at once, not retried for --reconnect-timeout (600 s
+        // here). It takes well under a second; the bound leaves a busy machine room to start the
+        // process (the session's own test bounds the refusal itself by 10 s).
         let port = try UnusedPort.next()
         let started = ContinuousClock.now
         let refused = try await TenantMigrateExecutable.run([
-            "migrate", "--all", "--json", "--database-url", "host=127.0.0.1 port=\(port)", "--migrations", PackagePaths.trackerFamily.path,
+            "migrate", "--all", "--json", "--reconnect-timeout", "600",
+            "--database-url", "host=127.0.0.1 port=\(port)", "--migrations", PackagePaths.trackerFamily.path,
         ])
         let elapsed = ContinuousClock.now - started
-        #expect(elapsed < .seconds(10), "took \(elapsed)")
+        #expect(elapsed < .seconds(60), "took \(elapsed)")
         #expect(refused.status == 1)
         let message = try #require(try Self.errorMessage(refused), "\(refused.stdout)")
         #expect(message.contains("port \(port): Connection refused. Is the server running"), "\(message)")

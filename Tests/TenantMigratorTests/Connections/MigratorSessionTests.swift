@@ -42,7 +42,8 @@ import Testing
     @Test func aServerNeverReachedFailsAtOnceAndOneReachedBeforeIsWaitedFor() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let attempts = Attempts([.refuse], conninfo: conninfo)
-            let session = MigratorSession(factory: { try await attempts.next() }, reconnectTimeout: .seconds(20), logger: Self.quiet)
+            // A long reconnect timeout: a busy machine never runs out of it while the server "comes back".
+            let session = MigratorSession(factory: { try await attempts.next() }, reconnectTimeout: .seconds(300), logger: Self.quiet)
 
             // Never reached: one attempt, no minute of retries (the bound has room for a busy machine).
             let started = ContinuousClock.now
