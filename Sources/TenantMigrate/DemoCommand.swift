@@ -13,7 +13,7 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: "Re-runnable: the demo tenants (demo_acme, demo_globex, demo_initech) are dropped and recreated each time. Nothing else is touched."
     )
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: RunnerOptions<TenantMigrate>
 
     static let tenants = ["demo_acme", "demo_globex", "demo_initech"]
 

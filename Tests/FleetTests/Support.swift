@@ -32,11 +32,16 @@ func makeMigrator(_ conninfo: String, lockTimeout: Duration? = nil) throws -> Te
     return migrator
 }
 
+/// The runner these tests run in-process: `tenant-migrate` with the Recipes policies (its mapping
+/// models name them). A type of the tests' own, so that no suite configures another's.
+struct FleetTestRunner: TenantMigrateRunner {
+    static let runnerConfiguration = TenantMigrateConfiguration(commandName: "tenant-migrate", policies: RecipesPolicies.registry)
+}
+
 /// Runs `tenant-migrate <arguments> --database-url <conninfo> --migrations <repo>/Migrations`
 /// in-process, as the executable would.
 func runCLI(_ conninfo: String, _ arguments: [String]) async throws {
-    TenantMigrateCommand.use(policies: RecipesPolicies.registry)
-    var command = try TenantMigrateCommand.parseAsRoot(
+    var command = try FleetTestRunner.parseAsRoot(
         arguments + ["--database-url", conninfo, "--migrations", migrationsDirectory]
     )
     if var async = command as? AsyncParsableCommand {

@@ -29,4 +29,10 @@ public enum PackagePaths {
                 .filter { FileManager.default.fileExists(atPath: $0.appendingPathComponent("family.yaml").path) }
         }
     }
+
+    /// The test-only family `Tracker` (`Tests/MigrationEngineTests/Fixtures/Tracker`): v1 → v2
+    /// renames and narrows a priority, for the tests of failures that name their row.
+    public static var trackerFamily: URL {
+        root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/Tracker")
+    }
 }

@@ -24,10 +24,17 @@ public enum TenantMigrateExecutable {
         public let stderr: String
     }
 
+    /// Runs the executable on a database and a models directory:
+    /// `tenant-migrate <arguments> --database-url <conninfo> --migrations <migrations>`.
+    public static func run(_ arguments: [String], database conninfo: String, migrations: URL, mergingOutput: Bool = false) async throws -> Output {
+        try await run(arguments + ["--database-url", conninfo, "--migrations", migrations.path], mergingOutput: mergingOutput)
+    }
+
     /// Runs the executable to the end with `arguments` and an environment of the test process's
     /// own variables changed by `environment` (nil removes one). Output goes to files, not pipes:
-    /// draining pipes would block threads of the cooperative pool.
-    public static func run(_ arguments: [String], environment: [String: String?] = [:]) async throws -> Output {
+    /// draining pipes would block threads of the cooperative pool. With `mergingOutput`, stderr
+    /// goes to the same file as stdout, as with `> file 2>&1` (``Output/stdout`` holds both).
+    public static func run(_ arguments: [String], environment: [String: String?] = [:], mergingOutput: Bool = false) async throws -> Output {
         guard let url else { throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no tenant-migrate executable beside the tests"]) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -42,8 +49,9 @@ public enum TenantMigrateExecutable {
         process.executableURL = url
         process.arguments = arguments
         process.environment = variables
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
+        let output = try FileHandle(forWritingTo: outputURL)
+        process.standardOutput = output
+        process.standardError = mergingOutput ? output : try FileHandle(forWritingTo: errorURL)
         try process.run()
         while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         process.waitUntilExit()

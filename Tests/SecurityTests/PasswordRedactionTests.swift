@@ -67,7 +67,7 @@ struct PasswordRedactionTests {
                 try await tenantMigrate(conninfo, ["status"])
                 Issue.record("status must fail with \(shape.name)")
             } catch {
-                let message = TenantMigrateCommand.message(for: error)
+                let message = SecurityRunner.message(for: error)
                 #expect(!message.contains(Self.secret), "\(message)")
                 #expect(!String(reflecting: error).contains(Self.secret))
                 #expect(message.contains(shape.problem), "\(message)")

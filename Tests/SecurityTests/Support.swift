@@ -96,13 +96,18 @@ func makeRecipesMigrator(_ conninfo: String) throws -> TenantMigrator {
     )
 }
 
+/// The runner these tests run in-process: `tenant-migrate` with the Recipes policies (its mapping
+/// models name them). A type of the tests' own, so that no suite configures another's.
+struct SecurityRunner: TenantMigrateRunner {
+    static let runnerConfiguration = TenantMigrateConfiguration(commandName: "tenant-migrate", policies: RecipesPolicies.registry)
+}
+
 /// Runs `tenant-migrate <arguments> --database-url <conninfo> --migrations <repo>/Migrations`
 /// in-process, as the executable would, and returns its exit code.
 @discardableResult
 func tenantMigrate(_ conninfo: String, _ arguments: [String], migrations: String = migrationsDirectory) async throws -> Int32 {
-    TenantMigrateCommand.use(policies: RecipesPolicies.registry)
     do {
-        var command = try TenantMigrateCommand.parseAsRoot(
+        var command = try SecurityRunner.parseAsRoot(
             arguments + ["--database-url", conninfo, "--migrations", migrations]
         )
         if var async = command as? AsyncParsableCommand {

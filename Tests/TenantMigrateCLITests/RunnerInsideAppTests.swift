@@ -12,12 +12,21 @@ private let migrations = repositoryRoot.appendingPathComponent("Migrations")
 
 /// An app's own command, with the runner as its `migrate` subcommand.
 struct Host: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "host", subcommands: [TenantMigrateCommand.self])
+    static let configuration = CommandConfiguration(commandName: "host", subcommands: [Migrate.self])
+}
+
+/// The runner as the host has it: its bundled models, its policies, its own `seed` command, no
+/// embedded server, and its logs through the host's swift-log handler. The type's name gives the
+/// command's: `host migrate …`.
+struct Migrate: TenantMigrateRunner {
+    static let runnerConfiguration = TenantMigrateConfiguration(
+        migrationsDirectory: migrations, policies: RecipesPolicies.registry, additionalSubcommands: [Seed.self], logging: .loggingSystem
+    )
 }
 
 /// A command of the app's own, beside the runner's: the same options, the same migrator.
 struct Seed: AsyncParsableCommand {
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: RunnerOptions<Migrate>
     @Argument var tenant: String
 
     func run() async throws {
@@ -28,25 +37,15 @@ struct Seed: AsyncParsableCommand {
 }
 
 /// Runs `host <arguments>` in-process as the host app would, after the host bootstrapped its own
-/// logging and configured the runner (the bundled models, no embedded server). Every test
-/// configures it the same way: the configuration is the process's.
+/// logging. Nothing is configured at run time: the runner's configuration is its type's.
 private func host(_ arguments: [String]) async throws {
     HostLogging.bootstrap()
-    configureRunner()
     var command = try Host.parseAsRoot(arguments)
     if var async = command as? AsyncParsableCommand {
         try await async.run()
     } else {
         try command.run()
     }
-}
-
-/// The runner as the host configures it: its bundled models, its policies, its own `seed` command,
-/// no embedded server.
-private func configureRunner() {
-    TenantMigrateCommand.configure(TenantMigrateConfiguration(
-        migrationsDirectory: migrations, policies: RecipesPolicies.registry, additionalSubcommands: [Seed.self]
-    ))
 }
 
 /// The error `host <arguments>` ends with, as the host prints it.
@@ -82,16 +81,14 @@ struct RunnerInsideAppTests {
     }
 
     @Test func helpShowsTheHostsNames() async throws {
-        HostLogging.bootstrap()
-        configureRunner()
-        let help = Host.helpMessage(for: TenantMigrateCommand.self, columns: 200)
+        let help = Host.helpMessage(for: Migrate.self, columns: 200)
         #expect(help.contains("USAGE: host migrate <subcommand>"), "\(help)")
         #expect(!help.contains("tenant-migrate"), "\(help)")
         // Neither the Recipes demo nor the embedded server: those are tenant-migrate's own.
         #expect(!help.contains("demo") && !help.contains("embedded"), "\(help)")
         #expect(help.contains(migrations.path), "the configured models directory: \(help)")
 
-        let migrate = try #require(TenantMigrateCommand.configuration.subcommands.first { $0.configuration.commandName == "migrate" })
+        let migrate = try #require(Migrate.configuration.subcommands.first { $0.configuration.commandName == "migrate" })
         let text = Host.helpMessage(for: migrate, columns: 200)
         #expect(text.contains("USAGE: host migrate migrate"), "\(text)")
         #expect(!text.contains("tenant-migrate") && !text.contains("embedded server"), "\(text)")

@@ -4,7 +4,6 @@ import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
-import RecipesPolicies
 import TenantMigrateCLI
 import TenantMigrator
 import Testing
@@ -14,11 +13,15 @@ private let repositoryRoot = PackagePaths.root
 private let migrations = repositoryRoot.appendingPathComponent("Migrations").path
 private let fixtures = repositoryRoot.appendingPathComponent("Tests/TenantMigratorTests/Fixtures").path
 
+/// The runner these tests run in-process: `tenant-migrate` with the Recipes policies (its mapping
+/// models name them). A type of the tests' own, so that no suite configures another's.
+struct CLIRunner: TenantMigrateRunner {
+    static let runnerConfiguration = TenantMigrateConfiguration(commandName: "tenant-migrate", policies: RecipesPolicies.registry)
+}
+
 /// Runs `tenant-migrate <arguments>` in-process, as the executable would.
-private func run(_ arguments: [String]) async throws {
-    // As the tenant-migrate executable does: the Recipes mapping models name these policies.
-    TenantMigrateCommand.use(policies: RecipesPolicies.registry)
-    var command = try TenantMigrateCommand.parseAsRoot(arguments)
+func run(_ arguments: [String]) async throws {
+    var command = try CLIRunner.parseAsRoot(arguments)
     if var async = command as? AsyncParsableCommand {
         try await async.run()
     } else {
@@ -33,7 +36,7 @@ private func run(_ conninfo: String, _ arguments: [String], migrationsDirectory:
 
 /// The error a command throws, as ArgumentParser would print it.
 private func message(of error: any Error) -> String {
-    TenantMigrateCommand.message(for: error)
+    CLIRunner.message(for: error)
 }
 
 /// The version the catalog records for `tenant`.

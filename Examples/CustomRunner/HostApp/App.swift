@@ -10,18 +10,22 @@ import TenantMigrateCLI
 struct App: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recipes-app",
-        subcommands: [Serve.self, TenantMigrateCommand.self]
+        subcommands: [Serve.self, Migrate.self]
     )
 
     static func main() async {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)   // the app's own logging
-        TenantMigrateCommand.configure(TenantMigrateConfiguration(
-            commandName: "migrate",
-            migrationsDirectory: URL(fileURLWithPath: "Migrations"),
-            policies: RecipesPolicies.registry
-        ))
         await Self.main(nil)
     }
+}
+
+/// The runner, as the app's `migrate` command (the type's name gives the command's).
+struct Migrate: TenantMigrateRunner {
+    static let runnerConfiguration = TenantMigrateConfiguration(
+        migrationsDirectory: URL(fileURLWithPath: "Migrations"),
+        policies: RecipesPolicies.registry,
+        logging: .loggingSystem                                    // the runner logs through the app's handler
+    )
 }
 
 /// Stands in for the app's own server command.

@@ -5,7 +5,7 @@ import TenantMigrateCLI
 struct Seed: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create a tenant and list every tenant.")
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: RunnerOptions<RecipesRunner>
     @Argument var tenant: String
 
     func run() async throws {

@@ -165,14 +165,18 @@ public final class Connection {
         return error
     }
 
-    /// libpq's message starts with `connection to server at "h" (addr), port p failed: `; keep the reason.
+    /// libpq's message starts with `connection to server at "h" (addr), port p failed: `; keep the
+    /// reason, its lines as sentences: `Connection refused. Is the server running on that host…?`
     private static func reason(from message: String) -> String {
         var text = message
         if let range = text.range(of: "failed: ") { text = String(text[range.upperBound...]) }
-        return text
+        let lines = text
             .replacingOccurrences(of: "FATAL:  ", with: "")
             .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-            .joined(separator: " ")
+            .filter { !$0.isEmpty }
+        return lines.enumerated().map { index, line in
+            index < lines.count - 1 && !(line.last.map { ".?!:;".contains($0) } ?? true) ? line + "." : line
+        }.joined(separator: " ")
     }
 }
 

@@ -77,6 +77,16 @@ struct StepProgram: Sendable {
         self.mapped = mapped
     }
 
+    /// The schema operations of the in-place step, in the order they run (the mappings run between
+    /// the data moves and the closing ones).
+    var operations: [SchemaOperation] {
+        var operations: [SchemaOperation] = []
+        for statement in schemaChanges + dataMoves + closing where operations.last != statement.operation {
+            operations.append(statement.operation)
+        }
+        return operations
+    }
+
     /// Every statement in the order it runs; a policy's stages as comments.
     var listing: [SQL] {
         var lines = (schemaChanges + dataMoves).map(\.sql)

@@ -3,18 +3,24 @@ import Foundation
 import TenantMigrator
 
 /// `tenant-migrate archive`: what the tenants' archives hold, and pruning old entries.
-struct ArchiveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "archive",
-        abstract: "Show or prune the tenants' archives (values steps destroyed or overwrote, kept for rollbacks).",
-        subcommands: [List.self, Prune.self]
-    )
+struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "archive",
+            abstract: "Show or prune the tenants' archives (values steps destroyed or overwrote, kept for rollbacks).",
+            subcommands: [List.self, Prune.self]
+        )
+    }
 
     struct List: RunnerCommand {
-        static let configuration = CommandConfiguration(commandName: "list", abstract: "Entries and sizes per tenant and step.")
-        @OptionGroup var options: GlobalOptions
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(commandName: "list", abstract: "Entries and sizes per tenant and step.")
+        }
+        @OptionGroup var options: RunnerOptions<Runner>
         @Option(help: ArgumentHelp("Only this tenant.", valueName: "name")) var tenant: String?
         @Flag(help: "Print JSON.") var json = false
+
+        var printsJSON: Bool { json }
 
         func perform() async throws {
             let usage = try await options.makeMigrator().archiveUsage(tenant: tenant)
@@ -28,32 +34,40 @@ struct ArchiveCommand: AsyncParsableCommand {
     }
 
     struct Prune: RunnerCommand {
-        static let configuration = CommandConfiguration(commandName: "prune", abstract: "Delete archive entries older than an age.")
-        @OptionGroup var options: GlobalOptions
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(commandName: "prune", abstract: "Delete archive entries older than an age.")
+        }
+        @OptionGroup var options: RunnerOptions<Runner>
         @Option(name: .long, help: ArgumentHelp("The age: a number with s, m, h or d (30d).", valueName: "age")) var olderThan: String
         @Option(help: ArgumentHelp("Only this tenant.", valueName: "name")) var tenant: String?
         @Flag(help: "Print JSON.") var json = false
 
-        /// `30d`, `12h`, `15m`, `90s`.
-        static func parseAge(_ text: String) -> Duration? {
-            guard let unit = text.last, let number = Int64(text.dropLast()), number >= 0 else { return nil }
-            switch unit {
-            case "s": return .seconds(number)
-            case "m": return .seconds(number * 60)
-            case "h": return .seconds(number * 3600)
-            case "d": return .seconds(number * 86_400)
-            default: return nil
-            }
-        }
+        var printsJSON: Bool { json }
 
         func validate() throws {
-            guard Self.parseAge(olderThan) != nil else { throw ValidationError("--older-than takes a number with s, m, h or d, such as 30d") }
+            guard ArchiveAge(olderThan) != nil else { throw ValidationError("--older-than takes a number with s, m, h or d, such as 30d") }
         }
 
         func perform() async throws {
-            let deleted = try await options.makeMigrator().pruneArchive(olderThan: Self.parseAge(olderThan)!, tenant: tenant)
+            let deleted = try await options.makeMigrator().pruneArchive(olderThan: ArchiveAge(olderThan)!.duration, tenant: tenant)
             if json { return try Console.printJSON(deleted) }
-            for (tenant, count) in deleted.sorted(by: { $0.key < $1.key }) { print("\(tenant): \(count) entr\(count == 1 ? "y" : "ies") pruned") }
+            for (tenant, count) in deleted.sorted(by: { $0.key < $1.key }) { Console.line("\(tenant): \(count) entr\(count == 1 ? "y" : "ies") pruned") }
+        }
+    }
+}
+
+/// `archive prune --older-than`: `30d`, `12h`, `15m`, `90s`.
+struct ArchiveAge {
+    let duration: Duration
+
+    init?(_ text: String) {
+        guard let unit = text.last, let number = Int64(text.dropLast()), number >= 0 else { return nil }
+        switch unit {
+        case "s": duration = .seconds(number)
+        case "m": duration = .seconds(number * 60)
+        case "h": duration = .seconds(number * 3600)
+        case "d": duration = .seconds(number * 86_400)
+        default: return nil
         }
     }
 }

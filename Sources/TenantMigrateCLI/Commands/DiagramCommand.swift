@@ -3,8 +3,8 @@ import EntityModel
 import Foundation
 
 /// `tenant-migrate diagram`: the entity model of one version as Mermaid, DOT or SVG. Offline.
-struct DiagramCommand: RunnerCommand {
-    static let configuration = CommandConfiguration(
+struct DiagramCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "diagram",
         abstract: "Draw the entity model of one version: Mermaid (the default), Graphviz DOT, or SVG.",
         discussion: """
@@ -14,9 +14,9 @@ struct DiagramCommand: RunnerCommand {
             erDiagram renders in GitHub and GitLab Markdown; DOT suits large models; SVG runs \
             Graphviz's dot (Debian package graphviz). Needs no database.
             """
-    )
+    ) }
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: RunnerOptions<Runner>
     @Option(help: ArgumentHelp("The version to draw. Default: the latest.", valueName: "v")) var version: String?
     @Option(help: ArgumentHelp("mermaid, dot or svg.", valueName: "format")) var format: DiagramFormat = .mermaid
     @Option(help: ArgumentHelp("Write the diagram to this file instead of stdout.", valueName: "file")) var output: String?
@@ -53,7 +53,7 @@ enum DiagramFormat: String, CaseIterable, ExpressibleByArgument {
     /// Writes `text` to `path`, or to stdout when there is none.
     static func emit(_ text: String, to path: String?) throws {
         guard let path else {
-            print(text, terminator: "")
+            StandardStream.output.write(text)
             return
         }
         do {

@@ -20,8 +20,8 @@ enum DocumentFormat: String, CaseIterable, ExpressibleByArgument {
     func print(_ document: PlanDocument) {
         switch self {
         case .text: break
-        case .markdown: Swift.print(document.markdown(), terminator: "")
-        case .html: Swift.print(document.html(graphviz: Graphviz.onPath()), terminator: "")
+        case .markdown: StandardStream.output.write(document.markdown())
+        case .html: StandardStream.output.write(document.html(graphviz: Graphviz.onPath()))
         }
     }
 }

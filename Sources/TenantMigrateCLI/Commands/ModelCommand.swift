@@ -5,19 +5,21 @@ import Foundation
 import TenantMigrator
 
 /// `tenant-migrate model …`: bring models in from elsewhere.
-struct ModelCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "model",
-        abstract: "Bring a model in: import a live schema or a Core Data model bundle as a new family.",
-        subcommands: [ImportModelCommand.self]
-    )
+struct ModelCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "model",
+            abstract: "Bring a model in: import a live schema or a Core Data model bundle as a new family.",
+            subcommands: [ImportModelCommand<Runner>.self]
+        )
+    }
 }
 
 /// `tenant-migrate model import`: writes a new family under `--migrations` from a live schema
 /// (`--from-schema`) or a Core Data `.xcdatamodeld` bundle (`--xcdatamodeld`), and lists what the
 /// model could not carry.
-struct ImportModelCommand: RunnerCommand {
-    static let configuration = CommandConfiguration(
+struct ImportModelCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+    static var configuration: CommandConfiguration { CommandConfiguration(
         commandName: "import",
         abstract: "Write a new model family from a live schema or from a Core Data .xcdatamodeld bundle.",
         discussion: """
@@ -30,9 +32,9 @@ struct ImportModelCommand: RunnerCommand {
             bundle) and must not exist yet. Everything the model cannot say is listed with a \
             reason, on stdout and in the version files' comments. See docs/Import.md.
             """
-    )
+    ) }
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: RunnerOptions<Runner>
     @Option(name: .customLong("from-schema"), help: ArgumentHelp("Import this live schema.", valueName: "schema"))
     var schema: String?
     @Option(name: .customLong("xcdatamodeld"), help: ArgumentHelp("Import this Core Data model bundle.", valueName: "path"))
@@ -66,14 +68,14 @@ struct ImportModelCommand: RunnerCommand {
         })
         let directory = try family.write(
             into: options.migrationsDirectory,
-            manifestHeader: ["Imported from the Core Data model \(URL(fileURLWithPath: path).lastPathComponent) by `\(CommandEnvironment.commandName) model import`;",
-                             "the current version is the last. Run `\(CommandEnvironment.commandName) check` to see which steps are inferred."],
+            manifestHeader: ["Imported from the Core Data model \(URL(fileURLWithPath: path).lastPathComponent) by `\(Runner._commandName) model import`;",
+                             "the current version is the last. Run `\(Runner._commandName) check` to see which steps are inferred."],
             versionHeaders: headers
         )
-        print("imported \(path) as family \(family.name): versions \(family.versionNames.joined(separator: " → ")) (the current one last)")
-        print("wrote \(directory.path)/family.yaml and \(family.versionNames.map { $0 + ".yaml" }.joined(separator: ", "))")
+        Console.line("imported \(path) as family \(family.name): versions \(family.versionNames.joined(separator: " → ")) (the current one last)")
+        Console.line("wrote \(directory.path)/family.yaml and \(family.versionNames.map { $0 + ".yaml" }.joined(separator: ", "))")
         Self.printNotes(imported.notes)
-        print("`\(CommandEnvironment.commandName) check --offline --family \(family.name)` tells which steps are inferred and which need a mapping model")
+        Console.line("`\(Runner._commandName) check --offline --family \(family.name)` tells which steps are inferred and which need a mapping model")
     }
 
     private func importSchema(_ schema: String) async throws {
@@ -81,27 +83,27 @@ struct ImportModelCommand: RunnerCommand {
         let familyName = options.family ?? ModelNaming.familyName(forSchema: schema)
         let imported = try await SchemaImport.read(
             schema: schema, versionName: versionName,
-            connectionString: try DatabaseResolver.resolve(explicit: options.databaseURL),
-            applicationName: CommandEnvironment.commandName, logger: Console.logger(verbose: options.verbose)
+            connectionString: try options.database().connectionString,
+            applicationName: Runner._commandName, logger: options.logger
         )
         let family = try ModelFamily(name: familyName, versions: [imported.version])
         let directory = try family.write(
             into: options.migrationsDirectory,
-            manifestHeader: ["Imported from schema \(schema) by `\(CommandEnvironment.commandName) model import --from-schema \(schema)`."],
+            manifestHeader: ["Imported from schema \(schema) by `\(Runner._commandName) model import --from-schema \(schema)`."],
             versionHeaders: [versionName: Self.header(source: "schema \(schema)", notes: imported.notes)
                 + (imported.isAdoptable ? [] : ["", "Adopting the schema at this version would still find:"] + imported.remainingDifferences.map { "- \($0)" })]
         )
-        print("imported schema \(schema) as family \(familyName), version \(versionName): \(imported.version.entities.count) entities")
-        print("wrote \(directory.path)/family.yaml and \(versionName).yaml")
+        Console.line("imported schema \(schema) as family \(familyName), version \(versionName): \(imported.version.entities.count) entities")
+        Console.line("wrote \(directory.path)/family.yaml and \(versionName).yaml")
         Self.printNotes(imported.notes)
         if imported.isAdoptable {
-            print("`\(CommandEnvironment.commandName) tenant adopt NAME --schema \(schema) --family \(familyName)` registers the schema at \(versionName); "
+            Console.line("`\(Runner._commandName) tenant adopt NAME --schema \(schema) --family \(familyName)` registers the schema at \(versionName); "
                 + "verify then finds it clean" + (imported.foreignObjects.isEmpty ? "" : " apart from the \(imported.foreignObjects.count) foreign objects listed"))
         } else {
             let count = imported.remainingDifferences.count
-            print("adopting the schema at \(versionName) would still fail, with \(count) difference\(count == 1 ? "" : "s"):")
-            for difference in imported.remainingDifferences { print("  - \(difference)") }
-            print("change the schema (or the version) until there are none; then `\(CommandEnvironment.commandName) tenant adopt` takes it")
+            Console.line("adopting the schema at \(versionName) would still fail, with \(count) difference\(count == 1 ? "" : "s"):")
+            for difference in imported.remainingDifferences { Console.line("  - \(difference)") }
+            Console.line("change the schema (or the version) until there are none; then `\(Runner._commandName) tenant adopt` takes it")
         }
     }
 
@@ -112,8 +114,8 @@ struct ImportModelCommand: RunnerCommand {
     }
 
     static func printNotes(_ notes: [ImportNote]) {
-        guard !notes.isEmpty else { return print("nothing was left out") }
-        print("\(notes.count) note\(notes.count == 1 ? "" : "s"):")
-        for note in notes { print("  - \(note)") }
+        guard !notes.isEmpty else { return Console.line("nothing was left out") }
+        Console.line("\(notes.count) note\(notes.count == 1 ? "" : "s"):")
+        for note in notes { Console.line("  - \(note)") }
     }
 }

@@ -2,22 +2,24 @@ import ArgumentParser
 import MigrationEngine
 import TenantMigrator
 
-/// `tenant-migrate plan`: the steps, their exact SQL and the data they drop. Runs nothing.
-struct PlanCommand: RunnerCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "plan",
-        abstract: "Show the steps, the exact SQL and the destructive changes of a migration, without running it.",
-        discussion: """
-            With --tenant, plans from the tenant's recorded version to --to (the latest by default), \
-            rendered for the tenant's schema. With --from and --to, plans between two versions, \
-            rendered for --schema. The filters and expressions of the mapping models on the way \
-            are checked against PostgreSQL first (in a transaction that is rolled back). With \
-            --offline (and --from), no database is used at all: the SQL is rendered as it would be \
-            against one, without that check.
-            """
-    )
+/// `tenant-migrate plan`: the steps, their exact SQL and what they archive or lose. Runs nothing.
+struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "plan",
+            abstract: "Show the steps, the exact SQL and what a migration archives or loses, without running it.",
+            discussion: """
+                With --tenant, plans from the tenant's recorded version to --to (the latest by default), \
+                rendered for the tenant's schema. With --from and --to, plans between two versions, \
+                rendered for --schema. The filters and expressions of the mapping models on the way \
+                are checked against PostgreSQL first (in a transaction that is rolled back). With \
+                --offline (and --from), no database is used at all: the SQL is rendered as it would be \
+                against one, without that check.
+                """
+        )
+    }
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: RunnerOptions<Runner>
     @Option(help: ArgumentHelp("Plan for this tenant, from its recorded version.", valueName: "name")) var tenant: String?
     @Option(help: ArgumentHelp("Plan from this version (instead of --tenant).", valueName: "v")) var from: String?
     @Option(help: ArgumentHelp("The target version. Default with --tenant: the latest.", valueName: "v")) var to: String?
@@ -25,6 +27,8 @@ struct PlanCommand: RunnerCommand {
     @Flag(help: "With --from: render the plan without a database (no expression check).") var offline = false
     @Flag(help: "Print JSON.") var json = false
     @Option(help: DocumentFormat.help()) var format: DocumentFormat = .text
+
+    var printsJSON: Bool { json }
 
     func validate() throws {
         switch (tenant, from) {
@@ -53,33 +57,38 @@ struct PlanCommand: RunnerCommand {
         }
         let subject = report.tenant.map { "tenant \($0) (schema \(report.schema))" } ?? "schema \(report.schema)"
         guard !report.isEmpty else {
-            print("\(subject) is already at \(report.destination); nothing to do")
+            Console.line("\(subject) is already at \(report.destination); nothing to do")
             return
         }
-        print("plan for \(subject): \(report.family) \(report.source) → \(report.destination) (\(report.direction.rawValue)), "
+        Console.line("plan for \(subject): \(report.family) \(report.source) → \(report.destination) (\(report.direction.rawValue)), "
             + "\(report.steps.count) step\(report.steps.count == 1 ? "" : "s")")
         for (index, step) in report.steps.enumerated() {
-            print("")
-            print("-- step \(index + 1) of \(report.steps.count): \(step.title)")
+            Console.line("")
+            Console.line("-- step \(index + 1) of \(report.steps.count): \(step.title)")
             for statement in step.statements {
-                print(statement.hasSuffix(";") ? statement : statement + ";")
+                Console.line(statement.hasSuffix(";") ? statement : statement + ";")
             }
         }
-        if !report.archived.isEmpty {
-            print("")
-            print("ARCHIVED: this plan destroys or overwrites data that goes to the tenant's archive first and comes back on the way down (no consent needed):")
-            report.archived.forEach { print("  - \($0.detail)") }
+        printLosses(LossListing(archived: report.archived, lost: report.lost, dataDependent: report.dataDependentLosses))
+        Console.line("")
+        Console.line("nothing was run")
+    }
+
+    private func printLosses(_ losses: LossListing) {
+        let style = TextStyle.output
+        if !losses.archived.isEmpty {
+            Console.line("")
+            Console.line(style.yellow(LossListing.archivedHeading))
+            losses.archived.forEach { Console.line("  - " + losses.text($0)) }
         }
-        if !report.lost.isEmpty {
-            print("")
-            print("WARNING: this plan loses data for good (running it needs --allow-destructive):")
-            report.lost.forEach { print("  - \($0.detail)") }
+        if !losses.lost.isEmpty {
+            Console.line("")
+            Console.line(style.red(LossListing.lostHeading))
+            losses.lost.forEach { Console.line("  - " + losses.text($0)) }
         }
-        if !report.archived.isEmpty {
-            print("")
-            print("With --no-archive, everything listed as archived is lost for good too, and needs --allow-destructive.")
+        if !losses.archived.isEmpty {
+            Console.line("")
+            Console.line(LossListing.noArchiveNote)
         }
-        print("")
-        print("nothing was run")
     }
 }

@@ -2,23 +2,26 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate rollback`: move tenants back to an older version.
-struct RollbackCommand: RunnerCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "rollback",
-        abstract: "Migrate tenants back to an older version.",
-        discussion: """
-            A rollback is a downward migration along the family's versions, in one transaction per \
-            tenant. Rolling back past a step that drops data (a column or table added since) needs \
-            --allow-destructive.
+struct RollbackCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "rollback",
+            abstract: "Migrate tenants back to an older version.",
+            discussion: """
+                A rollback is a downward migration along the family's versions, in one transaction per \
+                tenant. What the way back destroys goes to the tenant's archive first, and what the way \
+                up archived comes back; only what is lost for good (declared under `loses:`, or \
+                anything with --no-archive) needs --allow-destructive. `plan` lists both.
 
-            A rolled-back tenant is pinned at the version it reached, so that `migrate --all` and \
-            the app's migrateIfNeeded leave it there. `migrate --tenant NAME` moves it forward again \
-            (and clears the pin); `tenant unpin NAME` releases it. Pinned tenants are left alone by \
-            --all, --match, --limit and several --tenant; a single --tenant rolls its tenant back anyway.
-            """
-    )
+                A rolled-back tenant is pinned at the version it reached, so that `migrate --all` and \
+                the app's migrateIfNeeded leave it there. `migrate --tenant NAME` moves it forward again \
+                (and clears the pin); `tenant unpin NAME` releases it. Pinned tenants are left alone by \
+                --all, --match, --limit and several --tenant; a single --tenant rolls its tenant back anyway.
+                """
+        )
+    }
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: RunnerOptions<Runner>
     @Option(name: .long, help: ArgumentHelp("The tenant to roll back (repeatable).", valueName: "name")) var tenant: [String] = []
     @Option(help: ArgumentHelp("The version to roll back to.", valueName: "v")) var to: String
     @OptionGroup var migration: MigrationOptions
@@ -31,21 +34,11 @@ struct RollbackCommand: RunnerCommand {
         _ = try tenant.map(TenantName.init)
     }
 
+    var printsJSON: Bool { migration.json }
+
     func perform() async throws {
-        var migrator = try options.makeMigrator()
-        migration.configure(&migrator)
-        let target = to, allowDestructive = migration.allowDestructive, mode = migration.mode
-        if fleet.isFleet {
-            return try await runFleet(verb: "rolled back", json: migration.json) { control, progress in
-                try await migrator.rollbackAll(
-                    to: target, selection: fleet.selection(names: tenant), jobs: fleet.jobs, failFast: fleet.failFast,
-                    allowDestructive: allowDestructive, mode: mode, control: control, progress: progress
-                )
-            }
-        }
-        let pins: PinPolicy = tenant.count == 1 ? .override : .respect
-        try await runForEachTenant(tenant, json: migration.json, mode: mode) { name in
-            try await migrator.rollback(tenant: name, to: target, allowDestructive: allowDestructive, mode: mode, pins: pins)
-        }
+        let (migrator, database) = try options.makeMigratorAndDatabase()
+        try await TenantMove(operation: .rollback, target: to, tenants: tenant, migration: migration, fleet: fleet)
+            .run(with: migrator, database: database, console: console)
     }
 }

@@ -2,23 +2,25 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate status`: every tenant, its version, and whether it is current.
-struct StatusCommand: RunnerCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "status",
-        abstract: "Show every tenant, its version, whether it is at the latest, and its pin."
-    )
+struct StatusCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "status", abstract: "Show every tenant, its version, whether it is at the latest, and its pin.")
+    }
 
-    @OptionGroup var options: GlobalOptions
+    @OptionGroup var options: RunnerOptions<Runner>
     @Flag(help: "Print JSON.") var json = false
 
+    var printsJSON: Bool { json }
+
     func perform() async throws {
-        let migrator = try options.makeMigrator()
+        let (migrator, database) = try options.makeMigratorAndDatabase()
         let statuses = try await migrator.status()
         if json { return try Console.printJSON(statuses) }
+        let style = TextStyle.output
         let latest = migrator.family.latestVersion.name
         let placement = try await migrator.citusPlacement()
-        print("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → ")), latest \(latest)")
-        if let placement { print("Citus: \(placement.workers) worker\(placement.workers == 1 ? "" : "s")") }
+        Console.line("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → ")), latest \(latest)")
+        if let placement { Console.line("Citus: \(placement.workers) worker\(placement.workers == 1 ? "" : "s")") }
         TextTable.print(
             ["TENANT", "VERSION", "CURRENT", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]) + ["NOTE"],
             statuses.map { status in
@@ -26,9 +28,11 @@ struct StatusCommand: RunnerCommand {
                  status.record.pinDescription]
                     + (placement == nil ? [] : [status.node ?? "coordinator (not distributed)"])
                     + [status.modelChanged ? "model file changed since" : (status.record.lastError.map { "last error: \($0.prefix(60))" } ?? "")]
-            }
+            },
+            styles: [2: { $0 == "no" ? style.yellow($0) : $0 }, 3: { $0 == "failed" ? style.red($0) : $0 }]
         )
         let behind = statuses.filter { !$0.isCurrent }.count, pinned = statuses.filter(\.record.isPinned).count
-        print("\(statuses.count) tenant\(statuses.count == 1 ? "" : "s"), \(behind) behind \(latest)\(pinned > 0 ? ", \(pinned) pinned" : "")")
+        Console.line("\(statuses.count) tenant\(statuses.count == 1 ? "" : "s"), \(behind) behind \(latest)"
+            + (pinned > 0 ? ", \(pinned) pinned" : "") + database.summaryNote)
     }
 }

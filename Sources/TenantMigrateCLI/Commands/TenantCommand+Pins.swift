@@ -4,44 +4,50 @@ import TenantMigrator
 extension TenantCommand {
     /// `tenant pin NAME [--version V]`: keep a tenant where it is (or move it, then keep it there).
     struct Pin: RunnerCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Pin a tenant at a version, so that fleet runs and migrateIfNeeded leave it there.",
-            discussion: """
-                Without --version the tenant is pinned where it is. With another version it is migrated \
-                there first (up or down, in the same transaction as the pin); a plan that loses data needs \
-                --allow-destructive. `migrate --all`, --match, --limit, several --tenant and the app's \
-                migrateIfNeeded then report it as pinned and leave it alone. `migrate --tenant NAME` (alone) \
-                moves it and clears the pin; `tenant unpin NAME` releases it. A rollback pins by itself.
-                """
-        )
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(
+                commandName: "pin",
+                abstract: "Pin a tenant at a version, so that fleet runs and migrateIfNeeded leave it there.",
+                discussion: """
+                    Without --version the tenant is pinned where it is. With another version it is migrated \
+                    there first (up or down, in the same transaction as the pin); a plan that loses data needs \
+                    --allow-destructive. `migrate --all`, --match, --limit, several --tenant and the app's \
+                    migrateIfNeeded then report it as pinned and leave it alone. `migrate --tenant NAME` (alone) \
+                    moves it and clears the pin; `tenant unpin NAME` releases it. A rollback pins by itself.
+                    """
+            )
+        }
 
-        @OptionGroup var options: GlobalOptions
+        @OptionGroup var options: RunnerOptions<Runner>
         @Argument(help: "The tenant's name.") var name: String
         @Option(help: ArgumentHelp("The version to pin it at. Default: the one it is at.", valueName: "v")) var version: String?
         @Option(help: ArgumentHelp("Why, shown by `status` and `tenant list`.", valueName: "text")) var reason: String?
-        @Flag(name: .long, help: "Reaching --version may drop data (dropped tables or columns, narrowed types).") var allowDestructive = false
+        @Flag(name: .long, help: "Reaching --version may lose data for good (declared losses, or anything with --no-archive).") var allowDestructive = false
 
         func perform() async throws {
             _ = try TenantName(name)
             let result = try await options.makeMigrator().pin(tenant: name, at: version, reason: reason, allowDestructive: allowDestructive)
-            if result.outcome == .migrated { Console.printResult(result) }
-            print("pinned tenant \(name) at \(result.toVersion)")
+            if result.outcome == .migrated { result.printLine() }
+            Console.line("pinned tenant \(name) at \(result.toVersion)")
         }
     }
 
     /// `tenant unpin NAME`: let fleet runs and migrateIfNeeded move the tenant again.
     struct Unpin: RunnerCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Release a tenant's pin: the next `migrate --all` or migrateIfNeeded moves it like any other."
-        )
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(
+                commandName: "unpin",
+                abstract: "Release a tenant's pin: the next `migrate --all` or migrateIfNeeded moves it like any other."
+            )
+        }
 
-        @OptionGroup var options: GlobalOptions
+        @OptionGroup var options: RunnerOptions<Runner>
         @Argument(help: "The tenant's name.") var name: String
 
         func perform() async throws {
             _ = try TenantName(name)
             let wasPinned = try await options.makeMigrator().unpin(tenant: name)
-            print(wasPinned ? "unpinned tenant \(name)" : "tenant \(name) was not pinned")
+            Console.line(wasPinned ? "unpinned tenant \(name)" : "tenant \(name) was not pinned")
         }
     }
 }

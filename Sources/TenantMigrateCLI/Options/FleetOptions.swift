@@ -1,21 +1,6 @@
 import ArgumentParser
 import TenantMigrator
 
-/// Runs a fleet operation with Ctrl-C handling and a progress display, then prints its report
-/// (and throws the exit code).
-func runFleet(
-    verb: String, json: Bool,
-    _ operation: (FleetControl, @escaping @Sendable (FleetProgress) -> Void) async throws -> FleetReport
-) async throws {
-    let control = FleetControl()
-    let interrupts = InterruptHandler(control: control)
-    let display = ProgressDisplay(verb: verb)
-    let report = try await operation(control) { display.update($0) }
-    display.finish()
-    withExtendedLifetime(interrupts) {}
-    try report.print(json: json, verb: verb)
-}
-
 /// How `migrate` and `rollback` pick tenants and spread them over connections.
 struct FleetOptions: ParsableArguments {
     @Flag(name: .long, help: "Every tenant of the family (combine with --match or --limit).")

@@ -1,24 +1,39 @@
+import LibPQ
 import MigrationEngine
 import TenantMigrator
 
 /// The library's errors in the command line's words: where the library names its Swift API
 /// (`allowDestructive`, `lockTimeout`, `rollback(tenant:to:)`, …), the command line names its
-/// flags and commands (`--allow-destructive`, `--lock-timeout`, `rollback --tenant …`).
+/// flags and commands (`--allow-destructive`, `--lock-timeout`, `rollback --tenant …`); and a
+/// trial run's failure is told in the conditional (`dry run of v1 → v3 would fail`).
 enum CommandLineMessage {
     /// `error` reworded as a ``CLIError``, or `error` itself when it has nothing to reword.
-    static func translating(_ error: any Error) -> any Error {
-        text(for: error).map(CLIError.init) ?? error
+    static func translating(_ error: any Error, mode: MigrationRunMode = .apply) -> any Error {
+        text(for: error, mode: mode).map(CLIError.init) ?? error
     }
 
     /// `error` as the command line prints it.
-    static func describe(_ error: any Error) -> String {
-        text(for: error) ?? "\(error)"
+    static func describe(_ error: any Error, mode: MigrationRunMode = .apply) -> String {
+        text(for: error, mode: mode) ?? "\(error)"
     }
 
-    private static func text(for error: any Error) -> String? {
+    /// The SQLSTATE behind `error`, when there is one.
+    static func sqlState(of error: any Error) -> String? {
+        switch error {
+        case let error as PQError: return error.sqlState?.rawValue
+        case let error as TenantMigrationError: return error.sqlState?.rawValue
+        case let error as ConstraintViolation: return error.underlying.sqlState?.rawValue
+        case let error as PolicyError: return error.sqlState?.rawValue
+        case let error as StepHookError: return error.sqlState?.rawValue
+        case let TenantMigratorError.database(_, sqlState): return sqlState
+        default: return nil
+        }
+    }
+
+    private static func text(for error: any Error, mode: MigrationRunMode) -> String? {
         switch error {
         case let error as TenantMigratorError: return text(for: error)
-        case let error as TenantMigrationError: return text(for: error)
+        case let error as TenantMigrationError: return text(for: error, mode: mode)
         case let error as UnconsentedLoss: return error.summary + "; re-run with --allow-destructive to accept the loss"
         default: return nil
         }
@@ -39,9 +54,15 @@ enum CommandLineMessage {
         }
     }
 
-    private static func text(for error: TenantMigrationError) -> String? {
+    private static func text(for error: TenantMigrationError, mode: MigrationRunMode) -> String? {
         let tenant = error.tenant, target = error.toVersion
         switch error.reason {
+        case .stepFailed where mode.isTrial:
+            let path = "\(error.fromVersion) → \(target)"
+            return "tenant \(tenant): " + (mode == .rehearse ? "rehearsal of \(path) failed" : "dry run of \(path) would fail")
+                + (error.failedStep.map { " in step \($0)" } ?? "")
+                + "; everything was rolled back, nothing was changed"
+                + (error.underlying.map { ". Cause: " + describe($0) } ?? "")
         case .stepFailed:
             return error.summary + (error.underlying.map { ". Cause: " + describe($0) } ?? "")
         case .lockTimeout:

@@ -5,48 +5,77 @@ import TenantMigrator
 extension FleetReport {
     /// The summary table on stdout (or the whole report as JSON), then the exit code: 1 when a
     /// tenant failed, 130 when the run was interrupted (and none failed).
-    func print(json: Bool, verb: String) throws {
+    ///
+    /// - Parameter databaseNote: what the summary line adds about the database (the embedded server).
+    func print(json: Bool, verb: String, databaseNote: String = "") throws {
         if json {
             try Console.printJSON(self)
+        } else if mode.isTrial {
+            printTrial(databaseNote: databaseNote)
         } else {
-            if mode.isTrial {
-                // A trial reports every tenant: what it would do, with its rows and time, or why it would fail.
-                TextTable.print(
-                    ["TENANT", "WOULD", "FROM", "TO", "ROWS", "MS", "SQLSTATE", "ERROR"],
-                    entries.map { [$0.tenant, $0.outcome == .migrated ? "migrate" : ($0.outcome == .failed ? "FAIL" : $0.outcome.rawValue),
-                                   $0.fromVersion, $0.toVersion, $0.rowsAffected.map(String.init) ?? "", String(Int($0.milliseconds)),
-                                   $0.sqlState ?? "", ($0.error ?? "").replacingOccurrences(of: "\n", with: " ").prefix(160).description] }
-                )
-                Swift.print(String(format: "%@ to %@ %@ in %.1f s, all rolled back (nothing was changed): %d would migrate, %d already there, %d would fail%@%@",
-                                   mode == .rehearse ? "Rehearsed the way there and back" : "Dry run", family, target, milliseconds / 1000,
-                                   migrated, skipped, failed, pinnedNote, notStarted > 0 ? ", \(notStarted) not started" : ""))
-                if failed > 0 || notStarted > 0 || interrupted { throw ExitCode(failed == 0 && interrupted ? 130 : 1) }
-                return
-            }
-            // Pinned tenants are listed too: they were left behind on purpose, but not silently.
-            let problems = entries.filter { $0.outcome == .failed || $0.outcome == .notStarted || $0.outcome == .pinned }
-            if !problems.isEmpty {
-                TextTable.print(
-                    ["TENANT", "OUTCOME", "FROM", "TO", "MS", "ERROR"],
-                    problems.map { [$0.tenant, $0.outcome.rawValue, $0.fromVersion, $0.toVersion, String(Int($0.milliseconds)),
-                                    $0.outcome == .pinned ? "pinned: left at \($0.fromVersion)" : ($0.error ?? "").replacingOccurrences(of: "\n", with: " ").prefix(160).description] }
-                )
-            }
-            let creating = verb == "created"
-            Swift.print(String(format: "%@ tenants %@ %@ %@ in %.1f s: %d %@, %d %@, %d failed%@%@",
-                               creating ? "Created" : "Moved", creating ? "at" : "to", family, target, milliseconds / 1000,
-                               migrated, verb, skipped, creating ? "skipped" : "already there",
-                               failed, pinnedNote, notStarted > 0 ? ", \(notStarted) not started" : ""))
-            if pinned > 0 {
-                Swift.print("Pinned tenants stay where they are: `migrate --tenant NAME` moves one (and clears its pin), `tenant unpin NAME` releases it.")
-            }
-            if interrupted { Swift.print("The run was interrupted; run the same command again to finish.") }
+            printRun(verb: verb, databaseNote: databaseNote)
         }
         // 130 (as for SIGINT) only for a run stopped without failures; a failure, --fail-fast's
         // included, is 1. Pinned tenants are not failures.
         if failed > 0 || notStarted > 0 || interrupted { throw ExitCode(failed == 0 && interrupted ? 130 : 1) }
     }
 
+    /// A trial reports every tenant: what it would do, with its rows and time, or why it would fail.
+    private func printTrial(databaseNote: String) {
+        let style = TextStyle.output
+        TextTable.print(
+            ["TENANT", "WOULD", "FROM", "TO", "ROWS", "TIME", "SQLSTATE", "ERROR"],
+            entries.map {
+                [$0.tenant, $0.outcome == .migrated ? "migrate" : ($0.outcome == .failed ? "FAIL" : $0.outcome.rawValue),
+                 $0.fromVersion, $0.toVersion, $0.rowsAffected.map(String.init) ?? "", Duration.milliseconds($0.milliseconds).commandLineText,
+                 $0.sqlState ?? "", Self.cause(of: $0.error)]
+            },
+            styles: [1: { $0 == "FAIL" ? style.red($0) : ($0 == "migrate" ? style.green($0) : $0) }]
+        )
+        let trial = mode == .rehearse ? "Rehearsal of the way there and back" : "Dry run"
+        Console.line("\(trial) to \(family) \(target) in \(Duration.milliseconds(milliseconds).commandLineText), all rolled back "
+            + "(nothing was changed): \(migrated) would migrate, \(skipped) already there, \(failed) would fail"
+            + pinnedNote + (notStarted > 0 ? ", \(notStarted) not started" : "") + databaseNote)
+    }
+
+    private func printRun(verb: String, databaseNote: String) {
+        let style = TextStyle.output
+        // Pinned tenants are listed too: they were left behind on purpose, but not silently.
+        let problems = entries.filter { $0.outcome == .failed || $0.outcome == .notStarted || $0.outcome == .pinned }
+        if !problems.isEmpty {
+            TextTable.print(
+                ["TENANT", "OUTCOME", "FROM", "TO", "TIME", "ERROR"],
+                problems.map {
+                    [$0.tenant, $0.outcome.rawValue, $0.fromVersion, $0.toVersion, Duration.milliseconds($0.milliseconds).commandLineText,
+                     $0.outcome == .pinned ? "pinned: left at \($0.fromVersion)" : Self.cause(of: $0.error)]
+                },
+                styles: [1: { $0 == "failed" ? style.red($0) : style.yellow($0) }]
+            )
+        }
+        let creating = verb == "created"
+        let failures = failed > 0 ? style.red("\(failed) failed") : "0 failed"
+        Console.line("\(creating ? "Created" : "Moved") tenants \(creating ? "at" : "to") \(family) \(target) "
+            + "in \(Duration.milliseconds(milliseconds).commandLineText): \(migrated) \(verb), \(skipped) \(creating ? "skipped" : "already there"), "
+            + failures + pinnedNote + (notStarted > 0 ? ", \(notStarted) not started" : "") + databaseNote)
+        if pinned > 0 {
+            Console.line("Pinned tenants stay where they are: `migrate --tenant NAME` moves one (and clears its pin), `tenant unpin NAME` releases it.")
+        }
+        if interrupted { Console.line("The run was interrupted; run the same command again to finish.") }
+    }
+
     /// `, N pinned` when tenants were left alone because they are pinned.
     private var pinnedNote: String { pinned > 0 ? ", \(pinned) pinned" : "" }
+
+    /// An error on one table line, cut at 160 characters.
+    private static func oneLine(_ error: String?) -> String {
+        (error ?? "").replacingOccurrences(of: "\n", with: " ").prefix(160).description
+    }
+
+    /// In a report's table, whose other columns say already which tenant failed (or would fail)
+    /// from which version to which: the cause alone, not the library's whole account of a failed
+    /// and rolled-back migration (`--json` and `history` keep it).
+    private static func cause(of error: String?) -> String {
+        guard let error, let range = error.range(of: ". Cause: ") else { return oneLine(error) }
+        return oneLine(String(error[range.upperBound...]))
+    }
 }

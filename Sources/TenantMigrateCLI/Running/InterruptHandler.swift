@@ -7,7 +7,7 @@ import TenantMigrator
 final class InterruptHandler {
     private var sources: [any DispatchSourceSignal] = []
 
-    init(control: FleetControl) {
+    init(control: FleetControl, console: Console) {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
@@ -15,9 +15,9 @@ final class InterruptHandler {
                 // Whether this stop cancels depends on earlier stops only, not on --fail-fast having
                 // halted the run: stop() says which it was.
                 if control.stop() {
-                    Console.note("cancelling the tenants in flight; each is rolled back")
+                    console.note("cancelling the tenants in flight; each is rolled back")
                 } else {
-                    Console.note("interrupted: no new tenants start; waiting for those in flight (interrupt again to cancel them)")
+                    console.note("interrupted: no new tenants start; waiting for those in flight (interrupt again to cancel them)")
                 }
             }
             source.resume()

@@ -84,15 +84,4 @@ extension TenantCatalog {
             ]
         )
     }
-
-    /// The history of `tenant`, oldest first.
-    public func history(of tenant: TenantName, on connection: Connection) throws -> [HistoryEntry] {
-        try connection.execute(
-            """
-            SELECT tenant, family, operation, from_version, to_version, started_at, finished_at, outcome, error, sqlstate, statistics
-            FROM \(qualified("migration_history", connection)) WHERE tenant = $1 ORDER BY id
-            """,
-            [tenant.rawValue]
-        ).map(HistoryEntry.init(row:))
-    }
 }

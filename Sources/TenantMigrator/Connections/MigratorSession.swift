@@ -6,9 +6,13 @@ import Logging
 ///
 /// Every session runs with `search_path = pg_catalog, pg_temp`, so no function, operator or type
 /// that an untrusted role planted in `public` or in a tenant schema can capture an unqualified name
-/// in the migrator's SQL (docs/Security.md). Connecting retries, with backoff, while the server is
-/// unreachable or starting or shutting down, for at most ``reconnectTimeout``: a server restart in
-/// the middle of a fleet run costs a pause, not the rest of the fleet.
+/// in the migrator's SQL (docs/Security.md).
+///
+/// Connecting retries, with backoff, for at most ``reconnectTimeout``, to get back a server this
+/// session has reached before (a restart in the middle of a fleet run costs a pause, not the rest
+/// of the fleet), or one that answers that it is starting, shutting down or full. A server never
+/// reached (a wrong host or port, nothing listening) fails the first attempt at once: waiting
+/// would not make a wrong URL right.
 public struct MigratorSession: Sendable {
     /// The schemas every migrator session searches, in order.
     public static let searchPath = ["pg_catalog", "pg_temp"]
@@ -25,6 +29,8 @@ public struct MigratorSession: Sendable {
     public var logger: Logger
     /// The app's own connection factory, when sessions come from it.
     let factory: Factory?
+    /// Whether a connection of this session (or of a copy of it) has ever been opened.
+    private let contact = ServerContact()
 
     public init(connectionString: String, applicationName: String = "TenantMigrator", reconnectTimeout: Duration = .seconds(60), logger: Logger) {
         self.connectionString = connectionString
@@ -53,21 +59,36 @@ public struct MigratorSession: Sendable {
     }
 
     /// Opens a session, retrying transient failures (see ``isTransient(_:)``) until
-    /// ``reconnectTimeout`` has passed. Errors that retrying cannot fix (a wrong password, an
-    /// unknown database or role, a malformed connection string) are thrown at once.
+    /// ``reconnectTimeout`` has passed, if the server was reached before or answered. Errors that
+    /// retrying cannot fix (a wrong password, an unknown database or role, a malformed connection
+    /// string) are thrown at once, and so is the failure to reach a server never reached.
     public func connect() async throws -> AsyncConnection {
         let deadline = ContinuousClock.now + reconnectTimeout
         var delay = 0.1
         while true {
+            let failure: any Error
             do {
-                return try await open()
-            } catch where Self.isTransient(error) && ContinuousClock.now < deadline {
-                try Task.checkCancellation()
-                logger.warning("cannot reach the server yet (\(error)); retrying in \(Int(delay * 1000)) ms")
-                try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-                delay = min(delay * 2, 5)
+                let connection = try await open()
+                await contact.reached()
+                return connection
+            } catch {
+                failure = error
             }
+            let reachedBefore = await contact.wasReached
+            guard Self.isTransient(failure), ContinuousClock.now < deadline, reachedBefore || Self.serverAnswered(failure) else {
+                throw failure
+            }
+            try Task.checkCancellation()
+            logger.warning("cannot reach the server yet (\(failure)); retrying in \(Int(delay * 1000)) ms")
+            try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            delay = min(delay * 2, 5)
         }
+    }
+
+    /// Whether the server answered, saying it is starting up, shutting down or full: it is there.
+    static func serverAnswered(_ error: any Error) -> Bool {
+        guard let state = (error as? PQError)?.sqlState else { return false }
+        return state == .adminShutdown || state == .cannotConnectNow || state == .tooManyConnections
     }
 
     /// One attempt: from the connection string, or from the factory with the search path set.
@@ -89,11 +110,19 @@ public struct MigratorSession: Sendable {
     /// connection, or said it is starting up, shutting down or full.
     public static func isTransient(_ error: any Error) -> Bool {
         guard let error = error as? PQError, error.kind == .connection else { return false }
-        if let state = error.sqlState {
-            return state == .adminShutdown || state == .cannotConnectNow || state == .tooManyConnections
-        }
+        if error.sqlState != nil { return serverAnswered(error) }
         let message = error.message.lowercased()
         let permanent = ["password", "does not exist", "invalid", "no pg_hba.conf entry", "requires a password", "could not translate host name"]
         return !permanent.contains { message.contains($0) }
+    }
+}
+
+/// Whether a session has ever reached its server: shared by the copies of a ``MigratorSession``
+/// (a pool's, a fleet run's), so that only a server once reached is waited for.
+private actor ServerContact {
+    private(set) var wasReached = false
+
+    func reached() {
+        wasReached = true
     }
 }

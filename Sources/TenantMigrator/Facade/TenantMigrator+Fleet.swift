@@ -11,10 +11,8 @@ extension TenantMigrator {
         allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        let fleet = fleet(.migrate(to: target, allowDestructive: allowDestructive, mode: mode, pins: .respect), jobs: jobs, failFast: failFast)
-        return try await TenantMigratorError.reporting {
-            try await fleet.run(selection: selection, control: control, progress: progress)
-        }
+        try await moveAll(.migrate(to: target, allowDestructive: allowDestructive, mode: mode), selection: selection, jobs: jobs,
+                          failFast: failFast, control: control, progress: progress)
     }
 
     /// Rolls every selected tenant back to `target`.
@@ -23,7 +21,17 @@ extension TenantMigrator {
         allowDestructive: Bool = false, mode: MigrationRunMode = .apply, control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        let fleet = fleet(.rollback(to: target, allowDestructive: allowDestructive, mode: mode, pins: .respect), jobs: jobs, failFast: failFast)
+        try await moveAll(.rollback(to: target, allowDestructive: allowDestructive, mode: mode), selection: selection, jobs: jobs,
+                          failFast: failFast, control: control, progress: progress)
+    }
+
+    /// Moves every selected tenant as `request` asks, over `jobs` connections. A fleet never moves
+    /// a pinned tenant, whatever the request's ``MigrationRequest/pins`` say.
+    public func moveAll(
+        _ request: MigrationRequest, selection: TenantSelection = .all, jobs: Int = 4, failFast: Bool = false,
+        control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
+    ) async throws -> FleetReport {
+        let fleet = fleet(request, jobs: jobs, failFast: failFast)
         return try await TenantMigratorError.reporting {
             try await fleet.run(selection: selection, control: control, progress: progress)
         }

@@ -120,7 +120,9 @@ struct TenantRun {
         var failure = TenantMigrationError(
             tenant: tenant, fromVersion: from, toVersion: destination.name,
             reason: lockTimedOut ? .lockTimeout(lockTimeout: settings.lockTimeout) : .stepFailed,
-            failedStep: state.runningStep, underlying: error, attempts: attempt, milliseconds: elapsed()
+            failedStep: state.runningStep?.step.description,
+            underlying: lockTimedOut ? error : state.runningStep.map { FailureDiagnosis.explaining(error, in: $0.step, schema: $0.schema, on: connection) } ?? error,
+            attempts: attempt, milliseconds: elapsed()
         )
         logger.error("\(failure)", metadata: ["step": "\(from) → \(destination.name)"])
         failure.isRecorded = request.mode.isTrial || runner.recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
@@ -139,7 +141,8 @@ struct TenantRun {
     /// What an attempt learned before it failed (a class: it is filled in inside the transaction).
     final class AttemptState {
         var fromVersion: String?
-        var runningStep: String?
+        /// The step running, and the schema it runs in.
+        var runningStep: (step: MigrationStep, schema: String)?
     }
 
     /// Thrown at the end of a trial run so that its transaction rolls back; carries what it did.
@@ -228,7 +231,7 @@ struct TenantRun {
         let executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives))
         var statistics = StepStatistics()
         for step in plan.steps {
-            state.runningStep = step.description
+            state.runningStep = (step, schema)
             logger.info("running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
                         metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(schema)"])
             statistics = statistics + (try runner.observingStep(step) { try executor.run(step) })

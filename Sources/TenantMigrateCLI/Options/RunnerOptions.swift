@@ -5,20 +5,20 @@ import Logging
 import MigrationEngine
 import TenantMigrator
 
-/// Options every command shares: where the database and the models are. A runner's own commands
-/// take them too (`@OptionGroup var options: GlobalOptions`) and get their migrator from
-/// ``makeMigrator()``.
-public struct GlobalOptions: ParsableArguments {
+/// Options every command of a runner shares: where the database and the models are. A runner's
+/// own commands take them too (`@OptionGroup var options: RunnerOptions<MyRunner>`) and get their
+/// migrator from ``makeMigrator()``.
+public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Connection string or postgres:// URL. Default: $DATABASE_URL, then libpq's PG* defaults"
-            + (CommandEnvironment.configuration.allowsEmbeddedServer ? ", then the embedded server." : "."),
+            + (Runner.runnerConfiguration.allowsEmbeddedServer ? ", then the embedded server." : "."),
         valueName: "url"
     ))
     public var databaseURL: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Directory holding the model families. Default: $\(TenantMigrateConfiguration.migrationsVariable), then "
-            + (CommandEnvironment.configuration.migrationsDirectory?.path ?? "./Migrations") + ".",
+        "Directory holding the model families, or one family's directory. Default: $\(TenantMigrateConfiguration.migrationsVariable), then "
+            + (Runner.runnerConfiguration.migrationsDirectory?.path ?? "./Migrations") + ".",
         valueName: "dir"
     ))
     public var migrations: String?
@@ -42,12 +42,30 @@ public struct GlobalOptions: ParsableArguments {
         }
     }
 
+    /// The runner's configuration.
+    var runner: TenantMigrateConfiguration { Runner.runnerConfiguration }
+
+    /// Notes on stderr, under the runner's name.
+    var console: Console { Runner.console }
+
     /// Loads the family and its mapping models, resolves the database (`--database-url`,
     /// `DATABASE_URL`, libpq's PG* variables, then the embedded server where the runner allows it)
     /// and builds the migrator.
     public func makeMigrator() throws -> TenantMigrator {
+        try makeMigratorAndDatabase().migrator
+    }
+
+    /// ``makeMigrator()``, and the database it chose: the family is loaded first, so that a wrong
+    /// models directory fails before any server is started.
+    func makeMigratorAndDatabase() throws -> (migrator: TenantMigrator, database: DatabaseResolver.Choice) {
         let directory = try familyDirectory()
-        return try makeMigrator(familyDirectory: directory, connectionString: DatabaseResolver.resolve(explicit: databaseURL))
+        let database = try self.database()
+        return (try makeMigrator(familyDirectory: directory, connectionString: database.connectionString), database)
+    }
+
+    /// The database to work on, for a command that needs no family (`model import --from-schema`).
+    func database() throws -> DatabaseResolver.Choice {
+        try DatabaseResolver(allowsEmbeddedServer: runner.allowsEmbeddedServer, console: console, logger: logger).resolve(explicit: databaseURL)
     }
 
     /// A migrator for offline work (`check --offline`): loads the family, resolves no database.
@@ -56,15 +74,20 @@ public struct GlobalOptions: ParsableArguments {
     }
 
     private func makeMigrator(familyDirectory: URL, connectionString: String) throws -> TenantMigrator {
-        Console.bootstrapLogging(verbose: verbose)
-        return try TenantMigrator(
+        try TenantMigrator(
             connectionString: connectionString,
             familyDirectory: familyDirectory,
-            policies: CommandEnvironment.policies,
+            policies: runner.policies,
             catalog: TenantCatalog(schema: catalog),
-            applicationName: CommandEnvironment.configuration.commandName ?? "tenant-migrate",
-            logger: Console.logger(verbose: verbose)
+            applicationName: Runner._commandName,
+            logger: logger
         )
+    }
+
+    /// The commands' logger: warnings, or every SQL statement with `--verbose`, where the runner's
+    /// ``TenantMigrateConfiguration/logging`` sends them.
+    var logger: Logger {
+        Console.logger(label: Runner._commandName, verbose: verbose, destination: runner.logging)
     }
 
     /// The directory of the model families: `--migrations`, else `TENANT_MIGRATE_MIGRATIONS`, else
@@ -74,22 +97,29 @@ public struct GlobalOptions: ParsableArguments {
         if let variable = ProcessInfo.processInfo.environment[TenantMigrateConfiguration.migrationsVariable], !variable.isEmpty {
             return URL(fileURLWithPath: variable)
         }
-        return CommandEnvironment.configuration.migrationsDirectory ?? URL(fileURLWithPath: "Migrations")
+        return runner.migrationsDirectory ?? URL(fileURLWithPath: "Migrations")
     }
 
-    /// The family's directory: `--family` under the models directory, or the only family there.
+    /// The family's directory: `--family` under the models directory; the models directory itself
+    /// when it is a family (it holds a family.yaml); or the only family there.
     func familyDirectory() throws -> URL {
         let root = migrationsDirectory
         if let family { return root.appendingPathComponent(family) }
+        if Self.isFamily(root) { return root }
         let candidates = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
-            .filter { FileManager.default.fileExists(atPath: root.appendingPathComponent($0).appendingPathComponent("family.yaml").path) }
+            .filter { Self.isFamily(root.appendingPathComponent($0)) }
             .sorted()
         guard candidates.count == 1 else {
             throw CLIError(candidates.isEmpty
-                ? "no model family found in \(root.path) (a family is a directory with a family.yaml); name the models directory with --migrations or \(TenantMigrateConfiguration.migrationsVariable)"
+                ? "no model family found in \(root.path) (a family is a directory with a family.yaml, or a directory of them); "
+                    + "name the models directory with --migrations or \(TenantMigrateConfiguration.migrationsVariable)"
                 : "several families in \(root.path) (\(candidates.joined(separator: ", "))); choose one with --family")
         }
         return root.appendingPathComponent(candidates[0])
+    }
+
+    private static func isFamily(_ directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("family.yaml").path)
     }
 }
 

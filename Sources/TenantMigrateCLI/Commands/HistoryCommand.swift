@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import TenantMigrator
+
+/// `tenant-migrate history`: the catalog's record of every attempt, newest first.
+struct HistoryCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "history",
+            abstract: "Show the migration history: every create, migrate, rollback, adopt, pin and drop, newest first.",
+            discussion: """
+                Each attempt is recorded, failures included, with its versions, its outcome, its time \
+                and its error with SQLSTATE. Dry runs and rehearsals record nothing.
+                """
+        )
+    }
+
+    @OptionGroup var options: RunnerOptions<Runner>
+    @Option(help: ArgumentHelp("Only this tenant's history.", valueName: "name")) var tenant: String?
+    @Option(help: ArgumentHelp("At most this many entries, the newest.", valueName: "n")) var limit: Int = 50
+    @Flag(help: "Print JSON.") var json = false
+
+    var printsJSON: Bool { json }
+
+    func validate() throws {
+        guard limit >= 1 else { throw ValidationError("--limit must be at least 1") }
+        if let tenant { _ = try TenantName(tenant) }
+    }
+
+    func perform() async throws {
+        let (migrator, database) = try options.makeMigratorAndDatabase()
+        let catalog = migrator.catalog, family = migrator.family.name, limit = self.limit
+        let name = try tenant.map(TenantName.init)
+        // The pool's plain connection: the facade's withConnection would install the catalog.
+        let entries = try await migrator.connectionPool.withConnection { connection in
+            // A read-only command never creates the catalog: none yet, no history.
+            guard try catalog.isInstalled(on: connection) else { return [HistoryEntry]() }
+            return try catalog.history(family: family, tenant: name, limit: limit, on: connection)
+        }
+        if json { return try Console.printJSON(entries) }
+        let style = TextStyle.output
+        let formatter = ISO8601DateFormatter()
+        TextTable.print(
+            ["FINISHED", "TENANT", "OPERATION", "FROM", "TO", "OUTCOME", "TIME", "ERROR"],
+            entries.map { entry in
+                [formatter.string(from: entry.finishedAt ?? entry.startedAt), entry.tenant.rawValue, entry.operation.rawValue,
+                 entry.fromVersion ?? "", entry.toVersion ?? "", entry.outcome.rawValue,
+                 entry.statistics["ms"].map { Duration.milliseconds($0).commandLineText } ?? "",
+                 entry.error.map { ($0.replacingOccurrences(of: "\n", with: " ").prefix(100) + (entry.sqlState.map { " [\($0)]" } ?? "")) } ?? ""]
+            },
+            styles: [5: { $0 == "failed" ? style.red($0) : style.green($0) }]
+        )
+        let subject = name.map { "tenant \($0)" } ?? "family \(family)"
+        Console.line("\(entries.count) entr\(entries.count == 1 ? "y" : "ies") of \(subject)"
+            + (entries.count == limit ? " (the newest \(limit); --limit shows more)" : "") + database.summaryNote)
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import TenantMigrator
+
+/// Options of the commands that migrate: lock timeout and retries.
+struct MigrationOptions: ParsableArguments {
+    @Flag(name: .long, help: "Run plans that lose data for good: losses declared under `loses:`, or anything destroyed with --no-archive (what the archive keeps needs no consent).")
+    var allowDestructive = false
+
+    @Option(name: .long, help: ArgumentHelp("How long a statement may wait for a lock before the attempt is retried (0: no limit).", valueName: "ms"))
+    var lockTimeout: Int = 5000
+
+    @Option(name: .long, help: ArgumentHelp("Attempts per tenant before a lock timeout is a failure.", valueName: "n"))
+    var maxAttempts: Int = 5
+
+    @Flag(name: .long, help: "Migrate tenants even though the model file of their recorded version changed since they reached it (for a change known to be cosmetic).")
+    var acceptModelChange = false
+
+    @Option(name: .long, help: ArgumentHelp("How long to keep reconnecting after losing the server (a restart) before giving up on the remaining tenants.", valueName: "seconds"))
+    var reconnectTimeout: Int = 60
+
+    @Flag(name: .long, help: "Run each tenant's migration for real, report what would happen or fail (constraint, row, SQLSTATE), then roll it back. Changes nothing.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Run each tenant's migration there and back again, compare every table with how it was, report the first difference, then roll it all back. Changes nothing.")
+    var rehearse = false
+
+    @Flag(name: .long, help: "Do not copy what steps destroy or overwrite into the tenant's archive (for huge tables); such plans then need --allow-destructive, and a rollback cannot give those values back.")
+    var noArchive = false
+
+    @Flag(help: "Print the results as JSON: one document on stdout, an error object when the run fails before it starts.") var json = false
+
+    /// Apply, dry run or rehearsal.
+    var mode: MigrationRunMode { rehearse ? .rehearse : (dryRun ? .dryRun : .apply) }
+
+    func validate() throws {
+        guard !(dryRun && rehearse) else { throw ValidationError("--dry-run and --rehearse are alternatives; choose one") }
+        guard lockTimeout >= 0 else { throw ValidationError("--lock-timeout must be 0 or more milliseconds") }
+        guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
+        guard reconnectTimeout >= 0 else { throw ValidationError("--reconnect-timeout must be 0 or more seconds") }
+    }
+
+    func configure(_ migrator: inout TenantMigrator) {
+        migrator.lockTimeout = .milliseconds(lockTimeout)
+        migrator.maxAttempts = maxAttempts
+        migrator.acceptModelChange = acceptModelChange
+        migrator.reconnectTimeout = .seconds(reconnectTimeout)
+        migrator.archives = !noArchive
+    }
+}

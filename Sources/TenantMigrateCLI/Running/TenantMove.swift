@@ -1,0 +1,37 @@
+import MigrationEngine
+import TenantMigrator
+
+/// `migrate` and `rollback`: a fleet run with --all, --match or --limit; otherwise each named
+/// tenant in turn, a tenant named alone moving even when pinned.
+struct TenantMove {
+    /// `.migrate` or `.rollback`.
+    let operation: MigrationRequest.Operation
+    let target: String?
+    let tenants: [String]
+    let migration: MigrationOptions
+    let fleet: FleetOptions
+
+    func run(with migrator: TenantMigrator, database: DatabaseResolver.Choice, console: Console) async throws {
+        var migrator = migrator
+        migration.configure(&migrator)
+        let up = operation == .migrate
+        // A rollback without --to goes back to the first version.
+        let target = self.target ?? (up ? nil : migrator.family.versionNames[0])
+        let request = MigrationRequest(operation, to: target, allowDestructive: migration.allowDestructive, mode: migration.mode)
+        if fleet.isFleet {
+            let selection = fleet.selection(names: tenants), jobs = fleet.jobs, failFast = fleet.failFast
+            let run = FleetRun(verb: up ? "migrated" : "rolled back", activity: up ? "migrating" : "rolling back", mode: request.mode,
+                               json: migration.json, console: console, databaseNote: database.summaryNote)
+            return try await run.run { control, progress in
+                try await migrator.moveAll(request, selection: selection, jobs: jobs, failFast: failFast, control: control, progress: progress)
+            }
+        }
+        // One tenant named alone is the operator's decision to move it; a list is a selection.
+        var named = request
+        named.pins = tenants.count == 1 ? .override : .respect
+        let each = named
+        try await TenantResults(json: migration.json, mode: request.mode).collect(tenants) { name in
+            try await migrator.migrate(tenant: name, each)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import LibPQ
+import Logging
+import PostgresTestSupport
+import TenantMigrator
+import Testing
+
+/// Retrying is for a server lost during a run; a server never reached fails at once (issue 20).
+@Suite("Migrator sessions") struct MigratorSessionTests {
+    /// What the next connection attempts do, in order: refuse, or open a real connection.
+    actor Attempts {
+        enum Outcome { case refuse, open }
+        private var outcomes: [Outcome]
+        private(set) var made = 0
+        let conninfo: String
+
+        init(_ outcomes: [Outcome], conninfo: String) {
+            self.outcomes = outcomes
+            self.conninfo = conninfo
+        }
+
+        func next() async throws -> AsyncConnection {
+            made += 1
+            // Past the script: refused, as a server that stays down.
+            if (outcomes.isEmpty ? .refuse : outcomes.removeFirst()) == .refuse {
+                var error = PQError(kind: .connection, message: "Connection refused. Is the server running on that host and accepting TCP/IP connections?")
+                error.host = "127.0.0.1"
+                throw error
+            }
+            return try await AsyncConnection.connect(conninfo)
+        }
+
+        func add(_ more: [Outcome]) { outcomes += more }
+    }
+
+    static let quiet: Logger = {
+        var logger = Logger(label: "MigratorSessionTests")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    @Test func aServerNeverReachedFailsAtOnceAndOneReachedBeforeIsWaitedFor() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let attempts = Attempts([.refuse], conninfo: conninfo)
+            // A long reconnect timeout: a busy machine never runs out of it while the server "comes back".
+            let session = MigratorSession(factory: { try await attempts.next() }, reconnectTimeout: .seconds(300), logger: Self.quiet)
+
+            // Never reached: one attempt, no minute of retries (the bound has room for a busy machine).
+            let started = ContinuousClock.now
+            await #expect(throws: PQError.self) { _ = try await session.connect() }
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(await attempts.made == 1)
+
+            // Reached once, by this session or a copy of it (a pool's, a fleet run's)...
+            await attempts.add([.open])
+            try await session.connect().close()
+
+            // ...a refusal is a server going away and coming back: waited for, with backoff.
+            await attempts.add([.refuse, .refuse, .open])
+            try await session.connect().close()
+            #expect(await attempts.made == 5)
+        }
+    }
+
+    /// A real closed port: libpq's refusal, at once, in sentences.
+    @Test func aClosedPortFailsAtOnceWithTheReasonInSentences() async throws {
+        let port = try UnusedPort.next()
+        let session = MigratorSession(connectionString: "host=127.0.0.1 port=\(port) connect_timeout=5", reconnectTimeout: .seconds(60), logger: Self.quiet)
+        let started = ContinuousClock.now
+        do {
+            _ = try await session.connect()
+            Issue.record("nothing listens on port \(port)")
+        } catch let error as PQError {
+            #expect(error.kind == .connection)
+            #expect("\(error)".contains("Connection refused. Is the server running"), "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}
