@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "TenantMigratorService",
             dependencies: [
-                "TenantMigrator",
+                "TenantMigrator", "LibPQ",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]

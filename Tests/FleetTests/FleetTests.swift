@@ -137,10 +137,14 @@ struct FleetTests {
             try loadRecipesAtV1(conninfo, tenants: tenants, recipes: 20)
 
             let control = FleetControl()
-            let once = Once()
+            let stopped = Locked(false)
             let report = try await migrator.migrateAll(jobs: 2, control: control, progress: { progress in
                 // One stop only: a second would cancel the tenants in flight.
-                if progress.done >= 40 { once.run { control.stop() } }
+                let first = progress.done >= 40 && stopped.withLock { stopped in
+                    defer { stopped = true }
+                    return !stopped
+                }
+                if first { control.stop() }
             })
             #expect(report.interrupted)
             #expect(!report.succeeded)
@@ -259,9 +263,9 @@ struct FleetTests {
             let reader = try Connection(conninfo, logger: quietLogger)
             try reader.fixtureScript("BEGIN; SELECT count(*) FROM tenant_f003.recipe")
 
-            let failures = Counter()
+            let failures = Locked(0)
             let run = Task {
-                try await migrator.migrateAll(jobs: 3, failFast: true, progress: { failures.set($0.failed) })
+                try await migrator.migrateAll(jobs: 3, failFast: true, progress: { progress in failures.withLock { $0 = progress.failed } })
             }
             #expect(try await Self.waitForLockWait(connection, count: 3))
             try renamer.fixtureScript("COMMIT")
@@ -414,27 +418,5 @@ struct FleetTests {
             #expect(report.milliseconds < 30_000, "\(report.milliseconds) ms")
             #expect(elapsed < .seconds(30), "\(elapsed)")
         }
-    }
-}
-
-/// An integer shared with a progress callback.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current = 0
-    var value: Int { lock.lock(); defer { lock.unlock() }; return current }
-    func set(_ value: Int) { lock.lock(); current = value; lock.unlock() }
-}
-
-/// Runs a closure once, whichever thread asks first.
-final class Once: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-
-    func run(_ body: () -> Void) {
-        lock.lock()
-        let first = !done
-        done = true
-        lock.unlock()
-        if first { body() }
     }
 }

@@ -20,7 +20,7 @@ struct BoundedWaitTests {
             }
             // Two attempts of 1 s plus one backoff of at most 200 ms: about 2.2 s. If the wait were
             // unbounded, the holder lets go after 30 s and the run would end only then.
-            let ended = try await waitUntil(timeout: .seconds(30)) { done.isSet }
+            let ended = try await waitUntil(timeout: .seconds(30)) { done.value }
             try holder.execute("ROLLBACK")
             let error = try await run.value
             #expect(ended, "the runner was still waiting for the advisory lock after \(ContinuousClock.now - started)")
@@ -54,7 +54,7 @@ struct BoundedWaitTests {
             let (updates, _) = background { () -> Duration in
                 let app = try Connection(appURL, logger: quietLogger)
                 var longest = Duration.zero
-                while !done.isSet {
+                while !done.value {
                     let before = ContinuousClock.now
                     try app.execute("UPDATE tenant_t.recipe SET servings = servings WHERE id = (SELECT min(id) FROM tenant_t.recipe)")
                     longest = max(longest, ContinuousClock.now - before)
@@ -64,7 +64,7 @@ struct BoundedWaitTests {
             }
             var samplesWhileWaiting = 0
             var heldWhileWaiting: [String] = []
-            while !done.isSet {
+            while !done.value {
                 let waiting = try admin.scalar("""
                     SELECT count(*)::int FROM pg_locks w JOIN pg_stat_activity a ON a.pid = w.pid
                     WHERE NOT w.granted AND a.usename = $1
@@ -94,19 +94,11 @@ struct BoundedWaitTests {
 
 }
 
-/// Set once, read from anywhere: whether a background run has finished.
-final class DoneFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    func set() { lock.withLock { done = true } }
-    var isSet: Bool { lock.withLock { done } }
-}
-
 /// Runs `body` in a task that sets the returned flag when it ends.
-func background<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> (Task<T, any Error>, DoneFlag) {
-    let flag = DoneFlag()
+func background<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> (Task<T, any Error>, Locked<Bool>) {
+    let flag = Locked(false)
     let task = Task {
-        defer { flag.set() }
+        defer { flag.withLock { $0 = true } }
         return try await body()
     }
     return (task, flag)

@@ -72,19 +72,12 @@ func lockWaiters(_ connection: Connection) throws -> Int {
         .map { try $0.decode(Int.self, at: 0) }.first ?? 0
 }
 
-/// Whether a service's `run()` has returned, readable from anywhere.
-final class RunEnded: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ended = false
-    var value: Bool { lock.withLock { ended } }
-    func mark() { lock.withLock { ended = true } }
-}
-
-/// Starts `service.run()` outside a service group (a task cancellation ends it).
-func start(_ service: TenantMigratorService) -> (task: Task<Void, any Error>, ended: RunEnded) {
-    let ended = RunEnded()
+/// Starts `service.run()` outside a service group (a task cancellation ends it); `ended` tells,
+/// from anywhere, whether `run()` has returned.
+func start(_ service: TenantMigratorService) -> (task: Task<Void, any Error>, ended: Locked<Bool>) {
+    let ended = Locked(false)
     let task = Task {
-        defer { ended.mark() }
+        defer { ended.withLock { $0 = true } }
         try await service.run()
     }
     return (task, ended)

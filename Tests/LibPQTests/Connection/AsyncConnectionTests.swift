@@ -39,14 +39,14 @@ import Testing
                                 try connection.execute("SELECT pg_sleep(0.002)")
                                 let mine: Int = try scalar(connection, "SELECT count(*) FROM log WHERE task = $1", [task])
                                 guard mine == step + 1 else { throw TestFailure("task \(task) saw \(mine) rows at step \(step)") }
-                                intervals.mutate { $0.append((task, start, .now)) }
+                                intervals.withLock { $0.append((task, start, .now)) }
                             }
                         }
                     }
                 }
                 try await group.waitForAll()
             }
-            let sorted = intervals.get().sorted { $0.start < $1.start }
+            let sorted = intervals.value.sorted { $0.start < $1.start }
             #expect(sorted.count == 30)
             #expect(Set(sorted.map(\.task)) == [0, 1])
             for (earlier, later) in zip(sorted, sorted.dropFirst()) {

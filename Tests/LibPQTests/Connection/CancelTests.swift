@@ -46,7 +46,7 @@ import Testing
             let endedAt = Locked<ContinuousClock.Instant?>(nil)
             let task = Task {
                 try await database.withConnection { connection in
-                    defer { endedAt.set(.now) }
+                    defer { endedAt.withLock { $0 = .now } }
                     try connection.execute("SELECT pg_sleep(30)")
                 }
             }
@@ -61,7 +61,7 @@ import Testing
             }
             let postgresError = try #require(error as? PQError, "\(error)")
             #expect(postgresError.sqlState == .queryCanceled)
-            let ended = try #require(endedAt.get())
+            let ended = try #require(endedAt.value)
             // The statement would sleep 30 s; a cancel ends it at once (10 s: room for a busy machine).
             #expect(ended - cancelledAt < .seconds(10), "took \(ended - cancelledAt)")
             #expect(returnedAt - cancelledAt < .seconds(10))
@@ -75,7 +75,7 @@ import Testing
             let ran = Locked(false)
             let task = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                try await database.withConnection { _ in ran.set(true) }
+                try await database.withConnection { _ in ran.withLock { $0 = true } }
             }
             let result = await task.result
             guard case .failure(let error) = result else {
@@ -83,7 +83,7 @@ import Testing
                 return
             }
             #expect(error is CancellationError)
-            #expect(!ran.get())
+            #expect(!ran.value)
         }
     }
 
@@ -100,14 +100,14 @@ import Testing
                     if active == 1 { break }
                     usleep(10_000)
                 }
-                cancelledAt.set(.now)
+                cancelledAt.withLock { $0 = .now }
                 token.cancel()
             }
             canceller.start()
             let error = try expectPostgresError { try connection.execute("SELECT pg_sleep(30)") }
             let ended = ContinuousClock.now
             #expect(error.sqlState == .queryCanceled)
-            let cancelled = try #require(cancelledAt.get())
+            let cancelled = try #require(cancelledAt.value)
             #expect(ended - cancelled < .seconds(10), "took \(ended - cancelled)")
         }
     }

@@ -84,16 +84,6 @@ func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) 
     return try condition()
 }
 
-/// A thread-safe box, for values set by one task or thread and read by another.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func get() -> Value { lock.withLock { value } }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func mutate<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&value) } }
-}
-
 /// Lets `parties` threads wait until all of them have arrived.
 final class Barrier: @unchecked Sendable {
     private let condition = NSCondition()
