@@ -71,10 +71,8 @@ struct VersionFileDecoder {
     }
 
     private mutating func decodeAttribute(_ entry: YAMLReader.Entry, of entity: String) -> Attribute? {
-        let what = "attribute \(entity).\(entry.key)"
-        guard let (entries, typeNode) = propertyEntries(
-            entry, what: what, allowed: Self.attributeKeys, required: "type", withWhat: "one of: \(AttributeType.spelledOut)"
-        ) else { return nil }
+        let required = (key: "type", withWhat: "one of: \(AttributeType.spelledOut)")
+        guard let (what, entries, typeNode) = propertyEntries(entry, "attribute", of: entity, Self.attributeKeys, required) else { return nil }
         // An attribute whose type is unknown is kept (as a string) so its name is still checked.
         var attribute = Attribute(name: entry.key, type: .string, location: reader.location(of: entry.keyNode))
         var typeIsKnown = false
@@ -102,10 +100,9 @@ struct VersionFileDecoder {
     }
 
     private mutating func decodeRelationship(_ entry: YAMLReader.Entry, of entity: String) -> Relationship? {
-        let what = "relationship \(entity).\(entry.key)"
-        guard let (entries, destinationNode) = propertyEntries(
-            entry, what: what, allowed: Self.relationshipKeys, required: "destination", withWhat: "the name of an entity"
-        ) else { return nil }
+        let required = (key: "destination", withWhat: "the name of an entity")
+        guard let (what, entries, destinationNode) = propertyEntries(entry, "relationship", of: entity, Self.relationshipKeys, required)
+        else { return nil }
         guard let destination = reader.string(destinationNode, what: "destination of \(what)") else { return nil }
         var relationship = Relationship(name: entry.key, destination: destination, location: reader.location(of: entry.keyNode))
         for item in entries {
@@ -130,19 +127,20 @@ struct VersionFileDecoder {
         return relationship
     }
 
-    /// The keys of a property's mapping, checked for unknown ones, and the node of its `required`
-    /// key; nil, with a diagnostic, when the property is not a mapping or lacks that key (`withWhat`
-    /// says what to give it).
+    /// How diagnostics name the property `entry` (a `kind` of `entity`), the keys of its mapping
+    /// (checked against `allowed`), and the node of its `required` key; nil, with a diagnostic, when
+    /// the property is not a mapping or lacks that key (`withWhat` says what to give it).
     private mutating func propertyEntries(
-        _ entry: YAMLReader.Entry, what: String, allowed: [String], required: String, withWhat: String
-    ) -> (entries: [YAMLReader.Entry], required: Node)? {
+        _ entry: YAMLReader.Entry, _ kind: String, of entity: String, _ allowed: [String], _ required: (key: String, withWhat: String)
+    ) -> (what: String, entries: [YAMLReader.Entry], required: Node)? {
+        let what = "\(kind) \(entity).\(entry.key)"
         guard let entries = reader.entries(of: entry.value, what: what) else { return nil }
         reader.checkKeys(entries, allowed: allowed, in: what)
-        guard let node = reader.value(required, in: entries) else {
-            reader.report(entry.keyNode, "\(what) has no \(required); add \(required): with \(withWhat).")
+        guard let node = reader.value(required.key, in: entries) else {
+            reader.report(entry.keyNode, "\(what) has no \(required.key); add \(required.key): with \(required.withWhat).")
             return nil
         }
-        return (entries, node)
+        return (what, entries, node)
     }
 
     private mutating func decodeDefault(_ node: Node, type: AttributeType, what: String) -> DefaultValue? {
