@@ -153,8 +153,18 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PostgresTestSupport",
-            dependencies: ["LibPQ", "EmbeddedPostgres"],
+            dependencies: ["LibPQ", "EmbeddedPostgres", .product(name: "Logging", package: "swift-log")],
             path: "Tests/PostgresTestSupport"
+        ),
+        // The Recipes family through the library and the command line, for the suites above LibPQ.
+        .target(
+            name: "TenantMigratorTestSupport",
+            dependencies: [
+                "PostgresTestSupport", "TenantMigrator", "TenantMigrateCLI", "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TenantMigratorTestSupport"
         ),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"]),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
@@ -164,6 +174,7 @@ let package = Package(
             name: "TenantMigratorTests",
             dependencies: [
                 "TenantMigrator", "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies", "PostgresTestSupport",
+                "TenantMigratorTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
@@ -172,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "TenantMigratorServiceTests",
             dependencies: [
-                "TenantMigratorService", "TenantMigrator", "LibPQ", "RecipesPolicies", "PostgresTestSupport",
+                "TenantMigratorService", "TenantMigrator", "LibPQ", "RecipesPolicies", "PostgresTestSupport", "TenantMigratorTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -183,13 +194,19 @@ let package = Package(
         // Citus (skipped unless TEST_CITUS_URL names a cluster).
         .testTarget(
             name: "FleetTests",
-            dependencies: ["TenantMigrator", "TenantMigrateCLI", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
+            dependencies: [
+                "TenantMigrator", "TenantMigrateCLI", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport", "TenantMigratorTestSupport",
+            ]
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
+            dependencies: [
+                "TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport", "TenantMigratorTestSupport",
+            ]
         ),
-        .testTarget(name: "CitusTests", dependencies: ["TenantMigrator", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]),
+        .testTarget(
+            name: "CitusTests", dependencies: ["TenantMigrator", "RecipesPolicies", "LibPQ", "PostgresTestSupport", "TenantMigratorTestSupport"]
+        ),
 
         // The docs' Swift snippets are excerpts of Examples/ (no product dependencies: it reads files).
         .testTarget(name: "DocumentationTests"),

@@ -2,6 +2,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// The `tenant-migrate` executable built next to this test bundle, or nil when it is not there.
@@ -13,10 +14,10 @@ struct InterruptExecutableTests {
     @Test(.enabled(if: tenantMigrateExecutable != nil, "needs the tenant-migrate executable beside the test bundle"))
     func sigintStopsTheRunGracefullyAndExits130() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             let tenants = names("i", 60)
             _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try loadRecipesAtV1(conninfo, tenants: tenants, recipes: 20)
+            try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: tenants, recipes: 20)
             let connection = try Connection(conninfo, logger: quietLogger)
             func migratedCount() throws -> Int {
                 try connection.scalar("SELECT count(*)::int FROM tenant_migrator.tenants WHERE version = 'v3'")
@@ -37,11 +38,11 @@ struct InterruptExecutableTests {
             process.standardError = try FileHandle(forWritingTo: errorURL)
             try process.run()
 
-            let started = try await FleetTests.waitUntil { try migratedCount() >= 5 }
+            let started = try await waitUntil { try migratedCount() >= 5 }
             #expect(started)
             #expect(try migratedCount() < 60, "the run ended before the interrupt; make it longer")
             process.interrupt()  // SIGINT
-            #expect(try await FleetTests.waitUntil { !process.isRunning })
+            #expect(try await waitUntil { !process.isRunning })
             process.waitUntilExit()
             let stdout = try Data(contentsOf: outputURL)
             let stderr = try String(contentsOf: errorURL, encoding: .utf8)

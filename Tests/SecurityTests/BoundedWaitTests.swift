@@ -1,5 +1,7 @@
 import Foundation
 import LibPQ
+import PostgresTestSupport
+import TenantMigratorTestSupport
 import Testing
 
 /// A migration never queues in front of application traffic for longer than `lock_timeout`, and
@@ -8,7 +10,7 @@ import Testing
 struct BoundedWaitTests {
     @Test func theAdvisoryLockWaitIsBoundedByLockTimeoutAndAttempts() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"]) == 0)
             // Another runner holds tenant t's advisory lock.
             let holder = try Connection(setup.migratorURL, logger: quietLogger)
             try holder.execute("BEGIN")
@@ -36,9 +38,9 @@ struct BoundedWaitTests {
     @Test func theMigrationNeverWaitsForOneTableWhileHoldingAnother() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             // v1 → v3 alters recipe first (v1 → v2), then recipe_ingredient (v2 → v3).
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole]) == 0)
             let admin = try setup.adminConnection()
-            try loadRecipesAtV2(admin, schema: "tenant_t", atV1: true)
+            try admin.loadRecipes(tenants: ["t"], recipes: 20)
             // The app is in the middle of a transaction on recipe_ingredient.
             let busy = try Connection(setup.appURL, logger: quietLogger)
             try busy.execute("BEGIN")
@@ -88,7 +90,7 @@ struct BoundedWaitTests {
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
 
             // Once the app is done, the same migration goes through.
-            #expect(try await tenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
         }
     }
 

@@ -21,7 +21,7 @@ struct GracefulShutdownTests {
             let running = Task { try await group.run() }
 
             let observer = try Connection(conninfo)
-            #expect(try await waitUntil { try lockWaiters(observer) > 0 }, "the service never waited for the held tenant's lock")
+            #expect(try await waitUntil { try !observer.lockWaiters().isEmpty }, "the service never waited for the held tenant's lock")
             let shutdownAt = ContinuousClock.now
             await group.triggerGracefulShutdown()
             try await running.value
@@ -32,7 +32,7 @@ struct GracefulShutdownTests {
             #expect(report.shutDown)
             #expect(report.held == ["held"])
             #expect(try await version(of: "held", migrator) == "v1")
-            #expect(try lockWaiters(observer) == 0)
+            #expect(try observer.lockWaiters().isEmpty)
             // acme was either done before the shutdown, or never started: never half-migrated.
             let acme = try await version(of: "acme", migrator)
             #expect(acme == (report.ready.contains("acme") ? "v3" : "v1"))

@@ -2,13 +2,10 @@ import Foundation
 import LibPQ
 import Logging
 import PostgresTestSupport
-import RecipesPolicies
 import TenantMigrator
 import TenantMigratorService
+import TenantMigratorTestSupport
 import Testing
-
-/// The repository's root, found from this file.
-let repositoryRoot = PackagePaths.root
 
 /// The facade over the Recipes family with its Swift policies, as a server app builds it, logging
 /// warnings and errors only. `lockTimeout` and `maxAttempts` stay the library's defaults (5 s, 5):
@@ -16,10 +13,7 @@ let repositoryRoot = PackagePaths.root
 func makeMigrator(_ conninfo: String) throws -> TenantMigrator {
     var logger = Logger(label: "TenantMigratorServiceTests")
     logger.logLevel = .warning
-    return try TenantMigrator(
-        connectionString: conninfo, familyDirectory: repositoryRoot.appendingPathComponent("Migrations/Recipes"),
-        policies: RecipesPolicies.registry, logger: logger
-    )
+    return try makeRecipesMigrator(conninfo, logger: logger)
 }
 
 /// A service over `migrator` that logs warnings and errors, with quick retries.
@@ -30,16 +24,6 @@ func makeService(
     var logger = migrator.logger
     logger.logLevel = .warning
     return TenantMigratorService(migrator: migrator, deadline: deadline, concurrency: 2, retry: retry, lockTimeout: lockTimeout, logger: logger)
-}
-
-/// Polls `condition` every 50 ms for at most `timeout`; whether it became true.
-func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
 }
 
 /// A migrator over `tenants` and `held`, all created at v1, and a session that holds ACCESS
@@ -64,12 +48,6 @@ func timedBoot(_ service: TenantMigratorService) async -> (report: BootReport, d
 /// The version the catalog records for `tenant`.
 func version(of tenant: String, _ migrator: TenantMigrator) async throws -> String? {
     try await migrator.tenant(named: tenant)?.version
-}
-
-/// Sessions of this database waiting for a lock.
-func lockWaiters(_ connection: Connection) throws -> Int {
-    try connection.execute("SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-        .map { try $0.decode(Int.self, at: 0) }.first ?? 0
 }
 
 /// Starts `service.run()` outside a service group (a task cancellation ends it); `ended` tells,

@@ -8,7 +8,7 @@ import Testing
     private func waitForSleep(pid: Int32, conninfo: String) async throws {
         let monitor = try Connection(conninfo)
         let running = try await waitUntil {
-            try scalar(monitor, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE '%pg_sleep%'", [pid], as: Int.self) == 1
+            try monitor.scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active' AND query LIKE '%pg_sleep%'", [pid], as: Int.self) == 1
         }
         try #require(running, "the statement never started")
     }
@@ -35,7 +35,7 @@ import Testing
             // The sleep would last 60 s; a cancel ends it at once. 10 s leaves room for a busy machine.
             #expect(endedAt - cancelledAt < .seconds(10), "took \(endedAt - cancelledAt)")
             // The connection is usable afterwards.
-            #expect(try await database.withConnection { try scalar($0, "SELECT 7", as: Int.self) } == 7)
+            #expect(try await database.withConnection { try $0.scalar("SELECT 7", as: Int.self) } == 7)
         }
     }
 
@@ -65,7 +65,7 @@ import Testing
             // The statement would sleep 30 s; a cancel ends it at once (10 s: room for a busy machine).
             #expect(ended - cancelledAt < .seconds(10), "took \(ended - cancelledAt)")
             #expect(returnedAt - cancelledAt < .seconds(10))
-            #expect(try await database.withConnection { try scalar($0, "SELECT 8", as: Int.self) } == 8)
+            #expect(try await database.withConnection { try $0.scalar("SELECT 8", as: Int.self) } == 8)
         }
     }
 
@@ -96,7 +96,7 @@ import Testing
             let canceller = Thread {
                 guard let monitor = try? Connection(conninfo) else { return }
                 for _ in 0..<500 {
-                    let active = (try? scalar(monitor, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid], as: Int.self)) ?? 0
+                    let active = (try? monitor.scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid], as: Int.self)) ?? 0
                     if active == 1 { break }
                     usleep(10_000)
                 }

@@ -72,12 +72,12 @@ import Testing
             }
             #expect(copied == 100_000)
             #expect(writtenRows == 100_000)
-            #expect(try scalar(connection, "SELECT count(*) FROM copy_rows", as: Int.self) == 100_000)
-            #expect(try scalar(connection, "SELECT count(*) FROM copy_rows WHERE t IS NULL", as: Int.self) == Self.rows.filter { $0.text == nil }.count)
-            #expect(try scalar(connection, "SELECT count(*) FROM copy_rows WHERE t = '\\N'", as: Int.self) == Self.rows.filter { $0.text == "\\N" }.count)
+            #expect(try connection.scalar("SELECT count(*) FROM copy_rows", as: Int.self) == 100_000)
+            #expect(try connection.scalar("SELECT count(*) FROM copy_rows WHERE t IS NULL", as: Int.self) == Self.rows.filter { $0.text == nil }.count)
+            #expect(try connection.scalar("SELECT count(*) FROM copy_rows WHERE t = '\\N'", as: Int.self) == Self.rows.filter { $0.text == "\\N" }.count)
 
             // Checksum on the server against the same computation in Swift.
-            let serverChecksum: String = try scalar(connection, Self.checksumQuery)
+            let serverChecksum: String = try connection.scalar(Self.checksumQuery)
             #expect(serverChecksum == Self.swiftChecksum())
 
             // Every row back through COPY TO STDOUT and the parser.
@@ -113,7 +113,7 @@ import Testing
                 }
             }
             #expect(connection.isHealthy)
-            #expect(try scalar(connection, "SELECT count(*) FROM copy_rows", as: Int.self) == 0)
+            #expect(try connection.scalar("SELECT count(*) FROM copy_rows", as: Int.self) == 0)
             // The connection is usable for another COPY.
             let copied = try connection.copyIn("COPY copy_rows FROM STDIN") { try $0.writeRow(["1", "one"]) }
             #expect(copied == 1)
@@ -133,7 +133,7 @@ import Testing
             #expect(error.sqlState == .invalidTextRepresentation)
             #expect(error.statement == sql)
             #expect(error.context?.contains("line 2") == true)
-            #expect(try scalar(connection, "SELECT count(*) FROM copy_rows", as: Int.self) == 0)
+            #expect(try connection.scalar("SELECT count(*) FROM copy_rows", as: Int.self) == 0)
         }
     }
 
@@ -145,7 +145,7 @@ import Testing
             #expect(notCopy.kind == .client)
             let notCopyOut = try expectPostgresError { try connection.copyOut("SELECT 1") { _ in } }
             #expect(notCopyOut.kind == .client)
-            #expect(try scalar(connection, "SELECT 1", as: Int.self) == 1)
+            #expect(try connection.scalar("SELECT 1", as: Int.self) == 1)
         }
     }
 
@@ -218,7 +218,7 @@ import Testing
                 }
             }
             #expect(copied == 3)
-            #expect(try scalar(connection, "SELECT count(*) FROM big WHERE body = $1", [body], as: Int.self) == 3)
+            #expect(try connection.scalar("SELECT count(*) FROM big WHERE body = $1", [body], as: Int.self) == 3)
         }
     }
 
@@ -254,7 +254,7 @@ import Testing
             #expect(calls == 1)
             #expect(ContinuousClock.now - start < .seconds(5), "the statement was cancelled, not run to the end")
             #expect(connection.isHealthy)
-            let one: Int = try scalar(connection, "SELECT 1")
+            let one: Int = try connection.scalar("SELECT 1")
             #expect(one == 1)
         }
     }

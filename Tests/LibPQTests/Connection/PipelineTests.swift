@@ -15,9 +15,9 @@ import Testing
             let results = try connection.pipeline(Self.inserts(1000))
             #expect(results.count == 1000)
             #expect(results.allSatisfy { $0.commandTag == "INSERT 0 1" })
-            #expect(try scalar(connection, "SELECT count(*) FROM item", as: Int.self) == 1000)
-            #expect(try scalar(connection, "SELECT sum(id) FROM item", as: Int.self) == 999 * 1000 / 2)
-            #expect(try scalar(connection, "SELECT label FROM item WHERE id = 777", as: String.self) == "item 777")
+            #expect(try connection.scalar("SELECT count(*) FROM item", as: Int.self) == 1000)
+            #expect(try connection.scalar("SELECT sum(id) FROM item", as: Int.self) == 999 * 1000 / 2)
+            #expect(try connection.scalar("SELECT label FROM item WHERE id = 777", as: String.self) == "item 777")
         }
     }
 
@@ -45,14 +45,14 @@ import Testing
             #expect(error.sqlState == .uniqueViolation)
             #expect(error.constraint == "item_pkey")
             #expect(error.statement == "INSERT INTO item (id, label) VALUES ($1, $2) -- the duplicate")
-            #expect(try scalar(connection, "SELECT count(*) FROM item", as: Int.self) == 0)
+            #expect(try connection.scalar("SELECT count(*) FROM item", as: Int.self) == 0)
 
             // The connection is usable afterwards, in pipeline mode and out of it.
             #expect(connection.isHealthy)
             #expect(!connection.isInTransaction)
-            #expect(try scalar(connection, "SELECT 41 + 1", as: Int.self) == 42)
+            #expect(try connection.scalar("SELECT 41 + 1", as: Int.self) == 42)
             #expect(try connection.pipeline(Self.inserts(10)).count == 10)
-            #expect(try scalar(connection, "SELECT count(*) FROM item", as: Int.self) == 10)
+            #expect(try connection.scalar("SELECT count(*) FROM item", as: Int.self) == 10)
         }
     }
 
@@ -65,7 +65,7 @@ import Testing
                 let error = try expectPostgresError { _ = try connection.pipeline(statements) }
                 #expect(error.sqlState == "22012")
                 #expect(error.statement == "SELECT 1 / $1::int4 -- fails at \(failing)")
-                #expect(try scalar(connection, "SELECT count(*) FROM item", as: Int.self) == 0)
+                #expect(try connection.scalar("SELECT count(*) FROM item", as: Int.self) == 0)
             }
         }
     }
@@ -78,7 +78,7 @@ import Testing
             let results = try connection.pipeline(statements)
             #expect(results.count == 1000)
             #expect(try results[999][0].decode(String.self, column: "body") == body)
-            #expect(try scalar(connection, "SELECT sum(length(body)) FROM blob", as: Int.self) == 20_000 * 1000)
+            #expect(try connection.scalar("SELECT sum(length(body)) FROM blob", as: Int.self) == 20_000 * 1000)
         }
     }
 
@@ -94,7 +94,7 @@ import Testing
                 }
             }
             #expect(error.sqlState == .uniqueViolation)
-            #expect(try scalar(connection, "SELECT count(*) FROM item", as: Int.self) == 0)
+            #expect(try connection.scalar("SELECT count(*) FROM item", as: Int.self) == 0)
         }
     }
 }

@@ -17,8 +17,8 @@ import Testing
     @Test func hostileSchemaNameIsCreatedAndDroppedWithoutTouchingAnythingElse() async throws {
         try await TestPostgres.withDatabase { connection in
             try connection.fixtureScript("CREATE TABLE keep_one (id int); CREATE TABLE keep_two (id int)")
-            func schemaCount() throws -> Int { try scalar(connection, "SELECT count(*) FROM pg_namespace") }
-            func publicTableCount() throws -> Int { try scalar(connection, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") }
+            func schemaCount() throws -> Int { try connection.scalar("SELECT count(*) FROM pg_namespace") }
+            func publicTableCount() throws -> Int { try connection.scalar("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") }
             let schemasBefore = try schemaCount()
             let tablesBefore = try publicTableCount()
             #expect(tablesBefore == 2)
@@ -29,15 +29,15 @@ import Testing
             try connection.script("CREATE TABLE \(schema).\(table) (\(connection.quoteIdentifier("col; DROP")) text)")
             try connection.execute("INSERT INTO \(schema).\(table) VALUES ($1)", ["inside"])
             #expect(try schemaCount() == schemasBefore + 1)
-            #expect(try scalar(connection, "SELECT count(*) FROM pg_namespace WHERE nspname = $1", [Self.hostileName], as: Int.self) == 1)
-            #expect(try scalar(connection, "SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename = $2", [Self.hostileName, "t \"x\"; --"], as: Int.self) == 1)
-            #expect(try scalar(connection, "SELECT \(connection.quoteIdentifier("col; DROP")) FROM \(schema).\(table)", as: String.self) == "inside")
+            #expect(try connection.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = $1", [Self.hostileName], as: Int.self) == 1)
+            #expect(try connection.scalar("SELECT count(*) FROM pg_tables WHERE schemaname = $1 AND tablename = $2", [Self.hostileName, "t \"x\"; --"], as: Int.self) == 1)
+            #expect(try connection.scalar("SELECT \(connection.quoteIdentifier("col; DROP")) FROM \(schema).\(table)", as: String.self) == "inside")
 
             try connection.script("DROP SCHEMA \(schema) CASCADE")
             #expect(try schemaCount() == schemasBefore)
             #expect(try publicTableCount() == tablesBefore)
-            #expect(try scalar(connection, "SELECT count(*) FROM pg_namespace WHERE nspname = 'public'", as: Int.self) == 1)
-            #expect(try scalar(connection, "SELECT count(*) FROM pg_namespace WHERE nspname = $1", [Self.hostileName], as: Int.self) == 0)
+            #expect(try connection.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = 'public'", as: Int.self) == 1)
+            #expect(try connection.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = $1", [Self.hostileName], as: Int.self) == 0)
         }
     }
 
@@ -51,7 +51,7 @@ import Testing
             ]
             for value in values {
                 let literal = connection.quoteLiteral(value)
-                #expect(try scalar(connection, "SELECT \(literal)::text", as: String.self) == value, "\(literal)")
+                #expect(try connection.scalar("SELECT \(literal)::text", as: String.self) == value, "\(literal)")
             }
             #expect(connection.quoteLiteral("it's") == "'it''s'")
             #expect(connection.quoteLiteral("a\\b") == " E'a\\\\b'")

@@ -126,7 +126,7 @@ import Testing
             #expect(error.sqlState?.rawValue == "25P02")
             #expect(!connection.isInTransaction)
             #expect(try labels(connection) == [])
-            #expect(try scalar(connection, "SELECT 1", as: Int.self) == 1)
+            #expect(try connection.scalar("SELECT 1", as: Int.self) == 1)
         }
     }
 
@@ -150,10 +150,10 @@ import Testing
     @Test func beginStatementSetsTheIsolationLevel() async throws {
         try await TestPostgres.withDatabase { connection in
             let level = try connection.transaction(beginStatement: "BEGIN ISOLATION LEVEL SERIALIZABLE") { connection in
-                try scalar(connection, "SHOW transaction_isolation", as: String.self)
+                try connection.scalar("SHOW transaction_isolation", as: String.self)
             }
             #expect(level == "serializable")
-            #expect(try scalar(connection, "SHOW transaction_isolation", as: String.self) == "read committed")
+            #expect(try connection.scalar("SHOW transaction_isolation", as: String.self) == "read committed")
         }
     }
 

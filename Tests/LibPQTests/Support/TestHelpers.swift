@@ -1,5 +1,6 @@
 import Foundation
 import LibPQ
+import PostgresTestSupport
 import Testing
 
 /// A loopback TCP port that nothing listens on (bound to port 0 by the kernel, then released).
@@ -44,11 +45,6 @@ final class LoopbackListener {
     deinit { close() }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Expects `body` to throw a ``PQError`` and returns it.
 func expectPostgresError(
     sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
@@ -62,26 +58,9 @@ func expectPostgresError(
     throw TestFailure("no error")
 }
 
-/// The value of the first column of the first row.
-func scalar<T: PQDecodable>(_ connection: Connection, _ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> T {
-    let result = try connection.execute(sql, parameters)
-    let row = try #require(result.first, "\(sql) returned no rows")
-    return try row.decode(T.self, at: 0)
-}
-
 /// The database name in a conninfo string.
 func databaseName(_ conninfo: String) -> String? {
     ConnectionString.parse(conninfo)?.first { $0.key == "dbname" }?.value
-}
-
-/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
-func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return try condition()
 }
 
 /// Lets `parties` threads wait until all of them have arrived.

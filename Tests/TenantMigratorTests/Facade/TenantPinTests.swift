@@ -3,6 +3,7 @@ import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 @Suite("Tenant pins")
@@ -14,7 +15,7 @@ struct TenantPinTests {
 
     @Test func aRolledBackTenantSurvivesMigrateAllAndMigrateIfNeededUntilMigratedByName() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             try await migrator.createTenant("acme")
             try await migrator.createTenant("globex", version: "v1")
 
@@ -53,7 +54,7 @@ struct TenantPinTests {
 
     @Test func respectingAPinWritesNothing() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             try await migrator.createTenant("acme", version: "v1")
             try await migrator.pin(tenant: "acme")
             let connection = try Connection(conninfo)
@@ -75,7 +76,7 @@ struct TenantPinTests {
 
     @Test func pinAtAnotherVersionMovesThenPinsUnderTheConsentRule() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            var migrator = try recipesMigrator(conninfo)
+            var migrator = try makeRecipesMigrator(conninfo)
             try await migrator.createTenant("acme", version: "v1")
 
             let moved = try await migrator.pin(tenant: "acme", at: "v2", reason: "waiting for the v3 fix")
@@ -115,7 +116,7 @@ struct TenantPinTests {
 
     @Test func unpinLetsTheNextRequestMoveTheTenant() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             try await migrator.createTenant("acme")
             _ = try await migrator.rollback(tenant: "acme", to: "v2")
             #expect(try await migrator.migrateIfNeeded(tenant: "acme").outcome == .pinned)
@@ -132,7 +133,7 @@ struct TenantPinTests {
 
     @Test func rollbackAllPinsEveryTenantItMovesAndLeavesPinnedOnes() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             _ = try await migrator.createTenants(["a1", "a2", "a3"])
             _ = try await migrator.rollback(tenant: "a1", to: "v2")
 
@@ -151,7 +152,7 @@ struct TenantPinTests {
 
     @Test func installUpgradesACatalogFromBeforePinsWhichReadsStillUnderstand() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             try await migrator.createTenant("acme", version: "v1")
             // The catalog as the previous release left it: version 1, no pin columns.
             let connection = try Connection(conninfo)

@@ -3,6 +3,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// `tenant adopt x --schema <another tenant's schema>` names the other tenant (issue 11), instead

@@ -3,6 +3,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 @Suite("Tenant catalog and lifecycle")

@@ -5,6 +5,7 @@ import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// What a policy saw, across the stages of one step.
@@ -53,7 +54,7 @@ struct PolicyStreamingTests {
             let recorder = Locked(StagesSeen())
             var policies = RecipesPolicies.registry
             policies.register("RecipeIngredientToIngredientAndUnitOfMeasure") { RecordingIngredientPolicy(recorder: recorder) }
-            let migrator = try recipesMigrator(conninfo, policies: policies)
+            let migrator = try makeRecipesMigrator(conninfo, policies: policies)
             let schema = try await migrator.createTenant("big", version: "v2").schema
             let connection = try Connection(conninfo)
             try connection.fixtureScript("""

@@ -30,25 +30,13 @@ struct TrialRunTests {
 
     /// The whole state a trial must leave alone: the tenant's tables and the catalog.
     func state(_ connection: Connection) throws -> [String: String] {
-        try checksums(connection, schema: "tenant_acme").merging(
-            try checksums(connection, schema: "tenant_migrator").mapKeys { "catalog." + $0 }, uniquingKeysWith: { a, _ in a }
+        try connection.tableChecksums(schema: "tenant_acme", rowsOrderedBy: .text).merging(
+            try connection.tableChecksums(schema: "tenant_migrator", rowsOrderedBy: .text).mapKeys { "catalog." + $0 }, uniquingKeysWith: { a, _ in a }
         ).merging(["shape": try connection.column("""
             SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
             FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = 'tenant_acme' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1
             """, as: String.self).joined(separator: ",")], uniquingKeysWith: { a, _ in a })
-    }
-
-    /// md5 of every table of `schema`, rows in text order (catalog tables have no `id`).
-    func checksums(_ connection: Connection, schema: String) throws -> [String: String] {
-        var sums: [String: String] = [:]
-        for table in try connection.column("SELECT tablename::text FROM pg_tables WHERE schemaname = $1", [schema], as: String.self) {
-            sums[table] = try connection.scalar(
-                "SELECT coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), 'empty') FROM \(connection.quoteIdentifier(schema)).\(connection.quoteIdentifier(table)) t",
-                as: String.self
-            )
-        }
-        return sums
     }
 
     @Test func aDryRunMigratesForRealAndRollsBack() async throws {

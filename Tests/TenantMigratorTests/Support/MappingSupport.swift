@@ -7,10 +7,6 @@ import RecipesPolicies
 import TenantMigrator
 import Testing
 
-
-
-
-
 /// A mapping file of the fixtures, loaded against `family`.
 func loadMapping(_ path: String, family: ModelFamily, policies: PolicyRegistry) throws -> MappingModel {
     let text = try String(contentsOf: fixture(path), encoding: .utf8)
@@ -21,28 +17,6 @@ func loadMapping(_ path: String, family: ModelFamily, policies: PolicyRegistry) 
 func line(of marker: String, in text: String) -> Int {
     let lines = text.components(separatedBy: "\n")
     return (lines.firstIndex { $0.contains(marker) } ?? -1) + 1
-}
-
-extension Connection {
-    /// Every row, every column as text (NULL as nil); cast non-text columns with `::text` in `sql`.
-    func rows(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> [[String?]] {
-        let result = try execute(sql, parameters)
-        return try result.map { row in try (0..<result.columnCount).map { try row.decode(String?.self, at: $0) } }
-    }
-
-    /// md5 of the contents of every table of `schema`, by table name (rows ordered by their text).
-    func tableTextChecksums(schema: String) throws -> [String: String] {
-        let tables: [String] = try execute("SELECT tablename::text FROM pg_tables WHERE schemaname = $1 ORDER BY 1", [schema])
-            .map { try $0.decode(String.self, at: 0) }
-        var sums: [String: String] = [:]
-        for table in tables {
-            sums[table] = try scalar(
-                "SELECT coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), 'empty') FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) t",
-                as: String.self
-            )
-        }
-        return sums
-    }
 }
 
 /// Generated Recipes data: recipes of every type (a few already Entrée), and recipe ingredients
@@ -118,11 +92,6 @@ struct RecipeData {
     var distinctUnits: Int { Set(ingredients.compactMap(\.unit)).count }
     var meatAndFish: Int { recipes.filter { $0.type == "Meat" || $0.type == "Fish" }.count }
     var entrees: Int { recipes.filter { $0.type == "Entrée" }.count }
-}
-
-/// A migrator for the Recipes family with its own mapping models and policies.
-func recipesMigrator(_ conninfo: String, policies: PolicyRegistry = RecipesPolicies.registry) throws -> TenantMigrator {
-    try TenantMigrator(connectionString: conninfo, familyDirectory: recipesDirectory, policies: policies)
 }
 
 /// Verifies one tenant's live schema against its recorded version; records the differences.
