@@ -8,7 +8,7 @@ import Testing
 /// The boot pass never holds the app's start for one tenant: held and failed tenants are reported
 /// and left to the background retries, which make them ready once they can.
 @Suite("TenantMigratorService boot pass")
-struct BootPassTests {
+struct TenantMigratorServiceBootPassTests {
     @Test func aTenantHeldByALockDoesNotHoldBootAndIsRetriedOnceReleased() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let others = ["acme", "globex", "initech"]

@@ -9,7 +9,7 @@ import Testing
 /// Inside a `ServiceGroup`, a graceful shutdown ends the service promptly: no new tenant starts,
 /// lock waits end, tenants in flight commit or roll back.
 @Suite("TenantMigratorService graceful shutdown")
-struct GracefulShutdownTests {
+struct TenantMigratorServiceShutdownTests {
     @Test func gracefulShutdownDuringALockWaitEndsTheService() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, holder) = try await fleetWithHeldTenant(conninfo, ["acme"])

@@ -2,7 +2,7 @@ import EntityModel
 import Testing
 
 /// The version hash covers the stored shape and nothing else.
-struct VersionHashTests {
+struct CanonicalModelSerializerTests {
     static let base = """
         entities:
           Recipe:

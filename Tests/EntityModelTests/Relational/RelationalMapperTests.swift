@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The relational shape of the example families.
-struct RelationalSchemaTests {
+struct RelationalMapperTests {
     static func schema(_ family: String, _ version: String) throws -> RelationalSchema {
         let url = family == "Library" ? Fixtures.library : Fixtures.migrationFamily(family)
         return try #require(try ModelFamily.load(from: url).version(named: version)).relationalSchema()

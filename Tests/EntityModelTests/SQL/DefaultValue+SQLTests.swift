@@ -4,7 +4,7 @@ import PostgresTestSupport
 import Testing
 
 /// Every type's default, rendered through libpq's quoting, run on PostgreSQL, and read back.
-struct DefaultsOnPostgreSQLTests {
+struct DefaultValueSQLTests {
     @Test func everyDefaultRoundTrips() async throws {
         let model = try version(#"""
             entities:

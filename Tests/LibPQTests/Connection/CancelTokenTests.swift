@@ -3,7 +3,7 @@ import LibPQ
 import PostgresTestSupport
 import Testing
 
-@Suite struct CancelTests {
+@Suite struct CancelTokenTests {
     /// Waits until the backend `pid` is running a statement containing `pg_sleep`.
     private func waitForSleep(pid: Int32, conninfo: String) async throws {
         let monitor = try Connection(conninfo)

@@ -3,7 +3,7 @@ import LibPQ
 import PostgresTestSupport
 import Testing
 
-@Suite struct CopyTests {
+@Suite struct ConnectionCopyTests {
     struct Boom: Error, Equatable {}
 
     /// 100,000 rows with NULLs, non-ASCII text and every character COPY must escape.

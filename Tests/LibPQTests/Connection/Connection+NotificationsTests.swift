@@ -3,7 +3,7 @@ import LibPQ
 import PostgresTestSupport
 import Testing
 
-@Suite struct NotificationTests {
+@Suite struct ConnectionNotificationsTests {
     @Test func listenReceivesCommittedNotificationsOnly() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let listener = try Connection(conninfo)

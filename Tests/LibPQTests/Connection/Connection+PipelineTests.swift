@@ -3,7 +3,7 @@ import LibPQ
 import PostgresTestSupport
 import Testing
 
-@Suite struct PipelineTests {
+@Suite struct ConnectionPipelineTests {
     private static func inserts(_ count: Int) -> [Statement] {
         // Distinct SQL text per statement, so an error can be traced to its statement.
         (0..<count).map { Statement("INSERT INTO item (id, label) VALUES ($1, $2) -- statement \($0)", [$0, "item \($0)"]) }

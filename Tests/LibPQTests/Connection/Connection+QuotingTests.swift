@@ -3,7 +3,7 @@ import LibPQ
 import PostgresTestSupport
 import Testing
 
-@Suite struct QuotingTests {
+@Suite struct ConnectionQuotingTests {
     static let hostileName = "a \"b\"; DROP SCHEMA public; --é😀"
 
     @Test func quotesIdentifiersExactly() async throws {

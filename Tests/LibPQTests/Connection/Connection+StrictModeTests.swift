@@ -6,7 +6,7 @@ import Testing
 /// Strict one-statement mode: a script of several statements is refused before any of it runs;
 /// one statement passes whatever semicolons it quotes; transactions, savepoints and transaction
 /// pipelines send one statement per message.
-@Suite struct StrictModeTests {
+@Suite struct ConnectionStrictModeTests {
     @Test func theSuiteRunsInStrictMode() async throws {
         try await TestPostgres.withDatabase { connection in
             #expect(Connection.strictOneStatementByDefault)

@@ -3,7 +3,7 @@ import LibPQ
 import PostgresTestSupport
 import Testing
 
-@Suite struct TransactionTests {
+@Suite struct ConnectionTransactionTests {
     struct Boom: Error, Equatable {}
 
     private func labels(_ connection: Connection) throws -> [String] {

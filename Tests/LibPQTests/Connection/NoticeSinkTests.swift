@@ -4,7 +4,7 @@ import Logging
 import PostgresTestSupport
 import Testing
 
-@Suite struct NoticeTests {
+@Suite struct NoticeSinkTests {
     private func notices(_ store: RecordingLogHandler.Store) -> [RecordingLogHandler.Entry] {
         store.entries.filter { $0.metadata["severity"] != nil }
     }

@@ -8,7 +8,7 @@ import Testing
 /// A property of every step's account, on generated model pairs (seeded, reproducible): each
 /// source column is accounted; every value the account calls carried (or widened) is equal
 /// after the step; every value it calls destroyed is listed in the plan.
-@Suite struct AccountPropertyTests {
+@Suite struct StepAccountTests {
     /// Generated pairs; some cannot be inferred (an attribute that becomes required without a
     /// default) and are skipped: at least 200 run.
     static let pairs = 300

@@ -6,7 +6,7 @@ import Testing
 
 /// Steps whose new column names are old names of other columns: nothing may collide (42701), and
 /// every value must land in the right column, up and down.
-@Suite struct NameClashTests {
+@Suite struct InferredChangesNameClashTests {
     @Test func reusedAndSwappedColumnNamesKeepTheirValues() async throws {
         let harness = try RuleHarness("NameClash")
         try await TestPostgres.withDatabase { connection in

@@ -6,7 +6,7 @@ import PostgresTestSupport
 import Testing
 
 /// Inheritance changes, delete rules, uniqueness and indexes.
-@Suite struct StructureRuleTests {
+@Suite struct InferredChangesStructureTests {
     // MARK: g. inheritance
 
     static let attachmentsSeed = """

@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 9's defect 3: attributes moving down into a new sub-entity and up out of a removed one
 /// are inferred, without a mapping, and keep their column and values.
-@Suite struct SubEntityMoveTests {
+@Suite struct InferredChangesSubEntityMoveTests {
     @Test func bothDirectionsAreInferred() throws {
         let h = try RuleHarness("SubEntityMoves")
         let checks = h.planner.checkFamily()

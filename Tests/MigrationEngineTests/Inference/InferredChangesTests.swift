@@ -7,7 +7,7 @@ import Testing
 
 /// Core Data's lightweight rules, one test each: build the old version with rows, migrate up,
 /// verify schema and data, migrate down, verify again.
-@Suite struct LightweightRuleTests {
+@Suite struct InferredChangesTests {
     // MARK: a. entities
 
     @Test func addAndRemoveAnEntity() async throws {

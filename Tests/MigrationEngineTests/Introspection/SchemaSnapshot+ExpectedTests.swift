@@ -5,7 +5,7 @@ import PostgresTestSupport
 import Testing
 
 /// Every kind of drift, made by a deliberate ALTER on a freshly rendered schema, is reported exactly.
-struct SchemaDriftTests {
+struct SchemaSnapshotExpectedTests {
     /// Renders `version` of `family` into `tenant_a`, runs `sql`, and compares the result with the
     /// version's expected snapshot.
     func drift(_ family: String, _ version: String, after sql: String) async throws -> [SchemaDifference] {

@@ -5,7 +5,7 @@ import MigrationEngine
 import PostgresTestSupport
 import Testing
 
-@Suite struct RecipesPlanTests {
+@Suite struct MigrationPlannerRecipesTests {
     static let family: ModelFamily = {
         let root = PackagePaths.root
         return try! ModelFamily.load(from: root.appendingPathComponent("Migrations/Recipes"))

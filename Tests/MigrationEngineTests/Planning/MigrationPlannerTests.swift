@@ -6,7 +6,7 @@ import PostgresTestSupport
 import Testing
 
 /// Skipping versions (step fusion) and steps that can be neither mapped nor inferred.
-@Suite struct PlanShapeRuleTests {
+@Suite struct MigrationPlannerTests {
     // MARK: i. skipping versions
 
     static let skipSeed = "INSERT INTO $S.item (name, size) VALUES ('a', 3), ('b', NULL)"

@@ -5,7 +5,7 @@ import TenantMigrator
 import Testing
 
 @Suite("Looking up one tenant")
-struct TenantLookupTests {
+struct TenantMigratorLookupTests {
     @Test func aTenantIsFoundByNameWithItsSchema() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = TenantMigrator(connectionString: conninfo, family: try fixtureFamily("Catalogue"))

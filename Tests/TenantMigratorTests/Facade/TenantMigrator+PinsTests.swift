@@ -7,7 +7,7 @@ import TenantMigratorTestSupport
 import Testing
 
 @Suite("Tenant pins")
-struct TenantPinTests {
+struct TenantMigratorPinsTests {
     /// The operations of `tenant`'s history, oldest first.
     func operations(_ tenant: String, _ connection: Connection) throws -> [String] {
         try TenantCatalog().history(of: TenantName(tenant), on: connection).map(\.operation.rawValue)

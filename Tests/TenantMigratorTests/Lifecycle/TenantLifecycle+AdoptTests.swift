@@ -9,7 +9,7 @@ import Testing
 /// `tenant adopt x --schema <another tenant's schema>` names the other tenant (issue 11), instead
 /// of failing with a raw unique violation.
 @Suite("Adopting another tenant's schema")
-struct TenantAdoptTests {
+struct TenantLifecycleAdoptTests {
     @Test func adoptingAnotherTenantsSchemaNamesThatTenant() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)

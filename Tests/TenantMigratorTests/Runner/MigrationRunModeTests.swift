@@ -9,7 +9,7 @@ import Testing
 /// Dry runs and rehearsals run a tenant's real migration and roll it back: nothing changes, and
 /// nothing is recorded.
 @Suite("Dry runs and rehearsals")
-struct TrialRunTests {
+struct MigrationRunModeTests {
     let catalog = TenantCatalog()
 
     func setUp(_ connection: Connection, family: ModelFamily, tenant name: String, version: String) throws {

@@ -3,7 +3,7 @@ import MigrationEngine
 import Testing
 
 @Suite("Retry backoff")
-struct BackoffTests {
+struct TenantMigrationRunnerBackoffTests {
     @Test func backoffGrowsExponentiallyWithJitterAndIsCapped() throws {
         let runner = TenantMigrationRunner(
             catalog: TenantCatalog(), planner: MigrationPlanner(family: try fixtureFamily("Catalogue")),

@@ -1,7 +1,5 @@
 import Foundation
-import LibPQ
 import PostgresTestSupport
-import Testing
 
 /// A loopback TCP port that nothing listens on (bound to port 0 by the kernel, then released).
 func closedLoopbackPort() throws -> Int {
@@ -43,44 +41,4 @@ final class LoopbackListener {
     }
 
     deinit { close() }
-}
-
-/// Expects `body` to throw a ``PQError`` and returns it.
-func expectPostgresError(
-    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
-) throws -> PQError {
-    do {
-        try body()
-    } catch let error as PQError {
-        return error
-    }
-    Issue.record("expected a PQError, but nothing was thrown", sourceLocation: sourceLocation)
-    throw TestFailure("no error")
-}
-
-/// The database name in a conninfo string.
-func databaseName(_ conninfo: String) -> String? {
-    ConnectionString.parse(conninfo)?.first { $0.key == "dbname" }?.value
-}
-
-/// Lets `parties` threads wait until all of them have arrived.
-final class Barrier: @unchecked Sendable {
-    private let condition = NSCondition()
-    private let parties: Int
-    private var arrived = 0
-
-    init(parties: Int) { self.parties = parties }
-
-    /// Blocks until every party has arrived; false if `timeout` seconds pass first.
-    func arriveAndWait(timeout: TimeInterval) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        arrived += 1
-        condition.broadcast()
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while arrived < parties {
-            if !condition.wait(until: deadline) { return arrived >= parties }
-        }
-        return true
-    }
 }
