@@ -166,7 +166,7 @@ let package = Package(
             ],
             path: "Tests/TenantMigratorTestSupport"
         ),
-        .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"]),
+        .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"], resources: [.copy("Golden")]),
         .testTarget(name: "MigrationEngineTests", dependencies: ["MigrationEngine", "EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"]),

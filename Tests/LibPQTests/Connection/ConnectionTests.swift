@@ -66,7 +66,7 @@ import Testing
 
     /// A server that accepts the TCP connection but never answers: connect_timeout must end the wait.
     @Test func connectTimeoutIsHonoured() throws {
-        let listener = try LoopbackListener(listen: true)
+        let listener = try loopbackListener(listen: true)
         defer { listener.close() }
         let start = ContinuousClock.now
         let error = try expectPostgresError {
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func connectTimeoutInTheConnectionStringOverridesTheParameter() throws {
-        let listener = try LoopbackListener(listen: true)
+        let listener = try loopbackListener(listen: true)
         defer { listener.close() }
         let start = ContinuousClock.now
         let error = try expectPostgresError {
