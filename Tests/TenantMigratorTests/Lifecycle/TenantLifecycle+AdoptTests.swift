@@ -12,10 +12,8 @@ import Testing
 struct TenantLifecycleAdoptTests {
     @Test func adoptingAnotherTenantsSchemaNamesThatTenant() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let connection = try Connection(conninfo)
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: try recipesFamily())
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            let catalog = lifecycle.catalog
             try lifecycle.create(try tenant("acme"), on: connection)
 
             do {
@@ -35,11 +33,8 @@ struct TenantLifecycleAdoptTests {
     /// fails with 23505, which must become the same clear error.
     @Test func aRacingAdoptionOfTheSameSchemaNamesTheWinner() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let connection = try Connection(conninfo)
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let family = try recipesFamily()
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            let (catalog, family) = (lifecycle.catalog, lifecycle.family)
             let v1 = try #require(family.version(named: "v1"))
             try connection.createSchema("legacy", at: v1)
 

@@ -12,14 +12,14 @@ import Testing
 struct MigrationRunModeTests {
     let catalog = TenantCatalog()
 
-    func setUp(_ connection: Connection, family: ModelFamily, tenant name: String, version: String) throws {
+    /// Tenant `acme` at Catalogue v1, with 20 products and a note on each; returns the family.
+    func setUpAcme(_ connection: Connection) throws -> ModelFamily {
+        let family = try fixtureFamily("Catalogue")
         try catalog.install(on: connection)
-        try TenantLifecycle(catalog: catalog, family: family).create(try tenant(name), version: version, on: connection)
-    }
-
-    func seedCatalogue(_ connection: Connection, schema: String) throws {
-        try connection.execute("INSERT INTO \(schema).product (code, title) SELECT 'P' || g, 'Product ' || g FROM generate_series(1, 20) g")
-        try connection.execute("INSERT INTO \(schema).product_note (product_id, text) SELECT id, 'Note on ' || code FROM \(schema).product")
+        try TenantLifecycle(catalog: catalog, family: family).create(try tenant("acme"), version: "v1", on: connection)
+        try connection.execute("INSERT INTO tenant_acme.product (code, title) SELECT 'P' || g, 'Product ' || g FROM generate_series(1, 20) g")
+        try connection.execute("INSERT INTO tenant_acme.product_note (product_id, text) SELECT id, 'Note on ' || code FROM tenant_acme.product")
+        return family
     }
 
     func run(_ conninfo: String, _ runner: TenantMigrationRunner, _ name: String, to target: String, mode: MigrationRunMode) async throws -> TenantMigrationResult {
@@ -42,9 +42,7 @@ struct MigrationRunModeTests {
     @Test func aDryRunMigratesForRealAndRollsBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)
-            let family = try fixtureFamily("Catalogue")
-            try setUp(connection, family: family, tenant: "acme", version: "v1")
-            try seedCatalogue(connection, schema: "tenant_acme")
+            let family = try setUpAcme(connection)
             let before = try state(connection)
             let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
 
@@ -73,9 +71,7 @@ struct MigrationRunModeTests {
     @Test func aRehearsalFindsWhatTheWayBackDoesNotRestore() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)
-            let family = try fixtureFamily("Catalogue")
-            try setUp(connection, family: family, tenant: "acme", version: "v1")
-            try seedCatalogue(connection, schema: "tenant_acme")
+            let family = try setUpAcme(connection)
             let before = try state(connection)
 
             // v1 → v2 → v1 restores everything: the rehearsal passes and changes nothing.

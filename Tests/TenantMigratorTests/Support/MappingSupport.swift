@@ -60,32 +60,17 @@ struct RecipeData {
 
     /// Inserts the data into a tenant's schema at `version` (v1: `instructions`; v2: `method`).
     func insert(into schema: String, version: String, on connection: Connection) throws {
-        let q = connection
-        let instructions = version == "v1" ? "instructions" : "method"
-        try connection.copyIn("COPY \(q.quoteIdentifier(schema)).recipe (id, name, type, servings, \(instructions)) FROM STDIN") { writer in
-            for recipe in recipes {
-                writer.append(recipe.id)
-                writer.append(recipe.name)
-                writer.append(recipe.type)
-                writer.append(recipe.servings)
-                writer.append(recipe.instructions)
-                try writer.endRow()
+        let schema = connection.quoteIdentifier(schema)
+        func copy(_ rows: [[String?]], into table: String, columns: String) throws {
+            try connection.copyIn("COPY \(schema).\(table) (\(columns)) FROM STDIN") { writer in
+                for row in rows { try writer.writeRow(row) }
             }
+            try connection.execute("SELECT setval(pg_get_serial_sequence($1, 'id'), (SELECT max(id) FROM \(schema).\(table)))", ["\(schema).\(table)"])
         }
-        try connection.copyIn("COPY \(q.quoteIdentifier(schema)).recipe_ingredient (id, name, quantity, unit_of_measure, recipe_id) FROM STDIN") { writer in
-            for ingredient in ingredients {
-                writer.append(ingredient.id)
-                writer.append(ingredient.name)
-                writer.append(ingredient.quantity)
-                writer.append(ingredient.unit)
-                writer.append(ingredient.recipeID)
-                try writer.endRow()
-            }
-        }
-        for table in ["recipe", "recipe_ingredient"] {
-            try connection.execute("SELECT setval(pg_get_serial_sequence($1, 'id'), (SELECT max(id) FROM \(q.quoteIdentifier(schema)).\(table)))",
-                                   ["\(q.quoteIdentifier(schema)).\(table)"])
-        }
+        try copy(recipes.map { [String($0.id), $0.name, $0.type, $0.servings.map(String.init), $0.instructions] },
+                 into: "recipe", columns: "id, name, type, servings, \(version == "v1" ? "instructions" : "method")")
+        try copy(ingredients.map { [String($0.id), $0.name, $0.quantity, $0.unit, $0.recipeID.map(String.init)] },
+                 into: "recipe_ingredient", columns: "id, name, quantity, unit_of_measure, recipe_id")
     }
 
     var distinctNames: Int { Set(ingredients.map(\.name)).count }
