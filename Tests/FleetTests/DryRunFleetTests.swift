@@ -9,12 +9,8 @@ import Testing
 struct DryRunFleetTests {
     @Test func aDryRunOverAHundredTenantsReportsTheOneThatWouldFailAndChangesNothing() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
-            let tenants = names("d", 100)
-            #expect(try await migrator.createTenants(tenants, version: "v1", jobs: 4).succeeded)
-            try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: tenants, recipes: 5)
+            let (migrator, _, connection) = try await recipesFleet(conninfo, "d", 100, recipes: 5)
             // d050's app forbids Entrée, which v2 → v3 turns its Meat and Fish recipes into.
-            let connection = try Connection(conninfo, logger: quietLogger)
             try connection.execute("ALTER TABLE tenant_d050.recipe ADD CONSTRAINT no_entree CHECK (type <> 'Entrée')")
             let before = try await TestPostgres.dump(conninfo)
 

@@ -29,12 +29,8 @@ struct FleetTests {
     /// 200 tenants at v1 (every 20th with 5 recipes of 3 ingredients, and the failing one too);
     /// returns the failing tenant's schema shape and table checksums.
     static func setUpTwoHundred(_ conninfo: String, failing: String) async throws -> (shape: [String], sums: [String: String]) {
-        let migrator = try makeRecipesMigrator(conninfo)
-        let tenants = names("t", 200)
-        let created = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-        #expect(created.migrated == 200 && created.failed == 0)
-        try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: tenants.enumerated().filter { $0.offset % 20 == 0 }.map(\.element) + [failing], recipes: 5)
-        let connection = try Connection(conninfo, logger: quietLogger)
+        let filled = names("t", 200).enumerated().filter { $0.offset % 20 == 0 }.map(\.element) + [failing]
+        let (_, _, connection) = try await recipesFleet(conninfo, "t", 200, recipes: 5, filled: filled)
         try addBlockingView(to: failing, on: connection)
         return (try connection.schemaShape("tenant_" + failing), try connection.tableChecksums(schema: "tenant_" + failing))
     }
@@ -100,10 +96,8 @@ struct FleetTests {
 
     @Test func twoConcurrentRunnersMigrateEachTenantOnce() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
-            let tenants = names("c", 100)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: tenants.enumerated().filter { $0.offset % 10 == 0 }.map(\.element), recipes: 4)
+            let filled = names("c", 100).enumerated().filter { $0.offset % 10 == 0 }.map(\.element)
+            let (migrator, tenants, _) = try await recipesFleet(conninfo, "c", 100, recipes: 4, filled: filled)
 
             async let first = migrator.migrateAll(jobs: 2)
             async let second = migrator.migrateAll(jobs: 2)
@@ -132,10 +126,7 @@ struct FleetTests {
 
     @Test func stopFinishesTheTenantsInFlightAndStartsNoOther() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
-            let tenants = names("s", 120)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: tenants, recipes: 20)
+            let (migrator, _, _) = try await recipesFleet(conninfo, "s", 120, recipes: 20)
 
             let control = FleetControl()
             let stopped = Locked(false)
@@ -177,11 +168,7 @@ struct FleetTests {
     @Test func aStopEndsALockWaitAndLeavesThatTenantUntouched() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             // Locks are waited on for long, so only the stop can end the blocked tenant's wait.
-            let migrator = try makeRecipesMigrator(conninfo, lockTimeout: .seconds(60))
-            let tenants = names("k", 12)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: tenants, recipes: 10)
-            let connection = try Connection(conninfo, logger: quietLogger)
+            let (migrator, _, connection) = try await recipesFleet(conninfo, "k", 12, recipes: 10, lockTimeout: .seconds(60))
             let before = (try connection.schemaShape("tenant_k001"), try connection.tableChecksums(schema: "tenant_k001"))
 
             // Another session reads k001's recipes in an open transaction: the migration waits for
@@ -239,11 +226,7 @@ struct FleetTests {
     /// cancels the tenants in flight: a healthy tenant was rolled back for nothing.
     @Test func failFastLetsTheHealthyTenantsInFlightFinish() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo, lockTimeout: .seconds(60))
-            let tenants = names("f", 10)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: tenants, recipes: 3)
-            let connection = try Connection(conninfo, logger: quietLogger)
+            let (migrator, _, connection) = try await recipesFleet(conninfo, "f", 10, recipes: 3, lockTimeout: .seconds(60))
 
             // f001 and f002: another session renames the column their first statement renames, and
             // holds the lock; once it commits, both fail at once (42703). f003: held by a reader.
@@ -284,11 +267,7 @@ struct FleetTests {
     /// takes afterwards on the dead connection.
     @Test func aLostConnectionCostsOnlyTheTenantItWasMigrating() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo, lockTimeout: .seconds(60))
-            let tenants = names("d", 16)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: tenants, recipes: 3)
-            let connection = try Connection(conninfo, logger: quietLogger)
+            let (migrator, _, connection) = try await recipesFleet(conninfo, "d", 16, recipes: 3, lockTimeout: .seconds(60))
             let reader = try Connection(conninfo, logger: quietLogger)
             try reader.fixtureScript("BEGIN; SELECT count(*) FROM tenant_d001.recipe")
 

@@ -2,6 +2,7 @@ import Foundation
 import LibPQ
 import Logging
 import PostgresTestSupport
+import TenantMigrator
 import TenantMigratorTestSupport
 
 /// Warnings and errors only: a fleet run logs a line per tenant at info level.
@@ -10,6 +11,21 @@ let quietLogger = Logger.quiet("FleetTests")
 /// `count` tenant names `prefix001`, `prefix002`, …
 func names(_ prefix: String, _ count: Int) -> [String] {
     (1...count).map { prefix + String(format: "%03d", $0) }
+}
+
+/// A fleet of Recipes tenants for one test: `count` tenants `prefix001`, … created at v1 (four at a
+/// time), those `filled` (all of them unless given) loaded with `recipes` recipes of three
+/// ingredients, the migrator over them and a connection to look at them.
+func recipesFleet(
+    _ conninfo: String, _ prefix: String, _ count: Int, recipes: Int, filled: [String]? = nil, lockTimeout: Duration? = nil
+) async throws -> (migrator: TenantMigrator, tenants: [String], connection: Connection) {
+    let migrator = try makeRecipesMigrator(conninfo, lockTimeout: lockTimeout)
+    let tenants = names(prefix, count)
+    let created = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
+    guard created.succeeded, created.migrated == count else { throw TestFailure("creating the fleet: \(created.failed) failed") }
+    let connection = try Connection(conninfo, logger: quietLogger)
+    try connection.loadRecipes(tenants: filled ?? tenants, recipes: recipes)
+    return (migrator, tenants, connection)
 }
 
 extension Connection {

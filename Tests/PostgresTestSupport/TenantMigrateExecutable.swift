@@ -25,32 +25,58 @@ public enum TenantMigrateExecutable {
     }
 
     /// Runs the executable to the end with `arguments` and an environment of the test process's
-    /// own variables changed by `environment` (nil removes one). Output goes to files, not pipes:
-    /// draining pipes would block threads of the cooperative pool.
+    /// own variables changed by `environment` (nil removes one).
     public static func run(_ arguments: [String], environment: [String: String?] = [:]) async throws -> Output {
+        try await start(arguments, environment: environment).finish()
+    }
+
+    /// Starts the executable with `arguments` and an environment of the test process's own
+    /// variables changed by `environment` (nil removes one), every connection in strict
+    /// one-statement mode. Output goes to files, not pipes: draining pipes would block threads of
+    /// the cooperative pool.
+    public static func start(_ arguments: [String], environment: [String: String?] = [:]) throws -> Running {
         guard let url else { throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no tenant-migrate executable beside the tests"]) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outputURL = directory.appendingPathComponent("stdout"), errorURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let running = Running(directory: directory)
+        _ = FileManager.default.createFile(atPath: running.outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: running.errorURL.path, contents: nil)
         var variables = ProcessInfo.processInfo.environment
         variables[Connection.strictOneStatementVariable] = "1"
         for (name, value) in environment { variables[name] = value }
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.environment = variables
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: outputURL, encoding: .utf8),
-            stderr: try String(contentsOf: errorURL, encoding: .utf8)
-        )
+        running.process.executableURL = url
+        running.process.arguments = arguments
+        running.process.environment = variables
+        running.process.standardOutput = try FileHandle(forWritingTo: running.outputURL)
+        running.process.standardError = try FileHandle(forWritingTo: running.errorURL)
+        try running.process.run()
+        return running
+    }
+
+    /// A run in progress.
+    public final class Running {
+        /// The process, to signal it.
+        public let process = Process()
+        let directory: URL
+        var outputURL: URL { directory.appendingPathComponent("stdout") }
+        var errorURL: URL { directory.appendingPathComponent("stderr") }
+
+        init(directory: URL) {
+            self.directory = directory
+        }
+
+        /// Waits for the process to end (polling, off the cooperative pool's threads) and returns
+        /// what it printed.
+        public func finish() async throws -> Output {
+            while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            process.waitUntilExit()
+            return Output(
+                status: process.terminationStatus,
+                stdout: try String(contentsOf: outputURL, encoding: .utf8),
+                stderr: try String(contentsOf: errorURL, encoding: .utf8)
+            )
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
     }
 }

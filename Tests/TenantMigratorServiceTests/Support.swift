@@ -16,6 +16,14 @@ func makeMigrator(_ conninfo: String) throws -> TenantMigrator {
     return try makeRecipesMigrator(conninfo, logger: logger)
 }
 
+/// Like ``makeMigrator(_:)``, with `tenants` created at v1 (two at a time).
+func makeMigrator(_ conninfo: String, tenantsAtV1 tenants: [String]) async throws -> TenantMigrator {
+    let migrator = try makeMigrator(conninfo)
+    let created = try await migrator.createTenants(tenants, version: "v1", jobs: 2)
+    guard created.succeeded else { throw TestFailure("creating \(tenants): \(created.failed) failed") }
+    return migrator
+}
+
 /// A service over `migrator` that logs warnings and errors, with quick retries.
 func makeService(
     _ migrator: TenantMigrator, deadline: Duration = .seconds(20), lockTimeout: Duration? = nil,
@@ -30,8 +38,7 @@ func makeService(
 /// EXCLUSIVE on `held`'s recipe table in an open transaction (as a long report or a stuck app
 /// session would) until `holder` rolls back.
 func fleetWithHeldTenant(_ conninfo: String, _ tenants: [String], held: String = "held") async throws -> (migrator: TenantMigrator, holder: Connection) {
-    let migrator = try makeMigrator(conninfo)
-    _ = try await migrator.createTenants(tenants + [held], version: "v1", jobs: 2)
+    let migrator = try await makeMigrator(conninfo, tenantsAtV1: tenants + [held])
     let holder = try Connection(conninfo)
     try holder.execute("BEGIN")
     try holder.execute("LOCK TABLE \(holder.quoteIdentifier("tenant_" + held)).recipe IN ACCESS EXCLUSIVE MODE")

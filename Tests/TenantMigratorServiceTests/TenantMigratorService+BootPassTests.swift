@@ -72,8 +72,7 @@ struct TenantMigratorServiceBootPassTests {
 
     @Test func aDeterministicFailureIsReportedAndTheServiceKeepsRunning() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
-            _ = try await migrator.createTenants(["fine", "broken"], version: "v1", jobs: 2)
+            let migrator = try await makeMigrator(conninfo, tenantsAtV1: ["fine", "broken"])
             // A view on the column v2 → v3 moves: its drop fails with 2BP01 on every attempt.
             let connection = try Connection(conninfo)
             try connection.execute("""
@@ -144,8 +143,7 @@ struct TenantMigratorServiceBootPassTests {
     /// pinned, never retries it, and does not call it ready.
     @Test func aPinnedTenantIsLeftWhereItIs() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
-            _ = try await migrator.createTenants(["acme", "rolled"], version: "v1", jobs: 2)
+            let migrator = try await makeMigrator(conninfo, tenantsAtV1: ["acme", "rolled"])
             _ = try await migrator.migrate(tenant: "rolled")
             _ = try await migrator.rollback(tenant: "rolled", to: "v2")
             let service = makeService(migrator, deadline: .seconds(5))

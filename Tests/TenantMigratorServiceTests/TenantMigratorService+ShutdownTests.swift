@@ -41,8 +41,7 @@ struct TenantMigratorServiceShutdownTests {
 
     @Test func gracefulShutdownWhileIdleEndsTheService() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
-            _ = try await migrator.createTenants(["acme", "globex"], version: "v1", jobs: 2)
+            let migrator = try await makeMigrator(conninfo, tenantsAtV1: ["acme", "globex"])
             let service = makeService(migrator)
             let group = ServiceGroup(services: [service], logger: service.logger)
             let running = Task { try await group.run() }
