@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs the server programs, as the `postgres` user when this process is root.
-struct CommandRunner {
+package struct CommandRunner {
     /// The account to run as, when root.
     private let serverAccount: (uid: uid_t, gid: gid_t)?
 
@@ -95,7 +95,7 @@ struct CommandRunner {
     /// A file rather than a pipe: `pg_ctl start` leaves a daemon behind, and a daemon that
     /// inherited a pipe would keep it open forever. Foundation's `Process` is avoided for the same
     /// reason, and because its child reaping is unreliable off the main thread on Linux.
-    static func spawn(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    package static func spawn(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let outputPath = NSTemporaryDirectory() + "tenant-migrate-\(getpid())-\(UUID().uuidString).out"
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
