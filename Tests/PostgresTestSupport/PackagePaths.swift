@@ -17,4 +17,9 @@ public enum PackagePaths {
     public static var libraryFamily: URL {
         root.appendingPathComponent("Tests/EntityModelTests/Fixtures/Library")
     }
+
+    /// The family `name`: the test-only `Library`, or a family under `Migrations/` (`Recipes`).
+    public static func modelFamily(_ name: String) -> URL {
+        name == "Library" ? libraryFamily : migrationFamily(name)
+    }
 }

@@ -1,4 +1,5 @@
 import EntityModel
+import PostgresTestSupport
 import Testing
 
 /// The version hash covers the stored shape and nothing else.
@@ -125,7 +126,7 @@ struct CanonicalModelSerializerTests {
     }
 
     @Test func recipesV2AndV3ShareTheRecipeShape() throws {
-        let family = try ModelFamily.load(from: Fixtures.migrationFamily("Recipes"))
+        let family = try ModelFamily.load(from: PackagePaths.migrationFamily("Recipes"))
         let hashes = family.versions.map(\.versionHash)
         #expect(Set(hashes).count == 3)
         // v2 renames instructions to method through renamingIdentifier; v3 drops the identifier.
@@ -137,7 +138,7 @@ struct CanonicalModelSerializerTests {
 /// (with a new format line in `CanonicalModelSerializer`).
 struct PinnedVersionHashTests {
     @Test func recipesHashesArePinned() throws {
-        let family = try ModelFamily.load(from: Fixtures.migrationFamily("Recipes"))
+        let family = try ModelFamily.load(from: PackagePaths.migrationFamily("Recipes"))
         #expect(family.versions[0].versionHash == "e9dae4e40be259bfb47297cbeb3ba17267a74fc06ae6877f798730986aa8f20c")
         #expect(family.versions[1].versionHash == "3c50505f6c1fda49f7f7b591fcc6fe0e5d3facea83c82c86437116aa590cb708")
         #expect(family.versions[2].versionHash == "4ac7167cca0a597e178b49ef355102d748a02a65f9755389ce33dd1f3aedd408")

@@ -1,11 +1,12 @@
 import EntityModel
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// Loading a family directory: the manifest, the version files, and the files around them.
 struct ModelFamilyLoadingTests {
     @Test func recipesLoads() throws {
-        let family = try ModelFamily.load(from: Fixtures.migrationFamily("Recipes"))
+        let family = try ModelFamily.load(from: PackagePaths.migrationFamily("Recipes"))
         #expect(family.name == "Recipes")
         #expect(family.versionNames == ["v1", "v2", "v3"])
         #expect(family.latestVersion.name == "v3")
@@ -15,7 +16,7 @@ struct ModelFamilyLoadingTests {
     }
 
     @Test func libraryLoads() throws {
-        let family = try ModelFamily.load(from: Fixtures.library)
+        let family = try ModelFamily.load(from: PackagePaths.libraryFamily)
         #expect(family.versionNames == ["v1", "v2", "v3"])
         let v3 = family.latestVersion
         #expect(v3.rootEntities.map(\.name) == ["Artist", "Attachment", "Lyrics", "Note", "Tag", "Track"])

@@ -1,11 +1,12 @@
 import EntityModel
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// The relational shape of the example families.
 struct RelationalMapperTests {
     static func schema(_ family: String, _ version: String) throws -> RelationalSchema {
-        let url = family == "Library" ? Fixtures.library : Fixtures.migrationFamily(family)
+        let url = PackagePaths.modelFamily(family)
         return try #require(try ModelFamily.load(from: url).version(named: version)).relationalSchema()
     }
 

@@ -25,7 +25,7 @@ struct RelationalSchemaDDLTests {
     ]
 
     static func family(_ name: String) throws -> ModelFamily {
-        try ModelFamily.load(from: name == "Library" ? Fixtures.library : Fixtures.migrationFamily(name))
+        try ModelFamily.load(from: PackagePaths.modelFamily(name))
     }
 
     static func model(_ family: String, _ version: String) throws -> ModelVersion {

@@ -10,7 +10,7 @@ enum SnapshotFixtures {
 
     /// Version `version` of `family` (`Recipes` from `Migrations/`, or the test family `Library`).
     static func model(_ family: String, _ version: String) throws -> ModelVersion {
-        let url = family == "Library" ? PackagePaths.libraryFamily : PackagePaths.migrationFamily(family)
+        let url = PackagePaths.modelFamily(family)
         return try #require(try ModelFamily.load(from: url).version(named: version))
     }
 
