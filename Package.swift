@@ -85,7 +85,7 @@ let package = Package(
         .target(
             name: "TenantMigratorService",
             dependencies: [
-                "TenantMigrator",
+                "TenantMigrator", "LibPQ",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -160,10 +160,20 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PostgresTestSupport",
-            dependencies: ["LibPQ", "EmbeddedPostgres"],
+            dependencies: ["LibPQ", "EmbeddedPostgres", .product(name: "Logging", package: "swift-log")],
             path: "Tests/PostgresTestSupport"
         ),
-        .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "PostgresTestSupport"]),
+        // The Recipes family through the library and the command line, for the suites above LibPQ.
+        .target(
+            name: "TenantMigratorTestSupport",
+            dependencies: [
+                "PostgresTestSupport", "TenantMigrator", "TenantMigrateCLI", "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TenantMigratorTestSupport"
+        ),
+        .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"], resources: [.copy("Golden")]),
         .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "EntityModel", "MigrationEngine", "PostgresTestSupport"], exclude: ["Fixtures"]),
@@ -172,6 +182,7 @@ let package = Package(
             name: "TenantMigratorTests",
             dependencies: [
                 "TenantMigrator", "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies", "PostgresTestSupport",
+                "TenantMigratorTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
@@ -180,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "TenantMigratorServiceTests",
             dependencies: [
-                "TenantMigratorService", "TenantMigrator", "LibPQ", "RecipesPolicies", "PostgresTestSupport",
+                "TenantMigratorService", "TenantMigrator", "LibPQ", "RecipesPolicies", "PostgresTestSupport", "TenantMigratorTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -191,13 +202,19 @@ let package = Package(
         // Citus (skipped unless TEST_CITUS_URL names a cluster).
         .testTarget(
             name: "FleetTests",
-            dependencies: ["TenantMigrator", "TenantMigrateCLI", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
+            dependencies: [
+                "TenantMigrator", "TenantMigrateCLI", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport", "TenantMigratorTestSupport",
+            ]
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]
+            dependencies: [
+                "TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "LibPQ", "PostgresTestSupport", "TenantMigratorTestSupport",
+            ]
         ),
-        .testTarget(name: "CitusTests", dependencies: ["TenantMigrator", "RecipesPolicies", "LibPQ", "PostgresTestSupport"]),
+        .testTarget(
+            name: "CitusTests", dependencies: ["TenantMigrator", "RecipesPolicies", "LibPQ", "PostgresTestSupport", "TenantMigratorTestSupport"]
+        ),
 
         // The docs' Swift snippets are excerpts of Examples/ (no product dependencies: it reads files).
         .testTarget(name: "DocumentationTests"),

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs the server programs, as the `postgres` user when this process is root.
-struct CommandRunner {
+package struct CommandRunner {
     /// The account to run as, when root.
     private let serverAccount: (uid: uid_t, gid: gid_t)?
 
@@ -95,7 +95,7 @@ struct CommandRunner {
     /// A file rather than a pipe: `pg_ctl start` leaves a daemon behind, and a daemon that
     /// inherited a pipe would keep it open forever. Foundation's `Process` is avoided for the same
     /// reason, and because its child reaping is unreliable off the main thread on Linux.
-    static func spawn(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    package static func spawn(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let outputPath = NSTemporaryDirectory() + "tenant-migrate-\(getpid())-\(UUID().uuidString).out"
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -119,27 +119,5 @@ struct CommandRunner {
         // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return (exitStatus, output)
-    }
-}
-
-/// Finds a free loopback TCP port by binding port 0.
-enum FreePort {
-    static func find() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw EmbeddedPostgresError(message: "cannot open a socket to find a free port") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw EmbeddedPostgresError(message: "cannot bind a loopback socket to find a free port") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -85,7 +85,7 @@ public struct EmbeddedPostgres: Sendable {
         // local port of an outgoing connection); when the port was ours to pick, pick another.
         var attempt = 1
         while true {
-            let tcpPort = listensOnLoopback ? (port == 0 ? try FreePort.find() : port) : nil
+            let tcpPort = listensOnLoopback ? (port == 0 ? try LoopbackSocket().port : port) : nil
             do {
                 return try startServer(binaries: binaries, runner: runner, tcpPort: tcpPort)
             } catch let error as EmbeddedPostgresError

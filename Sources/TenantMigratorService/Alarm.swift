@@ -1,11 +1,14 @@
-import Foundation
+import LibPQ
 
 /// Something to sleep on that can be woken early: the background retry loop waits on it until its
 /// next tenant is due, a new tenant is scheduled, or the service shuts down.
-final class Alarm: @unchecked Sendable {
-    private let lock = NSLock()
-    private var sleeper: CheckedContinuation<Void, Never>?
-    private var rung = false
+final class Alarm: Sendable {
+    private struct State {
+        var sleeper: CheckedContinuation<Void, Never>?
+        var rung = false
+    }
+
+    private let state = Locked(State())
 
     /// Returns after `duration`, or sooner if ``ring()`` is called (or was, since the last wait) or
     /// the calling task is cancelled.
@@ -16,15 +19,15 @@ final class Alarm: @unchecked Sendable {
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                lock.lock()
-                if rung || Task.isCancelled {
-                    rung = false
-                    lock.unlock()
-                    continuation.resume()
-                } else {
-                    sleeper = continuation
-                    lock.unlock()
+                let wakeNow = state.withLock { state in
+                    guard !state.rung, !Task.isCancelled else {
+                        state.rung = false
+                        return true
+                    }
+                    state.sleeper = continuation
+                    return false
                 }
+                if wakeNow { continuation.resume() }
             }
         } onCancel: {
             ring()
@@ -34,11 +37,12 @@ final class Alarm: @unchecked Sendable {
 
     /// Wakes the sleeper now, or the next one at once.
     func ring() {
-        lock.lock()
-        let continuation = sleeper
-        sleeper = nil
-        rung = continuation == nil
-        lock.unlock()
-        continuation?.resume()
+        let sleeper = state.withLock { state in
+            let sleeper = state.sleeper
+            state.sleeper = nil
+            state.rung = sleeper == nil
+            return sleeper
+        }
+        sleeper?.resume()
     }
 }

@@ -1,10 +1,10 @@
-import Foundation
+import LibPQ
 import TenantMigrator
 
 /// The service's shared state behind one lock: every tenant's status and retry schedule, the boot
 /// report, and the fleet run in progress (so that a graceful shutdown can stop it). Every read is
 /// a dictionary lookup under the lock: cheap enough for a request handler.
-final class ReadinessBoard: @unchecked Sendable {
+final class ReadinessBoard: Sendable {
     typealias Status = TenantMigratorService.Status
 
     /// One tenant's standing and when the background retries take it next.
@@ -16,77 +16,75 @@ final class ReadinessBoard: @unchecked Sendable {
         var nextAttempt: ContinuousClock.Instant?
     }
 
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
-    private var report: BootReport?
-    private var bootWaiters: [CheckedContinuation<BootReport, Never>] = []
-    private var shuttingDown = false
-    private var runs: [ObjectIdentifier: FleetControl] = [:]
-    /// When the whole pass runs again (it could not run at all: nil while it runs or once it ran),
-    /// and how often it failed so far.
-    private var wholePassDue: ContinuousClock.Instant?
-    private var wholePassFailures = 0
-
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// Everything on the board, behind its lock.
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var report: BootReport?
+        var bootWaiters: [CheckedContinuation<BootReport, Never>] = []
+        var shuttingDown = false
+        var runs: [ObjectIdentifier: FleetControl] = [:]
+        /// When the whole pass runs again (it could not run at all: nil while it runs or once it
+        /// ran), and how often it failed so far.
+        var wholePassDue: ContinuousClock.Instant?
+        var wholePassFailures = 0
     }
+
+    private let state = Locked(State())
 
     // MARK: Reading
 
     func status(of tenant: String) -> Status {
-        locked { entries[tenant]?.status ?? .unknown }
+        state.withLock { $0.entries[tenant]?.status ?? .unknown }
     }
 
     var statuses: [String: Status] {
-        locked { entries.mapValues(\.status) }
+        state.withLock { $0.entries.mapValues(\.status) }
     }
 
-    var bootReport: BootReport? { locked { report } }
+    var bootReport: BootReport? { state.withLock { $0.report } }
 
-    var isShuttingDown: Bool { locked { shuttingDown } }
+    var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
 
     // MARK: Writing
 
     /// Sets `tenant`'s status and its next retry (none when nil), with `retries` counted so far
     /// (kept when nil).
     func set(_ tenant: String, _ status: Status, retries: Int? = nil, nextAttempt: ContinuousClock.Instant?) {
-        locked {
-            var entry = entries[tenant] ?? Entry(status: status)
+        state.withLock { state in
+            var entry = state.entries[tenant] ?? Entry(status: status)
             entry.status = status
             if let retries { entry.retries = retries }
             entry.nextAttempt = nextAttempt
-            entries[tenant] = entry
+            state.entries[tenant] = entry
         }
     }
 
     /// Sets `tenant`'s status only when the service has not seen it yet.
     func setIfUnknown(_ tenant: String, _ status: Status, nextAttempt: ContinuousClock.Instant?) -> Bool {
-        locked {
-            guard entries[tenant] == nil else { return false }
-            entries[tenant] = Entry(status: status, nextAttempt: nextAttempt)
+        state.withLock { state in
+            guard state.entries[tenant] == nil else { return false }
+            state.entries[tenant] = Entry(status: status, nextAttempt: nextAttempt)
             return true
         }
     }
 
     func forget(_ tenant: String) {
-        _ = locked { entries.removeValue(forKey: tenant) }
+        _ = state.withLock { $0.entries.removeValue(forKey: tenant) }
     }
 
     func retries(of tenant: String) -> Int {
-        locked { entries[tenant]?.retries ?? 0 }
+        state.withLock { $0.entries[tenant]?.retries ?? 0 }
     }
 
     /// The scheduled tenants due at `now`, marked ``Status/migrating``, with the statuses they had.
     func takeDue(at now: ContinuousClock.Instant) -> [String: Status] {
-        locked {
+        state.withLock { state in
             var due: [String: Status] = [:]
-            for (tenant, entry) in entries {
+            for (tenant, entry) in state.entries {
                 guard let next = entry.nextAttempt, next <= now else { continue }
                 due[tenant] = entry.status
-                entries[tenant]?.status = .migrating
-                entries[tenant]?.nextAttempt = nil
+                state.entries[tenant]?.status = .migrating
+                state.entries[tenant]?.nextAttempt = nil
             }
             return due
         }
@@ -94,31 +92,33 @@ final class ReadinessBoard: @unchecked Sendable {
 
     /// The earliest scheduled attempt, the whole pass's included.
     var nextDue: ContinuousClock.Instant? {
-        locked { (entries.values.compactMap(\.nextAttempt) + [wholePassDue].compactMap { $0 }).min() }
+        state.withLock { state in
+            (state.entries.values.compactMap(\.nextAttempt) + [state.wholePassDue].compactMap { $0 }).min()
+        }
     }
 
     // MARK: The whole pass
 
     /// Schedules the whole pass again after another failure to run it; returns how many so far.
     func wholePassFailed(retryAt: (Int) -> ContinuousClock.Instant) -> Int {
-        locked {
-            wholePassFailures += 1
-            wholePassDue = retryAt(wholePassFailures)
-            return wholePassFailures
+        state.withLock { state in
+            state.wholePassFailures += 1
+            state.wholePassDue = retryAt(state.wholePassFailures)
+            return state.wholePassFailures
         }
     }
 
     /// Whether the whole pass is due at `now`; taking it unschedules it.
     func takeWholePass(at now: ContinuousClock.Instant) -> Bool {
-        locked {
-            guard let due = wholePassDue, due <= now else { return false }
-            wholePassDue = nil
+        state.withLock { state in
+            guard let due = state.wholePassDue, due <= now else { return false }
+            state.wholePassDue = nil
             return true
         }
     }
 
     func wholePassSucceeded() {
-        locked { wholePassFailures = 0 }
+        state.withLock { $0.wholePassFailures = 0 }
     }
 
     // MARK: Fleet runs and shutdown
@@ -126,24 +126,24 @@ final class ReadinessBoard: @unchecked Sendable {
     /// Registers a fleet run, so that a shutdown stops it; false (and the run stopped) when the
     /// service is already shutting down.
     func begin(_ control: FleetControl) -> Bool {
-        let admitted = locked {
-            if !shuttingDown { runs[ObjectIdentifier(control)] = control }
-            return !shuttingDown
+        let admitted = state.withLock { state in
+            if !state.shuttingDown { state.runs[ObjectIdentifier(control)] = control }
+            return !state.shuttingDown
         }
         if !admitted { control.stop() }
         return admitted
     }
 
     func end(_ control: FleetControl) {
-        _ = locked { runs.removeValue(forKey: ObjectIdentifier(control)) }
+        _ = state.withLock { $0.runs.removeValue(forKey: ObjectIdentifier(control)) }
     }
 
     /// Takes no new passes and stops the runs in progress: their tenants in flight commit or roll
     /// back, those waiting for locks stop waiting.
     func shutDown() {
-        let controls = locked {
-            shuttingDown = true
-            return Array(runs.values)
+        let controls = state.withLock { state in
+            state.shuttingDown = true
+            return Array(state.runs.values)
         }
         controls.forEach { $0.stop() }
     }
@@ -152,20 +152,20 @@ final class ReadinessBoard: @unchecked Sendable {
 
     /// Keeps the first boot report and hands it to everyone waiting for it.
     func finishBoot(_ bootReport: BootReport) {
-        let waiters: [CheckedContinuation<BootReport, Never>] = locked {
-            guard report == nil else { return [] }
-            report = bootReport
-            defer { bootWaiters = [] }
-            return bootWaiters
+        let waiters = state.withLock { state -> [CheckedContinuation<BootReport, Never>] in
+            guard state.report == nil else { return [] }
+            state.report = bootReport
+            defer { state.bootWaiters = [] }
+            return state.bootWaiters
         }
         waiters.forEach { $0.resume(returning: bootReport) }
     }
 
     func waitForBoot() async -> BootReport {
         await withCheckedContinuation { continuation in
-            let ready: BootReport? = locked {
-                if report == nil { bootWaiters.append(continuation) }
-                return report
+            let ready = state.withLock { state -> BootReport? in
+                if state.report == nil { state.bootWaiters.append(continuation) }
+                return state.report
             }
             if let ready { continuation.resume(returning: ready) }
         }

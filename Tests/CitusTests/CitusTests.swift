@@ -2,6 +2,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// tenant-migrate, unmodified, on a Citus coordinator with schema-based sharding (docs/Citus.md).
@@ -17,7 +18,7 @@ struct CitusTests {
             let record = try await migrator.createTenant(one, version: "v1")
             #expect(try fixture.isDistributed(record.schema))
             #expect(try !fixture.isDistributed(fixture.catalog.schema))
-            let catalogTablesDistributed: Int = try fixture.scalar(
+            let catalogTablesDistributed: Int = try fixture.connection.scalar(
                 "SELECT count(*)::int FROM pg_catalog.pg_dist_partition WHERE logicalrelid::text LIKE $1", [fixture.catalog.schema + ".%"]
             )
             #expect(catalogTablesDistributed == 0)
@@ -38,14 +39,14 @@ struct CitusTests {
             let nodes = try fixture.nodesBySchema()
             #expect(nodes.count == 12)
             for (schema, ports) in nodes { #expect(ports.count == 1, "\(schema) is spread over \(ports.sorted())") }
-            let tablesPerTenant: Int = try fixture.scalar("""
+            let tablesPerTenant: Int = try fixture.connection.scalar("""
                 SELECT count(*)::int FROM pg_catalog.pg_dist_partition p JOIN pg_catalog.pg_class c ON c.oid = p.logicalrelid
                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1
                 """, ["tenant_" + tenants[0]])
             #expect(tablesPerTenant == 2)  // v1: recipe, recipe_ingredient
             var perWorker: [Int: Int] = [:]
             for ports in nodes.values { if let port = ports.first { perWorker[port, default: 0] += 1 } }
-            let workers: Int = try fixture.scalar("SELECT count(*)::int FROM citus_get_active_worker_nodes()")
+            let workers: Int = try fixture.connection.scalar("SELECT count(*)::int FROM citus_get_active_worker_nodes()")
             print("Citus colocation: \(nodes.count) tenants, each on one node; tenants per worker: "
                 + perWorker.sorted { $0.key < $1.key }.map { "port \($0.key): \($0.value)" }.joined(separator: ", "))
             #expect(perWorker.count == min(workers, nodes.count), "tenants per worker: \(perWorker)")
@@ -57,20 +58,20 @@ struct CitusTests {
             let migrator = try fixture.migrator()
             let tenant = fixture.names(1)[0], schema = "tenant_" + tenant
             _ = try await migrator.createTenant(tenant, version: "v1")
-            try fixture.loadRecipes([tenant], recipes: 10)
+            try fixture.connection.loadRecipes(tenants: [tenant], recipes: 10)
             let ingredientsQuery = "SELECT md5(string_agg(concat_ws('|', id, recipe_id, name, quantity, unit_of_measure), ',' ORDER BY id)) FROM \(schema).recipe_ingredient"
-            let ingredientsAtV1: String = try fixture.scalar(ingredientsQuery)
+            let ingredientsAtV1: String = try fixture.connection.scalar(ingredientsQuery)
 
             // v1 → v2 (inferred) → v3 (mapped, with the Recipes Swift policies).
             let result = try await migrator.migrate(tenant: tenant, to: "v3")
             #expect(result.outcome == .migrated)
-            #expect(try fixture.scalar("SELECT count(*)::int FROM \(schema).recipe_ingredient WHERE ingredient_id IS NOT NULL", as: Int.self) == 30)
-            #expect(try fixture.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE type IN ('Meat', 'Fish')", as: Int.self) == 0)
-            #expect(try fixture.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE type = 'Entrée'", as: Int.self) == 4)
+            #expect(try fixture.connection.scalar("SELECT count(*)::int FROM \(schema).recipe_ingredient WHERE ingredient_id IS NOT NULL", as: Int.self) == 30)
+            #expect(try fixture.connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE type IN ('Meat', 'Fish')", as: Int.self) == 0)
+            #expect(try fixture.connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE type = 'Entrée'", as: Int.self) == 4)
             // The tables v3 added, and the tenant's archive of what v2 → v3 overwrote, are in the
             // tenant's distributed schema, on the tenant's one node.
             #expect(try fixture.nodesBySchema()[schema]?.count == 1)
-            let v3Tables: String = try fixture.scalar("""
+            let v3Tables: String = try fixture.connection.scalar("""
                 SELECT string_agg(c.relname::text, ',' ORDER BY c.relname) FROM pg_catalog.pg_dist_partition p
                 JOIN pg_catalog.pg_class c ON c.oid = p.logicalrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = $1
@@ -79,16 +80,16 @@ struct CitusTests {
 
             let reports = try await migrator.verify(tenants: [tenant])
             #expect(reports.count == 1 && reports[0].isClean, "\(reports.map(\.differences))")
-            let scratchSchemas: Int = try fixture.scalar("SELECT count(*)::int FROM pg_catalog.pg_namespace WHERE nspname LIKE '\\_tm\\_%'")
+            let scratchSchemas: Int = try fixture.connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_namespace WHERE nspname LIKE '\\_tm\\_%'")
             #expect(scratchSchemas == 0)
 
             let back = try await migrator.rollback(tenant: tenant, to: "v1", allowDestructive: true)
             #expect(back.outcome == .migrated)
-            #expect(try fixture.scalar(ingredientsQuery, as: String.self) == ingredientsAtV1)
+            #expect(try fixture.connection.scalar(ingredientsQuery, as: String.self) == ingredientsAtV1)
             #expect(try await migrator.verify(tenants: [tenant]).allSatisfy(\.isClean))
 
             try await migrator.dropTenant(tenant, confirmed: true)
-            #expect(try fixture.scalar("SELECT count(*)::int FROM pg_catalog.pg_namespace WHERE nspname = $1", [schema], as: Int.self) == 0)
+            #expect(try fixture.connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_namespace WHERE nspname = $1", [schema], as: Int.self) == 0)
             #expect(try fixture.nodesBySchema()[schema] == nil)
             #expect(try fixture.preparedTransactions() == 0)
         }
@@ -99,7 +100,7 @@ struct CitusTests {
             let migrator = try fixture.migrator()
             let tenants = fixture.names(4)
             _ = try await migrator.createTenants(tenants, version: "v1", jobs: 2)
-            try fixture.loadRecipes(tenants, recipes: 5)
+            try fixture.connection.loadRecipes(tenants: tenants, recipes: 5)
             // v3 drops recipe_ingredient.name late in the mapped step; a view reading it makes that
             // DROP COLUMN fail (2BP01) after the step's DDL and data moves ran on the worker.
             let failing = tenants[2], schema = fixture.connection.quoteIdentifier("tenant_" + failing)
@@ -112,9 +113,9 @@ struct CitusTests {
                 FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = $1 AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind = 'r'
                 """
-            let shapeBefore: String = try fixture.scalar(shapeQuery, ["tenant_" + failing])
+            let shapeBefore: String = try fixture.connection.scalar(shapeQuery, ["tenant_" + failing])
             let rowsQuery = "SELECT md5(string_agg(concat_ws('|', id, recipe_id, name, quantity, unit_of_measure), ',' ORDER BY id)) FROM \(schema).recipe_ingredient"
-            let rowsBefore: String = try fixture.scalar(rowsQuery)
+            let rowsBefore: String = try fixture.connection.scalar(rowsQuery)
             let (worker, shard) = try fixture.workerConnection(holding: "tenant_" + failing)
             let shardShape = "SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_catalog.pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped"
             let shardName = try shard("recipe_ingredient")
@@ -126,16 +127,16 @@ struct CitusTests {
             #expect(failed?.tenant == failing)
             #expect(failed?.sqlState == "2BP01")
             // Coordinator and worker: as before, row for row; nothing left prepared.
-            #expect(try fixture.scalar(shapeQuery, ["tenant_" + failing], as: String.self) == shapeBefore)
-            #expect(try fixture.scalar(rowsQuery, as: String.self) == rowsBefore)
+            #expect(try fixture.connection.scalar(shapeQuery, ["tenant_" + failing], as: String.self) == shapeBefore)
+            #expect(try fixture.connection.scalar(rowsQuery, as: String.self) == rowsBefore)
             #expect(try worker.execute(shardShape, [shardName]).first!.decode(String.self, at: 0) == shardBefore)
-            let unitShards: Int = try fixture.scalar("""
+            let unitShards: Int = try fixture.connection.scalar("""
                 SELECT count(*)::int FROM citus_shards s JOIN pg_catalog.pg_class c ON c.oid = s.table_name
                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1
                 """, ["tenant_" + failing])
             #expect(unitShards == 2)
             #expect(try fixture.preparedTransactions() == 0)
-            #expect(try fixture.scalar("SELECT version FROM \(fixture.catalog.schema).tenants WHERE name = $1", [failing], as: String.self) == "v1")
+            #expect(try fixture.connection.scalar("SELECT version FROM \(fixture.catalog.schema).tenants WHERE name = $1", [failing], as: String.self) == "v1")
         }
     }
 
@@ -143,7 +144,7 @@ struct CitusTests {
         try await CitusFixture.with { fixture in
             let tenant = fixture.names(1)[0]
             _ = try await fixture.migrator().createTenant(tenant, version: "v1")
-            try fixture.loadRecipes([tenant], recipes: 3)
+            try fixture.connection.loadRecipes(tenants: [tenant], recipes: 3)
             // A reader on the worker itself, in a transaction that stays open: the coordinator's
             // locks do not see it, only the shard's DDL does. The server ends it after 60 s at most.
             let (worker, shard) = try fixture.workerConnection(holding: "tenant_" + tenant)
@@ -171,7 +172,7 @@ struct CitusTests {
                 let clock = ContinuousClock(), started = clock.now
                 let run = try await TenantMigrateExecutable.run([
                     "migrate", "--tenant", tenant, "--lock-timeout", "300", "--max-attempts", "2",
-                    "--database-url", fixture.conninfo, "--migrations", repositoryRoot.appendingPathComponent("Migrations").path,
+                    "--database-url", fixture.conninfo, "--migrations", migrationsDirectory,
                     "--catalog", fixture.catalog.schema,
                 ])
                 #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
@@ -193,14 +194,14 @@ struct CitusTests {
             _ = try await migrator.createTenants(tenants, version: "v1", jobs: 2)
             let nodes = try fixture.nodesBySchema()
             let placement = try #require(try await migrator.citusPlacement())
-            let workers: Int = try fixture.scalar("SELECT count(*)::int FROM citus_get_active_worker_nodes()")
+            let workers: Int = try fixture.connection.scalar("SELECT count(*)::int FROM citus_get_active_worker_nodes()")
             #expect(placement.workers == workers)
             for status in try await migrator.status() {
                 let port = try #require(nodes[status.record.schema]?.first)
                 #expect(status.node?.hasSuffix(":\(port)") == true, "\(status.record.name): \(status.node ?? "nil")")
             }
 
-            let common = ["--database-url", fixture.conninfo, "--migrations", repositoryRoot.appendingPathComponent("Migrations").path,
+            let common = ["--database-url", fixture.conninfo, "--migrations", migrationsDirectory,
                           "--catalog", fixture.catalog.schema]
             let status = try await TenantMigrateExecutable.run(["status"] + common)
             #expect(status.status == 0, "\(status.stderr)")

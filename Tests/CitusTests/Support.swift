@@ -2,22 +2,15 @@ import Foundation
 import LibPQ
 import Logging
 import PostgresTestSupport
-import RecipesPolicies
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// The Citus coordinator the suite runs against: `TEST_CITUS_URL` (start a cluster with
 /// `scripts/citus-cluster.sh start`, which prints it). Unset, every test is skipped, and says so.
 let citusURL: String? = ProcessInfo.processInfo.environment["TEST_CITUS_URL"].flatMap { $0.isEmpty ? nil : $0 }
 
-/// The repository's root, found from this file.
-let repositoryRoot = PackagePaths.root
-
-let quietLogger: Logger = {
-    var logger = Logger(label: "CitusTests")
-    logger.logLevel = .error
-    return logger
-}()
+let quietLogger = Logger.quiet("CitusTests")
 
 /// One test's share of the shared Citus database: a catalog of its own and tenant names with a
 /// prefix of their own, so tests run side by side and leave nothing behind.
@@ -46,44 +39,7 @@ struct CitusFixture {
 
     /// The facade over the Recipes family and its Swift policies, on this fixture's catalog.
     func migrator(lockTimeout: Duration? = nil, maxAttempts: Int? = nil) throws -> TenantMigrator {
-        var migrator = try TenantMigrator(
-            connectionString: conninfo,
-            familyDirectory: repositoryRoot.appendingPathComponent("Migrations/Recipes"),
-            policies: RecipesPolicies.registry,
-            catalog: catalog,
-            logger: quietLogger
-        )
-        if let lockTimeout { migrator.lockTimeout = lockTimeout }
-        if let maxAttempts { migrator.maxAttempts = maxAttempts }
-        return migrator
-    }
-
-    /// Fills v1 tenants: `recipes` recipes of 3 ingredients each (names from a pool of 40, each
-    /// with one unit; types cycling Meat, Fish, Vegetarian, Dessert, Other), one pipeline each.
-    func loadRecipes(_ tenants: [String], recipes: Int) throws {
-        for tenant in tenants {
-            let schema = connection.quoteIdentifier("tenant_" + tenant)
-            try connection.pipeline([
-                Statement("""
-                    INSERT INTO \(schema).recipe (name, type, servings, instructions)
-                    SELECT 'Recipe ' || g, (ARRAY['Meat', 'Fish', 'Vegetarian', 'Dessert', 'Other'])[1 + g % 5], (1 + g % 8)::int2,
-                           'Cook recipe ' || g || ' with care.'
-                    FROM generate_series(1, \(recipes)) AS g
-                    """),
-                Statement("""
-                    INSERT INTO \(schema).recipe_ingredient (recipe_id, name, quantity, unit_of_measure)
-                    SELECT r.id, 'Ingredient ' || ((r.id * 7 + k) % 40), (k * 10 + r.id % 5)::numeric,
-                           (ARRAY['g', 'ml', 'piece', 'tbsp'])[1 + ((r.id * 7 + k) % 40) % 4]
-                    FROM \(schema).recipe AS r, generate_series(1, 3) AS k
-                    """),
-            ])
-        }
-    }
-
-    /// The first column of the first row.
-    func scalar<T: PQDecodable>(_ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> T {
-        guard let row = try connection.execute(sql, parameters).first else { throw TestFailure("no row for \(sql)") }
-        return try row.decode(T.self, at: 0)
+        try makeRecipesMigrator(conninfo, catalog: catalog, lockTimeout: lockTimeout, maxAttempts: maxAttempts, logger: quietLogger)
     }
 
     /// Each of this fixture's tenant schemas, with the worker ports its tables' shards are on.
@@ -104,12 +60,12 @@ struct CitusFixture {
 
     /// Whether `schema` is a distributed schema.
     func isDistributed(_ schema: String) throws -> Bool {
-        try scalar("SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_schema WHERE schemaid::regnamespace::text = $1)", [schema])
+        try connection.scalar("SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_schema WHERE schemaid::regnamespace::text = $1)", [schema])
     }
 
     /// Prepared (two-phase) transactions left on the coordinator and on every worker.
     func preparedTransactions() throws -> Int {
-        let local: Int = try scalar("SELECT count(*)::int FROM pg_catalog.pg_prepared_xacts")
+        let local: Int = try connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_prepared_xacts")
         let remote = try connection.execute("SELECT result FROM run_command_on_workers('SELECT count(*) FROM pg_catalog.pg_prepared_xacts')")
             .map { Int(try $0.decode(String.self, at: 0)) ?? -1 }
         return local + remote.reduce(0, +)
@@ -118,7 +74,7 @@ struct CitusFixture {
     /// A connection straight to the worker that holds `schema`'s tables (as an application or a
     /// DBA on that node would open), with changes to shards allowed.
     func workerConnection(holding schema: String) throws -> (connection: Connection, shard: (String) throws -> String) {
-        let port: Int = try scalar("""
+        let port: Int = try connection.scalar("""
             SELECT DISTINCT s.nodeport FROM citus_shards s
             JOIN pg_catalog.pg_class c ON c.oid = s.table_name JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = $1
@@ -144,9 +100,4 @@ struct CitusFixture {
             _ = try? connection.execute("DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(schema)) CASCADE")
         }
     }
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

@@ -21,13 +21,13 @@ import Testing
         let firstStart: String
         do {
             let connection = try Connection(server.connectionString())
-            let version: String = try scalar(connection, "SELECT version()")
+            let version: String = try connection.scalar("SELECT version()")
             #expect(version.hasPrefix("PostgreSQL "))
-            #expect(try scalar(connection, "SELECT current_user", as: String.self) == "postgres")
-            #expect(try scalar(connection, "SHOW fsync", as: String.self) == "off")
-            #expect(try scalar(connection, "SHOW data_directory", as: String.self) == directory.appendingPathComponent("data").path)
+            #expect(try connection.scalar("SELECT current_user", as: String.self) == "postgres")
+            #expect(try connection.scalar("SHOW fsync", as: String.self) == "off")
+            #expect(try connection.scalar("SHOW data_directory", as: String.self) == directory.appendingPathComponent("data").path)
             try connection.fixtureScript("CREATE TABLE survivor (note text); INSERT INTO survivor VALUES ('before the restart')")
-            firstStart = try scalar(connection, "SELECT pg_postmaster_start_time()::text")
+            firstStart = try connection.scalar("SELECT pg_postmaster_start_time()::text")
         }
 
         // start() while running finds the running server instead of starting another.
@@ -36,7 +36,7 @@ import Testing
         #expect(again.socketPort == server.socketPort)
         do {
             let connection = try Connection(again.connectionString())
-            #expect(try scalar(connection, "SELECT pg_postmaster_start_time()::text", as: String.self) == firstStart)
+            #expect(try connection.scalar("SELECT pg_postmaster_start_time()::text", as: String.self) == firstStart)
         }
 
         try server.stop()
@@ -48,8 +48,8 @@ import Testing
         let restarted = try embedded.start()
         do {
             let connection = try Connection(restarted.connectionString())
-            #expect(try scalar(connection, "SELECT note FROM survivor", as: String.self) == "before the restart")
-            #expect(try scalar(connection, "SELECT pg_postmaster_start_time()::text", as: String.self) != firstStart)
+            #expect(try connection.scalar("SELECT note FROM survivor", as: String.self) == "before the restart")
+            #expect(try connection.scalar("SELECT pg_postmaster_start_time()::text", as: String.self) != firstStart)
         }
         try restarted.stop()
         #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("data/postmaster.pid").path))
@@ -84,9 +84,5 @@ import Testing
         } catch {
             Issue.record("unexpected \(error)")
         }
-    }
-
-    private func scalar<T: PQDecodable>(_ connection: Connection, _ sql: String, as type: T.Type = T.self) throws -> T {
-        try #require(try connection.execute(sql).first).decode(T.self, at: 0)
     }
 }

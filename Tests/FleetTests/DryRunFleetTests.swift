@@ -2,18 +2,15 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 @Suite("Fleet dry runs")
 struct DryRunFleetTests {
     @Test func aDryRunOverAHundredTenantsReportsTheOneThatWouldFailAndChangesNothing() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
-            let tenants = names("d", 100)
-            #expect(try await migrator.createTenants(tenants, version: "v1", jobs: 4).succeeded)
-            try loadRecipesAtV1(conninfo, tenants: tenants, recipes: 5)
+            let (migrator, _, connection) = try await recipesFleet(conninfo, "d", 100, recipes: 5)
             // d050's app forbids Entrée, which v2 → v3 turns its Meat and Fish recipes into.
-            let connection = try Connection(conninfo, logger: quietLogger)
             try connection.execute("ALTER TABLE tenant_d050.recipe ADD CONSTRAINT no_entree CHECK (type <> 'Entrée')")
             let before = try await TestPostgres.dump(conninfo)
 
@@ -28,7 +25,7 @@ struct DryRunFleetTests {
             #expect(report.entries.filter { $0.outcome == .migrated }.allSatisfy { ($0.rowsAffected ?? 0) > 0 })
 
             // Through the CLI: the same, with exit code 1; and the JSON says it was a dry run.
-            #expect(try await exitCode(conninfo, ["migrate", "--all", "--dry-run", "--json"]) == 1)
+            #expect(try await runTenantMigrate(conninfo, ["migrate", "--all", "--dry-run", "--json"]) == 1)
 
             let after = try await TestPostgres.dump(conninfo)
             #expect(after == before, "the dry run changed the database: \(TestPostgres.dumpChanges(before, after).prefix(10))")

@@ -2,6 +2,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Fleet runs (`migrateAll`, `rollbackAll`, `createTenants`, `migrate --all`) against PostgreSQL:
@@ -28,12 +29,8 @@ struct FleetTests {
     /// 200 tenants at v1 (every 20th with 5 recipes of 3 ingredients, and the failing one too);
     /// returns the failing tenant's schema shape and table checksums.
     static func setUpTwoHundred(_ conninfo: String, failing: String) async throws -> (shape: [String], sums: [String: String]) {
-        let migrator = try makeMigrator(conninfo)
-        let tenants = names("t", 200)
-        let created = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-        #expect(created.migrated == 200 && created.failed == 0)
-        try loadRecipesAtV1(conninfo, tenants: tenants.enumerated().filter { $0.offset % 20 == 0 }.map(\.element) + [failing], recipes: 5)
-        let connection = try Connection(conninfo, logger: quietLogger)
+        let filled = names("t", 200).enumerated().filter { $0.offset % 20 == 0 }.map(\.element) + [failing]
+        let (_, _, connection) = try await recipesFleet(conninfo, "t", 200, recipes: 5, filled: filled)
         try addBlockingView(to: failing, on: connection)
         return (try connection.schemaShape("tenant_" + failing), try connection.tableChecksums(schema: "tenant_" + failing))
     }
@@ -70,12 +67,12 @@ struct FleetTests {
                 let (cliBefore, facadeBefore) = try await (cliSetUp, facadeSetUp)
 
                 // The command line, in-process: the run goes on past the failure and exits non-zero.
-                let code = try await exitCode(cliDatabase, ["migrate", "--all", "--jobs", "4", "--json"])
+                let code = try await runTenantMigrate(cliDatabase, ["migrate", "--all", "--jobs", "4", "--json"])
                 #expect(code == 1)
                 try Self.expectOneFailure(cliDatabase, failing: failing, before: cliBefore)
 
                 // The facade, on an identical fleet: the report, as JSON.
-                let report = try await makeMigrator(facadeDatabase).migrateAll(jobs: 4)
+                let report = try await makeRecipesMigrator(facadeDatabase).migrateAll(jobs: 4)
                 try Self.expectOneFailure(facadeDatabase, failing: failing, before: facadeBefore)
                 let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any]
                 let summary = json?["summary"] as? [String: Int]
@@ -99,10 +96,8 @@ struct FleetTests {
 
     @Test func twoConcurrentRunnersMigrateEachTenantOnce() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
-            let tenants = names("c", 100)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try loadRecipesAtV1(conninfo, tenants: tenants.enumerated().filter { $0.offset % 10 == 0 }.map(\.element), recipes: 4)
+            let filled = names("c", 100).enumerated().filter { $0.offset % 10 == 0 }.map(\.element)
+            let (migrator, tenants, _) = try await recipesFleet(conninfo, "c", 100, recipes: 4, filled: filled)
 
             async let first = migrator.migrateAll(jobs: 2)
             async let second = migrator.migrateAll(jobs: 2)
@@ -131,16 +126,17 @@ struct FleetTests {
 
     @Test func stopFinishesTheTenantsInFlightAndStartsNoOther() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
-            let tenants = names("s", 120)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try loadRecipesAtV1(conninfo, tenants: tenants, recipes: 20)
+            let (migrator, _, _) = try await recipesFleet(conninfo, "s", 120, recipes: 20)
 
             let control = FleetControl()
-            let once = Once()
+            let stopped = Locked(false)
             let report = try await migrator.migrateAll(jobs: 2, control: control, progress: { progress in
                 // One stop only: a second would cancel the tenants in flight.
-                if progress.done >= 40 { once.run { control.stop() } }
+                let first = progress.done >= 40 && stopped.withLock { stopped in
+                    defer { stopped = true }
+                    return !stopped
+                }
+                if first { control.stop() }
             })
             #expect(report.interrupted)
             #expect(!report.succeeded)
@@ -172,11 +168,7 @@ struct FleetTests {
     @Test func aStopEndsALockWaitAndLeavesThatTenantUntouched() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             // Locks are waited on for long, so only the stop can end the blocked tenant's wait.
-            let migrator = try makeMigrator(conninfo, lockTimeout: .seconds(60))
-            let tenants = names("k", 12)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try loadRecipesAtV1(conninfo, tenants: tenants, recipes: 10)
-            let connection = try Connection(conninfo, logger: quietLogger)
+            let (migrator, _, connection) = try await recipesFleet(conninfo, "k", 12, recipes: 10, lockTimeout: .seconds(60))
             let before = (try connection.schemaShape("tenant_k001"), try connection.tableChecksums(schema: "tenant_k001"))
 
             // Another session reads k001's recipes in an open transaction: the migration waits for
@@ -222,19 +214,11 @@ struct FleetTests {
         }
     }
 
-    /// Polls until `count` sessions of this database wait on a heavyweight lock (at most 20 s).
+    /// Polls until `count` sessions of this database wait on a heavyweight lock (at most 30 s).
     static func waitForLockWait(_ connection: Connection, count: Int = 1) async throws -> Bool {
         try await waitUntil { try connection.lockWaiters().count >= count }
     }
 
-    /// Polls `condition` every 10 ms, at most 20 s; whether it became true.
-    static func waitUntil(_ condition: () throws -> Bool) async throws -> Bool {
-        for _ in 0..<2000 {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return false
-    }
 
     // MARK: - Fail-fast, lost connections, refused connections
 
@@ -242,11 +226,7 @@ struct FleetTests {
     /// cancels the tenants in flight: a healthy tenant was rolled back for nothing.
     @Test func failFastLetsTheHealthyTenantsInFlightFinish() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo, lockTimeout: .seconds(60))
-            let tenants = names("f", 10)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try loadRecipesAtV1(conninfo, tenants: tenants, recipes: 3)
-            let connection = try Connection(conninfo, logger: quietLogger)
+            let (migrator, _, connection) = try await recipesFleet(conninfo, "f", 10, recipes: 3, lockTimeout: .seconds(60))
 
             // f001 and f002: another session renames the column their first statement renames, and
             // holds the lock; once it commits, both fail at once (42703). f003: held by a reader.
@@ -259,13 +239,13 @@ struct FleetTests {
             let reader = try Connection(conninfo, logger: quietLogger)
             try reader.fixtureScript("BEGIN; SELECT count(*) FROM tenant_f003.recipe")
 
-            let failures = Counter()
+            let failures = Locked(0)
             let run = Task {
-                try await migrator.migrateAll(jobs: 3, failFast: true, progress: { failures.set($0.failed) })
+                try await migrator.migrateAll(jobs: 3, failFast: true, progress: { progress in failures.withLock { $0 = progress.failed } })
             }
             #expect(try await Self.waitForLockWait(connection, count: 3))
             try renamer.fixtureScript("COMMIT")
-            #expect(try await Self.waitUntil { failures.value == 2 })
+            #expect(try await waitUntil { failures.value == 2 })
             try await Task.sleep(for: .milliseconds(100))
             try reader.fixtureScript("ROLLBACK")
             let report = try await run.value
@@ -287,11 +267,7 @@ struct FleetTests {
     /// takes afterwards on the dead connection.
     @Test func aLostConnectionCostsOnlyTheTenantItWasMigrating() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo, lockTimeout: .seconds(60))
-            let tenants = names("d", 16)
-            _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try loadRecipesAtV1(conninfo, tenants: tenants, recipes: 3)
-            let connection = try Connection(conninfo, logger: quietLogger)
+            let (migrator, _, connection) = try await recipesFleet(conninfo, "d", 16, recipes: 3, lockTimeout: .seconds(60))
             let reader = try Connection(conninfo, logger: quietLogger)
             try reader.fixtureScript("BEGIN; SELECT count(*) FROM tenant_d001.recipe")
 
@@ -329,16 +305,16 @@ struct FleetTests {
             let connection = try Connection(conninfo, logger: quietLogger)
             try connection.execute("ALTER DATABASE \(connection.quoteIdentifier(try connection.scalar("SELECT current_database()::text", as: String.self))) OWNER TO \(connection.quoteIdentifier(role))")
             let limited = conninfo + " user='\(role)'"
-            let migrator = try makeMigrator(limited)
+            let migrator = try makeRecipesMigrator(limited)
             let tenants = names("j", 8)
             #expect(try await migrator.createTenants(tenants, version: "v1", jobs: 2).migrated == 8)
             await migrator.shutdown()  // its pooled sessions close
             try connection.execute("ALTER ROLE \(connection.quoteIdentifier(role)) CONNECTION LIMIT 2")
-            #expect(try await Self.waitUntil {
+            #expect(try await waitUntil {
                 try connection.scalar("SELECT count(*)::int FROM pg_stat_activity WHERE usename = $1", [role], as: Int.self) == 0
             })
 
-            let report = try await makeMigrator(limited).migrateAll(jobs: 4)
+            let report = try await makeRecipesMigrator(limited).migrateAll(jobs: 4)
             #expect(report.succeeded)
             #expect(report.migrated == 8)
         }
@@ -348,10 +324,10 @@ struct FleetTests {
 
     @Test func matchLimitAndNamedTenantsThenRollBackEveryTenant() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             let tenants = names("alpha", 5) + names("beta", 5) + names("gamma", 5)
             _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
-            try loadRecipesAtV1(conninfo, tenants: ["alpha001", "beta001", "gamma003"], recipes: 5)
+            try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: ["alpha001", "beta001", "gamma003"], recipes: 5)
             let connection = try Connection(conninfo, logger: quietLogger)
             let ingredientsQuery = "SELECT md5(string_agg(concat_ws('|', id, recipe_id, name, quantity, unit_of_measure), ',' ORDER BY id)) FROM tenant_gamma003.recipe_ingredient"
             let ingredientsAtV1: String = try connection.scalar(ingredientsQuery)
@@ -359,33 +335,33 @@ struct FleetTests {
                 try connection.tenantVersions().filter { $0.value.version == "v3" }.map(\.key).sorted()
             }
 
-            #expect(try await exitCode(conninfo, ["migrate", "--match", "beta*", "--jobs", "2"]) == 0)
+            #expect(try await runTenantMigrate(conninfo, ["migrate", "--match", "beta*", "--jobs", "2"]) == 0)
             #expect(try atV3() == names("beta", 5))
 
             // A canary batch: the first two tenants that need work, in name order.
-            #expect(try await exitCode(conninfo, ["migrate", "--all", "--limit", "2"]) == 0)
+            #expect(try await runTenantMigrate(conninfo, ["migrate", "--all", "--limit", "2"]) == 0)
             #expect(try atV3() == ["alpha001", "alpha002"] + names("beta", 5))
 
-            #expect(try await exitCode(conninfo, ["migrate", "--all", "--tenant", "gamma002", "--tenant", "gamma004"]) == 0)
+            #expect(try await runTenantMigrate(conninfo, ["migrate", "--all", "--tenant", "gamma002", "--tenant", "gamma004"]) == 0)
             #expect(try atV3() == ["alpha001", "alpha002"] + names("beta", 5) + ["gamma002", "gamma004"])
 
             // Named tenants without --all: one by one.
-            #expect(try await exitCode(conninfo, ["migrate", "--tenant", "gamma001", "--tenant", "gamma003"]) == 0)
+            #expect(try await runTenantMigrate(conninfo, ["migrate", "--tenant", "gamma001", "--tenant", "gamma003"]) == 0)
             #expect(try atV3() == ["alpha001", "alpha002"] + names("beta", 5) + ["gamma001", "gamma002", "gamma003", "gamma004"])
 
             // An unknown name is a failure, and touches nothing.
-            #expect(try await exitCode(conninfo, ["migrate", "--all", "--tenant", "nosuch"]) == 1)
+            #expect(try await runTenantMigrate(conninfo, ["migrate", "--all", "--tenant", "nosuch"]) == 1)
             #expect(try atV3().count == 11)
 
-            #expect(try await exitCode(conninfo, ["migrate", "--all", "--jobs", "3"]) == 0)
+            #expect(try await runTenantMigrate(conninfo, ["migrate", "--all", "--jobs", "3"]) == 0)
             #expect(try atV3() == tenants.sorted())
 
             // v3 → v1 drops prep_minutes: with --no-archive, refused without --allow-destructive.
-            #expect(try await exitCode(conninfo, ["rollback", "--all", "--to", "v1", "--no-archive"]) == 1)
+            #expect(try await runTenantMigrate(conninfo, ["rollback", "--all", "--to", "v1", "--no-archive"]) == 1)
             #expect(try atV3() == tenants.sorted())
             #expect(try connection.tenantVersions().values.allSatisfy { $0.state == "ready" })
 
-            #expect(try await exitCode(conninfo, ["rollback", "--all", "--to", "v2", "--allow-destructive", "--jobs", "2"]) == 0)
+            #expect(try await runTenantMigrate(conninfo, ["rollback", "--all", "--to", "v2", "--allow-destructive", "--jobs", "2"]) == 0)
             #expect(try connection.tenantVersions().values.allSatisfy { $0 == ("v2", "ready") })
             #expect(try await migrator.verify().allSatisfy(\.isClean))
             // The ingredients' names and units are back, row for row.
@@ -397,7 +373,7 @@ struct FleetTests {
 
     @Test func aRunOverTwoThousandCurrentTenantsIsOneQuery() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             let tenants = (1...2000).map { "n" + String(format: "%04d", $0) }
             let created = try await migrator.createTenants(tenants, jobs: 4)
             #expect(created.migrated == 2000)
@@ -414,27 +390,5 @@ struct FleetTests {
             #expect(report.milliseconds < 30_000, "\(report.milliseconds) ms")
             #expect(elapsed < .seconds(30), "\(elapsed)")
         }
-    }
-}
-
-/// An integer shared with a progress callback.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current = 0
-    var value: Int { lock.lock(); defer { lock.unlock() }; return current }
-    func set(_ value: Int) { lock.lock(); current = value; lock.unlock() }
-}
-
-/// Runs a closure once, whichever thread asks first.
-final class Once: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-
-    func run(_ body: () -> Void) {
-        lock.lock()
-        let first = !done
-        done = true
-        lock.unlock()
-        if first { body() }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Pins through the real `tenant-migrate` executable: what the operator sees.

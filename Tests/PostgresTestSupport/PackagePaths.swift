@@ -35,4 +35,9 @@ public enum PackagePaths {
     public static var trackerFamily: URL {
         root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/Tracker")
     }
+
+    /// The family `name`: the test-only `Library`, or a family under `Migrations/` (`Recipes`).
+    public static func modelFamily(_ name: String) -> URL {
+        name == "Library" ? libraryFamily : migrationFamily(name)
+    }
 }

@@ -31,34 +31,60 @@ public enum TenantMigrateExecutable {
     }
 
     /// Runs the executable to the end with `arguments` and an environment of the test process's
-    /// own variables changed by `environment` (nil removes one). Output goes to files, not pipes:
-    /// draining pipes would block threads of the cooperative pool. With `mergingOutput`, stderr
-    /// goes to the same file as stdout, as with `> file 2>&1` (``Output/stdout`` holds both).
+    /// own variables changed by `environment` (nil removes one). With `mergingOutput`, stderr goes
+    /// to the same file as stdout, as with `> file 2>&1` (``Output/stdout`` holds both).
     public static func run(_ arguments: [String], environment: [String: String?] = [:], mergingOutput: Bool = false) async throws -> Output {
+        try await start(arguments, environment: environment, mergingOutput: mergingOutput).finish()
+    }
+
+    /// Starts the executable with `arguments` and an environment of the test process's own
+    /// variables changed by `environment` (nil removes one), every connection in strict
+    /// one-statement mode. Output goes to files, not pipes: draining pipes would block threads of
+    /// the cooperative pool.
+    public static func start(_ arguments: [String], environment: [String: String?] = [:], mergingOutput: Bool = false) throws -> Running {
         guard let url else { throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no tenant-migrate executable beside the tests"]) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outputURL = directory.appendingPathComponent("stdout"), errorURL = directory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let running = Running(directory: directory)
+        _ = FileManager.default.createFile(atPath: running.outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: running.errorURL.path, contents: nil)
         var variables = ProcessInfo.processInfo.environment
         variables[Connection.strictOneStatementVariable] = "1"
         for (name, value) in environment { variables[name] = value }
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.environment = variables
-        let output = try FileHandle(forWritingTo: outputURL)
-        process.standardOutput = output
-        process.standardError = mergingOutput ? output : try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus,
-            stdout: try String(contentsOf: outputURL, encoding: .utf8),
-            stderr: try String(contentsOf: errorURL, encoding: .utf8)
-        )
+        running.process.executableURL = url
+        running.process.arguments = arguments
+        running.process.environment = variables
+        let output = try FileHandle(forWritingTo: running.outputURL)
+        running.process.standardOutput = output
+        running.process.standardError = mergingOutput ? output : try FileHandle(forWritingTo: running.errorURL)
+        try running.process.run()
+        return running
+    }
+
+    /// A run in progress.
+    public final class Running {
+        /// The process, to signal it.
+        public let process = Process()
+        let directory: URL
+        var outputURL: URL { directory.appendingPathComponent("stdout") }
+        var errorURL: URL { directory.appendingPathComponent("stderr") }
+
+        init(directory: URL) {
+            self.directory = directory
+        }
+
+        /// Waits for the process to end (polling, off the cooperative pool's threads) and returns
+        /// what it printed.
+        public func finish() async throws -> Output {
+            while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            process.waitUntilExit()
+            return Output(
+                status: process.terminationStatus,
+                stdout: try String(contentsOf: outputURL, encoding: .utf8),
+                stderr: try String(contentsOf: errorURL, encoding: .utf8)
+            )
+        }
+
+        deinit { try? FileManager.default.removeItem(at: directory) }
     }
 }

@@ -147,23 +147,18 @@ final class FileLock: Sendable {
 
 /// Stops the test server when the test process exits.
 enum StopAtExit {
-    nonisolated(unsafe) private static var server: EmbeddedPostgres?
-    private static let lock = NSLock()
-
-    nonisolated(unsafe) private static var locks: ClusterLocks?
+    /// The server this process started, and the locks it holds on it; set once.
+    private static let registered = Locked<(server: EmbeddedPostgres, locks: ClusterLocks)?>(nil)
 
     static func register(_ embedded: EmbeddedPostgres, locks: ClusterLocks) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard server == nil else { return }
-        server = embedded
-        self.locks = locks
+        let first = registered.withLock { registered in
+            guard registered == nil else { return false }
+            registered = (embedded, locks)
+            return true
+        }
+        guard first else { return }
         atexit {
-            StopAtExit.lock.lock()
-            let server = StopAtExit.server
-            let locks = StopAtExit.locks
-            StopAtExit.lock.unlock()
-            guard let server, let locks else { return }
+            guard let (server, locks) = StopAtExit.registered.value else { return }
             // No other process may start or join while we decide.
             locks.start.lockExclusive()
             defer { locks.start.unlock() }

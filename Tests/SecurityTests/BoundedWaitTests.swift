@@ -1,5 +1,7 @@
 import Foundation
 import LibPQ
+import PostgresTestSupport
+import TenantMigratorTestSupport
 import Testing
 
 /// A migration never queues in front of application traffic for longer than `lock_timeout`, and
@@ -8,7 +10,7 @@ import Testing
 struct BoundedWaitTests {
     @Test func theAdvisoryLockWaitIsBoundedByLockTimeoutAndAttempts() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"]) == 0)
             // Another runner holds tenant t's advisory lock.
             let holder = try Connection(setup.migratorURL, logger: quietLogger)
             try holder.execute("BEGIN")
@@ -20,7 +22,7 @@ struct BoundedWaitTests {
             }
             // Two attempts of 1 s plus one backoff of at most 200 ms: about 2.2 s. If the wait were
             // unbounded, the holder lets go after 30 s and the run would end only then.
-            let ended = try await waitUntil(timeout: .seconds(30)) { done.isSet }
+            let ended = try await waitUntil(timeout: .seconds(30)) { done.value }
             try holder.execute("ROLLBACK")
             let error = try await run.value
             #expect(ended, "the runner was still waiting for the advisory lock after \(ContinuousClock.now - started)")
@@ -36,9 +38,9 @@ struct BoundedWaitTests {
     @Test func theMigrationNeverWaitsForOneTableWhileHoldingAnother() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             // v1 → v3 alters recipe first (v1 → v2), then recipe_ingredient (v2 → v3).
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole]) == 0)
             let admin = try setup.adminConnection()
-            try loadRecipesAtV2(admin, schema: "tenant_t", atV1: true)
+            try admin.loadRecipes(tenants: ["t"], recipes: 20)
             // The app is in the middle of a transaction on recipe_ingredient.
             let busy = try Connection(setup.appURL, logger: quietLogger)
             try busy.execute("BEGIN")
@@ -54,7 +56,7 @@ struct BoundedWaitTests {
             let (updates, _) = background { () -> Duration in
                 let app = try Connection(appURL, logger: quietLogger)
                 var longest = Duration.zero
-                while !done.isSet {
+                while !done.value {
                     let before = ContinuousClock.now
                     try app.execute("UPDATE tenant_t.recipe SET servings = servings WHERE id = (SELECT min(id) FROM tenant_t.recipe)")
                     longest = max(longest, ContinuousClock.now - before)
@@ -64,7 +66,7 @@ struct BoundedWaitTests {
             }
             var samplesWhileWaiting = 0
             var heldWhileWaiting: [String] = []
-            while !done.isSet {
+            while !done.value {
                 let waiting = try admin.scalar("""
                     SELECT count(*)::int FROM pg_locks w JOIN pg_stat_activity a ON a.pid = w.pid
                     WHERE NOT w.granted AND a.usename = $1
@@ -88,25 +90,17 @@ struct BoundedWaitTests {
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
 
             // Once the app is done, the same migration goes through.
-            #expect(try await tenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
         }
     }
 
 }
 
-/// Set once, read from anywhere: whether a background run has finished.
-final class DoneFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    func set() { lock.withLock { done = true } }
-    var isSet: Bool { lock.withLock { done } }
-}
-
 /// Runs `body` in a task that sets the returned flag when it ends.
-func background<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> (Task<T, any Error>, DoneFlag) {
-    let flag = DoneFlag()
+func background<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> (Task<T, any Error>, Locked<Bool>) {
+    let flag = Locked(false)
     let task = Task {
-        defer { flag.set() }
+        defer { flag.withLock { $0 = true } }
         return try await body()
     }
     return (task, flag)

@@ -1,6 +1,7 @@
 import Foundation
 import LibPQ
 import PostgresTestSupport
+import TenantMigratorTestSupport
 import Testing
 
 /// The catalog is only ever created by commands that write, never inside another schema; and a
@@ -20,13 +21,13 @@ struct CatalogAndModelTests {
             // Before any catalog exists, and then with one.
             for round in 0..<2 {
                 if round == 1 {
-                    #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"]) == 0)
+                    #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"]) == 0)
                 }
                 let before = try await Self.dump(setup)
-                #expect(try await tenantMigrate(setup.migratorURL, ["status"]) == 0)
-                #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "list"]) == 0)
-                #expect(try await tenantMigrate(setup.migratorURL, ["verify"]) == 0)
-                #expect(try await tenantMigrate(setup.migratorURL, ["check"]) == 0)
+                #expect(try await runTenantMigrate(setup.migratorURL, ["status"]) == 0)
+                #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "list"]) == 0)
+                #expect(try await runTenantMigrate(setup.migratorURL, ["verify"]) == 0)
+                #expect(try await runTenantMigrate(setup.migratorURL, ["check"]) == 0)
                 _ = await tenantMigrateError(setup.migratorURL, ["plan", "--tenant", "a1", "--to", "v3"])
                 let after = try await Self.dump(setup)
                 #expect(after == before, "round \(round): a read-only command changed the database: \(Self.changes(before, after).prefix(20))")
@@ -36,7 +37,7 @@ struct CatalogAndModelTests {
 
     @Test func theCatalogIsNeverCreatedInsideAnotherSchema() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"]) == 0)
             let migrator = try Connection(setup.migratorURL, logger: quietLogger)
             try migrator.execute("CREATE SCHEMA app")
             let before = try await Self.dump(setup)
@@ -54,9 +55,9 @@ struct CatalogAndModelTests {
             #expect(after == before, "\(Self.changes(before, after).prefix(20))")
 
             // A new name that is not an existing schema is fine, and only a writing command creates it.
-            #expect(try await tenantMigrate(setup.migratorURL, ["status", "--catalog", "other_catalog"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["status", "--catalog", "other_catalog"]) == 0)
             #expect(try migrator.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'other_catalog'", as: Int.self) == 0)
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "b1", "--catalog", "other_catalog"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "b1", "--catalog", "other_catalog"]) == 0)
             #expect(try migrator.scalar("SELECT count(*)::int FROM other_catalog.tenants", as: Int.self) == 1)
         }
     }
@@ -69,8 +70,8 @@ struct CatalogAndModelTests {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: migrationsDirectory + "/Recipes", toPath: root.appendingPathComponent("Recipes").path)
             let migrations = root.path
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t1", "--version", "v1"], migrations: migrations) == 0)
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t2", "--version", "v1"], migrations: migrations) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t1", "--version", "v1"], migrations: migrations) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t2", "--version", "v1"], migrations: migrations) == 0)
             let admin = try setup.adminConnection()
             try admin.execute("INSERT INTO tenant_t1.recipe (name, instructions) VALUES ('Soup', 'Boil.')")
 
@@ -90,10 +91,10 @@ struct CatalogAndModelTests {
             let after = try await Self.dump(setup)
             #expect(after == before, "\(Self.changes(before, after).prefix(20))")
             // verify reports the mismatch as drift.
-            #expect(try await tenantMigrate(setup.migratorURL, ["verify", "--tenant", "t1"], migrations: migrations) == 2)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["verify", "--tenant", "t1"], migrations: migrations) == 2)
 
             // The operator who knows better may accept it.
-            #expect(try await tenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t2", "--accept-model-change"], migrations: migrations) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t2", "--accept-model-change"], migrations: migrations) == 0)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't2'", as: String.self) == "v3")
         }
     }

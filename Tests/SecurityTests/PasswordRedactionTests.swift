@@ -2,6 +2,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import TenantMigrateCLI
+import TenantMigratorTestSupport
 import Testing
 
 /// Defect 1 of issue 11: a mistake in the connection string made libpq quote the password, and
@@ -64,10 +65,10 @@ struct PasswordRedactionTests {
         try await LeastPrivilegeDatabase.with { setup in
             let conninfo = shape.build(try Server(setup))
             do {
-                try await tenantMigrate(conninfo, ["status"])
+                try await runTenantMigrate(conninfo, ["status"])
                 Issue.record("status must fail with \(shape.name)")
             } catch {
-                let message = SecurityRunner.message(for: error)
+                let message = RecipesTestRunner.message(for: error)
                 #expect(!message.contains(Self.secret), "\(message)")
                 #expect(!String(reflecting: error).contains(Self.secret))
                 #expect(message.contains(shape.problem), "\(message)")

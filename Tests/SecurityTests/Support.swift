@@ -3,21 +3,10 @@ import Foundation
 import LibPQ
 import Logging
 import PostgresTestSupport
-import RecipesPolicies
-import TenantMigrateCLI
-import TenantMigrator
-import Testing
-
-/// The repository's root, found from this file.
-let repositoryRoot = PackagePaths.root
-let migrationsDirectory = repositoryRoot.appendingPathComponent("Migrations").path
+import TenantMigratorTestSupport
 
 /// Warnings and errors only.
-let quietLogger: Logger = {
-    var logger = Logger(label: "SecurityTests")
-    logger.logLevel = .error
-    return logger
-}()
+let quietLogger = Logger.quiet("SecurityTests")
 
 /// A fresh database set up the least-privilege way (docs/Security.md):
 /// - `admin`: the superuser, for the test's own setup and inspection only;
@@ -86,90 +75,13 @@ struct LeastPrivilegeDatabase: Sendable {
     func adminConnection() throws -> Connection { try Connection(adminURL, logger: quietLogger) }
 }
 
-/// The facade over the Recipes family with its Swift policies, as a server app builds it.
-func makeRecipesMigrator(_ conninfo: String) throws -> TenantMigrator {
-    try TenantMigrator(
-        connectionString: conninfo,
-        familyDirectory: repositoryRoot.appendingPathComponent("Migrations/Recipes"),
-        policies: RecipesPolicies.registry,
-        logger: quietLogger
-    )
-}
-
-/// The runner these tests run in-process: `tenant-migrate` with the Recipes policies (its mapping
-/// models name them). A type of the tests' own, so that no suite configures another's.
-struct SecurityRunner: TenantMigrateRunner {
-    static let runnerConfiguration = TenantMigrateConfiguration(commandName: "tenant-migrate", policies: RecipesPolicies.registry)
-}
-
-/// Runs `tenant-migrate <arguments> --database-url <conninfo> --migrations <repo>/Migrations`
-/// in-process, as the executable would, and returns its exit code.
-@discardableResult
-func tenantMigrate(_ conninfo: String, _ arguments: [String], migrations: String = migrationsDirectory) async throws -> Int32 {
-    do {
-        var command = try SecurityRunner.parseAsRoot(
-            arguments + ["--database-url", conninfo, "--migrations", migrations]
-        )
-        if var async = command as? AsyncParsableCommand {
-            try await async.run()
-        } else {
-            try command.run()
-        }
-        return 0
-    } catch let exit as ExitCode {
-        return exit.rawValue
-    }
-}
-
-/// Runs `tenant-migrate` like ``tenantMigrate(_:_:migrations:)`` and returns the error it ended
+/// Runs `tenant-migrate` like ``runTenantMigrate(_:_:migrations:)`` and returns the error it ended
 /// with: the error a command throws for a single tenant, or its non-zero `ExitCode`; nil on success.
 func tenantMigrateError(_ conninfo: String, _ arguments: [String], migrations: String = migrationsDirectory) async -> (any Error)? {
     do {
-        let code = try await tenantMigrate(conninfo, arguments, migrations: migrations)
+        let code = try await runTenantMigrate(conninfo, arguments, migrations: migrations)
         return code == 0 ? nil : ExitCode(code)
     } catch {
         return error
     }
-}
-
-extension Connection {
-    /// The first column of the first row.
-    func scalar<T: PQDecodable>(_ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> T {
-        guard let row = try execute(sql, parameters).first else { throw TestFailure("no row for \(sql)") }
-        return try row.decode(T.self, at: 0)
-    }
-
-    /// The first column of every row.
-    func column<T: PQDecodable>(_ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> [T] {
-        try execute(sql, parameters).map { try $0.decode(T.self, at: 0) }
-    }
-}
-
-/// Fills tenant `schema` (at Recipes v2, or v1 with `atV1`) with `recipes` recipes of three
-/// ingredients each, as the superuser: types cycle through Meat, Fish, Vegetarian, Dessert and Other.
-func loadRecipesAtV2(_ admin: Connection, schema: String, recipes: Int = 20, atV1: Bool = false) throws {
-    let quoted = admin.quoteIdentifier(schema)
-    try admin.fixtureScript("""
-        INSERT INTO \(quoted).recipe (name, type, servings, \(atV1 ? "instructions" : "method"))
-        SELECT 'Recipe ' || g, (ARRAY['Meat', 'Fish', 'Vegetarian', 'Dessert', 'Other'])[1 + g % 5], 1 + g % 8, 'Cook it.'
-        FROM generate_series(1, \(recipes)) AS g;
-        INSERT INTO \(quoted).recipe_ingredient (recipe_id, name, quantity, unit_of_measure)
-        SELECT r.id, 'Ingredient ' || ((r.id * 7 + k) % 10), k, (ARRAY['g', 'ml', 'piece'])[1 + ((r.id * 7 + k) % 10) % 3]
-        FROM \(quoted).recipe AS r, generate_series(1, 3) AS k
-        """)
-}
-
-/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
-func waitUntil(timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try condition() { return true }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    return try condition()
-}
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

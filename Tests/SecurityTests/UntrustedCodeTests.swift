@@ -1,6 +1,7 @@
 import Foundation
 import LibPQ
 import PostgresTestSupport
+import TenantMigratorTestSupport
 import Testing
 
 /// Tenant app roles are untrusted: nothing they create, in their schema or in `public`, runs with
@@ -17,9 +18,9 @@ struct UntrustedCodeTests {
 
     @Test func aFunctionPlantedInPublicIsNeverCalled() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
             let admin = try setup.adminConnection()
-            try loadRecipesAtV2(admin, schema: "tenant_t")
+            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
             let attacker = try Self.createEvidenceTable(setup)
             // Functions that a better match in `public` would capture under the default search_path:
             // nextval(text) beats pg_catalog.nextval(regclass) for a text argument.
@@ -35,7 +36,7 @@ struct UntrustedCodeTests {
                     """)
             }
 
-            #expect(try await tenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v3")
             #expect(try admin.scalar("SELECT count(*)::int FROM tenant_t.ingredient", as: Int.self) > 0)
             let marks: [String] = try admin.column("SELECT who || ' ran ' || what FROM public.pwned")
@@ -45,9 +46,9 @@ struct UntrustedCodeTests {
 
     @Test func aTenantRolesTriggerDoesNotFireDuringTheMigrationAndStaysInPlace() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
             let admin = try setup.adminConnection()
-            try loadRecipesAtV2(admin, schema: "tenant_t")
+            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
             _ = try Self.createEvidenceTable(setup)
             // The configuration the issue found: the app role may create objects in its schema and
             // triggers on its tables. (The least-privilege setup grants neither.)
@@ -62,7 +63,7 @@ struct UntrustedCodeTests {
             try app.execute("CREATE TRIGGER spy AFTER UPDATE ON tenant_t.recipe FOR EACH ROW EXECUTE FUNCTION tenant_t.spy()")
 
             // v2 → v3 updates recipe rows in place (Meat and Fish become Entrée).
-            #expect(try await tenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v3")
             #expect(try admin.scalar("SELECT count(*)::int FROM tenant_t.recipe WHERE type = 'Entrée'", as: Int.self) > 0)
             let marks: [String] = try admin.column("SELECT who || ' ' || what FROM public.pwned")
@@ -84,16 +85,16 @@ struct UntrustedCodeTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             // The catalog belongs to the migrator: it installs it.
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "first", "--version", "v1"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "first", "--version", "v1"]) == 0)
             // A superuser provisions a tenant; its objects go to the migrator, which migrates it later.
-            #expect(try await tenantMigrate(setup.adminURL, ["tenant", "create", "t", "--version", "v1", "--owner", setup.migratorRole, "--app-role", setup.appRole]) == 0)
+            #expect(try await runTenantMigrate(setup.adminURL, ["tenant", "create", "t", "--version", "v1", "--owner", setup.migratorRole, "--app-role", setup.appRole]) == 0)
             let owners: [String] = try admin.column("""
                 SELECT DISTINCT pg_get_userbyid(c.relowner)::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = 'tenant_t'
                 UNION SELECT pg_get_userbyid(nspowner)::text FROM pg_namespace WHERE nspname = 'tenant_t'
                 """)
             #expect(owners == [setup.migratorRole])
-            #expect(try await tenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
             let app = try Connection(setup.appURL, logger: quietLogger)
             try app.execute("INSERT INTO tenant_t.ingredient (name) VALUES ('Salt')")
         }
@@ -101,8 +102,8 @@ struct UntrustedCodeTests {
 
     @Test func theAppRoleCanUseItsTablesButNotCreateObjectsOrTouchTheCatalog() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "u", "--version", "v2"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "u", "--version", "v2"]) == 0)
             let app = try Connection(setup.appURL, logger: quietLogger)
             try app.execute("INSERT INTO tenant_t.recipe (name, type) VALUES ('Soup', 'Other')")
             #expect(try app.scalar("SELECT count(*)::int FROM tenant_t.recipe", as: Int.self) == 1)
@@ -117,7 +118,7 @@ struct UntrustedCodeTests {
             #expect(throws: PQError.self) { try app.execute("INSERT INTO tenant_migrator.migration_history (tenant) VALUES ('t')") }
 
             // Tables a later migration adds are granted too (default privileges).
-            #expect(try await tenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
             try app.execute("INSERT INTO tenant_t.ingredient (name) VALUES ('Salt')")
             #expect(try app.scalar("SELECT count(*)::int FROM tenant_t.ingredient", as: Int.self) == 1)
         }
@@ -129,7 +130,7 @@ struct UntrustedCodeTests {
 struct ForeignObjectTests {
     @Test func everyKindOfForeignObjectIsReportedByName() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await tenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
             let migrator = try makeRecipesMigrator(setup.migratorURL)
             #expect(try await migrator.verify().allSatisfy(\.isClean))
 
@@ -157,7 +158,7 @@ struct ForeignObjectTests {
             #expect(found == expected)
             #expect(reports.first?.isClean == false)
             // The CLI exits 2 on drift.
-            #expect(try await tenantMigrate(setup.migratorURL, ["verify"]) == 2)
+            #expect(try await runTenantMigrate(setup.migratorURL, ["verify"]) == 2)
         }
     }
 }

@@ -2,13 +2,10 @@ import Foundation
 import LibPQ
 import Logging
 import PostgresTestSupport
-import RecipesPolicies
 import TenantMigrator
 import TenantMigratorService
+import TenantMigratorTestSupport
 import Testing
-
-/// The repository's root, found from this file.
-let repositoryRoot = PackagePaths.root
 
 /// The facade over the Recipes family with its Swift policies, as a server app builds it, logging
 /// warnings and errors only. `lockTimeout` and `maxAttempts` stay the library's defaults (5 s, 5):
@@ -16,10 +13,15 @@ let repositoryRoot = PackagePaths.root
 func makeMigrator(_ conninfo: String) throws -> TenantMigrator {
     var logger = Logger(label: "TenantMigratorServiceTests")
     logger.logLevel = .warning
-    return try TenantMigrator(
-        connectionString: conninfo, familyDirectory: repositoryRoot.appendingPathComponent("Migrations/Recipes"),
-        policies: RecipesPolicies.registry, logger: logger
-    )
+    return try makeRecipesMigrator(conninfo, logger: logger)
+}
+
+/// Like ``makeMigrator(_:)``, with `tenants` created at v1 (two at a time).
+func makeMigrator(_ conninfo: String, tenantsAtV1 tenants: [String]) async throws -> TenantMigrator {
+    let migrator = try makeMigrator(conninfo)
+    let created = try await migrator.createTenants(tenants, version: "v1", jobs: 2)
+    guard created.succeeded else { throw TestFailure("creating \(tenants): \(created.failed) failed") }
+    return migrator
 }
 
 /// A service over `migrator` that logs warnings and errors, with quick retries.
@@ -32,22 +34,11 @@ func makeService(
     return TenantMigratorService(migrator: migrator, deadline: deadline, concurrency: 2, retry: retry, lockTimeout: lockTimeout, logger: logger)
 }
 
-/// Polls `condition` every 50 ms for at most `timeout`; whether it became true.
-func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return true }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    return try await condition()
-}
-
 /// A migrator over `tenants` and `held`, all created at v1, and a session that holds ACCESS
 /// EXCLUSIVE on `held`'s recipe table in an open transaction (as a long report or a stuck app
 /// session would) until `holder` rolls back.
 func fleetWithHeldTenant(_ conninfo: String, _ tenants: [String], held: String = "held") async throws -> (migrator: TenantMigrator, holder: Connection) {
-    let migrator = try makeMigrator(conninfo)
-    _ = try await migrator.createTenants(tenants + [held], version: "v1", jobs: 2)
+    let migrator = try await makeMigrator(conninfo, tenantsAtV1: tenants + [held])
     let holder = try Connection(conninfo)
     try holder.execute("BEGIN")
     try holder.execute("LOCK TABLE \(holder.quoteIdentifier("tenant_" + held)).recipe IN ACCESS EXCLUSIVE MODE")
@@ -66,25 +57,12 @@ func version(of tenant: String, _ migrator: TenantMigrator) async throws -> Stri
     try await migrator.tenant(named: tenant)?.version
 }
 
-/// Sessions of this database waiting for a lock.
-func lockWaiters(_ connection: Connection) throws -> Int {
-    try connection.execute("SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-        .map { try $0.decode(Int.self, at: 0) }.first ?? 0
-}
-
-/// Whether a service's `run()` has returned, readable from anywhere.
-final class RunEnded: @unchecked Sendable {
-    private let lock = NSLock()
-    private var ended = false
-    var value: Bool { lock.withLock { ended } }
-    func mark() { lock.withLock { ended = true } }
-}
-
-/// Starts `service.run()` outside a service group (a task cancellation ends it).
-func start(_ service: TenantMigratorService) -> (task: Task<Void, any Error>, ended: RunEnded) {
-    let ended = RunEnded()
+/// Starts `service.run()` outside a service group (a task cancellation ends it); `ended` tells,
+/// from anywhere, whether `run()` has returned.
+func start(_ service: TenantMigratorService) -> (task: Task<Void, any Error>, ended: Locked<Bool>) {
+    let ended = Locked(false)
     let task = Task {
-        defer { ended.mark() }
+        defer { ended.withLock { $0 = true } }
         try await service.run()
     }
     return (task, ended)

@@ -11,11 +11,9 @@ extension SchemaSnapshot {
     /// default, identity), then the primary key, foreign keys, unique constraints, checks and
     /// indexes, each as missing, then changed, then extra.
     public func differences(from expected: SchemaSnapshot) -> [SchemaDifference] {
-        let actualTables = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let expectedTables = Dictionary(expected.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var differences: [SchemaDifference] = []
-        for name in Set(actualTables.keys).union(expectedTables.keys).sorted() {
-            switch (expectedTables[name], actualTables[name]) {
+        for (name, expectedTable, actualTable) in joinByName(expected.tables, tables, name: \.name) {
+            switch (expectedTable, actualTable) {
             case (let expectedTable?, let actualTable?):
                 differences += actualTable.differences(from: expectedTable)
             case (_?, nil):
@@ -44,11 +42,9 @@ extension TableSnapshot {
     }
 
     private func columnDifferences(from expected: TableSnapshot) -> [SchemaDifference] {
-        let actualColumns = Dictionary(columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let expectedColumns = Dictionary(expected.columns.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var differences: [SchemaDifference] = []
-        for name in Set(actualColumns.keys).union(expectedColumns.keys).sorted() {
-            switch (expectedColumns[name], actualColumns[name]) {
+        for (name, want, have) in joinByName(expected.columns, columns, name: \.name) {
+            switch (want, have) {
             case (let want?, let have?):
                 if have.type != want.type {
                     differences.append(difference(.columnType, column: name, expected: want.type, actual: have.type))
@@ -122,6 +118,16 @@ extension TableSnapshot {
     static func columnList(_ columns: [String]) -> String {
         "(" + columns.joined(separator: ", ") + ")"
     }
+}
+
+/// Every name in `expected` or `actual`, sorted, with the item of that name on each side (the
+/// first, should a name repeat).
+private func joinByName<Item>(
+    _ expected: [Item], _ actual: [Item], name: (Item) -> String
+) -> [(name: String, expected: Item?, actual: Item?)] {
+    let expectedByName = Dictionary(expected.map { (name($0), $0) }, uniquingKeysWith: { first, _ in first })
+    let actualByName = Dictionary(actual.map { (name($0), $0) }, uniquingKeysWith: { first, _ in first })
+    return Set(expectedByName.keys).union(actualByName.keys).sorted().map { ($0, expectedByName[$0], actualByName[$0]) }
 }
 
 /// Pairs each item of `expected` with an unused item of `actual` that has the same key (as

@@ -1,14 +1,14 @@
 /// Checks a model version against every rule in `docs/ModelFormat.md` and reports each mistake.
 ///
 /// Checks that need a sound model (inverses, SQL names) run on whatever is sound, so one pass
-/// reports everything. The checks are split by subject across `ModelValidator+*.swift`.
+/// reports everything.
 struct ModelValidator {
-    let declared: [Entity]
-    let graph: EntityGraph
-    let file: String
-    var diagnostics: [ModelDiagnostic] = []
+    private let declared: [Entity]
+    private let graph: EntityGraph
+    private let file: String
+    private var diagnostics: [ModelDiagnostic] = []
     /// Pairs of properties or entities already reported as clashing, so one clash is reported once.
-    var reportedClashes: Set<String> = []
+    private var reportedClashes: Set<String> = []
 
     init(entities: [Entity], file: String) {
         self.declared = entities
@@ -31,7 +31,7 @@ struct ModelValidator {
         return ModelDiagnostic.sortedForDisplay(validator.diagnostics)
     }
 
-    mutating func report(_ location: SourceLocation?, _ message: String) {
+    private mutating func report(_ location: SourceLocation?, _ message: String) {
         diagnostics.append(ModelDiagnostic(at: location, orIn: file, message))
     }
 
@@ -39,7 +39,7 @@ struct ModelValidator {
     /// `isColumn` also reserves `id` and `entity` (and names whose snake_case is one of them).
     /// Returns `false` when it reported a mistake.
     @discardableResult
-    mutating func checkName(_ name: String, what: String, at location: SourceLocation?, isColumn: Bool = false) -> Bool {
+    private mutating func checkName(_ name: String, what: String, at location: SourceLocation?, isColumn: Bool = false) -> Bool {
         if name.hasPrefix("_") {
             report(location, "\(what) uses a reserved name: names starting with \"_\" belong to TenantMigrator.")
             return false
@@ -107,16 +107,276 @@ struct ModelValidator {
         }
     }
 
+    // MARK: Properties
+
+    /// A property of an entity, attribute or relationship, for the checks common to both.
+    private struct Property {
+        var kind: String
+        var name: String
+        var declaredBy: String
+        var columnOverride: String?
+        var renamingIdentifier: String?
+        var location: SourceLocation?
+
+        var described: String { "\(kind) \(declaredBy).\(name)" }
+    }
+
+    /// Checks the names of `entity`'s own properties, and that none repeats another property's name,
+    /// its own or inherited, exactly or after snake_case.
+    private mutating func checkProperties(of entity: Entity) {
+        for property in properties(of: entity) {
+            let what = property.described
+            checkName(property.name, what: what, at: property.location, isColumn: true)
+            if let column = property.columnOverride {
+                checkName(column, what: "column \"\(column)\" of \(what)", at: property.location, isColumn: true)
+            }
+            if let renamed = property.renamingIdentifier {
+                checkName(renamed, what: "renamingIdentifier \"\(renamed)\" of \(what)", at: property.location)
+            }
+        }
+        checkDuplicateProperties(of: entity)
+    }
+
+    private mutating func checkDuplicateProperties(of entity: Entity) {
+        let inherited = graph.ancestors(of: entity.name).reversed().flatMap { properties(of: graph.byName[$0]) }
+        let own = properties(of: entity).sorted {
+            (($0.location?.line ?? 0), $0.kind, $0.name) < (($1.location?.line ?? 0), $1.kind, $1.name)
+        }
+        var earlier = inherited
+        // Reserved and invalid names are reported by `checkName`; comparing them adds only noise.
+        for property in own where SQLName.isIdentifier(property.name) && !SQLName.reservedColumns.contains(property.name.snakeCased) {
+            if let same = earlier.first(where: { $0.name == property.name }) {
+                reportedClashes.insert(Self.clashKey("property", same.described, property.described))
+                if same.declaredBy == entity.name {
+                    report(property.location, "\(property.described) has the same name as \(same.described).")
+                } else {
+                    report(property.location, "\(property.described) repeats the name of \(same.described), "
+                        + "which \(entity.name) inherits.")
+                }
+            } else if let clash = earlier.first(where: { $0.name.snakeCased == property.name.snakeCased }) {
+                report(property.location, "\(property.described) and \(clash.described) both map to the SQL name "
+                    + "\"\(property.name.snakeCased)\"; rename one of them.")
+                reportedClashes.insert(Self.clashKey("property", clash.described, property.described))
+            }
+            earlier.append(property)
+        }
+    }
+
+    private func properties(of entity: Entity?) -> [Property] {
+        guard let entity else { return [] }
+        return entity.attributes.map {
+            Property(kind: "attribute", name: $0.name, declaredBy: entity.name, columnOverride: $0.columnOverride,
+                     renamingIdentifier: $0.renamingIdentifier, location: $0.location)
+        } + entity.relationships.map {
+            Property(kind: "relationship", name: $0.name, declaredBy: entity.name, columnOverride: $0.columnOverride,
+                     renamingIdentifier: $0.renamingIdentifier, location: $0.location)
+        }
+    }
+
+    // MARK: Relationships
+
+    /// Checks a relationship's destination, inverse, counts and column override.
+    private mutating func checkRelationship(_ relationship: Relationship, of entity: Entity) {
+        let what = "relationship \(entity.name).\(relationship.name)"
+        let location = relationship.location
+        checkCounts(relationship, what: what)
+        guard let destination = graph.byName[relationship.destination] else {
+            report(location, "\(what) points to entity \(relationship.destination), which does not exist.")
+            return
+        }
+        if let inverseName = relationship.inverse {
+            checkInverse(inverseName, of: relationship, in: entity, destination: destination, what: what)
+        }
+        guard relationship.columnOverride != nil else { return }
+        let mapper = RelationalMapper(graph: graph)
+        if relationship.isToMany {
+            report(location, "\(what) is to-many, so it has no foreign-key column; column: applies only to a to-one.")
+        } else if !mapper.holdsForeignKey(relationship, declaredBy: entity.name), let inverse = relationship.inverse {
+            report(location, "\(what) does not hold the foreign key of its one-to-one pair "
+                + "(\(destination.name).\(inverse) does, because it sorts first); put column: there.")
+        }
+    }
+
+    private mutating func checkCounts(_ relationship: Relationship, what: String) {
+        let location = relationship.location
+        guard relationship.minCount != nil || relationship.maxCount != nil else { return }
+        guard relationship.isToMany else {
+            report(location, "\(what) is to-one; minCount and maxCount apply only to a to-many relationship.")
+            return
+        }
+        if let min = relationship.minCount, min < 0 {
+            report(location, "\(what) has minCount \(min); it cannot be negative.")
+        }
+        if let max = relationship.maxCount, max < 1 {
+            report(location, "\(what) has maxCount \(max); it must be at least 1.")
+        }
+        if let min = relationship.minCount, let max = relationship.maxCount, min > max {
+            report(location, "\(what) has minCount \(min) greater than maxCount \(max).")
+        }
+    }
+
+    private mutating func checkInverse(
+        _ inverseName: String, of relationship: Relationship, in entity: Entity, destination: Entity, what: String
+    ) {
+        let location = relationship.location
+        let intro = "\(what) names inverse \(inverseName), but"
+        guard let inverse = destination.relationship(named: inverseName) else {
+            if destination.attribute(named: inverseName) != nil {
+                report(location, "\(intro) \(destination.name).\(inverseName) is an attribute, not a relationship.")
+            } else if graph.relationship(inverseName, of: destination.name) != nil {
+                report(location, "\(intro) \(destination.name) only inherits it; "
+                    + "an inverse must be declared by the destination entity itself.")
+            } else {
+                report(location, "\(intro) entity \(destination.name) has no relationship \(inverseName).")
+            }
+            return
+        }
+        if inverse.destination != entity.name {
+            report(location, "\(intro) \(destination.name).\(inverseName) points to \(inverse.destination), "
+                + "not back to \(entity.name).")
+        } else if inverse.inverse == nil {
+            report(location, "\(intro) \(destination.name).\(inverseName) names no inverse; "
+                + "both sides must name each other.")
+        } else if inverse.inverse != relationship.name {
+            report(location, "\(intro) \(destination.name).\(inverseName) names \(inverse.inverse!) as its inverse, "
+                + "not \(relationship.name).")
+        }
+    }
+
+    // MARK: SQL names
+
+    /// Maps the model to tables and checks the SQL names that result: no two tables, no two columns
+    /// of a table, and no two relations of the schema (tables, indexes, unique and primary-key
+    /// constraints) share a name, and no table or column name given by the model exceeds 63 bytes.
+    private mutating func checkSQLNames() {
+        let schema = RelationalMapper(graph: graph).schema()
+        checkTableNames(schema)
+        for table in schema.tables { checkColumnNames(table) }
+        checkRelationNames(schema)
+    }
+
+    private mutating func checkTableNames(_ schema: RelationalSchema) {
+        var owners: [String: Table.Origin] = [:]
+        for table in schema.tables.sorted(by: { origin($0.origin) < origin($1.origin) }) {
+            if case .entity = table.origin, table.name.utf8.count > SQLName.maximumLength {
+                report(location(of: table.origin), "table name \"\(table.name)\" of \(describe(table.origin)) is "
+                    + "\(table.name.utf8.count) bytes long; PostgreSQL allows at most \(SQLName.maximumLength).")
+            }
+            guard let other = owners[table.name] else {
+                owners[table.name] = table.origin
+                continue
+            }
+            let key = Self.clashKey("table", name(of: other), name(of: table.origin))
+            guard !reportedClashes.contains(key) else { continue }
+            reportedClashes.insert(key)
+            report(location(of: table.origin), "\(describe(table.origin)) maps to table \"\(table.name)\", "
+                + "which \(describe(other)) also uses; rename one of them or set table:.")
+        }
+    }
+
+    private mutating func checkColumnNames(_ table: Table) {
+        var owners: [String: Column.Origin] = [:]
+        for column in table.columns {
+            if column.name.utf8.count > SQLName.maximumLength {
+                report(location(of: column.origin), "column name \"\(column.name)\" of \(describe(column.origin)) is "
+                    + "\(column.name.utf8.count) bytes long; PostgreSQL allows at most \(SQLName.maximumLength).")
+            }
+            guard let other = owners[column.name] else {
+                owners[column.name] = column.origin
+                continue
+            }
+            // Clashes with `id` and `entity` are reported as reserved names.
+            guard other != .primaryKey, other != .discriminator else { continue }
+            let key = Self.clashKey("property", describe(other), describe(column.origin))
+            guard !reportedClashes.contains(key) else { continue }
+            reportedClashes.insert(key)
+            report(location(of: column.origin), "\(describe(column.origin)) maps to column \"\(column.name)\" of table "
+                + "\"\(table.name)\", which \(describe(other)) also uses; rename one of them or set column:.")
+        }
+    }
+
+    private mutating func checkRelationNames(_ schema: RelationalSchema) {
+        var owners: [String: String] = [:]
+        var tables: [Table] = []
+        // Of two tables with one name (reported already), only the first is checked further.
+        for table in schema.tables where owners[table.name] == nil {
+            owners[table.name] = "table \(table.name)"
+            tables.append(table)
+        }
+        for table in tables {
+            let relations = [(table.primaryKey.name, "primary key")]
+                + table.uniqueConstraints.map { ($0.name, "unique constraint") }
+                + table.indexes.map { ($0.name, "index") }
+            for (name, kind) in relations {
+                let this = "\(kind) \(name) of table \(table.name)"
+                if let other = owners[name] {
+                    report(location(of: table.origin), "the \(this) has the same name as the \(other); PostgreSQL needs "
+                        + "tables and indexes in a schema to have distinct names; set table: or column: to tell them apart.")
+                } else {
+                    owners[name] = this
+                }
+            }
+        }
+    }
+
+    // MARK: Describing origins
+
+    private func origin(_ origin: Table.Origin) -> (Int, String) {
+        (location(of: origin)?.line ?? 0, name(of: origin))
+    }
+
+    private func name(of origin: Table.Origin) -> String {
+        switch origin {
+        case .entity(let entity): entity
+        case .joinTable(let entity, let relationship): "\(entity).\(relationship)"
+        }
+    }
+
+    private func describe(_ origin: Table.Origin) -> String {
+        switch origin {
+        case .entity(let entity): "entity \(entity)"
+        case .joinTable(let entity, let relationship): "the join table of relationship \(entity).\(relationship)"
+        }
+    }
+
+    private func describe(_ origin: Column.Origin) -> String {
+        switch origin {
+        case .primaryKey: "the primary key"
+        case .discriminator: "the discriminator"
+        case .attribute(let entity, let attribute): "attribute \(entity).\(attribute)"
+        case .relationship(let entity, let relationship): "relationship \(entity).\(relationship)"
+        case .joinSource(let entity, let relationship), .joinDestination(let entity, let relationship):
+            "the join table of relationship \(entity).\(relationship)"
+        }
+    }
+
+    private func location(of origin: Table.Origin) -> SourceLocation? {
+        switch origin {
+        case .entity(let entity): graph.byName[entity]?.location
+        case .joinTable(let entity, let relationship): graph.byName[entity]?.relationship(named: relationship)?.location
+        }
+    }
+
+    private func location(of origin: Column.Origin) -> SourceLocation? {
+        switch origin {
+        case .primaryKey, .discriminator: nil
+        case .attribute(let entity, let attribute): graph.byName[entity]?.attribute(named: attribute)?.location
+        case .relationship(let entity, let relationship), .joinSource(let entity, let relationship),
+             .joinDestination(let entity, let relationship):
+            graph.byName[entity]?.relationship(named: relationship)?.location
+        }
+    }
+
     // MARK: Helpers
 
     /// Orders by source line (declaration order in a file), then by name.
-    static func declarationOrder(_ lhs: Entity, _ rhs: Entity) -> Bool {
+    private static func declarationOrder(_ lhs: Entity, _ rhs: Entity) -> Bool {
         ((lhs.location?.file ?? ""), (lhs.location?.line ?? 0), lhs.name)
             < ((rhs.location?.file ?? ""), (rhs.location?.line ?? 0), rhs.name)
     }
 
     /// A key for a clash between two named things, independent of their order.
-    static func clashKey(_ kind: String, _ first: String, _ second: String) -> String {
+    private static func clashKey(_ kind: String, _ first: String, _ second: String) -> String {
         kind + ":" + [first, second].sorted().joined(separator: "|")
     }
 }

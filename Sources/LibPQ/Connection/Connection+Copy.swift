@@ -12,13 +12,7 @@ extension Connection {
     /// - Returns: the number of rows the server copied.
     @discardableResult
     public func copyIn(_ sql: String, bufferSize: Int = 256 * 1024, _ body: (inout CopyInWriter) throws -> Void) throws -> Int {
-        logStatement(sql)
-        let start = PQexec(handle, sql)
-        guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
-            _ = try check(start, statement: sql)
-            throw PQError(kind: .client, message: "the statement is not COPY FROM STDIN: \(sql)")
-        }
-        PQclear(start)
+        try startCopy(sql, expecting: PGRES_COPY_IN, "COPY FROM STDIN")
         var writer = CopyInWriter(connection: self, bufferSize: bufferSize)
         do {
             try body(&writer)
@@ -39,13 +33,7 @@ extension Connection {
     /// - Returns: the number of rows copied.
     @discardableResult
     public func copyOut(_ sql: String, chunkSize: Int = 256 * 1024, _ onChunk: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
-        logStatement(sql)
-        let start = PQexec(handle, sql)
-        guard let start, PQresultStatus(start) == PGRES_COPY_OUT else {
-            _ = try check(start, statement: sql)
-            throw PQError(kind: .client, message: "the statement is not COPY TO STDOUT: \(sql)")
-        }
-        PQclear(start)
+        try startCopy(sql, expecting: PGRES_COPY_OUT, "COPY TO STDOUT")
         var chunk: [UInt8] = []
         chunk.reserveCapacity(chunkSize + 4096)
         var failure: (any Error)?
@@ -75,6 +63,18 @@ extension Connection {
         let copied = try? drainResults(statement: sql)
         if let failure { throw failure }
         return (copied ?? nil)?.affectedRows ?? 0
+    }
+
+    /// Sends `sql` and checks that the server entered the COPY mode `expected` (`kind` names it in
+    /// the error otherwise).
+    private func startCopy(_ sql: String, expecting expected: ExecStatusType, _ kind: String) throws {
+        logStatement(sql)
+        let start = PQexec(handle, sql)
+        guard let start, PQresultStatus(start) == expected else {
+            _ = try check(start, statement: sql)
+            throw PQError(kind: .client, message: "the statement is not \(kind): \(sql)")
+        }
+        PQclear(start)
     }
 
     /// Reads every pending result; returns the last, or throws the first error.

@@ -20,8 +20,8 @@ extension Connection {
     /// Whether connections opened from now on start in strict one-statement mode. Starts as
     /// ``strictOneStatementVariable`` says; tests turn it on before their first connection.
     public static var strictOneStatementByDefault: Bool {
-        get { StrictDefault.lock.withLock { StrictDefault.value } }
-        set { StrictDefault.lock.withLock { StrictDefault.value = newValue } }
+        get { strictDefault.value }
+        set { strictDefault.withLock { $0 = newValue } }
     }
 
     /// Runs `sql`, a single statement, in strict mode: through the extended protocol, translating
@@ -50,7 +50,4 @@ extension Connection {
 }
 
 /// The process-wide default behind ``Connection/strictOneStatementByDefault``.
-private enum StrictDefault {
-    static let lock = NSLock()
-    nonisolated(unsafe) static var value = ProcessInfo.processInfo.environment[Connection.strictOneStatementVariable] == "1"
-}
+private let strictDefault = Locked(ProcessInfo.processInfo.environment[Connection.strictOneStatementVariable] == "1")

@@ -18,7 +18,7 @@ import Logging
 ///
 /// Session state a caller changes (`SET` without `LOCAL`, `LISTEN`, temporary tables that outlive
 /// the transaction) stays with the pooled connection: keep such changes transaction-local.
-public final class ConnectionPool: @unchecked Sendable {
+public final class ConnectionPool: Sendable {
     /// How many connections the pool keeps and for how long.
     public struct Configuration: Sendable, Hashable {
         /// Connections open at once, in use or idle (at least 1).
@@ -57,21 +57,15 @@ public final class ConnectionPool: @unchecked Sendable {
     public let session: MigratorSession
     var logger: Logger { session.logger }
 
-    let lock = NSLock()
-    // Guarded by `lock`.
-    var idle: [(connection: AsyncConnection, since: ContinuousClock.Instant)] = []
-    var openCount = 0
-    var waiters: [(id: UInt64, continuation: CheckedContinuation<Grant, any Error>)] = []
-    var nextWaiterID: UInt64 = 0
-    var counters = Statistics()
-    var isShutDown = false
-    var isSweeping = false
+    private typealias Waiter = CheckedContinuation<PoolGrant<AsyncConnection>, any Error>
+    private let state: Locked<PoolState<AsyncConnection, Waiter>>
 
     /// Opens sessions through `session` (its reconnect timeout is ignored: facade calls try once,
     /// fleet runs say how long to retry).
     public init(session: MigratorSession, configuration: Configuration = Configuration()) {
         self.session = session
         self.configuration = configuration
+        self.state = Locked(PoolState(maximumConnections: configuration.maximumConnections, idleTimeout: configuration.idleTimeout))
     }
 
     /// A pool of sessions from the app's own `factory` (see ``MigratorSession/init(factory:reconnectTimeout:logger:)``).
@@ -84,13 +78,7 @@ public final class ConnectionPool: @unchecked Sendable {
 
     /// What the pool has done so far, and what it holds now.
     public var statistics: Statistics {
-        lock.withLock {
-            var statistics = counters
-            statistics.idle = idle.count
-            statistics.inUse = openCount - idle.count
-            statistics.waiting = waiters.count
-            return statistics
-        }
+        state.withLock { $0.statistics }
     }
 
     /// Runs `body` on a pooled connection, then gives the connection back (or closes it; see the
@@ -116,30 +104,151 @@ public final class ConnectionPool: @unchecked Sendable {
     /// retrying an unreachable server for `reconnectTimeout`. The caller closes it.
     public func openDedicated(reconnectTimeout: Duration = .zero) async throws -> AsyncConnection {
         let connection = try await session.reconnecting(for: reconnectTimeout).connect()
-        lock.withLock { counters.opened += 1 }
+        state.withLock { $0.countOpened() }
         return connection
     }
 
     /// Closes a connection from ``openDedicated(reconnectTimeout:)``.
     public func closeDedicated(_ connection: AsyncConnection) async {
-        lock.withLock { counters.closed += 1 }
+        state.withLock { $0.countDedicatedClosed() }
         await connection.close()
     }
 
     /// Closes every idle connection and refuses later checkouts; connections in use are closed when
     /// they come back. Waiting tasks get a cancellation error.
     public func shutdown() async {
-        let (closing, waiting) = lock.withLock {
-            isShutDown = true
-            let closing = idle.map(\.connection)
-            counters.closed += closing.count
-            openCount -= closing.count
-            idle = []
-            let waiting = waiters
-            waiters = []
-            return (closing, waiting)
-        }
-        for waiter in waiting { waiter.continuation.resume(throwing: CancellationError()) }
+        let (closing, waiting) = state.withLock { $0.shutDown() }
+        for waiter in waiting { waiter.resume(throwing: CancellationError()) }
         for connection in closing { await connection.close() }
+    }
+
+    // MARK: Checking out and in
+
+    /// Takes a healthy connection: an idle one, a new one while fewer than the maximum are open, or
+    /// the next one given back (waiting in line). New sessions retry an unreachable server for
+    /// `reconnectTimeout`. Give it back with ``checkin(_:reusable:)``.
+    func checkout(reconnectTimeout: Duration = .zero) async throws -> AsyncConnection {
+        while true {
+            let grant: PoolGrant<AsyncConnection>
+            if let immediate = try takeImmediately() { grant = immediate } else { grant = try await waitInLine() }
+            if let connection = try await use(grant, reconnectTimeout: reconnectTimeout) { return connection }
+        }
+    }
+
+    /// Like ``checkout(reconnectTimeout:)``, but nil instead of waiting when every connection is in
+    /// use (a fleet run's extra workers go on with fewer connections rather than queue).
+    func checkoutIfAvailable() async throws -> AsyncConnection? {
+        while let grant = try takeImmediately() {
+            if let connection = try await use(grant, reconnectTimeout: .zero) { return connection }
+        }
+        return nil
+    }
+
+    /// Gives back a connection from ``checkout(reconnectTimeout:)``: to the next waiting task or to
+    /// the idle connections when `reusable`, closed otherwise.
+    func checkin(_ connection: AsyncConnection, reusable: Bool) async {
+        switch state.withLock({ $0.checkin(connection, reusable: reusable, at: .now) }) {
+        case .handOver(let waiter):
+            waiter.resume(returning: .connection(connection))
+        case .keepIdle(let startSweeping):
+            if startSweeping { startSweeper() }
+        case .close(let slotFor):
+            slotFor?.resume(returning: .slot)
+            await connection.close()
+        }
+    }
+
+    /// Closes a connection that held a slot; the slot goes to the next waiting task, if any.
+    func discard(_ connection: AsyncConnection) async {
+        state.withLock { $0.closed() }?.resume(returning: .slot)
+        await connection.close()
+    }
+
+    /// Opens a session that keeps one of the pool's slots for as long as it is open (the current
+    /// tenants cache's listener), so the pool never has more than
+    /// ``Configuration/maximumConnections`` sessions in all. It takes a free slot, or closes an idle
+    /// connection for its slot; it is refused, without waiting, in a pool of one or when every
+    /// connection is in use. Close it with ``closeHoldingSlot(_:)``.
+    func openHoldingSlot() async throws -> AsyncConnection {
+        if let displaced = try state.withLock({ try $0.takeSlotToHold() }) { await displaced.close() }
+        return try await openInSlot(reconnectTimeout: .zero)
+    }
+
+    /// Closes a connection from ``openHoldingSlot()``; its slot goes to the next waiting task.
+    func closeHoldingSlot(_ connection: AsyncConnection) async {
+        await discard(connection)
+    }
+
+    /// The connection `grant` stands for, when it is still reusable (checked without a round trip),
+    /// or a new one in the granted slot; nil when the granted connection had to be closed.
+    private func use(_ grant: PoolGrant<AsyncConnection>, reconnectTimeout: Duration) async throws -> AsyncConnection? {
+        switch grant {
+        case .slot:
+            return try await openInSlot(reconnectTimeout: reconnectTimeout)
+        case .connection(let connection):
+            if (try? await connection.withConnection({ $0.isReusable })) == true { return connection }
+            await discard(connection)
+            return nil
+        }
+    }
+
+    /// An idle connection or a free slot now, or nil when every connection is in use.
+    private func takeImmediately() throws -> PoolGrant<AsyncConnection>? {
+        let (grant, expired) = try state.withLock { try $0.take(at: .now) }
+        if !expired.isEmpty { Task { for connection in expired { await connection.close() } } }
+        return grant
+    }
+
+    /// Waits, first come first served, for a connection or a slot. Cancelling the task ends the wait.
+    private func waitInLine() async throws -> PoolGrant<AsyncConnection> {
+        let id = state.withLock { $0.nextWaiterID() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: Waiter) in
+                // Checked under the lock: a cancel after this look finds the waiter in line.
+                let ready = Result { () throws -> PoolGrant<AsyncConnection>? in
+                    try state.withLock { state in
+                        try Task.checkCancellation()
+                        return try state.wait(continuation, id: id)
+                    }
+                }
+                switch ready {
+                case .success(nil): break
+                case .success(let grant?): continuation.resume(returning: grant)
+                case .failure(let error): continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.removeWaiter(id) }?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Opens a session in a slot already counted; on failure the slot goes to the next waiting
+    /// task, or is freed.
+    private func openInSlot(reconnectTimeout: Duration) async throws -> AsyncConnection {
+        do {
+            let connection = try await session.reconnecting(for: reconnectTimeout).connect()
+            state.withLock { $0.countOpened() }
+            return connection
+        } catch {
+            state.withLock { $0.openFailed() }?.resume(returning: .slot)
+            throw error
+        }
+    }
+
+    // MARK: Idle timeout
+
+    /// Starts the light timer that closes expired idle connections while there are any (checkouts
+    /// also close them as they go). It holds the pool weakly: a pool nobody uses goes away.
+    private func startSweeper() {
+        let interval = max(configuration.idleTimeout / 2, .milliseconds(10))
+        Task { [weak self] in
+            while true {
+                try? await Task.sleep(for: interval)
+                guard let self else { return }
+                let (expired, goOn) = self.state.withLock { $0.sweep(at: .now) }
+                for connection in expired { await connection.close() }
+                if !goOn { return }
+            }
+        }
     }
 }

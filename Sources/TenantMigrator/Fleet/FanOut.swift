@@ -94,17 +94,21 @@ func fanOut<Item: Sendable, Output: Sendable>(
 /// Lets a fleet's second ``FleetControl/stop()`` cancel the statement on a connection while a
 /// worker holds it, and not once the connection is given back (to a pool, where it may serve
 /// someone else).
-final class CancelArming: @unchecked Sendable {
-    private let lock = NSLock()
-    private var token: CancelToken?
-    private var fired = false
+final class CancelArming: Sendable {
+    private struct State {
+        var token: CancelToken?
+        var fired = false
+    }
+
+    private let state: Locked<State>
 
     init(_ connection: AsyncConnection, control: FleetControl) {
-        token = connection.cancelToken
-        control.onCancel { [self] in
-            lock.withLock {
-                fired = fired || token != nil
-                token?.cancel()
+        let state = Locked(State(token: connection.cancelToken))
+        self.state = state
+        control.onCancel {
+            state.withLock { state in
+                state.fired = state.fired || state.token != nil
+                state.token?.cancel()
             }
         }
     }
@@ -112,9 +116,9 @@ final class CancelArming: @unchecked Sendable {
     /// No more cancels from now on. Returns whether the connection may be reused: no cancel request
     /// was ever sent for it.
     func disarm() -> Bool {
-        lock.withLock {
-            token = nil
-            return !fired
+        state.withLock { state in
+            state.token = nil
+            return !state.fired
         }
     }
 }

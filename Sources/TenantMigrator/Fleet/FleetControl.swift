@@ -1,4 +1,4 @@
-import Foundation
+import LibPQ
 
 /// Stops a fleet run from outside (Ctrl-C, SIGTERM): no new tenant starts; tenants in flight
 /// finish, each committed or rolled back. A second stop also cancels the statements in flight.
@@ -7,13 +7,16 @@ import Foundation
 ///
 /// `--fail-fast` stops the run too, but that stop never counts towards cancelling: tenants in
 /// flight when a tenant fails always finish, however many fail at once.
-public final class FleetControl: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stopRequests = 0
-    private var haltedByFailure = false
-    private var cancelHandlers: [@Sendable () -> Void] = []
-    private var lockWaiters: [Int: @Sendable () -> Void] = [:]
-    private var nextWaiter = 0
+public final class FleetControl: Sendable {
+    private struct State {
+        var stopRequests = 0
+        var haltedByFailure = false
+        var cancelHandlers: [@Sendable () -> Void] = []
+        var lockWaiters: [Int: @Sendable () -> Void] = [:]
+        var nextWaiter = 0
+    }
+
+    private let state = Locked(State())
 
     public init() {}
 
@@ -22,63 +25,52 @@ public final class FleetControl: @unchecked Sendable {
     /// - Returns: true when this call cancelled the tenants in flight (it was the second or later).
     @discardableResult
     public func stop() -> Bool {
-        lock.lock()
-        stopRequests += 1
-        let cancelling = stopRequests >= 2
-        let handlers = (cancelling ? cancelHandlers : []) + Array(lockWaiters.values)
-        lock.unlock()
+        let (cancelling, handlers) = state.withLock { state in
+            state.stopRequests += 1
+            let cancelling = state.stopRequests >= 2
+            return (cancelling, (cancelling ? state.cancelHandlers : []) + Array(state.lockWaiters.values))
+        }
         handlers.forEach { $0() }
         return cancelling
     }
 
     /// Whether the run takes no new tenants: stopped from outside, or by a failure under fail-fast.
     public var isStopped: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopRequests > 0 || haltedByFailure
+        state.withLock { $0.stopRequests > 0 || $0.haltedByFailure }
     }
 
     /// Stops taking tenants after a failure (fail-fast), without counting as a ``stop()``.
     func haltAfterFailure() {
-        lock.lock()
-        haltedByFailure = true
-        lock.unlock()
+        state.withLock { $0.haltedByFailure = true }
     }
 
     /// Runs `body` (a tenant taking its locks, before it changes anything) so that a ``stop()``
     /// meanwhile calls `cancel`, ending the wait. Throws `CancellationError` at once if the run is
     /// already stopped.
     public func whileWaitingForLocks<T>(cancel: @escaping @Sendable () -> Void, _ body: () throws -> T) throws -> T {
-        lock.lock()
-        if stopRequests > 0 {
-            lock.unlock()
-            throw CancellationError()
+        let id = try state.withLock { state in
+            guard state.stopRequests == 0 else { throw CancellationError() }
+            let id = state.nextWaiter
+            state.nextWaiter += 1
+            state.lockWaiters[id] = cancel
+            return id
         }
-        let id = nextWaiter
-        nextWaiter += 1
-        lockWaiters[id] = cancel
-        lock.unlock()
-        defer {
-            lock.lock()
-            lockWaiters[id] = nil
-            lock.unlock()
-        }
+        defer { state.withLock { $0.lockWaiters[id] = nil } }
         return try body()
     }
 
     /// Whether ``stop()`` was called (not counting fail-fast halts).
     var isStopRequested: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopRequests > 0
+        state.withLock { $0.stopRequests > 0 }
     }
 
     /// Runs `handler` on the second ``stop()``, or at once if that already happened.
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        lock.lock()
-        let cancelled = stopRequests >= 2
-        if !cancelled { cancelHandlers.append(handler) }
-        lock.unlock()
+        let cancelled = state.withLock { state in
+            let cancelled = state.stopRequests >= 2
+            if !cancelled { state.cancelHandlers.append(handler) }
+            return cancelled
+        }
         if cancelled { handler() }
     }
 }

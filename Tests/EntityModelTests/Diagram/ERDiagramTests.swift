@@ -13,7 +13,7 @@ struct ERDiagramTests {
     ]
 
     static func family(_ name: String) throws -> ModelFamily {
-        try ModelFamily.load(from: name == "Library" ? Fixtures.library : Fixtures.migrationFamily(name))
+        try ModelFamily.load(from: name == "Library" ? PackagePaths.libraryFamily : PackagePaths.migrationFamily(name))
     }
 
     static func version(_ family: String, _ version: String) throws -> ModelVersion {

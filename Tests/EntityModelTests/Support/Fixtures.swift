@@ -2,25 +2,15 @@ import EntityModel
 import Foundation
 import PostgresTestSupport
 
-/// Where the test fixtures and the package's `Migrations/` directory are, found from this source
+/// Where this suite's fixtures and golden files are, found from this source
 /// file's path (which works in a source checkout, where these tests run).
 enum Fixtures {
     /// `Tests/EntityModelTests`.
     static let testsDirectory = PackagePaths.root.appendingPathComponent("Tests/EntityModelTests")
-    /// The package root.
-    static let packageRoot = PackagePaths.root
     /// `Tests/EntityModelTests/Fixtures`.
     static let directory = testsDirectory.appendingPathComponent("Fixtures")
     /// `Tests/EntityModelTests/Golden`.
     static let goldenDirectory = testsDirectory.appendingPathComponent("Golden")
-
-    /// The family `name` under the package's `Migrations/`.
-    static func migrationFamily(_ name: String) -> URL {
-        packageRoot.appendingPathComponent("Migrations").appendingPathComponent(name)
-    }
-
-    /// The test-only family `Fixtures/Library`.
-    static var library: URL { directory.appendingPathComponent("Library") }
 
     /// A broken family under `Fixtures/BrokenFamilies`.
     static func brokenFamily(_ name: String) -> URL {

@@ -8,7 +8,7 @@ import Testing
         try await TestPostgres.withDatabaseURL { conninfo in
             let database = try await AsyncConnection.connect(conninfo)
             let answer = try await database.withConnection { connection in
-                try scalar(connection, "SELECT $1::int4 + 1", [Int32(41)], as: Int32.self)
+                try connection.scalar("SELECT $1::int4 + 1", [Int32(41)], as: Int32.self)
             }
             #expect(answer == 42)
             var threads: Set<UInt> = []
@@ -37,22 +37,22 @@ import Testing
                                 // A transaction of several statements: interleaving would break it.
                                 try connection.execute("INSERT INTO log VALUES ($1, $2)", [task, step])
                                 try connection.execute("SELECT pg_sleep(0.002)")
-                                let mine: Int = try scalar(connection, "SELECT count(*) FROM log WHERE task = $1", [task])
+                                let mine: Int = try connection.scalar("SELECT count(*) FROM log WHERE task = $1", [task])
                                 guard mine == step + 1 else { throw TestFailure("task \(task) saw \(mine) rows at step \(step)") }
-                                intervals.mutate { $0.append((task, start, .now)) }
+                                intervals.withLock { $0.append((task, start, .now)) }
                             }
                         }
                     }
                 }
                 try await group.waitForAll()
             }
-            let sorted = intervals.get().sorted { $0.start < $1.start }
+            let sorted = intervals.value.sorted { $0.start < $1.start }
             #expect(sorted.count == 30)
             #expect(Set(sorted.map(\.task)) == [0, 1])
             for (earlier, later) in zip(sorted, sorted.dropFirst()) {
                 #expect(earlier.end <= later.start, "two bodies overlapped")
             }
-            #expect(try await database.withConnection { try scalar($0, "SELECT count(*) FROM log", as: Int.self) } == 30)
+            #expect(try await database.withConnection { try $0.scalar("SELECT count(*) FROM log", as: Int.self) } == 30)
         }
     }
 
@@ -67,9 +67,9 @@ import Testing
                     group.addTask {
                         let database = try await AsyncConnection.connect(conninfo)
                         return try await database.withConnection { connection in
-                            let pid: Int32 = try scalar(connection, "SELECT pg_backend_pid()")
+                            let pid: Int32 = try connection.scalar("SELECT pg_backend_pid()")
                             guard barrier.arriveAndWait(timeout: 20) else { throw TestFailure("connection \(index) waited alone") }
-                            let echoed: Int = try scalar(connection, "SELECT $1::int8", [index])
+                            let echoed: Int = try connection.scalar("SELECT $1::int8", [index])
                             guard echoed == index else { throw TestFailure("crossed wires") }
                             return pid
                         }
@@ -109,7 +109,7 @@ import Testing
             }
             let monitor = try Connection(conninfo)
             let gone = try await waitUntil {
-                try scalar(monitor, "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", [pid], as: Int.self) == 0
+                try monitor.scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", [pid], as: Int.self) == 0
             }
             #expect(gone, "the backend is still connected")
         }
@@ -125,9 +125,9 @@ import Testing
                     throw TestFailure("boom")
                 }
             } catch is TestFailure {}
-            #expect(try await database.withConnection { try scalar($0, "SELECT count(*) FROM t", as: Int.self) } == 0)
+            #expect(try await database.withConnection { try $0.scalar("SELECT count(*) FROM t", as: Int.self) } == 0)
             try await database.transaction { _ = try $0.execute("INSERT INTO t VALUES (2)") }
-            #expect(try await database.withConnection { try scalar($0, "SELECT count(*) FROM t", as: Int.self) } == 1)
+            #expect(try await database.withConnection { try $0.scalar("SELECT count(*) FROM t", as: Int.self) } == 1)
         }
     }
 }

@@ -12,9 +12,9 @@ import Testing
             #expect(connection.parameterStatus("server_version")?.isEmpty == false)
             #expect(connection.parameterStatus("client_encoding") == "UTF8")
             #expect(connection.parameterStatus("no_such_parameter") == nil)
-            let pid: Int32 = try scalar(connection, "SELECT pg_backend_pid()")
+            let pid: Int32 = try connection.scalar("SELECT pg_backend_pid()")
             #expect(connection.backendPID == pid)
-            let application: String = try scalar(connection, "SELECT current_setting('application_name')")
+            let application: String = try connection.scalar("SELECT current_setting('application_name')")
             #expect(application == "tenant-migrate")
         }
     }
@@ -22,9 +22,9 @@ import Testing
     @Test func applicationNameFromTheConnectionStringWins() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let custom = try Connection(conninfo, applicationName: "custom-app")
-            #expect(try scalar(custom, "SELECT current_setting('application_name')", as: String.self) == "custom-app")
+            #expect(try custom.scalar("SELECT current_setting('application_name')", as: String.self) == "custom-app")
             let fromString = try Connection(conninfo + " application_name=from-string", applicationName: "ignored")
-            #expect(try scalar(fromString, "SELECT current_setting('application_name')", as: String.self) == "from-string")
+            #expect(try fromString.scalar("SELECT current_setting('application_name')", as: String.self) == "from-string")
         }
     }
 
@@ -33,9 +33,9 @@ import Testing
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo + " client_encoding=LATIN1 options='-c DateStyle=SQL,DMY'")
             #expect(connection.parameterStatus("client_encoding") == "UTF8")
-            #expect(try scalar(connection, "SHOW DateStyle", as: String.self).hasPrefix("ISO"))
-            #expect(try scalar(connection, "SELECT $1::text", ["Grüße 😀"], as: String.self) == "Grüße 😀")
-            let date: Date = try scalar(connection, "SELECT '2024-03-01 12:34:56.5+00'::timestamptz")
+            #expect(try connection.scalar("SHOW DateStyle", as: String.self).hasPrefix("ISO"))
+            #expect(try connection.scalar("SELECT $1::text", ["Grüße 😀"], as: String.self) == "Grüße 😀")
+            let date: Date = try connection.scalar("SELECT '2024-03-01 12:34:56.5+00'::timestamptz")
             #expect(date == Date(timeIntervalSince1970: 1_709_296_496.5))
         }
     }
@@ -66,7 +66,7 @@ import Testing
 
     /// A server that accepts the TCP connection but never answers: connect_timeout must end the wait.
     @Test func connectTimeoutIsHonoured() throws {
-        let listener = try LoopbackListener(listen: true)
+        let listener = try loopbackListener(listen: true)
         defer { listener.close() }
         let start = ContinuousClock.now
         let error = try expectPostgresError {
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func connectTimeoutInTheConnectionStringOverridesTheParameter() throws {
-        let listener = try LoopbackListener(listen: true)
+        let listener = try loopbackListener(listen: true)
         defer { listener.close() }
         let start = ContinuousClock.now
         let error = try expectPostgresError {
@@ -117,8 +117,8 @@ import Testing
             do {
                 let right = try #require(server.tcpConnectionString(user: role, password: password))
                 let connection = try Connection(right)
-                #expect(try scalar(connection, "SELECT current_user", as: String.self) == role)
-                #expect(try scalar(connection, "SELECT inet_server_addr()::text", as: String.self).hasPrefix("127.0.0.1"))
+                #expect(try connection.scalar("SELECT current_user", as: String.self) == role)
+                #expect(try connection.scalar("SELECT inet_server_addr()::text", as: String.self).hasPrefix("127.0.0.1"))
             }
         }
     }

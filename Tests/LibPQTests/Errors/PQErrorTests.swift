@@ -33,7 +33,7 @@ import Testing
             #expect(error.description.contains("(table public.account, constraint account_email_key)"))
             #expect(error.description.contains("\nDETAIL: Key (email)=(a@example.com) already exists."))
             // The connection is still usable, outside any transaction.
-            #expect(try scalar(connection, "SELECT count(*) FROM account", as: Int.self) == 1)
+            #expect(try connection.scalar("SELECT count(*) FROM account", as: Int.self) == 1)
         }
     }
 
@@ -121,7 +121,7 @@ import Testing
             let error = try expectPostgresError { try connection.fixtureScript("CREATE TABLE t (a int); CREATE TABLE t (a int)") }
             #expect(error.sqlState == .duplicateTable)
             // The script is one implicit transaction: the first CREATE is rolled back too.
-            #expect(try scalar(connection, "SELECT to_regclass('t') IS NULL", as: Bool.self))
+            #expect(try connection.scalar("SELECT to_regclass('t') IS NULL", as: Bool.self))
         }
     }
 

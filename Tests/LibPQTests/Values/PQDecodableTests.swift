@@ -9,13 +9,13 @@ import Testing
     private func roundTrip<T: PQEncodable & PQDecodable & Equatable>(
         _ connection: Connection, _ value: T, _ sqlType: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let back: T = try scalar(connection, "SELECT $1::\(sqlType) AS v", [value])
+        let back: T = try connection.scalar("SELECT $1::\(sqlType) AS v", [value])
         #expect(back == value, "\(sqlType) round trip", sourceLocation: sourceLocation)
-        let optional: T? = try scalar(connection, "SELECT $1::\(sqlType) AS v", [Optional(value)])
+        let optional: T? = try connection.scalar("SELECT $1::\(sqlType) AS v", [Optional(value)])
         #expect(optional == value, sourceLocation: sourceLocation)
-        let null: T? = try scalar(connection, "SELECT $1::\(sqlType) AS v", [T?.none])
+        let null: T? = try connection.scalar("SELECT $1::\(sqlType) AS v", [T?.none])
         #expect(null == nil, sourceLocation: sourceLocation)
-        #expect(try scalar(connection, "SELECT $1::\(sqlType) IS NULL", [T?.none], as: Bool.self), sourceLocation: sourceLocation)
+        #expect(try connection.scalar("SELECT $1::\(sqlType) IS NULL", [T?.none], as: Bool.self), sourceLocation: sourceLocation)
     }
 
     @Test func strings() async throws {
@@ -27,10 +27,10 @@ import Testing
             ]
             for value in values {
                 try roundTrip(connection, value, "text")
-                #expect(try scalar(connection, "SELECT octet_length($1::text)", [value], as: Int.self) == value.utf8.count)
+                #expect(try connection.scalar("SELECT octet_length($1::text)", [value], as: Int.self) == value.utf8.count)
             }
             try roundTrip(connection, "varchar value", "varchar(20)")
-            #expect(try scalar(connection, "SELECT $1::text", [Substring("sub-string").dropFirst(4)], as: String.self) == "string")
+            #expect(try connection.scalar("SELECT $1::text", [Substring("sub-string").dropFirst(4)], as: String.self) == "string")
         }
     }
 
@@ -40,8 +40,8 @@ import Testing
             for value in [Int32.min, -1, 0, 42, Int32.max] { try roundTrip(connection, value, "int4") }
             for value in [Int64.min, -1, 0, 1 << 40, Int64.max] { try roundTrip(connection, value, "int8") }
             for value in [Int.min, 0, Int.max] { try roundTrip(connection, value, "int8") }
-            #expect(try scalar(connection, "SELECT $1::int8 = 9223372036854775807", [Int64.max], as: Bool.self))
-            #expect(try scalar(connection, "SELECT $1::int2 = -32768", [Int16.min], as: Bool.self))
+            #expect(try connection.scalar("SELECT $1::int8 = 9223372036854775807", [Int64.max], as: Bool.self))
+            #expect(try connection.scalar("SELECT $1::int2 = -32768", [Int16.min], as: Bool.self))
         }
     }
 
@@ -52,13 +52,13 @@ import Testing
             for value in doubles { try roundTrip(connection, value, "float8") }
             let floats: [Float] = [0, 1.1, -3.75, .pi, .greatestFiniteMagnitude, .leastNormalMagnitude, .infinity, -.infinity]
             for value in floats { try roundTrip(connection, value, "float4") }
-            #expect(try scalar(connection, "SELECT $1::float8", [Double.nan], as: Double.self).isNaN)
-            #expect(try scalar(connection, "SELECT $1::float4", [Float.nan], as: Float.self).isNaN)
-            #expect(try scalar(connection, "SELECT $1::float8 = 'NaN'::float8", [Double.nan], as: Bool.self))
-            #expect(try scalar(connection, "SELECT $1::float8 = '-Infinity'::float8", [-Double.infinity], as: Bool.self))
-            #expect(try scalar(connection, "SELECT $1::float8 = 0.1::float8", [0.1], as: Bool.self))
+            #expect(try connection.scalar("SELECT $1::float8", [Double.nan], as: Double.self).isNaN)
+            #expect(try connection.scalar("SELECT $1::float4", [Float.nan], as: Float.self).isNaN)
+            #expect(try connection.scalar("SELECT $1::float8 = 'NaN'::float8", [Double.nan], as: Bool.self))
+            #expect(try connection.scalar("SELECT $1::float8 = '-Infinity'::float8", [-Double.infinity], as: Bool.self))
+            #expect(try connection.scalar("SELECT $1::float8 = 0.1::float8", [0.1], as: Bool.self))
             // Exact: the shortest representation that reads back as the same double.
-            #expect(try scalar(connection, "SELECT $1::float8 = 3.141592653589793::float8", [Double.pi], as: Bool.self))
+            #expect(try connection.scalar("SELECT $1::float8 = 3.141592653589793::float8", [Double.pi], as: Bool.self))
         }
     }
 
@@ -66,8 +66,8 @@ import Testing
         try await TestPostgres.withDatabase { connection in
             try roundTrip(connection, true, "bool")
             try roundTrip(connection, false, "bool")
-            #expect(try scalar(connection, "SELECT $1::bool IS TRUE", [true], as: Bool.self))
-            #expect(try scalar(connection, "SELECT $1::bool IS FALSE", [false], as: Bool.self))
+            #expect(try connection.scalar("SELECT $1::bool IS TRUE", [true], as: Bool.self))
+            #expect(try connection.scalar("SELECT $1::bool IS FALSE", [false], as: Bool.self))
         }
     }
 
@@ -82,8 +82,8 @@ import Testing
                 let value = try #require(Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")))
                 try roundTrip(connection, value, "numeric")
                 // The server sees exactly the number written.
-                #expect(try scalar(connection, "SELECT $1::numeric = \(text)::numeric", [value], as: Bool.self), "\(text)")
-                #expect(try scalar(connection, "SELECT \(text)::numeric", as: Decimal.self) == value)
+                #expect(try connection.scalar("SELECT $1::numeric = \(text)::numeric", [value], as: Bool.self), "\(text)")
+                #expect(try connection.scalar("SELECT \(text)::numeric", as: Decimal.self) == value)
             }
         }
     }
@@ -103,12 +103,12 @@ import Testing
             for (seconds, utc) in cases {
                 let date = Date(timeIntervalSince1970: seconds)
                 try roundTrip(connection, date, "timestamptz")
-                let text: String = try scalar(connection, "SELECT to_char($1::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')", [date])
+                let text: String = try connection.scalar("SELECT to_char($1::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')", [date])
                 #expect(text == utc)
             }
             // Microseconds survive exactly.
             let precise = Date(timeIntervalSince1970: 1_234_567_890.000001)
-            let micros: Int64 = try scalar(connection, "SELECT (extract(epoch FROM $1::timestamptz) * 1000000)::int8", [precise])
+            let micros: Int64 = try connection.scalar("SELECT (extract(epoch FROM $1::timestamptz) * 1000000)::int8", [precise])
             #expect(micros == 1_234_567_890_000_001)
         }
     }
@@ -116,16 +116,16 @@ import Testing
     @Test func datesBeyondYear9999AndBeforeChrist() async throws {
         try await TestPostgres.withDatabase { connection in
             // Five-digit years, as PostgreSQL prints them.
-            let farFuture: Date = try scalar(connection, "SELECT '20000-01-01 00:00:00+00'::timestamptz")
-            let farFutureSeconds: Double = try scalar(connection, "SELECT extract(epoch FROM '20000-01-01 00:00:00+00'::timestamptz)::float8")
+            let farFuture: Date = try connection.scalar("SELECT '20000-01-01 00:00:00+00'::timestamptz")
+            let farFutureSeconds: Double = try connection.scalar("SELECT extract(epoch FROM '20000-01-01 00:00:00+00'::timestamptz)::float8")
             #expect(farFuture == Date(timeIntervalSince1970: farFutureSeconds))
             try roundTrip(connection, farFuture, "timestamptz")
-            let bc: Date = try scalar(connection, "SELECT '0044-03-15 12:00:00+00 BC'::timestamptz")
-            let bcSeconds: Double = try scalar(connection, "SELECT extract(epoch FROM '0044-03-15 12:00:00+00 BC'::timestamptz)::float8")
+            let bc: Date = try connection.scalar("SELECT '0044-03-15 12:00:00+00 BC'::timestamptz")
+            let bcSeconds: Double = try connection.scalar("SELECT extract(epoch FROM '0044-03-15 12:00:00+00 BC'::timestamptz)::float8")
             #expect(bc == Date(timeIntervalSince1970: bcSeconds))
             try roundTrip(connection, bc, "timestamptz")
-            #expect(try scalar(connection, "SELECT 'infinity'::timestamptz", as: Date.self) == .distantFuture)
-            #expect(try scalar(connection, "SELECT '-infinity'::timestamptz", as: Date.self) == .distantPast)
+            #expect(try connection.scalar("SELECT 'infinity'::timestamptz", as: Date.self) == .distantFuture)
+            #expect(try connection.scalar("SELECT '-infinity'::timestamptz", as: Date.self) == .distantPast)
         }
     }
 
@@ -137,11 +137,11 @@ import Testing
             for seconds in [1_700_000_000.25, -2_208_988_800.0, -1_800_000_000.5] {
                 let date = Date(timeIntervalSince1970: seconds)
                 try roundTrip(connection, date, "timestamptz")
-                let epoch: Double = try scalar(connection, "SELECT extract(epoch FROM $1::timestamptz)::float8", [date])
+                let epoch: Double = try connection.scalar("SELECT extract(epoch FROM $1::timestamptz)::float8", [date])
                 #expect(epoch == seconds)
             }
             // timestamp without time zone is read as UTC.
-            let naive: Date = try scalar(connection, "SELECT '2024-03-01 12:00:00.5'::timestamp")
+            let naive: Date = try connection.scalar("SELECT '2024-03-01 12:00:00.5'::timestamp")
             #expect(naive == Date(timeIntervalSince1970: 1_709_294_400.5))
         }
     }
@@ -150,9 +150,9 @@ import Testing
         try await TestPostgres.withDatabase { connection in
             for value in [UUID(), UUID(), UUID(uuidString: "00000000-0000-0000-0000-000000000000")!, UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")!] {
                 try roundTrip(connection, value, "uuid")
-                #expect(try scalar(connection, "SELECT $1::uuid::text", [value], as: String.self) == value.uuidString.lowercased())
+                #expect(try connection.scalar("SELECT $1::uuid::text", [value], as: String.self) == value.uuidString.lowercased())
             }
-            let generated: UUID = try scalar(connection, "SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid")
+            let generated: UUID = try connection.scalar("SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid")
             #expect(generated.uuidString == "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11")
         }
     }
@@ -164,9 +164,9 @@ import Testing
             try roundTrip(connection, Data(), "bytea")
             try roundTrip(connection, Data(repeating: 0, count: 3), "bytea")
             try roundTrip(connection, Data((0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }), "bytea")
-            #expect(try scalar(connection, "SELECT octet_length($1::bytea)", [allBytes], as: Int.self) == 256)
-            #expect(try scalar(connection, "SELECT md5($1::bytea)", [allBytes], as: String.self) == "e2c865db4162bed963bfaa9ef6ac18f0")
-            #expect(try scalar(connection, "SELECT '\\x00ff10'::bytea", as: Data.self) == Data([0, 255, 16]))
+            #expect(try connection.scalar("SELECT octet_length($1::bytea)", [allBytes], as: Int.self) == 256)
+            #expect(try connection.scalar("SELECT md5($1::bytea)", [allBytes], as: String.self) == "e2c865db4162bed963bfaa9ef6ac18f0")
+            #expect(try connection.scalar("SELECT '\\x00ff10'::bytea", as: Data.self) == Data([0, 255, 16]))
         }
     }
 
@@ -183,14 +183,14 @@ import Testing
             #expect(json.text == #"{"count":-3,"name":"Grüße \"quoted\" \\ 😀","nested":{"x":1.5},"tags":["a","b\tc"]}"#)
             // Sent as jsonb, which normalizes the text (spacing, key order) but keeps the value.
             for type in ["jsonb", "json"] {
-                let back: PQJSON = try scalar(connection, "SELECT $1::\(type)", [json])
+                let back: PQJSON = try connection.scalar("SELECT $1::\(type)", [json])
                 #expect(try back.decode(Document.self) == document)
-                let optional: PQJSON? = try scalar(connection, "SELECT $1::\(type)", [Optional(json)])
+                let optional: PQJSON? = try connection.scalar("SELECT $1::\(type)", [Optional(json)])
                 #expect(try optional?.decode(Document.self) == document)
             }
-            #expect(try scalar(connection, "SELECT $1::jsonb ->> 'name'", [json], as: String.self) == document.name)
-            #expect(try scalar(connection, "SELECT jsonb_array_length($1::jsonb -> 'tags')", [json], as: Int.self) == 2)
-            let null: PQJSON? = try scalar(connection, "SELECT $1::jsonb", [PQJSON?.none])
+            #expect(try connection.scalar("SELECT $1::jsonb ->> 'name'", [json], as: String.self) == document.name)
+            #expect(try connection.scalar("SELECT jsonb_array_length($1::jsonb -> 'tags')", [json], as: Int.self) == 2)
+            let null: PQJSON? = try connection.scalar("SELECT $1::jsonb", [PQJSON?.none])
             #expect(null == nil)
             #expect(PQJSON(text: "[1]").description == "[1]")
         }

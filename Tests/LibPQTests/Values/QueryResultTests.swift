@@ -108,8 +108,8 @@ import Testing
         try await TestPostgres.withDatabase { connection in
             try connection.fixtureScript("CREATE TABLE victim (id int); INSERT INTO victim VALUES (1)")
             let hostile = "x'); DROP TABLE victim; --"
-            #expect(try scalar(connection, "SELECT $1::text", [hostile], as: String.self) == hostile)
-            #expect(try scalar(connection, "SELECT count(*) FROM victim", as: Int.self) == 1)
+            #expect(try connection.scalar("SELECT $1::text", [hostile], as: String.self) == hostile)
+            #expect(try connection.scalar("SELECT count(*) FROM victim", as: Int.self) == 1)
             #expect(throws: PQError.self) { try connection.execute("SELECT 1; SELECT 2") }
         }
     }

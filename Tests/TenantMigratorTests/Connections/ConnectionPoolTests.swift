@@ -116,18 +116,18 @@ import Testing
             try await migrator.withConnection { _ = try $0.execute("BEGIN") }
             #expect(migrator.connectionPool.statistics.closed == 1 && migrator.connectionPool.statistics.idle == 0)
 
-            let order = Arrivals()
+            let order = Locked<[Int]>([])  // the order in which calls got their connection
             let pool = migrator.connectionPool
             // The one connection is held until the test lets go of an advisory lock.
             let admin = try Connection(conninfo)
             try admin.execute("SELECT pg_advisory_lock(42)")
             let holder = Task { try await migrator.withConnection { _ = try $0.execute("SELECT pg_advisory_lock(42), pg_advisory_unlock(42)") } }
             #expect(try await Self.eventually { pool.statistics.inUse == 1 })
-            let waiter = Task { try await migrator.withConnection { _ in order.append(1) } }
+            let waiter = Task { try await migrator.withConnection { _ in order.withLock { $0.append(1) } } }
             #expect(try await Self.eventually { pool.statistics.waiting == 1 })
-            let cancelled = Task { try await migrator.withConnection { _ in order.append(99) } }
+            let cancelled = Task { try await migrator.withConnection { _ in order.withLock { $0.append(99) } } }
             #expect(try await Self.eventually { pool.statistics.waiting == 2 })
-            let last = Task { try await migrator.withConnection { _ in order.append(2) } }
+            let last = Task { try await migrator.withConnection { _ in order.withLock { $0.append(2) } } }
             #expect(try await Self.eventually { pool.statistics.waiting == 3 })
             cancelled.cancel()
             await #expect(throws: CancellationError.self) { try await cancelled.value }
@@ -136,7 +136,7 @@ import Testing
             try await holder.value
             try await waiter.value
             try await last.value
-            #expect(order.values == [1, 2])
+            #expect(order.value == [1, 2])
             #expect(migrator.connectionPool.statistics.opened == 2)
         }
     }
@@ -222,14 +222,6 @@ import Testing
             await migrator.shutdown()
         }
     }
-}
-
-/// The order in which calls got their connection.
-final class Arrivals: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [Int] = []
-    func append(_ value: Int) { lock.withLock { list.append(value) } }
-    var values: [Int] { lock.withLock { list } }
 
     /// A pool of one has no slot to spare for the listener: every call queries the catalog, and
     /// the pool never holds a second session.

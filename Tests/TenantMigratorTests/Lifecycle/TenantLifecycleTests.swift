@@ -3,6 +3,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 @Suite("Tenant catalog and lifecycle")
@@ -35,10 +36,8 @@ struct TenantLifecycleTests {
 
     @Test func createListAndDrop() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let connection = try Connection(conninfo)
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: try recipesFamily())
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            let catalog = lifecycle.catalog
 
             let acme = try lifecycle.create(try tenant("acme"), on: connection)
             try lifecycle.create(try tenant("globex"), version: "v1", on: connection)
@@ -94,10 +93,7 @@ struct TenantLifecycleTests {
 
     @Test func verifyReportsDrift() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let connection = try Connection(conninfo)
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: try recipesFamily())
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
             let acme = try tenant("acme")
             try lifecycle.create(acme, version: "v1", on: connection)
             let clean = try lifecycle.verify(acme, on: connection)
@@ -121,17 +117,11 @@ struct TenantLifecycleTests {
 
     @Test func adoptFindsTheMatchingVersionAndExplainsTheClosestMismatch() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let connection = try Connection(conninfo)
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let family = try recipesFamily()
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            let (catalog, family) = (lifecycle.catalog, lifecycle.family)
             for version in family.versions {
                 let schema = "legacy_\(version.name)"
-                try connection.fixtureScript("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
-                for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) {
-                    try connection.fixtureScript(statement)
-                }
+                try connection.createSchema(schema, at: version)
             }
             // Adopt newest first and oldest last, so the order of the search cannot help.
             for version in family.versions.reversed() {
@@ -167,10 +157,8 @@ struct TenantLifecycleTests {
     /// `create` benchmark's business, not a test's.)
     @Test func creatingFiftyTenantsInARowRegistersEach() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let connection = try Connection(conninfo)
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: try recipesFamily())
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            let catalog = lifecycle.catalog
             for index in 0..<50 {
                 try lifecycle.create(try tenant("t\(index)"), on: connection)
             }

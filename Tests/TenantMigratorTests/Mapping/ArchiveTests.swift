@@ -5,6 +5,7 @@ import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 extension Connection {
@@ -39,7 +40,7 @@ struct ArchiveTests {
 
     @Test func v1ToV3ToV1RestoresEveryTableExactly() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             let schema = try await migrator.createTenant("acme", version: "v1").schema
             let connection = try Connection(conninfo)
             let data = Self.data()
@@ -71,7 +72,7 @@ struct ArchiveTests {
 
     @Test func compareAndRestoreKeepsWhatTheAppChanged() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             let schema = try await migrator.createTenant("acme", version: "v1").schema
             let connection = try Connection(conninfo)
             let data = Self.data()
@@ -102,7 +103,7 @@ struct ArchiveTests {
 
     @Test func droppedColumnComesBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             let schema = try await migrator.createTenant("acme", version: "v2").schema
             let connection = try Connection(conninfo)
             try connection.execute("INSERT INTO \(schema).recipe (name, type, servings, prep_minutes) SELECT 'R' || n, 'Other', n, n * 5 FROM generate_series(1, 500) AS n")
@@ -119,7 +120,7 @@ struct ArchiveTests {
 
     @Test func noArchiveNeedsConsentAndLoses() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            var migrator = try recipesMigrator(conninfo)
+            var migrator = try makeRecipesMigrator(conninfo)
             migrator.archives = false
             let schema = try await migrator.createTenant("acme", version: "v2").schema
             let connection = try Connection(conninfo)
@@ -139,7 +140,7 @@ struct ArchiveTests {
 
     @Test func archiveListShowsEntriesPerTenantAndStepAndPruneDeletesOldOnes() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             let connection = try Connection(conninfo)
             // No catalog yet: nothing to list or prune, and nothing is created.
             #expect(try await migrator.archiveUsage().isEmpty)

@@ -5,6 +5,7 @@ import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// The Recipes ingredient policy, except that it refuses an ingredient named "poison".
@@ -29,7 +30,7 @@ struct FailureTests {
             var policies = PolicyRegistry()
             RecipesPolicies.register(in: &policies)
             policies.register("RecipeIngredientToIngredientAndUnitOfMeasure") { PoisonRefusingIngredientPolicy() }
-            let migrator = try recipesMigrator(conninfo, policies: policies)
+            let migrator = try makeRecipesMigrator(conninfo, policies: policies)
             let connection = try Connection(conninfo)
             var schemas: [String: String] = [:]
             var poisonID: Int64 = 0
@@ -40,7 +41,7 @@ struct FailureTests {
                 if tenant == "bravo" { poisonID = data.ingredients.first { $0.name == "poison" }!.id }
                 schemas[tenant] = schema
             }
-            let before = try connection.tableTextChecksums(schema: schemas["bravo"]!)
+            let before = try connection.tableChecksums(schema: schemas["bravo"]!, rowsOrderedBy: .text)
 
             var failures: [String: TenantMigrationError] = [:]
             for tenant in ["alpha", "bravo", "charlie"] {
@@ -60,7 +61,7 @@ struct FailureTests {
             let policyError = try #require(error.underlying as? PolicyError)
             #expect(policyError.sourceRowID == poisonID && policyError.stage == "createDestinationInstances")
 
-            #expect(try connection.tableTextChecksums(schema: schemas["bravo"]!) == before)
+            #expect(try connection.tableChecksums(schema: schemas["bravo"]!, rowsOrderedBy: .text) == before)
             let records = Dictionary(uniqueKeysWithValues: try await migrator.tenants().map { ($0.name.rawValue, $0) })
             #expect(records["bravo"]?.version == "v2")
             #expect(records["bravo"]?.state == .failed)
@@ -87,14 +88,14 @@ struct FailureTests {
                 ids.append(try connection.scalar("INSERT INTO \(schema).recipe_ingredient (id, name, recipe_id) VALUES ($1, $2, 1) RETURNING id",
                                                  [Int64(index * 10 + 5), name], as: Int64.self))
             }
-            let before = try connection.tableTextChecksums(schema: schema)
+            let before = try connection.tableChecksums(schema: schema, rowsOrderedBy: .text)
             defer { }
             do {
                 _ = try await migrator.migrate(tenant: "shop", to: "v3", allowDestructive: true)  // (unit_of_measure is not read)
                 Issue.record("\(mappingFile) must fail validation")
                 return nil
             } catch let error as TenantMigrationError {
-                #expect(try connection.tableTextChecksums(schema: schema) == before)
+                #expect(try connection.tableChecksums(schema: schema, rowsOrderedBy: .text) == before)
                 #expect(try await migrator.tenants().first?.version == "v2")
                 #expect(try await migrator.tenants().first?.state == .failed)
                 #expect(try await verifyClean(migrator, "shop"))

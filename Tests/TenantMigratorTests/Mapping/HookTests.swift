@@ -23,11 +23,11 @@ struct HookTests {
 
     @Test func hooksRunInTheirFamilysPairAfterTheDDLAndAfterValidation() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let log = NotesMappingTests.HookLog()
+            let log = Locked<[String]>([])
             var policies = AccountingTests.policies
             func hooks(_ tag: String) -> StepHooks {
-                StepHooks(willMigrate: { c, s in log.add("\(tag) will \(try Self.state(c, s))") },
-                          didMigrate: { c, s in log.add("\(tag) did \(try Self.state(c, s))") })
+                StepHooks(willMigrate: { c, s in let state = try Self.state(c, s); log.withLock { $0.append("\(tag) will \(state)") } },
+                          didMigrate: { c, s in let state = try Self.state(c, s); log.withLock { $0.append("\(tag) did \(state)") } })
             }
             policies.registerHooks(family: "Tasks", from: "v1", to: "v2", hooks("up"))        // inferred
             policies.registerHooks(family: "Tasks", from: "v2", to: "v1", hooks("down"))      // mapped
@@ -39,7 +39,7 @@ struct HookTests {
 
             _ = try await migrator.migrate(tenant: "todo", to: "v2")
             _ = try await migrator.rollback(tenant: "todo", to: "v1", allowDestructive: true)
-            #expect(log.all == [
+            #expect(log.value == [
                 // The new column exists when willMigrate runs (after the DDL).
                 "up will priority=1 titles= a ,b", "up did priority=1 titles= a ,b",
                 // The mapped step: before its policy trims the titles and before the drop; after validation.

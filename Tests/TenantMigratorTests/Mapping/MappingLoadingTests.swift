@@ -3,6 +3,7 @@ import Foundation
 import MigrationEngine
 import RecipesPolicies
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Mapping files are validated against both model versions and the registered policies when they

@@ -5,6 +5,7 @@ import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Mapping filters and expressions are checked against PostgreSQL before any tenant runs them

@@ -11,26 +11,19 @@ import Testing
 /// in-place NoteToNote — all declarative, compiled to INSERT … SELECT and UPDATE … FROM.
 @Suite("Notes: Note → Attachment")
 struct NotesMappingTests {
-    final class HookLog: @unchecked Sendable {
-        private let lock = NSLock()
-        private var entries: [String] = []
-        func add(_ entry: String) { lock.lock(); entries.append(entry); lock.unlock() }
-        var all: [String] { lock.lock(); defer { lock.unlock() }; return entries }
-    }
-
     @Test func notesWithAnImageGetOneAttachmentLinkedToTheirNote() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             // Stage hooks run in the tenant's transaction, before and after the step.
-            let log = HookLog()
+            let log = Locked<[String]>([])
             var policies = PolicyRegistry()
             policies.registerHooks(family: "Notes", from: "v1", to: "v2", StepHooks(
                 willMigrate: { connection, schema in
                     let notes = try connection.execute("SELECT count(*)::int FROM \(connection.quoteIdentifier(schema)).note").first!.decode(Int.self, at: 0)
-                    log.add("will \(schema) \(notes) notes")
+                    log.withLock { $0.append("will \(schema) \(notes) notes") }
                 },
                 didMigrate: { connection, schema in
                     let attachments = try connection.execute("SELECT count(*)::int FROM \(connection.quoteIdentifier(schema)).attachment").first!.decode(Int.self, at: 0)
-                    log.add("did \(schema) \(attachments) attachments")
+                    log.withLock { $0.append("did \(schema) \(attachments) attachments") }
                 }
             ))
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture("Notes"), policies: policies)
@@ -50,7 +43,7 @@ struct NotesMappingTests {
 
             let result = try await migrator.migrate(tenant: "notes", to: "v2")
             #expect(result.outcome == .migrated)
-            #expect(log.all == ["will \(schema) 5 notes", "did \(schema) 3 attachments"])
+            #expect(log.value == ["will \(schema) 5 notes", "did \(schema) 3 attachments"])
 
             // One attachment per note with an image, linked to that note, with its caption and width.
             let attachments = try connection.rows("""

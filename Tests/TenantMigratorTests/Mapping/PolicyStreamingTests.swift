@@ -5,50 +5,44 @@ import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
-/// Records what a policy saw, across the stages of one step.
-final class StageRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var _instances: [Int64] = []
-    private var _relationships: [Int64] = []
-    private var _stages: [String] = []
-
-    func instance(_ id: Int64) { lock.lock(); _instances.append(id); lock.unlock() }
-    func relationship(_ id: Int64) { lock.lock(); _relationships.append(id); lock.unlock() }
-    func stage(_ name: String) { lock.lock(); _stages.append(name); lock.unlock() }
-    var instances: [Int64] { lock.lock(); defer { lock.unlock() }; return _instances }
-    var relationships: [Int64] { lock.lock(); defer { lock.unlock() }; return _relationships }
-    var stages: [String] { lock.lock(); defer { lock.unlock() }; return _stages }
+/// What a policy saw, across the stages of one step.
+struct StagesSeen {
+    var instances: [Int64] = []
+    var relationships: [Int64] = []
+    var stages: [String] = []
 }
 
 /// The Recipes ingredient policy, recording every row and stage it is given.
 struct RecordingIngredientPolicy: MigrationPolicy {
-    let recorder: StageRecorder
+    let recorder: Locked<StagesSeen>
     let real = RecipeIngredientToIngredientAndUnitOfMeasure()
     var transforms: [String] { real.transforms }
     var loses: [PolicyLoss] { real.loses }
 
-    func begin(_ context: PolicyContext) throws { recorder.stage("begin") }
+    func begin(_ context: PolicyContext) throws { recorder.withLock { $0.stages.append("begin") } }
     func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {
-        recorder.instance(source.id)
+        recorder.withLock { $0.instances.append(source.id) }
         try real.createDestinationInstances(for: source, in: context)
     }
-    func endInstanceCreation(_ context: PolicyContext) throws { recorder.stage("endInstanceCreation") }
+    func endInstanceCreation(_ context: PolicyContext) throws { recorder.withLock { $0.stages.append("endInstanceCreation") } }
     func createRelationships(for source: SourceRow, in context: PolicyContext) throws {
-        recorder.relationship(source.id)
+        recorder.withLock { $0.relationships.append(source.id) }
         // Pass 1's associations are there for pass 2.
         guard context.destinations(of: source.id, mapping: "RecipeIngredientToIngredientAndUnitOfMeasure").count == 1 else {
             throw TestFailure("no association for row \(source.id)")
         }
     }
-    func endRelationshipCreation(_ context: PolicyContext) throws { recorder.stage("endRelationshipCreation") }
+    func endRelationshipCreation(_ context: PolicyContext) throws { recorder.withLock { $0.stages.append("endRelationshipCreation") } }
     func validate(_ context: PolicyContext) throws {
         // Constraints are in place and every buffered write has landed.
         let missing = try context.execute("SELECT count(*) FROM \(context.qualifiedTable(of: "RecipeIngredient")) WHERE ingredient_id IS NULL")
-        recorder.stage("validate \(try missing.first!.decode(Int.self, at: 0))")
+            .first!.decode(Int.self, at: 0)
+        recorder.withLock { $0.stages.append("validate \(missing)") }
     }
-    func end(_ context: PolicyContext) throws { recorder.stage("end") }
+    func end(_ context: PolicyContext) throws { recorder.withLock { $0.stages.append("end") } }
 }
 
 @Suite("Policies stream their source rows")
@@ -57,10 +51,10 @@ struct PolicyStreamingTests {
     /// exactly once each and in id order, through several FETCH batches (5,000 rows each).
     @Test func everySourceRowExactlyOnceInIdOrder() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let recorder = StageRecorder()
+            let recorder = Locked(StagesSeen())
             var policies = RecipesPolicies.registry
             policies.register("RecipeIngredientToIngredientAndUnitOfMeasure") { RecordingIngredientPolicy(recorder: recorder) }
-            let migrator = try recipesMigrator(conninfo, policies: policies)
+            let migrator = try makeRecipesMigrator(conninfo, policies: policies)
             let schema = try await migrator.createTenant("big", version: "v2").schema
             let connection = try Connection(conninfo)
             try connection.fixtureScript("""
@@ -76,9 +70,9 @@ struct PolicyStreamingTests {
             #expect(ids.count == 12_000)
 
             _ = try await migrator.migrate(tenant: "big", to: "v3")
-            #expect(recorder.instances == ids)
-            #expect(recorder.relationships == ids)
-            #expect(recorder.stages == ["begin", "endInstanceCreation", "endRelationshipCreation", "validate 0", "end"])
+            #expect(recorder.value.instances == ids)
+            #expect(recorder.value.relationships == ids)
+            #expect(recorder.value.stages == ["begin", "endInstanceCreation", "endRelationshipCreation", "validate 0", "end"])
             #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).ingredient", as: Int.self) == 250)
             #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).unit_of_measure", as: Int.self) == 11)
             #expect(try connection.scalar("""

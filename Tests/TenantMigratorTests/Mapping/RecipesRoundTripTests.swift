@@ -5,6 +5,7 @@ import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Recipes v1 → v3 → v2 → v1 on generated data, through the facade, with the family's own mapping
@@ -14,7 +15,7 @@ import Testing
 struct RecipesRoundTripTests {
     @Test func v1ToV3ToV2ToV1OnGeneratedData() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try recipesMigrator(conninfo)
+            let migrator = try makeRecipesMigrator(conninfo)
             let record = try await migrator.createTenant("acme", version: "v1")
             let schema = record.schema
             let connection = try Connection(conninfo)
@@ -86,7 +87,7 @@ struct RecipesRoundTripTests {
             let declarative = try loadMapping("RecipesMappings/v2-to-v3-declarative.yaml", family: family, policies: RecipesPolicies.registry)
             #expect(declarative.entityMapping(named: "MeatAndFishToEntree")?.policy == nil)
             #expect(declarative.entityMapping(named: "MeatAndFishToEntree")?.attributes.first?.expression == "'Entrée'")
-            let withPolicies = try recipesMigrator(conninfo)
+            let withPolicies = try makeRecipesMigrator(conninfo)
             let withSQL = TenantMigrator(connectionString: conninfo, family: family, mappings: [declarative])
 
             // The declarative form compiles to one plain UPDATE (no key path leaves the row); the policy form does not.
@@ -107,8 +108,8 @@ struct RecipesRoundTripTests {
                 #expect(try await verifyClean(migrator, tenant))
                 schemas.append(record.schema)
             }
-            let byPolicy = try connection.tableTextChecksums(schema: schemas[0]).filter { !$0.key.hasPrefix("_tm_") }
-            let bySQL = try connection.tableTextChecksums(schema: schemas[1]).filter { !$0.key.hasPrefix("_tm_") }
+            let byPolicy = try connection.tableChecksums(schema: schemas[0], rowsOrderedBy: .text).filter { !$0.key.hasPrefix("_tm_") }
+            let bySQL = try connection.tableChecksums(schema: schemas[1], rowsOrderedBy: .text).filter { !$0.key.hasPrefix("_tm_") }
             #expect(byPolicy.keys.sorted() == ["ingredient", "recipe", "recipe_ingredient", "unit_of_measure"])
             #expect(byPolicy == bySQL)
             #expect(try connection.scalar("SELECT count(*)::int FROM \(schemas[1]).recipe WHERE type = 'Entrée'", as: Int.self) == data.meatAndFish + data.entrees)

@@ -6,30 +6,9 @@ import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
-/// Collects log lines, for checking what a step logged.
-final class LogLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [(Logger.Level, String)] = []
-    func add(_ level: Logger.Level, _ line: String) { lock.lock(); lines.append((level, line)); lock.unlock() }
-    var warnings: [String] { lock.lock(); defer { lock.unlock() }; return lines.filter { $0.0 == .warning }.map(\.1) }
-}
-
-struct CollectingLogHandler: LogHandler {
-    let lines: LogLines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) { lines.add(event.level, event.message.description) }
-}
-
-/// Issue 9's defect 5: Recipes v2 → v3 loses a RecipeIngredient's own unit where it differs from
-/// its Ingredient's. The policy declares it: the plan lists it, the step refuses it without
-/// consent (naming the rows), and with consent it logs one aggregated warning, not one per row.
 @Suite("Recipes: conflicting units need consent")
 struct RecipesUnitConflictTests {
     struct Rollback: Error {}
@@ -55,7 +34,7 @@ struct RecipesUnitConflictTests {
                 INSERT INTO units.recipe_ingredient (id, name, unit_of_measure, recipe_id)
                     SELECT 2 + n, 'Salt', 'kg', 1 FROM generate_series(1, \(Self.conflicts)) AS n;
                 """)
-            let before = try connection.tableTextChecksums(schema: harnessSchema)
+            let before = try connection.tableChecksums(schema: harnessSchema, rowsOrderedBy: .text)
             do {
                 _ = try connection.transaction { try plan.run(inSchema: harnessSchema, on: $0, archives: false) }
                 Issue.record("losing units needs consent")
@@ -63,7 +42,7 @@ struct RecipesUnitConflictTests {
                 #expect(error.rowCount == Self.conflicts && error.sampleIDs == [3, 4, 5, 6, 7], "\(error)")
                 #expect(error.description.contains("allowDestructive: true") && !error.description.contains("--"), "\(error)")
             }
-            #expect(try connection.tableTextChecksums(schema: harnessSchema) == before)
+            #expect(try connection.tableChecksums(schema: harnessSchema, rowsOrderedBy: .text) == before)
             // With the archive (the default), the units are archived: no consent needed.
             do {
                 try connection.transaction { connection in
@@ -73,10 +52,10 @@ struct RecipesUnitConflictTests {
                 }
             } catch is Rollback {}
 
-            let lines = LogLines()
-            connection.logger = Logger(label: "test") { _ in CollectingLogHandler(lines: lines) }
+            let (logger, lines) = RecordingLogHandler.logger()
+            connection.logger = logger
             _ = try connection.transaction { try plan.run(inSchema: harnessSchema, on: $0, allowDestructive: true, archives: false) }
-            let warnings = lines.warnings.filter { $0.contains("unit") }
+            let warnings = lines.messages(at: .warning).filter { $0.contains("unit") }
             #expect(warnings.count == 2, "\(warnings)")  // the policy's aggregated warning and the step's count of the loss
             #expect(warnings.contains { $0.contains("\(Self.conflicts) rows (ids 3, 4, 5, 6, 7, …)") && $0.contains("mapping RecipeIngredientToIngredientAndUnitOfMeasure") })
             #expect(try connection.rows("SELECT i.name, u.name FROM units.ingredient i LEFT JOIN units.unit_of_measure u ON u.id = i.unit_of_measure_id ORDER BY 1")

@@ -9,7 +9,7 @@ import Testing
 /// `tenant-migrate check --round-trip`: synthetic data of every version, there and back again.
 @Suite("check --round-trip")
 struct RoundTripCheckTests {
-    private static let mappingFixtures = repositoryRoot.appendingPathComponent("Tests/TenantMigratorTests/Fixtures").path
+    private static let mappingFixtures = PackagePaths.root.appendingPathComponent("Tests/TenantMigratorTests/Fixtures").path
 
     /// Runs the real executable against a fresh test database.
     private func check(_ conninfo: String, _ arguments: [String]) async throws -> TenantMigrateExecutable.Output {
@@ -18,7 +18,7 @@ struct RoundTripCheckTests {
 
     @Test func recipesComesBackWhole() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let output = try await check(conninfo, ["--migrations", repositoryRoot.appendingPathComponent("Migrations").path, "--seed", "1", "--rows", "30"])
+            let output = try await check(conninfo, ["--migrations", PackagePaths.root.appendingPathComponent("Migrations").path, "--seed", "1", "--rows", "30"])
             #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
             #expect(output.stdout.contains("v1 → v2 → v1: ok"))
             #expect(output.stdout.contains("v1 → v3 → v1: ok"))
@@ -101,7 +101,7 @@ struct RoundTripCheckTests {
                 try connection.execute("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
                 for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) { try connection.execute(statement) }
                 try RoundTripData(version: version, seed: seed, rowsPerEntity: 25).insert(inSchema: schema, on: connection)
-                return try connection.tableTextChecksums(schema: schema)
+                return try connection.tableChecksums(schema: schema, rowsOrderedBy: .text)
             }
             let first = try generate("seed_a", seed: 7)
             let second = try generate("seed_b", seed: 7)
@@ -131,7 +131,7 @@ struct RoundTripCheckTests {
     @Test func nothingRemainsInTheDatabase() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let before = try await TestPostgres.dump(conninfo)
-            let output = try await check(conninfo, ["--migrations", repositoryRoot.appendingPathComponent("Migrations").path, "--rows", "5"])
+            let output = try await check(conninfo, ["--migrations", PackagePaths.root.appendingPathComponent("Migrations").path, "--rows", "5"])
             #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
             let connection = try Connection(conninfo)
             #expect(try connection.scalar("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'tm_round_trip%'", as: Int64.self) == 0)

@@ -5,6 +5,7 @@ import Logging
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 @Suite("Tenant migration runner")
@@ -91,7 +92,7 @@ struct TenantMigrationRunnerTests {
                 INSERT INTO tenant_shop.product (code, title) VALUES ('A1', 'first'), ('A1', 'duplicate'), ('B2', NULL);
                 INSERT INTO tenant_shop.product_note (text, product_id) VALUES ('hello', 1), ('world', 2), ('orphan', NULL);
                 """)
-            let dumpBefore = try schemaDump(conninfo: conninfo, schema: "tenant_shop")
+            let dumpBefore = try await TestPostgres.dump(conninfo, schema: "tenant_shop")
             let sumsBefore = try connection.tableChecksums(schema: "tenant_shop")
             #expect(sumsBefore.count == 2)
 
@@ -109,7 +110,7 @@ struct TenantMigrationRunnerTests {
                 #expect(error.underlying is PQError)
             }
 
-            #expect(try schemaDump(conninfo: conninfo, schema: "tenant_shop") == dumpBefore)
+            #expect(try await TestPostgres.dump(conninfo, schema: "tenant_shop") == dumpBefore)
             #expect(try connection.tableChecksums(schema: "tenant_shop") == sumsBefore)
             let record = try catalog.requireTenant(try tenant("shop"), on: connection)
             #expect(record.version == "v1")
@@ -141,7 +142,7 @@ struct TenantMigrationRunnerTests {
             _ = try setUp(connection, family: family, tenant: "acme", version: "v2")
             let name = try tenant("acme")
             let historyBefore = try catalog.history(of: name, on: connection)
-            let dumpBefore = try schemaDump(conninfo: conninfo, schema: "tenant_acme")
+            let dumpBefore = try await TestPostgres.dump(conninfo, schema: "tenant_acme")
 
             // v2 → v3 needs a mapping model that this test does not register.
             #expect(throws: PlanningError.self) {
@@ -173,7 +174,7 @@ struct TenantMigrationRunnerTests {
             #expect(throws: TenantMigratorError.self) { try runner(otherFamily).migrate(name, MigrationRequest(.move, to: "v1", allowDestructive: true), on: connection) }
 
             #expect(try catalog.history(of: name, on: connection) == historyBefore)
-            #expect(try schemaDump(conninfo: conninfo, schema: "tenant_acme") == dumpBefore)
+            #expect(try await TestPostgres.dump(conninfo, schema: "tenant_acme") == dumpBefore)
             let record = try catalog.requireTenant(name, on: connection)
             #expect(record.version == "v2" && record.state == .ready)
         }
@@ -305,24 +306,23 @@ struct TenantMigrationRunnerTests {
 
     @Test func migrateIfNeededCostsOneQueryWhenCurrent() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let recorder = StatementRecorder()
-            var logger = Logger(label: "test") { _ in recorder }
-            logger.logLevel = .debug
+            // Records the SQL statements the migrator's connections log at debug level.
+            let (logger, recorder) = RecordingLogHandler.logger(level: .debug)
             let migrator = TenantMigrator(connectionString: conninfo, family: try fixtureFamily("Catalogue"), logger: logger)
             try await migrator.createTenant("fresh")
             try await migrator.createTenant("old", version: "v1")
 
-            recorder.reset()
+            recorder.removeAll()
             let current = try await migrator.migrateIfNeeded(tenant: "fresh")
             #expect(current.outcome == .alreadyCurrent && current.attempts == 0)
             // The listener's LISTEN runs once, on a connection of its own.
-            let statements = recorder.messages.filter { !$0.hasPrefix("LISTEN") }
+            let statements = recorder.messages(at: .debug).filter { !$0.hasPrefix("LISTEN") }
             #expect(statements.count == 1, "\(statements)")
             #expect(!statements.joined().contains("pg_advisory"))
             // Now known to be current: no statement at all.
-            recorder.reset()
+            recorder.removeAll()
             #expect(try await migrator.migrateIfNeeded(tenant: "fresh").outcome == .alreadyCurrent)
-            #expect(recorder.messages.isEmpty, "\(recorder.messages)")
+            #expect(recorder.messages(at: .debug).isEmpty, "\(recorder.messages(at: .debug))")
 
             let behind = try await migrator.migrateIfNeeded(tenant: "old")
             #expect(behind.outcome == .migrated && behind.fromVersion == "v1" && behind.toVersion == "v3")
@@ -351,23 +351,8 @@ struct TenantMigrationRunnerTests {
     }
 }
 
-/// Records the SQL statements a connection logs at debug level.
-final class StatementRecorder: LogHandler, @unchecked Sendable {
-    private let lock = NSLock()
-    private var recorded: [String] = []
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .debug
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        guard event.level == .debug else { return }
-        lock.withLock { recorded.append("\(event.message)") }
-    }
-
-    var messages: [String] { lock.withLock { recorded } }
-    func reset() { lock.withLock { recorded = [] } }
+/// Milliseconds since `start`.
+private func milliseconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
 }

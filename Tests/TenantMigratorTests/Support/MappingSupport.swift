@@ -7,10 +7,6 @@ import RecipesPolicies
 import TenantMigrator
 import Testing
 
-
-
-
-
 /// A mapping file of the fixtures, loaded against `family`.
 func loadMapping(_ path: String, family: ModelFamily, policies: PolicyRegistry) throws -> MappingModel {
     let text = try String(contentsOf: fixture(path), encoding: .utf8)
@@ -21,28 +17,6 @@ func loadMapping(_ path: String, family: ModelFamily, policies: PolicyRegistry) 
 func line(of marker: String, in text: String) -> Int {
     let lines = text.components(separatedBy: "\n")
     return (lines.firstIndex { $0.contains(marker) } ?? -1) + 1
-}
-
-extension Connection {
-    /// Every row, every column as text (NULL as nil); cast non-text columns with `::text` in `sql`.
-    func rows(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> [[String?]] {
-        let result = try execute(sql, parameters)
-        return try result.map { row in try (0..<result.columnCount).map { try row.decode(String?.self, at: $0) } }
-    }
-
-    /// md5 of the contents of every table of `schema`, by table name (rows ordered by their text).
-    func tableTextChecksums(schema: String) throws -> [String: String] {
-        let tables: [String] = try execute("SELECT tablename::text FROM pg_tables WHERE schemaname = $1 ORDER BY 1", [schema])
-            .map { try $0.decode(String.self, at: 0) }
-        var sums: [String: String] = [:]
-        for table in tables {
-            sums[table] = try scalar(
-                "SELECT coalesce(md5(string_agg(t::text, ',' ORDER BY t::text)), 'empty') FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) t",
-                as: String.self
-            )
-        }
-        return sums
-    }
 }
 
 /// Generated Recipes data: recipes of every type (a few already Entrée), and recipe ingredients
@@ -86,43 +60,23 @@ struct RecipeData {
 
     /// Inserts the data into a tenant's schema at `version` (v1: `instructions`; v2: `method`).
     func insert(into schema: String, version: String, on connection: Connection) throws {
-        let q = connection
-        let instructions = version == "v1" ? "instructions" : "method"
-        try connection.copyIn("COPY \(q.quoteIdentifier(schema)).recipe (id, name, type, servings, \(instructions)) FROM STDIN") { writer in
-            for recipe in recipes {
-                writer.append(recipe.id)
-                writer.append(recipe.name)
-                writer.append(recipe.type)
-                writer.append(recipe.servings)
-                writer.append(recipe.instructions)
-                try writer.endRow()
+        let schema = connection.quoteIdentifier(schema)
+        func copy(_ rows: [[String?]], into table: String, columns: String) throws {
+            try connection.copyIn("COPY \(schema).\(table) (\(columns)) FROM STDIN") { writer in
+                for row in rows { try writer.writeRow(row) }
             }
+            try connection.execute("SELECT setval(pg_get_serial_sequence($1, 'id'), (SELECT max(id) FROM \(schema).\(table)))", ["\(schema).\(table)"])
         }
-        try connection.copyIn("COPY \(q.quoteIdentifier(schema)).recipe_ingredient (id, name, quantity, unit_of_measure, recipe_id) FROM STDIN") { writer in
-            for ingredient in ingredients {
-                writer.append(ingredient.id)
-                writer.append(ingredient.name)
-                writer.append(ingredient.quantity)
-                writer.append(ingredient.unit)
-                writer.append(ingredient.recipeID)
-                try writer.endRow()
-            }
-        }
-        for table in ["recipe", "recipe_ingredient"] {
-            try connection.execute("SELECT setval(pg_get_serial_sequence($1, 'id'), (SELECT max(id) FROM \(q.quoteIdentifier(schema)).\(table)))",
-                                   ["\(q.quoteIdentifier(schema)).\(table)"])
-        }
+        try copy(recipes.map { [String($0.id), $0.name, $0.type, $0.servings.map(String.init), $0.instructions] },
+                 into: "recipe", columns: "id, name, type, servings, \(version == "v1" ? "instructions" : "method")")
+        try copy(ingredients.map { [String($0.id), $0.name, $0.quantity, $0.unit, $0.recipeID.map(String.init)] },
+                 into: "recipe_ingredient", columns: "id, name, quantity, unit_of_measure, recipe_id")
     }
 
     var distinctNames: Int { Set(ingredients.map(\.name)).count }
     var distinctUnits: Int { Set(ingredients.compactMap(\.unit)).count }
     var meatAndFish: Int { recipes.filter { $0.type == "Meat" || $0.type == "Fish" }.count }
     var entrees: Int { recipes.filter { $0.type == "Entrée" }.count }
-}
-
-/// A migrator for the Recipes family with its own mapping models and policies.
-func recipesMigrator(_ conninfo: String, policies: PolicyRegistry = RecipesPolicies.registry) throws -> TenantMigrator {
-    try TenantMigrator(connectionString: conninfo, familyDirectory: recipesDirectory, policies: policies)
 }
 
 /// Verifies one tenant's live schema against its recorded version; records the differences.

@@ -1,0 +1,29 @@
+import EntityModel
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import Testing
+
+/// Steps whose new column names are old names of other columns: nothing may collide (42701), and
+/// every value must land in the right column, up and down.
+@Suite struct InferredChangesNameClashTests {
+    @Test func reusedAndSwappedColumnNamesKeepTheirValues() async throws {
+        let harness = try RuleHarness("NameClash")
+        try await TestPostgres.withDatabase { connection in
+            try harness.build("v1", seed: "INSERT INTO $S.item (label, title, \"left\", \"right\", code) VALUES ('old label', 'the title', 1, 2, 7)", on: connection)
+
+            try harness.migrate("v1", "v2", on: connection)
+            try harness.expectSchema("v2", on: connection)
+            #expect(try harness.rows("SELECT label, \"left\", \"right\", code FROM $S.item", on: connection) == ["the title|2|1|7"])
+
+            try harness.migrate("v2", "v3", on: connection)
+            try harness.expectSchema("v3", on: connection)
+            #expect(try harness.rows("SELECT label, \"left\", \"right\", serial, code FROM $S.item", on: connection) == ["the title|2|1|7|new"])
+
+            try harness.migrate("v3", "v1", on: connection)
+            try harness.expectSchema("v1", on: connection)
+            // v1's label was dropped on the way up; title and the swapped pair come back.
+            #expect(try harness.rows("SELECT label, title, \"left\", \"right\", code FROM $S.item", on: connection) == ["∅|the title|1|2|7"])
+        }
+    }
+}

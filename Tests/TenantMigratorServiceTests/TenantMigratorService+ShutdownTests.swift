@@ -1,0 +1,59 @@
+import Foundation
+import LibPQ
+import PostgresTestSupport
+import ServiceLifecycle
+import TenantMigrator
+import TenantMigratorService
+import Testing
+
+/// Inside a `ServiceGroup`, a graceful shutdown ends the service promptly: no new tenant starts,
+/// lock waits end, tenants in flight commit or roll back.
+@Suite("TenantMigratorService graceful shutdown")
+struct TenantMigratorServiceShutdownTests {
+    @Test func gracefulShutdownDuringALockWaitEndsTheService() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, holder) = try await fleetWithHeldTenant(conninfo, ["acme"])
+            defer { _ = try? holder.execute("ROLLBACK") }
+
+            // A deadline and a lock timeout long enough that only the shutdown can end the wait.
+            let service = makeService(migrator, deadline: .seconds(120), lockTimeout: .seconds(60))
+            let group = ServiceGroup(services: [service], logger: service.logger)
+            let running = Task { try await group.run() }
+
+            let observer = try Connection(conninfo)
+            #expect(try await waitUntil { try !observer.lockWaiters().isEmpty }, "the service never waited for the held tenant's lock")
+            let shutdownAt = ContinuousClock.now
+            await group.triggerGracefulShutdown()
+            try await running.value
+            let shutdownTime = ContinuousClock.now - shutdownAt
+            #expect(shutdownTime < .seconds(20), "the service took \(shutdownTime) to shut down")
+
+            let report = try #require(service.bootReport)
+            #expect(report.shutDown)
+            #expect(report.held == ["held"])
+            #expect(try await version(of: "held", migrator) == "v1")
+            #expect(try observer.lockWaiters().isEmpty)
+            // acme was either done before the shutdown, or never started: never half-migrated.
+            let acme = try await version(of: "acme", migrator)
+            #expect(acme == (report.ready.contains("acme") ? "v3" : "v1"))
+        }
+    }
+
+    @Test func gracefulShutdownWhileIdleEndsTheService() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try await makeMigrator(conninfo, tenantsAtV1: ["acme", "globex"])
+            let service = makeService(migrator)
+            let group = ServiceGroup(services: [service], logger: service.logger)
+            let running = Task { try await group.run() }
+            let report = await service.bootCompleted()
+            #expect(report.succeeded)
+            #expect(service.isReady(tenant: "acme") && service.isReady(tenant: "globex"))
+
+            // Nothing to retry: the service sleeps, and the shutdown wakes it.
+            let shutdownAt = ContinuousClock.now
+            await group.triggerGracefulShutdown()
+            try await running.value
+            #expect(ContinuousClock.now - shutdownAt < .seconds(20))
+        }
+    }
+}
