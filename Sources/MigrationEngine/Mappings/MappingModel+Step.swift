@@ -70,24 +70,19 @@ extension MappingModel: MigrationMapping {
         try afterSchemaChanges?()
         try execute(data.flatMap { $0.sql(inSchema: schema, quoting: connection) }, movesData: true)
 
-        let context = PolicyContext(mapping: entityMappings.first ?? EntityMapping.placeholder, schema: schema, connection: connection,
-                                    source: source, destination: destination, logger: connection.logger)
-        context.compiler = compiler
-        context.archive = archive
-        let runner = PolicyRunner(model: self, compiler: compiler, context: context)
+        let session = PolicySession(schema: schema, connection: connection, compiler: compiler, archive: archive)
+        let runner = PolicyRunner(model: self, session: session)
         for mapping in entityMappings {
-            context.mapping = mapping
             try execute(try compiler.createInstances(mapping, quoting: connection), movesData: true)
             if compiler.isInPlace(mapping) {
-                context.declarativeOffsets[mapping.name] = 0
+                session.declarativeOffsets[mapping.name] = 0
             } else if mapping.policy == nil {
                 let setting = MappingCompiler.offsetSetting(mapping, quoting: connection)
-                context.declarativeOffsets[mapping.name] = try connection.execute("SELECT pg_catalog.current_setting(\(setting))::bigint").first?.decode(Int64.self, at: 0)
+                session.declarativeOffsets[mapping.name] = try connection.execute("SELECT pg_catalog.current_setting(\(setting))::bigint").first?.decode(Int64.self, at: 0)
             }
             try runner.createInstances(for: mapping)
         }
         for mapping in entityMappings {
-            context.mapping = mapping
             try execute(try compiler.createRelationships(mapping, in: self, quoting: connection), movesData: true)
             try runner.createRelationships(for: mapping)
         }
@@ -97,13 +92,9 @@ extension MappingModel: MigrationMapping {
             .run(on: connection, allowDestructive: allowDestructive, logger: connection.logger)
         try ValidationStage(differ: differ, schema: schema).run(after, on: connection, statistics: &statistics)
         try runner.finish()
-        statistics.rowsAffected += context.rowsWritten
+        statistics.rowsAffected += session.rowsWritten
         return statistics
     }
-}
-
-extension EntityMapping {
-    static let placeholder = EntityMapping(name: "", source: "", destination: "", filter: nil, attributes: [], relationships: [], policy: nil, location: nil)
 }
 
 extension SchemaDiffer {
