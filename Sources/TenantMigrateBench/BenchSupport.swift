@@ -15,12 +15,11 @@ struct BenchServer {
 
     /// - Parameter durability: how the embedded server trades durability for speed (`.fast`: fsync,
     ///   synchronous_commit and full_page_writes off).
-    static func start(directory: String?, durability: EmbeddedPostgres.Durability = .durable) throws -> BenchServer {
+    static func start(directory path: String, durability: EmbeddedPostgres.Durability = .durable) throws -> BenchServer {
         if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
             print("server: DATABASE_URL (\(ConnectionString.redacted(url)))")
             return BenchServer(conninfo: url, binDirectory: nil, embedded: nil)
         }
-        let path = directory ?? "/tmp/tenant-migrate-bench-\(getuid())"
         var logger = Logger(label: "EmbeddedPostgres")
         logger.logLevel = .warning
         let started = ContinuousClock.now
@@ -119,4 +118,17 @@ func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32,
     let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
     let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     return (exitStatus, output)
+}
+
+/// A small, fast, seedable generator (SplitMix64), so every run generates the same rows.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
 }
