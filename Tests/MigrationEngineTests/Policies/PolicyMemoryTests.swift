@@ -1,3 +1,4 @@
+import EmbeddedPostgres
 import Foundation
 import LibPQ
 import PostgresTestSupport
@@ -48,61 +49,23 @@ struct PolicyMemoryTests {
             ANALYZE \(schema).recipe;
             ANALYZE \(schema).recipe_ingredient;
             """)
-        let run = try await ChildProcess.run(TenantMigrateExecutable.url!, ["migrate", "--tenant", tenant, "--to", "v3"] + arguments)
+        var environment = ProcessInfo.processInfo.environment
+        environment[Connection.strictOneStatementVariable] = "1"
+        let child = try ChildProcess(TenantMigrateExecutable.url!.path, ["migrate", "--tenant", tenant, "--to", "v3"] + arguments, environment: environment)
+        // Polled, so no thread of the cooperative pool blocks waiting for it.
+        var outcome = try child.poll()
+        while outcome == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            outcome = try child.poll()
+        }
+        let run = outcome!
         try #require(run.status == 0, "migrate failed: \(run.output)")
         // The policies really ran over every row.
         func count(_ sql: String) throws -> Int64 { try connection.execute(sql)[0].decode(Int64.self, at: 0) }
         #expect(try count("SELECT count(*) FROM \(schema).recipe_ingredient WHERE ingredient_id IS NOT NULL") == Int64(rows))
         #expect(try count("SELECT count(*) FROM \(schema).ingredient") == 500)
         #expect(try count("SELECT count(*) FROM \(schema).recipe WHERE type = 'Entrée'") == 400)
-        #expect(run.peakKiB > 0)
-        return run.peakKiB
+        #expect(run.peakMemoryKiB > 0)
+        return run.peakMemoryKiB
     }
-}
-
-/// A program run to its end with its peak resident memory, which `wait4` reports for the child
-/// (Foundation's `Process` reaps its children itself and does not say).
-enum ChildProcess {
-    struct Outcome {
-        let status: Int32
-        let output: String
-        /// `ru_maxrss`: the child's peak resident set, in KiB on Linux.
-        let peakKiB: Int
-    }
-
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> Outcome {
-        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("policy-memory-\(UUID().uuidString).out").path
-        defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var environment = ProcessInfo.processInfo.environment
-        environment[Connection.strictOneStatementVariable] = "1"
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw ChildProcessError("cannot run \(executable.path): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        var usage = rusage()
-        // Polled, so no thread of the cooperative pool blocks in wait4.
-        while true {
-            let reaped = wait4(pid, &status, WNOHANG, &usage)
-            if reaped == pid { break }
-            if reaped < 0, errno != EINTR { throw ChildProcessError("waiting for \(executable.path) failed: \(String(cString: strerror(errno)))") }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Outcome(status: exitStatus, output: output, peakKiB: usage.ru_maxrss)
-    }
-}
-
-struct ChildProcessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
