@@ -89,35 +89,9 @@ package struct CommandRunner {
         return output
     }
 
-    /// Runs a program to completion with posix_spawn and waitpid, with stdin from
-    /// /dev/null and stdout and stderr captured in a temporary file.
-    ///
-    /// A file rather than a pipe: `pg_ctl start` leaves a daemon behind, and a daemon that
-    /// inherited a pipe would keep it open forever. Foundation's `Process` is avoided for the same
-    /// reason, and because its child reaping is unreliable off the main thread on Linux.
+    /// Runs a program to completion (``ChildProcess``): its exit status and output.
     package static func spawn(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let outputPath = NSTemporaryDirectory() + "tenant-migrate-\(getpid())-\(UUID().uuidString).out"
-        defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var pid: pid_t = 0
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw EmbeddedPostgresError(message: "cannot run \(path): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw EmbeddedPostgresError(message: "waiting for \(path) failed: \(String(cString: strerror(errno)))") }
-        }
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (exitStatus, output)
+        let outcome = try ChildProcess(path, arguments).wait()
+        return (outcome.status, outcome.output)
     }
 }

@@ -16,55 +16,39 @@ struct ArchiveBenchmark: AsyncParsableCommand {
         abstract: "Time Recipes v2 → v3 → v2 with and without the archive (targets: up ≤ 1.3×, down ≤ 1.5×)."
     )
 
-    @Option(help: "Recipes to generate.")
-    var recipes = 100_000
-
-    @Option(help: "RecipeIngredient rows to generate.")
-    var ingredients = 1_000_000
+    @OptionGroup var data: RecipesData
 
     @Option(help: "Runs of each way (alternating order); the best is reported.")
     var repetitions = 2
 
-    @Option(help: "The Recipes family directory.")
-    var familyDirectory = "Migrations/Recipes"
+    @OptionGroup var family: FamilyOptions
 
-    @Option(help: "Directory of the embedded server (default /tmp/tenant-migrate-bench-<uid>); ignored with DATABASE_URL.")
-    var directory: String?
+    @OptionGroup var server: ServerOptions
 
     @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
     var logSlowStatements: Int?
 
-    static let database = "tm_bench_archive"
-
     func run() async throws {
-        guard recipes > 0, ingredients > 0, repetitions > 0 else { throw ValidationError("counts and --repetitions must be positive") }
-        let server = try BenchServer.start(directory: directory)
+        guard repetitions > 0 else { throw ValidationError("--repetitions must be positive") }
+        let server = try self.server.start()
         defer { server.stop() }
-        var logger = Logger(label: "tenant-migrate-bench")
-        logger.logLevel = .warning
-        let admin = try Connection(server.conninfo, logger: logger)
-        try admin.execute("DROP DATABASE IF EXISTS \(Self.database) WITH (FORCE)")
-        try admin.execute("CREATE DATABASE \(Self.database) TEMPLATE template0 ENCODING 'UTF8'")
-        defer { _ = try? admin.execute("DROP DATABASE IF EXISTS \(Self.database) WITH (FORCE)") }
-        if let logSlowStatements {
-            try admin.execute("ALTER DATABASE \(Self.database) SET log_min_duration_statement = \(logSlowStatements)")
-        }
-        let conninfo = RecipesBenchmark.conninfo(server.conninfo, database: Self.database)
+        let logger = quietLogger()
+        let database = try BenchDatabase(server: server, name: "tm_bench_archive", logSlowStatements: logSlowStatements, logger: logger)
+        defer { database.drop() }
+        let conninfo = database.conninfo
         let connection = try Connection(conninfo, logger: logger)
 
         let archiving = try TenantMigrator(
-            connectionString: conninfo, familyDirectory: URL(fileURLWithPath: familyDirectory),
+            connectionString: conninfo, familyDirectory: family.url,
             policies: RecipesPolicies.registry, logger: logger
         )
         var notArchiving = archiving
         notArchiving.archives = false
 
-        // The data generator of `recipes`, with the same counts.
-        let generator = try RecipesBenchmark.parse(["--recipes", "\(recipes)", "--ingredients", "\(ingredients)"])
         let source = try await archiving.createTenant("bench_source", version: "v2").schema
-        let generation = try measure { try generator.generate(into: source, on: connection) }
+        let generation = try measure { try data.generate(into: source, on: connection) }
         let before = try Self.checksum(source, on: connection)
-        print("data: \(format(count: recipes)) recipes, \(format(count: ingredients)) recipe ingredients; generated in \(format(generation))")
+        print("data: \(format(count: data.recipes)) recipes, \(format(count: data.ingredients)) recipe ingredients; generated in \(format(generation))")
 
         var up: [Bool: Timings] = [:], down: [Bool: Timings] = [:]
         var archiveRows = 0
@@ -74,7 +58,7 @@ struct ArchiveBenchmark: AsyncParsableCommand {
                 let migrator = archive ? archiving : notArchiving
                 let tenant = "bench_\(archive ? "archive" : "plain")_\(repetition + 1)"
                 let schema = try await migrator.createTenant(tenant, version: "v2").schema
-                try generator.copy(from: source, to: schema, on: connection)
+                try data.copy(from: source, to: schema, on: connection)
                 var start = ContinuousClock.now
                 let there = try await migrator.migrate(tenant: tenant, to: "v3", allowDestructive: !archive)
                 let upTime = ContinuousClock.now - start

@@ -15,12 +15,11 @@ struct BenchServer {
 
     /// - Parameter durability: how the embedded server trades durability for speed (`.fast`: fsync,
     ///   synchronous_commit and full_page_writes off).
-    static func start(directory: String?, durability: EmbeddedPostgres.Durability = .durable) throws -> BenchServer {
+    static func start(directory path: String, durability: EmbeddedPostgres.Durability = .durable) throws -> BenchServer {
         if let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty {
             print("server: DATABASE_URL (\(ConnectionString.redacted(url)))")
             return BenchServer(conninfo: url, binDirectory: nil, embedded: nil)
         }
-        let path = directory ?? "/tmp/tenant-migrate-bench-\(getuid())"
         var logger = Logger(label: "EmbeddedPostgres")
         logger.logLevel = .warning
         let started = ContinuousClock.now
@@ -99,24 +98,19 @@ struct Timings {
 /// Runs a program to completion (stdin from /dev/null, stdout and stderr to a temporary file)
 /// and returns its exit status and output.
 func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let outputPath = NSTemporaryDirectory() + "tenant-migrate-bench-\(getpid())-\(UUID().uuidString).out"
-    defer { unlink(outputPath) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-    guard spawned == 0 else { throw BenchError("cannot run \(path): \(String(cString: strerror(spawned)))") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
-        guard errno == EINTR else { throw BenchError("waiting for \(path) failed: \(String(cString: strerror(errno)))") }
+    let outcome = try ChildProcess(path, arguments).wait()
+    return (outcome.status, outcome.output)
+}
+
+/// A small, fast, seedable generator (SplitMix64), so every run generates the same rows.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
     }
-    let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-    let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-    return (exitStatus, output)
 }

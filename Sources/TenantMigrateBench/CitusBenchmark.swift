@@ -36,22 +36,20 @@ struct CitusBenchmark: AsyncParsableCommand {
     @Option(name: [.short, .long], help: "Connections used at once.")
     var jobs = 2
 
-    @Option(help: "The Recipes family directory.")
-    var familyDirectory = "Migrations/Recipes"
+    @OptionGroup var family: FamilyOptions
 
-    @Option(help: "Directory of the embedded server (default /tmp/tenant-migrate-bench-citus-<uid>); ignored with DATABASE_URL.")
-    var directory: String?
+    @OptionGroup var server: ServerOptions
 
     func run() async throws {
         guard let citus = citusURL ?? ProcessInfo.processInfo.environment["TEST_CITUS_URL"], !citus.isEmpty else {
             throw ValidationError("give --citus-url (scripts/citus-cluster.sh start prints it) or set TEST_CITUS_URL")
         }
         guard tenants > 0, recipes > 0, ingredients > 0, jobs > 0 else { throw ValidationError("counts and --jobs must be positive") }
-        let logger = FleetBench.quietLogger()
+        let logger = quietLogger()
 
-        let server = try BenchServer.start(directory: directory ?? "/tmp/tenant-migrate-bench-citus-\(getuid())", durability: .fast)
+        let server = try self.server.start(kind: "citus", durability: .fast)
         defer { server.stop() }
-        let database = try FleetBench.Database(server: server, name: "tm_bench_citus_plain", logger: logger)
+        let database = try BenchDatabase(server: server, name: "tm_bench_citus_plain", logger: logger)
         defer { database.drop() }
         let plain = try await measureFleet(label: "plain PostgreSQL", conninfo: database.conninfo, catalog: TenantCatalog(), prefix: "p_", logger: logger)
 
@@ -78,7 +76,7 @@ struct CitusBenchmark: AsyncParsableCommand {
     private func measureFleet(
         label: String, conninfo: String, catalog: TenantCatalog, prefix: String, logger: Logger
     ) async throws -> (create: Duration, migrate: Duration, placement: String) {
-        let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: URL(fileURLWithPath: familyDirectory),
+        let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.url,
                                           policies: RecipesPolicies.registry, catalog: catalog, logger: logger)
         let connection = try Connection(conninfo, logger: logger)
         print("\(label): " + (try FleetBench.serverDescription(connection)))

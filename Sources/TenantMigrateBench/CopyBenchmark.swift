@@ -20,19 +20,17 @@ struct CopyBenchmark: ParsableCommand {
     @Option(help: "Runs of each loader (alternating order); the best and the median are reported.")
     var repetitions = 3
 
-    @Option(help: "Directory of the embedded server (default /tmp/tenant-migrate-bench-<uid>); ignored with DATABASE_URL.")
-    var directory: String?
+    @OptionGroup var server: ServerOptions
 
     static let table = "bench_copy"
     static let columns = "(id, name, n)"
 
     func run() throws {
         guard rows > 0, repetitions > 0 else { throw ValidationError("--rows and --repetitions must be positive") }
-        let server = try BenchServer.start(directory: directory)
+        let server = try self.server.start()
         defer { server.stop() }
         let psql = try server.program("psql")
-        var logger = Logger(label: "tenant-migrate-bench")
-        logger.logLevel = .warning
+        let logger = quietLogger()
         let connection = try Connection(server.conninfo, logger: logger)
         try connection.script("DROP TABLE IF EXISTS \(Self.table)")
         try connection.script("CREATE TABLE \(Self.table) (id uuid, name text, n int)")
@@ -173,18 +171,5 @@ struct BenchRow {
             text += "\t\(row.n)\n"
         }
         return Data(text.utf8)
-    }
-}
-
-/// A small, fast, seedable generator, so every run loads the same rows.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }

@@ -28,20 +28,18 @@ struct CreateBenchmark: AsyncParsableCommand {
     @Option(help: "Runs of each side (alternating order, new tenants each time); the best and the median are reported.")
     var repetitions = 2
 
-    @Option(help: "The Recipes family directory.")
-    var familyDirectory = "Migrations/Recipes"
+    @OptionGroup var family: FamilyOptions
 
-    @Option(help: "Directory of the embedded server (default /tmp/tenant-migrate-bench-fleet-<uid>); ignored with DATABASE_URL.")
-    var directory: String?
+    @OptionGroup var server: ServerOptions
 
     func run() async throws {
         guard tenants > 0, jobs > 0 else { throw ValidationError("--tenants and --jobs must be positive") }
-        let server = try BenchServer.start(directory: directory ?? "/tmp/tenant-migrate-bench-fleet-\(getuid())")
+        let server = try self.server.start(kind: "fleet")
         defer { server.stop() }
-        let logger = FleetBench.quietLogger()
-        let database = try FleetBench.Database(server: server, name: "tm_bench_create", logger: logger)
+        let logger = quietLogger()
+        let database = try BenchDatabase(server: server, name: "tm_bench_create", logger: logger)
         defer { database.drop() }
-        let migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: URL(fileURLWithPath: familyDirectory),
+        let migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
                                           policies: RecipesPolicies.registry, logger: logger)
         let connection = try Connection(database.conninfo, logger: logger)
         print(try FleetBench.serverDescription(connection))

@@ -49,23 +49,21 @@ struct FleetBenchmark: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Also time the psql script split over --jobs sessions.")
     var splitPsql = true
 
-    @Option(help: "The Recipes family directory.")
-    var familyDirectory = "Migrations/Recipes"
+    @OptionGroup var family: FamilyOptions
 
-    @Option(help: "Directory of the embedded server (default /tmp/tenant-migrate-bench-fleet-<uid>); ignored with DATABASE_URL.")
-    var directory: String?
+    @OptionGroup var server: ServerOptions
 
     func run() async throws {
         let count = tenants ?? (noop ? 10_000 : 1_000)
         guard count > 0, recipes > 0, ingredients > 0, jobs > 0, repetitions > 0, profileTenants >= 0 else {
             throw ValidationError("counts, --jobs and --repetitions must be positive")
         }
-        let server = try BenchServer.start(directory: directory ?? "/tmp/tenant-migrate-bench-fleet-\(getuid())")
+        let server = try self.server.start(kind: "fleet")
         defer { server.stop() }
-        let logger = FleetBench.quietLogger()
-        let database = try FleetBench.Database(server: server, name: noop ? "tm_bench_fleet_noop" : "tm_bench_fleet", logger: logger)
+        let logger = quietLogger()
+        let database = try BenchDatabase(server: server, name: noop ? "tm_bench_fleet_noop" : "tm_bench_fleet", logger: logger)
         defer { database.drop() }
-        let migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: URL(fileURLWithPath: familyDirectory),
+        let migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
                                           policies: RecipesPolicies.registry, logger: logger)
         let connection = try Connection(database.conninfo, logger: logger)
         print(try FleetBench.serverDescription(connection))
@@ -103,7 +101,7 @@ struct FleetBenchmark: AsyncParsableCommand {
         }
         // Where a no-op run's time goes: connecting, the catalog check, the one catalog query.
         let connectStart = clock.now
-        let probe = try Connection(migrator.connectionString, logger: FleetBench.quietLogger())
+        let probe = try Connection(migrator.connectionString, logger: quietLogger())
         let connect = clock.now - connectStart
         let catalog = migrator.catalog, family = migrator.family.name
         let install = try measure { try catalog.install(on: probe) }
@@ -124,7 +122,7 @@ struct FleetBenchmark: AsyncParsableCommand {
 
     // MARK: - v1 → v3
 
-    private func runMigration(count: Int, migrator: TenantMigrator, connection: Connection, server: BenchServer, database: FleetBench.Database) async throws {
+    private func runMigration(count: Int, migrator: TenantMigrator, connection: Connection, server: BenchServer, database: BenchDatabase) async throws {
         let psql = try server.program("psql")
         let clock = ContinuousClock()
         let sets: [(prefix: String, label: String)] = [("tool_", "tool"), ("psql_", "psql")] + (splitPsql ? [("psqlx_", "psql split")] : [])
@@ -262,43 +260,9 @@ struct FleetBenchmark: AsyncParsableCommand {
 
 /// Helpers shared by the fleet and create benchmarks.
 enum FleetBench {
-    static func quietLogger() -> Logger {
-        var logger = Logger(label: "tenant-migrate-bench")
-        logger.logLevel = .warning
-        return logger
-    }
-
     /// `prefix0001`, `prefix0002`, …
     static func names(_ prefix: String, _ count: Int) -> [String] {
         count == 0 ? [] : (1...count).map { prefix + String(format: "%04d", $0) }
-    }
-
-    /// A database of its own on the benchmark server, dropped at the end.
-    struct Database {
-        let name: String
-        let conninfo: String
-        private let admin: Connection
-
-        init(server: BenchServer, name: String, logger: Logger) throws {
-            self.name = name
-            admin = try Connection(server.conninfo, logger: logger)
-            try admin.execute("DROP DATABASE IF EXISTS \(admin.quoteIdentifier(name)) WITH (FORCE)")
-            try admin.execute("CREATE DATABASE \(admin.quoteIdentifier(name)) TEMPLATE template0 ENCODING 'UTF8'")
-            conninfo = Self.conninfo(server.conninfo, database: name)
-        }
-
-        func drop() {
-            _ = try? admin.execute("DROP DATABASE IF EXISTS \(admin.quoteIdentifier(name)) WITH (FORCE)")
-        }
-
-        /// `conninfo` pointing at `database` (a later `dbname` wins in a key=value string).
-        static func conninfo(_ conninfo: String, database: String) -> String {
-            if conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://"), var components = URLComponents(string: conninfo) {
-                components.path = "/" + database
-                return components.string ?? conninfo
-            }
-            return conninfo + " dbname='\(database)'"
-        }
     }
 
     /// `server: PostgreSQL 15.x; fsync on, synchronous_commit on, …`
@@ -354,25 +318,7 @@ enum FleetBench {
                 ALTER TABLE \(s).recipe RENAME COLUMN instructions TO method;
                 ALTER TABLE \(s).recipe ADD COLUMN prep_minutes integer, ALTER COLUMN servings TYPE integer;
                 UPDATE \(s).recipe SET type = 'Entrée' WHERE type IN ('Meat', 'Fish');
-                CREATE TABLE \(s).unit_of_measure (
-                    id bigint GENERATED BY DEFAULT AS IDENTITY,
-                    name text NOT NULL,
-                    CONSTRAINT unit_of_measure_pkey PRIMARY KEY (id),
-                    CONSTRAINT unit_of_measure_name_key UNIQUE (name)
-                );
-                CREATE TABLE \(s).ingredient (
-                    id bigint GENERATED BY DEFAULT AS IDENTITY,
-                    name text NOT NULL,
-                    unit_of_measure_id bigint,
-                    CONSTRAINT ingredient_pkey PRIMARY KEY (id),
-                    CONSTRAINT ingredient_name_key UNIQUE (name)
-                );
-                INSERT INTO \(s).unit_of_measure (name)
-                    SELECT DISTINCT unit_of_measure FROM \(s).recipe_ingredient WHERE unit_of_measure IS NOT NULL;
-                INSERT INTO \(s).ingredient (name, unit_of_measure_id)
-                    SELECT DISTINCT ON (ri.name) ri.name, u.id
-                    FROM \(s).recipe_ingredient AS ri LEFT JOIN \(s).unit_of_measure AS u ON u.name = ri.unit_of_measure
-                    ORDER BY ri.name, ri.id;
+                \(RecipesByHand.newTables(s))
                 ALTER TABLE \(s).recipe_ingredient ADD COLUMN ingredient_id bigint;
                 UPDATE \(s).recipe_ingredient AS ri SET ingredient_id = i.id FROM \(s).ingredient AS i WHERE i.name = ri.name;
                 ALTER TABLE \(s).recipe_ingredient ALTER COLUMN ingredient_id SET NOT NULL, DROP COLUMN name, DROP COLUMN unit_of_measure,

@@ -17,22 +17,20 @@ struct PoolBenchmark: AsyncParsableCommand {
     @Option(help: "Calls timed per variant (after 10 untimed ones).")
     var calls = 500
 
-    @Option(help: "The Recipes family directory.")
-    var familyDirectory = "Migrations/Recipes"
+    @OptionGroup var family: FamilyOptions
 
-    @Option(help: "Directory of the embedded server (default /tmp/tenant-migrate-bench-fleet-<uid>); ignored with DATABASE_URL.")
-    var directory: String?
+    @OptionGroup var server: ServerOptions
 
     func run() async throws {
         guard calls > 0 else { throw ValidationError("--calls must be positive") }
-        let server = try BenchServer.start(directory: directory ?? "/tmp/tenant-migrate-bench-fleet-\(getuid())")
+        let server = try self.server.start(kind: "fleet")
         defer { server.stop() }
-        let logger = FleetBench.quietLogger()
-        let database = try FleetBench.Database(server: server, name: "tm_bench_pool", logger: logger)
+        let logger = quietLogger()
+        let database = try BenchDatabase(server: server, name: "tm_bench_pool", logger: logger)
         defer { database.drop() }
         print(try FleetBench.serverDescription(try Connection(database.conninfo, logger: logger)))
         func migrator(_ pool: ConnectionPool.Configuration) throws -> TenantMigrator {
-            try TenantMigrator(connectionString: database.conninfo, familyDirectory: URL(fileURLWithPath: familyDirectory),
+            try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
                                policies: RecipesPolicies.registry, pool: pool, logger: logger)
         }
         let variants: [(String, ConnectionPool.Configuration)] = [

@@ -20,10 +20,11 @@ public struct RecipeIngredientToIngredientAndUnitOfMeasure: MigrationPolicy {
     public var loses: [PolicyLoss] {
         [PolicyLoss(
             attribute: "unitOfMeasure",
-            // One pass with a window, not a correlated subquery per row.
-            rows: "source.id IN (SELECT tm_unit.id FROM (SELECT id, unit_of_measure IS DISTINCT FROM "
-                + "pg_catalog.first_value(unit_of_measure) OVER (PARTITION BY name ORDER BY id) AS differs "
-                + "FROM {source:RecipeIngredient}) AS tm_unit WHERE tm_unit.differs)",
+            // Hash joins on the first id of each name: neither a subquery per row nor a sort of
+            // the whole table (a window over it sorts every row, on disk when the table is large).
+            rows: "source.id IN (SELECT tm_r.id FROM {source:RecipeIngredient} AS tm_r JOIN (SELECT tm_f.name, tm_f.unit_of_measure "
+                + "FROM {source:RecipeIngredient} AS tm_f WHERE tm_f.id IN (SELECT pg_catalog.min(tm_m.id) FROM {source:RecipeIngredient} AS tm_m "
+                + "GROUP BY tm_m.name)) AS tm_first ON tm_first.name = tm_r.name WHERE tm_r.unit_of_measure IS DISTINCT FROM tm_first.unit_of_measure)",
             reason: "a RecipeIngredient's own unit of measure, where it differs from the unit of the first RecipeIngredient of the same name: v3 keeps one unit per Ingredient"
         )]
     }

@@ -70,7 +70,7 @@ public struct StepExecutor {
                 .run(on: connection, allowDestructive: options.allowDestructive, logger: connection.logger)
             try ValidationStage(differ: mapped.compiler.differ, schema: schema).run(program.closing, on: connection, statistics: &batch.statistics)
             try policies?.finish()
-            batch.statistics.rowsAffected += policies?.context.rowsWritten ?? 0
+            batch.statistics.rowsAffected += policies?.session.rowsWritten ?? 0
         } else {
             batch.add(program.closing)
             try batch.send()
@@ -90,24 +90,20 @@ public struct StepExecutor {
     ) throws -> PolicyRunner? {
         var policies: PolicyRunner?
         if step.isPolicyStep {
-            let context = PolicyContext(mapping: program.mappings.first?.mapping ?? EntityMapping.placeholder, schema: schema, connection: connection,
-                                        source: step.source, destination: step.destination, logger: connection.logger)
-            context.compiler = mapped.compiler
-            context.archive = archive
-            policies = PolicyRunner(model: mapped.model, compiler: mapped.compiler, context: context)
+            let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger)
+            policies = PolicyRunner(model: mapped.model, session: session)
         }
         var batch = Batch(schema: schema, connection: connection)
         for compiled in program.mappings {
-            policies?.context.mapping = compiled.mapping
             batch.add(compiled.createInstances, movesData: true)
             try batch.send()
             if let policies {
                 switch compiled.ids {
                 case .inPlace:
-                    policies.context.declarativeOffsets[compiled.mapping.name] = 0
+                    policies.session.declarativeOffsets[compiled.mapping.name] = 0
                 case let .offset(setting):
                     // A policy finds a declarative mapping's rows by their offset from its source rows.
-                    policies.context.declarativeOffsets[compiled.mapping.name] = try connection
+                    policies.session.declarativeOffsets[compiled.mapping.name] = try connection
                         .execute("SELECT pg_catalog.current_setting(\(setting))::bigint", schema: schema).first?.decode(Int64.self, at: 0)
                 case .madeByPolicy:
                     break
@@ -116,7 +112,6 @@ public struct StepExecutor {
             }
         }
         for compiled in program.mappings {
-            policies?.context.mapping = compiled.mapping
             batch.add(compiled.createRelationships, movesData: true)
             try batch.send()
             try policies?.createRelationships(for: compiled.mapping)

@@ -54,10 +54,6 @@ extension MappingModel {
     }
 }
 
-extension EntityMapping {
-    static let placeholder = EntityMapping(name: "", source: "", destination: "", filter: nil, attributes: [], relationships: [], policy: nil, location: nil)
-}
-
 extension SchemaDiffer {
     /// A new table that a mapping fills is created bare — every column nullable, no unique or
     /// check constraints — and those follow once the mappings ran, in the validation stage. So a

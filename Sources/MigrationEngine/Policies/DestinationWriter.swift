@@ -5,13 +5,14 @@ import LibPQ
 /// Buffers a policy's destination rows for one table and one set of columns, and sends them with
 /// COPY in batches:
 /// - inserts: `COPY table (id, [entity,] columns…)`;
-/// - updates: COPY into a temporary table, applied by one `UPDATE … FROM` when the context flushes
-///   (at the end of every stage, and before ``PolicyContext/execute(_:_:)``), so a million updates
-///   cost one set-based statement rather than one per batch;
+/// - updates: COPY into a temporary table, applied to the table by `UPDATE … FROM` (see
+///   ``flush(apply:)``);
 /// - links: `COPY join_table (first, second)` for a many-to-many or one-directional to-many.
 ///
 /// Values are kept as they were given (one flat array, row after row) and encoded straight into
-/// the COPY buffer: no per-row strings or dictionaries.
+/// the COPY buffer: no per-row strings or dictionaries. A writer knows its table and connection,
+/// and nothing of the session that owns it: when ``append(id:_:)`` says the buffer is full, the
+/// owner flushes.
 final class DestinationWriter {
     enum Kind: CustomStringConvertible {
         case insert, update, link
@@ -24,43 +25,60 @@ final class DestinationWriter {
         }
     }
 
+    /// Where a writer sends its rows: the tenant's transaction and schema, and how many rows it
+    /// buffers before the owner flushes.
+    struct Destination {
+        let connection: Connection
+        let schema: String
+        let batchSize: Int
+    }
+
     let kind: Kind
     /// The entity (inserts, updates) or `Entity.relationship` (links).
     let entity: String
     /// Value keys (attribute or to-one relationship names), sorted. Empty for links.
     let keys: [String]
-    let order: Int
+    private let destination: Destination
     private let table: String
     /// The columns COPY fills, in order.
     private let copyColumns: [String]
     /// Types of the value columns, for the temporary table of updates.
     private let valueTypes: [SQLType]
     private let discriminator: String?
-    private unowned let context: PolicyContext
     /// Buffered values, row-major: `fieldsPerRow` per row.
     private var fields: [(any PQEncodable)?] = []
     private let fieldsPerRow: Int
     private var bufferedRows = 0
-    private var temporaryTable: String?
-    /// Updates sent to the temporary table but not yet applied.
-    private var unappliedUpdates = false
+    /// The smallest and largest id of the buffered rows.
+    private var lowestID = Int64.max, highestID = Int64.min
+    /// Updates: the temporary table, and the rows sent to it but not yet applied.
+    private var updates: PendingUpdates?
 
-    init(kind: Kind, entity: String, keys: [String], context: PolicyContext, order: Int) throws {
-        precondition(kind != .link, "use init(linking:…)")
+    private init(kind: Kind, entity: String, keys: [String], table: String, copyColumns: [String], valueTypes: [SQLType],
+                 discriminator: String?, destination: Destination) {
         self.kind = kind
         self.entity = entity
         self.keys = keys
-        self.context = context
-        self.order = order
-        let version = context.destination
-        guard version.entity(named: entity) != nil,
-              let table = context.destinationSchema.table(forEntity: version.rootEntity(of: entity)) else {
+        self.table = table
+        self.copyColumns = copyColumns
+        self.valueTypes = valueTypes
+        self.discriminator = discriminator
+        self.destination = destination
+        fieldsPerRow = copyColumns.count
+        fields.reserveCapacity(fieldsPerRow * destination.batchSize)
+    }
+
+    /// A writer of inserts or updates of `entity` rows that set exactly `keys` (attribute or
+    /// key-holding to-one names of the destination version).
+    convenience init(_ kind: Kind, entity: String, keys: [String], version: ModelVersion, schema: RelationalSchema,
+                     destination: Destination) throws {
+        precondition(kind != .link, "use init(linking:…)")
+        guard version.entity(named: entity) != nil, let table = schema.table(forEntity: version.rootEntity(of: entity)) else {
             throw PolicyUsageError("version \(version.name) has no entity \(entity)")
         }
         if kind == .insert, version.entity(named: entity)?.isAbstract == true {
             throw PolicyUsageError("\(entity) is abstract in \(version.name); insert a concrete entity")
         }
-        self.table = table.name
         let attributes = version.allAttributes(of: entity)
         let relationships = version.allRelationships(of: entity)
         let columns: [Column] = try keys.map { key in
@@ -78,26 +96,16 @@ final class DestinationWriter {
             }
             return column
         }
-        discriminator = kind == .insert && table.column(withOrigin: .discriminator) != nil ? entity : nil
-        copyColumns = ["id"] + (discriminator != nil ? ["entity"] : []) + columns.map(\.name)
-        valueTypes = columns.map(\.type)
-        fieldsPerRow = copyColumns.count
-        fields.reserveCapacity(fieldsPerRow * context.batchSize)
+        let discriminator = kind == .insert && table.column(withOrigin: .discriminator) != nil ? entity : nil
+        self.init(kind: kind, entity: entity, keys: keys, table: table.name,
+                  copyColumns: ["id"] + (discriminator != nil ? ["entity"] : []) + columns.map(\.name),
+                  valueTypes: columns.map(\.type), discriminator: discriminator, destination: destination)
     }
 
     /// A writer of links into the join table `table` (`first` and `second` column).
-    init(linking relationship: String, table: String, first: String, second: String, context: PolicyContext, order: Int) {
-        kind = .link
-        entity = relationship
-        keys = []
-        self.table = table
-        self.context = context
-        self.order = order
-        copyColumns = [first, second]
-        valueTypes = []
-        discriminator = nil
-        fieldsPerRow = 2
-        fields.reserveCapacity(2 * context.batchSize)
+    convenience init(linking relationship: String, table: String, first: String, second: String, destination: Destination) {
+        self.init(kind: .link, entity: relationship, keys: [], table: table, copyColumns: [first, second], valueTypes: [],
+                  discriminator: nil, destination: destination)
     }
 
     /// Whether this writer serves `kind` rows of `entity` with exactly the keys of `values`.
@@ -108,55 +116,90 @@ final class DestinationWriter {
         return true
     }
 
-    func append(id: Int64, _ values: [String: (any PQEncodable)?]) throws {
+    /// Buffers one row; true when the buffer is full and the owner should flush.
+    func append(id: Int64, _ values: [String: (any PQEncodable)?]) -> Bool {
         fields.append(id)
+        lowestID = min(lowestID, id)
+        highestID = max(highestID, id)
         if let discriminator { fields.append(discriminator) }
         for key in keys { fields.append(values[key] ?? nil) }
-        try rowAppended()
+        return rowAppended()
     }
 
-    func appendLink(_ first: Int64, _ second: Int64) throws {
+    /// Buffers one link; true when the buffer is full and the owner should flush.
+    func appendLink(_ first: Int64, _ second: Int64) -> Bool {
         fields.append(first)
         fields.append(second)
-        try rowAppended()
+        return rowAppended()
     }
 
     @inline(__always)
-    private func rowAppended() throws {
+    private func rowAppended() -> Bool {
         bufferedRows += 1
-        if bufferedRows >= context.batchSize { try context.writerIsFull() }
+        return bufferedRows >= destination.batchSize
     }
 
-    /// Sends the buffered rows. Updates reach the table only when `apply` is true.
+    /// Sends the buffered rows. Updates go through the temporary table: a batch whose ids lie
+    /// close together (the usual case: the mapping's own rows, streamed in id order) is applied
+    /// at once, to the ids in its range only, so applying every batch costs about one pass over
+    /// the table however many rows it has; a batch spread over the table waits there and is
+    /// applied with everything after it when `apply` is true (at the end of each stage, or
+    /// before the policy runs SQL).
     func flush(apply: Bool) throws {
-        let connection = context.connection
-        let target = connection.quoteIdentifier(context.schema) + "." + connection.quoteIdentifier(table)
-        let columnList = copyColumns.map(connection.quoteIdentifier).joined(separator: ", ")
         if bufferedRows > 0 {
             switch kind {
             case .insert, .link:
                 try copy(into: "\(target) (\(columnList))")
             case .update:
-                let temporary = try prepareTemporaryTable()
-                try copy(into: "pg_temp.\(connection.quoteIdentifier(temporary)) (\(columnList))")
-                unappliedUpdates = true
+                try sendUpdates()
             }
         }
-        guard apply, kind == .update, unappliedUpdates, let temporaryTable else { return }
-        let temporary = "pg_temp.\(connection.quoteIdentifier(temporaryTable))"
+        if apply, kind == .update, var pending = updates, pending.unappliedRows > 0 {
+            try applyUpdates(&pending, range: nil)
+            updates = pending
+        }
+    }
+
+    private var target: String { destination.connection.qualified(destination.schema, table) }
+    private var columnList: String { copyColumns.map(destination.connection.quoteIdentifier).joined(separator: ", ") }
+
+    private func sendUpdates() throws {
+        var pending = try updates ?? PendingUpdates(creatingFor: table, columns: Array(zip(copyColumns.dropFirst(), valueTypes)),
+                                                    on: destination.connection)
+        let range = lowestID...highestID
+        let rows = bufferedRows
+        try copy(into: "\(pending.table) (\(columnList))")
+        pending.unappliedRows += rows
+        // Close together: the range holds at most a few times as many rows as the batch.
+        let span = range.upperBound.subtractingReportingOverflow(range.lowerBound)
+        if pending.unappliedRows == rows, !span.overflow, span.partialValue < Int64(rows) * 16 {
+            try applyUpdates(&pending, range: range)
+        }
+        updates = pending
+    }
+
+    /// `UPDATE … FROM` the temporary table (limited to the ids in `range`), then empties it.
+    private func applyUpdates(_ pending: inout PendingUpdates, range: ClosedRange<Int64>?) throws {
+        let connection = destination.connection
         let assignments = copyColumns.dropFirst()
             .map { "\(connection.quoteIdentifier($0)) = u.\(connection.quoteIdentifier($0))" }.joined(separator: ", ")
-        try connection.execute("ANALYZE \(temporary)")
-        try connection.execute("UPDATE \(target) AS t SET \(assignments) FROM \(temporary) AS u WHERE t.id = u.id")
-        try connection.execute("TRUNCATE \(temporary)")
-        unappliedUpdates = false
+        var statement = "UPDATE \(target) AS t SET \(assignments) FROM \(pending.table) AS u WHERE t.id = u.id"
+        if let range {
+            statement += " AND t.id BETWEEN \(range.lowerBound) AND \(range.upperBound)"
+        } else {
+            // Everything waiting, at once: with statistics, so the join is planned for its size.
+            try connection.execute("ANALYZE \(pending.table)")
+        }
+        try connection.execute(statement)
+        try connection.execute("TRUNCATE \(pending.table)")
+        pending.unappliedRows = 0
     }
 
     private func copy(into target: String) throws {
         let rows = bufferedRows
         let perRow = fieldsPerRow
         _ = try fields.withUnsafeBufferPointer { buffer in
-            try context.connection.copyIn("COPY \(target) FROM STDIN") { writer in
+            try destination.connection.copyIn("COPY \(target) FROM STDIN") { writer in
                 var index = 0
                 for _ in 0..<rows {
                     for _ in 0..<perRow {
@@ -169,6 +212,8 @@ final class DestinationWriter {
         }
         fields.removeAll(keepingCapacity: true)
         bufferedRows = 0
+        lowestID = .max
+        highestID = .min
     }
 
     /// Encodes one value; the common types without going through `PQBind`.
@@ -185,18 +230,21 @@ final class DestinationWriter {
         case let other?: writer.append(other)
         }
     }
+}
 
-    /// A temporary table (id + the updated columns), created once per writer and emptied after
-    /// each UPDATE; dropped at commit.
-    private func prepareTemporaryTable() throws -> String {
-        if let temporaryTable { return temporaryTable }
-        let connection = context.connection
-        // Unique per step: two mapped steps of one transaction each have their own.
-        let name = "_tm_update_\(table.prefix(30))_\(order)_\(String(UInt32.random(in: .min ... .max), radix: 16))"
-        let definitions = ["id bigint"] + zip(copyColumns.dropFirst(), valueTypes).map { "\(connection.quoteIdentifier($0)) \($1.rawValue)" }
-        try connection.execute("CREATE TEMPORARY TABLE \(connection.quoteIdentifier(name)) (\(definitions.joined(separator: ", "))) ON COMMIT DROP")
-        temporaryTable = name
-        return name
+/// An update writer's temporary table (id and the updated columns), created on its first batch,
+/// emptied each time it is applied, dropped at commit; and how many rows wait in it.
+private struct PendingUpdates {
+    /// Qualified and quoted.
+    let table: String
+    var unappliedRows = 0
+
+    init(creatingFor table: String, columns: [(name: String, type: SQLType)], on connection: Connection) throws {
+        // Unique per writer: two mapped steps of one transaction each have their own.
+        let name = connection.quoteIdentifier("_tm_update_\(table.prefix(30))_\(String(UInt64.random(in: .min ... .max), radix: 16))")
+        let definitions = ["id bigint"] + columns.map { "\(connection.quoteIdentifier($0.name)) \($0.type.rawValue)" }
+        try connection.execute("CREATE TEMPORARY TABLE \(name) (\(definitions.joined(separator: ", "))) ON COMMIT DROP")
+        self.table = "pg_temp." + name
     }
 }
 

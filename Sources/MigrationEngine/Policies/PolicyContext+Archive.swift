@@ -10,8 +10,8 @@ extension PolicyContext {
     /// Without an archive (`--no-archive`) this does nothing; declare the loss under `loses:`
     /// so the plan lists it and running it needs consent.
     public func archive(entity: String, id: Int64, attribute: String, value: (any PQEncodable)?) throws {
-        guard let archive else { return }
-        let (table, column) = try StepArchive.location(of: entity, attribute, in: source, schema: archive.sourceSchema)
+        guard let archive = session.archive else { return }
+        let (table, column) = try StepArchive.location(of: entity, attribute, in: session.source, schema: archive.sourceSchema)
         try archive.archive(table: table, column: column, id: id, value: value.flatMap { Self.text(of: $0) })
     }
 
@@ -23,8 +23,8 @@ extension PolicyContext {
     /// Whatever a policy does with it, archived values are also restored set-based after the
     /// step (compare-and-restore), and the entries used are then removed.
     public func archived(entity: String, id: Int64, attribute: String) throws -> String? {
-        guard let archive else { return nil }
-        let (table, column) = try StepArchive.location(of: entity, attribute, in: destination, schema: archive.destinationSchema)
+        guard let archive = session.archive else { return nil }
+        let (table, column) = try StepArchive.location(of: entity, attribute, in: session.destination, schema: archive.destinationSchema)
         return try archive.archived(table: table, column: column, id: id) ?? nil
     }
 

@@ -2,20 +2,22 @@ import EntityModel
 import LibPQ
 
 /// Runs the Swift policies of a mapped step through their stages, streaming each mapping's source
-/// rows through a cursor in batches, so memory does not grow with the number of rows.
+/// rows through a cursor in batches, so memory does not grow with the number of rows. Each policy
+/// mapping gets its own ``PolicyContext`` on the step's ``PolicySession``.
+///
+/// The step calls, in order: ``createInstances(for:)`` for each mapping, ``createRelationships(for:)``
+/// for each mapping, then ``finish()`` once the destination's constraints are in place.
 final class PolicyRunner {
     let model: MappingModel
-    let compiler: MappingCompiler
-    let context: PolicyContext
+    let session: PolicySession
     /// How many source rows one FETCH reads.
     let fetchSize: Int
-    private var policies: [(mapping: EntityMapping, policy: any MigrationPolicy)] = []
+    private var policies: [(context: PolicyContext, policy: any MigrationPolicy)] = []
     private var cursorCount = 0
 
-    init(model: MappingModel, compiler: MappingCompiler, context: PolicyContext, fetchSize: Int = 5_000) {
+    init(model: MappingModel, session: PolicySession, fetchSize: Int = 5_000) {
         self.model = model
-        self.compiler = compiler
-        self.context = context
+        self.session = session
         self.fetchSize = fetchSize
     }
 
@@ -25,13 +27,14 @@ final class PolicyRunner {
         guard let policy = model.policies.makePolicy(named: name) else {
             throw PolicyError(mapping: mapping.name, policy: name, stage: "begin", sourceRowID: nil, underlying: "no policy named \(name) is registered")
         }
-        policies.append((mapping, policy))
-        try stage("begin", mapping, policy) { try policy.begin(context) }
+        let context = PolicyContext(mapping: mapping, session: session)
+        policies.append((context, policy))
+        try stage("begin", context, policy) { try policy.begin(context) }
         try stream(mapping, related: policy.transforms) { row in
-            try self.stage("createDestinationInstances", mapping, policy, row: row.id) { try policy.createDestinationInstances(for: row, in: self.context) }
+            try self.stage("createDestinationInstances", context, policy, row: row.id) { try policy.createDestinationInstances(for: row, in: context) }
             return true
         }
-        try stage("endInstanceCreation", mapping, policy) {
+        try stage("endInstanceCreation", context, policy) {
             try policy.endInstanceCreation(context)
             try context.flush()
         }
@@ -39,15 +42,14 @@ final class PolicyRunner {
 
     /// createRelationships for each source row, endRelationshipCreation.
     func createRelationships(for mapping: EntityMapping) throws {
-        guard let policy = policies.first(where: { $0.mapping.name == mapping.name })?.policy else { return }
-        context.mapping = mapping
+        guard let (context, policy) = policies.first(where: { $0.context.mapping.name == mapping.name }) else { return }
         context.relationshipPassIsDefault = false
         try stream(mapping, related: policy.transforms) { row in
-            try self.stage("createRelationships", mapping, policy, row: row.id) { try policy.createRelationships(for: row, in: self.context) }
+            try self.stage("createRelationships", context, policy, row: row.id) { try policy.createRelationships(for: row, in: context) }
             // A policy without a relationship pass: no need to read every row again.
-            return !self.context.relationshipPassIsDefault
+            return !context.relationshipPassIsDefault
         }
-        try stage("endRelationshipCreation", mapping, policy) {
+        try stage("endRelationshipCreation", context, policy) {
             try policy.endRelationshipCreation(context)
             try context.flush()
         }
@@ -55,37 +57,37 @@ final class PolicyRunner {
 
     /// validate and end, once the destination's constraints are in place.
     func finish() throws {
-        for (mapping, policy) in policies {
-            context.mapping = mapping
-            try stage("validate", mapping, policy) { try policy.validate(context); try context.flush() }
+        for (context, policy) in policies {
+            try stage("validate", context, policy) { try policy.validate(context); try context.flush() }
         }
-        for (mapping, policy) in policies {
-            context.mapping = mapping
-            try stage("end", mapping, policy) { try policy.end(context); try context.flush() }
+        for (context, policy) in policies {
+            try stage("end", context, policy) { try policy.end(context); try context.flush() }
         }
-        context.logAggregatedWarnings()
+        session.finish()
     }
 
     /// Runs one stage, naming the mapping, the policy, the stage and the row in any error.
-    private func stage(_ name: String, _ mapping: EntityMapping, _ policy: any MigrationPolicy, row: Int64? = nil, _ body: () throws -> Void) throws {
+    private func stage(_ name: String, _ context: PolicyContext, _ policy: any MigrationPolicy, row: Int64? = nil, _ body: () throws -> Void) throws {
         do {
             try body()
+            try session.afterPolicyCall()
         } catch let error as PolicyError {
             throw error
         } catch {
+            let mapping = context.mapping
             var failure = PolicyError(mapping: mapping.name, policy: mapping.policy ?? "\(type(of: policy))", stage: name, sourceRowID: row, underlying: "\(error)")
             failure.sqlState = (error as? PQError)?.sqlState ?? (error as? ConstraintViolation)?.underlying.sqlState
             throw failure
         }
     }
-
     /// Reads the mapping's source rows (filtered) in id order, `fetchSize` at a time, from a cursor,
     /// until `body` returns false.
     /// The to-many relationships named in `related` (a policy's `transforms`) come as id lists,
     /// read by the same query (``SourceRow/related(_:)``).
     private func stream(_ mapping: EntityMapping, related: [String], _ body: (SourceRow) throws -> Bool) throws {
-        let connection = context.connection
+        let connection = session.connection
         let q = connection
+        let compiler = session.compiler
         guard let table = compiler.sourceTable(of: mapping.source) else { return }
         var selection = MappingCompiler.Selection()
         var columns: [String: Int] = [:]
@@ -102,16 +104,16 @@ final class PolicyRunner {
             selectList.append("source.\(q.quoteIdentifier(compiler.currentColumn(column.name, of: mapping.source)))")
         }
         for name in related where columns[name] == nil {
-            guard let links = compiler.sourceLinks(of: mapping.source, name)?.text(schema: context.schema, quoting: q) else { continue }
+            guard let links = compiler.sourceLinks(of: mapping.source, name)?.text(schema: session.schema, quoting: q) else { continue }
             columns[name] = selectList.count
             selectList.append("pg_catalog.array_to_string(ARRAY(SELECT tm_links.y FROM (\(links)) AS tm_links WHERE tm_links.x = source.id ORDER BY tm_links.y), ',')")
         }
-        let conditions = try compiler.conditions(of: mapping, into: &selection).map { $0.text(schema: context.schema, quoting: q) }
+        let conditions = try compiler.conditions(of: mapping, into: &selection).map { $0.text(schema: session.schema, quoting: q) }
         cursorCount += 1
         let cursor = "tm_source_\(cursorCount)"
-        let joins: String = selection.joins.map { " " + $0.text(schema: context.schema, quoting: q) }.joined()
+        let joins: String = selection.joins.map { " " + $0.text(schema: session.schema, quoting: q) }.joined()
         let whereClause: String = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let query = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(context.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
+        let query = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(session.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
         try connection.execute("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)")
         defer { _ = try? connection.execute("CLOSE \(cursor)") }
         while true {

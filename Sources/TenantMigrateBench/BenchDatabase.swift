@@ -1,0 +1,45 @@
+import Foundation
+import LibPQ
+import Logging
+
+/// A database of its own on the benchmark server, created afresh (dropped first if a run before
+/// left it behind); ``drop()`` removes it at the end.
+struct BenchDatabase {
+    let name: String
+    let conninfo: String
+    private let admin: Connection
+
+    /// - Parameter logSlowStatements: log statements slower than this many milliseconds to the
+    ///   server's log (for profiling).
+    init(server: BenchServer, name: String, logSlowStatements: Int? = nil, logger: Logger = quietLogger()) throws {
+        self.name = name
+        admin = try Connection(server.conninfo, logger: logger)
+        let database = admin.quoteIdentifier(name)
+        try admin.execute("DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
+        try admin.execute("CREATE DATABASE \(database) TEMPLATE template0 ENCODING 'UTF8'")
+        if let logSlowStatements {
+            try admin.execute("ALTER DATABASE \(database) SET log_min_duration_statement = \(logSlowStatements)")
+        }
+        conninfo = Self.conninfo(server.conninfo, database: name)
+    }
+
+    func drop() {
+        _ = try? admin.execute("DROP DATABASE IF EXISTS \(admin.quoteIdentifier(name)) WITH (FORCE)")
+    }
+
+    /// `conninfo` pointing at `database` (a later `dbname` wins in a key=value string).
+    static func conninfo(_ conninfo: String, database: String) -> String {
+        if conninfo.hasPrefix("postgres://") || conninfo.hasPrefix("postgresql://"), var components = URLComponents(string: conninfo) {
+            components.path = "/" + database
+            return components.string ?? conninfo
+        }
+        return conninfo + " dbname='\(database)'"
+    }
+}
+
+/// A logger for the library under benchmark: warnings and worse only.
+func quietLogger() -> Logger {
+    var logger = Logger(label: "tenant-migrate-bench")
+    logger.logLevel = .warning
+    return logger
+}
