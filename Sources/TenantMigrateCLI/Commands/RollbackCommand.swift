@@ -28,17 +28,12 @@ struct RollbackCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     @OptionGroup var fleet: FleetOptions
 
     func validate() throws {
-        guard !tenant.isEmpty || fleet.isFleet else {
-            throw ValidationError("name the tenants to roll back with --tenant (repeatable), or use --all, --match or --limit")
-        }
-        _ = try tenant.map(TenantName.init)
+        try TenantMove.validate(tenant, fleet: fleet, verb: "roll back")
     }
 
     var printsJSON: Bool { migration.json }
 
     func perform() async throws {
-        let (migrator, database) = try options.makeMigratorAndDatabase()
-        try await TenantMove(operation: .rollback, target: to, tenants: tenant, migration: migration, fleet: fleet)
-            .run(with: migrator, database: database, console: console)
+        try await TenantMove(operation: .rollback, target: to, tenants: tenant, migration: migration, fleet: fleet).run(options)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LibPQ
 import Logging
 import MigrationEngine
 
@@ -15,7 +16,7 @@ public struct TenantMigrateCommand: TenantMigrateRunner {
     public init() {}
 
     /// The configuration last installed; `tenant-migrate` with no embedded server until then.
-    public static var runnerConfiguration: TenantMigrateConfiguration { slot.configuration }
+    public static var runnerConfiguration: TenantMigrateConfiguration { slot.value }
 
     /// Runs the command line as the process's root command, with `configuration`.
     ///
@@ -31,7 +32,7 @@ public struct TenantMigrateCommand: TenantMigrateRunner {
             LoggingSystem.bootstrap { LineLogHandler(label: $0, showsTenantFailures: false) }
         }
         configuration.logging = .loggingSystem
-        slot.configuration = configuration
+        slot.withLock { $0 = configuration }
         await main()
     }
 
@@ -49,28 +50,18 @@ public struct TenantMigrateCommand: TenantMigrateRunner {
         var configuration = configuration
         if configuration.commandName == nil { configuration.commandName = "migrate" }
         configuration.logging = bootstrapLogging ? .standardError : .loggingSystem
-        slot.configuration = configuration
+        slot.withLock { $0 = configuration }
     }
 
     /// Registers the policies (and stage hooks) every command uses; the rest of the configuration is kept.
     public static func use(policies: PolicyRegistry) {
-        var configuration = slot.configuration
+        var configuration = slot.value
         configuration.policies = policies
-        slot.configuration = configuration
+        slot.withLock { $0 = configuration }
     }
 
-    private static let slot = ConfigurationSlot()
-
-    /// The process-wide configuration of the deprecated runner, behind a lock.
-    private final class ConfigurationSlot: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored = TenantMigrateConfiguration(commandName: "tenant-migrate")
-
-        var configuration: TenantMigrateConfiguration {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue } }
-        }
-    }
+    /// The process-wide configuration of the deprecated runner.
+    private static let slot = Locked(TenantMigrateConfiguration(commandName: "tenant-migrate"))
 }
 
 /// The options of the previous release's runner; a runner's own commands now take

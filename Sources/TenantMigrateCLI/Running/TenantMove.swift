@@ -1,3 +1,4 @@
+import ArgumentParser
 import MigrationEngine
 import TenantMigrator
 
@@ -11,8 +12,18 @@ struct TenantMove {
     let migration: MigrationOptions
     let fleet: FleetOptions
 
-    func run(with migrator: TenantMigrator, database: DatabaseResolver.Choice, console: Console) async throws {
-        var migrator = migrator
+    /// The named tenants are valid, or the fleet options select them.
+    static func validate(_ tenants: [String], fleet: FleetOptions, verb: String) throws {
+        guard !tenants.isEmpty || fleet.isFleet else {
+            throw ValidationError("name the tenants to \(verb) with --tenant (repeatable), or use --all, --match or --limit")
+        }
+        _ = try tenants.map(TenantName.init)
+    }
+
+    /// Moves the tenants on the database and models `options` name.
+    func run<Runner>(_ options: RunnerOptions<Runner>) async throws {
+        var (migrator, database) = try options.makeMigratorAndDatabase()
+        let console = options.console
         migration.configure(&migrator)
         let up = operation == .migrate
         // A rollback without --to goes back to the first version.
