@@ -116,7 +116,7 @@ struct TenantMigrateCLITests {
             for file in ["family.yaml", "v1.yaml", "v2.yaml", "v3.yaml", "Mappings/v3-to-v2.yaml"] {
                 try FileManager.default.copyItem(atPath: migrations + "/Recipes/" + file, toPath: family.appendingPathComponent(file).path)
             }
-            let invalid = repositoryRoot.appendingPathComponent("Tests/TenantMigratorTests/Fixtures/InvalidSQL/recipes-v2-to-v3.yaml")
+            let invalid = repositoryRoot.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/InvalidSQL/recipes-v2-to-v3.yaml")
             try FileManager.default.copyItem(at: invalid, to: family.appendingPathComponent("Mappings/v2-to-v3.yaml"))
             let text = try String(contentsOf: invalid, encoding: .utf8)
             let line = (text.components(separatedBy: "\n").firstIndex { $0.contains("MISTAKE: syntax error") } ?? -1) + 1

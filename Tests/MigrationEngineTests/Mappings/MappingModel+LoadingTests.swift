@@ -9,7 +9,7 @@ import Testing
 /// Mapping files are validated against both model versions and the registered policies when they
 /// load, before any tenant is touched; every mistake is reported with its file and line, together.
 @Suite("Mapping files: load-time validation")
-struct MappingLoadingTests {
+struct MappingModelLoadingTests {
     static let notes = try! ModelFamily.load(from: fixture("Notes"))
 
     /// (line, text the message must contain) for each MISTAKE marker of the invalid Notes mapping.

@@ -10,7 +10,7 @@ import TenantMigratorTestSupport
 import Testing
 
 @Suite("Recipes: conflicting units need consent")
-struct RecipesUnitConflictTests {
+struct RecipesPoliciesUnitConflictTests {
     struct Rollback: Error {}
 
     static let conflicts = 3_000

@@ -12,7 +12,7 @@ import Testing
 /// models (seed 003): Ingredient and UnitOfMeasure extracted and de-duplicated by the Swift policy,
 /// Meat and Fish turned into Entrée, and everything but the recipe types restored on the way back.
 @Suite("Recipes round trip")
-struct RecipesRoundTripTests {
+struct RecipesPoliciesTests {
     @Test func v1ToV3ToV2ToV1OnGeneratedData() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = try makeRecipesMigrator(conninfo)

@@ -12,7 +12,7 @@ import Testing
 /// (issue 11): a mistake is reported with its file and line, PostgreSQL's message and SQLSTATE,
 /// and the check leaves nothing behind.
 @Suite("Mapping expressions: the SQL check")
-struct MappingPreflightTests {
+struct MappingModelPreflightTests {
     @Test func invalidSQLIsReportedWithItsFileAndLine() async throws {
         try await TestPostgres.withDatabase { connection in
             let family = try recipesFamily()

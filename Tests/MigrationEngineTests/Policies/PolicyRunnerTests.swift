@@ -46,7 +46,7 @@ struct RecordingIngredientPolicy: MigrationPolicy {
 }
 
 @Suite("Policies stream their source rows")
-struct PolicyStreamingTests {
+struct PolicyRunnerTests {
     /// 12,000 source rows, stored in random physical order with gaps in their ids, reach the policy
     /// exactly once each and in id order, through several FETCH batches (5,000 rows each).
     @Test func everySourceRowExactlyOnceInIdOrder() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// `tenant-migrate check --round-trip`: synthetic data of every version, there and back again.
 @Suite("check --round-trip")
 struct RoundTripCheckTests {
-    private static let mappingFixtures = PackagePaths.root.appendingPathComponent("Tests/TenantMigratorTests/Fixtures").path
+    private static let mappingFixtures = PackagePaths.root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures").path
 
     /// Runs the real executable against a fresh test database.
     private func check(_ conninfo: String, _ arguments: [String]) async throws -> TenantMigrateExecutable.Output {

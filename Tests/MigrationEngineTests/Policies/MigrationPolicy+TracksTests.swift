@@ -29,7 +29,7 @@ struct TrackArtistsFromJSON: MigrationPolicy {
 }
 
 @Suite("Tracks: JSON → many-to-many Artist")
-struct TracksPolicyTests {
+struct MigrationPolicyTracksTests {
     static var policies: PolicyRegistry {
         var registry = PolicyRegistry()
         registry.register("TrackArtistsFromJSON") { TrackArtistsFromJSON() }

@@ -7,6 +7,11 @@ import RecipesPolicies
 import TenantMigrator
 import Testing
 
+/// `Tests/MigrationEngineTests/Fixtures/<name>`.
+func fixture(_ name: String) -> URL {
+    PackagePaths.root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/\(name)")
+}
+
 /// A mapping file of the fixtures, loaded against `family`.
 func loadMapping(_ path: String, family: ModelFamily, policies: PolicyRegistry) throws -> MappingModel {
     let text = try String(contentsOf: fixture(path), encoding: .utf8)

@@ -10,7 +10,7 @@ import Testing
 /// expressions over key paths (through the to-one folder), and a relationship mapping back to the
 /// in-place NoteToNote — all declarative, compiled to INSERT … SELECT and UPDATE … FROM.
 @Suite("Notes: Note → Attachment")
-struct NotesMappingTests {
+struct MappingCompilerInheritanceTests {
     @Test func notesWithAnImageGetOneAttachmentLinkedToTheirNote() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             // Stage hooks run in the tenant's transaction, before and after the step.

@@ -10,7 +10,7 @@ import Testing
 /// inferred; willMigrate after the step's DDL and before its data moves; didMigrate after its
 /// validation; a failing hook is named.
 @Suite("Stage hooks")
-struct HookTests {
+struct StepHooksTests {
     struct HookFailed: Error, CustomStringConvertible { let description = "the hook says no" }
 
     /// Whether `task.priority` exists, and the titles, as a hook sees them.
@@ -24,7 +24,7 @@ struct HookTests {
     @Test func hooksRunInTheirFamilysPairAfterTheDDLAndAfterValidation() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let log = Locked<[String]>([])
-            var policies = AccountingTests.policies
+            var policies = MappingModelAccountTests.policies
             func hooks(_ tag: String) -> StepHooks {
                 StepHooks(willMigrate: { c, s in let state = try Self.state(c, s); log.withLock { $0.append("\(tag) will \(state)") } },
                           didMigrate: { c, s in let state = try Self.state(c, s); log.withLock { $0.append("\(tag) did \(state)") } })
@@ -50,7 +50,7 @@ struct HookTests {
 
     @Test func aFailingHookIsNamedAndRollsBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            var policies = AccountingTests.policies
+            var policies = MappingModelAccountTests.policies
             policies.registerHooks(family: "Tasks", from: "v1", to: "v2", StepHooks(didMigrate: { _, _ in throw HookFailed() }))
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture("Tasks"), policies: policies)
             _ = try await migrator.createTenant("todo", version: "v1")

@@ -28,7 +28,7 @@ extension Connection {
 /// Issue 10: what a step destroys or overwrites goes to the tenant's archive, and the reverse step
 /// gives it back (compare-and-restore), without `--allow-destructive`.
 @Suite("Archive and restore")
-struct ArchiveTests {
+struct StepArchiveTests {
     /// Recipes data with Meat and Fish recipes and conflicting units (a name with several units).
     static func data() -> RecipeData {
         var data = RecipeData(recipes: 300, ingredients: 2_000)

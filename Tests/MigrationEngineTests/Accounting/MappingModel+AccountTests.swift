@@ -25,7 +25,7 @@ struct TitleTrimmer: MigrationPolicy {
 
 /// Issue 9's defects 1, 2, 4 and 5: every value a step drops is accounted, listed, and needs consent.
 @Suite("Accounting: no value lost without consent")
-struct AccountingTests {
+struct MappingModelAccountTests {
     static var policies: PolicyRegistry {
         var policies = PolicyRegistry()
         policies.register("ImageSize") { ImageSize() }

@@ -22,7 +22,7 @@ struct PoisonRefusingIngredientPolicy: MigrationPolicy {
 }
 
 @Suite("Failures roll back only their tenant")
-struct FailureTests {
+struct ValidationStageTests {
     /// A policy that throws on one row fails that tenant's migration only: it stays at v2,
     /// byte for byte, marked failed, with an error naming the tenant, the mapping and the row.
     @Test func aPolicyErrorRollsBackOnlyItsTenant() async throws {
