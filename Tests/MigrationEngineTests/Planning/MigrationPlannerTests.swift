@@ -56,7 +56,8 @@ import Testing
             #expect(try h.rows("SELECT name, size FROM $S.item ORDER BY id", on: c) == ["a|3", "b|1"])
             try h.migrate("v3", "v1", on: c)
             try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT name, size FROM $S.item ORDER BY id", on: c) == ["a|3", "b|1"])
+            // The NULL the backfill overwrote on the way up comes back from the archive.
+            #expect(try h.rows("SELECT name, size FROM $S.item ORDER BY id", on: c) == ["a|3", "b|∅"])
         }
     }
 
