@@ -16,6 +16,36 @@ extension ArchivePlan {
     }
 }
 
+extension ArchivePlan {
+    /// Whether a run of inferred pairs may be fused as far as the archive goes: a fused step
+    /// restores every pair's entries at its end, so no pair after one that restores something may
+    /// move, fill or constrain data (a link move, a backfill, NOT NULL, a check…), which the
+    /// pairs run one by one would apply to the restored values.
+    ///
+    /// - Parameter reverseAccounts: for each pair, the account of the pair crossed the other way.
+    static func restoresAllowFusion(of pairs: [InferredChanges], reverseAccounts: [StepAccount?]) -> Bool {
+        for (index, pair) in pairs.enumerated() {
+            guard let reverse = reverseAccounts.indices.contains(index) ? reverseAccounts[index] : nil,
+                  !items(account: reverse, names: reverse.names ?? ArchiveNames(), sourceSchema: pair.destination.relationalSchema()).isEmpty else { continue }
+            if pairs[(index + 1)...].contains(where: \.changesDataARestoreNeeds) { return false }
+        }
+        return true
+    }
+}
+
+extension InferredChanges {
+    /// Whether the step moves, fills, deletes or constrains rows (beyond adding and dropping).
+    var changesDataARestoreNeeds: Bool {
+        operations.contains { operation in
+            if operation.dataTarget != nil { return true }
+            switch operation {
+            case .setNullable(_, _, false), .addCheck, .addUnique, .deleteEntityRows: return true
+            default: return false
+            }
+        }
+    }
+}
+
 /// Gives each value a fused step archives to the pair of the run that takes it.
 struct FusedAttribution {
     let versions: [ModelVersion]

@@ -155,6 +155,26 @@ struct ArchivePlan: Sendable {
                 }
             }
         }
+        // Deleting rows also takes what refers to them: foreign keys set NULL, links and rows
+        // deleted in cascade. Those are archived too, from the rows that refer to deleted ones.
+        for key in order {
+            guard let deleted = byKey[key], deleted.column == nil, let rows = deleted.rows else { continue }
+            let q = PlaceholderQuoting()
+            for table in sourceSchema.tables where names.survivingTables[table.name] != nil {
+                for foreignKey in table.foreignKeys where foreignKey.referencedTable == deleted.table && foreignKey.columns.count == 1 {
+                    let column = foreignKey.columns[0]
+                    let referring = "source.\(q.quoteIdentifier(names.liveColumn(column, of: table.name))) IN (SELECT source.id FROM "
+                        + "\(q.qualified(PlaceholderQuoting.schema, names.liveTable(deleted.table))) AS source WHERE \(rows))"
+                    if case .joinTable = table.origin {
+                        add(table.name, nil, referring)
+                    } else if foreignKey.onDelete == .cascade {
+                        add(table.name, nil, referring)
+                    } else if names.survivingColumns[table.name + "." + column] != nil {
+                        add(table.name, column, referring)
+                    }
+                }
+            }
+        }
         return order.map { byKey[$0]! }
     }
 
@@ -177,7 +197,12 @@ struct ArchivePlan: Sendable {
                 conditions.append("\(live)::\(raw: newType.rawValue)::\(raw: oldType.rawValue) IS DISTINCT FROM \(live)")
             }
         } else {
-            value = "(\(Self.jsonObject(item.rowKeys.map { ($0.key, "source.\(id: names.liveColumn($0.column, of: item.table))") })))::text"
+            // A jsonb value goes in as its text, so a JSON null stays apart from an SQL NULL.
+            let members = item.rowKeys.map { key -> (key: String, value: SQL) in
+                let live: SQL = "source.\(id: names.liveColumn(key.column, of: item.table))"
+                return (key.key, table?.column(named: key.column)?.type == .jsonb ? "\(live)::text" : live)
+            }
+            value = "(\(Self.jsonObject(members)))::text"
         }
         if let rows = item.rows { conditions.append("(\(StepAccount.RowSet(rows).sql))") }
         let whereClause: SQL = conditions.isEmpty ? "" : " WHERE \(conditions, joinedBy: " AND ")"

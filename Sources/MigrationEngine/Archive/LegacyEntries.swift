@@ -68,14 +68,20 @@ struct LegacyEntries {
                 continue
             }
             // Whole rows: their keys as the pair's source names them.
-            let renames = item.rowKeys.map { "(\(q.quoteLiteral(plan.names.liveColumn($0.column, of: item.table))), \(q.quoteLiteral($0.key)))" }
+            let table = plan.sourceSchema.table(named: item.table)
+            let renames = item.rowKeys.map { key in
+                "(\(q.quoteLiteral(plan.names.liveColumn(key.column, of: item.table))), \(q.quoteLiteral(key.key)), "
+                    + "\(table?.column(named: key.column)?.type == .jsonb))"
+            }
             var conditions = ["\(old)", "table_name = \(q.quoteLiteral(item.table))", "column_name = ''"]
             if let entities = item.entities {
                 conditions.append("value::jsonb ->> 'entity' IN (\(entities.map(q.quoteLiteral).joined(separator: ", ")))")
             }
             try connection.execute(
-                "UPDATE \(archive) SET \(pair(item)), value = (SELECT pg_catalog.jsonb_object_agg(m.k, j.value) FROM pg_catalog.jsonb_each(value::jsonb) AS j "
-                    + "JOIN (VALUES \(renames.joined(separator: ", "))) AS m(o, k) ON m.o = j.key)::text WHERE \(conditions.joined(separator: " AND "))")
+                // (A jsonb value becomes its text, as pair entries keep it.)
+                "UPDATE \(archive) SET \(pair(item)), value = (SELECT pg_catalog.jsonb_object_agg(m.k, CASE WHEN m.json AND pg_catalog.jsonb_typeof(j.value) <> 'null' "
+                    + "THEN pg_catalog.to_jsonb(j.value::text) ELSE j.value END) FROM pg_catalog.jsonb_each(value::jsonb) AS j "
+                    + "JOIN (VALUES \(renames.joined(separator: ", "))) AS m(o, k, json) ON m.o = j.key)::text WHERE \(conditions.joined(separator: " AND "))")
         }
     }
 }

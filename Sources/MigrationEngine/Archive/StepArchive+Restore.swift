@@ -131,24 +131,28 @@ extension StepArchive {
     private func restoreRows(_ restore: PairRestore, of table: String, into target: Table) throws -> Int {
         let q = connection
         let qualified = q.qualified(schema, target.name)
-        // Each target column and the key it has in the archived row (columns without one get their default).
-        let members = target.columns.compactMap { column -> (column: String, key: String)? in
-            restore.toEnd.sourceColumn(becoming: column.name, of: table).map { (column.name, $0) }
+        // Each target column and its value from the archived row, by the key it has there (a
+        // jsonb value is kept as its text); columns without a key get their default.
+        let members = target.columns.compactMap { column -> (column: String, value: String)? in
+            restore.toEnd.sourceColumn(becoming: column.name, of: table).map { key in
+                (column.name, "(a.value::jsonb ->> \(q.quoteLiteral(key)))::\(column.type.rawValue)")
+            }
         }
-        let renamed = members.contains { $0.column != $0.key }
-        let document = renamed
-            ? "pg_catalog.jsonb_build_object(" + members.map { "\(q.quoteLiteral($0.column)), a.value::jsonb -> \(q.quoteLiteral($0.key))" }.joined(separator: ", ") + ")"
-            : "a.value::jsonb"
-        let columns = members.map { q.quoteIdentifier($0.column) }
-        let hasID = target.column(named: "id") != nil
+        let values = Dictionary(uniqueKeysWithValues: members.map { ($0.column, $0.value) })
+        let hasID = values["id"] != nil
         var conditions = [entryIs("a", restore.key, table, "")]
-        if hasID { conditions.append("NOT EXISTS (SELECT 1 FROM \(qualified) AS t WHERE t.id = r.id)") }
-        conditions += referenceGuards(target, Dictionary(uniqueKeysWithValues: members.map { ($0.column, "r." + q.quoteIdentifier($0.column)) }))
+        if let id = values["id"] { conditions.append("NOT EXISTS (SELECT 1 FROM \(qualified) AS t WHERE t.id = \(id))") }
+        // A row may refer to another row restored by the same statement (a self-reference).
+        let restoredIDs = values["id"].map { id in
+            "(SELECT \(id) FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, "")))"
+        }
+        conditions += referenceGuards(target, values, alsoRestored: restoredIDs)
+        let columns = members.map { q.quoteIdentifier($0.column) }.joined(separator: ", ")
         let returning = hasID ? "id" : "pg_catalog.to_jsonb(\(qualified).*) AS row_value"
-        let used = hasID ? "a.row_id = r.id" : "r.row_value @> \(document)"
-        let sql = "WITH restored AS (INSERT INTO \(qualified) (\(columns.joined(separator: ", "))) SELECT \(columns.map { "r." + $0 }.joined(separator: ", ")) "
-            + "FROM \(archiveTable) AS a CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(NULL::\(qualified), \(document)) AS r "
-            + "WHERE \(conditions.joined(separator: " AND ")) ON CONFLICT DO NOTHING RETURNING \(returning)) "
+        let used = hasID ? "a.row_id = r.id"
+            : "r.row_value @> pg_catalog.jsonb_build_object(" + members.map { "\(q.quoteLiteral($0.column)), \($0.value)" }.joined(separator: ", ") + ")"
+        let sql = "WITH restored AS (INSERT INTO \(qualified) (\(columns)) SELECT \(members.map(\.value).joined(separator: ", ")) "
+            + "FROM \(archiveTable) AS a WHERE \(conditions.joined(separator: " AND ")) ON CONFLICT DO NOTHING RETURNING \(returning)) "
             + "DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used)"
         let count = try connection.execute(sql).affectedRows
         if count > 0, target.columns.contains(where: \.isIdentity) {
@@ -159,11 +163,14 @@ extension StepArchive {
 
     /// For each foreign key among `values` (column → SQL of the value to write): the row it
     /// names exists, so a restore never breaks a reference the app removed since.
-    private func referenceGuards(_ table: Table, _ values: [String: String]) -> [String] {
+    /// - Parameter alsoRestored: for whole rows, the ids of the rows restored with them, which a
+    ///   self-reference may name.
+    private func referenceGuards(_ table: Table, _ values: [String: String], alsoRestored: String? = nil) -> [String] {
         table.foreignKeys.compactMap { key in
             guard key.columns.count == 1, let value = values[key.columns[0]], key.referencedColumns.count == 1 else { return nil }
+            let sameBatch = alsoRestored.map { key.referencedTable == table.name ? " OR \(value) IN \($0)" : "" } ?? ""
             return "(\(value) IS NULL OR EXISTS (SELECT 1 FROM \(connection.qualified(schema, key.referencedTable)) AS ref "
-                + "WHERE ref.\(connection.quoteIdentifier(key.referencedColumns[0])) = \(value)))"
+                + "WHERE ref.\(connection.quoteIdentifier(key.referencedColumns[0])) = \(value))\(sameBatch))"
         }
     }
 

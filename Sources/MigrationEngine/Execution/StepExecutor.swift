@@ -78,6 +78,7 @@ public struct StepExecutor {
         }
         try archiving?.afterStep()
         batch.statistics.rowsAffected += try archive.restore()
+        if step.direction == .down { try restoreColumnOrder(after: step) }
         try runHook(\.didMigrate, "didMigrate", of: step)
         batch.statistics.milliseconds = (ContinuousClock.now - started).inMilliseconds
         return batch.statistics
@@ -120,6 +121,18 @@ public struct StepExecutor {
         }
         statistics = statistics + batch.statistics
         return policies
+    }
+
+    /// A rollback re-adds columns at the end of their tables: small tables get their model order
+    /// back (``ColumnOrder``).
+    private func restoreColumnOrder(after step: MigrationStep) throws {
+        var tables: [String] = []
+        for case let .addColumn(table, _) in step.program.operations where !tables.contains(table) { tables.append(table) }
+        let destination = step.destination.relationalSchema()
+        for name in tables {
+            guard let table = destination.table(named: name) else { continue }
+            try ColumnOrder(table: table, schema: schema, connection: connection).restore()
+        }
     }
 
     private func runHook(_ hook: KeyPath<StepHooks, (@Sendable (PolicyConnection, String) throws -> Void)?>, _ name: String, of step: MigrationStep) throws {

@@ -55,10 +55,11 @@ public struct MigrationPlanner: Sendable {
             defer { pending = []; pendingSteps = [] }
             guard pending.count >= 2 else { return }
             let run = VersionPath(versions: pending, direction: path.direction)
+            let archive = context(pending, pairAccounts: pendingSteps.map(\.account))
             if pendingSteps.count > 1, !run.pairs.contains(where: { hooks($0) != nil }), let fused = try? InferredChanges.fuse(run),
                fused.isEquivalentFusion(of: pendingSteps),
-               let step = try? MigrationStep(versions: pending, direction: path.direction, kind: .inferred(fused),
-                                             archive: context(pending, pairAccounts: pendingSteps.map(\.account))) {
+               ArchivePlan.restoresAllowFusion(of: pendingSteps, reverseAccounts: archive.reverseAccounts),
+               let step = try? MigrationStep(versions: pending, direction: path.direction, kind: .inferred(fused), archive: archive) {
                 steps.append(step)
                 return
             }
