@@ -169,7 +169,8 @@ struct ArchivePlan: Sendable {
                         add(table.name, nil, referring)
                     } else if foreignKey.onDelete == .cascade {
                         add(table.name, nil, referring)
-                    } else if names.survivingColumns[table.name + "." + column] != nil {
+                    } else {
+                        // (Also a column whose links move to new storage: the way back moves them back.)
                         add(table.name, column, referring)
                     }
                 }
