@@ -92,3 +92,38 @@ struct ArchivePlanPairsTests {
         }
     }
 }
+
+/// Archives written by earlier releases: a fused step's entries keyed by its ends (`v1 → v3`).
+@Suite("Archive: entries of earlier releases")
+struct ArchivePlanLegacyEntriesTests {
+    /// A DropSteps tenant at v3 whose archive is as releases before pair keys wrote it: every
+    /// entry of the fused v1 → v3 step under `v1 → v3`, NULLs not archived.
+    static func legacyTenant(_ conninfo: String) async throws -> (TenantMigrator, Connection, String) {
+        let (migrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: ArchivePlanPairsTests.rows)
+        _ = try await migrator.migrate(tenant: "acme", to: "v3")
+        try connection.execute("DELETE FROM \(schema)._tm_archive WHERE value IS NULL")
+        try connection.execute("UPDATE \(schema)._tm_archive SET step_from = 'v1', step_to = 'v3', left_value = NULL, compares = false")
+        #expect(try connection.rows("SELECT DISTINCT step_from, step_to FROM \(schema)._tm_archive") == [["v1", "v3"]])
+        return (migrator, connection, schema)
+    }
+
+    @Test func comeBackOneReleaseAtATime() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await Self.legacyTenant(conninfo)
+            _ = try await migrator.rollback(tenant: "acme", to: "v2")
+            // Rekeyed by pair: what v2 → v3 took came back, what v1 → v2 took waits for its pair.
+            #expect(try connection.rows("SELECT DISTINCT step_from, step_to, column_name FROM \(schema)._tm_archive") == [["v1", "v2", "a"]])
+            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            #expect(try ArchivePlanPairsTests.items(connection, schema) == ArchivePlanPairsTests.expected)
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive", as: Int.self) == 0)
+        }
+    }
+
+    @Test func comeBackInOneCall() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await Self.legacyTenant(conninfo)
+            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            #expect(try ArchivePlanPairsTests.items(connection, schema) == ArchivePlanPairsTests.expected)
+        }
+    }
+}

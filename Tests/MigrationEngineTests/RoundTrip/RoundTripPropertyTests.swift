@@ -23,7 +23,7 @@ struct RoundTripPropertyTests {
     static let seed: UInt64 = 22
     static let families = 300
     static let pathsPerFamily = 2
-    static let connections = 3
+    static let connections = 4
 
     /// What the model says when a pair cannot be inferred for a reason of its own.
     static let expectedRefusals = ["but has no default value", "which narrows it"]
@@ -98,6 +98,7 @@ struct RoundTripPropertyTests {
             print(generated.versions.enumerated().map { "--- v\($0 + 1)\n\($1)" }.joined() + generated.mappings.map { "--- mapping \($0.source) → \($0.destination)\n\($0.yaml)" }.joined(separator: "\n"))
         }
         let names = family.versionNames
+        var planned: [String: MigrationPlan] = [:]
         for trip in 0..<pathsPerFamily {
             var pathRandom = SeededGenerator(seed: seed &+ UInt64(index * 31 + trip))
             var path = [0]
@@ -111,7 +112,13 @@ struct RoundTripPropertyTests {
             let description = "family \(index) path \(calls.map { "\($0.0) → \($0.1)\($0.2 ? " (no archive)" : "")" }.joined(separator: ", ")) [\(generated.changes.joined(separator: "; "))]"
             var plans: [(MigrationPlan, Bool)] = []
             do {
-                plans = try calls.map { (try planner.plan(from: $0.0, to: $0.1), $0.2) }
+                plans = try calls.map { call in
+                    let key = call.0 + ">" + call.1
+                    if let plan = planned[key] { return (plan, call.2) }
+                    let plan = try planner.plan(from: call.0, to: call.1)
+                    planned[key] = plan
+                    return (plan, call.2)
+                }
             } catch let PlanningError.stepNotPossible(from, to, reasons) where reasons.allSatisfy({ reason in expectedRefusals.contains { reason.contains($0) } }) {
                 _ = (from, to)
                 tally.refusals += 1
