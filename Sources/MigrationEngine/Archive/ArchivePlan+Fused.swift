@@ -18,29 +18,62 @@ extension ArchivePlan {
 
 extension ArchivePlan {
     /// Whether a run of inferred pairs may be fused as far as the archive goes: a fused step
-    /// restores every pair's entries at its end, so no pair after one that restores something may
-    /// move, fill or constrain data (a link move, a backfill, NOT NULL, a check…), which the
-    /// pairs run one by one would apply to the restored values.
+    /// restores every pair's entries at its end, so once an earlier pair restores something, no
+    /// later pair of the run may move links or rows (they read storage a restore may fill), nor
+    /// fill, cast or constrain (a backfill, NOT NULL, a check or unique constraint) a table and
+    /// column that an earlier pair's restore writes, as the pairs run one by one would apply it to
+    /// the restored values. Compared in the run's last version's names.
     ///
     /// - Parameter reverseAccounts: for each pair, the account of the pair crossed the other way.
-    static func restoresAllowFusion(of pairs: [InferredChanges], reverseAccounts: [StepAccount?]) -> Bool {
+    static func restoresAllowFusion(of pairs: [InferredChanges], direction: MigrationDirection, reverseAccounts: [StepAccount?]) -> Bool {
+        guard !pairs.isEmpty else { return true }
+        let versions = [pairs[0].source] + pairs.map(\.destination)
+        /// A version's `table.column` (`table.` for a whole table) in the last version's names.
+        func atEnd(_ key: (table: String, column: String?), from index: Int) -> String? {
+            let translation = NameTranslation(along: Array(versions[index...]), direction: direction)
+            guard let column = key.column else { return translation.table(key.table).map { $0 + "." } }
+            return translation.column(column, of: key.table).map { $0.table + "." + $0.column }
+        }
+        var restored: Set<String> = []
         for (index, pair) in pairs.enumerated() {
-            guard let reverse = reverseAccounts.indices.contains(index) ? reverseAccounts[index] : nil,
-                  !items(account: reverse, names: reverse.names ?? ArchiveNames(), sourceSchema: pair.destination.relationalSchema()).isEmpty else { continue }
-            if pairs[(index + 1)...].contains(where: \.changesDataARestoreNeeds) { return false }
+            // What this pair changes, against what earlier pairs' restores write.
+            if !restored.isEmpty {
+                // Links and rows a later pair moves read storage an earlier restore may fill.
+                if pair.operations.contains(where: { if case .moveLinks = $0 { true } else if case .moveRows = $0 { true } else { false } }) { return false }
+                for target in pair.restoreSensitiveTargets {
+                    guard let key = atEnd(target, from: index + 1) else { continue }
+                    let table = String(key[..<key.firstIndex(of: ".")!]) + "."
+                    if restored.contains(key) || restored.contains(table) || (key == table && restored.contains { $0.hasPrefix(table) }) { return false }
+                }
+            }
+            guard let reverse = reverseAccounts.indices.contains(index) ? reverseAccounts[index] : nil else { continue }
+            for item in items(account: reverse, names: reverse.names ?? ArchiveNames(), sourceSchema: pair.destination.relationalSchema()) {
+                if let key = atEnd((item.table, item.column), from: index + 1) { restored.insert(key) }
+            }
         }
         return true
     }
 }
 
 extension InferredChanges {
-    /// Whether the step moves, fills, deletes or constrains rows (beyond adding and dropping).
-    var changesDataARestoreNeeds: Bool {
-        operations.contains { operation in
-            if operation.dataTarget != nil { return true }
+    /// The tables and columns (destination names, as the operations name them) whose rows the step
+    /// moves, fills, casts, deletes or constrains; a column nil for the whole table.
+    var restoreSensitiveTargets: [(table: String, column: String?)] {
+        operations.compactMap { operation -> (String, String?)? in
             switch operation {
-            case .setNullable(_, _, false), .addCheck, .addUnique, .deleteEntityRows: return true
-            default: return false
+            case let .backfill(table, column, _, _), let .alterType(table, column, _), let .setNullable(table, column, false):
+                return (table, column)
+            case let .addCheck(table, _), let .addUnique(table, _), let .deleteEntityRows(table, _), let .renameDiscriminatorValue(table, _, _):
+                return (table, nil)
+            case let .moveLinks(move):
+                switch move.to {
+                case let .foreignKey(table, column): return (table, column)
+                case let .joinTable(table, _, _): return (table, nil)
+                }
+            case let .moveRows(move):
+                return (move.toTable, nil)
+            default:
+                return nil
             }
         }
     }

@@ -58,7 +58,7 @@ public struct MigrationPlanner: Sendable {
             let archive = context(pending, pairAccounts: pendingSteps.map(\.account))
             if pendingSteps.count > 1, !run.pairs.contains(where: { hooks($0) != nil }), let fused = try? InferredChanges.fuse(run),
                fused.isEquivalentFusion(of: pendingSteps),
-               ArchivePlan.restoresAllowFusion(of: pendingSteps, reverseAccounts: archive.reverseAccounts),
+               ArchivePlan.restoresAllowFusion(of: pendingSteps, direction: path.direction, reverseAccounts: archive.reverseAccounts),
                let step = try? MigrationStep(versions: pending, direction: path.direction, kind: .inferred(fused), archive: archive) {
                 steps.append(step)
                 return

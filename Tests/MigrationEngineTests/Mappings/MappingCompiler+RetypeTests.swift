@@ -42,6 +42,11 @@ struct MappingCompilerRetypeTests {
             #expect(animals.map { Array($0[0...3]) } == [["1", "Cat", "Tom", "Tommy"], ["2", "Dog", "Rex", nil], ["3", "Cat", "Tom Cat", "Kitty"], ["4", "Cat", "Tomasz", nil]],
                     "\(animals)")
             #expect(try await verifyClean(migrator, "zoo"))
+            // The way down (inferred) gives each retyped row its entity and columns back from the archive.
+            _ = try await migrator.rollback(tenant: "zoo", to: "v1")
+            #expect(try Self.animals(connection, schema) == [
+                ["1", "Dog", "Tom", nil, "Tommy", nil], ["2", "Dog", "Rex", nil, "Rexy", nil], ["3", "Cat", "Tom Cat", "Kitty", nil, nil], ["4", "Dog", "Tomasz", nil, nil, nil],
+            ])
         }
     }
 

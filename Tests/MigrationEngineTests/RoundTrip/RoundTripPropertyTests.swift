@@ -20,7 +20,9 @@ import Testing
 /// rolled back; families are spread over a few connections.
 @Suite("Round trips on generated families")
 struct RoundTripPropertyTests {
-    static let seed: UInt64 = 22
+    /// 22 in CI; `ROUND_TRIP_PROPERTY_SEED` runs another (`ROUND_TRIP_PROPERTY_FAMILY` one family of
+    /// it, printing its versions; `ROUND_TRIP_PROPERTY_FAILURES` a file for every failure).
+    static let seed: UInt64 = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_SEED"].flatMap(UInt64.init) ?? 22
     static let families = 300
     static let pathsPerFamily = 2
     static let connections = 4
@@ -29,11 +31,12 @@ struct RoundTripPropertyTests {
     static let expectedRefusals = ["but has no default value", "which narrows it"]
 
     struct Tally {
-        var families = 0, paths = 0, calls = 0, values: Int64 = 0, refusals = 0
+        var families = 0, paths = 0, calls = 0, fusedSteps = 0, mappedSteps = 0, values: Int64 = 0, refusals = 0
         var failures: [String] = []
 
         static func + (a: Tally, b: Tally) -> Tally {
-            Tally(families: a.families + b.families, paths: a.paths + b.paths, calls: a.calls + b.calls, values: a.values + b.values,
+            Tally(families: a.families + b.families, paths: a.paths + b.paths, calls: a.calls + b.calls, fusedSteps: a.fusedSteps + b.fusedSteps,
+                  mappedSteps: a.mappedSteps + b.mappedSteps, values: a.values + b.values,
                   refusals: a.refusals + b.refusals, failures: a.failures + b.failures)
         }
     }
@@ -60,7 +63,8 @@ struct RoundTripPropertyTests {
             return results.value.reduce(Tally(), +)
         }
         let seconds = Double((ContinuousClock.now - started).components.seconds)
-        print("round-trip property: seed \(Self.seed), \(tally.families) families, \(tally.paths) paths (\(tally.calls) calls), "
+        print("round-trip property: seed \(Self.seed), \(tally.families) families, \(tally.paths) paths (\(tally.calls) calls, "
+            + "\(tally.fusedSteps) fused and \(tally.mappedSteps) mapped steps), "
             + "\(tally.values) values compared, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
         for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
         if let file = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_FAILURES"] {
@@ -70,6 +74,7 @@ struct RoundTripPropertyTests {
         #expect(tally.families == Self.families)
         #expect(tally.paths >= Self.families, "most families must walk their paths: \(tally.refusals) refused")
         #expect(tally.values > 50_000)
+        #expect(tally.fusedSteps > 100 && tally.mappedSteps > 100, "fused and mapped steps must be among the paths")
     }
 
     /// Generates family `index`, then walks its random paths.
@@ -129,6 +134,8 @@ struct RoundTripPropertyTests {
             }
             tally.paths += 1
             tally.calls += plans.count
+            tally.fusedSteps += plans.reduce(0) { $0 + $1.0.steps.filter(\.isFused).count }
+            tally.mappedSteps += plans.reduce(0) { $0 + $1.0.steps.filter { $0.mappingModel != nil }.count }
             do {
                 let outcome = try walk(plans, from: family.versions[0], seed: index, on: connection)
                 tally.values += outcome.values
