@@ -34,6 +34,12 @@ extension ArchivePlan {
             guard let column = key.column else { return translation.table(key.table).map { $0 + "." } }
             return translation.column(column, of: key.table).map { $0.table + "." + $0.column }
         }
+        // Rows a later pair deletes lose the links and rows an earlier pair moved to new storage
+        // for them; run one by one, the archive keeps those from their new storage.
+        if let deleting = pairs.lastIndex(where: { $0.operations.contains { if case .deleteEntityRows = $0 { true } else { false } } }),
+           pairs[..<deleting].contains(where: { $0.operations.contains { if case .moveLinks = $0 { true } else if case .moveRows = $0 { true } else { false } } }) {
+            return false
+        }
         var restored: Set<String> = []
         for (index, pair) in pairs.enumerated() {
             // What this pair changes, against what earlier pairs' restores write.
@@ -159,7 +165,12 @@ struct FusedAttribution {
         var earlier: [ArchivePlan.Item] = []
         for column in table.columns {
             if let (_, recorded) = forward[pair].column(column.name, of: table.name) {
-                guard keepsType(column.name, of: table.name, until: pair) else { return nil }
+                // A column an earlier pair changes (a backfill, a cast) would be archived with its
+                // value from before that change: the pairs run one by one instead.
+                guard keepsType(column.name, of: table.name, until: pair),
+                      !(0..<pair).contains(where: { earlier in
+                          forward[earlier].column(column.name, of: table.name).map { pairKeys[earlier].contains($0.table + "." + $0.column) } ?? false
+                      }) else { return nil }
                 rows.rowKeys.append(.init(column: column.name, key: recorded))
             } else if item.entities == nil {
                 // Dropped by an earlier pair of the run, which archives it on its own.
