@@ -26,12 +26,16 @@ extension StepArchive {
         }
     }
 
-    /// Every `(step_from, step_to)` in the archive and its tables and columns.
+    /// Every `(step_from, step_to)` in the archive and its tables and columns; notes how many
+    /// entries there are.
     private func entryKeys() throws -> [ArchivePlan.PairKey: [(table: String, column: String)]] {
         var keys: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
-        for row in try connection.execute("SELECT DISTINCT step_from, step_to, table_name, column_name FROM \(archiveTable) ORDER BY 1, 2, 3, 4") {
+        entryCount = 0
+        for row in try connection.execute(
+            "SELECT step_from, step_to, table_name, column_name, pg_catalog.count(*) FROM \(archiveTable) GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4") {
             keys[ArchivePlan.PairKey(from: try row.decode(String.self, at: 0), to: try row.decode(String.self, at: 1)), default: []]
                 .append((try row.decode(String.self, at: 2), try row.decode(String.self, at: 3)))
+            entryCount += Int(try row.decode(Int64.self, at: 4))
         }
         return keys
     }
@@ -94,7 +98,8 @@ extension StepArchive {
         // The archive was written in this transaction or recently: without statistics the planner
         // may join it with a quadratic nested loop (seen on the benchmark: 250 s for 33,000 values).
         // Best effort: a failure (a cluster that refuses ANALYZE here) only costs the statistics.
-        _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)") }
+        // (A few hundred entries join fast whatever the plan.)
+        if entryCount > 500 { _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)") } }
         let filled = Set(names.mappingFilledTables)
         var restored = 0
         for restore in plan.restores {

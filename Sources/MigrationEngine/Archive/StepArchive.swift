@@ -26,6 +26,8 @@ public final class StepArchive {
     private var knownToExist: Bool?
     /// The entries this step restores, per pair key: their tables and columns (found at its start).
     var restorable: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
+    /// How many entries the archive held at the step's start.
+    var entryCount = 0
 
     init(plan: ArchivePlan, schema: String, connection: Connection, copies: Bool = true) {
         self.plan = plan
