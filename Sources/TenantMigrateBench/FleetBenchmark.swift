@@ -28,7 +28,10 @@ struct FleetBenchmark: AsyncParsableCommand {
     @Flag(help: "Time a run over tenants already at the latest version (default 10,000 tenants).")
     var noop = false
 
-    @Option(help: "Tenants per set (default 1,000; 10,000 with --noop).")
+    @Flag(help: "With --noop: make the tenants' catalog rows with SQL, without schemas (default 1,000,000 tenants), and also time `tenant-migrate migrate --all` as a process over them.")
+    var catalogOnly = false
+
+    @Option(help: "Tenants per set (default 1,000; 10,000 with --noop; 1,000,000 with --noop --catalog-only).")
     var tenants: Int?
 
     @Option(help: "Recipes per tenant.")
@@ -54,7 +57,8 @@ struct FleetBenchmark: AsyncParsableCommand {
     @OptionGroup var server: ServerOptions
 
     func run() async throws {
-        let count = tenants ?? (noop ? 10_000 : 1_000)
+        let count = tenants ?? (noop ? (catalogOnly ? 1_000_000 : 10_000) : 1_000)
+        guard !catalogOnly || noop else { throw ValidationError("--catalog-only goes with --noop") }
         guard count > 0, recipes > 0, ingredients > 0, jobs > 0, repetitions > 0, profileTenants >= 0 else {
             throw ValidationError("counts, --jobs and --repetitions must be positive")
         }
@@ -68,56 +72,10 @@ struct FleetBenchmark: AsyncParsableCommand {
         let connection = try Connection(database.conninfo, logger: logger)
         print(try FleetBench.serverDescription(connection))
         if noop {
-            try await runNoop(count: count, migrator: migrator, connection: connection)
+            try await runNoop(count: count, migrator: migrator, connection: connection, database: database)
         } else {
             try await runMigration(count: count, migrator: migrator, connection: connection, server: server, database: database)
         }
-    }
-
-    // MARK: - No-op
-
-    private func runNoop(count: Int, migrator: TenantMigrator, connection: Connection) async throws {
-        let latest = migrator.family.latestVersion.name
-        let names = FleetBench.names("n", count)
-        let clock = ContinuousClock()
-        let createStart = clock.now
-        let created = try await migrator.createTenants(names, jobs: jobs)
-        let creation = clock.now - createStart
-        guard created.migrated == count else { throw BenchError("created \(created.migrated) of \(count) tenants: \(created.entries.first { $0.error != nil }?.error ?? "")") }
-        try migrator.catalog.analyze(on: connection)
-        _ = try? connection.execute("CHECKPOINT")
-
-        var timings = Timings()
-        var lines: [String] = []
-        for repetition in 1...repetitions {
-            let start = clock.now
-            let report = try await migrator.migrateAll(jobs: jobs)
-            let elapsed = clock.now - start
-            guard report.skipped == count, report.succeeded else {
-                throw BenchError("no-op run \(repetition): \(report.skipped) skipped, \(report.migrated) migrated, \(report.failed) failed")
-            }
-            timings.add(elapsed)
-            lines.append("  run \(repetition): \(format(elapsed)) (report: \(String(format: "%.1f", report.milliseconds)) ms, \(format(count: report.skipped)) skipped)")
-        }
-        // Where a no-op run's time goes: connecting, the catalog check, the one catalog query.
-        let connectStart = clock.now
-        let probe = try Connection(migrator.connectionString, logger: quietLogger())
-        let connect = clock.now - connectStart
-        let catalog = migrator.catalog, family = migrator.family.name
-        let install = try measure { try catalog.install(on: probe) }
-        var records: [TenantRecord] = []
-        let query = try measure { records = try catalog.tenants(family: family, on: probe) }
-
-        print("""
-
-            == fleet --noop: migrateAll over \(format(count: count)) tenants already at \(latest) (jobs \(jobs))
-            created \(format(count: count)) tenants at \(latest) in \(format(creation)) \
-            (\(String(format: "%.1f", creation.inSeconds * 1000 / Double(count))) ms per tenant, createTenants jobs \(jobs))
-            \(lines.joined(separator: "\n"))
-            migrateAll no-op: best \(format(timings.best)), median \(format(timings.median)) (target <= 1 s)\(timings.best <= .seconds(1) ? "" : "  ABOVE TARGET")
-            breakdown: connect \(format(connect)), catalog check \(format(install)), \
-            tenants query (\(format(count: records.count)) rows, decoded) \(format(query)); one connection, no tenant touched
-            """)
     }
 
     // MARK: - v1 → v3
@@ -243,6 +201,7 @@ struct FleetBenchmark: AsyncParsableCommand {
             "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(recipes) recipes × \(ingredients) ingredients each)",
             "tool (migrateAll, jobs \(jobs)):        \(format(tool))  (\(String(format: "%.1f", tool.inSeconds * 1000 / Double(count))) ms per tenant; "
                 + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", toolCPU)) s)",
+            FleetBench.dbaScriptSummary(v3, quoting: connection),
             "psql -f script.sql (one session): \(format(psqlTime))  (\(String(format: "%.1f", psqlTime.inSeconds * 1000 / Double(count))) ms per tenant)",
         ]
         if let splitTime {
@@ -304,50 +263,6 @@ enum FleetBench {
             """]
     }
 
-    /// v1 → v3 by hand for `tenants`, as a DBA would write it: per tenant one transaction with the
-    /// renames and type change, the new tables filled by INSERT … SELECT DISTINCT, the links set
-    /// by one UPDATE … FROM, Meat and Fish made Entrée, the old columns dropped, v3's constraints
-    /// and indexes, and the catalog row (and a history row) updated.
-    static func dbaScript(tenants: [String], version: ModelVersion, quoting q: some SQLQuoting) -> String {
-        let catalog = TenantCatalog()
-        var script = "SET client_min_messages = warning;\n"
-        for tenant in tenants {
-            let s = q.quoteIdentifier("tenant_" + tenant)
-            script += """
-                BEGIN;
-                ALTER TABLE \(s).recipe RENAME COLUMN instructions TO method;
-                ALTER TABLE \(s).recipe ADD COLUMN prep_minutes integer, ALTER COLUMN servings TYPE integer;
-                UPDATE \(s).recipe SET type = 'Entrée' WHERE type IN ('Meat', 'Fish');
-                \(RecipesByHand.newTables(s))
-                ALTER TABLE \(s).recipe_ingredient ADD COLUMN ingredient_id bigint;
-                UPDATE \(s).recipe_ingredient AS ri SET ingredient_id = i.id FROM \(s).ingredient AS i WHERE i.name = ri.name;
-                ALTER TABLE \(s).recipe_ingredient ALTER COLUMN ingredient_id SET NOT NULL, DROP COLUMN name, DROP COLUMN unit_of_measure,
-                    ADD CONSTRAINT recipe_ingredient_ingredient_id_fkey FOREIGN KEY (ingredient_id) REFERENCES \(s).ingredient (id) ON DELETE RESTRICT;
-                ALTER TABLE \(s).ingredient ADD CONSTRAINT ingredient_unit_of_measure_id_fkey
-                    FOREIGN KEY (unit_of_measure_id) REFERENCES \(s).unit_of_measure (id) ON DELETE SET NULL;
-                CREATE INDEX recipe_ingredient_ingredient_id_idx ON \(s).recipe_ingredient (ingredient_id);
-                CREATE INDEX ingredient_unit_of_measure_id_idx ON \(s).ingredient (unit_of_measure_id);
-                \(catalog.recordVersionSQL(tenant, version: version, quoting: q));
-                \(catalog.historySQL(tenant, family: "Recipes", operation: .migrate, from: "v1", to: version.name, quoting: q));
-                COMMIT;
-
-                """
-        }
-        return script
-    }
-
-    /// What a v3 tenant holds, independent of the ids given to new Ingredient and UnitOfMeasure rows.
-    static func checksum(schema: String, on connection: Connection) throws -> String {
-        let s = connection.quoteIdentifier(schema)
-        return try connection.execute("""
-            SELECT (SELECT md5(string_agg(concat_ws('|', ri.id, ri.recipe_id, ri.quantity, i.name, u.name), ',' ORDER BY ri.id))
-                    FROM \(s).recipe_ingredient AS ri JOIN \(s).ingredient AS i ON i.id = ri.ingredient_id
-                    LEFT JOIN \(s).unit_of_measure AS u ON u.id = i.unit_of_measure_id)
-                || '/' || (SELECT md5(string_agg(concat_ws('|', id, name, type, servings, prep_minutes, method), ',' ORDER BY id)) FROM \(s).recipe)
-                || '/' || (SELECT count(*) FROM \(s).ingredient) || ' ingredients/' || (SELECT count(*) FROM \(s).unit_of_measure) || ' units'
-            """)[0].decode(String.self, at: 0)
-    }
-
     /// Errors from concurrent work.
     final class Failures: @unchecked Sendable {
         private let lock = NSLock()
@@ -361,7 +276,9 @@ enum FleetBench {
     /// Records every statement LibPQ logs (at debug level, just before sending it) with the time,
     /// per backend; a statement's cost is the time until the next one on the same connection.
     final class StatementRecorder: @unchecked Sendable {
-        struct Record { let pid: String; let sql: String; let at: ContinuousClock.Instant }
+        /// One statement sent: its backend, text, time, the tenant it was sent for (the runner's
+        /// logger metadata) and whether it followed another in the same pipeline (same round trip).
+        struct Record { let pid: String; let sql: String; let at: ContinuousClock.Instant; let tenant: String?; let pipelined: Bool }
         private let lock = NSLock()
         private var records: [Record] = []
 
@@ -387,7 +304,16 @@ enum FleetBench {
                     groups[key, default: (0, .zero)].time += end - all[index].at
                 }
             }
-            return Profile(total: total, tenants: tenants, statements: all.count, groups: groups)
+            var profile = Profile(total: total, tenants: tenants, statements: all.count, groups: groups)
+            profile.roundTrips = all.count { !$0.pipelined }
+            let perTenant = Dictionary(grouping: all.filter { $0.tenant != nil }, by: { $0.tenant! })
+            profile.tenantStatements = perTenant.values.map(\.count).sorted()
+            profile.tenantRoundTrips = perTenant.values.map { $0.count { !$0.pipelined } }.sorted()
+            if let first = perTenant.keys.sorted().first {
+                profile.trace = perTenant[first]!.map { ($0.pipelined ? "     + " : "  RT → ") + Self.kind(of: $0.sql) }
+                profile.tracedTenant = first
+            }
+            return profile
         }
 
         /// The statement with its tenant schema, literals and numbers blanked, shortened.
@@ -417,7 +343,9 @@ enum FleetBench {
                 if event.level >= .warning { FileHandle.standardError.write(Data("\(event.level): \(event.message)\n".utf8)) }
                 return
             }
-            recorder.add(.init(pid: "\(pid)", sql: event.message.description, at: now))
+            let tenant = event.metadata?["tenant"] ?? metadata["tenant"]
+            recorder.add(.init(pid: "\(pid)", sql: event.message.description, at: now, tenant: tenant.map { "\($0)" },
+                               pipelined: event.metadata?["pipelined"] != nil))
         }
     }
 
@@ -428,17 +356,33 @@ enum FleetBench {
         let groups: [String: (count: Int, time: Duration)]
         /// Client CPU for one tenant's plan and destructive-change check.
         var planning: Duration = .zero
+        /// Round trips in all (statements not pipelined behind another).
+        var roundTrips = 0
+        /// Statements and round trips sent for each tenant (logged with the tenant's name), sorted.
+        var tenantStatements: [Int] = []
+        var tenantRoundTrips: [Int] = []
+        /// Every statement of one tenant, in order, each round trip marked.
+        var trace: [String] = []
+        var tracedTenant = ""
 
         func lines() -> [String] {
             let perTenant = total.inSeconds * 1000 / Double(tenants)
+            func range(_ values: [Int]) -> String { values.first == values.last ? "\(values.first ?? 0)" : "\(values.first ?? 0)-\(values.last ?? 0)" }
             var lines = [
                 "profile: \(tenants) more tenants, jobs 1 (statement logging on): \(format(total)), "
-                    + String(format: "%.1f ms per tenant, %.0f statements per tenant; ", perTenant, Double(statements) / Double(tenants))
+                    + String(format: "%.1f ms per tenant, %.1f statements and %.1f round trips per tenant in all (the fleet's own catalog queries included); ",
+                             perTenant, Double(statements) / Double(tenants), Double(roundTrips) / Double(tenants))
+                    + "sent for each tenant (counted from LibPQ's statement log, each pipelined statement counted): "
+                    + "\(range(tenantStatements)) statements in \(range(tenantRoundTrips)) round trips; "
                     + "time from sending each statement to sending the next, per tenant:",
             ]
             lines.append(String(format: "  client CPU per tenant for plan(from: v1, to: v3) + destructiveChanges: %.2f ms (inside the first catalog read's slot below)", planning.inSeconds * 1000))
             for (kind, value) in groups.sorted(by: { $0.value.time > $1.value.time }).prefix(28) {
                 lines.append(String(format: "  %6.2f ms  %4.1f×  ", value.time.inSeconds * 1000 / Double(tenants), Double(value.count) / Double(tenants)) + kind)
+            }
+            if !trace.isEmpty {
+                lines.append("every statement sent for tenant \(tracedTenant), in order (RT →: a new round trip; +: in the same pipeline):")
+                lines += trace
             }
             return lines
         }

@@ -16,7 +16,7 @@ extension StepArchive {
     /// - Returns: the number of values and rows restored.
     @discardableResult
     func restore() throws -> Int {
-        guard try TenantArchive.exists(inSchema: schema, on: connection) else { return 0 }
+        guard try presence.mayHoldEntries(from: to, to: from, schema: schema, on: connection) else { return 0 }
         let keys = try connection.execute(
             "SELECT DISTINCT table_name, column_name FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [to, from]
         ).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }

@@ -20,10 +20,14 @@ public final class StepArchive {
     /// Archived values a reverse step's policy asked for, loaded once per table and column.
     private var loaded: [String: [Int64: String?]] = [:]
 
-    init(plan: ArchivePlan, schema: String, connection: Connection) {
+    /// What the migration knows of the tenant's archive (shared by its steps).
+    let presence: ArchivePresence
+
+    init(plan: ArchivePlan, schema: String, connection: Connection, presence: ArchivePresence = ArchivePresence()) {
         self.plan = plan
         self.schema = schema
         self.connection = connection
+        self.presence = presence
     }
 
     /// The step's ends (a fused step's first and last version).
@@ -35,11 +39,12 @@ public final class StepArchive {
 
     // MARK: Running
 
-    /// Before the step: creates the archive if needed, removes this pair's earlier entries (the
-    /// step now archives afresh), and copies the values a narrowing would change.
+    /// Before the step: removes this pair's earlier entries (the step now archives afresh), and
+    /// copies the values a narrowing would change. The archive is created by the step's first
+    /// write, so a step that archives nothing leaves a tenant without one as it was. Its copies are
+    /// queued: they go out with the step's next statements.
     func beforeStep() throws {
-        try TenantArchive.ensure(inSchema: schema, on: connection)
-        try connection.execute("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [from, to])
+        try prepareForWrites()
         try copy(plan.items.filter(\.narrowing))
     }
 
@@ -49,9 +54,23 @@ public final class StepArchive {
         try copy(plan.items.filter { !$0.narrowing })
     }
 
+    /// Creates the archive before the step's first write to it, and (once) deletes what an earlier
+    /// run of the same step left there; neither costs a round trip of its own.
+    private func prepareForWrites() throws {
+        guard !isPrepared, plan.archivesSomething || !pending.isEmpty else { return }
+        isPrepared = true
+        let earlier = try presence.mayHoldEntries(from: from, to: to, schema: schema, on: connection)
+        try presence.prepareForWrites(from: from, to: to, schema: schema, on: connection)
+        if earlier {
+            try connection.sendWithNextRoundTrip(Statement("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [from, to]))
+        }
+    }
+
+    private var isPrepared = false
+
     private func copy(_ items: [ArchivePlan.Item]) throws {
         for item in items {
-            try connection.execute(plan.copy(item), schema: schema)
+            try connection.sendWithNextRoundTrip(Statement(plan.copy(item), schema: schema))
             archivedColumns.insert(ArchivePlan.key(item))
         }
     }
@@ -64,10 +83,10 @@ public final class StepArchive {
             guard let dot = key.firstIndex(of: "."), key.index(after: dot) != key.endIndex,
                   let surviving = names.survivingColumns[key], let table = names.survivingTables[String(key[..<dot])] else { continue }
             let column = String(key[key.index(after: dot)...])
-            try connection.execute(
+            try connection.sendWithNextRoundTrip(Statement(
                 "UPDATE \(archiveTable) AS a SET left_value = t.\(connection.quoteIdentifier(surviving))::text, compares = true "
                     + "FROM \(connection.qualified(schema, table)) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
-                    + "AND a.column_name = $4 AND t.id = a.row_id", [from, to, String(key[..<dot]), column])
+                    + "AND a.column_name = $4 AND t.id = a.row_id", [from, to, String(key[..<dot]), column]))
         }
     }
 
@@ -99,7 +118,13 @@ public final class StepArchive {
     }
 
     private func flushPolicyValues(final: Bool) throws {
+        if final, !pending.isEmpty, stagingTable == nil {
+            // They all fit in one batch: one statement, queued, with no staging table.
+            try prepareForWrites()
+            try insertPending()
+        }
         if !pending.isEmpty {
+            try prepareForWrites()
             let staging = try prepareStaging()
             let rows = pending
             _ = try connection.copyIn("COPY pg_temp.\(connection.quoteIdentifier(staging)) (table_name, column_name, row_id, value) FROM STDIN") { writer in
@@ -113,12 +138,14 @@ public final class StepArchive {
             }
             pending.removeAll(keepingCapacity: true)
         }
-        guard final, let stagingTable else { return }
-        let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
-        try connection.execute(
-            "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
-                + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
-                + "ORDER BY s.table_name, s.column_name, s.row_id", [from, to])
+        guard final, hasPolicyValues else { return }
+        if let stagingTable {
+            let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
+            try connection.sendWithNextRoundTrip(Statement(
+                "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
+                    + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
+                    + "ORDER BY s.table_name, s.column_name, s.row_id", [from, to]))
+        }
         // A value the step archived already (its account names it) is kept once. This works on the
         // archive alone, not joined with the staging table, because Citus cannot join a temporary
         // table with a distributed-schema table (0A000); and with a window rather than a self-join,
@@ -126,19 +153,43 @@ public final class StepArchive {
         for key in archivedColumns.sorted() {
             guard let dot = key.firstIndex(of: ".") else { continue }
             let table = String(key[..<dot]), column = String(key[key.index(after: dot)...])
-            try connection.execute(
+            try connection.sendWithNextRoundTrip(Statement(
                 "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT d.ctid FROM (SELECT ctid, pg_catalog.row_number() OVER "
                     + "(PARTITION BY row_id ORDER BY ctid) AS n FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 "
-                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [from, to, table, column])
+                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [from, to, table, column]))
         }
-        try connection.execute("DROP TABLE \(staging)")
+        if let stagingTable { try connection.sendWithNextRoundTrip(Statement("DROP TABLE pg_temp.\(connection.quoteIdentifier(stagingTable))")) }
         self.stagingTable = nil
     }
 
+    /// The values policies archived, all at once: one `INSERT … SELECT` from arrays, the first
+    /// value of each row kept, queued.
+    private func insertPending() throws {
+        hasPolicyValues = true
+        var tables = ArrayLiteral(), columns = ArrayLiteral(), ids = ArrayLiteral(), values = ArrayLiteral()
+        for (table, column, id, value) in pending {
+            tables.append(table)
+            columns.append(column)
+            ids.append(id)
+            values.append(value)
+        }
+        pending.removeAll(keepingCapacity: true)
+        let rows = ArrayLiteral.rows(types: ["text", "text", "bigint", "text"], firstParameter: 3)
+        try connection.sendWithNextRoundTrip(Statement(
+            "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
+                + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value "
+                + "FROM \(rows) WITH ORDINALITY AS s(table_name, column_name, row_id, value, n) ORDER BY s.table_name, s.column_name, s.row_id, s.n",
+            binds: [PQBind.text(from), PQBind.text(to), tables.bind, columns.bind, ids.bind, values.bind]))
+    }
+
+    /// Whether policies archived values in this step (then the step's entries are made unique at its end).
+    private var hasPolicyValues = false
+
     private func prepareStaging() throws -> String {
+        hasPolicyValues = true
         if let stagingTable { return stagingTable }
         let name = "_tm_archive_stage_\(String(UInt32.random(in: .min ... .max), radix: 16))"
-        try connection.execute("CREATE TEMPORARY TABLE \(connection.quoteIdentifier(name)) (table_name text, column_name text, row_id bigint, value text) ON COMMIT DROP")
+        try connection.sendWithNextRoundTrip(Statement("CREATE TEMPORARY TABLE \(connection.quoteIdentifier(name)) (table_name text, column_name text, row_id bigint, value text) ON COMMIT DROP"))
         stagingTable = name
         return name
     }
@@ -149,7 +200,7 @@ public final class StepArchive {
         let key = table + "." + column
         if loaded[key] == nil {
             var values: [Int64: String?] = [:]
-            if try TenantArchive.exists(inSchema: schema, on: connection) {
+            if try presence.mayHoldEntries(from: to, to: from, schema: schema, on: connection) {
                 for row in try connection.execute(
                     "SELECT row_id, value FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND table_name = $3 AND column_name = $4",
                     [to, from, table, column]) {

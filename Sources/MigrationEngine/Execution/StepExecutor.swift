@@ -29,6 +29,9 @@ public struct StepExecutor {
     /// The tenant's migration transaction.
     public let connection: Connection
     public let options: Options
+    /// What is known of the tenant's archive, shared by every step this executor runs (and by the
+    /// executors of one migration that share it): each step then asks the server at most once.
+    public var archive = ArchivePresence()
 
     public init(schema: String, connection: Connection, options: Options = Options()) {
         self.schema = schema
@@ -49,7 +52,7 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
-        let archive = options.archives ? StepArchive(plan: step.archivePlan, schema: schema, connection: connection) : nil
+        let archive = options.archives ? StepArchive(plan: step.archivePlan, schema: schema, connection: connection, presence: archive) : nil
         let archiving = archive.flatMap { $0.plan.archivesSomething || step.isPolicyStep ? $0 : nil }
         var batch = Batch(schema: schema, connection: connection)
         let program = step.program

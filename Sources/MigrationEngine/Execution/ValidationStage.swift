@@ -8,7 +8,16 @@ struct ValidationStage {
     let differ: SchemaDiffer
     let schema: String
 
+    /// All at once first, in one round trip inside a savepoint; only when a constraint is violated,
+    /// again one by one (the savepoint was rolled back), each in a savepoint of its own, to name the row.
     func run(_ statements: [StepProgram.Statement], on connection: Connection, statistics: inout StepStatistics) throws {
+        do {
+            try connection.transactionPipeline(statements.map { Statement($0.sql, schema: schema) })
+            statistics.statements += statements.count
+            return
+        } catch let error as PQError where error.sqlState?.errorClass == "23" {
+            // Rolled back: find which statement and row, below.
+        }
         for statement in statements {
             do {
                 _ = try connection.savepoint { try $0.execute(statement.sql, schema: schema) }

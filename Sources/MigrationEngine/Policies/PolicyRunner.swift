@@ -114,8 +114,9 @@ final class PolicyRunner {
         let joins: String = selection.joins.map { " " + $0.text(schema: session.schema, quoting: q) }.joined()
         let whereClause: String = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let query = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(session.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
-        try connection.execute("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)")
-        defer { _ = try? connection.execute("CLOSE \(cursor)") }
+        // The cursor is declared with its first FETCH, in one round trip, and closed with the next one.
+        try connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)"))
+        defer { try? connection.sendWithNextRoundTrip(Statement("CLOSE \(cursor)")) }
         while true {
             let batch = try connection.execute("FETCH FORWARD \(fetchSize) FROM \(cursor)")
             if batch.rowCount == 0 { break }
