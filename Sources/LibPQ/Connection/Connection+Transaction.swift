@@ -56,8 +56,12 @@ extension Connection {
     public func savepoint<T>(_ body: (Connection) throws -> T) throws -> T {
         guard transactionDepth > 0 else { return try transaction(body) }
         let name = nextSavepointName()
-        // Sent with what is queued, so the savepoint comes after it; its release is queued in turn.
-        if hasQueuedStatements { try pipeline([Statement("SAVEPOINT \(name)")]) } else { try script("SAVEPOINT \(name)") }
+        let savepoint = Statement("SAVEPOINT \(name)")
+        // With nothing queued, the savepoint is queued itself and goes out with `body`'s first
+        // statement. Otherwise it goes now, behind what is queued, so that a failure of those
+        // statements is never taken for one of `body`'s. Its release is queued in turn.
+        let queuedAt = hasQueuedStatements ? nil : queuedStatements.count
+        if queuedAt != nil { try sendWithNextRoundTrip(savepoint) } else { try pipeline([savepoint]) }
         transactionDepth += 1
         defer { transactionDepth -= 1 }
         do {
@@ -73,8 +77,9 @@ extension Connection {
             return value
         } catch {
             // What is queued was queued after the savepoint: rolled back with it, so never sent.
-            _ = dropQueuedStatements()
-            rollbackQuietly("ROLLBACK TO SAVEPOINT \(name)", "RELEASE SAVEPOINT \(name)")
+            let unsent = queuedAt.map { queuedStatements.count > $0 && queuedStatements[$0].sql == savepoint.sql } ?? false
+            queuedStatements = []
+            if !unsent { rollbackQuietly("ROLLBACK TO SAVEPOINT \(name)", "RELEASE SAVEPOINT \(name)") }
             throw error
         }
     }

@@ -31,7 +31,7 @@ extension TenantRun {
             Statement("SAVEPOINT tm_record"), catalog.lockedRecordStatement(tenant, connection), Statement("RELEASE SAVEPOINT tm_record"),
         ]
         let factsIndex = statements.count
-        if let facts = TenantSchemaFacts.statement(for: expectation?.schema) { statements.append(facts) }
+        statements.append(TenantSchemaFacts.statement(of: tenant, in: catalog, connection))
         var lockIndex: Int?
         let expectedTables = expectation.map { TenantMigrationRunner.tablesToLock(of: $0.version, inSchema: $0.schema, connection) } ?? []
         if !expectedTables.isEmpty {
@@ -55,14 +55,15 @@ extension TenantRun {
             try connection.script("ROLLBACK TO SAVEPOINT tm_record")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_record"))
             let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
-            return Opening(record: record, facts: try TenantSchemaFacts.read(schema: record.schema, on: connection), lockedVersion: nil)
+            let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, connection)))
+            return Opening(record: record, facts: facts, lockedVersion: nil)
         }
         guard let row = outcome.results[recordIndex].first else { throw TenantMigratorError.unknownTenant(tenant) }
         let record = try TenantRecord(row: row)
-        guard let expectation, record.schema == expectation.schema else {
-            return Opening(record: record, facts: try TenantSchemaFacts.read(schema: record.schema, on: connection), lockedVersion: nil)
-        }
         let facts = try TenantSchemaFacts(outcome.results[factsIndex])
+        guard let expectation, record.schema == expectation.schema else {
+            return Opening(record: record, facts: facts, lockedVersion: nil)
+        }
         if lockFailed, let failure = outcome.failure, record.version == expectation.version.name, !(SQLState.lockNotAvailable ~= failure) {
             // The tables of the tenant's very version could not be locked for another reason than a wait.
             throw failure
@@ -80,23 +81,25 @@ struct TenantSchemaFacts {
     /// Whether `_tm_archive` exists in the schema.
     var hasArchive = false
 
-    /// The one query, for `schema` (nil: none, the schema is not known yet).
-    static func statement(for schema: String?) -> Statement? {
-        guard let schema else { return nil }
-        return Statement("""
+    /// The one query, for the schema the catalog records for `tenant` (so it can go out in the same
+    /// pipeline as the read of the record).
+    static func statement(of tenant: TenantName, in catalog: TenantCatalog, _ quoting: some SQLQuoting) -> Statement {
+        Statement("""
+            WITH tenant AS (SELECT schema_name FROM \(catalog.qualified("tenants", quoting)) WHERE name = $1)
             SELECT 'trigger'::pg_catalog.text, t.oid::pg_catalog.int8, t.tgname::pg_catalog.text, t.tgenabled::pg_catalog.text,
                    pg_catalog.format('%I.%I', n.nspname, c.relname)
             FROM pg_catalog.pg_trigger t
             JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = $1 AND NOT t.tgisinternal AND t.tgenabled <> 'D'
+            WHERE n.nspname = (SELECT schema_name FROM tenant) AND NOT t.tgisinternal AND t.tgenabled <> 'D'
             UNION ALL
-            SELECT 'archive', 0, NULL, NULL, NULL WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', $1::pg_catalog.text, $2::pg_catalog.text)) IS NOT NULL
+            SELECT 'archive', 0, NULL, NULL, NULL FROM tenant
+            WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text)) IS NOT NULL
             ORDER BY 1, 5, 3
-            """, [schema, TenantArchive.tableName])
+            """, [tenant.rawValue, TenantArchive.tableName])
     }
 
-    /// The facts `statement(for:)` returned.
+    /// The facts ``statement(of:in:_:)`` returned.
     init(_ rows: QueryResult) throws {
         for row in rows {
             switch try row.decode(String.self, at: 0) {
@@ -111,8 +114,4 @@ struct TenantSchemaFacts {
         }
     }
 
-    /// Reads them in a round trip of their own (when the first round trip could not).
-    static func read(schema: String, on connection: Connection) throws -> TenantSchemaFacts {
-        try TenantSchemaFacts(try connection.execute(statement(for: schema)!))
-    }
 }
