@@ -14,29 +14,42 @@ public final class ChildProcess {
         public let status: Int32
         /// What it wrote to stdout and stderr.
         public let output: String
-        /// Its peak resident memory (`ru_maxrss`), in KiB.
+        /// Its peak resident memory, in KiB: `ru_maxrss`, which on Linux also holds the starting
+        /// process's own peak (a spawned child starts as a copy of it), unless the program was started
+        /// with `measuringPeakMemory`, where GNU time measured the program alone.
         public let peakMemoryKiB: Int
     }
 
     public let path: String
     private let pid: pid_t
     private let outputPath: String
+    /// Where `/usr/bin/time` writes the program's peak memory, when it measures it.
+    private let peakPath: String?
+
+    /// GNU time, which reports the peak memory of the program it starts, and of it alone.
+    static let time = "/usr/bin/time"
 
     /// Starts `path` with `arguments`, in this process's environment or in `environment`.
-    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    ///
+    /// - Parameter measuringPeakMemory: start it through GNU time (`/usr/bin/time`, when there), so
+    ///   that ``Outcome/peakMemoryKiB`` is the program's own peak, whatever the size of this process.
+    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil, measuringPeakMemory: Bool = false) throws {
         self.path = path
-        outputPath = NSTemporaryDirectory() + "tenant-migrate-\(getpid())-\(UUID().uuidString).out"
+        let base = NSTemporaryDirectory() + "tenant-migrate-\(getpid())-\(UUID().uuidString)"
+        outputPath = base + ".out"
+        peakPath = measuringPeakMemory && FileManager.default.isExecutableFile(atPath: Self.time) ? base + ".peak" : nil
+        let (program, arguments) = peakPath.map { (Self.time, ["-f", "%M", "-o", $0, path] + arguments) } ?? (path, arguments)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { (argv + (envp ?? [])).forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = envp.map { posix_spawn(&pid, path, &actions, nil, argv, $0) } ?? posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let spawned = envp.map { posix_spawn(&pid, program, &actions, nil, argv, $0) } ?? posix_spawn(&pid, program, &actions, nil, argv, environ)
         guard spawned == 0 else {
             unlink(outputPath)
             throw EmbeddedPostgresError(message: "cannot run \(path): \(String(cString: strerror(spawned)))")
@@ -44,7 +57,10 @@ public final class ChildProcess {
         self.pid = pid
     }
 
-    deinit { unlink(outputPath) }
+    deinit {
+        unlink(outputPath)
+        if let peakPath { unlink(peakPath) }
+    }
 
     /// Waits until the program ends.
     public func wait() throws -> Outcome {
@@ -67,6 +83,9 @@ public final class ChildProcess {
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Outcome(status: exitStatus, output: output, peakMemoryKiB: usage.ru_maxrss)
+        // GNU time's last line is the peak, in KiB (a line before it tells of a signal, if any).
+        let measured = peakPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
+            .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return Outcome(status: exitStatus, output: output, peakMemoryKiB: measured ?? usage.ru_maxrss)
     }
 }
