@@ -117,9 +117,11 @@ extension Connection {
         } else {
             (opening, closing, undo) = ("BEGIN", "COMMIT", ["ROLLBACK"])
         }
+        // A statement queued before failed: thrown as it is, the savepoint was never made.
+        let outcome = try pipelineUntilFailure([Statement(opening)] + statements + [Statement(closing)])
         do {
-            let results = try pipeline([Statement(opening)] + statements + [Statement(closing)])
-            return Array(results.dropFirst().dropLast())
+            if let failure = outcome.failure { throw failure }
+            return Array(outcome.results.dropFirst().dropLast())
         } catch {
             // A failed statement left the transaction (or the savepoint) aborted: undo it.
             if PQtransactionStatus(handle) == PQTRANS_INERROR || PQtransactionStatus(handle) == PQTRANS_INTRANS {
