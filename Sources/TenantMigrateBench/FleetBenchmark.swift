@@ -52,6 +52,9 @@ struct FleetBenchmark: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Also time the psql script split over --jobs sessions.")
     var splitPsql = true
 
+    @Option(help: "Rounds: each migrates the next slice of the tenants on every side (tool, psql, psql split), in a rotating order.")
+    var rounds = 4
+
     @OptionGroup var family: FamilyOptions
 
     @OptionGroup var server: ServerOptions
@@ -59,7 +62,7 @@ struct FleetBenchmark: AsyncParsableCommand {
     func run() async throws {
         let count = tenants ?? (noop ? (catalogOnly ? 1_000_000 : 10_000) : 1_000)
         guard !catalogOnly || noop else { throw ValidationError("--catalog-only goes with --noop") }
-        guard count > 0, recipes > 0, ingredients > 0, jobs > 0, repetitions > 0, profileTenants >= 0 else {
+        guard count > 0, recipes > 0, ingredients > 0, jobs > 0, repetitions > 0, rounds > 0, profileTenants >= 0 else {
             throw ValidationError("counts, --jobs and --repetitions must be positive")
         }
         let server = try self.server.start(kind: "fleet")
@@ -109,55 +112,41 @@ struct FleetBenchmark: AsyncParsableCommand {
             (one INSERT … SELECT round trip per tenant); VACUUM ANALYZE, CHECKPOINT
             """)
 
-        // The tool.
-        let cpuBefore = FleetBench.processCPUSeconds()
-        let toolStart = clock.now
-        let report = try await migrator.migrateAll(selection: TenantSelection(pattern: "tool_*"), jobs: jobs)
-        let tool = clock.now - toolStart
-        let toolCPU = FleetBench.processCPUSeconds() - cpuBefore
-        guard report.migrated == count, report.succeeded else {
-            throw BenchError("tool: \(report.migrated) migrated, \(report.failed) failed: \(report.entries.first { $0.error != nil }?.error ?? "")")
-        }
-        let perTenant = report.entries.map(\.milliseconds).sorted()
-        _ = try? connection.execute("CHECKPOINT")
-
-        // The DBA's script, one session.
+        // The three sides, in rounds: each round migrates the next slice of every set, the sides in
+        // a rotating order, so that a machine whose load drifts (other builds, the disk) weighs on
+        // each side alike. A CHECKPOINT before each slice, so none pays for the one before.
         let v3 = migrator.family.latestVersion
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-bench-\(getuid())-fleet.sql")
-        defer { try? FileManager.default.removeItem(at: script) }
-        try FleetBench.dbaScript(tenants: FleetBench.names("psql_", count), version: v3, quoting: connection)
-            .write(to: script, atomically: true, encoding: .utf8)
-        let psqlTime = try measure {
-            let (status, output) = try runProgram(psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", database.conninfo, "-f", script.path])
-            guard status == 0 else { throw BenchError("psql exited with \(status): \(output.prefix(2000))") }
-        }
-        _ = try? connection.execute("CHECKPOINT")
-
-        // The same script split over `jobs` sessions.
-        var splitTime: Duration?
-        if splitPsql {
-            let names = FleetBench.names("psqlx_", count)
-            let parts = (0..<jobs).map { part in stride(from: part, to: names.count, by: jobs).map { names[$0] } }
-            let files = parts.indices.map { FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-bench-\(getuid())-fleet-\($0).sql") }
-            defer { files.forEach { try? FileManager.default.removeItem(at: $0) } }
-            for (part, file) in zip(parts, files) {
-                try FleetBench.dbaScript(tenants: part, version: v3, quoting: connection).write(to: file, atomically: true, encoding: .utf8)
-            }
-            let conninfo = database.conninfo
-            let failures = FleetBench.Failures()
-            splitTime = measure {
-                DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                    do {
-                        let (status, output) = try runProgram(psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-f", files[index].path])
-                        if status != 0 { failures.add("psql session \(index + 1) exited with \(status): \(output.prefix(2000))") }
-                    } catch {
-                        failures.add("\(error)")
+        let psqlRun = PsqlRun(psql: psql, conninfo: database.conninfo, version: v3, quoting: connection)
+        let slices = (0..<rounds).map { round in (count * round / rounds + 1)...(count * (round + 1) / rounds) }.filter { !$0.isEmpty }
+        var tool = Duration.zero, psqlTime = Duration.zero, split = Duration.zero
+        var toolCPU = 0.0
+        var perTenant: [Double] = []
+        for (round, slice) in slices.enumerated() {
+            func names(_ prefix: String) -> [String] { slice.map { prefix + String(format: "%04d", $0) } }
+            let sides = ["tool", "psql"] + (splitPsql ? ["split"] : [])
+            for side in sides[(round % sides.count)...] + sides[..<(round % sides.count)] {
+                _ = try? connection.execute("CHECKPOINT")
+                switch side {
+                case "tool":
+                    let cpuBefore = FleetBench.processCPUSeconds()
+                    let start = clock.now
+                    let report = try await migrator.migrateAll(selection: TenantSelection(names: names("tool_")), jobs: jobs)
+                    tool += clock.now - start
+                    toolCPU += FleetBench.processCPUSeconds() - cpuBefore
+                    guard report.migrated == slice.count, report.succeeded else {
+                        throw BenchError("tool: \(report.migrated) migrated, \(report.failed) failed: \(report.entries.first { $0.error != nil }?.error ?? "")")
                     }
+                    perTenant += report.entries.map(\.milliseconds)
+                case "psql":
+                    psqlTime += try psqlRun.run([names("psql_")])
+                default:
+                    let names = names("psqlx_")
+                    split += try psqlRun.run((0..<jobs).map { part in stride(from: part, to: names.count, by: jobs).map { names[$0] } })
                 }
             }
-            if let failure = failures.first { throw BenchError(failure) }
-            _ = try? connection.execute("CHECKPOINT")
         }
+        perTenant.sort()
+        let splitTime: Duration? = splitPsql ? split : nil
 
         // Same data and the v3 schema, whichever way.
         let samples = Array(Set(stride(from: 1, through: count, by: max(1, count / 10)).map { $0 } + [count])).sorted()
@@ -198,7 +187,8 @@ struct FleetBenchmark: AsyncParsableCommand {
         func pct(_ p: Double) -> String { String(format: "%.1f", perTenant[min(perTenant.count - 1, Int(Double(perTenant.count) * p))]) }
         var lines = [
             "",
-            "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(recipes) recipes × \(ingredients) ingredients each)",
+            "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(recipes) recipes × \(ingredients) ingredients each), "
+                + "in \(slices.count) rounds of \(format(count: slices.first?.count ?? 0)) tenants per side, the sides' order rotating",
             "tool (migrateAll, jobs \(jobs)):        \(format(tool))  (\(String(format: "%.1f", tool.inSeconds * 1000 / Double(count))) ms per tenant; "
                 + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", toolCPU)) s)",
             FleetBench.dbaScriptSummary(v3, quoting: connection),

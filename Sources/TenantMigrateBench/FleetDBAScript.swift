@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import EntityModel
 import LibPQ
 import MigrationEngine
@@ -18,14 +20,14 @@ extension FleetBench {
         change; the archive the tool keeps (_tm_archive and its index, the Meat and Fish types, each recipe ingredient's own \
         unit where it differs from its ingredient's, the type left in place); Meat and Fish made Entrée; UnitOfMeasure and \
         Ingredient filled by INSERT … SELECT DISTINCT; the links set by one UPDATE … FROM; the old columns dropped; v3's \
-        constraints and indexes; the catalog row and a history row
+        constraints and indexes; the catalog row (announced to listeners, as the tool announces it) and a history row
         """
 
     /// v1 → v3 by hand for `tenants`, as a DBA would write it: per tenant one transaction with the
     /// renames and type change, the archive of what the step overwrites or cannot keep (as the tool
     /// keeps it, so that v3 → v2 can give it back), the new tables filled by INSERT … SELECT
     /// DISTINCT, the links set by one UPDATE … FROM, Meat and Fish made Entrée, the old columns
-    /// dropped, v3's constraints and indexes, and the catalog row (and a history row) updated.
+    /// dropped, v3's constraints and indexes, and the catalog row updated and announced (and a history row).
     static func dbaScript(tenants: [String], version: ModelVersion, quoting q: some SQLQuoting) -> String {
         let catalog = TenantCatalog()
         var script = "SET client_min_messages = warning;\n"
@@ -79,5 +81,37 @@ extension FleetBench {
                        row_id, coalesce(value, '<null>'), coalesce(left_value, '<null>'), compares), ',' ORDER BY table_name, column_name, row_id)), '')
                     FROM \(s)._tm_archive)
             """)[0].decode(String.self, at: 0)
+    }
+}
+
+/// Runs the DBA's script for some tenants through psql, one session per part, the parts at once.
+struct PsqlRun {
+    let psql: String
+    let conninfo: String
+    let version: ModelVersion
+    let quoting: Connection
+
+    /// Runs the script of each part of `parts` in a psql session of its own, all at once; returns
+    /// the wall time (the scripts are written before the clock starts).
+    func run(_ parts: [[String]]) throws -> Duration {
+        let files = parts.indices.map { FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-bench-\(getuid())-fleet-\($0).sql") }
+        defer { files.forEach { try? FileManager.default.removeItem(at: $0) } }
+        for (part, file) in zip(parts, files) {
+            try FleetBench.dbaScript(tenants: part, version: version, quoting: quoting).write(to: file, atomically: true, encoding: .utf8)
+        }
+        let failures = FleetBench.Failures()
+        let psql = psql, conninfo = conninfo
+        let elapsed = measure {
+            DispatchQueue.concurrentPerform(iterations: files.count) { index in
+                do {
+                    let (status, output) = try runProgram(psql, ["-X", "-q", "-o", "/dev/null", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-f", files[index].path])
+                    if status != 0 { failures.add("psql session \(index + 1) exited with \(status): \(output.prefix(2000))") }
+                } catch {
+                    failures.add("\(error)")
+                }
+            }
+        }
+        if let failure = failures.first { throw BenchError(failure) }
+        return elapsed
     }
 }

@@ -138,7 +138,7 @@ public final class StepArchive {
             }
             pending.removeAll(keepingCapacity: true)
         }
-        guard final, hasPolicyValues else { return }
+        guard final, hasPolicyValues, stagingTable != nil || !insertedPending else { return }
         if let stagingTable {
             let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
             try connection.sendWithNextRoundTrip(Statement(
@@ -162,10 +162,12 @@ public final class StepArchive {
         self.stagingTable = nil
     }
 
-    /// The values policies archived, all at once: one `INSERT … SELECT` from arrays, the first
-    /// value of each row kept, queued.
+    /// The values policies archived, all at once: one `INSERT … SELECT` from arrays, queued. A value
+    /// is kept once: the first a policy archived for its row, unless the step's own copies archived
+    /// the row already (no staging table is involved, so no de-duplication pass is needed after it).
     private func insertPending() throws {
         hasPolicyValues = true
+        insertedPending = true
         var tables = ArrayLiteral(), columns = ArrayLiteral(), ids = ArrayLiteral(), values = ArrayLiteral()
         for (table, column, id, value) in pending {
             tables.append(table)
@@ -178,12 +180,16 @@ public final class StepArchive {
         try connection.sendWithNextRoundTrip(Statement(
             "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
                 + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value "
-                + "FROM \(rows) WITH ORDINALITY AS s(table_name, column_name, row_id, value, n) ORDER BY s.table_name, s.column_name, s.row_id, s.n",
+                + "FROM \(rows) WITH ORDINALITY AS s(table_name, column_name, row_id, value, n) "
+                + "WHERE NOT EXISTS (SELECT FROM \(archiveTable) AS a WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = s.table_name "
+                + "AND a.column_name = s.column_name AND a.row_id = s.row_id) ORDER BY s.table_name, s.column_name, s.row_id, s.n",
             binds: [PQBind.text(from), PQBind.text(to), tables.bind, columns.bind, ids.bind, values.bind]))
     }
 
     /// Whether policies archived values in this step (then the step's entries are made unique at its end).
     private var hasPolicyValues = false
+    /// Whether they went in by ``insertPending()``, unique already.
+    private var insertedPending = false
 
     private func prepareStaging() throws -> String {
         hasPolicyValues = true

@@ -44,7 +44,8 @@ final class PolicyRunner {
     func createRelationships(for mapping: EntityMapping) throws {
         guard let (context, policy) = policies.first(where: { $0.context.mapping.name == mapping.name }) else { return }
         context.relationshipPassIsDefault = false
-        try stream(mapping, related: policy.transforms) { row in
+        // The first row alone first: a policy without a relationship pass needs no more.
+        try stream(mapping, related: policy.transforms, firstFetch: 1) { row in
             try self.stage("createRelationships", context, policy, row: row.id) { try policy.createRelationships(for: row, in: context) }
             // A policy without a relationship pass: no need to read every row again.
             return !context.relationshipPassIsDefault
@@ -84,7 +85,7 @@ final class PolicyRunner {
     /// until `body` returns false.
     /// The to-many relationships named in `related` (a policy's `transforms`) come as id lists,
     /// read by the same query (``SourceRow/related(_:)``).
-    private func stream(_ mapping: EntityMapping, related: [String], _ body: (SourceRow) throws -> Bool) throws {
+    private func stream(_ mapping: EntityMapping, related: [String], firstFetch: Int? = nil, _ body: (SourceRow) throws -> Bool) throws {
         let connection = session.connection
         let q = connection
         let compiler = session.compiler
@@ -117,13 +118,15 @@ final class PolicyRunner {
         // The cursor is declared with its first FETCH, in one round trip, and closed with the next one.
         try connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)"))
         defer { try? connection.sendWithNextRoundTrip(Statement("CLOSE \(cursor)")) }
+        var size = firstFetch ?? fetchSize
         while true {
-            let batch = try connection.execute("FETCH FORWARD \(fetchSize) FROM \(cursor)")
+            let batch = try connection.execute("FETCH FORWARD \(size) FROM \(cursor)")
             if batch.rowCount == 0 { break }
             for row in batch {
                 guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: columns)) else { return }
             }
-            if batch.rowCount < fetchSize { break }
+            if batch.rowCount < size { break }
+            size = fetchSize
         }
     }
 }
