@@ -120,12 +120,21 @@ struct FleetBenchmark: AsyncParsableCommand {
         let slices = (0..<rounds).map { round in (count * round / rounds + 1)...(count * (round + 1) / rounds) }.filter { !$0.isEmpty }
         var tool = Duration.zero, psqlTime = Duration.zero, split = Duration.zero
         var toolCPU = 0.0
+        // The server's CPU for each side (nil for a server elsewhere).
+        let serverCPU = ServerCPU(connection)
+        var serverSeconds: [String: Double] = [:]
         var perTenant: [Double] = []
         for (round, slice) in slices.enumerated() {
             func names(_ prefix: String) -> [String] { slice.map { prefix + String(format: "%04d", $0) } }
             let sides = ["tool", "psql"] + (splitPsql ? ["split"] : [])
             for side in sides[(round % sides.count)...] + sides[..<(round % sides.count)] {
                 _ = try? connection.execute("CHECKPOINT")
+                let serverBefore = serverCPU?.seconds() ?? 0
+                defer {
+                    // A psql session's backend is counted once the postmaster has reaped it.
+                    if side != "tool" { FleetBench.waitForPsqlSessionsToEnd(connection) }
+                    serverSeconds[side, default: 0] += (serverCPU?.seconds() ?? 0) - serverBefore
+                }
                 switch side {
                 case "tool":
                     let cpuBefore = FleetBench.processCPUSeconds()
@@ -201,6 +210,12 @@ struct FleetBenchmark: AsyncParsableCommand {
         if let splitTime {
             lines.append(String(format: "ratio tool / psql (%d sessions):  %.2f", jobs, tool.inSeconds / splitTime.inSeconds))
         }
+        if serverCPU != nil {
+            func perTenant(_ side: String) -> String { String(format: "%.1f ms", (serverSeconds[side] ?? 0) * 1000 / Double(count)) }
+            lines.append("server CPU per tenant (every PostgreSQL process, from /proc; the same whatever the load): tool \(perTenant("tool")), "
+                + "psql \(perTenant("psql"))" + (splitPsql ? ", psql split \(perTenant("split"))" : "")
+                + String(format: "; tool client CPU %.1f ms", toolCPU * 1000 / Double(count)))
+        }
         lines.append("checks: tenants \(samples.map(String.init).joined(separator: ", ")) of every set hold the same data, and verify clean at v3")
         if let profile { lines += profile.lines() }
         print(lines.joined(separator: "\n"))
@@ -209,6 +224,17 @@ struct FleetBenchmark: AsyncParsableCommand {
 
 /// Helpers shared by the fleet and create benchmarks.
 enum FleetBench {
+    /// Waits (up to 5 s) until no psql session is connected to `connection`'s database, and a moment more.
+    static func waitForPsqlSessionsToEnd(_ connection: Connection) {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, let sessions = try? connection.execute(
+            "SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'psql'"
+        ).first?.decode(Int.self, at: 0), sessions > 0 {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+
     /// `prefix0001`, `prefix0002`, …
     static func names(_ prefix: String, _ count: Int) -> [String] {
         count == 0 ? [] : (1...count).map { prefix + String(format: "%04d", $0) }
