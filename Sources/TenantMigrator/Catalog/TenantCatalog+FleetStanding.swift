@@ -39,7 +39,7 @@ extension TenantCatalog {
         // $1 family, $2 target, $3 the selected names (NULL: any), $4 the pattern as LIKE (NULL: any).
         let selected = "family = $1 AND ($3::text[] IS NULL OR name = ANY ($3::text[])) AND ($4::text IS NULL OR name LIKE $4 ESCAPE '\\')"
         let parameters: [(any PQEncodable)?] = [
-            family, target, selection.names.isEmpty ? nil : Self.textArray(selection.names), selection.pattern.map(Self.likePattern),
+            family, target, selection.names.isEmpty ? nil : CatalogArray.text(selection.names), selection.pattern.map(Self.likePattern),
         ]
         var statements = [
             Statement("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(tenants) WHERE version = $2 AND \(selected)", parameters),
@@ -72,8 +72,12 @@ extension TenantCatalog {
         return like
     }
 
+}
+
+/// `text[]` parameters for the catalog's statements.
+enum CatalogArray {
     /// A `text[]` literal of `values`, each quoted.
-    static func textArray(_ values: [String]) -> String {
+    static func text(_ values: [String]) -> String {
         "{" + values.map { "\"" + $0.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" }
             .joined(separator: ",") + "}"
     }

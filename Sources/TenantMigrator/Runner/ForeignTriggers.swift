@@ -6,8 +6,10 @@ import LibPQ
 /// The model never creates triggers, so every user trigger on a tenant table is someone else's.
 /// A tenant role that could create one (by owning a table, or holding TRIGGER on it) must not get
 /// its code run with the migrator's rights by the migration's own writes. So, inside the tenant's
-/// transaction and after its tables are locked, each enabled user trigger (listed by the attempt's
-/// first round trip, ``TenantSchemaFacts``) is disabled
+/// transaction and after its tables are locked, each enabled user trigger on a table of the family
+/// (of any version; the migration writes no other table of the schema, and what a cascade from them
+/// writes in another table runs as that table's owner) — listed by the attempt's first round trip,
+/// ``TenantSchemaFacts`` — is disabled
 /// (`ALTER TABLE … DISABLE TRIGGER`), and re-enabled, in its original mode, just before commit.
 /// Other sessions never see them disabled: the change is part of the transaction. Internal
 /// triggers (those behind foreign keys) are left alone, so constraints still hold.

@@ -31,7 +31,7 @@ extension TenantRun {
             Statement("SAVEPOINT tm_record"), catalog.lockedRecordStatement(tenant, connection), Statement("RELEASE SAVEPOINT tm_record"),
         ]
         let factsIndex = statements.count
-        statements.append(TenantSchemaFacts.statement(of: tenant, in: catalog, connection))
+        statements.append(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection))
         var lockIndex: Int?
         let expectedTables = expectation.map { TenantMigrationRunner.tablesToLock(of: $0.version, inSchema: $0.schema, connection) } ?? []
         if !expectedTables.isEmpty {
@@ -55,7 +55,7 @@ extension TenantRun {
             try connection.script("ROLLBACK TO SAVEPOINT tm_record")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_record"))
             let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
-            let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, connection)))
+            let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection)))
             return Opening(record: record, facts: facts, lockedVersion: nil)
         }
         guard let row = outcome.results[recordIndex].first else { throw TenantMigratorError.unknownTenant(tenant) }
@@ -82,21 +82,29 @@ struct TenantSchemaFacts {
     var hasArchive = false
 
     /// The one query, for the schema the catalog records for `tenant` (so it can go out in the same
-    /// pipeline as the read of the record).
-    static func statement(of tenant: TenantName, in catalog: TenantCatalog, _ quoting: some SQLQuoting) -> Statement {
-        Statement("""
-            WITH tenant AS (SELECT schema_name FROM \(catalog.qualified("tenants", quoting)) WHERE name = $1)
+    /// pipeline as the read of the record), and the tables of `family` (any version's) there: each
+    /// found by name and its triggers by table, on the system catalogs' indexes, so the query costs
+    /// the same however many tenants (and tables) the database holds.
+    static func statement(of tenant: TenantName, in catalog: TenantCatalog, family: ModelFamily, _ quoting: some SQLQuoting) -> Statement {
+        let tables = Set(family.versions.flatMap { $0.relationalSchema().tables.map(\.name) }).sorted()
+        return Statement("""
+            WITH tenant AS (SELECT schema_name FROM \(catalog.qualified("tenants", quoting)) WHERE name = $1),
+            tables AS (
+                SELECT pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, t.name)) AS oid
+                FROM tenant, pg_catalog.unnest($3::pg_catalog.text[]) AS t(name)
+            )
             SELECT 'trigger'::pg_catalog.text, t.oid::pg_catalog.int8, t.tgname::pg_catalog.text, t.tgenabled::pg_catalog.text,
                    pg_catalog.format('%I.%I', n.nspname, c.relname)
-            FROM pg_catalog.pg_trigger t
+            FROM tables
+            JOIN pg_catalog.pg_trigger t ON t.tgrelid = tables.oid
             JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = (SELECT schema_name FROM tenant) AND NOT t.tgisinternal AND t.tgenabled <> 'D'
+            WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
             UNION ALL
             SELECT 'archive', 0, NULL, NULL, NULL FROM tenant
             WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text)) IS NOT NULL
             ORDER BY 1, 5, 3
-            """, [tenant.rawValue, TenantArchive.tableName])
+            """, [tenant.rawValue, TenantArchive.tableName, CatalogArray.text(tables)])
     }
 
     /// The facts ``statement(of:in:_:)`` returned.

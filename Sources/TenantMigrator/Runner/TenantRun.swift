@@ -35,7 +35,7 @@ struct TenantRun {
 
     var settings: MigrationSettings { runner.settings }
     var catalog: TenantCatalog { runner.catalog }
-    private var family: ModelFamily { runner.family }
+    var family: ModelFamily { runner.family }
     private func elapsed() -> Double { (clock.now - started).inMilliseconds }
 
     /// Every attempt, until one ends the call.
