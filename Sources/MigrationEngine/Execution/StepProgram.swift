@@ -30,6 +30,9 @@ struct StepProgram: Sendable {
             case offset(SQL)
             /// The mapping's policy makes the rows and records which source row made which.
             case madeByPolicy
+            /// One row per distinct key of the source rows (`distinct:`), from each key's first row:
+            /// its id is the offset plus the key's rank (``DistinctRows``).
+            case perKey(DistinctRows)
         }
 
         let mapping: EntityMapping
@@ -92,7 +95,8 @@ struct StepProgram: Sendable {
         var lines = (schemaChanges + dataMoves).map(\.sql)
         for compiled in mappings {
             let mapping = compiled.mapping
-            lines.append("-- mapping \(raw: mapping.name): \(raw: mapping.source) → \(raw: mapping.destination)\(raw: mapping.filter.map { " where \($0)" } ?? "")")
+            lines.append("-- mapping \(raw: mapping.name): \(raw: mapping.source) → \(raw: mapping.destination)\(raw: mapping.filter.map { " where \($0)" } ?? "")"
+                + "\(raw: mapping.distinct.map { ", one per distinct \($0.key) (first row by \($0.orderBy ?? "source.id"))" } ?? "")")
             lines += compiled.createInstances
             if let policy = mapping.policy { lines.append("-- policy \(raw: policy): createDestinationInstances for each source row (streamed), rows written with COPY") }
         }

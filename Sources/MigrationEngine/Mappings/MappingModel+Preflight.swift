@@ -79,6 +79,12 @@ extension MappingModel {
         if let filter = mapping.filter {
             try check(filter, subject: "the filter", at: mapping.filterLocation) { "SELECT 1 FROM \($1) WHERE (\($0))" }
         }
+        if let distinct = mapping.distinct {
+            try check(distinct.key, subject: "the distinct key", at: distinct.location) { "SELECT (\($0)) FROM \($1) GROUP BY 1" }
+            if let order = distinct.orderBy {
+                try check(order, subject: "the orderBy list", at: distinct.orderByLocation) { "SELECT 1 FROM \($1) ORDER BY \($0)" }
+            }
+        }
         for attribute in mapping.attributes {
             try check(attribute.expression, subject: "the value expression of \(attribute.attribute)", at: attribute.location) { "SELECT (\($0)) FROM \($1)" }
         }
