@@ -207,7 +207,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TenantMigrateCLITests",
-            dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "PostgresTestSupport", "TenantMigratorTestSupport"]
+            dependencies: [
+                "TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "EmbeddedPostgres", "PostgresTestSupport", "TenantMigratorTestSupport",
+            ]
         ),
 
         // Whole-product suites: fleets and security through the library and the command line, and

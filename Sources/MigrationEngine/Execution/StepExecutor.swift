@@ -117,6 +117,8 @@ public struct StepExecutor {
             try batch.send()
             try policies?.createRelationships(for: compiled.mapping)
         }
+        batch.add(program.mappingsTearDown, movesData: false)
+        try batch.send()
         statistics = statistics + batch.statistics
         return policies
     }

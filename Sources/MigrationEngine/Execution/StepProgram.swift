@@ -80,6 +80,11 @@ struct StepProgram: Sendable {
         self.mapped = mapped
     }
 
+    /// What goes once every mapping set its relationships: the distinct mappings' keys tables.
+    var mappingsTearDown: [SQL] {
+        mappings.compactMap { if case let .perKey(rows) = $0.ids { rows.tearDown } else { nil } }
+    }
+
     /// The schema operations of the in-place step, in the order they run (the mappings run between
     /// the data moves and the closing ones).
     var operations: [SchemaOperation] {
@@ -104,6 +109,7 @@ struct StepProgram: Sendable {
             lines += compiled.createRelationships
             if let policy = compiled.mapping.policy { lines.append("-- policy \(raw: policy): createRelationships for each source row (skipped if it has none)") }
         }
+        lines += mappingsTearDown
         lines += closing.map(\.sql)
         lines += mappings.compactMap { $0.mapping.policy.map { "-- policy \(raw: $0): validate, end" } }
         return lines

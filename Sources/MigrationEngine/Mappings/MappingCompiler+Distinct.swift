@@ -5,7 +5,7 @@ import EntityModel
 /// on the key. See ``DistinctRows``.
 extension MappingCompiler {
     /// The compiled form of a distinct mapping; the joins its key, order and filter need are added
-    /// to `outer` too, so that a query over `outer` may use its ``DistinctRows/destinationID``.
+    /// to `outer` too.
     func distinctRows(_ mapping: EntityMapping, into outer: inout Selection) throws -> DistinctRows? {
         guard let distinct = mapping.distinct, let sourceTable = sourceTable(of: mapping.source) else { return nil }
         var selection = Selection()
@@ -25,26 +25,31 @@ extension MappingCompiler {
         return try distinctRows(mapping, into: &unused)
     }
 
-    /// Pass 1 of a distinct mapping: the offset, one row per key from its first row (attributes as
-    /// for any mapping into another table, unmentioned ones copied by name), the identity moved on.
+    /// Pass 1 of a distinct mapping: the offset, the keys (``DistinctRows/setUp``), one row per key
+    /// from its first row (attributes as for any mapping into another table, unmentioned ones
+    /// copied by name), the identity moved on.
     func createDistinctInstances(_ mapping: EntityMapping, into table: Table) throws -> [SQL] {
         var selection = Selection()
         guard let rows = try distinctRows(mapping, into: &selection) else { return [] }
         let values = try attributeValues(of: mapping, into: &selection, copyUnmentioned: true)
-        return insertRows(of: mapping, into: table, id: rows.destinationID, values: values, from: selection.from(rows.sourceTable), whereClause: " WHERE \(rows.isFirstRow)")
+        var statements = insertRows(of: mapping, into: table, id: "tm_keys.id", values: values,
+                                    from: selection.from(rows.sourceTable) + " " + rows.joinFirstRows(as: "tm_keys"), whereClause: "")
+        // The keys are fixed once the offset is known, before the rows are made from them.
+        statements.insert(contentsOf: rows.setUp, at: 1)
+        return statements
     }
 
     /// The id of the row that distinct mapping `target` made for the key of the row at `from` (a
     /// key path from `entity` to a row of the target's source entity): a LEFT JOIN of the target's
-    /// keys, added to `selection`, and the column to read. NULL where the target made no row for
-    /// that key.
+    /// keys table, added to `selection`, and the column to read. NULL where the target made no row
+    /// for that key.
     func distinctLink(to target: EntityMapping, from path: String, of entity: String, into selection: inout Selection) throws -> SQL {
         guard let distinct = target.distinct, let rows = try distinctRows(target) else {
             throw MappingCompileError("mapping \(target.name) is not a distinct mapping")
         }
         let alias = "tm_key_\(selection.joins.count)"
         let key = try rewrite(Self.expression(distinct.key, at: path), from: entity, into: &selection)
-        selection.joins.append("LEFT JOIN (\(rows.keyIDs)) AS \(raw: alias) ON \(raw: alias).key = (\(key))")
+        selection.joins.append("LEFT JOIN \(table: rows.keysTable) AS \(raw: alias) ON \(raw: alias).key = (\(key))")
         return "\(raw: alias).id"
     }
 
@@ -63,8 +68,8 @@ extension MappingCompiler {
 
     /// The one-statement form of pass 2 where an in-place mapping's only relationship links each
     /// row to a distinct mapping's row for its own key, into a foreign key this step adds (NULL
-    /// until now): `UPDATE S AS source SET fk = k.id FROM (keys) AS k WHERE k.key = K`, what one
-    /// would write by hand. Nil where the general form is needed (joins, other relationships, a
+    /// until now): `UPDATE S AS source SET fk = k.id FROM keys AS k WHERE k.key = K`, what one
+    /// would write by hand (`keys`: the target's keys table). Nil where the general form is needed (joins, other relationships, a
     /// column that held values already).
     func plainDistinctLink(_ mapping: EntityMapping, in model: MappingModel, table: Table) throws -> SQL? {
         guard isInPlace(mapping), mapping.relationships.count == 1, let relationship = mapping.relationships.first,
@@ -79,7 +84,7 @@ extension MappingCompiler {
         let key = try rewrite(distinct.key, from: mapping.source, into: &selection)
         let conditions = try self.conditions(of: mapping, into: &selection)
         guard selection.joins.isEmpty else { return nil }
-        return "UPDATE \(table: table.name) AS source SET \(id: column.name) = tm_key.id FROM (\(rows.keyIDs)) AS tm_key "
+        return "UPDATE \(table: table.name) AS source SET \(id: column.name) = tm_key.id FROM \(table: rows.keysTable) AS tm_key "
             + "WHERE \((["tm_key.key = (\(key))"] + conditions), joinedBy: " AND ")"
     }
 }

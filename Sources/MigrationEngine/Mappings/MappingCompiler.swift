@@ -211,8 +211,9 @@ struct MappingCompiler {
         }
         if let plain = try plainDistinctLink(mapping, in: model, table: table) { return [plain] }
         var selection = Selection()
-        // A distinct mapping's rows are those of its keys' first rows.
+        // A distinct mapping's rows are those of its keys' first rows, with their ids.
         let holder = try distinctRows(mapping, into: &selection)
+        if let holder { selection.joins.append(holder.joinFirstRows(as: "tm_holder")) }
         var values: [(String, SQL)] = []
         for relationship in mapping.relationships {
             guard let (declaredBy, _) = destination.allRelationships(of: mapping.destination).first(where: { $0.relationship.name == relationship.relationship }),
@@ -250,11 +251,10 @@ struct MappingCompiler {
             values.append((column.name, candidates.count == 1 ? candidates[0] : "coalesce(\(candidates, joinedBy: ", "))"))
         }
         guard !values.isEmpty else { return [] }
-        let whereClause: SQL
-        if let holder { whereClause = " WHERE \(holder.isFirstRow)" } else { whereClause = Self.whereClause(try conditions(of: mapping, into: &selection)) }
+        let whereClause: SQL = holder != nil ? "" : Self.whereClause(try conditions(of: mapping, into: &selection))
         let fromClause = selection.from(sourceTable)
-        let idExpression: SQL = holder?.destinationID
-            ?? (isInPlace(mapping) ? "source.id" : "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping)))::bigint")
+        let idExpression: SQL = holder != nil ? "tm_holder.id"
+            : (isInPlace(mapping) ? "source.id" : "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping)))::bigint")
         let selectList: [SQL] = values.enumerated().map { "\($0.element.1) AS v\(raw: String($0.offset))" }
         let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.0) = s.v\(raw: String($0.offset))" }
         return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "

@@ -61,18 +61,7 @@ struct MappingLoaderDistinctTests {
     /// `orderBy:` takes a string or a list of `ORDER BY` items.
     @Test func orderByIsAStringOrAList() throws {
         func orderBy(_ yaml: String) throws -> String? {
-            let text = """
-                source: v2
-                destination: v3
-                entityMappings:
-                  - name: IssueToStatus
-                    source: Issue
-                    destination: Status
-                    distinct: lower(source.status)
-                    orderBy: \(yaml)
-                    attributes: { name: source.status }
-                """
-            return try MappingModel.load(yaml: text, file: "t.yaml", family: Self.bugTracker, policies: PolicyRegistry())
+            try MappingModel.load(yaml: bugTrackerMapping(distinct: "lower(source.status)", orderBy: yaml), file: "t.yaml", family: Self.bugTracker, policies: PolicyRegistry())
                 .entityMapping(named: "IssueToStatus")?.distinct?.orderBy
         }
         #expect(try orderBy("\"source.dueDate DESC NULLS LAST\"") == "source.dueDate DESC NULLS LAST")
