@@ -43,10 +43,11 @@ extension MappingLoader {
     /// to a row of the mapping's source entity, whose key is looked up (the short form
     /// `rel: Mapping` means the source row itself). The key path of any other short form is
     /// checked here.
-    mutating func resolveDistinctLinks(_ mappings: [EntityMapping], source: ModelVersion) -> [EntityMapping] {
+    mutating func resolveDistinctLinks(_ mappings: [EntityMapping], source: ModelVersion, destination: ModelVersion) -> [EntityMapping] {
         let byName = Dictionary(mappings.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         return mappings.map { mapping in
-            guard source.entity(named: mapping.source) != nil else { return mapping }
+            // (A mapping whose entities are wrong was reported already; its key paths are not checked.)
+            guard source.entity(named: mapping.source) != nil, destination.entity(named: mapping.destination)?.isAbstract == false else { return mapping }
             let relationships = mapping.relationships.map { relationship -> RelationshipMapping in
                 let defaulted = defaultedFroms.contains(mapping.name + "." + relationship.relationship)
                 let distinct = relationship.mappings.compactMap { byName[$0] }.filter { $0.distinct != nil }

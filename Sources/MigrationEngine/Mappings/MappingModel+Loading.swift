@@ -141,7 +141,7 @@ struct MappingLoader {
         validateReferences(mappings, source: source)
         let direction = (try? family.path(from: sourceName, to: destinationName).direction) ?? .up
         let pair = VersionPair(source: source, destination: destination, direction: direction)
-        mappings = resolveDistinctLinks(mappings, source: source)
+        mappings = resolveDistinctLinks(mappings, source: source, destination: destination)
         validatePolicyMappings(mappings, across: pair)
         validateDistinctMappings(mappings, across: pair)
         return MappingModel(file: reader.file, sourceVersion: sourceName, destinationVersion: destinationName, entityMappings: mappings,
