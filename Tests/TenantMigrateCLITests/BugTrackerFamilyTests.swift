@@ -8,16 +8,9 @@ import Testing
 /// Issue 20's first hour, as a test: a bug tracker modelled from the docs alone, written only in
 /// YAML (`PackagePaths.bugTrackerFamily`), run by the stock `tenant-migrate` up and down. v2 → v3
 /// turns the status text into a de-duplicated Status with a to-one from Issue, and NULL priorities
-/// into 0.
-///
-/// Known gap, not of this family: a NULL priority that v2 → v3 turns into 0 does not come back as
-/// NULL yet, because the archive skips NULL originals (`ArchivePlan.copy` archives only
-/// `value IS NOT NULL`). Issue 22 (branch `archive`) archives them; once it is merged, the known
-/// issues below are no longer recorded and their `withKnownIssue` wrappers must go.
+/// into 0; the way down gives every spelling and every NULL back from the archive.
 @Suite("BugTracker: YAML only, through tenant-migrate")
 struct BugTrackerFamilyTests {
-    static let archiveGap = "the archive does not keep NULL originals yet: NULL priorities come back as 0 (issue 22, branch archive)"
-
     func bugTracker(_ arguments: [String], on conninfo: String) async throws -> TenantMigrateExecutable.Output {
         try await TenantMigrateExecutable.run(arguments, database: conninfo, migrations: PackagePaths.bugTrackerFamily)
     }
@@ -54,33 +47,21 @@ struct BugTrackerFamilyTests {
             let down = try await bugTracker(["rollback", "--all", "--to", "v1"], on: conninfo)
             #expect(down.status == 0 && down.stdout.contains("2 rolled back"), "\(down.stdout)\n\(down.stderr)")
             for (tenant, issues) in tenants {
-                let after = try BugTrackerIssues.issues(in: "tenant_" + tenant, version: "v1", on: connection)
-                let nullPriorities = Set(issues.rows.filter { $0.priority == nil }.map { String($0.id) })
-                let hadNullPriority = { (row: [String?]) in nullPriorities.contains(row[0]!) }
-                #expect(after.count == before[tenant]!.count)
-                #expect(after.filter { !hadNullPriority($0) } == before[tenant]!.filter { !hadNullPriority($0) },
-                        "\(tenant): every spelling of every status comes back")
-                #expect(after.filter(hadNullPriority).map { [$0[0], $0[1], $0[2], $0[4]] } == before[tenant]!.filter(hadNullPriority).map { [$0[0], $0[1], $0[2], $0[4]] })
-                withKnownIssue(Comment(rawValue: Self.archiveGap)) {
-                    #expect(after.filter(hadNullPriority) == before[tenant]!.filter(hadNullPriority))
-                }
+                #expect(try BugTrackerIssues.issues(in: "tenant_" + tenant, version: "v1", on: connection) == before[tenant],
+                        "\(tenant): every spelling of every status, and every NULL priority, comes back")
             }
         }
     }
 
     /// `check --round-trip` (generated data, NULLs included): every trip gives every value back,
-    /// nothing excused; but for the NULL priorities the archive does not keep yet.
+    /// nothing excused.
     @Test func theRoundTripCheckPasses() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let output = try await bugTracker(["check", "--round-trip", "--json"], on: conninfo)
             let report = try JSONDecoder().decode(RoundTripReport.self, from: Data(output.stdout.utf8))
             #expect(Set([["v1", "v2", "v1"], ["v2", "v3", "v2"], ["v1", "v3", "v1"]]).isSubset(of: Set(report.trips.map(\.path))), "\(report.trips.map(\.path))")
             #expect(report.trips.allSatisfy { $0.error == nil && $0.excused == 0 }, "\(report)")
-            let differences = report.trips.flatMap(\.differences)
-            #expect(differences.allSatisfy { $0.table == "issue" && $0.column == "priority" && $0.before == "null" && $0.after == "0" }, "\(differences)")
-            withKnownIssue(Comment(rawValue: Self.archiveGap)) {
-                #expect(output.status == 0 && report.passed, "\(output.stdout)\n\(output.stderr)")
-            }
+            #expect(output.status == 0 && report.passed, "\(output.stdout)\n\(output.stderr)")
         }
     }
 }

@@ -16,7 +16,10 @@ extension MappingAccountant {
         guard let distinct = mapping.distinct, let rows = try compiler.distinctRows(mapping) else { return [] }
         let by = "mapping \(mapping.name): one \(mapping.destination) per distinct \(distinct.key)"
         let scope = try filterPredicate(of: mapping)
-        let linked = isLinked(mapping)
+        // The foreign key that links each row to the row made for its key: what the mapping derives
+        // from the row's values there (the archive compares it before it gives them back).
+        let link = self.link(to: mapping)
+        let linked = link != nil
         var claims: [(String, Claim)] = []
         var seen: Set<String> = []
         for expression in readExpressions(of: mapping) {
@@ -29,16 +32,17 @@ extension MappingAccountant {
                 }
                 guard linked else { continue }
                 if isKey(distinct.key, column: read.column, of: mapping.source) {
-                    claims.append((key, Claim(fate: .transformed(by: by), rows: scope, keepsEveryValue: false, byDistinctMapping: true)))
+                    claims.append((key, Claim(fate: .transformed(by: by), rows: scope, keepsEveryValue: false, derived: link, byDistinctMapping: true)))
                     continue
                 }
                 let column: SQL = "source.\(id: differ.currentName(ofOldColumn: read.column, in: read.table))"
                 let merged = PlaceholderQuoting.text(rows.rowsDiffering(in: column))
-                let kept = StepAccount.RowSet.both(scope.map(StepAccount.RowSet.init), StepAccount.RowSet("NOT (\(merged))"))?.predicate
-                // Not kept: the values it merges and, outside its filter, every value.
+                // Not kept: the values it merges and, outside its filter, every value. (Its rows
+                // are its scope: the merged ones are in it too, destroyed, but no `NOT (… IN …)`
+                // reaches a statement the archive runs.)
                 let notKept = scope.map { "(NOT (\($0)) AND \(PlaceholderQuoting.text(column)) IS NOT NULL) OR \(merged)" } ?? merged
                 claims.append((key, Claim(
-                    fate: .transformed(by: by), rows: kept, keepsEveryValue: false, merges: notKept,
+                    fate: .transformed(by: by), rows: scope, keepsEveryValue: false, derived: link, merges: notKept,
                     mergedBy: "mapping \(mapping.name) keeps one value per distinct \(distinct.key), its first row's "
                         + "(by \(distinct.orderBy.map { "\($0), then source.id" } ?? "source.id")); the other values of each key are merged into it",
                     byDistinctMapping: true
@@ -80,14 +84,17 @@ extension MappingAccountant {
         return expressions
     }
 
-    /// Whether rows of the mapping's source entity are linked to the rows it makes: a mapping of
-    /// one row per source row names it in a relationship `from: source`.
-    private func isLinked(_ mapping: EntityMapping) -> Bool {
+    /// The foreign key that links rows of the mapping's source entity to the rows it makes: of a
+    /// mapping of one row per source row, in place, with a relationship to it `from: source`. Nil
+    /// when no row is linked.
+    private func link(to mapping: EntityMapping) -> StepAccount.Location? {
         let root = source.rootEntity(of: mapping.source)
-        return model.entityMappings.contains { other in
-            other.distinct == nil && source.entity(named: other.source) != nil && source.rootEntity(of: other.source) == root
-                && other.relationships.contains { $0.mappings == [mapping.name] && $0.from == "source" }
+        for other in model.entityMappings where other.distinct == nil && source.entity(named: other.source) != nil && source.rootEntity(of: other.source) == root {
+            for relationship in other.relationships where relationship.mappings == [mapping.name] && relationship.from == "source" {
+                if let column = destinationColumn(relationship: relationship.relationship, of: other.destination) { return column }
+            }
         }
+        return nil
     }
 
     /// Whether the key is exactly the key path `source.<attribute>` of this column: each row's

@@ -12,18 +12,28 @@ public final class StepArchive {
     let plan: ArchivePlan
     let schema: String
     let connection: Connection
-    /// Source `table.column` (`table.` for whole rows) that this step archived values of.
-    private(set) var archivedColumns: Set<String> = []
+    /// Whether this run copies what the step destroys (`--no-archive` turns it off; restores
+    /// happen either way).
+    let copies: Bool
+    /// The items (and policy-archived columns) this step archived values of.
+    private(set) var archivedItems: [ArchivePlan.Item] = []
     /// Values a policy archived, not yet sent: table, column, row id, value.
     private var pending: [(String, String, Int64, String?)] = []
     private var stagingTable: String?
     /// Archived values a reverse step's policy asked for, loaded once per table and column.
     private var loaded: [String: [Int64: String?]] = [:]
+    /// Whether the tenant has an archive (read once).
+    private var knownToExist: Bool?
+    /// The entries this step restores, per pair key: their tables and columns (found at its start).
+    var restorable: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
+    /// How many entries the archive held at the step's start.
+    var entryCount = 0
 
-    init(plan: ArchivePlan, schema: String, connection: Connection) {
+    init(plan: ArchivePlan, schema: String, connection: Connection, copies: Bool = true) {
         self.plan = plan
         self.schema = schema
         self.connection = connection
+        self.copies = copies
     }
 
     /// The step's ends (a fused step's first and last version).
@@ -33,13 +43,26 @@ public final class StepArchive {
     var sourceSchema: RelationalSchema { plan.sourceSchema }
     var destinationSchema: RelationalSchema { plan.destinationSchema }
 
+    /// Whether the tenant's schema has an archive.
+    func archiveExists() throws -> Bool {
+        if let knownToExist { return knownToExist }
+        let exists = try TenantArchive.exists(inSchema: schema, on: connection)
+        knownToExist = exists
+        return exists
+    }
+
     // MARK: Running
 
-    /// Before the step: creates the archive if needed, removes this pair's earlier entries (the
-    /// step now archives afresh), and copies the values a narrowing would change.
+    /// Before the step: creates the archive if needed, removes the earlier entries of every pair
+    /// the step crosses (it now archives afresh), and copies the values a narrowing would change.
     func beforeStep() throws {
-        try TenantArchive.ensure(inSchema: schema, on: connection)
-        try connection.execute("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [from, to])
+        if try !archiveExists() {
+            try TenantArchive.ensure(inSchema: schema, on: connection)
+            knownToExist = true
+        }
+        for pair in plan.pairs {
+            try connection.execute("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [pair.from, pair.to])
+        }
         try copy(plan.items.filter(\.narrowing))
     }
 
@@ -52,22 +75,31 @@ public final class StepArchive {
     private func copy(_ items: [ArchivePlan.Item]) throws {
         for item in items {
             try connection.execute(plan.copy(item), schema: schema)
-            archivedColumns.insert(ArchivePlan.key(item))
+            archivedItems.append(item)
         }
     }
 
-    /// Once the step ran: sends what policies archived, and notes, for each archived column that
-    /// survives, the value the step left in each row (compare-and-restore compares with it).
+    /// Once the step ran: sends what policies archived, and notes, for each archived column, what
+    /// the step left in its row (compare-and-restore compares with it): the column's value where
+    /// it survives, or the values a mapping derived from it where it was dropped.
     func afterStep() throws {
         try flushPolicyValues(final: true)
-        for key in archivedColumns.sorted() {
-            guard let dot = key.firstIndex(of: "."), key.index(after: dot) != key.endIndex,
-                  let surviving = names.survivingColumns[key], let table = names.survivingTables[String(key[..<dot])] else { continue }
-            let column = String(key[key.index(after: dot)...])
+        for item in archivedItems {
+            guard let column = item.column, let table = names.survivingTables[item.table] else { continue }
+            let left: String
+            if let surviving = names.survivingColumns[item.table + "." + column] {
+                left = "t.\(connection.quoteIdentifier(surviving))::text"
+            } else if !item.derived.isEmpty {
+                left = "pg_catalog.jsonb_build_object("
+                    + item.derived.map { "\(connection.quoteLiteral($0)), t.\(connection.quoteIdentifier($0))::text" }.joined(separator: ", ") + ")::text"
+            } else {
+                continue
+            }
+            let pair = plan.pairs[item.pair]
             try connection.execute(
-                "UPDATE \(archiveTable) AS a SET left_value = t.\(connection.quoteIdentifier(surviving))::text, compares = true "
+                "UPDATE \(archiveTable) AS a SET left_value = \(left), compares = true "
                     + "FROM \(connection.qualified(schema, table)) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
-                    + "AND a.column_name = $4 AND t.id = a.row_id", [from, to, String(key[..<dot]), column])
+                    + "AND a.column_name = $4 AND t.id = a.row_id", [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""])
         }
     }
 
@@ -92,9 +124,13 @@ public final class StepArchive {
     }
 
     /// Buffers one value a policy archives (sent with COPY in batches, applied at the end of the step).
+    /// A policy runs in a mapped step, which crosses one pair: its source names are the entry's.
     func archive(table: String, column: String, id: Int64, value: String?) throws {
+        guard copies else { return }
         pending.append((table, column, id, value))
-        archivedColumns.insert(table + "." + column)
+        if !archivedItems.contains(where: { $0.table == table && $0.column == column }) {
+            archivedItems.append(ArchivePlan.Item(table: table, column: column, rows: nil, narrowing: false))
+        }
         if pending.count >= 10_000 { try flushPolicyValues(final: false) }
     }
 
@@ -115,21 +151,21 @@ public final class StepArchive {
         }
         guard final, let stagingTable else { return }
         let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
+        let pair = plan.pairs[0]
         try connection.execute(
             "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
                 + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
-                + "ORDER BY s.table_name, s.column_name, s.row_id", [from, to])
+                + "ORDER BY s.table_name, s.column_name, s.row_id", [pair.from, pair.to])
         // A value the step archived already (its account names it) is kept once. This works on the
         // archive alone, not joined with the staging table, because Citus cannot join a temporary
         // table with a distributed-schema table (0A000); and with a window rather than a self-join,
         // which the planner may run as a quadratic nested loop on a table it has no statistics for.
-        for key in archivedColumns.sorted() {
-            guard let dot = key.firstIndex(of: ".") else { continue }
-            let table = String(key[..<dot]), column = String(key[key.index(after: dot)...])
+        for item in archivedItems where item.pair == 0 {
+            let table = item.recordedTable, column = item.recordedColumn ?? ""
             try connection.execute(
                 "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT d.ctid FROM (SELECT ctid, pg_catalog.row_number() OVER "
                     + "(PARTITION BY row_id ORDER BY ctid) AS n FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 "
-                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [from, to, table, column])
+                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [pair.from, pair.to, table, column])
         }
         try connection.execute("DROP TABLE \(staging)")
         self.stagingTable = nil
@@ -149,10 +185,10 @@ public final class StepArchive {
         let key = table + "." + column
         if loaded[key] == nil {
             var values: [Int64: String?] = [:]
-            if try TenantArchive.exists(inSchema: schema, on: connection) {
+            if let key = plan.restores.first?.key, try archiveExists() {
                 for row in try connection.execute(
                     "SELECT row_id, value FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND table_name = $3 AND column_name = $4",
-                    [to, from, table, column]) {
+                    [key.from, key.to, table, column]) {
                     values[try row.decode(Int64.self, at: 0)] = try row.decode(String?.self, at: 1)
                 }
             }

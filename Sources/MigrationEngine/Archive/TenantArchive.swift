@@ -7,14 +7,16 @@ import LibPQ
 ///
 /// It lives with the tenant (dropped with its schema), its name starts with `_` so `verify`'s
 /// snapshot skips it, and no model table refers to it. One row per archived value, keyed by the
-/// step (`step_from` → `step_to`), the source version's table and column (column `''` for a whole
-/// row, kept as JSON), and the row id:
+/// adjacent pair whose change took it (`step_from` → `step_to`, also inside a fused step), the
+/// table and column as that pair's source version names them (column `''` for a whole row, kept as
+/// a JSON object of its columns, a jsonb value as its text), and the row id. (Releases before pair
+/// keys keyed a fused step's entries by its ends; ``LegacyEntries`` rekeys them.)
 ///
 /// | column | meaning |
 /// |---|---|
-/// | `value` | the value as text, which casts back to the column's type losslessly (a whole row: `to_jsonb(row)`) |
-/// | `left_value` | what the step left in its place, when the column survives the step |
-/// | `compares` | restore only where the row still holds `left_value` |
+/// | `value` | the value as text, which casts back to the column's type losslessly; NULL for a NULL |
+/// | `left_value` | what the step left in the row: the column's value where it survives, else a JSON object of the columns a mapping derived from it |
+/// | `compares` | restore only where the row still holds `left_value` (checked, and cleared, when a way back starts) |
 /// | `archived_at` | when, for `archive prune` |
 public enum TenantArchive {
     /// The archive table's name in each tenant schema.
@@ -62,7 +64,7 @@ public enum TenantArchive {
         for grantee in grantees { try connection.execute("REVOKE ALL ON \(table) FROM \(grantee)") }
     }
 
-    /// What one step's entries hold in one tenant.
+    /// What one pair's entries hold in one tenant.
     public struct Usage: Sendable, Codable, Hashable {
         public var stepFrom: String
         public var stepTo: String
@@ -73,7 +75,7 @@ public enum TenantArchive {
         public var newest: Date
     }
 
-    /// The entries per step of one tenant's archive, in step order (empty without an archive).
+    /// The entries per pair of one tenant's archive, in pair order (empty without an archive).
     public static func usage(inSchema schema: String, on connection: Connection) throws -> [Usage] {
         guard try exists(inSchema: schema, on: connection) else { return [] }
         let result = try connection.execute(

@@ -52,11 +52,8 @@ struct RecipesPoliciesDeclarativeTests {
 
     /// Same data in, same v3 out (every table, ids included), on several seeds; then v3 → v2 gives
     /// back exactly the v2 data, merged units and Meat and Fish included.
-    ///
-    /// Known gap, not of the mapping: a NULL unit merged into its name's first unit does not come
-    /// back yet, because the archive skips NULL originals (`ArchivePlan.copy`: `value IS NOT NULL`);
-    /// the policy archives them by hand. Issue 22 (branch `archive`) archives NULL originals; once it
-    /// is merged, the known issue below is no longer recorded and its wrapper must go.
+    /// A NULL unit merged into its name's first unit comes back too: the archive keeps NULL
+    /// originals (the policy archives them by hand).
     @Test(arguments: [UInt64(11), 12])
     func itGivesWhatThePoliciesGiveAndComesBack(seed: UInt64) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
@@ -84,28 +81,20 @@ struct RecipesPoliciesDeclarativeTests {
             #expect(after.count == before.count)
             let nullUnitsMerged = Self.nullUnitsMerged(before)
             #expect(!nullUnitsMerged.isEmpty)
-            let isMergedNull = { (row: [String?]) in row[0] == "i" && nullUnitsMerged.contains(row[1]!) }
-            #expect(after.filter { !isMergedNull($0) } == before.filter { !isMergedNull($0) })
-            withKnownIssue("the archive does not keep NULL originals yet (issue 22, branch archive)") {
-                #expect(after.filter(isMergedNull) == before.filter(isMergedNull))
-            }
+            #expect(after == before)
             #expect(try await verifyClean(mapping, "bymapping"))
         }
     }
 
     /// `check --round-trip` with the declarative mapping picked: every trip gives every value back,
-    /// nothing excused; but for the NULL originals the archive does not keep yet (see above).
+    /// nothing excused.
     @Test func theRoundTripCheckPasses() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let output = try await TenantMigrateExecutable.run(
                 ["check", "--round-trip", "--rows", "40", "--json", "--mappings", Self.declarativeDirectory.path], database: conninfo, migrations: recipesDirectory)
             let report = try JSONDecoder().decode(RoundTripReport.self, from: Data(output.stdout.utf8))
             #expect(report.trips.contains { $0.path == ["v2", "v3", "v2"] } && report.trips.allSatisfy { $0.error == nil && $0.excused == 0 }, "\(report)")
-            let differences = report.trips.flatMap(\.differences)
-            #expect(differences.allSatisfy { $0.table == "recipe_ingredient" && $0.column == "unit_of_measure" && $0.before == "null" }, "\(differences)")
-            withKnownIssue("the archive does not keep NULL originals yet (issue 22, branch archive)") {
-                #expect(output.status == 0 && report.passed, "\(output.stdout)\n\(output.stderr)")
-            }
+            #expect(output.status == 0 && report.passed, "\(output.stdout)\n\(output.stderr)")
         }
     }
 

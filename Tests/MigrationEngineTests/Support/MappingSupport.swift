@@ -94,6 +94,17 @@ func verifyClean(_ migrator: TenantMigrator, _ tenant: String, sourceLocation: T
     return reports[0].isClean
 }
 
+/// A migrator for the fixture family `family` and its tenant `acme` at `version`, with the rows
+/// `insert` adds (`{schema}` stands for the tenant's schema).
+func fixtureTenant(_ family: String, _ conninfo: String, version: String = "v1", policies: PolicyRegistry = PolicyRegistry(),
+                   insert: String) async throws -> (migrator: TenantMigrator, connection: Connection, schema: String) {
+    let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture(family), policies: policies)
+    let schema = try await migrator.createTenant("acme", version: version).schema
+    let connection = try Connection(conninfo)
+    try connection.execute(insert.replacingOccurrences(of: "{schema}", with: schema))
+    return (migrator, connection, schema)
+}
+
 /// BugTracker v2 → v3 as a mapping file with the given `distinct:` and `orderBy:` (YAML values),
 /// the rest as the family's own: a Status per key, each issue linked, NULL priorities 0.
 func bugTrackerMapping(distinct: String, orderBy: String) -> String {
