@@ -22,18 +22,20 @@ public final class StepArchive {
     private var stagingTable: String?
     /// Archived values a reverse step's policy asked for, loaded once per table and column.
     private var loaded: [String: [Int64: String?]] = [:]
-    /// Whether the tenant has an archive (read once).
-    private var knownToExist: Bool?
     /// The entries this step restores, per pair key: their tables and columns (found at its start).
     var restorable: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
     /// How many entries the archive held at the step's start.
     var entryCount = 0
 
-    init(plan: ArchivePlan, schema: String, connection: Connection, copies: Bool = true) {
+    /// What the migration knows of the tenant's archive (shared by its steps).
+    let presence: ArchivePresence
+
+    init(plan: ArchivePlan, schema: String, connection: Connection, copies: Bool = true, presence: ArchivePresence = ArchivePresence()) {
         self.plan = plan
         self.schema = schema
         self.connection = connection
         self.copies = copies
+        self.presence = presence
     }
 
     /// The step's ends (a fused step's first and last version).
@@ -43,26 +45,19 @@ public final class StepArchive {
     var sourceSchema: RelationalSchema { plan.sourceSchema }
     var destinationSchema: RelationalSchema { plan.destinationSchema }
 
-    /// Whether the tenant's schema has an archive.
+    /// Whether the tenant's schema has an archive (asked once per migration, see ``ArchivePresence``).
     func archiveExists() throws -> Bool {
-        if let knownToExist { return knownToExist }
-        let exists = try TenantArchive.exists(inSchema: schema, on: connection)
-        knownToExist = exists
-        return exists
+        try presence.exists(schema: schema, on: connection)
     }
 
     // MARK: Running
 
-    /// Before the step: creates the archive if needed, removes the earlier entries of every pair
-    /// the step crosses (it now archives afresh), and copies the values a narrowing would change.
+    /// Before the step: removes the earlier entries of every pair the step crosses (it now
+    /// archives afresh), and copies the values a narrowing would change. The archive is created by
+    /// the step's first write, so a step that archives nothing leaves a tenant without one as it
+    /// was. Its copies are queued: they go out with the step's next statements.
     func beforeStep() throws {
-        if try !archiveExists() {
-            try TenantArchive.ensure(inSchema: schema, on: connection)
-            knownToExist = true
-        }
-        for pair in plan.pairs {
-            try connection.execute("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [pair.from, pair.to])
-        }
+        try prepareForWrites()
         try copy(plan.items.filter(\.narrowing))
     }
 
@@ -72,9 +67,25 @@ public final class StepArchive {
         try copy(plan.items.filter { !$0.narrowing })
     }
 
+    /// Creates the archive before the step's first write to it, and (once) deletes what an earlier
+    /// run through the same pairs left there; neither costs a round trip of its own.
+    private func prepareForWrites() throws {
+        guard !isPrepared, plan.archivesSomething || !pending.isEmpty else { return }
+        isPrepared = true
+        for pair in plan.pairs {
+            let earlier = try presence.mayHoldEntries(from: pair.from, to: pair.to, schema: schema, on: connection)
+            try presence.prepareForWrites(from: pair.from, to: pair.to, schema: schema, on: connection)
+            if earlier {
+                try connection.sendWithNextRoundTrip(Statement("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [pair.from, pair.to]))
+            }
+        }
+    }
+
+    private var isPrepared = false
+
     private func copy(_ items: [ArchivePlan.Item]) throws {
         for item in items {
-            try connection.execute(plan.copy(item), schema: schema)
+            try connection.sendWithNextRoundTrip(Statement(plan.copy(item), schema: schema))
             archivedItems.append(item)
         }
     }
@@ -96,10 +107,10 @@ public final class StepArchive {
                 continue
             }
             let pair = plan.pairs[item.pair]
-            try connection.execute(
+            try connection.sendWithNextRoundTrip(Statement(
                 "UPDATE \(archiveTable) AS a SET left_value = \(left), compares = true "
                     + "FROM \(connection.qualified(schema, table)) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
-                    + "AND a.column_name = $4 AND t.id = a.row_id", [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""])
+                    + "AND a.column_name = $4 AND t.id = a.row_id", [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
         }
     }
 
@@ -135,7 +146,13 @@ public final class StepArchive {
     }
 
     private func flushPolicyValues(final: Bool) throws {
+        if final, !pending.isEmpty, stagingTable == nil {
+            // They all fit in one batch: one statement, queued, with no staging table.
+            try prepareForWrites()
+            try insertPending()
+        }
         if !pending.isEmpty {
+            try prepareForWrites()
             let staging = try prepareStaging()
             let rows = pending
             _ = try connection.copyIn("COPY pg_temp.\(connection.quoteIdentifier(staging)) (table_name, column_name, row_id, value) FROM STDIN") { writer in
@@ -149,32 +166,65 @@ public final class StepArchive {
             }
             pending.removeAll(keepingCapacity: true)
         }
-        guard final, let stagingTable else { return }
-        let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
+        guard final, hasPolicyValues, stagingTable != nil || !insertedPending else { return }
+        // A policy runs in a mapped step, which crosses one pair: its entries are that pair's.
         let pair = plan.pairs[0]
-        try connection.execute(
-            "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
-                + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
-                + "ORDER BY s.table_name, s.column_name, s.row_id", [pair.from, pair.to])
+        if let stagingTable {
+            let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
+            try connection.sendWithNextRoundTrip(Statement(
+                "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
+                    + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
+                    + "ORDER BY s.table_name, s.column_name, s.row_id", [pair.from, pair.to]))
+        }
         // A value the step archived already (its account names it) is kept once. This works on the
         // archive alone, not joined with the staging table, because Citus cannot join a temporary
         // table with a distributed-schema table (0A000); and with a window rather than a self-join,
         // which the planner may run as a quadratic nested loop on a table it has no statistics for.
         for item in archivedItems where item.pair == 0 {
             let table = item.recordedTable, column = item.recordedColumn ?? ""
-            try connection.execute(
+            try connection.sendWithNextRoundTrip(Statement(
                 "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT d.ctid FROM (SELECT ctid, pg_catalog.row_number() OVER "
                     + "(PARTITION BY row_id ORDER BY ctid) AS n FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 "
-                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [pair.from, pair.to, table, column])
+                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [pair.from, pair.to, table, column]))
         }
-        try connection.execute("DROP TABLE \(staging)")
+        if let stagingTable { try connection.sendWithNextRoundTrip(Statement("DROP TABLE pg_temp.\(connection.quoteIdentifier(stagingTable))")) }
         self.stagingTable = nil
     }
 
+    /// The values policies archived, all at once: one `INSERT … SELECT` from arrays, queued. A value
+    /// is kept once: the first a policy archived for its row, unless the step's own copies archived
+    /// the row already (no staging table is involved, so no de-duplication pass is needed after it).
+    private func insertPending() throws {
+        hasPolicyValues = true
+        insertedPending = true
+        var tables = ArrayLiteral(), columns = ArrayLiteral(), ids = ArrayLiteral(), values = ArrayLiteral()
+        for (table, column, id, value) in pending {
+            tables.append(table)
+            columns.append(column)
+            ids.append(id)
+            values.append(value)
+        }
+        pending.removeAll(keepingCapacity: true)
+        let rows = ArrayLiteral.rows(types: ["text", "text", "bigint", "text"], firstParameter: 3)
+        try connection.sendWithNextRoundTrip(Statement(
+            "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
+                + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value "
+                + "FROM \(rows) WITH ORDINALITY AS s(table_name, column_name, row_id, value, n) "
+                + "WHERE NOT EXISTS (SELECT FROM \(archiveTable) AS a WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = s.table_name "
+                + "AND a.column_name = s.column_name AND a.row_id = s.row_id) ORDER BY s.table_name, s.column_name, s.row_id, s.n",
+            binds: [PQBind.text(plan.pairs[0].from), PQBind.text(plan.pairs[0].to), tables.bind, columns.bind, ids.bind, values.bind]))
+    }
+
+    /// Whether policies archived values in this step (then the step's entries are made unique at its end).
+    private var hasPolicyValues = false
+    /// Whether they went in by ``insertPending()``, unique already.
+    private var insertedPending = false
+
     private func prepareStaging() throws -> String {
+        hasPolicyValues = true
         if let stagingTable { return stagingTable }
         let name = "_tm_archive_stage_\(String(UInt32.random(in: .min ... .max), radix: 16))"
-        try connection.execute("CREATE TEMPORARY TABLE \(connection.quoteIdentifier(name)) (table_name text, column_name text, row_id bigint, value text) ON COMMIT DROP")
+        try connection.sendWithNextRoundTrip(Statement("CREATE TEMPORARY TABLE \(connection.quoteIdentifier(name)) (table_name text, column_name text, row_id bigint, value text) ON COMMIT DROP"))
         stagingTable = name
         return name
     }

@@ -29,7 +29,7 @@ public enum TenantArchive {
     ///
     /// `archived_at` defaults to `clock_timestamp()`, not `now()`: Citus 13 fails (42601) on an
     /// `INSERT … SELECT` into a distributed-schema table whose omitted column defaults to `now()`.
-    static func createStatements(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
+    package static func createStatements(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
         let table = qualified(schema, quoting: q)
         return [
             "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
@@ -48,12 +48,20 @@ public enum TenantArchive {
     /// Creates the archive unless it exists.
     static func ensure(inSchema schema: String, on connection: Connection) throws {
         guard try !exists(inSchema: schema, on: connection) else { return }
-        for statement in createStatements(inSchema: schema, quoting: connection) { try connection.execute(statement) }
+        try create(inSchema: schema, on: connection)
+    }
+
+    /// Creates the archive, inside the caller's transaction, in one round trip: the table, its index
+    /// and the look at its grants go out together (then a `REVOKE`, queued, only where default
+    /// privileges granted something).
+    static func create(inSchema schema: String, on connection: Connection) throws {
+        for statement in createStatements(inSchema: schema, quoting: connection) { try connection.sendWithNextRoundTrip(Statement(statement)) }
         try revokeDefaultGrants(inSchema: schema, on: connection)
     }
 
     /// The archive is the migrator's alone: default privileges of the schema (the app role's DML
-    /// from `tenant create --app-role`) would otherwise reach it, so whatever they granted is revoked.
+    /// from `tenant create --app-role`) would otherwise reach it, so whatever they granted is revoked
+    /// (with the caller's next round trip).
     static func revokeDefaultGrants(inSchema schema: String, on connection: Connection) throws {
         let table = qualified(schema, quoting: connection)
         let grantees = try connection.execute("""
@@ -61,7 +69,7 @@ public enum TenantArchive {
             FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
             WHERE c.oid = pg_catalog.to_regclass($1) AND a.grantee <> c.relowner
             """, [table]).map { try $0.decode(String.self, at: 0) }
-        for grantee in grantees { try connection.execute("REVOKE ALL ON \(table) FROM \(grantee)") }
+        for grantee in grantees { try connection.sendWithNextRoundTrip(Statement("REVOKE ALL ON \(table) FROM \(grantee)")) }
     }
 
     /// What one pair's entries hold in one tenant.

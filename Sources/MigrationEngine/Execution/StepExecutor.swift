@@ -29,6 +29,9 @@ public struct StepExecutor {
     /// The tenant's migration transaction.
     public let connection: Connection
     public let options: Options
+    /// What is known of the tenant's archive, shared by every step this executor runs (and by the
+    /// executors of one migration that share it): each step then asks the server at most once.
+    public var archive = ArchivePresence()
 
     public init(schema: String, connection: Connection, options: Options = Options()) {
         self.schema = schema
@@ -49,7 +52,7 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
-        let archive = StepArchive(plan: step.archivePlan, schema: schema, connection: connection, copies: options.archives)
+        let archive = StepArchive(plan: step.archivePlan, schema: schema, connection: connection, copies: options.archives, presence: self.archive)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)
         let program = step.program

@@ -56,7 +56,8 @@ final class PolicyRunner {
     func createRelationships(for mapping: EntityMapping) throws {
         guard let (context, policy) = policies.first(where: { $0.context.mapping.name == mapping.name }) else { return }
         context.relationshipPassIsDefault = false
-        try stream(mapping, related: policy.transforms) { row in
+        // The first row alone first: a policy without a relationship pass needs no more.
+        try stream(mapping, related: policy.transforms, firstFetch: 1) { row in
             try self.stage("createRelationships", context, policy, row: row.id) { try policy.createRelationships(for: row, in: context) }
             // A policy without a relationship pass: no need to read every row again.
             return !context.relationshipPassIsDefault
@@ -96,7 +97,7 @@ final class PolicyRunner {
     /// until `body` returns false.
     /// The to-many relationships named in `related` (a policy's `transforms`) come as id lists,
     /// read by the same query (``SourceRow/related(_:)``).
-    private func stream(_ mapping: EntityMapping, related: [String], _ body: (SourceRow) throws -> Bool) throws {
+    private func stream(_ mapping: EntityMapping, related: [String], firstFetch: Int? = nil, _ body: (SourceRow) throws -> Bool) throws {
         let connection = session.connection
         guard session.compiler.sourceTable(of: mapping.source) != nil else { return }
         let cursor: String
@@ -106,15 +107,18 @@ final class PolicyRunner {
         } else {
             cursor = try declareCursor(mapping, related: related)
         }
-        defer { _ = try? connection.execute("CLOSE \(cursor)") }
+        // Closed with the next round trip.
+        defer { try? connection.sendWithNextRoundTrip(Statement("CLOSE \(cursor)")) }
         let columns = sourceColumns(mapping, related: related).columns
+        var size = firstFetch ?? fetchSize
         while true {
-            let batch = try connection.execute("FETCH FORWARD \(fetchSize) FROM \(cursor)")
+            let batch = try connection.execute("FETCH FORWARD \(size) FROM \(cursor)")
             if batch.rowCount == 0 { break }
             for row in batch {
                 guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: columns)) else { return }
             }
-            if batch.rowCount < fetchSize { break }
+            if batch.rowCount < size { break }
+            size = fetchSize
         }
     }
 
@@ -158,7 +162,9 @@ final class PolicyRunner {
         let joins: String = selection.joins.map { " " + $0.text(schema: session.schema, quoting: q) }.joined()
         let whereClause: String = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let query = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(session.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
-        try connection.execute("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)")
+        // Declared with the next round trip: the first FETCH (or, for a cursor opened before a
+        // mapping's SQL, that SQL's pipeline, which it precedes).
+        try connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)"))
         return cursor
     }
 }

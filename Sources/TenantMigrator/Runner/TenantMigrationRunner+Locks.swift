@@ -18,15 +18,24 @@ extension TenantMigrationRunner {
     /// `SET LOCAL lock_timeout` statement (Citus propagates SET statements, not `set_config`), both
     /// in one round trip.
     static func setLockTimeout(_ timeout: Duration, on connection: Connection) throws {
+        try connection.pipeline(lockTimeoutStatements(timeout, on: connection))
+    }
+
+    /// The statements of ``setLockTimeout(_:on:)``, to send in a pipeline.
+    static func lockTimeoutStatements(_ timeout: Duration, on connection: Connection) throws -> [Statement] {
         let value = "\(TenantMigrationRunner.wholeMilliseconds(timeout))ms"
         if try connection.isCitus {
-            try connection.pipeline([
+            return [
                 Statement("SET LOCAL citus.propagate_set_commands = 'local'"),
                 Statement("SET LOCAL lock_timeout = '\(value)'"),
-            ])
-            return
+            ]
         }
-        try connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value])
+        return [Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value])]
+    }
+
+    /// `LOCK TABLE` of `tables` (qualified and quoted) in ACCESS EXCLUSIVE mode, `NOWAIT` unless `wait`.
+    static func lockStatement(_ tables: [String], wait: Bool) -> String {
+        "LOCK TABLE \(tables.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE\(wait ? "" : " NOWAIT")"
     }
 
     /// Rounds of "all at once, else wait for the busy one alone" before giving up with 55P03 (the
@@ -37,17 +46,16 @@ extension TenantMigrationRunner {
     /// ever waiting on one while holding another.
     static func lockTables(_ tables: [String], on connection: Connection) throws {
         guard !tables.isEmpty else { return }
-        let all = tables.joined(separator: ", ")
         for _ in 0..<lockRounds {
             do {
-                try connection.savepoint { _ = try $0.execute("LOCK TABLE \(all) IN ACCESS EXCLUSIVE MODE NOWAIT") }
+                try connection.savepoint { _ = try $0.execute(lockStatement(tables, wait: false)) }
                 return
             } catch SQLState.lockNotAvailable {
                 // Some table is busy. Wait for each one in turn, alone, and let go of it again.
                 for table in tables {
                     do {
                         try connection.savepoint { connection in
-                            try connection.execute("LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE")
+                            try connection.execute(lockStatement([table], wait: true))
                             throw ReleaseLock()
                         }
                     } catch is ReleaseLock {}
