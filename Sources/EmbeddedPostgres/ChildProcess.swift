@@ -1,7 +1,7 @@
 import Foundation
 
 /// A program started with posix_spawn, stdin from /dev/null and stdout and stderr captured in a
-/// temporary file; waited for with `wait4`, and its peak memory followed while it runs.
+/// temporary file; waited for with `wait4`, and its peak memory measured.
 ///
 /// A file rather than a pipe: `pg_ctl start` leaves a daemon behind, and a daemon that inherited
 /// a pipe would keep it open forever. Foundation's `Process` is avoided for the same reason, and
@@ -14,14 +14,24 @@ public final class ChildProcess {
         public let status: Int32
         /// What it wrote to stdout and stderr.
         public let output: String
-        /// Its peak resident memory in KiB: the largest `VmHWM` read from `/proc/<pid>/status`
-        /// while it ran (see ``ChildProcess/peakMemoryKiB``).
+        /// Its peak resident memory in KiB: GNU time's count where the program ran under it
+        /// (``ChildProcess/init(_:_:environment:measuringPeakMemory:)``), otherwise the largest
+        /// `VmHWM` read from `/proc/<pid>/status` while it ran.
         public let peakMemoryKiB: Int
+        /// Whether ``peakMemoryKiB`` is exact (counted by GNU time when the program ended) rather
+        /// than sampled, which can miss the program's last moments on a busy machine.
+        public let peakMemoryIsExact: Bool
     }
+
+    /// GNU time (Debian package `time`), which runs a program in a process it forks itself, so
+    /// that `ru_maxrss` counts only the program's own memory, and writes it down at its end.
+    public static let gnuTime = "/usr/bin/time"
 
     public let path: String
     private let pid: pid_t
     private let outputPath: String
+    /// Where GNU time writes the program's peak, when it runs under GNU time.
+    private let peakPath: String?
     /// The largest `VmHWM` read so far, in KiB.
     private var sampledPeakKiB = 0
 
@@ -29,28 +39,37 @@ public final class ChildProcess {
     private static let sampleInterval: useconds_t = 20_000
 
     /// Starts `path` with `arguments`, in this process's environment or in `environment`.
-    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+    ///
+    /// With `measuringPeakMemory`, the program runs under ``gnuTime`` where it is installed, and
+    /// its outcome's peak is exact; without GNU time, or without the flag, the peak is sampled.
+    public init(_ path: String, _ arguments: [String], environment: [String: String]? = nil, measuringPeakMemory: Bool = false) throws {
         self.path = path
-        outputPath = NSTemporaryDirectory() + "tenant-migrate-\(getpid())-\(UUID().uuidString).out"
+        let base = NSTemporaryDirectory() + "tenant-migrate-\(getpid())-\(UUID().uuidString)"
+        outputPath = base + ".out"
+        peakPath = measuringPeakMemory && FileManager.default.isExecutableFile(atPath: Self.gnuTime) ? base + ".peak" : nil
+        let (program, argumentList) = peakPath.map { (Self.gnuTime, ["-f", "%M", "-o", $0, path] + arguments) } ?? (path, arguments)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let argv = ([program] + argumentList).map { strdup($0) } + [nil]
         let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { (argv + (envp ?? [])).forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = envp.map { posix_spawn(&pid, path, &actions, nil, argv, $0) } ?? posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let spawned = envp.map { posix_spawn(&pid, program, &actions, nil, argv, $0) } ?? posix_spawn(&pid, program, &actions, nil, argv, environ)
         guard spawned == 0 else {
             unlink(outputPath)
-            throw EmbeddedPostgresError(message: "cannot run \(path): \(String(cString: strerror(spawned)))")
+            throw EmbeddedPostgresError(message: "cannot run \(program): \(String(cString: strerror(spawned)))")
         }
         self.pid = pid
     }
 
-    deinit { unlink(outputPath) }
+    deinit {
+        unlink(outputPath)
+        if let peakPath { unlink(peakPath) }
+    }
 
     /// Waits until the program ends, looking at its memory every 20 ms meanwhile.
     public func wait() throws -> Outcome {
@@ -72,7 +91,13 @@ public final class ChildProcess {
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Outcome(status: exitStatus, output: output, peakMemoryKiB: sampledPeakKiB > 0 ? sampledPeakKiB : usage.ru_maxrss)
+        // GNU time writes "Command exited with non-zero status N" before the count when it fails.
+        let counted = peakPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }?
+            .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        if let counted {
+            return Outcome(status: exitStatus, output: output, peakMemoryKiB: counted, peakMemoryIsExact: true)
+        }
+        return Outcome(status: exitStatus, output: output, peakMemoryKiB: sampledPeakKiB > 0 ? sampledPeakKiB : usage.ru_maxrss, peakMemoryIsExact: false)
     }
 
     /// Reads the program's own high-water mark of resident memory (`VmHWM`).

@@ -22,4 +22,28 @@ import Testing
         #expect(outcome.peakMemoryKiB < 64 << 10, "a sleep reported \(outcome.peakMemoryKiB) KiB: the parent's memory")
         #expect(ballast.load(fromByteOffset: size - 1, as: UInt8.self) == 1)
     }
+
+    /// Under GNU time the peak is exact, however briefly the program held it: `dd` fills a
+    /// 96 MiB buffer and ends within milliseconds, between two samples; from a parent that holds
+    /// 256 MiB, a `sleep` still counts only its own memory.
+    @Test func measuringThePeakCountsABriefPeakExactly() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ChildProcess.gnuTime), "GNU time is missing (Debian: apt-get install time; .ci/run installs it)")
+        let brief = try ChildProcess("/bin/dd", ["if=/dev/zero", "of=/dev/null", "bs=96M", "count=1"], measuringPeakMemory: true).wait()
+        #expect(brief.status == 0, "\(brief.output)")
+        #expect(brief.peakMemoryIsExact)
+        #expect(brief.peakMemoryKiB >= 96 << 10 && brief.peakMemoryKiB < 128 << 10, "dd with a 96 MiB buffer reported \(brief.peakMemoryKiB) KiB")
+
+        let size = 256 << 20
+        let ballast = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 4096)
+        defer { ballast.deallocate() }
+        ballast.initializeMemory(as: UInt8.self, repeating: 1, count: size)
+        let sleep = try ChildProcess("/bin/sleep", ["0.1"], measuringPeakMemory: true).wait()
+        #expect(sleep.peakMemoryIsExact)
+        #expect(sleep.peakMemoryKiB > 0 && sleep.peakMemoryKiB < 64 << 10, "a sleep reported \(sleep.peakMemoryKiB) KiB: the parent's memory")
+        #expect(ballast.load(fromByteOffset: size - 1, as: UInt8.self) == 1)
+
+        let failed = try ChildProcess("/bin/sh", ["-c", "exit 3"], measuringPeakMemory: true).wait()
+        #expect(failed.status == 3)
+        #expect(failed.peakMemoryIsExact)
+    }
 }
