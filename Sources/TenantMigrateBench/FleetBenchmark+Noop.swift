@@ -1,3 +1,4 @@
+import ChildProcesses
 import EmbeddedPostgres
 import Foundation
 import LibPQ

@@ -1,3 +1,4 @@
+import ChildProcesses
 import EmbeddedPostgres
 import Foundation
 import LibPQ
@@ -56,12 +57,7 @@ struct PolicyMemoryTests {
         let child = try ChildProcess(TenantMigrateExecutable.url!.path, ["migrate", "--tenant", tenant, "--to", "v3"] + arguments,
                                      environment: environment, measuringPeakMemory: true)
         // Polled, so no thread of the cooperative pool blocks waiting for it.
-        var outcome = try child.poll()
-        while outcome == nil {
-            try await Task.sleep(for: .milliseconds(50))
-            outcome = try child.poll()
-        }
-        let run = outcome!
+        let run = try await child.finished()
         try #require(run.status == 0, "migrate failed: \(run.output)")
         // The policies really ran over every row.
         func count(_ sql: String) throws -> Int64 { try connection.execute(sql)[0].decode(Int64.self, at: 0) }

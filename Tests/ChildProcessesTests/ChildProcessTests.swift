@@ -1,4 +1,4 @@
-@testable import EmbeddedPostgres
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -45,5 +45,51 @@ import Testing
         let failed = try ChildProcess("/bin/sh", ["-c", "exit 3"], measuringPeakMemory: true).wait()
         #expect(failed.status == 3)
         #expect(failed.peakMemoryIsExact)
+    }
+
+    /// Many programs that end at the same moment are each reaped (Foundation's `Process` could
+    /// leave one a zombie and its waiter waiting forever), from tasks and from threads alike.
+    @Test func programsEndingTogetherAreAllReaped() async throws {
+        let statuses = try await withThrowingTaskGroup(of: Int32.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    let child = try ChildProcess("/bin/sh", ["-c", "sleep 0.2; exit \(index % 7)"])
+                    return index.isMultiple(of: 2) ? try await child.finished().status : try child.wait().status
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.sorted() == (0..<40).map { Int32($0 % 7) }.sorted())
+    }
+
+    /// A signal ends the program; the outcome tells a signal from an exit with the same number.
+    @Test func aSignalIsToldFromAnExit() async throws {
+        let sleeping = try ChildProcess("/bin/sleep", ["300"])
+        #expect(sleeping.isRunning)
+        sleeping.send(SIGKILL)
+        let killed = try await sleeping.finished()
+        #expect(killed.terminatingSignal == SIGKILL)
+        #expect(killed.status == 128 + SIGKILL)
+        #expect(!sleeping.isRunning)
+        let exited = try await ChildProcess("/bin/sh", ["-c", "exit 137"]).finished()
+        #expect(exited.terminatingSignal == nil)
+        #expect(exited.status == 137)
+    }
+
+    /// stdout and stderr go to the files asked for; the captured output then holds neither.
+    @Test func outputGoesWhereItIsSent() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("child-process-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("out").path, err = directory.appendingPathComponent("err").path
+        let outcome = try await ChildProcess("/bin/sh", ["-c", "echo to-out; echo to-err >&2"], standardOutput: .file(out), standardError: .file(err)).finished()
+        #expect(outcome.status == 0)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "to-out\n")
+        #expect(try String(contentsOfFile: err, encoding: .utf8) == "to-err\n")
+        #expect(outcome.output.isEmpty)
+    }
+
+    @Test func aProgramThatCannotStartIsAnError() {
+        #expect(throws: ChildProcessError.self) { try ChildProcess("/nonexistent/program", []) }
     }
 }
