@@ -19,19 +19,17 @@ import Testing
         let h = try RuleHarness("Attachments")
         try await TestPostgres.withDatabase { c in
             try h.build("v1", seed: Self.attachmentsSeed, on: c)
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
-            #expect(try h.rows("SELECT entity, caption, width, path FROM $S.attachment ORDER BY caption", on: c)
-                    == ["FileAttachment|f1|∅|/a", "FileAttachment|f2|∅|/b", "ImageAttachment|img1|10|∅", "ImageAttachment|img2|∅|∅"])
+            try h.migrateExpecting("v1", "v2", on: c,
+                rows: "SELECT entity, caption, width, path FROM $S.attachment ORDER BY caption",
+                ["FileAttachment|f1|∅|/a", "FileAttachment|f2|∅|/b", "ImageAttachment|img1|10|∅", "ImageAttachment|img2|∅|∅"])
             #expect(try h.rows("SELECT count(DISTINCT id) FROM $S.attachment", on: c) == ["4"])
             // The note still points at f2, whichever table's ids were offset.
             #expect(try h.rows("SELECT n.title, a.caption FROM $S.note n LEFT JOIN $S.attachment a ON a.id = n.file_id ORDER BY n.title", on: c)
                     == ["n1|f2", "n2|∅"])
             try c.execute("INSERT INTO t.attachment (entity, caption, path) VALUES ('FileAttachment', 'f3', '/c')")
 
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT caption, width FROM $S.image_attachment ORDER BY caption", on: c) == ["img1|10", "img2|∅"])
+            try h.migrateExpecting("v2", "v1", on: c,
+                rows: "SELECT caption, width FROM $S.image_attachment ORDER BY caption", ["img1|10", "img2|∅"])
             #expect(try h.rows("SELECT caption, path FROM $S.file_attachment ORDER BY caption", on: c) == ["f1|/a", "f2|/b", "f3|/c"])
             #expect(try h.rows("SELECT n.title, f.caption FROM $S.note n LEFT JOIN $S.file_attachment f ON f.id = n.file_id ORDER BY n.title", on: c)
                     == ["n1|f2", "n2|∅"])
@@ -46,16 +44,13 @@ import Testing
         try await TestPostgres.withDatabase { c in
             try h.build("v1", seed: Self.attachmentsSeed, on: c)
             try h.migrate("v1", "v2", on: c)
-            try h.migrate("v2", "v3", on: c)
-            try h.expectSchema("v3", on: c)
-            #expect(try h.rows("SELECT caption FROM $S.attachment WHERE entity = 'ImageAttachment' ORDER BY caption", on: c) == ["img1", "img2"])
+            try h.migrateExpecting("v2", "v3", on: c,
+                rows: "SELECT caption FROM $S.attachment WHERE entity = 'ImageAttachment' ORDER BY caption", ["img1", "img2"])
             // A file attachment needs no caption any more; an image still does.
             try c.execute("INSERT INTO t.attachment (entity, caption, path) VALUES ('FileAttachment', NULL, '/c')")
             h.expectFailure(.checkViolation) { try c.execute("INSERT INTO t.attachment (entity, caption) VALUES ('ImageAttachment', NULL)") }
 
-            try h.migrate("v3", "v2", on: c)
-            try h.expectSchema("v2", on: c)
-            #expect(try h.rows("SELECT caption FROM $S.attachment WHERE path = '/c'", on: c) == ["untitled"])
+            try h.migrateExpecting("v3", "v2", on: c, rows: "SELECT caption FROM $S.attachment WHERE path = '/c'", ["untitled"])
             #expect(try h.rows("SELECT count(*) FROM $S.attachment", on: c) == ["5"])
         }
     }
@@ -93,17 +88,14 @@ import Testing
                 INSERT INTO $S.photo (url) VALUES ('u1'), ('u2');
                 INSERT INTO $S.comment (text, photo_id) VALUES ('c1', 2), ('c2', 1), ('c3', NULL);
                 """, on: c)
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
-            #expect(try h.rows("SELECT id, entity, title, url FROM $S.post ORDER BY id", on: c)
-                    == ["1|Post|p1|∅", "2|Post|p2|∅", "3|Photo|untitled|u1", "4|Photo|untitled|u2"])
+            try h.migrateExpecting("v1", "v2", on: c,
+                rows: "SELECT id, entity, title, url FROM $S.post ORDER BY id",
+                ["1|Post|p1|∅", "2|Post|p2|∅", "3|Photo|untitled|u1", "4|Photo|untitled|u2"])
             #expect(try h.rows("SELECT c.text, p.url FROM $S.comment c LEFT JOIN $S.post p ON p.id = c.photo_id ORDER BY c.text", on: c)
                     == ["c1|u2", "c2|u1", "c3|∅"])
             try c.execute("INSERT INTO t.post (title) VALUES ('p5')")
 
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT title FROM $S.post ORDER BY id", on: c) == ["p1", "p2", "p5"])
+            try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT title FROM $S.post ORDER BY id", ["p1", "p2", "p5"])
             #expect(try h.rows("SELECT url FROM $S.photo ORDER BY id", on: c) == ["u1", "u2"])
             #expect(try h.rows("SELECT c.text, p.url FROM $S.comment c LEFT JOIN $S.photo p ON p.id = c.photo_id ORDER BY c.text", on: c)
                     == ["c1|u2", "c2|u1", "c3|∅"])
@@ -123,16 +115,14 @@ import Testing
         try await TestPostgres.withDatabase { c in
             try h.build("v1", seed: Self.rulesSeed, on: c)
             let indexes = "SELECT indexname FROM pg_indexes WHERE schemaname = 't' AND tablename = 'book' ORDER BY 1"
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
+            try h.migrateExpectingSchema("v1", "v2", on: c)
             #expect(try h.rows(indexes, on: c) == ["book_author_id_idx", "book_isbn_key", "book_pkey", "book_title_idx"])
             // cascade: deleting Bob deletes his books.
             try c.execute("DELETE FROM t.author WHERE name = 'Bob'")
             #expect(try h.rows("SELECT title FROM $S.book ORDER BY id", on: c) == ["A1"])
             h.expectFailure(.uniqueViolation) { try c.execute("INSERT INTO t.book (title, isbn) VALUES ('X', '111')") }
 
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
+            try h.migrateExpectingSchema("v2", "v1", on: c)
             #expect(try h.rows(indexes, on: c) == ["book_author_id_idx", "book_pkey"])
             // nullify: deleting Ann keeps her book, unlinked.
             try c.execute("DELETE FROM t.author WHERE name = 'Ann'")

@@ -28,14 +28,11 @@ import Testing
                 INSERT INTO $S.attachment (id, entity, caption, image, width) VALUES
                     (1, 'Attachment', 'plain', NULL, NULL), (2, 'ImageAttachment', 'photo', '\\x0102'::bytea, 640);
                 """, on: c)
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT id, caption, encode(image, 'hex'), width FROM $S.attachment ORDER BY id", on: c)
-                    == ["1|plain|∅|∅", "2|photo|0102|640"])
+            try h.migrateExpecting("v2", "v1", on: c,
+                rows: "SELECT id, caption, encode(image, 'hex'), width FROM $S.attachment ORDER BY id", ["1|plain|∅|∅", "2|photo|0102|640"])
             // And down again: the column stays where it is.
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
-            #expect(try h.rows("SELECT id, entity, encode(image, 'hex') FROM $S.attachment ORDER BY id", on: c) == ["1|Attachment|∅", "2|Attachment|0102"])
+            try h.migrateExpecting("v1", "v2", on: c,
+                rows: "SELECT id, entity, encode(image, 'hex') FROM $S.attachment ORDER BY id", ["1|Attachment|∅", "2|Attachment|0102"])
         }
     }
 }

@@ -22,9 +22,7 @@ import Testing
 
             let down = try h.planner.plan(from: "v2", to: "v1")
             #expect(down.destructiveChanges.contains { $0.kind == .dropTable && $0.table == "publisher" })
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT name FROM $S.author", on: c) == ["Ann"])
+            try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT name FROM $S.author", ["Ann"])
             #expect(try h.rows("SELECT to_regclass('t.publisher')::text", on: c) == ["∅"])
         }
     }
@@ -35,17 +33,13 @@ import Testing
         let h = try RuleHarness("Properties")
         try await TestPostgres.withDatabase { c in
             try h.build("v1", seed: "INSERT INTO $S.author (name) VALUES ('Ann'); INSERT INTO $S.book (title) VALUES ('Dune')", on: c)
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
-            #expect(try h.rows("SELECT title, pages, author_id FROM $S.book", on: c) == ["Dune|∅|∅"])
+            try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT title, pages, author_id FROM $S.book", ["Dune|∅|∅"])
             try c.execute("UPDATE t.book SET pages = 412, author_id = 1")
 
             let down = try h.planner.plan(from: "v2", to: "v1")
             let dropped = Set(down.destructiveChanges.compactMap(\.column))
             #expect(dropped == ["pages", "author_id"])
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT title FROM $S.book", on: c) == ["Dune"])
+            try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT title FROM $S.book", ["Dune"])
         }
     }
 
@@ -64,14 +58,12 @@ import Testing
                 #expect(!sql.contains { $0.uppercased().contains("DROP") }, "\(from) → \(to): \(sql)")
                 #expect(try h.planner.plan(from: from, to: to).destructiveChanges.isEmpty)
             }
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
-            #expect(try h.rows("SELECT a.full_name, a.bio, b.title FROM $S.book b JOIN $S.author a ON a.id = b.author_id ORDER BY b.id", on: c)
-                    == ["Ann|born|A1", "Bob|∅|B1", "Ann|born|A2"])
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT w.name, w.bio, n.title FROM $S.novel n JOIN $S.writer w ON w.id = n.writer_id ORDER BY n.id", on: c)
-                    == ["Ann|born|A1", "Bob|∅|B1", "Ann|born|A2"])
+            try h.migrateExpecting("v1", "v2", on: c,
+                rows: "SELECT a.full_name, a.bio, b.title FROM $S.book b JOIN $S.author a ON a.id = b.author_id ORDER BY b.id",
+                ["Ann|born|A1", "Bob|∅|B1", "Ann|born|A2"])
+            try h.migrateExpecting("v2", "v1", on: c,
+                rows: "SELECT w.name, w.bio, n.title FROM $S.novel n JOIN $S.writer w ON w.id = n.writer_id ORDER BY n.id",
+                ["Ann|born|A1", "Bob|∅|B1", "Ann|born|A2"])
         }
     }
 
@@ -81,8 +73,7 @@ import Testing
         let h = try RuleHarness("Optionality")
         try await TestPostgres.withDatabase { c in
             try h.build("v1", seed: "INSERT INTO $S.item (name, size, code) VALUES ('a', NULL, 'x'), ('b', 7, 'y')", on: c)
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
+            try h.migrateExpectingSchema("v1", "v2", on: c)
             // color: new optional (NULL); weight: new required (default 5); size: NULLs backfilled with 1.
             #expect(try h.rows("SELECT name, size, code, color, weight FROM $S.item ORDER BY id", on: c)
                     == ["a|1|x|∅|5", "b|7|y|∅|5"])
@@ -91,8 +82,7 @@ import Testing
 
             let down = try h.planner.plan(from: "v2", to: "v1")
             #expect(Set(down.destructiveChanges.compactMap(\.column)) == ["color", "weight"])
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
+            try h.migrateExpectingSchema("v2", "v1", on: c)
             // code required again: its NULL is backfilled with v1's default; size keeps its values,
             // and the NULL the way up backfilled comes back from the archive.
             #expect(try h.rows("SELECT name, size, code FROM $S.item ORDER BY id", on: c) == ["a|∅|x", "b|7|y", "c|1|none"])
@@ -107,22 +97,17 @@ import Testing
             try h.build("v1", seed: "INSERT INTO $S.measure (count, amount, ratio, code) VALUES (32000, 2000000000, 1.5, 42), (-7, -3, 0.25, -1)", on: c)
             let up = try h.planner.plan(from: "v1", to: "v2")
             #expect(h.statements(up, on: c).contains { $0.contains("USING") })
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
+            try h.migrateExpectingSchema("v1", "v2", on: c)
             let v2Rows = try h.rows("SELECT count, amount, ratio, code, pg_typeof(code)::text FROM $S.measure ORDER BY id", on: c)
             #expect(v2Rows == ["32000|2000000000|1.5|42|text", "-7|-3|0.25|-1|text"])
-            try h.migrate("v2", "v3", on: c)
-            try h.expectSchema("v3", on: c)
-            #expect(try h.rows("SELECT count, pg_typeof(count)::text FROM $S.measure ORDER BY id", on: c) == ["32000|bigint", "-7|bigint"])
+            try h.migrateExpecting("v2", "v3", on: c,
+                rows: "SELECT count, pg_typeof(count)::text FROM $S.measure ORDER BY id", ["32000|bigint", "-7|bigint"])
 
             // Down: declared narrowing; every value fits.
             #expect(try h.planner.plan(from: "v3", to: "v1").destructiveChanges.contains { $0.kind == .narrowType })
-            try h.migrate("v3", "v2", on: c)
-            try h.expectSchema("v2", on: c)
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT count, amount, ratio, code FROM $S.measure ORDER BY id", on: c)
-                    == ["32000|2000000000|1.5|42", "-7|-3|0.25|-1"])
+            try h.migrateExpectingSchema("v3", "v2", on: c)
+            try h.migrateExpecting("v2", "v1", on: c,
+                rows: "SELECT count, amount, ratio, code FROM $S.measure ORDER BY id", ["32000|2000000000|1.5|42", "-7|-3|0.25|-1"])
 
             // A value that does not fit fails the run, and the transaction leaves the tenant as it was.
             try h.migrate("v1", "v2", on: c)
@@ -158,18 +143,16 @@ import Testing
                 """, on: c)
             let up = try h.planner.plan(from: "v1", to: "v2")
             #expect(up.destructiveChanges.isEmpty, "\(up.destructiveChanges)")
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
-            #expect(try h.rows("SELECT a.name, b.title FROM $S.author_books j JOIN $S.author a ON a.id = j.author_id JOIN $S.book b ON b.id = j.book_id ORDER BY b.id", on: c)
-                    == ["Ann|A1", "Bob|B1", "Ann|A2"])
+            try h.migrateExpecting("v1", "v2", on: c,
+                rows: "SELECT a.name, b.title FROM $S.author_books j JOIN $S.author a ON a.id = j.author_id JOIN $S.book b ON b.id = j.book_id ORDER BY b.id",
+                ["Ann|A1", "Bob|B1", "Ann|A2"])
             // A second author for A1: the to-one can keep only one.
             try c.execute("INSERT INTO t.author_books (author_id, book_id) VALUES (2, 1)")
 
             let down = try h.planner.plan(from: "v2", to: "v1")
             #expect(down.destructiveChanges.contains { $0.kind == .dropLinks }, "\(down.destructiveChanges)")
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT title, author_id FROM $S.book ORDER BY id", on: c) == ["A1|1", "B1|2", "A2|1", "none|∅"])
+            try h.migrateExpecting("v2", "v1", on: c,
+                rows: "SELECT title, author_id FROM $S.book ORDER BY id", ["A1|1", "B1|2", "A2|1", "none|∅"])
         }
     }
 
@@ -183,13 +166,10 @@ import Testing
             // Up: each author keeps one book (Ann had two): destructive.
             let up = try h.planner.plan(from: "v1", to: "v2")
             #expect(up.destructiveChanges.contains { $0.kind == .dropLinks }, "\(up.destructiveChanges)")
-            try h.migrate("v1", "v2", on: c)
-            try h.expectSchema("v2", on: c)
-            #expect(try h.rows("SELECT name, book_id FROM $S.author ORDER BY id", on: c) == ["Ann|1", "Bob|2", "Cid|∅"])
+            try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT name, book_id FROM $S.author ORDER BY id", ["Ann|1", "Bob|2", "Cid|∅"])
             try c.execute("UPDATE t.author SET book_id = 1 WHERE name = 'Cid'")
 
-            try h.migrate("v2", "v1", on: c)
-            try h.expectSchema("v1", on: c)
+            try h.migrateExpectingSchema("v2", "v1", on: c)
             // Book 1 had authors Ann and Cid: the to-one keeps the lowest; A2's author, dropped on
             // the way up, comes back from the archive.
             #expect(try h.rows("SELECT title, author_id FROM $S.book ORDER BY id", on: c) == ["A1|1", "B1|2", "A2|1"])
