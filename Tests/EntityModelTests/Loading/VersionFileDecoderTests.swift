@@ -4,21 +4,17 @@ import Testing
 /// Mistakes of form in a version file, each reported with its line.
 struct VersionFileDecoderTests {
     static let types = "string, int16, int32, int64, decimal, double, float, bool, date, uuid, binary, json"
+    static let notADate = "is not an ISO-8601 date such as \"2024-01-01T00:00:00Z\"."
 
-    @Test func unknownTypeNamesTheTypesThatExist() throws {
-        try expectDiagnostics(ofBroken: "UnknownType", [
+    /// Each broken file and what it must report.
+    static let brokenFiles: [BrokenFixture] = [
+        BrokenFixture("UnknownType", [
             (6, "attribute Recipe.servings has unknown type \"integer\"; the types are: \(Self.types)."),
-        ])
-    }
-
-    @Test func missingType() throws {
-        try expectDiagnostics(ofBroken: "MissingType", [
+        ]),
+        BrokenFixture("MissingType", [
             (5, "attribute Recipe.name has no type; add type: with one of: \(Self.types)."),
-        ])
-    }
-
-    @Test func defaultsThatAreNotOfTheAttributesType() throws {
-        try expectDiagnostics(ofBroken: "DefaultNotOfType", [
+        ]),
+        BrokenFixture("DefaultNotOfType", [
             (5, "the default \"abc\" of attribute Recipe.servings is not an int32 value."),
             (6, "the default abc of attribute Recipe.minutes is not an int32 value."),
             (7, "the default 1.5.2 of attribute Recipe.ratio is not a double value."),
@@ -26,50 +22,36 @@ struct VersionFileDecoderTests {
             (9, "the default twelve of attribute Recipe.price is not a decimal value."),
             (10, "the default \"{not json\" of attribute Recipe.extra is not a JSON document."),
             (11, "the default \"***\" of attribute Recipe.blob is not base64-encoded bytes."),
-        ])
-    }
-
-    @Test func defaultsOutOfRange() throws {
-        try expectDiagnostics(ofBroken: "DefaultOutOfRange", [
+        ]),
+        BrokenFixture("DefaultOutOfRange", [
             (5, "the default 70000 of attribute Recipe.servings is out of range for int16 (-32768...32767)."),
             (6, "the default -2147483649 of attribute Recipe.count is out of range for int32 (-2147483648...2147483647)."),
-        ])
-    }
-
-    @Test func defaultThatIsNotAUUID() throws {
-        try expectDiagnostics(ofBroken: "DefaultInvalidUUID", [
+        ]),
+        BrokenFixture("DefaultInvalidUUID", [
             (5, "the default \"not-a-uuid\" of attribute Recipe.code is not a valid UUID such as \"123e4567-e89b-12d3-a456-426614174000\"."),
-        ])
-    }
-
-    @Test func defaultsThatAreNotISO8601Dates() throws {
-        let example = "is not an ISO-8601 date such as \"2024-01-01T00:00:00Z\"."
-        try expectDiagnostics(ofBroken: "DefaultInvalidDate", [
-            (5, "the default \"yesterday\" of attribute Recipe.createdAt \(example)"),
-            (6, "the default \"2024-13-01T00:00:00Z\" of attribute Recipe.updatedAt \(example)"),
-            (7, "the default \"2024-01-01 10:00:00\" of attribute Recipe.publishedAt \(example)"),
-        ])
-    }
-
-    @Test func unknownKeysAtEveryLevel() throws {
-        try expectDiagnostics(ofBroken: "UnknownKey", [
+        ]),
+        BrokenFixture("DefaultInvalidDate", [
+            (5, "the default \"yesterday\" of attribute Recipe.createdAt \(Self.notADate)"),
+            (6, "the default \"2024-13-01T00:00:00Z\" of attribute Recipe.updatedAt \(Self.notADate)"),
+            (7, "the default \"2024-01-01 10:00:00\" of attribute Recipe.publishedAt \(Self.notADate)"),
+        ]),
+        BrokenFixture("UnknownKey", [
             (2, "unknown key \"description\" in a version file; the keys are: entities."),
             (5, "unknown key \"comment\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract."),
             (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, unique, indexed, renamingIdentifier, column, allowsNarrowing."),
             (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column."),
-        ])
-    }
-
-    @Test func duplicateKeyIsAYAMLError() throws {
-        try expectDiagnostics(ofBroken: "DuplicateKey", [
+        ]),
+        BrokenFixture("DuplicateKey", [
             (5, "the key \"name\" appears more than once in the same mapping."),
-        ])
-    }
-
-    @Test func invalidYAML() throws {
-        try expectDiagnostics(ofBroken: "InvalidYAML", [
+        ]),
+        BrokenFixture("InvalidYAML", [
             (5, "this is not valid YAML: did not find expected ',' or '}'."),
-        ])
+        ]),
+    ]
+
+    @Test(arguments: brokenFiles)
+    func mistakeOfFormIsReportedWithItsLine(_ broken: BrokenFixture) throws {
+        try expectDiagnostics(ofBroken: broken.name, broken.expected)
     }
 
     @Test func wrongKindsOfValues() {

@@ -26,6 +26,20 @@ func expectDiagnostics(
     #expect(found.map(\.message) == expected.map(\.1), sourceLocation: sourceLocation)
 }
 
+/// A broken fixture, `Fixtures/Broken/<name>.yaml`, and the `(line, message)` pairs it must report,
+/// in file order.
+struct BrokenFixture: Sendable, CustomTestStringConvertible {
+    let name: String
+    let expected: [(Int, String)]
+
+    init(_ name: String, _ expected: [(Int, String)]) {
+        self.name = name
+        self.expected = expected
+    }
+
+    var testDescription: String { name }
+}
+
 /// A version built from YAML text, failing the test with every diagnostic if it does not load.
 func version(_ yaml: String, name: String = "v1") throws -> ModelVersion {
     try ModelVersion(name: name, yaml: yaml, file: "\(name).yaml")
