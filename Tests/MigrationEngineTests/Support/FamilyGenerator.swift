@@ -60,30 +60,24 @@ struct FamilyGenerator {
                 var lines = ["  \(entity.name):"]
                 if let parent = entity.parent { lines.append("    parent: \(parent)") }
                 if let renamed = entity.renamedFrom { lines.append("    renamingIdentifier: \(renamed)") }
-                if !entity.attributes.isEmpty {
-                    lines.append("    attributes:")
-                    for a in entity.attributes {
-                        var keys = ["type: \(a.type)"]
-                        if a.optional { keys.append("optional: true") }
-                        if let value = a.defaultValue { keys.append("default: \(value)") }
-                        if let renamed = a.renamedFrom { keys.append("renamingIdentifier: \(renamed)") }
-                        if a.allowsNarrowing { keys.append("allowsNarrowing: true") }
-                        lines.append("      \(a.name): { \(keys.joined(separator: ", ")) }")
-                    }
-                }
-                if !entity.relationships.isEmpty {
-                    lines.append("    relationships:")
-                    for r in entity.relationships {
-                        var keys = ["destination: \(r.destination)"]
-                        if r.toMany { keys.append("toMany: true") }
-                        if let inverse = r.inverse { keys.append("inverse: \(inverse)") }
-                        if let renamed = r.renamedFrom { keys.append("renamingIdentifier: \(renamed)") }
-                        lines.append("      \(r.name): { \(keys.joined(separator: ", ")) }")
-                    }
-                }
+                lines += section("attributes", entity.attributes.map { a in (a.name, [
+                    "type: \(a.type)", a.optional ? "optional: true" : nil, a.defaultValue.map { "default: \($0)" },
+                    a.renamedFrom.map { "renamingIdentifier: \($0)" }, a.allowsNarrowing ? "allowsNarrowing: true" : nil,
+                ]) })
+                lines += section("relationships", entity.relationships.map { r in (r.name, [
+                    "destination: \(r.destination)", r.toMany ? "toMany: true" : nil, r.inverse.map { "inverse: \($0)" },
+                    r.renamedFrom.map { "renamingIdentifier: \($0)" },
+                ]) })
                 if entity.attributes.isEmpty && entity.relationships.isEmpty && entity.parent == nil { lines[0] += " {}" }
                 return lines.joined(separator: "\n") + "\n"
             }.joined()
+        }
+
+        /// `    title:` and a `      name: { key, … }` line per property (its nil keys left out);
+        /// nothing when there is no property.
+        private func section(_ title: String, _ properties: [(name: String, keys: [String?])]) -> [String] {
+            guard !properties.isEmpty else { return [] }
+            return ["    \(title):"] + properties.map { "      \($0.name): { \($0.keys.compactMap { $0 }.joined(separator: ", ")) }" }
         }
     }
 
