@@ -66,28 +66,16 @@ import Testing
 
     /// A server that accepts the TCP connection but never answers: connect_timeout must end the wait.
     @Test func connectTimeoutIsHonoured() throws {
-        let listener = try loopbackListener(listen: true)
-        defer { listener.close() }
-        let start = ContinuousClock.now
-        let error = try expectPostgresError {
-            _ = try Connection("host=127.0.0.1 port=\(listener.port) sslmode=disable gssencmode=disable", connectTimeout: 2)
-        }
-        let elapsed = ContinuousClock.now - start
+        let (error, elapsed, port) = try connectToSilentServer(connectTimeout: 2)
         #expect(error.kind == .connection)
         #expect(error.description.contains("timeout expired"), "\(error)")
-        #expect(error.description.contains("port \(listener.port)"))
+        #expect(error.description.contains("port \(port)"))
         // About 2 s; the upper bound leaves 10× room for a busy machine.
         #expect(elapsed >= .milliseconds(1500) && elapsed < .seconds(20), "took \(elapsed)")
     }
 
     @Test func connectTimeoutInTheConnectionStringOverridesTheParameter() throws {
-        let listener = try loopbackListener(listen: true)
-        defer { listener.close() }
-        let start = ContinuousClock.now
-        let error = try expectPostgresError {
-            _ = try Connection("host=127.0.0.1 port=\(listener.port) sslmode=disable gssencmode=disable connect_timeout=2", connectTimeout: 60)
-        }
-        let elapsed = ContinuousClock.now - start
+        let (error, elapsed, _) = try connectToSilentServer(options: " connect_timeout=2", connectTimeout: 60)
         #expect(error.description.contains("timeout expired"), "\(error)")
         // connect_timeout=2: 20 s is 10× headroom for a busy machine; a hang would never end.
         #expect(elapsed < .seconds(20), "took \(elapsed)")
