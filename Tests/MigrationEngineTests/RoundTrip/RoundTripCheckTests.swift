@@ -16,6 +16,14 @@ struct RoundTripCheckTests {
         try await TenantMigrateExecutable.run(["check", "--round-trip", "--database-url", conninfo] + arguments)
     }
 
+    /// Checks `family` of the mapping fixtures with `--json`, expects it to exit 0, and returns its report.
+    private func report(_ conninfo: String, family: String, rows: Int,
+                        sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> RoundTripReport {
+        let output = try await check(conninfo, ["--migrations", Self.mappingFixtures, "--family", family, "--rows", String(rows), "--json"])
+        #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)", sourceLocation: sourceLocation)
+        return try JSONDecoder().decode(RoundTripReport.self, from: Data(output.stdout.utf8))
+    }
+
     @Test func recipesComesBackWhole() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let output = try await check(conninfo, ["--migrations", PackagePaths.root.appendingPathComponent("Migrations").path, "--seed", "1", "--rows", "30"])
@@ -50,9 +58,7 @@ struct RoundTripCheckTests {
     /// step (DropSteps: v1 → v3 is one fused inferred step) gives everything back.
     @Test func everyPathShapeThroughAFusedStepGivesEverythingBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let output = try await check(conninfo, ["--migrations", Self.mappingFixtures, "--family", "DropSteps", "--rows", "12", "--json"])
-            #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
-            let report = try JSONDecoder().decode(RoundTripReport.self, from: Data(output.stdout.utf8))
+            let report = try await report(conninfo, family: "DropSteps", rows: 12)
             #expect(report.passed)
             #expect(report.trips.map(\.path) == [
                 ["v1", "v2", "v1"],
@@ -73,9 +79,7 @@ struct RoundTripCheckTests {
     /// The archive keeps what `loses:` names, and the way down restores it: the trip passes.
     @Test func aDeclaredLossPasses() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let output = try await check(conninfo, ["--migrations", Self.mappingFixtures, "--family", "DeclaredLoss", "--rows", "10", "--json"])
-            #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
-            let report = try JSONDecoder().decode(RoundTripReport.self, from: Data(output.stdout.utf8))
+            let report = try await report(conninfo, family: "DeclaredLoss", rows: 10)
             #expect(report.passed)
             #expect(report.trips.map(\.path) == [["v1", "v2", "v1"]])
         }
