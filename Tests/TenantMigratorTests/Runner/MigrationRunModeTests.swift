@@ -13,14 +13,21 @@ import Testing
 struct MigrationRunModeTests {
     let catalog = TenantCatalog()
 
-    /// Tenant `acme` at Catalogue v1, with 20 products and a note on each; returns the family.
-    func setUpAcme(_ connection: Connection) throws -> ModelFamily {
-        let family = try fixtureFamily("Catalogue")
-        try catalog.install(on: connection)
-        try TenantLifecycle(catalog: catalog, family: family).create(try tenant("acme"), version: "v1", on: connection)
-        try connection.execute("INSERT INTO tenant_acme.product (code, title) SELECT 'P' || g, 'Product ' || g FROM generate_series(1, 20) g")
-        try connection.execute("INSERT INTO tenant_acme.product_note (product_id, text) SELECT id, 'Note on ' || code FROM tenant_acme.product")
-        return family
+    /// Runs `body` on a fresh database holding tenant `acme` at Catalogue v1, with 20 products and a
+    /// note on each; gives it the database's URL, a connection, the family and the ``state(_:)``
+    /// the tenant starts in.
+    func withAcme(
+        _ body: (_ conninfo: String, _ connection: Connection, _ family: ModelFamily, _ before: [String: String]) async throws -> Void
+    ) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let connection = try Connection(conninfo)
+            let family = try fixtureFamily("Catalogue")
+            try catalog.install(on: connection)
+            try TenantLifecycle(catalog: catalog, family: family).create(try tenant("acme"), version: "v1", on: connection)
+            try connection.execute("INSERT INTO tenant_acme.product (code, title) SELECT 'P' || g, 'Product ' || g FROM generate_series(1, 20) g")
+            try connection.execute("INSERT INTO tenant_acme.product_note (product_id, text) SELECT id, 'Note on ' || code FROM tenant_acme.product")
+            try await body(conninfo, connection, family, try state(connection))
+        }
     }
 
     func run(_ conninfo: String, _ runner: TenantMigrationRunner, _ name: String, to target: String, mode: MigrationRunMode) async throws -> TenantMigrationResult {
@@ -41,10 +48,7 @@ struct MigrationRunModeTests {
     }
 
     @Test func aDryRunMigratesForRealAndRollsBack() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let connection = try Connection(conninfo)
-            let family = try setUpAcme(connection)
-            let before = try state(connection)
+        try await withAcme { conninfo, connection, family, before in
             let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
 
             let result = try await run(conninfo, runner, "acme", to: "v2", mode: .dryRun)
@@ -69,11 +73,7 @@ struct MigrationRunModeTests {
     }
 
     @Test func aRehearsalFindsWhatTheWayBackDoesNotRestore() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let connection = try Connection(conninfo)
-            let family = try setUpAcme(connection)
-            let before = try state(connection)
-
+        try await withAcme { conninfo, connection, family, before async throws in
             // v1 → v2 → v1 restores everything: the rehearsal passes and changes nothing.
             let clean = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
             #expect(try await run(conninfo, clean, "acme", to: "v2", mode: .rehearse).outcome == .migrated)
