@@ -11,17 +11,27 @@ import Testing
 /// archived value, dropped columns included.
 @Suite("Archive: what the destination cannot give back")
 struct StepArchiveRestoreTests {
+    /// Migrates tenant `acme` to v2 and rolls it back to v1, expecting `up` to read `upRows` on v2,
+    /// `down` to read `downRows` back on v1, and the tenant's schema to be clean.
+    func expectUpAndBack(_ migrator: TenantMigrator, _ connection: Connection,
+                         up: String, _ upRows: [[String?]], down: String, _ downRows: [[String?]],
+                         sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+        _ = try await migrator.migrate(tenant: "acme", to: "v2")
+        #expect(try connection.rows(up) == upRows, sourceLocation: sourceLocation)
+        _ = try await migrator.rollback(tenant: "acme", to: "v1")
+        #expect(try connection.rows(down) == downRows, sourceLocation: sourceLocation)
+        #expect(try await verifyClean(migrator, "acme", sourceLocation: sourceLocation))
+    }
+
     /// Case 4: a mapped step with a mapped way down. The way down fills empty notes, but a note
     /// that was NULL before the way up comes back NULL, as every other note comes back as it was.
     @Test func aNullOriginalComesBackNull() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection, schema) = try await fixtureTenant("NullOriginals", conninfo,
                 insert: "INSERT INTO {schema}.item (id, name, note) VALUES (1, 'a', 'Hello'), (2, 'b', NULL), (3, 'c', '')")
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            #expect(try connection.rows("SELECT note FROM \(schema).item ORDER BY id") == [["HELLO"], [nil], [""]])
-            _ = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try connection.rows("SELECT note FROM \(schema).item ORDER BY id") == [["Hello"], [nil], [""]])
-            #expect(try await verifyClean(migrator, "acme"))
+            try await expectUpAndBack(migrator, connection,
+                                      up: "SELECT note FROM \(schema).item ORDER BY id", [["HELLO"], [nil], [""]],
+                                      down: "SELECT note FROM \(schema).item ORDER BY id", [["Hello"], [nil], [""]])
         }
     }
 
@@ -32,11 +42,9 @@ struct StepArchiveRestoreTests {
                 insert: "INSERT INTO {schema}.item (id, name, d) VALUES (1, 'a', 'four'), (2, 'b', NULL), (3, 'c', ' spaced ')")
             let plan = try migrator.plan(from: "v1", to: "v2")
             #expect(plan.archivedChanges.contains { $0.table == "item" && $0.column == "d" }, "\(plan.archivedChanges)")
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            #expect(try connection.rows("SELECT n::text FROM \(schema).item ORDER BY id") == [["4"], ["0"], ["8"]])
-            _ = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try connection.rows("SELECT d FROM \(schema).item ORDER BY id") == [["four"], [nil], [" spaced "]])
-            #expect(try await verifyClean(migrator, "acme"))
+            try await expectUpAndBack(migrator, connection,
+                                      up: "SELECT n::text FROM \(schema).item ORDER BY id", [["4"], ["0"], ["8"]],
+                                      down: "SELECT d FROM \(schema).item ORDER BY id", [["four"], [nil], [" spaced "]])
         }
     }
 
@@ -45,11 +53,9 @@ struct StepArchiveRestoreTests {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection, schema) = try await fixtureTenant("Durations", conninfo,
                 insert: "INSERT INTO {schema}.track (id, title, length) VALUES (1, 'a', ' 3:07 '), (2, 'b', 'abc'), (3, 'c', '4:05'), (4, 'd', NULL)")
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            #expect(try connection.rows("SELECT seconds::text FROM \(schema).track ORDER BY id") == [["187"], [nil], ["245"], [nil]])
-            _ = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try connection.rows("SELECT length FROM \(schema).track ORDER BY id") == [[" 3:07 "], ["abc"], ["4:05"], [nil]])
-            #expect(try await verifyClean(migrator, "acme"))
+            try await expectUpAndBack(migrator, connection,
+                                      up: "SELECT seconds::text FROM \(schema).track ORDER BY id", [["187"], [nil], ["245"], [nil]],
+                                      down: "SELECT length FROM \(schema).track ORDER BY id", [[" 3:07 "], ["abc"], ["4:05"], [nil]])
         }
     }
 
