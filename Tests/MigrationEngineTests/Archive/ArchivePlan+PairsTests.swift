@@ -19,6 +19,15 @@ struct ArchivePlanPairsTests {
         try connection.rows("SELECT id::text, name, a, b::text FROM \(schema).item ORDER BY id")
     }
 
+    /// Expects every row of ``rows`` back as it was, the archive emptied by the restore, and tenant
+    /// `acme`'s schema clean.
+    static func expectEverythingBack(_ migrator: TenantMigrator, _ connection: Connection, _ schema: String,
+                                     sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+        #expect(try items(connection, schema) == expected, sourceLocation: sourceLocation)
+        #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive", as: Int.self) == 0, sourceLocation: sourceLocation)
+        #expect(try await verifyClean(migrator, "acme", sourceLocation: sourceLocation))
+    }
+
     /// Case 1: up in one call (one fused step v1 → v3), down one release at a time.
     @Test func upInOneCallDownOneReleaseAtATime() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
@@ -29,9 +38,7 @@ struct ArchivePlanPairsTests {
             _ = try await migrator.rollback(tenant: "acme", to: "v2")
             #expect(try connection.rows("SELECT id::text, name, b::text FROM \(schema).item ORDER BY id") == Self.expected.map { [$0[0], $0[1], $0[3]] })
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try Self.items(connection, schema) == Self.expected)
-            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive", as: Int.self) == 0)
-            #expect(try await verifyClean(migrator, "acme"))
+            try await Self.expectEverythingBack(migrator, connection, schema)
         }
     }
 
@@ -44,9 +51,7 @@ struct ArchivePlanPairsTests {
             let down = try migrator.plan(from: "v3", to: "v1")
             #expect(down.steps.count == 1 && down.steps[0].isFused, "\(down.steps)")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try Self.items(connection, schema) == Self.expected)
-            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive", as: Int.self) == 0)
-            #expect(try await verifyClean(migrator, "acme"))
+            try await Self.expectEverythingBack(migrator, connection, schema)
         }
     }
 
@@ -70,8 +75,7 @@ struct ArchivePlanPairsTests {
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
             migrator.archives = false
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try Self.items(connection, schema) == Self.expected)
-            #expect(try await verifyClean(migrator, "acme"))
+            try await Self.expectEverythingBack(migrator, connection, schema)
         }
     }
 
@@ -87,8 +91,7 @@ struct ArchivePlanPairsTests {
             #expect(try Self.items(connection, schema) == Self.expected)
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try Self.items(connection, schema) == Self.expected)
-            #expect(try await verifyClean(migrator, "acme"))
+            try await Self.expectEverythingBack(migrator, connection, schema)
         }
     }
 }
@@ -114,8 +117,7 @@ struct ArchivePlanLegacyEntriesTests {
             // Rekeyed by pair: what v2 → v3 took came back, what v1 → v2 took waits for its pair.
             #expect(try connection.rows("SELECT DISTINCT step_from, step_to, column_name FROM \(schema)._tm_archive") == [["v1", "v2", "a"]])
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try ArchivePlanPairsTests.items(connection, schema) == ArchivePlanPairsTests.expected)
-            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive", as: Int.self) == 0)
+            try await ArchivePlanPairsTests.expectEverythingBack(migrator, connection, schema)
         }
     }
 
