@@ -33,15 +33,25 @@ struct ForeignTriggers {
             ORDER BY c.relname, t.tgname
             """, [schema])
         var triggers: [Trigger] = []
+        var capturedTables: Set<String> = []
         for row in rows {
             let trigger = Trigger(
                 oid: UInt32(try row.decode(Int64.self, at: 0)), name: try row.decode(String.self, at: 1),
                 mode: try row.decode(String.self, at: 2)
             )
             let table = try row.decode(String.self, at: 3)
+            if ChangeCapture.isCaptureTrigger(trigger.name) {
+                capturedTables.insert(table)
+                continue
+            }
             connection.logger.warning("disabling trigger \(trigger.name) on \(table) for the migration: the model does not define it")
             try connection.execute("ALTER TABLE \(table) DISABLE TRIGGER \(connection.quoteIdentifier(trigger.name))")
             triggers.append(trigger)
+        }
+        if !capturedTables.isEmpty {
+            // An online run of this tenant stopped before its cutover (this transaction holds the
+            // tenant's lock, so it is not running): its capture goes before any row is written.
+            try OnlineCleanup.removeLeftovers(of: schema, capturedTables: capturedTables.sorted(), on: connection)
         }
         return ForeignTriggers(triggers: triggers)
     }

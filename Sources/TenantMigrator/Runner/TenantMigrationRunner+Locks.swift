@@ -33,21 +33,21 @@ extension TenantMigrationRunner {
     /// attempt is then retried with backoff, holding nothing).
     static let lockRounds = 4
 
-    /// Takes ACCESS EXCLUSIVE on `tables` (already qualified and quoted), in the given order, without
-    /// ever waiting on one while holding another.
-    static func lockTables(_ tables: [String], on connection: Connection) throws {
+    /// Takes ACCESS EXCLUSIVE (or `mode`) on `tables` (already qualified and quoted), in the given
+    /// order, without ever waiting on one while holding another.
+    static func lockTables(_ tables: [String], mode: TableLockMode = .accessExclusive, on connection: Connection) throws {
         guard !tables.isEmpty else { return }
         let all = tables.joined(separator: ", ")
         for _ in 0..<lockRounds {
             do {
-                try connection.savepoint { _ = try $0.execute("LOCK TABLE \(all) IN ACCESS EXCLUSIVE MODE NOWAIT") }
+                try connection.savepoint { _ = try $0.execute("LOCK TABLE \(all) IN \(mode.rawValue) MODE NOWAIT") }
                 return
             } catch SQLState.lockNotAvailable {
                 // Some table is busy. Wait for each one in turn, alone, and let go of it again.
                 for table in tables {
                     do {
                         try connection.savepoint { connection in
-                            try connection.execute("LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE")
+                            try connection.execute("LOCK TABLE \(table) IN \(mode.rawValue) MODE")
                             throw ReleaseLock()
                         }
                     } catch is ReleaseLock {}
@@ -68,6 +68,15 @@ extension TenantMigrationRunner {
             connection.quoteIdentifier(schema) + "." + connection.quoteIdentifier($0)
         }
     }
+}
+
+/// The table lock modes migrations take: ACCESS EXCLUSIVE for an offline migration and an online
+/// cutover's swap; EXCLUSIVE while an online cutover applies the last changes (reads go on, writes
+/// wait); SHARE ROW EXCLUSIVE to install an online migration's change capture.
+enum TableLockMode: String {
+    case accessExclusive = "ACCESS EXCLUSIVE"
+    case exclusive = "EXCLUSIVE"
+    case shareRowExclusive = "SHARE ROW EXCLUSIVE"
 }
 
 /// Thrown to roll a savepoint back on purpose (releasing the lock taken in it).
