@@ -73,6 +73,11 @@ public enum TenantMigrateExecutable {
             self.directory = directory
         }
 
+        /// What the process wrote to stderr so far (stdout, when merged).
+        public func errorOutputSoFar() throws -> String {
+            try String(contentsOf: errorURL, encoding: .utf8)
+        }
+
         /// Waits for the process to end (polling, off the cooperative pool's threads) and returns
         /// what it printed.
         public func finish() async throws -> Output {

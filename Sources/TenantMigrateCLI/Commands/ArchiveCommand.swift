@@ -35,7 +35,7 @@ struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
 
     struct Prune: RunnerCommand {
         static var configuration: CommandConfiguration {
-            CommandConfiguration(commandName: "prune", abstract: "Delete archive entries older than an age.")
+            CommandConfiguration(commandName: "prune", abstract: "Delete archive entries older than an age, and the old tables online migrations kept since before then.")
         }
         @OptionGroup var options: RunnerOptions<Runner>
         @Option(name: .long, help: ArgumentHelp("The age: a number with s, m, h or d (30d).", valueName: "age")) var olderThan: String
@@ -49,9 +49,12 @@ struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         }
 
         func perform() async throws {
-            let deleted = try await options.makeMigrator().pruneArchive(olderThan: ArchiveAge(olderThan)!.duration, tenant: tenant)
+            let (deleted, retired) = try await options.makeMigrator().prune(olderThan: ArchiveAge(olderThan)!.duration, tenant: tenant)
             if json { return try Console.printJSON(deleted) }
-            for (tenant, count) in deleted.sorted(by: { $0.key < $1.key }) { Console.line("\(tenant): \(count) entr\(count == 1 ? "y" : "ies") pruned") }
+            for (tenant, count) in deleted.sorted(by: { $0.key < $1.key }) {
+                Console.line("\(tenant): \(count) entr\(count == 1 ? "y" : "ies") pruned"
+                    + (retired[tenant].map { "; the \($0) tables an online migration replaced dropped" } ?? ""))
+            }
         }
     }
 }

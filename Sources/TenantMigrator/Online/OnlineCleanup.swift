@@ -19,7 +19,7 @@ struct OnlineCleanup {
     }
 
     /// Removes the triggers, then the private schemas, in one transaction.
-    func removeRun(liveTables: [String], on connection: Connection) throws {
+    func removeRun(on connection: Connection) throws {
         guard try isNeeded(on: connection) else { return }
         var attempt = 0
         while true {

@@ -77,7 +77,7 @@ final class OnlineContext {
         if let earlier = try OnlineState.read(in: schemas, on: connection) {
             log("an earlier online run (\(earlier)) did not finish; removing what it left and starting over", level: .warning)
         }
-        try OnlineCleanup(schemas: schemas, runner: run.runner).removeRun(liveTables: liveTables, on: connection)
+        try OnlineCleanup(schemas: schemas, runner: run.runner).removeRun(on: connection)
         try OnlineSchemas.drop(schemas.retired, on: connection)
     }
 
@@ -208,7 +208,7 @@ final class OnlineContext {
         }
         do {
             if connection.isInTransaction { return }
-            try OnlineCleanup(schemas: schemas, runner: run.runner).removeRun(liveTables: liveTables, on: connection)
+            try OnlineCleanup(schemas: schemas, runner: run.runner).removeRun(on: connection)
         } catch {
             log("could not remove the change capture (\(error)); it is inert, and the next run or `online cleanup` removes it", level: .warning)
         }

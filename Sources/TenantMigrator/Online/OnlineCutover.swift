@@ -91,9 +91,7 @@ struct OnlineCutover {
         let archive = TenantArchive.tableName
         let liveArchive = try TenantArchive.exists(inSchema: schemas.tenant, on: connection)
         let shadowArchive = try TenantArchive.exists(inSchema: schemas.work, on: connection)
-        try OnlineSchemas.createPrivate(schemas.retired, on: connection)
-        let note = "\(tenantRun.tenant.rawValue): \(context.record.version), retired by the online migration to \(tenantRun.destination.name) at \(Date())"
-        try connection.execute("COMMENT ON SCHEMA \(connection.quoteIdentifier(schemas.retired)) IS \(connection.quoteLiteral(note))")
+        try RetiredTables.create(schemas.retired, version: context.record.version, replacedBy: tenantRun.destination.name, on: connection)
         var moves: [Statement] = []
         for table in source.tables.map(\.name) + (liveArchive ? [archive] : []) {
             moves.append(Statement("ALTER TABLE \(connection.qualified(schemas.tenant, table)) SET SCHEMA \(connection.quoteIdentifier(schemas.retired))"))

@@ -57,4 +57,12 @@ struct OnlineSchemas: Sendable, Hashable {
     static func drop(_ schema: String, on connection: Connection) throws {
         try connection.execute("DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(schema)) CASCADE")
     }
+
+    /// Drops every schema an online run of the tenant in schema `tenant` may have left, the
+    /// retired tables included (with the tenant's drop).
+    static func dropAll(forTenantSchema tenant: String, on connection: Connection) throws {
+        guard try exists(tenant, on: connection) else { return }
+        let schemas = try of(tenant, on: connection)
+        for schema in [schemas.work, schemas.delta, schemas.retired] { try drop(schema, on: connection) }
+    }
 }
