@@ -90,7 +90,9 @@ final class OnlineContext {
                 try OnlineSchemas.createPrivate(schemas.work, on: connection)
                 try capture.createLog(on: connection)
                 try OnlineState.create(for: run, record: record, progress: progress, in: schemas, on: connection)
-                try TenantMigrationRunner.lockTables(liveTables, mode: .shareRowExclusive, on: connection)
+                try run.runner.waitingForLocks(connection) {
+                    _ = try connection.execute("LOCK TABLE \(liveTables.joined(separator: ", ")) IN \(TableLockMode.shareRowExclusive.rawValue) MODE")
+                }
                 let tables = plan.plan.source.relationalSchema().tables.sorted { $0.name < $1.name }
                 let readers = Set(plan.lineage.readers)
                 try capture.install(on: tables.map { table in

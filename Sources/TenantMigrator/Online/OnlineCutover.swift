@@ -6,7 +6,8 @@ import MigrationEngine
 /// The end of an online migration: one transaction, retried when a lock wait runs past
 /// `lock_timeout` (55P03), as offline attempts are.
 ///
-/// 1. The live tables are locked EXCLUSIVE (under `lock_timeout`): writes wait from here, reads go on.
+/// 1. The live tables are locked EXCLUSIVE (under `lock_timeout`, see ``lock(_:_:)``): writes
+///    wait from here, reads go on.
 /// 2. The tenant's record is read again; the last changes are caught up.
 /// 3. The steps that could not be caught up run on the shadow (writes wait meanwhile).
 /// 4. The live tables are locked ACCESS EXCLUSIVE: reads wait too, from here to the commit.
@@ -35,7 +36,8 @@ struct OnlineCutover {
             } catch where TenantMigrationRunner.isRetryable(error) && attempt < context.settings.maxAttempts {
                 let delay = tenantRun.runner.backoff(afterAttempt: attempt)
                 tenantRun.runner.observeLockRetry(after: attempt, deadlock: !(SQLState.lockNotAvailable ~= error), on: tenantRun.span)
-                context.log("the cutover waited longer than lock_timeout for the tables; rolled back, catching up and retrying in \(Int(delay * 1000)) ms",
+                let cause = SQLState.lockNotAvailable ~= error ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
+                context.log("cutover attempt \(attempt) of \(context.settings.maxAttempts) \(cause); rolled back, catching up and retrying in \(Int(delay * 1000)) ms: \(error)",
                             level: .warning)
                 try TenantMigrationRunner.sleep(delay)
                 try context.retryingLocks { try connection.transaction { _ in try context.round() } }
@@ -47,9 +49,7 @@ struct OnlineCutover {
         let clock = ContinuousClock()
         try TenantMigrationRunner.setLockTimeout(context.settings.lockTimeout, on: connection)
         let live = context.liveTables
-        try tenantRun.runner.waitingForLocks(connection) {
-            try TenantMigrationRunner.lockTables(live, mode: .exclusive, on: connection)
-        }
+        try lock(live, .exclusive)
         let writesBlocked = clock.now
         let record = try context.run.catalog.requireTenant(tenantRun.tenant, on: connection, forUpdate: true)
         guard record.version == context.record.version else {
@@ -65,9 +65,7 @@ struct OnlineCutover {
                 statistics = statistics + (try tenantRun.runner.observingStep(step) { try executor.run(step) })
             }
         }
-        try tenantRun.runner.waitingForLocks(connection) {
-            try TenantMigrationRunner.lockTables(live, mode: .accessExclusive, on: connection)
-        }
+        try lock(live, .accessExclusive)
         let readsBlocked = clock.now
         try swap(live: live)
         try tenantRun.recordMove(context.plan.plan, for: context.record, statistics: statistics, attempt: attempt, extra: [
@@ -81,6 +79,19 @@ struct OnlineCutover {
             writesBlocked: clock.now - writesBlocked, readsBlocked: clock.now - readsBlocked, family: context.family
         )
         return statistics
+    }
+
+    /// Locks `tables` in `mode`, in their fixed order, each wait bounded by `lock_timeout`.
+    ///
+    /// Unlike an offline migration's first locks, these wait while holding the tables before them:
+    /// once writes wait on every table (EXCLUSIVE), the app's statements come back at once, and
+    /// letting go of a table to wait for another would only let its queue in again, round after
+    /// round. What waits meanwhile is bounded by `lock_timeout`: writes during the EXCLUSIVE
+    /// locks, reads of an already locked table during the ACCESS EXCLUSIVE ones.
+    private func lock(_ tables: [String], _ mode: TableLockMode) throws {
+        try tenantRun.runner.waitingForLocks(connection) {
+            _ = try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN \(mode.rawValue) MODE")
+        }
     }
 
     /// Moves the live tables out and the shadow's in, with their rights and sequences.
