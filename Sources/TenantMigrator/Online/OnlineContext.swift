@@ -16,6 +16,7 @@ final class OnlineContext {
     /// Steps run on the shadow so far, for the result.
     var statistics = StepStatistics()
     private var lastProgressLog = ContinuousClock.now
+    private var lastPhase: OnlinePhase?
 
     init(run: TenantRun, plan: OnlinePlan, record: TenantRecord, schemas: OnlineSchemas, capture: ChangeCapture) {
         self.run = run
@@ -54,7 +55,8 @@ final class OnlineContext {
     /// Enters `phase`: the state row, the metrics, the logs (at most every 5 s within a phase) and
     /// the settings' checkpoint.
     func checkpoint(_ phase: OnlinePhase) throws {
-        let entering = phase != progress.phase
+        let entering = phase != lastPhase
+        lastPhase = phase
         progress.phase = phase
         if entering { settings.observability.countOnlinePhase(phase, family: family, tenant: run.tenant) }
         if entering || ContinuousClock.now - lastProgressLog > .seconds(5) {
