@@ -72,6 +72,7 @@ extension PlanDocument {
         .resolution.impossible { background: #ffebe9; color: #cf222e; }
         .added { color: #1a7f37; } .removed { color: #cf222e; } .renamed { color: #0969da; } .changed { color: #9a6700; }
         .diagram { overflow-x: auto; border: 1px solid #d0d7de; border-radius: 6px; padding: .5rem; margin: 1rem 0; }
+        .diagram svg { max-width: 100%; height: auto; }
         table { border-collapse: collapse; width: 100%; font-size: .9rem; }
         th, td { border: 1px solid #d0d7de; padding: .3rem .5rem; text-align: left; vertical-align: top; }
         th { background: #f6f8fa; }
