@@ -70,6 +70,8 @@ public struct CatchUpRound {
     /// Runs the round; the change set must be filled.
     public func run() throws -> Outcome {
         var outcome = Outcome()
+        // Statistics, so that every read below looks rows up by key rather than scans a live table.
+        try connection.execute("ANALYZE \(Self.changed)", schema: live)
         try addReaders()
         outcome.changedRows = Int(try connection.execute("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(Self.changed)", schema: live)
             .first?.decode(Int64.self, at: 0) ?? 0)
@@ -111,12 +113,15 @@ public struct CatchUpRound {
             guard let table = source.table(named: reader.table) else { return nil }
             let key = table.primaryKey.columns
             let order: [SQL] = key.map { "r.\(id: $0)" }
-            return "INSERT INTO \(Self.needed) (relation, key) SELECT DISTINCT ON (r.\(id: reader.column)) \(literal: reader.table), \(keyArray("r", key)) "
-                + "FROM \(qualified(live, reader.table)) AS r WHERE r.\(id: reader.column) IN "
-                + "(SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: reader.referencedTable)) "
-                + "ORDER BY r.\(id: reader.column), \(order, joinedBy: ", ") ON CONFLICT DO NOTHING"
+            let selected: [SQL] = key.map { "w.\(id: $0)" }
+            // One row per referenced row, found by the foreign key's index.
+            return "INSERT INTO \(Self.needed) (relation, key) SELECT \(literal: reader.table), ARRAY[\(selected, joinedBy: ", ")]::pg_catalog.int8[] "
+                + "FROM \(Self.changed) AS c CROSS JOIN LATERAL (SELECT \(ids: key) FROM \(qualified(live, reader.table)) AS r "
+                + "WHERE r.\(id: reader.column) = c.key[1] ORDER BY \(order, joinedBy: ", ") LIMIT 1) AS w "
+                + "WHERE c.relation = \(literal: reader.referencedTable) ON CONFLICT DO NOTHING"
         }
         if !witnesses.isEmpty { try connection.pipeline(witnesses, schema: live) }
+        try connection.execute("ANALYZE \(Self.needed)", schema: live)
         let references = source.tables.flatMap { table in table.foreignKeys.filter { $0.columns.count == 1 }.map { (table, $0) } }
         while !references.isEmpty {
             let statements: [SQL] = references.map { table, key in
@@ -127,8 +132,7 @@ public struct CatchUpRound {
             let added = try connection.pipeline(statements, schema: live).reduce(0) { $0 + $1.affectedRows }
             if added == 0 { break }
         }
-        // Statistics, so that the reads below look rows up by key rather than scan the live tables.
-        try connection.pipeline(["ANALYZE \(Self.changed)", "ANALYZE \(Self.needed)"], schema: live)
+        try connection.execute("ANALYZE \(Self.needed)", schema: live)
     }
 
     // MARK: - The delta

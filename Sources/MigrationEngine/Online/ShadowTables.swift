@@ -64,6 +64,7 @@ public struct ShadowTables: Sendable {
     /// - Returns: the rows copied again.
     @discardableResult
     public func sync(on connection: Connection) throws -> Int {
+        try connection.execute("ANALYZE \(CatchUpRound.changed)", schema: schema)
         var statements: [SQL] = []
         for table in relational.tables {
             let columns = table.columns.map(\.name)
