@@ -195,7 +195,7 @@ public final class BackgroundWorkload: @unchecked Sendable {
                     if go { do { try workload.step(on: connection) } catch { failure = error; running = false } }
                     lock.unlock()
                     if !go { break }
-                    Thread.sleep(forTimeInterval: 0.003)
+                    Thread.sleep(forTimeInterval: 0.005)
                 }
             } catch {
                 lock.lock(); failure = error; lock.unlock()

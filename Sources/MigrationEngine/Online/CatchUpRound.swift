@@ -154,10 +154,11 @@ public struct CatchUpRound {
         let rows = try connection.pipeline(fills, schema: delta).reduce(0) { $0 + $1.affectedRows }
         try tables.finish(on: connection)
         if try TenantArchive.exists(inSchema: live, on: connection) {
+            // From the copy of the live archive made with the shadow, by table and row.
             let archive = TenantArchive.tableName
             var statements: [SQL] = ["CREATE TABLE \(qualified(delta, archive)) (LIKE \(qualified(live, archive)) INCLUDING ALL)"]
             for (table, names) in archivedRows() {
-                statements.append("INSERT INTO \(qualified(delta, archive)) SELECT a.* FROM \(qualified(live, archive)) AS a "
+                statements.append("INSERT INTO \(qualified(delta, archive)) SELECT a.* FROM \(qualified(shadow, ShadowTables.liveArchive)) AS a "
                     + "WHERE a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(Self.needed) AS c WHERE c.relation = \(literal: table))")
             }
             try connection.pipeline(statements, schema: delta)

@@ -42,18 +42,31 @@ public struct ShadowTables: Sendable {
     }
 
     /// The archive, when the tenant has one: created `LIKE` the live one (columns, defaults and
-    /// indexes as they are), with all of its entries. Nobody but the migrator writes it.
+    /// indexes as they are), with all of its entries (nobody but the migrator writes it, and no
+    /// migrator does while this one holds the tenant). A second copy, ``liveArchive``, keeps the
+    /// entries as they were for the catch-up rounds, found by table and row; both have an index on
+    /// (table name, row id), the shadow's until the cutover (``archiveRowsIndex``).
     ///
     /// - Returns: whether the tenant has an archive.
     @discardableResult
     public func copyArchive(on connection: Connection) throws -> Bool {
         guard try TenantArchive.exists(inSchema: live, on: connection) else { return false }
         let archive = TenantArchive.tableName
-        try connection.execute("CREATE TABLE \(qualified(schema, archive)) (LIKE \(qualified(live, archive)) INCLUDING ALL)", schema: schema)
-        try connection.execute("INSERT INTO \(qualified(schema, archive)) SELECT * FROM \(qualified(live, archive))", schema: schema)
+        for copy in [archive, Self.liveArchive] {
+            try connection.pipeline([
+                "CREATE TABLE \(qualified(schema, copy)) (LIKE \(qualified(live, archive)) INCLUDING ALL)",
+                "INSERT INTO \(qualified(schema, copy)) SELECT * FROM \(qualified(live, archive))",
+                "CREATE INDEX \(id: copy == archive ? Self.archiveRowsIndex : Self.liveArchive + "_rows") ON \(qualified(schema, copy)) (table_name, row_id)",
+            ], schema: schema)
+        }
         try TenantArchive.revokeDefaultGrants(inSchema: schema, on: connection)
         return true
     }
+
+    /// The copy of the live archive as it was when the shadow was made, in the shadow's schema.
+    public static let liveArchive = "_tm_archive_live"
+    /// The index the shadow's archive has for catch-up, dropped at the cutover.
+    public static let archiveRowsIndex = "_tm_archive_online_rows"
 
     /// Makes the rows of the change set (`pg_temp._tm_changed`, see ``CatchUpRound``) what they
     /// are in the live tables now: each is deleted, then copied again if it still exists. For the

@@ -97,6 +97,7 @@ struct OnlineCutover {
     /// Moves the live tables out and the shadow's in, with their rights and sequences.
     private func swap(live: [String]) throws {
         try ChangeCapture.removeTriggers(from: live, on: connection)
+        try connection.execute("DROP INDEX IF EXISTS \(connection.qualified(schemas.work, ShadowTables.archiveRowsIndex))")
         let source = context.plan.plan.source.relationalSchema()
         let destination = context.plan.plan.destination.relationalSchema()
         let archive = TenantArchive.tableName

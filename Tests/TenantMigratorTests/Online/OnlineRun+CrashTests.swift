@@ -9,7 +9,7 @@ import Testing
 /// `pg_terminate_backend` of its connection: the tenant stays at its old version with all its rows,
 /// the app sees nothing of the run, and running the same command again completes. The phases are
 /// reached by checkpoints (`--online-pause-at` for the process), never by timing.
-@Suite("Online runs that crash")
+@Suite("Online runs that crash", .serialized)
 struct OnlineRunCrashTests {
     /// `kill -9` of `tenant-migrate migrate --online` paused at `phase` (v2 → v3 and back).
     @Test(.enabled(if: TenantMigrateExecutable.url != nil, "needs the tenant-migrate executable beside the test bundle"),

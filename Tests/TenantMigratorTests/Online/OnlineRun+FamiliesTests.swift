@@ -13,7 +13,7 @@ import Testing
 /// (Renames), caught up in a shadow (renames, new and dropped columns and tables, type changes,
 /// backfills, archived drops, discriminator renames, foreign keys, mapped steps), and writes-wait
 /// (link and row moves between tables).
-@Suite("Online runs of every kind of step")
+@Suite("Online runs of every kind of step", .serialized)
 struct OnlineRunFamiliesTests {
     static let cases: [(family: String, from: String, to: String)] = [
         ("Entities", "v1", "v2"), ("Entities", "v2", "v1"), ("EveryKind", "v2", "v1"), ("NameClash", "v1", "v3"), ("NameClash", "v3", "v1"),

@@ -7,7 +7,7 @@ import TenantMigrator
 import TenantMigratorTestSupport
 import Testing
 
-@Suite("Online runs")
+@Suite("Online runs", .serialized)
 struct OnlineRunTests {
     /// Two Recipes tenants, `online` and `twin`, with the same rows at `version` (v3 is reached
     /// through an offline v2 → v3, so the archive holds that step's entries).
