@@ -1,3 +1,4 @@
+import Dispatch
 import EmbeddedPostgres
 import Foundation
 import LibPQ
@@ -100,6 +101,24 @@ struct Timings {
 func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
     let outcome = try ChildProcess(path, arguments).wait()
     return (outcome.status, outcome.output)
+}
+
+/// Runs each of `files` in a psql session of its own, all at once (output discarded, stopping at
+/// the first error); returns the wall time.
+func runPsqlSessions(_ psql: String, conninfo: String, files: [URL]) throws -> Duration {
+    let failures = FleetBench.Failures()
+    let elapsed = measure {
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            do {
+                let (status, output) = try runProgram(psql, ["-X", "-q", "-o", "/dev/null", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-f", files[index].path])
+                if status != 0 { failures.add("psql session \(index + 1) exited with \(status): \(output.prefix(2000))") }
+            } catch {
+                failures.add("\(error)")
+            }
+        }
+    }
+    if let failure = failures.first { throw BenchError(failure) }
+    return elapsed
 }
 
 /// A small, fast, seedable generator (SplitMix64), so every run generates the same rows.

@@ -131,19 +131,7 @@ struct CreateBenchmark: AsyncParsableCommand {
         for (part, file) in zip(parts, files) {
             try part.map { createScript(tenant: $0, version: version, quoting: quoting) }.joined().write(to: file, atomically: true, encoding: .utf8)
         }
-        let failures = FleetBench.Failures()
-        let elapsed = measure {
-            DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                do {
-                    let (status, output) = try runProgram(psql, ["-X", "-q", "-o", "/dev/null", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-f", files[index].path])
-                    if status != 0 { failures.add("psql session \(index + 1) exited with \(status): \(output.prefix(2000))") }
-                } catch {
-                    failures.add("\(error)")
-                }
-            }
-        }
-        if let failure = failures.first { throw BenchError(failure) }
-        return elapsed
+        return try runPsqlSessions(psql, conninfo: conninfo, files: files)
     }
 
     /// The SQL `TenantLifecycle.create` sends for one tenant, wrapped in a transaction.

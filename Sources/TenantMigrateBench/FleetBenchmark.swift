@@ -28,7 +28,10 @@ struct FleetBenchmark: AsyncParsableCommand {
     @Flag(help: "Time a run over tenants already at the latest version (default 10,000 tenants).")
     var noop = false
 
-    @Option(help: "Tenants per set (default 1,000; 10,000 with --noop).")
+    @Flag(help: "With --noop: make the tenants' catalog rows with SQL, without schemas (default 1,000,000 tenants), and also time `tenant-migrate migrate --all` as a process over them.")
+    var catalogOnly = false
+
+    @Option(help: "Tenants per set (default 1,000; 10,000 with --noop; 1,000,000 with --noop --catalog-only).")
     var tenants: Int?
 
     @Option(help: "Recipes per tenant.")
@@ -49,13 +52,17 @@ struct FleetBenchmark: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Also time the psql script split over --jobs sessions.")
     var splitPsql = true
 
+    @Option(help: "Rounds: each migrates the next slice of the tenants on every side (tool, psql, psql split), in a rotating order.")
+    var rounds = 4
+
     @OptionGroup var family: FamilyOptions
 
     @OptionGroup var server: ServerOptions
 
     func run() async throws {
-        let count = tenants ?? (noop ? 10_000 : 1_000)
-        guard count > 0, recipes > 0, ingredients > 0, jobs > 0, repetitions > 0, profileTenants >= 0 else {
+        let count = tenants ?? (noop ? (catalogOnly ? 1_000_000 : 10_000) : 1_000)
+        guard !catalogOnly || noop else { throw ValidationError("--catalog-only goes with --noop") }
+        guard count > 0, recipes > 0, ingredients > 0, jobs > 0, repetitions > 0, rounds > 0, profileTenants >= 0 else {
             throw ValidationError("counts, --jobs and --repetitions must be positive")
         }
         let server = try self.server.start(kind: "fleet")
@@ -68,56 +75,10 @@ struct FleetBenchmark: AsyncParsableCommand {
         let connection = try Connection(database.conninfo, logger: logger)
         print(try FleetBench.serverDescription(connection))
         if noop {
-            try await runNoop(count: count, migrator: migrator, connection: connection)
+            try await runNoop(count: count, migrator: migrator, connection: connection, database: database)
         } else {
             try await runMigration(count: count, migrator: migrator, connection: connection, server: server, database: database)
         }
-    }
-
-    // MARK: - No-op
-
-    private func runNoop(count: Int, migrator: TenantMigrator, connection: Connection) async throws {
-        let latest = migrator.family.latestVersion.name
-        let names = FleetBench.names("n", count)
-        let clock = ContinuousClock()
-        let createStart = clock.now
-        let created = try await migrator.createTenants(names, jobs: jobs)
-        let creation = clock.now - createStart
-        guard created.migrated == count else { throw BenchError("created \(created.migrated) of \(count) tenants: \(created.entries.first { $0.error != nil }?.error ?? "")") }
-        try migrator.catalog.analyze(on: connection)
-        _ = try? connection.execute("CHECKPOINT")
-
-        var timings = Timings()
-        var lines: [String] = []
-        for repetition in 1...repetitions {
-            let start = clock.now
-            let report = try await migrator.migrateAll(jobs: jobs)
-            let elapsed = clock.now - start
-            guard report.skipped == count, report.succeeded else {
-                throw BenchError("no-op run \(repetition): \(report.skipped) skipped, \(report.migrated) migrated, \(report.failed) failed")
-            }
-            timings.add(elapsed)
-            lines.append("  run \(repetition): \(format(elapsed)) (report: \(String(format: "%.1f", report.milliseconds)) ms, \(format(count: report.skipped)) skipped)")
-        }
-        // Where a no-op run's time goes: connecting, the catalog check, the one catalog query.
-        let connectStart = clock.now
-        let probe = try Connection(migrator.connectionString, logger: quietLogger())
-        let connect = clock.now - connectStart
-        let catalog = migrator.catalog, family = migrator.family.name
-        let install = try measure { try catalog.install(on: probe) }
-        var records: [TenantRecord] = []
-        let query = try measure { records = try catalog.tenants(family: family, on: probe) }
-
-        print("""
-
-            == fleet --noop: migrateAll over \(format(count: count)) tenants already at \(latest) (jobs \(jobs))
-            created \(format(count: count)) tenants at \(latest) in \(format(creation)) \
-            (\(String(format: "%.1f", creation.inSeconds * 1000 / Double(count))) ms per tenant, createTenants jobs \(jobs))
-            \(lines.joined(separator: "\n"))
-            migrateAll no-op: best \(format(timings.best)), median \(format(timings.median)) (target <= 1 s)\(timings.best <= .seconds(1) ? "" : "  ABOVE TARGET")
-            breakdown: connect \(format(connect)), catalog check \(format(install)), \
-            tenants query (\(format(count: records.count)) rows, decoded) \(format(query)); one connection, no tenant touched
-            """)
     }
 
     // MARK: - v1 → v3
@@ -151,55 +112,50 @@ struct FleetBenchmark: AsyncParsableCommand {
             (one INSERT … SELECT round trip per tenant); VACUUM ANALYZE, CHECKPOINT
             """)
 
-        // The tool.
-        let cpuBefore = FleetBench.processCPUSeconds()
-        let toolStart = clock.now
-        let report = try await migrator.migrateAll(selection: TenantSelection(pattern: "tool_*"), jobs: jobs)
-        let tool = clock.now - toolStart
-        let toolCPU = FleetBench.processCPUSeconds() - cpuBefore
-        guard report.migrated == count, report.succeeded else {
-            throw BenchError("tool: \(report.migrated) migrated, \(report.failed) failed: \(report.entries.first { $0.error != nil }?.error ?? "")")
-        }
-        let perTenant = report.entries.map(\.milliseconds).sorted()
-        _ = try? connection.execute("CHECKPOINT")
-
-        // The DBA's script, one session.
+        // The three sides, in rounds: each round migrates the next slice of every set, the sides in
+        // a rotating order, so that a machine whose load drifts (other builds, the disk) weighs on
+        // each side alike. A CHECKPOINT before each slice, so none pays for the one before.
         let v3 = migrator.family.latestVersion
-        let script = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-bench-\(getuid())-fleet.sql")
-        defer { try? FileManager.default.removeItem(at: script) }
-        try FleetBench.dbaScript(tenants: FleetBench.names("psql_", count), version: v3, quoting: connection)
-            .write(to: script, atomically: true, encoding: .utf8)
-        let psqlTime = try measure {
-            let (status, output) = try runProgram(psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", database.conninfo, "-f", script.path])
-            guard status == 0 else { throw BenchError("psql exited with \(status): \(output.prefix(2000))") }
-        }
-        _ = try? connection.execute("CHECKPOINT")
-
-        // The same script split over `jobs` sessions.
-        var splitTime: Duration?
-        if splitPsql {
-            let names = FleetBench.names("psqlx_", count)
-            let parts = (0..<jobs).map { part in stride(from: part, to: names.count, by: jobs).map { names[$0] } }
-            let files = parts.indices.map { FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-bench-\(getuid())-fleet-\($0).sql") }
-            defer { files.forEach { try? FileManager.default.removeItem(at: $0) } }
-            for (part, file) in zip(parts, files) {
-                try FleetBench.dbaScript(tenants: part, version: v3, quoting: connection).write(to: file, atomically: true, encoding: .utf8)
-            }
-            let conninfo = database.conninfo
-            let failures = FleetBench.Failures()
-            splitTime = measure {
-                DispatchQueue.concurrentPerform(iterations: files.count) { index in
-                    do {
-                        let (status, output) = try runProgram(psql, ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", conninfo, "-f", files[index].path])
-                        if status != 0 { failures.add("psql session \(index + 1) exited with \(status): \(output.prefix(2000))") }
-                    } catch {
-                        failures.add("\(error)")
+        let psqlRun = PsqlRun(psql: psql, conninfo: database.conninfo, version: v3, quoting: connection)
+        let slices = (0..<rounds).map { round in (count * round / rounds + 1)...(count * (round + 1) / rounds) }.filter { !$0.isEmpty }
+        var tool = Duration.zero, psqlTime = Duration.zero, split = Duration.zero
+        var toolCPU = 0.0
+        // The server's CPU for each side (nil for a server elsewhere).
+        let serverCPU = ServerCPU(connection)
+        var serverSeconds: [String: Double] = [:]
+        var perTenant: [Double] = []
+        for (round, slice) in slices.enumerated() {
+            func names(_ prefix: String) -> [String] { slice.map { prefix + String(format: "%04d", $0) } }
+            let sides = ["tool", "psql"] + (splitPsql ? ["split"] : [])
+            for side in sides[(round % sides.count)...] + sides[..<(round % sides.count)] {
+                _ = try? connection.execute("CHECKPOINT")
+                let serverBefore = serverCPU?.seconds() ?? 0
+                defer {
+                    // A psql session's backend is counted once the postmaster has reaped it.
+                    if side != "tool" { FleetBench.waitForPsqlSessionsToEnd(connection) }
+                    serverSeconds[side, default: 0] += (serverCPU?.seconds() ?? 0) - serverBefore
+                }
+                switch side {
+                case "tool":
+                    let cpuBefore = FleetBench.processCPUSeconds()
+                    let start = clock.now
+                    let report = try await migrator.migrateAll(selection: TenantSelection(names: names("tool_")), jobs: jobs)
+                    tool += clock.now - start
+                    toolCPU += FleetBench.processCPUSeconds() - cpuBefore
+                    guard report.migrated == slice.count, report.succeeded else {
+                        throw BenchError("tool: \(report.migrated) migrated, \(report.failed) failed: \(report.entries.first { $0.error != nil }?.error ?? "")")
                     }
+                    perTenant += report.entries.map(\.milliseconds)
+                case "psql":
+                    psqlTime += try psqlRun.run([names("psql_")])
+                default:
+                    let names = names("psqlx_")
+                    split += try psqlRun.run((0..<jobs).map { part in stride(from: part, to: names.count, by: jobs).map { names[$0] } })
                 }
             }
-            if let failure = failures.first { throw BenchError(failure) }
-            _ = try? connection.execute("CHECKPOINT")
         }
+        perTenant.sort()
+        let splitTime: Duration? = splitPsql ? split : nil
 
         // Same data and the v3 schema, whichever way.
         let samples = Array(Set(stride(from: 1, through: count, by: max(1, count / 10)).map { $0 } + [count])).sorted()
@@ -240,9 +196,11 @@ struct FleetBenchmark: AsyncParsableCommand {
         func pct(_ p: Double) -> String { String(format: "%.1f", perTenant[min(perTenant.count - 1, Int(Double(perTenant.count) * p))]) }
         var lines = [
             "",
-            "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(recipes) recipes × \(ingredients) ingredients each)",
+            "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(recipes) recipes × \(ingredients) ingredients each), "
+                + "in \(slices.count) rounds of \(format(count: slices.first?.count ?? 0)) tenants per side, the sides' order rotating",
             "tool (migrateAll, jobs \(jobs)):        \(format(tool))  (\(String(format: "%.1f", tool.inSeconds * 1000 / Double(count))) ms per tenant; "
                 + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", toolCPU)) s)",
+            FleetBench.dbaScriptSummary(v3, quoting: connection),
             "psql -f script.sql (one session): \(format(psqlTime))  (\(String(format: "%.1f", psqlTime.inSeconds * 1000 / Double(count))) ms per tenant)",
         ]
         if let splitTime {
@@ -252,6 +210,12 @@ struct FleetBenchmark: AsyncParsableCommand {
         if let splitTime {
             lines.append(String(format: "ratio tool / psql (%d sessions):  %.2f", jobs, tool.inSeconds / splitTime.inSeconds))
         }
+        if serverCPU != nil {
+            func perTenant(_ side: String) -> String { String(format: "%.1f ms", (serverSeconds[side] ?? 0) * 1000 / Double(count)) }
+            lines.append("server CPU per tenant (every PostgreSQL process, from /proc; the same whatever the load): tool \(perTenant("tool")), "
+                + "psql \(perTenant("psql"))" + (splitPsql ? ", psql split \(perTenant("split"))" : "")
+                + String(format: "; tool client CPU %.1f ms", toolCPU * 1000 / Double(count)))
+        }
         lines.append("checks: tenants \(samples.map(String.init).joined(separator: ", ")) of every set hold the same data, and verify clean at v3")
         if let profile { lines += profile.lines() }
         print(lines.joined(separator: "\n"))
@@ -260,6 +224,17 @@ struct FleetBenchmark: AsyncParsableCommand {
 
 /// Helpers shared by the fleet and create benchmarks.
 enum FleetBench {
+    /// Waits (up to 5 s) until no psql session is connected to `connection`'s database, and a moment more.
+    static func waitForPsqlSessionsToEnd(_ connection: Connection) {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, let sessions = try? connection.execute(
+            "SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'psql'"
+        ).first?.decode(Int.self, at: 0), sessions > 0 {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+
     /// `prefix0001`, `prefix0002`, …
     static func names(_ prefix: String, _ count: Int) -> [String] {
         count == 0 ? [] : (1...count).map { prefix + String(format: "%04d", $0) }
@@ -304,50 +279,6 @@ enum FleetBench {
             """]
     }
 
-    /// v1 → v3 by hand for `tenants`, as a DBA would write it: per tenant one transaction with the
-    /// renames and type change, the new tables filled by INSERT … SELECT DISTINCT, the links set
-    /// by one UPDATE … FROM, Meat and Fish made Entrée, the old columns dropped, v3's constraints
-    /// and indexes, and the catalog row (and a history row) updated.
-    static func dbaScript(tenants: [String], version: ModelVersion, quoting q: some SQLQuoting) -> String {
-        let catalog = TenantCatalog()
-        var script = "SET client_min_messages = warning;\n"
-        for tenant in tenants {
-            let s = q.quoteIdentifier("tenant_" + tenant)
-            script += """
-                BEGIN;
-                ALTER TABLE \(s).recipe RENAME COLUMN instructions TO method;
-                ALTER TABLE \(s).recipe ADD COLUMN prep_minutes integer, ALTER COLUMN servings TYPE integer;
-                UPDATE \(s).recipe SET type = 'Entrée' WHERE type IN ('Meat', 'Fish');
-                \(RecipesByHand.newTables(s))
-                ALTER TABLE \(s).recipe_ingredient ADD COLUMN ingredient_id bigint;
-                UPDATE \(s).recipe_ingredient AS ri SET ingredient_id = i.id FROM \(s).ingredient AS i WHERE i.name = ri.name;
-                ALTER TABLE \(s).recipe_ingredient ALTER COLUMN ingredient_id SET NOT NULL, DROP COLUMN name, DROP COLUMN unit_of_measure,
-                    ADD CONSTRAINT recipe_ingredient_ingredient_id_fkey FOREIGN KEY (ingredient_id) REFERENCES \(s).ingredient (id) ON DELETE RESTRICT;
-                ALTER TABLE \(s).ingredient ADD CONSTRAINT ingredient_unit_of_measure_id_fkey
-                    FOREIGN KEY (unit_of_measure_id) REFERENCES \(s).unit_of_measure (id) ON DELETE SET NULL;
-                CREATE INDEX recipe_ingredient_ingredient_id_idx ON \(s).recipe_ingredient (ingredient_id);
-                CREATE INDEX ingredient_unit_of_measure_id_idx ON \(s).ingredient (unit_of_measure_id);
-                \(catalog.recordVersionSQL(tenant, version: version, quoting: q));
-                \(catalog.historySQL(tenant, family: "Recipes", operation: .migrate, from: "v1", to: version.name, quoting: q));
-                COMMIT;
-
-                """
-        }
-        return script
-    }
-
-    /// What a v3 tenant holds, independent of the ids given to new Ingredient and UnitOfMeasure rows.
-    static func checksum(schema: String, on connection: Connection) throws -> String {
-        let s = connection.quoteIdentifier(schema)
-        return try connection.execute("""
-            SELECT (SELECT md5(string_agg(concat_ws('|', ri.id, ri.recipe_id, ri.quantity, i.name, u.name), ',' ORDER BY ri.id))
-                    FROM \(s).recipe_ingredient AS ri JOIN \(s).ingredient AS i ON i.id = ri.ingredient_id
-                    LEFT JOIN \(s).unit_of_measure AS u ON u.id = i.unit_of_measure_id)
-                || '/' || (SELECT md5(string_agg(concat_ws('|', id, name, type, servings, prep_minutes, method), ',' ORDER BY id)) FROM \(s).recipe)
-                || '/' || (SELECT count(*) FROM \(s).ingredient) || ' ingredients/' || (SELECT count(*) FROM \(s).unit_of_measure) || ' units'
-            """)[0].decode(String.self, at: 0)
-    }
-
     /// Errors from concurrent work.
     final class Failures: @unchecked Sendable {
         private let lock = NSLock()
@@ -361,7 +292,9 @@ enum FleetBench {
     /// Records every statement LibPQ logs (at debug level, just before sending it) with the time,
     /// per backend; a statement's cost is the time until the next one on the same connection.
     final class StatementRecorder: @unchecked Sendable {
-        struct Record { let pid: String; let sql: String; let at: ContinuousClock.Instant }
+        /// One statement sent: its backend, text, time, the tenant it was sent for (the runner's
+        /// logger metadata) and whether it followed another in the same pipeline (same round trip).
+        struct Record { let pid: String; let sql: String; let at: ContinuousClock.Instant; let tenant: String?; let pipelined: Bool }
         private let lock = NSLock()
         private var records: [Record] = []
 
@@ -387,7 +320,16 @@ enum FleetBench {
                     groups[key, default: (0, .zero)].time += end - all[index].at
                 }
             }
-            return Profile(total: total, tenants: tenants, statements: all.count, groups: groups)
+            var profile = Profile(total: total, tenants: tenants, statements: all.count, groups: groups)
+            profile.roundTrips = all.count { !$0.pipelined }
+            let perTenant = Dictionary(grouping: all.filter { $0.tenant != nil }, by: { $0.tenant! })
+            profile.tenantStatements = perTenant.values.map(\.count).sorted()
+            profile.tenantRoundTrips = perTenant.values.map { $0.count { !$0.pipelined } }.sorted()
+            if let first = perTenant.keys.sorted().first {
+                profile.trace = perTenant[first]!.map { ($0.pipelined ? "     + " : "  RT → ") + Self.kind(of: $0.sql) }
+                profile.tracedTenant = first
+            }
+            return profile
         }
 
         /// The statement with its tenant schema, literals and numbers blanked, shortened.
@@ -417,7 +359,9 @@ enum FleetBench {
                 if event.level >= .warning { FileHandle.standardError.write(Data("\(event.level): \(event.message)\n".utf8)) }
                 return
             }
-            recorder.add(.init(pid: "\(pid)", sql: event.message.description, at: now))
+            let tenant = event.metadata?["tenant"] ?? metadata["tenant"]
+            recorder.add(.init(pid: "\(pid)", sql: event.message.description, at: now, tenant: tenant.map { "\($0)" },
+                               pipelined: event.metadata?["pipelined"] != nil))
         }
     }
 
@@ -428,17 +372,33 @@ enum FleetBench {
         let groups: [String: (count: Int, time: Duration)]
         /// Client CPU for one tenant's plan and destructive-change check.
         var planning: Duration = .zero
+        /// Round trips in all (statements not pipelined behind another).
+        var roundTrips = 0
+        /// Statements and round trips sent for each tenant (logged with the tenant's name), sorted.
+        var tenantStatements: [Int] = []
+        var tenantRoundTrips: [Int] = []
+        /// Every statement of one tenant, in order, each round trip marked.
+        var trace: [String] = []
+        var tracedTenant = ""
 
         func lines() -> [String] {
             let perTenant = total.inSeconds * 1000 / Double(tenants)
+            func range(_ values: [Int]) -> String { values.first == values.last ? "\(values.first ?? 0)" : "\(values.first ?? 0)-\(values.last ?? 0)" }
             var lines = [
                 "profile: \(tenants) more tenants, jobs 1 (statement logging on): \(format(total)), "
-                    + String(format: "%.1f ms per tenant, %.0f statements per tenant; ", perTenant, Double(statements) / Double(tenants))
+                    + String(format: "%.1f ms per tenant, %.1f statements and %.1f round trips per tenant in all (the fleet's own catalog queries included); ",
+                             perTenant, Double(statements) / Double(tenants), Double(roundTrips) / Double(tenants))
+                    + "sent for each tenant (counted from LibPQ's statement log, each pipelined statement counted): "
+                    + "\(range(tenantStatements)) statements in \(range(tenantRoundTrips)) round trips; "
                     + "time from sending each statement to sending the next, per tenant:",
             ]
             lines.append(String(format: "  client CPU per tenant for plan(from: v1, to: v3) + destructiveChanges: %.2f ms (inside the first catalog read's slot below)", planning.inSeconds * 1000))
             for (kind, value) in groups.sorted(by: { $0.value.time > $1.value.time }).prefix(28) {
                 lines.append(String(format: "  %6.2f ms  %4.1f×  ", value.time.inSeconds * 1000 / Double(tenants), Double(value.count) / Double(tenants)) + kind)
+            }
+            if !trace.isEmpty {
+                lines.append("every statement sent for tenant \(tracedTenant), in order (RT →: a new round trip; +: in the same pipeline):")
+                lines += trace
             }
             return lines
         }

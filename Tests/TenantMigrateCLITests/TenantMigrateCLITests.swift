@@ -65,6 +65,15 @@ struct TenantMigrateCLITests {
                 #expect(exit.rawValue == 2)
             }
             try await run(conninfo, ["verify", "--tenant", "globex"])
+            // A column re-added at the end (as a rollback does): only --strict reports the order.
+            try connection.fixtureScript("ALTER TABLE tenant_globex.recipe DROP COLUMN servings; ALTER TABLE tenant_globex.recipe ADD COLUMN servings smallint")
+            try await run(conninfo, ["verify", "--tenant", "globex"])
+            do {
+                try await run(conninfo, ["verify", "--tenant", "globex", "--strict"])
+                Issue.record("verify --strict must report columns out of model order")
+            } catch let exit as ExitCode {
+                #expect(exit.rawValue == 2)
+            }
 
             // Drop needs its flag.
             do {

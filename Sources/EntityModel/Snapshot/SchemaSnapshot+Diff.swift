@@ -203,3 +203,23 @@ extension IndexSnapshot {
         return text
     }
 }
+
+/// A table whose columns are in another order than the model's (`verify --strict`): the columns it
+/// shares with the model, in the model's order and in the live table's. (``SchemaSnapshot`` holds
+/// columns by name, so ``SchemaSnapshot/differences(from:)`` never reports an order.)
+public struct ColumnOrderDifference: Codable, Equatable, Sendable, CustomStringConvertible {
+    public var table: String
+    public var expected: [String]
+    public var actual: [String]
+
+    public init(table: String, expected: [String], actual: [String]) {
+        self.table = table
+        self.expected = expected
+        self.actual = actual
+    }
+
+    /// `table recipe: columns in order id, name, type, servings, expected id, name, servings, type`.
+    public var description: String {
+        "table \(table): columns in order \(actual.joined(separator: ", ")), expected \(expected.joined(separator: ", "))"
+    }
+}

@@ -68,7 +68,10 @@ extension Connection {
     /// Sends `sql` and checks that the server entered the COPY mode `expected` (`kind` names it in
     /// the error otherwise).
     private func startCopy(_ sql: String, expecting expected: ExecStatusType, _ kind: String) throws {
+        // COPY cannot be pipelined: what is queued goes first, in a round trip of its own.
+        try sendQueuedStatements()
         logStatement(sql)
+        countRoundTrip(statements: 1)
         let start = PQexec(handle, sql)
         guard let start, PQresultStatus(start) == expected else {
             _ = try check(start, statement: sql)

@@ -9,9 +9,44 @@ extension Connection {
     /// one, a failure aborts that transaction. Either way, if any statement fails, the statements
     /// after it are skipped, the ones before it are rolled back, and the first error is thrown
     /// (its ``PQError/statement`` names the failing statement).
+    ///
+    /// Statements queued with ``sendWithNextRoundTrip(_:)`` go out first, in the same round trip; a
+    /// failure of one of them is thrown here, and the statements after it are skipped.
     @discardableResult
     public func pipeline(_ statements: [Statement]) throws -> [QueryResult] {
-        guard !statements.isEmpty else { return [] }
+        let outcome = try pipelineUntilFailure(statements)
+        if let failure = outcome.failure { throw failure }
+        return outcome.results
+    }
+
+    /// What a pipeline did: the results of the statements that ran, in order, and the error of the
+    /// first one that failed (the statements after it were skipped).
+    public struct PipelineOutcome {
+        /// One result per statement that succeeded, in order: `results.count` is the index of the
+        /// failing statement, when one failed.
+        public var results: [QueryResult]
+        /// The first failure, if any. Inside a transaction, the transaction is then aborted.
+        public var failure: PQError?
+    }
+
+    /// Like ``pipeline(_:)``, but a failing statement is reported rather than thrown, with the
+    /// results of the statements before it: for a caller that knows what to do when one given
+    /// statement fails (a `LOCK … NOWAIT` after a savepoint, say). Errors of the connection itself,
+    /// and of statements queued with ``sendWithNextRoundTrip(_:)``, are thrown.
+    public func pipelineUntilFailure(_ statements: [Statement]) throws -> PipelineOutcome {
+        let queued = takeQueuedStatements()
+        var outcome = try sendPipeline(queued + statements)
+        if !queued.isEmpty {
+            if let failure = outcome.failure, outcome.results.count < queued.count { throw failure }
+            outcome.results.removeFirst(queued.count)
+        }
+        return outcome
+    }
+
+    /// Sends `statements` as one pipeline, nothing else.
+    private func sendPipeline(_ statements: [Statement]) throws -> PipelineOutcome {
+        guard !statements.isEmpty else { return PipelineOutcome(results: [], failure: nil) }
+        countRoundTrip(statements: statements.count)
         guard PQenterPipelineMode(handle) == 1 else { throw PQError.client(handle, "could not enter pipeline mode") }
         // Non-blocking, so that sending a large batch cannot deadlock against unread results.
         PQsetnonblocking(handle, 1)
@@ -20,7 +55,7 @@ extension Connection {
             PQsetnonblocking(handle, 0)
         }
         for (index, statement) in statements.enumerated() {
-            logStatement(statement.sql)
+            logStatement(statement.sql, pipelined: index)
             let sent = statement.withParameterArrays { types, values, lengths, formats in
                 PQsendQueryParams(handle, statement.sql, Int32(statement.binds.count), types, values, lengths, formats, 0)
             }
@@ -45,8 +80,7 @@ extension Connection {
                 switch PQresultStatus(result) {
                 case PGRES_PIPELINE_SYNC:
                     PQclear(result)
-                    if let firstError { throw firstError }
-                    return results
+                    return PipelineOutcome(results: results, failure: firstError)
                 case PGRES_PIPELINE_ABORTED:
                     PQclear(result)
                     sawResultForCurrent = true

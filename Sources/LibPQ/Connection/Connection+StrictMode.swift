@@ -27,9 +27,14 @@ extension Connection {
     /// Runs `sql`, a single statement, in strict mode: through the extended protocol, translating
     /// the server's refusal of a second statement into a client error that names the script.
     func strictScript(_ sql: String) throws -> QueryResult {
-        let result = PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0)
+        try refusingSeveralStatements(sql) { try check(PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0), statement: sql) }
+    }
+
+    /// Runs `send`, which sends `sql` through the extended protocol, translating the server's refusal
+    /// of a second statement into a client error that names the script.
+    func refusingSeveralStatements(_ sql: String, _ send: () throws -> QueryResult) throws -> QueryResult {
         do {
-            return try check(result, statement: sql)
+            return try send()
         } catch let error as PQError where error.sqlState == .syntaxError && error.message.contains("multiple commands") {
             var refusal = PQError(
                 kind: .client,

@@ -6,22 +6,34 @@ extension Connection {
     /// Called inside another transaction, it opens a savepoint instead (see ``savepoint(_:)``), so
     /// transactions nest.
     ///
+    /// The transaction costs no round trip of its own: `BEGIN` is queued
+    /// (``sendWithNextRoundTrip(_:)``) and goes out with `body`'s first statement, and `COMMIT` with
+    /// whatever `body` left queued. A transaction in which `body` sent nothing sends nothing.
+    ///
     /// - Parameter beginStatement: the statement that opens the transaction, for isolation levels
     ///   (`BEGIN ISOLATION LEVEL SERIALIZABLE`).
     public func transaction<T>(beginStatement: String = "BEGIN", _ body: (Connection) throws -> T) throws -> T {
         if transactionDepth > 0 { return try savepoint(body) }
-        try script(beginStatement)
+        // Whatever was queued before belongs to no transaction: it never is (see sendWithNextRoundTrip).
         transactionDepth = 1
         defer { transactionDepth = 0 }
+        queuedStatements = [Statement(beginStatement)]
+        isBeginQueued = true
         let value: T
         do {
             value = try body(self)
         } catch {
-            rollbackQuietly("ROLLBACK")
+            if !dropQueuedStatements() { rollbackQuietly("ROLLBACK") }
             throw error
+        }
+        if isBeginQueued && queuedStatements.count == 1 {
+            // Nothing was sent: the server never saw the transaction.
+            _ = dropQueuedStatements()
+            return value
         }
         // COMMIT of a failed transaction "succeeds" as a ROLLBACK; report it as the failure it is.
         if PQtransactionStatus(handle) == PQTRANS_INERROR {
+            _ = dropQueuedStatements()
             rollbackQuietly("ROLLBACK")
             throw PQError(
                 kind: .server,
@@ -29,7 +41,13 @@ extension Connection {
                 sqlState: .inFailedSQLTransaction
             )
         }
-        try script("COMMIT")
+        do {
+            if hasQueuedStatements { try pipeline([Statement("COMMIT")]) } else { try script("COMMIT") }
+        } catch {
+            // A queued statement failed (COMMIT was skipped), or COMMIT itself: end the transaction.
+            if PQtransactionStatus(handle) != PQTRANS_IDLE { rollbackQuietly("ROLLBACK") }
+            throw error
+        }
         return value
     }
 
@@ -38,15 +56,30 @@ extension Connection {
     public func savepoint<T>(_ body: (Connection) throws -> T) throws -> T {
         guard transactionDepth > 0 else { return try transaction(body) }
         let name = nextSavepointName()
-        try script("SAVEPOINT \(name)")
+        let savepoint = Statement("SAVEPOINT \(name)")
+        // With nothing queued, the savepoint is queued itself and goes out with `body`'s first
+        // statement. Otherwise it goes now, behind what is queued, so that a failure of those
+        // statements is never taken for one of `body`'s. Its release is queued in turn.
+        let queuedAt = hasQueuedStatements ? nil : queuedStatements.count
+        if queuedAt != nil { try sendWithNextRoundTrip(savepoint) } else { try pipeline([savepoint]) }
         transactionDepth += 1
         defer { transactionDepth -= 1 }
         do {
             let value = try body(self)
-            try script("RELEASE SAVEPOINT \(name)")
+            if PQtransactionStatus(handle) == PQTRANS_INERROR {
+                // RELEASE would fail: report the error `body` swallowed, and roll back to the savepoint below.
+                throw PQError(
+                    kind: .server, message: "the savepoint was aborted by an earlier error that the caller swallowed; it was rolled back",
+                    sqlState: .inFailedSQLTransaction
+                )
+            }
+            try sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT \(name)"))
             return value
         } catch {
-            rollbackQuietly("ROLLBACK TO SAVEPOINT \(name)", "RELEASE SAVEPOINT \(name)")
+            // What is queued was queued after the savepoint: rolled back with it, so never sent.
+            let unsent = queuedAt.map { queuedStatements.count > $0 && queuedStatements[$0].sql == savepoint.sql } ?? false
+            queuedStatements = []
+            if !unsent { rollbackQuietly("ROLLBACK TO SAVEPOINT \(name)", "RELEASE SAVEPOINT \(name)") }
             throw error
         }
     }
@@ -84,9 +117,11 @@ extension Connection {
         } else {
             (opening, closing, undo) = ("BEGIN", "COMMIT", ["ROLLBACK"])
         }
+        // A statement queued before failed: thrown as it is, the savepoint was never made.
+        let outcome = try pipelineUntilFailure([Statement(opening)] + statements + [Statement(closing)])
         do {
-            let results = try pipeline([Statement(opening)] + statements + [Statement(closing)])
-            return Array(results.dropFirst().dropLast())
+            if let failure = outcome.failure { throw failure }
+            return Array(outcome.results.dropFirst().dropLast())
         } catch {
             // A failed statement left the transaction (or the savepoint) aborted: undo it.
             if PQtransactionStatus(handle) == PQTRANS_INERROR || PQtransactionStatus(handle) == PQTRANS_INTRANS {

@@ -26,6 +26,12 @@ public final class Connection {
     /// Every message this connection sends then carries one statement, as Citus requires.
     public var isStrictOneStatement = Connection.strictOneStatementByDefault
     var savepointCounter = 0
+    /// Statements to send at the front of the next round trip (``sendWithNextRoundTrip(_:)``).
+    var queuedStatements: [Statement] = []
+    /// Whether the open transaction's `BEGIN` is still queued, unsent.
+    var isBeginQueued = false
+    /// Behind ``statistics``.
+    var counters = Statistics()
     /// What ``hasExtension(_:)`` has learned, by extension name.
     private var knownExtensions: [String: Bool] = [:]
 
@@ -118,7 +124,9 @@ public final class Connection {
     /// Runs a prepared ``Statement``.
     @discardableResult
     public func execute(_ statement: Statement) throws -> QueryResult {
+        if hasQueuedStatements { return try pipeline([statement])[0] }
         logStatement(statement.sql)
+        countRoundTrip(statements: 1)
         let result = statement.withParameterArrays { types, values, lengths, formats in
             PQexecParams(handle, statement.sql, Int32(statement.binds.count), types, values, lengths, formats, 0)
         }
@@ -133,7 +141,13 @@ public final class Connection {
     /// one of several is refused, before any of it runs, with a client error of SQLSTATE 42601.
     @discardableResult
     public func script(_ sql: String) throws -> QueryResult {
+        if hasQueuedStatements {
+            // One statement in strict mode: it goes out with the queue, in its pipeline.
+            guard isStrictOneStatement else { try sendQueuedStatements(); return try script(sql) }
+            return try refusingSeveralStatements(sql) { try pipeline([Statement(sql)])[0] }
+        }
         logStatement(sql)
+        countRoundTrip(statements: 1)
         if isStrictOneStatement { return try strictScript(sql) }
         return try check(PQexec(handle, sql), statement: sql)
     }
@@ -145,7 +159,9 @@ public final class Connection {
         }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY, PGRES_SINGLE_TUPLE, PGRES_COPY_IN, PGRES_COPY_OUT:
-            return QueryResult(handle: result)
+            let checked = QueryResult(handle: result)
+            countRows(checked.rowCount)
+            return checked
         default:
             var error = PQError(result: result, statement: statement)
             if error.kind == .client, !isHealthy {
@@ -156,9 +172,11 @@ public final class Connection {
         }
     }
 
-    func logStatement(_ sql: String) {
+    /// Logs `sql` at debug level with the backend's pid; a statement after the first of a pipeline
+    /// also with its place in it (`pipelined`), so a reader can tell round trips apart.
+    func logStatement(_ sql: String, pipelined index: Int = 0) {
         if logger.logLevel <= .debug {
-            logger.debug("\(sql)", metadata: ["pid": "\(backendPID)"])
+            logger.debug("\(sql)", metadata: index == 0 ? ["pid": "\(backendPID)"] : ["pid": "\(backendPID)", "pipelined": "\(index)"])
         }
     }
 

@@ -38,7 +38,7 @@ public enum ConnectionString {
             guard let options = PQconninfoParse(conninfo, &errorMessage) else {
                 let reason = errorMessage.map { String(cString: $0).trimmingTrailingWhitespace() } ?? "libpq cannot parse it"
                 if let errorMessage { PQfreemem(errorMessage) }
-                throw PQError(kind: .connection, message: "invalid connection string: \(conninfoProblem(reason, conninfo))")
+                throw PQError(kind: .connection, message: "invalid connection string: \(conninfoProblem(reason))")
             }
             PQconninfoFree(options)
         }
@@ -92,11 +92,13 @@ public enum ConnectionString {
         return "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
 
-    /// libpq's reason for rejecting a key=value string, unless it might quote part of a password:
-    /// `password=a b` makes libpq say `missing "=" after "b"`.
-    private static func conninfoProblem(_ reason: String, _ conninfo: String) -> String {
-        guard conninfo.contains("password") else { return reason }
-        if reason.contains("missing \"=\"") { return "a word has no '=' after it (write key=value, and quote a value with spaces: password='a b')" }
+    /// libpq's reason for rejecting a key=value string, in words of our own: libpq's messages quote
+    /// the string (`missing "=" after "…"`, `invalid connection option "…"`), and a string that is
+    /// not key=value may be a password pasted by mistake, so nothing of it is shown.
+    private static func conninfoProblem(_ reason: String) -> String {
+        if reason.contains("missing \"=\"") {
+            return "a word has no '=' after it (write key=value, or a postgres:// URI; quote a value with spaces: password='a b')"
+        }
         if reason.contains("unterminated quoted string") { return "a quoted value has no closing quote" }
         if reason.contains("invalid connection option") { return "it has an unknown keyword" }
         return "libpq cannot parse it"

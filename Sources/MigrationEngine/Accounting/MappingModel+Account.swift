@@ -23,6 +23,8 @@ struct MappingAccountant {
         var rows: String?
         /// The rows it does not keep hold NULL in this column (its filter is `column IS NOT NULL`).
         var keepsEveryValue: Bool
+        /// The destination column it writes from the value, in the source row's own row (in place).
+        var derived: StepAccount.Location? = nil
     }
 
     func account() throws -> StepAccount {
@@ -55,7 +57,9 @@ struct MappingAccountant {
     /// Keeps what the claims keep; what they leave is still destroyed, restricted to those rows.
     private func resolve(_ entry: StepAccount.Entry, _ change: DestructiveChange, _ claims: [Claim]) -> [StepAccount.Entry] {
         guard !claims.isEmpty else { return [entry] }
-        var entries = claims.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate) }
+        var entries = claims.map { claim in
+            StepAccount.Entry(entry.item.restricted(to: claim.rows.map(StepAccount.RowSet.init)), claim.fate, derived: claim.derived.map { [$0] })
+        }
         if claims.contains(where: { $0.rows == nil || $0.keepsEveryValue }) { return entries }
         var rest = "NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")"
         if let column = entry.item.column { rest += " AND source.\(q.quoteIdentifier(differ.currentName(ofOldColumn: column, in: entry.item.table))) IS NOT NULL" }
@@ -70,7 +74,9 @@ struct MappingAccountant {
     /// A column that stays, but that an in-place expression or policy rewrites in some rows:
     /// transformed there, carried in the others.
     private func overwritten(_ entry: StepAccount.Entry, _ claims: [String: [Claim]]) -> [StepAccount.Entry] {
-        guard case .carried = entry.fate, let column = entry.item.column else { return [entry] }
+        // (A retyping mapping overwrites the discriminator, whose entry is transformed.)
+        guard entry.overwritesInPlace != true, let column = entry.item.column else { return [entry] }
+        if case .transformed = entry.fate, column != "entity" { return [entry] }
         let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { if case .transformed = $0.fate { return true } else { return false } }
         guard !rewriting.isEmpty else { return [entry] }
         var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate, overwritesInPlace: true) }
@@ -106,17 +112,45 @@ struct MappingAccountant {
             guard let sourceTable = differ.old.table(forEntity: source.rootEntity(of: mapping.source)) else { continue }
             let rows = try filterPredicate(of: mapping)
             /// A claim on a column (or, with `column` nil, a join table's links).
-            func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil) {
+            func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil, derived: StepAccount.Location? = nil) {
                 let own = table == sourceTable.name
                 let keepsEveryValue = own && column.map { column in mapping.filter.map { isNotNullFilter($0, column: column, table: table) } ?? false } ?? false
                 claims[column.map { table + "." + $0 } ?? table, default: []]
-                    .append(Claim(fate: fate, rows: own ? rows : reached, keepsEveryValue: keepsEveryValue))
+                    .append(Claim(fate: fate, rows: own ? rows : reached, keepsEveryValue: keepsEveryValue, derived: own ? derived : nil))
             }
+            let inPlace = compiler.isInPlace(mapping)
             // Explicit expressions, and the key paths they (and relationship mappings) read.
-            let expressions = mapping.attributes.map { ($0.expression, "mapping \(mapping.name): \(mapping.destination).\($0.attribute) = \($0.expression)") }
-                + mapping.relationships.map { ($0.from, "mapping \(mapping.name): relationship \($0.relationship)") }
-            for (expression, by) in expressions {
-                for read in reads(expression, from: mapping.source) { claim(read.table, read.column, .transformed(by: by), reached: read.reached) }
+            let expressions = mapping.attributes.map { ($0.expression, "mapping \(mapping.name): \(mapping.destination).\($0.attribute) = \($0.expression)",
+                                                        inPlace ? destinationColumn(attribute: $0.attribute, of: mapping.destination) : nil) }
+                + mapping.relationships.map { ($0.from, "mapping \(mapping.name): relationship \($0.relationship)",
+                                               inPlace ? destinationColumn(relationship: $0.relationship, of: mapping.destination) : nil) }
+            var read: Set<String> = []
+            for (expression, by, written) in expressions {
+                for source in reads(expression, from: mapping.source) {
+                    claim(source.table, source.column, .transformed(by: by), reached: source.reached, derived: written)
+                    if let written, source.table == sourceTable.name, sourceColumn(matching: written, in: sourceTable) == source.column { read.insert(source.column) }
+                }
+            }
+            // A to-one set to the row another mapping made from this very row is derived from
+            // what that mapping reads of it (a status text that became a link to a Status row).
+            for relationship in inPlace ? mapping.relationships : [] where relationship.from == "source" || relationship.from == "source.id" {
+                guard let link = destinationColumn(relationship: relationship.relationship, of: mapping.destination) else { continue }
+                for name in relationship.mappings {
+                    guard let target = model.entityMapping(named: name), !compiler.isInPlace(target),
+                          differ.old.table(forEntity: source.rootEntity(of: target.source))?.name == sourceTable.name else { continue }
+                    for expression in target.attributes {
+                        for read in reads(expression.expression, from: target.source) where read.table == sourceTable.name && read.reached == nil {
+                            claim(read.table, read.column, .transformed(by: "mapping \(mapping.name): relationship \(relationship.relationship), to the row mapping \(name) made from it"),
+                                  derived: link)
+                        }
+                    }
+                }
+            }
+            // In place, every column the mapping writes loses the value it held in those rows.
+            for (written, by) in inPlace ? writtenInPlace(by: mapping) : [] {
+                // (An expression that reads the column it writes claims it already.)
+                guard let column = sourceColumn(matching: written, in: sourceTable), !read.contains(column) else { continue }
+                claim(sourceTable.name, column, .transformed(by: by))
             }
             // Default attribute mappings into another table (INSERT … SELECT copies them).
             if !compiler.isInPlace(mapping), mapping.policy == nil, let destinationTable = compiler.destinationTable(of: mapping.destination) {
@@ -140,6 +174,46 @@ struct MappingAccountant {
             }
         }
         return claims
+    }
+
+    /// The destination column of an attribute (or a key-holding to-one) of `entity`.
+    private func destinationColumn(attribute: String? = nil, relationship: String? = nil, of entity: String) -> StepAccount.Location? {
+        guard let table = compiler.destinationTable(of: entity) else { return nil }
+        let destination = differ.destination
+        if let attribute, let declaredBy = destination.allAttributes(of: entity).first(where: { $0.attribute.name == attribute })?.declaredBy,
+           let column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute)) {
+            return .init(table: table.name, column: column.name)
+        }
+        if let relationship, let declaredBy = destination.allRelationships(of: entity).first(where: { $0.relationship.name == relationship })?.declaredBy,
+           let column = table.column(withOrigin: .relationship(entity: declaredBy, relationship: relationship)) {
+            return .init(table: table.name, column: column.name)
+        }
+        return nil
+    }
+
+    /// The destination columns an in-place mapping writes: its expressions, its relationships, and
+    /// for a retyping mapping the discriminator and the attributes it copies into other columns.
+    private func writtenInPlace(by mapping: EntityMapping) -> [(StepAccount.Location, String)] {
+        var written = mapping.attributes.compactMap { expression in
+            destinationColumn(attribute: expression.attribute, of: mapping.destination).map { ($0, "mapping \(mapping.name) writes \(mapping.destination).\(expression.attribute)") }
+        }
+        written += mapping.relationships.compactMap { relationship in
+            destinationColumn(relationship: relationship.relationship, of: mapping.destination).map { ($0, "mapping \(mapping.name) sets \(mapping.destination).\(relationship.relationship)") }
+        }
+        guard compiler.isRetyped(mapping), let table = compiler.destinationTable(of: mapping.destination) else { return written }
+        if table.column(withOrigin: .discriminator) != nil {
+            written.append((.init(table: table.name, column: "entity"), "mapping \(mapping.name): the rows become \(mapping.destination)"))
+        }
+        for copy in compiler.retypeCopies(of: mapping) {
+            written.append((.init(table: table.name, column: copy.destination), "mapping \(mapping.name): \(mapping.destination) copies \(copy.attribute)"))
+        }
+        return written
+    }
+
+    /// The source column (of the table that became `location`'s) that the step keeps in `location`.
+    private func sourceColumn(matching location: StepAccount.Location, in sourceTable: Table) -> String? {
+        guard let column = location.column, differ.tableMatch[sourceTable.name] == location.table else { return nil }
+        return differ.columnMatch[sourceTable.name]?.first(where: { $0.value == column })?.key
     }
 
     /// Where a source property of `entity` is stored: an attribute's or to-one's column, or a

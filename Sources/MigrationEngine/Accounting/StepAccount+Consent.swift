@@ -5,12 +5,31 @@
 /// mapping declares under `loses:`) are truly lost. Without it (`--no-archive`), every destroyed
 /// item is lost, and so are the values an expression or policy overwrites in place.
 extension StepAccount {
-    /// Destroyed items the archive keeps, and in-place overwrites: they can come back.
+    /// Destroyed items the archive keeps, in-place overwrites, and columns the step drops after a
+    /// mapping read them: they can come back.
     public var archivedChanges: [DestructiveChange] {
         unique(destroyed.compactMap { entry in
             guard case let .destroyed(change) = entry.fate, !change.table.isEmpty else { return nil }
             return change
-        } + overwrites)
+        } + overwrites + droppedAfterReading)
+    }
+
+    /// Columns the step drops that a mapping or policy read (or carried elsewhere): the archive
+    /// keeps their values too, since the way back may not rebuild them exactly.
+    var droppedAfterReading: [DestructiveChange] {
+        guard let names else { return [] }
+        return entries.compactMap { entry in
+            guard entry.reversible != true, entry.overwritesInPlace != true, entry.item.kind == .column, let column = entry.item.column,
+                  names.survivingColumns[entry.item.table + "." + column] == nil else { return nil }
+            let how: String
+            switch entry.fate {
+            case .destroyed: return nil
+            case let .transformed(by): how = "read by \(by)"
+            case let .carried(location): how = "carried to \(location)"
+            }
+            return DestructiveChange(kind: .dropColumn, table: entry.item.table, column: column, rows: entry.item.rows?.predicate,
+                                     detail: "drops \(entry.item.table).\(column)\(entry.item.property.map { " (\($0))" } ?? ""), \(how)")
+        }
     }
 
     /// The items truly lost: what consent (`--allow-destructive`) is asked for up front.

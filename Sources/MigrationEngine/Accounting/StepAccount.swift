@@ -27,11 +27,21 @@ public struct StepAccount: Sendable, Hashable, Codable {
         /// source values in place (the column stays): the old values are archived, and are lost
         /// without the archive.
         public var overwritesInPlace: Bool?
+        /// Set on a ``Fate/transformed(by:)`` entry whose inferred way back gives every value back
+        /// exactly (links or rows moved to their new storage and back): the archive need not keep
+        /// them. Any other transformed value the step drops is archived.
+        public var reversible: Bool?
+        /// Destination columns (in the source row's own row, after the step) that a mapping derives
+        /// from this source column: compare-and-restore checks them before it gives back a value
+        /// the step dropped, so a change the app made to what was derived wins.
+        public var derived: [Location]?
 
-        public init(_ item: Item, _ fate: Fate, overwritesInPlace: Bool? = nil) {
+        public init(_ item: Item, _ fate: Fate, overwritesInPlace: Bool? = nil, reversible: Bool? = nil, derived: [Location]? = nil) {
             self.item = item
             self.fate = fate
             self.overwritesInPlace = overwritesInPlace
+            self.reversible = reversible
+            self.derived = derived
         }
 
         public var description: String { "\(item): \(fate)" }
@@ -160,5 +170,7 @@ public struct StepAccount: Sendable, Hashable, Codable {
         entries.filter { $0.item.table == table && (column == nil || $0.item.column == column) }
     }
 
-    mutating func append(_ item: Item, _ fate: Fate) { entries.append(Entry(item, fate)) }
+    mutating func append(_ item: Item, _ fate: Fate, overwritesInPlace: Bool? = nil, reversible: Bool? = nil) {
+        entries.append(Entry(item, fate, overwritesInPlace: overwritesInPlace, reversible: reversible))
+    }
 }

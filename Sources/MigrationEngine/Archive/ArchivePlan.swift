@@ -1,83 +1,186 @@
 import EntityModel
 
-/// What one step copies into the tenant's archive before it destroys or overwrites it, worked out
-/// once, when the step is compiled: one item per source table and column (whole rows for a table
-/// that goes), each with its `INSERT … SELECT` into the archive for any tenant.
+/// What one step copies into the tenant's archive before it destroys or overwrites it, and what it
+/// gives back from the archive, worked out once, when the step is compiled.
+///
+/// Every entry is keyed by the **adjacent pair** whose change took the value (even inside a fused
+/// step) and names its table and column as they are in that pair's source version. A way back that
+/// crosses the pair, in one call or many, fused or not, restores the entry (``PairRestore``).
 ///
 /// What is archived comes from the step's account: every destroyed entry that names a table
 /// (dropped columns and tables, deleted rows, links a smaller relationship cannot hold, narrowed
-/// values, losses declared under `loses:`) and every in-place overwrite by an expression or policy.
+/// values, losses declared under `loses:`), every in-place overwrite (an expression, a policy, a
+/// backfill), and every source column or table the step drops whose values the way back cannot
+/// provably give back (a value a mapping read and then dropped), NULLs included.
 struct ArchivePlan: Sendable {
-    /// The step's ends, as the archive keys its entries (a fused step's first and last version).
+    /// An adjacent pair crossed in one direction: how archive entries are keyed.
+    struct PairKey: Sendable, Hashable {
+        let from: String
+        let to: String
+        var reversed: PairKey { PairKey(from: to, to: from) }
+    }
+
+    /// The step's ends (a fused step's first and last version).
     let from: String
     let to: String
+    /// The adjacent pairs the step crosses, in order.
+    let pairs: [PairKey]
     let names: ArchiveNames
     let sourceSchema: RelationalSchema
     let destinationSchema: RelationalSchema
-    let items: [Item]
-
-    init(account: StepAccount, source: ModelVersion, destination: ModelVersion) {
-        from = source.name
-        to = destination.name
-        names = account.names ?? ArchiveNames()
-        sourceSchema = source.relationalSchema()
-        destinationSchema = destination.relationalSchema()
-        items = Self.items(account: account, names: names, sourceSchema: sourceSchema)
-    }
+    private(set) var items: [Item]
+    /// What the step gives back, for each pair it crosses, in the order it crosses them.
+    let restores: [PairRestore]
+    /// The family, to read entries that earlier releases keyed by a fused step's ends.
+    let family: ModelFamily?
 
     /// Whether the step destroys or overwrites anything the archive keeps.
     var archivesSomething: Bool { !items.isEmpty }
 
-    /// `table.column` (`table.` for whole rows) of an item.
-    static func key(_ item: Item) -> String { item.table + "." + (item.column ?? "") }
-
     /// One archive copy: a column's values (or whole rows, `column` nil) of a source table, in
     /// the rows a predicate selects (nil: all).
     struct Item: Sendable, Hashable {
+        /// The source table and column (the step's first version's names).
         var table: String
         var column: String?
         var rows: String?
         /// A narrowing: archived before the step's type changes, where the cast changes the value.
         var narrowing: Bool
+        /// The rows of these removed entities (whole rows of a table that stays).
+        var entities: [String]? = nil
+        /// Destination columns, in the row's own row, that a mapping derived from this dropped column.
+        var derived: [String] = []
+        /// Which of the step's pairs took the values.
+        var pair = 0
+        /// The table and column as the pair's source version names them (what the entry records).
+        var recordedTable: String
+        var recordedColumn: String?
+        /// For whole rows: each live source column and the key it has in the archived JSON.
+        var rowKeys: [RowKey] = []
+
+        init(table: String, column: String?, rows: String?, narrowing: Bool) {
+            self.table = table
+            self.column = column
+            self.rows = rows
+            self.narrowing = narrowing
+            recordedTable = table
+            recordedColumn = column
+        }
+
+        /// `table.column` (`table.` for whole rows), in the step's source names.
+        var key: String { table + "." + (column ?? "") }
+    }
+
+    struct RowKey: Sendable, Hashable {
+        /// The source column (the step's first version's name).
+        var column: String
+        /// Its name in the archived row (the pair's source version's).
+        var key: String
+    }
+
+    /// A single step's plan: every entry is keyed by its one pair.
+    init(account: StepAccount, versions: [ModelVersion], direction: MigrationDirection, restores: [PairRestore], family: ModelFamily?) {
+        self.init(account: account, versions: versions, restores: restores, family: family) { items, _ in items }!
+    }
+
+    /// A plan whose items `attribute` assigns to pairs (nil: it cannot).
+    init?(account: StepAccount, versions: [ModelVersion], restores: [PairRestore], family: ModelFamily?,
+          attribute: ([Item], ArchivePlan) -> [Item]?) {
+        from = versions[0].name
+        to = versions[versions.count - 1].name
+        pairs = zip(versions, versions.dropFirst()).map { PairKey(from: $0.name, to: $1.name) }
+        names = account.names ?? ArchiveNames()
+        sourceSchema = versions[0].relationalSchema()
+        destinationSchema = versions[versions.count - 1].relationalSchema()
+        self.restores = restores
+        self.family = family
+        items = []
+        guard let attributed = attribute(Self.items(account: account, names: names, sourceSchema: sourceSchema), self) else { return nil }
+        items = attributed.map { item in
+            var item = item
+            if item.column == nil, item.rowKeys.isEmpty, let table = sourceSchema.table(named: item.table) {
+                item.rowKeys = table.columns.map { RowKey(column: $0.name, key: $0.name) }
+            }
+            return item
+        }
     }
 
     /// The account's archivable entries, one item per table and column (their rows OR-ed).
-    private static func items(account: StepAccount, names: ArchiveNames, sourceSchema: RelationalSchema) -> [Item] {
+    static func items(account: StepAccount, names: ArchiveNames, sourceSchema: RelationalSchema) -> [Item] {
         var byKey: [String: Item] = [:]
         var order: [String] = []
-        func add(_ table: String, _ column: String?, _ rows: String?, narrowing: Bool = false) {
+        func add(_ table: String, _ column: String?, _ rows: String?, narrowing: Bool = false, entities: [String]? = nil, derived: [String] = []) {
             guard !table.isEmpty, sourceSchema.table(named: table) != nil else { return }
             // A table that goes is archived as whole rows, once.
             let wholeTable = names.survivingTables[table] == nil
-            let key = wholeTable ? table + "." : table + "." + (column ?? "")
-            let item = Item(table: table, column: wholeTable ? nil : column, rows: wholeTable ? nil : rows, narrowing: narrowing && !wholeTable)
-            if var existing = byKey[key] {
+            var item = Item(table: table, column: wholeTable ? nil : column, rows: wholeTable ? nil : rows, narrowing: narrowing && !wholeTable)
+            item.entities = wholeTable ? nil : entities
+            item.derived = wholeTable ? [] : derived
+            if var existing = byKey[item.key] {
                 existing.rows = (existing.rows == nil || item.rows == nil) ? nil : "(\(existing.rows!)) OR (\(item.rows!))"
-                byKey[key] = existing
+                existing.entities = existing.entities.map { $0 + (item.entities ?? []) }
+                existing.derived += item.derived.filter { !existing.derived.contains($0) }
+                existing.narrowing = existing.narrowing && item.narrowing
+                byKey[item.key] = existing
             } else {
-                byKey[key] = item
-                order.append(key)
+                byKey[item.key] = item
+                order.append(item.key)
             }
         }
         for entry in account.entries {
+            let item = entry.item
+            let column = item.kind == .column ? item.column : nil
             switch entry.fate {
             case let .destroyed(change):
                 guard !change.table.isEmpty else { continue }
                 if change.kind == .narrowType {
-                    add(entry.item.table, entry.item.column, nil, narrowing: true)
+                    add(item.table, item.column, nil, narrowing: true)
                 } else {
-                    add(entry.item.table, entry.item.kind == .column ? entry.item.column : nil, entry.item.rows?.predicate)
+                    let entities = change.kind == .deleteRows ? item.property?.components(separatedBy: ", ") : nil
+                    add(item.table, column, item.rows?.predicate, entities: entities)
                 }
             case .transformed where entry.overwritesInPlace == true:
-                add(entry.item.table, entry.item.column, entry.item.rows?.predicate)
-            default:
+                add(item.table, item.column, item.rows?.predicate)
+            case .transformed where entry.reversible == true:
                 continue
+            case .transformed, .carried:
+                // Kept elsewhere, or read and written in another form: the way back may not give it
+                // back exactly, so what the step drops is archived.
+                if let column, names.survivingColumns[item.table + "." + column] == nil {
+                    let survivor = names.survivingTables[item.table]
+                    let derived = (entry.derived ?? []).filter { $0.table == survivor }.compactMap(\.column)
+                    add(item.table, column, item.rows?.predicate, derived: derived)
+                } else if column == nil, names.survivingTables[item.table] == nil {
+                    add(item.table, nil, nil)
+                }
+            }
+        }
+        // Deleting rows also takes what refers to them: foreign keys set NULL, links and rows
+        // deleted in cascade. Those are archived too, from the rows that refer to deleted ones.
+        for key in order {
+            guard let deleted = byKey[key], deleted.column == nil, let rows = deleted.rows else { continue }
+            let q = PlaceholderQuoting()
+            for table in sourceSchema.tables where names.survivingTables[table.name] != nil {
+                for foreignKey in table.foreignKeys where foreignKey.referencedTable == deleted.table && foreignKey.columns.count == 1 {
+                    let column = foreignKey.columns[0]
+                    let referring = "source.\(q.quoteIdentifier(names.liveColumn(column, of: table.name))) IN (SELECT source.id FROM "
+                        + "\(q.qualified(PlaceholderQuoting.schema, names.liveTable(deleted.table))) AS source WHERE \(rows))"
+                    if case .joinTable = table.origin {
+                        add(table.name, nil, referring)
+                    } else if foreignKey.onDelete == .cascade {
+                        add(table.name, nil, referring)
+                    } else {
+                        // (Also a column whose links move to new storage: the way back moves them back.)
+                        add(table.name, column, referring)
+                    }
+                }
             }
         }
         return order.map { byKey[$0]! }
     }
 
-    /// `INSERT … SELECT` of one item's values (or rows) from the live table into the archive.
+    /// `INSERT … SELECT` of one item's values (or rows) from the live table into the archive,
+    /// NULLs included, keyed by the item's pair and named as the pair's source version names them.
     func copy(_ item: Item) -> SQL {
         // A narrowing is copied before the step's renames: the source names still hold.
         let liveTable = item.narrowing ? item.table : names.liveTable(item.table)
@@ -88,7 +191,6 @@ struct ArchivePlan: Sendable {
         if let name = item.column {
             let live: SQL = "source.\(id: item.narrowing ? name : names.liveColumn(name, of: item.table))"
             value = "\(live)::text"
-            conditions.append("\(live) IS NOT NULL")
             if item.narrowing, let surviving = names.survivingColumns[item.table + "." + name],
                let newTable = names.survivingTables[item.table], let newType = destinationSchema.table(named: newTable)?.column(named: surviving)?.type,
                let oldType = table?.column(named: name)?.type {
@@ -96,12 +198,28 @@ struct ArchivePlan: Sendable {
                 conditions.append("\(live)::\(raw: newType.rawValue)::\(raw: oldType.rawValue) IS DISTINCT FROM \(live)")
             }
         } else {
-            value = "pg_catalog.to_jsonb(source.*)::text"
+            // A jsonb value goes in as its text, so a JSON null stays apart from an SQL NULL.
+            let members = item.rowKeys.map { key -> (key: String, value: SQL) in
+                let live: SQL = "source.\(id: names.liveColumn(key.column, of: item.table))"
+                return (key.key, table?.column(named: key.column)?.type == .jsonb ? "\(live)::text" : live)
+            }
+            value = "(\(Self.jsonObject(members)))::text"
         }
         if let rows = item.rows { conditions.append("(\(StepAccount.RowSet(rows).sql))") }
         let whereClause: SQL = conditions.isEmpty ? "" : " WHERE \(conditions, joinedBy: " AND ")"
+        let pair = pairs[item.pair]
         return "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value) "
-            + "SELECT \(bind: .text(from)), \(bind: .text(to)), \(bind: .text(item.table)), \(bind: .text(item.column ?? "")), \(rowID), \(value) "
+            + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(item.recordedTable)), \(bind: .text(item.recordedColumn ?? "")), \(rowID), \(value) "
             + "FROM \(table: liveTable) AS source\(whereClause)"
+    }
+
+    /// `jsonb_build_object(key, value, …)` of any number of pairs (a function takes at most 100
+    /// arguments: larger objects are concatenated).
+    static func jsonObject(_ members: [(key: String, value: SQL)]) -> SQL {
+        let chunks = stride(from: 0, to: max(members.count, 1), by: 50).map { start in
+            let arguments: [SQL] = members[start..<min(start + 50, members.count)].flatMap { member -> [SQL] in ["\(literal: member.key)", member.value] }
+            return "pg_catalog.jsonb_build_object(\(arguments, joinedBy: ", "))" as SQL
+        }
+        return chunks.joined(separator: " || ")
     }
 }

@@ -2,85 +2,180 @@ import EntityModel
 import LibPQ
 
 extension StepArchive {
-    /// After the step's normal work, when it is the reverse of a step that archived values:
-    /// puts them back, set-based (one statement per table and column), and removes the entries
-    /// it used. Entries it cannot use stay until pruned.
+    /// At the step's start, before it changes anything: finds the entries it will give back (those
+    /// of every pair it crosses, crossed the other way), and keeps only those whose row still holds
+    /// what the way up left (compare-and-restore): the column's value where it survived, or what a
+    /// mapping derived from it where it was dropped. A value the app changed since wins: its entry
+    /// is not restored and stays until pruned.
+    ///
+    /// Runs whether or not this run archives (`--no-archive` never skips a restore). Entries an
+    /// earlier release keyed by a fused step's ends are first rekeyed by pair (``LegacyEntries``).
+    func checkRestorable() throws {
+        guard !plan.restores.isEmpty, try archiveExists() else { return }
+        var keys = try entryKeys()
+        if let family = plan.family, LegacyEntries.hasLegacyKeys(keys.keys, family: family) {
+            try LegacyEntries(family: family, schema: schema, connection: connection).rekey(keys.keys)
+            keys = try entryKeys()
+        }
+        for restore in plan.restores {
+            let entries = keys[restore.key] ?? []
+            restorable[restore.key] = entries
+            for (table, column) in entries where !column.isEmpty {
+                try check(restore, table: table, column: column)
+            }
+        }
+    }
+
+    /// Every `(step_from, step_to)` in the archive and its tables and columns; notes how many
+    /// entries there are.
+    private func entryKeys() throws -> [ArchivePlan.PairKey: [(table: String, column: String)]] {
+        var keys: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
+        entryCount = 0
+        for row in try connection.execute(
+            "SELECT step_from, step_to, table_name, column_name, pg_catalog.count(*) FROM \(archiveTable) GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4") {
+            keys[ArchivePlan.PairKey(from: try row.decode(String.self, at: 0), to: try row.decode(String.self, at: 1)), default: []]
+                .append((try row.decode(String.self, at: 2), try row.decode(String.self, at: 3)))
+            entryCount += Int(try row.decode(Int64.self, at: 4))
+        }
+        return keys
+    }
+
+    /// `a.step_from = … AND a.step_to = … AND a.table_name = … AND a.column_name = …`, as literals.
+    private func entryIs(_ alias: String, _ key: ArchivePlan.PairKey, _ table: String, _ column: String) -> String {
+        let q = connection
+        return "\(alias).step_from = \(q.quoteLiteral(key.from)) AND \(alias).step_to = \(q.quoteLiteral(key.to)) "
+            + "AND \(alias).table_name = \(q.quoteLiteral(table)) AND \(alias).column_name = \(q.quoteLiteral(column))"
+    }
+
+    /// Marks the entries of one column that may be restored (`compares` false): those without a
+    /// comparison, and those whose row still holds what the way up left.
+    private func check(_ restore: PairRestore, table: String, column: String) throws {
+        let q = connection
+        guard let check = restore.checks[table + "." + column], check.columns.allSatisfy({ $0.live != nil }) else {
+            // Nothing to compare with at this step's start: the archived value wins.
+            try connection.execute("UPDATE \(archiveTable) AS a SET compares = false WHERE \(entryIs("a", restore.key, table, column)) AND a.compares")
+            return
+        }
+        var failing: [String] = []
+        func value(_ column: PairRestore.Check.Column) -> String {
+            let live = "t.\(q.quoteIdentifier(column.live!))::\(column.type.rawValue)::text"
+            guard !column.nearer.isEmpty else { return live }
+            // A pair this step crosses first may have archived the value the way up left here.
+            let cases = column.nearer.map { nearer -> String in
+                let key = plan.restores[nearer.crossing].key
+                let entry = "FROM \(archiveTable) AS e WHERE \(entryIs("e", key, nearer.table, nearer.column)) AND e.row_id = t.id"
+                failing.append("(\(entryIs("e", key, nearer.table, nearer.column)))")
+                return "WHEN EXISTS (SELECT 1 \(entry)) THEN (SELECT e.value \(entry) LIMIT 1)"
+            }
+            return "(CASE \(cases.joined(separator: " ")) ELSE \(live) END)"
+        }
+        let fingerprint = check.derived
+            ? "pg_catalog.jsonb_build_object(" + check.columns.map { "\(q.quoteLiteral($0.key)), \(value($0))" }.joined(separator: ", ") + ")::text"
+            : value(check.columns[0])
+        var conditions = [entryIs("a", restore.key, table, column), "a.compares", "t.id = a.row_id", "\(fingerprint) IS NOT DISTINCT FROM a.left_value"]
+        if !failing.isEmpty {
+            // …unless that entry's own comparison failed: the app's value wins there too.
+            conditions.append("NOT EXISTS (SELECT 1 FROM \(archiveTable) AS e WHERE e.row_id = t.id AND e.compares AND (\(failing.joined(separator: " OR "))))")
+        }
+        try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(q.qualified(schema, check.table)) AS t WHERE \(conditions.joined(separator: " AND "))")
+    }
+
+    /// After the step's normal work: puts back, set-based (one statement per table and column),
+    /// what ``checkRestorable()`` kept, pair by pair in the order the step crosses them, each
+    /// entry's names translated to the step's destination; removes the entries it used. Entries
+    /// it cannot use stay until pruned (the next way up through their pair replaces them).
     ///
     /// - Whole rows (of a table or entity the up step removed) go back into tables this step
     ///   recreated rather than filled by a mapping, where no row has their id yet and the rows
     ///   they refer to exist.
-    /// - Values go back only into rows that still exist and, where the up step left a value in
-    ///   the column, still hold it (compare-and-restore): a value the app changed since wins.
-    ///   Rows the app created since have no entries and keep the step's normal result.
+    /// - Values go back into rows that still exist. Rows the app created since have no entries
+    ///   and keep the step's normal result.
     ///
     /// - Returns: the number of values and rows restored.
     @discardableResult
     func restore() throws -> Int {
-        guard try TenantArchive.exists(inSchema: schema, on: connection) else { return 0 }
-        let keys = try connection.execute(
-            "SELECT DISTINCT table_name, column_name FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [to, from]
-        ).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
-        guard !keys.isEmpty else { return 0 }
+        guard restorable.values.contains(where: { !$0.isEmpty }) else { return 0 }
         // The archive was written in this transaction or recently: without statistics the planner
         // may join it with a quadratic nested loop (seen on the benchmark: 250 s for 33,000 values).
         // Best effort: a failure (a cluster that refuses ANALYZE here) only costs the statistics.
-        _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)") }
+        // (A few hundred entries join fast whatever the plan.)
+        if entryCount > 500 { _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)") } }
         let filled = Set(names.mappingFilledTables)
         var restored = 0
-        // Rows first, parents before children, then values (which may refer to restored rows).
-        let order = Dictionary(uniqueKeysWithValues: Self.dependencyOrder(destinationSchema).enumerated().map { ($1, $0) })
-        for (table, _) in keys.filter({ $0.1.isEmpty }).sorted(by: { (order[$0.0] ?? .max) < (order[$1.0] ?? .max) }) {
-            guard let definition = destinationSchema.table(named: table), !filled.contains(table) else { continue }
-            restored += try restoreRows(of: definition)
-        }
-        for (table, column) in keys where !column.isEmpty {
-            guard let definition = destinationSchema.table(named: table), let target = definition.column(named: column) else { continue }
-            restored += try restoreValues(of: target, in: definition)
+        for restore in plan.restores {
+            let entries = restorable[restore.key] ?? []
+            // Rows first, parents before children, then values (which may refer to restored rows).
+            let order = Dictionary(uniqueKeysWithValues: Self.dependencyOrder(restore.endSchema).enumerated().map { ($1, $0) })
+            let rows = entries.filter { $0.column.isEmpty }.compactMap { entry -> (String, Table)? in
+                guard let name = restore.toEnd.table(entry.table), !filled.contains(name), let target = restore.endSchema.table(named: name) else { return nil }
+                return (entry.table, target)
+            }
+            for (table, target) in rows.sorted(by: { (order[$0.1.name] ?? .max) < (order[$1.1.name] ?? .max) }) {
+                restored += try restoreRows(restore, of: table, into: target)
+            }
+            for (table, column) in entries where !column.isEmpty {
+                guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
+                      let definition = target.column(named: targetColumn) else { continue }
+                restored += try restoreValues(restore, of: table, column, into: definition, of: target)
+            }
         }
         return restored
     }
 
-    private var reverseKey: String { "a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 AND a.column_name = $4" }
-
-    private func restoreValues(of column: Column, in table: Table) throws -> Int {
+    private func restoreValues(_ restore: PairRestore, of table: String, _ column: String, into target: Column, of targetTable: Table) throws -> Int {
         let q = connection
-        let target = "t." + q.quoteIdentifier(column.name)
-        let value = "a.value::\(column.type.rawValue)"
-        var conditions = ["t.id = a.row_id", "(NOT a.compares OR \(target)::text IS NOT DISTINCT FROM a.left_value)"]
-        conditions += referenceGuards(table, [column.name: value])
-        let sql = "WITH restored AS (UPDATE \(q.qualified(schema, table.name)) AS t SET \(q.quoteIdentifier(column.name)) = \(value) "
-            + "FROM \(archiveTable) AS a WHERE \(reverseKey) AND \(conditions.joined(separator: " AND ")) RETURNING a.ctid AS entry) "
+        let value = "a.value::\(target.type.rawValue)"
+        var conditions = [entryIs("a", restore.key, table, column), "NOT a.compares", "t.id = a.row_id"]
+        conditions += referenceGuards(targetTable, [target.name: value])
+        let sql = "WITH restored AS (UPDATE \(q.qualified(schema, targetTable.name)) AS t SET \(q.quoteIdentifier(target.name)) = \(value) "
+            + "FROM \(archiveTable) AS a WHERE \(conditions.joined(separator: " AND ")) RETURNING a.ctid AS entry) "
             + "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r))"
-        return try connection.execute(sql, [to, from, table.name, column.name]).affectedRows
+        return try connection.execute(sql).affectedRows
     }
 
-    private func restoreRows(of table: Table) throws -> Int {
+    private func restoreRows(_ restore: PairRestore, of table: String, into target: Table) throws -> Int {
         let q = connection
-        let qualified = q.qualified(schema, table.name)
-        let hasID = table.column(named: "id") != nil
-        var conditions: [String] = []
-        if hasID { conditions.append("NOT EXISTS (SELECT 1 FROM \(qualified) AS t WHERE t.id = r.id)") }
-        conditions += referenceGuards(table, Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, "r." + q.quoteIdentifier($0.name)) }))
-        let returning = hasID ? "id" : "pg_catalog.to_jsonb(\(qualified).*)::text AS row_value"
-        let used = hasID ? "a.row_id = r.id" : "a.value::jsonb = r.row_value::jsonb"
-        let sql = "WITH restored AS (INSERT INTO \(qualified) SELECT r.* FROM \(archiveTable) AS a "
-            + "CROSS JOIN LATERAL pg_catalog.jsonb_populate_record(NULL::\(qualified), a.value::jsonb) AS r "
-            + "WHERE \(reverseKey)\(conditions.isEmpty ? "" : " AND " + conditions.joined(separator: " AND ")) ON CONFLICT DO NOTHING RETURNING \(returning)) "
-            + "DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(reverseKey) AND \(used)"
-        let count = try connection.execute(sql, [to, from, table.name, ""]).affectedRows
-        if count > 0, table.columns.contains(where: \.isIdentity) {
-            for statement in SchemaOperation.resetIdentity(table: table.name).sql(inSchema: schema, quoting: connection) { try connection.execute(statement) }
+        let qualified = q.qualified(schema, target.name)
+        // Each target column and its value from the archived row, by the key it has there (a
+        // jsonb value is kept as its text); columns without a key get their default.
+        let members = target.columns.compactMap { column -> (column: String, value: String)? in
+            restore.toEnd.sourceColumn(becoming: column.name, of: table).map { key in
+                (column.name, "(a.value::jsonb ->> \(q.quoteLiteral(key)))::\(column.type.rawValue)")
+            }
+        }
+        let values = Dictionary(uniqueKeysWithValues: members.map { ($0.column, $0.value) })
+        let hasID = values["id"] != nil
+        var conditions = [entryIs("a", restore.key, table, "")]
+        if let id = values["id"] { conditions.append("NOT EXISTS (SELECT 1 FROM \(qualified) AS t WHERE t.id = \(id))") }
+        // A row may refer to another row restored by the same statement (a self-reference).
+        let restoredIDs = values["id"].map { id in
+            "(SELECT \(id) FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, "")))"
+        }
+        conditions += referenceGuards(target, values, alsoRestored: restoredIDs)
+        let columns = members.map { q.quoteIdentifier($0.column) }.joined(separator: ", ")
+        let returning = hasID ? "id" : "pg_catalog.to_jsonb(\(qualified).*) AS row_value"
+        let used = hasID ? "a.row_id = r.id"
+            : "r.row_value @> pg_catalog.jsonb_build_object(" + members.map { "\(q.quoteLiteral($0.column)), \($0.value)" }.joined(separator: ", ") + ")"
+        let sql = "WITH restored AS (INSERT INTO \(qualified) (\(columns)) SELECT \(members.map(\.value).joined(separator: ", ")) "
+            + "FROM \(archiveTable) AS a WHERE \(conditions.joined(separator: " AND ")) ON CONFLICT DO NOTHING RETURNING \(returning)) "
+            + "DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used)"
+        let count = try connection.execute(sql).affectedRows
+        if count > 0, target.columns.contains(where: \.isIdentity) {
+            for statement in SchemaOperation.resetIdentity(table: target.name).sql(inSchema: schema, quoting: connection) { try connection.execute(statement) }
         }
         return count
     }
 
     /// For each foreign key among `values` (column → SQL of the value to write): the row it
     /// names exists, so a restore never breaks a reference the app removed since.
-    private func referenceGuards(_ table: Table, _ values: [String: String]) -> [String] {
+    /// - Parameter alsoRestored: for whole rows, the ids of the rows restored with them, which a
+    ///   self-reference may name.
+    private func referenceGuards(_ table: Table, _ values: [String: String], alsoRestored: String? = nil) -> [String] {
         table.foreignKeys.compactMap { key in
             guard key.columns.count == 1, let value = values[key.columns[0]], key.referencedColumns.count == 1 else { return nil }
+            let sameBatch = alsoRestored.map { key.referencedTable == table.name ? " OR \(value) IN \($0)" : "" } ?? ""
             return "(\(value) IS NULL OR EXISTS (SELECT 1 FROM \(connection.qualified(schema, key.referencedTable)) AS ref "
-                + "WHERE ref.\(connection.quoteIdentifier(key.referencedColumns[0])) = \(value)))"
+                + "WHERE ref.\(connection.quoteIdentifier(key.referencedColumns[0])) = \(value))\(sameBatch))"
         }
     }
 

@@ -12,18 +12,30 @@ public final class StepArchive {
     let plan: ArchivePlan
     let schema: String
     let connection: Connection
-    /// Source `table.column` (`table.` for whole rows) that this step archived values of.
-    private(set) var archivedColumns: Set<String> = []
+    /// Whether this run copies what the step destroys (`--no-archive` turns it off; restores
+    /// happen either way).
+    let copies: Bool
+    /// The items (and policy-archived columns) this step archived values of.
+    private(set) var archivedItems: [ArchivePlan.Item] = []
     /// Values a policy archived, not yet sent: table, column, row id, value.
     private var pending: [(String, String, Int64, String?)] = []
     private var stagingTable: String?
     /// Archived values a reverse step's policy asked for, loaded once per table and column.
     private var loaded: [String: [Int64: String?]] = [:]
+    /// The entries this step restores, per pair key: their tables and columns (found at its start).
+    var restorable: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
+    /// How many entries the archive held at the step's start.
+    var entryCount = 0
 
-    init(plan: ArchivePlan, schema: String, connection: Connection) {
+    /// What the migration knows of the tenant's archive (shared by its steps).
+    let presence: ArchivePresence
+
+    init(plan: ArchivePlan, schema: String, connection: Connection, copies: Bool = true, presence: ArchivePresence = ArchivePresence()) {
         self.plan = plan
         self.schema = schema
         self.connection = connection
+        self.copies = copies
+        self.presence = presence
     }
 
     /// The step's ends (a fused step's first and last version).
@@ -33,13 +45,19 @@ public final class StepArchive {
     var sourceSchema: RelationalSchema { plan.sourceSchema }
     var destinationSchema: RelationalSchema { plan.destinationSchema }
 
+    /// Whether the tenant's schema has an archive (asked once per migration, see ``ArchivePresence``).
+    func archiveExists() throws -> Bool {
+        try presence.exists(schema: schema, on: connection)
+    }
+
     // MARK: Running
 
-    /// Before the step: creates the archive if needed, removes this pair's earlier entries (the
-    /// step now archives afresh), and copies the values a narrowing would change.
+    /// Before the step: removes the earlier entries of every pair the step crosses (it now
+    /// archives afresh), and copies the values a narrowing would change. The archive is created by
+    /// the step's first write, so a step that archives nothing leaves a tenant without one as it
+    /// was. Its copies are queued: they go out with the step's next statements.
     func beforeStep() throws {
-        try TenantArchive.ensure(inSchema: schema, on: connection)
-        try connection.execute("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [from, to])
+        try prepareForWrites()
         try copy(plan.items.filter(\.narrowing))
     }
 
@@ -49,25 +67,50 @@ public final class StepArchive {
         try copy(plan.items.filter { !$0.narrowing })
     }
 
-    private func copy(_ items: [ArchivePlan.Item]) throws {
-        for item in items {
-            try connection.execute(plan.copy(item), schema: schema)
-            archivedColumns.insert(ArchivePlan.key(item))
+    /// Creates the archive before the step's first write to it, and (once) deletes what an earlier
+    /// run through the same pairs left there; neither costs a round trip of its own.
+    private func prepareForWrites() throws {
+        guard !isPrepared, plan.archivesSomething || !pending.isEmpty else { return }
+        isPrepared = true
+        for pair in plan.pairs {
+            let earlier = try presence.mayHoldEntries(from: pair.from, to: pair.to, schema: schema, on: connection)
+            try presence.prepareForWrites(from: pair.from, to: pair.to, schema: schema, on: connection)
+            if earlier {
+                try connection.sendWithNextRoundTrip(Statement("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [pair.from, pair.to]))
+            }
         }
     }
 
-    /// Once the step ran: sends what policies archived, and notes, for each archived column that
-    /// survives, the value the step left in each row (compare-and-restore compares with it).
+    private var isPrepared = false
+
+    private func copy(_ items: [ArchivePlan.Item]) throws {
+        for item in items {
+            try connection.sendWithNextRoundTrip(Statement(plan.copy(item), schema: schema))
+            archivedItems.append(item)
+        }
+    }
+
+    /// Once the step ran: sends what policies archived, and notes, for each archived column, what
+    /// the step left in its row (compare-and-restore compares with it): the column's value where
+    /// it survives, or the values a mapping derived from it where it was dropped.
     func afterStep() throws {
         try flushPolicyValues(final: true)
-        for key in archivedColumns.sorted() {
-            guard let dot = key.firstIndex(of: "."), key.index(after: dot) != key.endIndex,
-                  let surviving = names.survivingColumns[key], let table = names.survivingTables[String(key[..<dot])] else { continue }
-            let column = String(key[key.index(after: dot)...])
-            try connection.execute(
-                "UPDATE \(archiveTable) AS a SET left_value = t.\(connection.quoteIdentifier(surviving))::text, compares = true "
+        for item in archivedItems {
+            guard let column = item.column, let table = names.survivingTables[item.table] else { continue }
+            let left: String
+            if let surviving = names.survivingColumns[item.table + "." + column] {
+                left = "t.\(connection.quoteIdentifier(surviving))::text"
+            } else if !item.derived.isEmpty {
+                left = "pg_catalog.jsonb_build_object("
+                    + item.derived.map { "\(connection.quoteLiteral($0)), t.\(connection.quoteIdentifier($0))::text" }.joined(separator: ", ") + ")::text"
+            } else {
+                continue
+            }
+            let pair = plan.pairs[item.pair]
+            try connection.sendWithNextRoundTrip(Statement(
+                "UPDATE \(archiveTable) AS a SET left_value = \(left), compares = true "
                     + "FROM \(connection.qualified(schema, table)) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
-                    + "AND a.column_name = $4 AND t.id = a.row_id", [from, to, String(key[..<dot]), column])
+                    + "AND a.column_name = $4 AND t.id = a.row_id", [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
         }
     }
 
@@ -92,14 +135,24 @@ public final class StepArchive {
     }
 
     /// Buffers one value a policy archives (sent with COPY in batches, applied at the end of the step).
+    /// A policy runs in a mapped step, which crosses one pair: its source names are the entry's.
     func archive(table: String, column: String, id: Int64, value: String?) throws {
+        guard copies else { return }
         pending.append((table, column, id, value))
-        archivedColumns.insert(table + "." + column)
+        if !archivedItems.contains(where: { $0.table == table && $0.column == column }) {
+            archivedItems.append(ArchivePlan.Item(table: table, column: column, rows: nil, narrowing: false))
+        }
         if pending.count >= 10_000 { try flushPolicyValues(final: false) }
     }
 
     private func flushPolicyValues(final: Bool) throws {
+        if final, !pending.isEmpty, stagingTable == nil {
+            // They all fit in one batch: one statement, queued, with no staging table.
+            try prepareForWrites()
+            try insertPending()
+        }
         if !pending.isEmpty {
+            try prepareForWrites()
             let staging = try prepareStaging()
             let rows = pending
             _ = try connection.copyIn("COPY pg_temp.\(connection.quoteIdentifier(staging)) (table_name, column_name, row_id, value) FROM STDIN") { writer in
@@ -113,32 +166,65 @@ public final class StepArchive {
             }
             pending.removeAll(keepingCapacity: true)
         }
-        guard final, let stagingTable else { return }
-        let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
-        try connection.execute(
-            "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
-                + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
-                + "ORDER BY s.table_name, s.column_name, s.row_id", [from, to])
+        guard final, hasPolicyValues, stagingTable != nil || !insertedPending else { return }
+        // A policy runs in a mapped step, which crosses one pair: its entries are that pair's.
+        let pair = plan.pairs[0]
+        if let stagingTable {
+            let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
+            try connection.sendWithNextRoundTrip(Statement(
+                "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
+                    + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
+                    + "ORDER BY s.table_name, s.column_name, s.row_id", [pair.from, pair.to]))
+        }
         // A value the step archived already (its account names it) is kept once. This works on the
         // archive alone, not joined with the staging table, because Citus cannot join a temporary
         // table with a distributed-schema table (0A000); and with a window rather than a self-join,
         // which the planner may run as a quadratic nested loop on a table it has no statistics for.
-        for key in archivedColumns.sorted() {
-            guard let dot = key.firstIndex(of: ".") else { continue }
-            let table = String(key[..<dot]), column = String(key[key.index(after: dot)...])
-            try connection.execute(
+        for item in archivedItems where item.pair == 0 {
+            let table = item.recordedTable, column = item.recordedColumn ?? ""
+            try connection.sendWithNextRoundTrip(Statement(
                 "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT d.ctid FROM (SELECT ctid, pg_catalog.row_number() OVER "
                     + "(PARTITION BY row_id ORDER BY ctid) AS n FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 "
-                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [from, to, table, column])
+                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [pair.from, pair.to, table, column]))
         }
-        try connection.execute("DROP TABLE \(staging)")
+        if let stagingTable { try connection.sendWithNextRoundTrip(Statement("DROP TABLE pg_temp.\(connection.quoteIdentifier(stagingTable))")) }
         self.stagingTable = nil
     }
 
+    /// The values policies archived, all at once: one `INSERT … SELECT` from arrays, queued. A value
+    /// is kept once: the first a policy archived for its row, unless the step's own copies archived
+    /// the row already (no staging table is involved, so no de-duplication pass is needed after it).
+    private func insertPending() throws {
+        hasPolicyValues = true
+        insertedPending = true
+        var tables = ArrayLiteral(), columns = ArrayLiteral(), ids = ArrayLiteral(), values = ArrayLiteral()
+        for (table, column, id, value) in pending {
+            tables.append(table)
+            columns.append(column)
+            ids.append(id)
+            values.append(value)
+        }
+        pending.removeAll(keepingCapacity: true)
+        let rows = ArrayLiteral.rows(types: ["text", "text", "bigint", "text"], firstParameter: 3)
+        try connection.sendWithNextRoundTrip(Statement(
+            "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
+                + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value "
+                + "FROM \(rows) WITH ORDINALITY AS s(table_name, column_name, row_id, value, n) "
+                + "WHERE NOT EXISTS (SELECT FROM \(archiveTable) AS a WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = s.table_name "
+                + "AND a.column_name = s.column_name AND a.row_id = s.row_id) ORDER BY s.table_name, s.column_name, s.row_id, s.n",
+            binds: [PQBind.text(plan.pairs[0].from), PQBind.text(plan.pairs[0].to), tables.bind, columns.bind, ids.bind, values.bind]))
+    }
+
+    /// Whether policies archived values in this step (then the step's entries are made unique at its end).
+    private var hasPolicyValues = false
+    /// Whether they went in by ``insertPending()``, unique already.
+    private var insertedPending = false
+
     private func prepareStaging() throws -> String {
+        hasPolicyValues = true
         if let stagingTable { return stagingTable }
         let name = "_tm_archive_stage_\(String(UInt32.random(in: .min ... .max), radix: 16))"
-        try connection.execute("CREATE TEMPORARY TABLE \(connection.quoteIdentifier(name)) (table_name text, column_name text, row_id bigint, value text) ON COMMIT DROP")
+        try connection.sendWithNextRoundTrip(Statement("CREATE TEMPORARY TABLE \(connection.quoteIdentifier(name)) (table_name text, column_name text, row_id bigint, value text) ON COMMIT DROP"))
         stagingTable = name
         return name
     }
@@ -149,10 +235,10 @@ public final class StepArchive {
         let key = table + "." + column
         if loaded[key] == nil {
             var values: [Int64: String?] = [:]
-            if try TenantArchive.exists(inSchema: schema, on: connection) {
+            if let key = plan.restores.first?.key, try archiveExists() {
                 for row in try connection.execute(
                     "SELECT row_id, value FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND table_name = $3 AND column_name = $4",
-                    [to, from, table, column]) {
+                    [key.from, key.to, table, column]) {
                     values[try row.decode(Int64.self, at: 0)] = try row.decode(String?.self, at: 1)
                 }
             }

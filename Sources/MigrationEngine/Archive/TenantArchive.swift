@@ -7,14 +7,16 @@ import LibPQ
 ///
 /// It lives with the tenant (dropped with its schema), its name starts with `_` so `verify`'s
 /// snapshot skips it, and no model table refers to it. One row per archived value, keyed by the
-/// step (`step_from` → `step_to`), the source version's table and column (column `''` for a whole
-/// row, kept as JSON), and the row id:
+/// adjacent pair whose change took it (`step_from` → `step_to`, also inside a fused step), the
+/// table and column as that pair's source version names them (column `''` for a whole row, kept as
+/// a JSON object of its columns, a jsonb value as its text), and the row id. (Releases before pair
+/// keys keyed a fused step's entries by its ends; ``LegacyEntries`` rekeys them.)
 ///
 /// | column | meaning |
 /// |---|---|
-/// | `value` | the value as text, which casts back to the column's type losslessly (a whole row: `to_jsonb(row)`) |
-/// | `left_value` | what the step left in its place, when the column survives the step |
-/// | `compares` | restore only where the row still holds `left_value` |
+/// | `value` | the value as text, which casts back to the column's type losslessly; NULL for a NULL |
+/// | `left_value` | what the step left in the row: the column's value where it survives, else a JSON object of the columns a mapping derived from it |
+/// | `compares` | restore only where the row still holds `left_value` (checked, and cleared, when a way back starts) |
 /// | `archived_at` | when, for `archive prune` |
 public enum TenantArchive {
     /// The archive table's name in each tenant schema.
@@ -27,7 +29,7 @@ public enum TenantArchive {
     ///
     /// `archived_at` defaults to `clock_timestamp()`, not `now()`: Citus 13 fails (42601) on an
     /// `INSERT … SELECT` into a distributed-schema table whose omitted column defaults to `now()`.
-    static func createStatements(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
+    package static func createStatements(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
         let table = qualified(schema, quoting: q)
         return [
             "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
@@ -46,12 +48,20 @@ public enum TenantArchive {
     /// Creates the archive unless it exists.
     static func ensure(inSchema schema: String, on connection: Connection) throws {
         guard try !exists(inSchema: schema, on: connection) else { return }
-        for statement in createStatements(inSchema: schema, quoting: connection) { try connection.execute(statement) }
+        try create(inSchema: schema, on: connection)
+    }
+
+    /// Creates the archive, inside the caller's transaction, in one round trip: the table, its index
+    /// and the look at its grants go out together (then a `REVOKE`, queued, only where default
+    /// privileges granted something).
+    static func create(inSchema schema: String, on connection: Connection) throws {
+        for statement in createStatements(inSchema: schema, quoting: connection) { try connection.sendWithNextRoundTrip(Statement(statement)) }
         try revokeDefaultGrants(inSchema: schema, on: connection)
     }
 
     /// The archive is the migrator's alone: default privileges of the schema (the app role's DML
-    /// from `tenant create --app-role`) would otherwise reach it, so whatever they granted is revoked.
+    /// from `tenant create --app-role`) would otherwise reach it, so whatever they granted is revoked
+    /// (with the caller's next round trip).
     static func revokeDefaultGrants(inSchema schema: String, on connection: Connection) throws {
         let table = qualified(schema, quoting: connection)
         let grantees = try connection.execute("""
@@ -59,10 +69,10 @@ public enum TenantArchive {
             FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
             WHERE c.oid = pg_catalog.to_regclass($1) AND a.grantee <> c.relowner
             """, [table]).map { try $0.decode(String.self, at: 0) }
-        for grantee in grantees { try connection.execute("REVOKE ALL ON \(table) FROM \(grantee)") }
+        for grantee in grantees { try connection.sendWithNextRoundTrip(Statement("REVOKE ALL ON \(table) FROM \(grantee)")) }
     }
 
-    /// What one step's entries hold in one tenant.
+    /// What one pair's entries hold in one tenant.
     public struct Usage: Sendable, Codable, Hashable {
         public var stepFrom: String
         public var stepTo: String
@@ -73,7 +83,7 @@ public enum TenantArchive {
         public var newest: Date
     }
 
-    /// The entries per step of one tenant's archive, in step order (empty without an archive).
+    /// The entries per pair of one tenant's archive, in pair order (empty without an archive).
     public static func usage(inSchema schema: String, on connection: Connection) throws -> [Usage] {
         guard try exists(inSchema: schema, on: connection) else { return [] }
         let result = try connection.execute(

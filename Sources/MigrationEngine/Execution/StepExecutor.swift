@@ -29,6 +29,9 @@ public struct StepExecutor {
     /// The tenant's migration transaction.
     public let connection: Connection
     public let options: Options
+    /// What is known of the tenant's archive, shared by every step this executor runs (and by the
+    /// executors of one migration that share it): each step then asks the server at most once.
+    public var archive = ArchivePresence()
 
     public init(schema: String, connection: Connection, options: Options = Options()) {
         self.schema = schema
@@ -49,11 +52,12 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
-        let archive = options.archives ? StepArchive(plan: step.archivePlan, schema: schema, connection: connection) : nil
-        let archiving = archive.flatMap { $0.plan.archivesSomething || step.isPolicyStep ? $0 : nil }
+        let archive = StepArchive(plan: step.archivePlan, schema: schema, connection: connection, copies: options.archives, presence: self.archive)
+        let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)
         let program = step.program
 
+        try archive.checkRestorable()
         try archiving?.beforeStep()
         batch.add(program.schemaChanges)
         if archiving != nil || step.hooks?.willMigrate != nil {
@@ -64,7 +68,7 @@ public struct StepExecutor {
         batch.add(program.dataMoves)
         if let mapped = program.mapped {
             try batch.send()
-            let policies = try runMappings(program, mapped, step: step, archive: archiving, statistics: &batch.statistics)
+            let policies = try runMappings(program, mapped, step: step, archive: archive, statistics: &batch.statistics)
             let losses = archiving == nil ? mapped.dataDependentLosses : []
             try DataDependentLossCheck(losses: losses, differ: mapped.compiler.differ, schema: schema, step: "\(step.source.name) → \(step.destination.name)")
                 .run(on: connection, allowDestructive: options.allowDestructive, logger: connection.logger)
@@ -76,7 +80,8 @@ public struct StepExecutor {
             try batch.send()
         }
         try archiving?.afterStep()
-        if let archive { batch.statistics.rowsAffected += try archive.restore() }
+        batch.statistics.rowsAffected += try archive.restore()
+        if step.direction == .down { try restoreColumnOrder(after: step) }
         try runHook(\.didMigrate, "didMigrate", of: step)
         batch.statistics.milliseconds = (ContinuousClock.now - started).inMilliseconds
         return batch.statistics
@@ -95,6 +100,7 @@ public struct StepExecutor {
         }
         var batch = Batch(schema: schema, connection: connection)
         for compiled in program.mappings {
+            try policies?.prepare(compiled.mapping)
             batch.add(compiled.createInstances, movesData: true)
             try batch.send()
             if let policies {
@@ -118,6 +124,18 @@ public struct StepExecutor {
         }
         statistics = statistics + batch.statistics
         return policies
+    }
+
+    /// A rollback re-adds columns at the end of their tables: small tables get their model order
+    /// back (``ColumnOrder``).
+    private func restoreColumnOrder(after step: MigrationStep) throws {
+        var tables: [String] = []
+        for case let .addColumn(table, _) in step.program.operations where !tables.contains(table) { tables.append(table) }
+        let destination = step.destination.relationalSchema()
+        for name in tables {
+            guard let table = destination.table(named: name) else { continue }
+            try ColumnOrder(table: table, schema: schema, connection: connection).restore()
+        }
     }
 
     private func runHook(_ hook: KeyPath<StepHooks, (@Sendable (PolicyConnection, String) throws -> Void)?>, _ name: String, of step: MigrationStep) throws {

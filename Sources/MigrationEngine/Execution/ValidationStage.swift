@@ -8,7 +8,17 @@ struct ValidationStage {
     let differ: SchemaDiffer
     let schema: String
 
+    /// All at once first, in one round trip inside a savepoint; only when a constraint is violated,
+    /// again one by one (the savepoint was rolled back), each in a savepoint of its own, to name the row.
     func run(_ statements: [StepProgram.Statement], on connection: Connection, statistics: inout StepStatistics) throws {
+        let pipelined = statements.map { Statement($0.sql, schema: schema) }
+        do {
+            try connection.transactionPipeline(pipelined)
+            statistics.statements += statements.count
+            return
+        } catch let error as PQError where error.sqlState?.errorClass == "23" && pipelined.contains(where: { $0.sql == error.statement }) {
+            // One of them violated a constraint, and they were rolled back: find which one, and a row, below.
+        }
         for statement in statements {
             do {
                 _ = try connection.savepoint { try $0.execute(statement.sql, schema: schema) }

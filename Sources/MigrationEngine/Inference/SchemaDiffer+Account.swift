@@ -12,8 +12,10 @@ extension SchemaDiffer {
             return
         }
         let location = StepAccount.Location(table: newTable.name, column: newColumn.name)
+        let backfilled = oldColumn.isNullable && !newColumn.isNullable && newColumn.defaultValue != nil
         if oldColumn.type == newColumn.type {
-            account.append(item, .carried(to: location))
+            // A backfill overwrites the NULLs (accounted on their own): the other values are carried.
+            account.append(backfilled ? item.restricted(to: notNull(oldColumn, of: oldTable)) : item, .carried(to: location))
         } else if TypeChange(from: oldColumn.type, to: newColumn.type) == .widening {
             account.append(item, .transformed(by: "a cast from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue), which keeps every value"))
         } else {
@@ -21,6 +23,20 @@ extension SchemaDiffer {
                 detail: "narrows \(newTable.name).\(newColumn.name) from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue) (declared safe; values that do not fit fail the migration)")))
         }
         accountHierarchyMove(oldColumn, newColumn, of: oldTable, in: newTable)
+    }
+
+    /// The rows where a source column holds a value, while the step runs.
+    private func notNull(_ column: Column, of table: Table) -> StepAccount.RowSet {
+        StepAccount.RowSet("source.\(PlaceholderQuoting().quoteIdentifier(currentName(ofOldColumn: column.name, in: table.name))) IS NOT NULL")
+    }
+
+    /// A column that becomes required with a default: the backfill writes the default over its
+    /// NULLs, and the way back cannot tell them from real values, so the NULLs are archived.
+    mutating func accountBackfill(_ column: Column, of table: Table, with value: DefaultValue, type: SQLType) {
+        let rows = StepAccount.RowSet("source.\(PlaceholderQuoting().quoteIdentifier(currentName(ofOldColumn: column.name, in: table.name))) IS NULL")
+        account.append(.init(kind: .column, table: table.name, column: column.name, property: property(column.origin), rows: rows),
+                       .transformed(by: "the backfill of its NULLs with the default \(value.sql(for: type).text(schema: "", quoting: PlaceholderQuoting()))"),
+                       overwritesInPlace: true)
     }
 
     /// The concrete entities whose rows hold a property, in a version: the declaring entity and

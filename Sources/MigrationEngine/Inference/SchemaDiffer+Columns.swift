@@ -36,7 +36,7 @@ extension SchemaDiffer {
         let key = table.name + "." + column.name
         let item = StepAccount.Item(kind: .column, table: table.name, column: column.name, property: property(column.origin))
         if movedAwayColumns.contains(key) {
-            account.append(item, .transformed(by: "moved to their new storage (inferred)"))
+            account.append(item, .transformed(by: "moved to their new storage (inferred)"), reversible: true)
             return
         }
         let what: String
@@ -105,7 +105,9 @@ extension SchemaDiffer {
         }
         if oldColumn.isNullable && !newColumn.isNullable {
             if let value = newColumn.defaultValue {
-                emit(.alterColumns, .backfill(table: table, column: newColumn.name, value: value, type: newColumn.type))
+                // After the mappings, which must still see the NULLs; the archive keeps them.
+                emit(.backfill, .backfill(table: table, column: newColumn.name, value: value, type: newColumn.type))
+                accountBackfill(oldColumn, of: oldTable, with: value, type: newColumn.type)
                 emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
             } else if linkFedColumns.contains(table + "." + newColumn.name) || isAlreadyRequired(oldColumn, in: oldTable)
                         || mappingFilledTables.contains(table) {

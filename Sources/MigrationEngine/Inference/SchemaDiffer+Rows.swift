@@ -27,6 +27,14 @@ extension SchemaDiffer {
             }
             if let target, !removed.isEmpty, oldTable.column(withOrigin: .discriminator) != nil {
                 // After the mappings, which may still read (or retype) these rows.
+                // Links this step moved point at those rows too (their new storage gets its foreign
+                // key only at the end, so nothing removes them): they go first. (The archive keeps
+                // their old storage's values.)
+                for case let .moveLinks(move) in phases[.moveData] ?? [] {
+                    for (column, referenced) in referencingColumns(of: move.to) where referenced == target {
+                        emit(.deleteRows, .dropLinksTo(move.to, column: column, table: target, entities: removed))
+                    }
+                }
                 emit(.deleteRows, .deleteEntityRows(table: target, entities: removed))
                 let rows = StepAccount.RowSet("source.\"entity\" IN (\(removed.map(PlaceholderQuoting().quoteLiteral).joined(separator: ", ")))")
                 account.append(.init(kind: .rows, table: oldTable.name, property: removed.joined(separator: ", "), rows: rows),
@@ -38,6 +46,18 @@ extension SchemaDiffer {
                 moveRows(of: entities, from: oldTable, to: destinationName, tableSurvives: target != nil)
             }
         }
+    }
+
+    /// The columns of a new link storage and the tables they point at.
+    private func referencingColumns(of storage: LinkStorage) -> [(column: String, table: String)] {
+        let (name, columns): (String, [String]) = {
+            switch storage {
+            case let .foreignKey(table, column): return (table, [column])
+            case let .joinTable(table, first, second): return (table, [first, second])
+            }
+        }()
+        guard let table = new.table(named: name) else { return [] }
+        return columns.compactMap { column in table.foreignKeys.first { $0.columns == [column] }.map { (column, $0.referencedTable) } }
     }
 
     private mutating func moveRows(of entities: [String], from oldTable: Table, to destinationName: String, tableSurvives: Bool) {

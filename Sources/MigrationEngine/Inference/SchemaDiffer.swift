@@ -11,7 +11,7 @@ struct SchemaDiffer {
         case dropConstraints, renameTables, renameColumns, renameColumnsIntoPlace, renameConstraints, createTables, addColumns,
              alterColumns, moveData,
              // A mapped step's mappings and policies run here, while every source row and column still exists.
-             deleteRows, dropColumns, dropTables, finishColumns, addConstraints, createIndexes
+             backfill, deleteRows, dropColumns, dropTables, finishColumns, addConstraints, createIndexes
         static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -223,7 +223,7 @@ struct SchemaDiffer {
             item = .init(kind: .links, table: table.name, property: "\(entity).\(relationship)")
         }
         if emptiedTables.contains(table.name) {
-            account.append(item, .transformed(by: "moved to their new storage (inferred)"))
+            account.append(item, .transformed(by: "moved to their new storage (inferred)"), reversible: true)
         } else {
             account.append(item, .destroyed(DestructiveChange(kind: .dropTable, table: table.name, detail: what)))
         }

@@ -24,6 +24,9 @@ enum SchemaOperation: Sendable, Hashable {
     case renameDiscriminatorValue(table: String, from: String, to: String)
     /// Deletes the rows of entities that no longer exist from a hierarchy's table.
     case deleteEntityRows(table: String, entities: [String])
+    /// Before those rows go: removes the links that this step moved into new storage (whose
+    /// foreign key comes only at the end of the step) and that point at them.
+    case dropLinksTo(LinkStorage, column: String, table: String, entities: [String])
     case moveLinks(LinkMove)
     case moveRows(RowMove)
     case dropColumn(table: String, column: String)
@@ -38,7 +41,7 @@ enum SchemaOperation: Sendable, Hashable {
     /// Whether the operation reads or writes rows (rather than only the catalog).
     var movesData: Bool {
         switch self {
-        case .backfill, .moveLinks, .moveRows, .renameDiscriminatorValue, .deleteEntityRows, .alterType: return true
+        case .backfill, .moveLinks, .moveRows, .renameDiscriminatorValue, .deleteEntityRows, .dropLinksTo, .alterType: return true
         default: return false
         }
     }
@@ -78,6 +81,14 @@ enum SchemaOperation: Sendable, Hashable {
             return ["UPDATE \(table: name) SET \(id: "entity") = \(literal: to) WHERE \(id: "entity") = \(literal: from)"]
         case let .deleteEntityRows(name, entities):
             return ["DELETE FROM \(table: name) WHERE \(id: "entity") IN (\(literals: entities))"]
+        case let .dropLinksTo(storage, column, name, entities):
+            let doomed: SQL = "SELECT id FROM \(table: name) WHERE \(id: "entity") IN (\(literals: entities))"
+            switch storage {
+            case let .joinTable(join, _, _):
+                return ["DELETE FROM \(table: join) WHERE \(id: column) IN (\(doomed))"]
+            case let .foreignKey(holder, _):
+                return ["UPDATE \(table: holder) SET \(id: column) = NULL WHERE \(id: column) IN (\(doomed))"]
+            }
         case let .moveLinks(move):
             return move.statements
         case let .moveRows(move):

@@ -86,6 +86,24 @@ extension SchemaSnapshot {
         return SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) })
     }
 
+    /// The tables of `schema` whose columns are in another order than `version`'s model order
+    /// (only the columns both have are compared): `verify --strict`.
+    public static func columnOrderDifferences(inSchema schema: String, from version: ModelVersion, on connection: Connection) throws -> [ColumnOrderDifference] {
+        var live: [String: [String]] = [:]
+        for row in try connection.execute(
+            "SELECT c.relname::text, a.attname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                + "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
+                + "WHERE n.nspname = $1 AND \(Catalog.tableFilter) ORDER BY c.relname, a.attnum", [schema]) {
+            live[try row.decode(String.self, at: 0), default: []].append(try row.decode(String.self, at: 1))
+        }
+        return version.relationalSchema().tables.compactMap { table in
+            guard let columns = live[table.name] else { return nil }
+            let expected = table.columns.map(\.name).filter(columns.contains)
+            let actual = columns.filter(expected.contains)
+            return expected == actual ? nil : ColumnOrderDifference(table: table.name, expected: expected, actual: actual)
+        }
+    }
+
     /// `pg_constraint.confdeltype` as SQL keywords.
     private static func referentialAction(_ code: String) -> String {
         switch code {

@@ -138,6 +138,26 @@ struct MappingCompiler {
         return values
     }
 
+    /// What an in-place mapping that changes its rows' entity copies, as Core Data's default
+    /// attribute mapping does: each unmentioned destination attribute whose source attribute of the
+    /// same name (or `renamingIdentifier`) is stored in another column (sibling sub-entities keep
+    /// their own columns). Names as the mappings see them: `source` is the live source column.
+    func retypeCopies(of mapping: EntityMapping) -> [(attribute: String, source: String, destination: String)] {
+        guard isInPlace(mapping), isRetyped(mapping), let table = destinationTable(of: mapping.destination),
+              let oldTable = differ.old.table(forEntity: source.rootEntity(of: mapping.source)) else { return [] }
+        let mentioned = Set(mapping.attributes.map(\.attribute))
+        let sourceAttributes = source.allAttributes(of: mapping.source)
+        return destination.allAttributes(of: mapping.destination).compactMap { declaredBy, attribute in
+            guard !mentioned.contains(attribute.name),
+                  let match = sourceAttributes.first(where: { $0.attribute.name == (attribute.renamingIdentifier ?? attribute.name) })
+                    ?? sourceAttributes.first(where: { $0.attribute.name == attribute.name }),
+                  let from = oldTable.column(withOrigin: .attribute(entity: match.declaredBy, attribute: match.attribute.name)),
+                  let to = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute.name)),
+                  differ.columnMatch[oldTable.name]?[from.name] != to.name else { return nil }
+            return (attribute.name, differ.currentName(ofOldColumn: from.name, in: oldTable.name), to.name)
+        }
+    }
+
     /// The transaction-local setting that holds a declarative mapping's id offset (destination id =
     /// source id + offset), as a string constant.
     static func offsetSetting(_ mapping: EntityMapping) -> SQL {
@@ -162,6 +182,7 @@ struct MappingCompiler {
         let fromClause = selection.from(sourceTable)
         let discriminator = table.column(withOrigin: .discriminator)
         if inPlace {
+            values += retypeCopies(of: mapping).map { ($0.destination, "source.\(id: $0.source)") }
             if isRetyped(mapping), discriminator != nil || sourceHasDiscriminator(mapping) {
                 // (While the mappings run, the old discriminator still exists: a retyped row of an
                 // entity that no longer exists is not deleted after them.)

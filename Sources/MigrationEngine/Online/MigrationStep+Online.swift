@@ -15,7 +15,7 @@ extension MigrationStep {
         }
         for operation in program.operations {
             switch operation {
-            case .moveLinks:
+            case .moveLinks, .dropLinksTo:
                 return OnlineStepMode(.writesWait, "a relationship's links move between a foreign key and a join table, so one row's links depend on other rows")
             case .moveRows:
                 return OnlineStepMode(.writesWait, "rows move between tables (an inheritance change), with ids that depend on the rows already there")
@@ -109,7 +109,7 @@ extension SchemaOperation {
             return isNullable
         case let .addForeignKey(table, _), let .addUnique(table, _), let .addCheck(table, _), let .createIndex(table, _):
             return newTables.contains(table)
-        case .alterType, .backfill, .renameDiscriminatorValue, .deleteEntityRows, .moveLinks, .moveRows:
+        case .alterType, .backfill, .renameDiscriminatorValue, .deleteEntityRows, .dropLinksTo, .moveLinks, .moveRows:
             return false
         }
     }

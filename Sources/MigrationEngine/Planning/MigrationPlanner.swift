@@ -33,6 +33,17 @@ public struct MigrationPlanner: Sendable {
     ///   the first pair that can be neither mapped nor inferred, or whose mapping cannot be compiled.
     public func plan(from source: String, to destination: String) throws -> MigrationPlan {
         let path = try family.path(from: source, to: destination)
+        var reverseAccounts: [String: StepAccount?] = [:]
+        func context(_ versions: [ModelVersion], pairAccounts: [StepAccount] = []) -> MigrationStep.ArchiveContext {
+            let pairs = zip(versions, versions.dropFirst()).map { VersionPair(source: $0, destination: $1, direction: path.direction) }
+            return .init(family: family, pairAccounts: pairAccounts, reverseAccounts: pairs.map { pair in
+                let key = pair.destination.name + ">" + pair.source.name
+                if let known = reverseAccounts[key] { return known }
+                let account = reverseAccount(of: pair)
+                reverseAccounts[key] = account
+                return account
+            })
+        }
         var steps: [MigrationStep] = []
         var pending: [ModelVersion] = []           // versions of the inferred run being fused
         var pendingSteps: [InferredChanges] = []   // their single steps, if fusion is refused
@@ -44,14 +55,17 @@ public struct MigrationPlanner: Sendable {
             defer { pending = []; pendingSteps = [] }
             guard pending.count >= 2 else { return }
             let run = VersionPath(versions: pending, direction: path.direction)
+            let archive = context(pending, pairAccounts: pendingSteps.map(\.account))
             if pendingSteps.count > 1, !run.pairs.contains(where: { hooks($0) != nil }), let fused = try? InferredChanges.fuse(run),
-               fused.isEquivalentFusion(of: pendingSteps) {
-                steps.append(try MigrationStep(versions: pending, direction: path.direction, kind: .inferred(fused)))
+               fused.isEquivalentFusion(of: pendingSteps),
+               ArchivePlan.restoresAllowFusion(of: pendingSteps, direction: path.direction, reverseAccounts: archive.reverseAccounts),
+               let step = try? MigrationStep(versions: pending, direction: path.direction, kind: .inferred(fused), archive: archive) {
+                steps.append(step)
                 return
             }
             for (pair, changes) in zip(run.pairs, pendingSteps) {
                 steps.append(try MigrationStep(versions: [pair.source, pair.destination], direction: path.direction,
-                                               kind: .inferred(changes), hooks: hooks(pair)))
+                                               kind: .inferred(changes), hooks: hooks(pair), archive: context([pair.source, pair.destination])))
             }
         }
 
@@ -59,7 +73,7 @@ public struct MigrationPlanner: Sendable {
             if let mapping = mapping(from: pair.source.name, to: pair.destination.name) {
                 try flushInferred()
                 steps.append(try MigrationStep(versions: [pair.source, pair.destination], direction: path.direction,
-                                               kind: .mapped(mapping), hooks: hooks(pair)))
+                                               kind: .mapped(mapping), hooks: hooks(pair), archive: context([pair.source, pair.destination])))
                 continue
             }
             let changes = try InferredChanges.infer(pair)
@@ -69,6 +83,16 @@ public struct MigrationPlanner: Sendable {
         }
         try flushInferred()
         return MigrationPlan(family: family.name, path: path, steps: steps)
+    }
+
+    /// The account of `pair` crossed the other way: what the way a step undoes did (and archived).
+    /// Nil when that way cannot be planned (then nothing can have been archived on it).
+    func reverseAccount(of pair: VersionPair) -> StepAccount? {
+        let reverse = pair.reversed
+        if let model = mapping(from: reverse.source.name, to: reverse.destination.name) {
+            return try? model.account(from: reverse.source, to: reverse.destination)
+        }
+        return try? InferredChanges.infer(reverse).account
     }
 
     /// How one adjacent pair, in one direction, would migrate.

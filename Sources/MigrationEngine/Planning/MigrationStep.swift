@@ -32,7 +32,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// Compiles a step.
     ///
     /// - Throws: ``PlanningError`` when the step can be neither inferred nor compiled.
-    init(versions: [ModelVersion], direction: MigrationDirection, kind: Kind, hooks: StepHooks? = nil) throws {
+    init(versions: [ModelVersion], direction: MigrationDirection, kind: Kind, hooks: StepHooks? = nil, archive context: ArchiveContext = ArchiveContext()) throws {
         self.versions = versions
         self.direction = direction
         self.kind = kind
@@ -50,8 +50,29 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
                 throw PlanningError.cannotCompile(from: versions.first!.name, to: versions.last!.name, file: model.file, reason: "\(error)")
             }
         }
-        archivePlan = ArchivePlan(account: account, source: versions.first!, destination: versions.last!)
+        let restores = ArchivePlan.restores(versions: versions, direction: direction, reverseAccounts: context.reverseAccounts)
+        if versions.count > 2 {
+            guard let plan = ArchivePlan(fused: account, versions: versions, direction: direction, pairAccounts: context.pairAccounts,
+                                         restores: restores, family: context.family) else { throw FusionRefused() }
+            archivePlan = plan
+        } else {
+            archivePlan = ArchivePlan(account: account, versions: versions, direction: direction, restores: restores, family: context.family)
+        }
     }
+
+    /// What the planner knows, around one step, that the step's archive plan needs.
+    struct ArchiveContext: Sendable {
+        /// The family, to read entries that earlier releases keyed by a fused step's ends.
+        var family: ModelFamily?
+        /// For a fused step: each pair's own account, in order.
+        var pairAccounts: [StepAccount] = []
+        /// For each pair the step crosses: the account of that pair crossed the other way (what
+        /// the way this step undoes archived), nil where it cannot be planned.
+        var reverseAccounts: [StepAccount?] = []
+    }
+
+    /// A fused step archives a value that more than one of its pairs changes: its pairs run one by one.
+    struct FusionRefused: Error {}
 
     public var source: ModelVersion { versions.first! }
     public var destination: ModelVersion { versions.last! }

@@ -44,6 +44,8 @@ final class DestinationWriter {
     private let copyColumns: [String]
     /// Types of the value columns, for the temporary table of updates.
     private let valueTypes: [SQLType]
+    /// The SQL type of each of ``copyColumns``.
+    private let columnTypes: [String]
     private let discriminator: String?
     /// Buffered values, row-major: `fieldsPerRow` per row.
     private var fields: [(any PQEncodable)?] = []
@@ -62,6 +64,7 @@ final class DestinationWriter {
         self.table = table
         self.copyColumns = copyColumns
         self.valueTypes = valueTypes
+        columnTypes = kind == .link ? ["bigint", "bigint"] : ["bigint"] + (discriminator != nil ? ["text"] : []) + valueTypes.map(\.rawValue)
         self.discriminator = discriminator
         self.destination = destination
         fieldsPerRow = copyColumns.count
@@ -145,7 +148,19 @@ final class DestinationWriter {
     /// the table however many rows it has; a batch spread over the table waits there and is
     /// applied with everything after it when `apply` is true (at the end of each stage, or
     /// before the policy runs SQL).
-    func flush(apply: Bool) throws {
+    ///
+    /// The rows of a stage's last flush, when no earlier batch of this writer waits in a temporary
+    /// table, need neither COPY nor a temporary table: they go as one statement whose values are
+    /// arrays (``sendAsArrays()``), queued to go out with the next round trip.
+    ///
+    /// - Returns: whether a statement was queued on the connection (see ``Connection/sendWithNextRoundTrip(_:)``).
+    @discardableResult
+    func flush(apply: Bool) throws -> Bool {
+        defer { hasQueued = false }
+        if apply, bufferedRows > 0, updates == nil {
+            try sendAsArrays()
+            return true
+        }
         if bufferedRows > 0 {
             switch kind {
             case .insert, .link:
@@ -158,6 +173,35 @@ final class DestinationWriter {
             try applyUpdates(&pending, range: nil)
             updates = pending
         }
+        return hasQueued
+    }
+
+    /// Whether this flush queued a statement (an update applied from the temporary table).
+    private var hasQueued = false
+
+    /// Queues the buffered rows as one statement with a `text` parameter per column: an array
+    /// literal (``ArrayLiteral``), read with the column's type, `unnest`ed into rows. An update
+    /// applies the last value sent for each id.
+    private func sendAsArrays() throws {
+        let connection = destination.connection
+        var literals = [ArrayLiteral](repeating: ArrayLiteral(), count: fieldsPerRow)
+        for (index, field) in fields.enumerated() { literals[index % fieldsPerRow].append(field) }
+        let columns = copyColumns.map(connection.quoteIdentifier)
+        let rows = ArrayLiteral.rows(types: columnTypes, firstParameter: 1)
+        let sql: String
+        switch kind {
+        case .insert, .link:
+            sql = "INSERT INTO \(target) (\(columnList)) SELECT * FROM \(rows)"
+        case .update:
+            let assignments = columns.dropFirst().map { "\($0) = u.\($0)" }.joined(separator: ", ")
+            sql = "UPDATE \(target) AS t SET \(assignments) FROM (SELECT DISTINCT ON (v.id) v.* FROM \(rows) WITH ORDINALITY "
+                + "AS v(\(columns.joined(separator: ", ")), tm_n) ORDER BY v.id, v.tm_n DESC) AS u WHERE t.id = u.id"
+        }
+        try connection.sendWithNextRoundTrip(Statement(sql, binds: literals.map(\.bind)))
+        fields.removeAll(keepingCapacity: true)
+        bufferedRows = 0
+        lowestID = .max
+        highestID = .min
     }
 
     private var target: String { destination.connection.qualified(destination.schema, table) }
@@ -188,10 +232,12 @@ final class DestinationWriter {
             statement += " AND t.id BETWEEN \(range.lowerBound) AND \(range.upperBound)"
         } else {
             // Everything waiting, at once: with statistics, so the join is planned for its size.
-            try connection.execute("ANALYZE \(pending.table)")
+            try connection.sendWithNextRoundTrip(Statement("ANALYZE \(pending.table)"))
         }
-        try connection.execute(statement)
-        try connection.execute("TRUNCATE \(pending.table)")
+        // Nothing waits for their results: they go out with the next round trip (the next COPY's, at the latest).
+        try connection.sendWithNextRoundTrip(Statement(statement))
+        try connection.sendWithNextRoundTrip(Statement("TRUNCATE \(pending.table)"))
+        hasQueued = true
         pending.unappliedRows = 0
     }
 
@@ -243,7 +289,7 @@ private struct PendingUpdates {
         // Unique per writer: two mapped steps of one transaction each have their own.
         let name = connection.quoteIdentifier("_tm_update_\(table.prefix(30))_\(String(UInt64.random(in: .min ... .max), radix: 16))")
         let definitions = ["id bigint"] + columns.map { "\(connection.quoteIdentifier($0.name)) \($0.type.rawValue)" }
-        try connection.execute("CREATE TEMPORARY TABLE \(name) (\(definitions.joined(separator: ", "))) ON COMMIT DROP")
+        try connection.sendWithNextRoundTrip(Statement("CREATE TEMPORARY TABLE \(name) (\(definitions.joined(separator: ", "))) ON COMMIT DROP"))
         self.table = "pg_temp." + name
     }
 }

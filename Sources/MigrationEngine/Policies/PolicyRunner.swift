@@ -14,11 +14,23 @@ final class PolicyRunner {
     let fetchSize: Int
     private var policies: [(context: PolicyContext, policy: any MigrationPolicy)] = []
     private var cursorCount = 0
+    /// Cursors opened before a mapping's own SQL ran (``prepare(_:)``), by mapping: one per pass.
+    private var preparedCursors: [String: [String]] = [:]
 
     init(model: MappingModel, session: PolicySession, fetchSize: Int = 5_000) {
         self.model = model
         self.session = session
         self.fetchSize = fetchSize
+    }
+
+    /// Before a mapping's declarative SQL runs: when the mapping changes its rows' entity in place,
+    /// opens the cursors of both passes now, so its policy sees the mapping's source rows as they
+    /// were (a cursor reads the snapshot of its DECLARE), not as rows of the destination entity
+    /// that the source entity's condition no longer selects.
+    func prepare(_ mapping: EntityMapping) throws {
+        guard let name = mapping.policy, let policy = model.policies.makePolicy(named: name),
+              session.compiler.isInPlace(mapping), session.compiler.isRetyped(mapping) else { return }
+        preparedCursors[mapping.name] = try (0..<2).map { _ in try declareCursor(mapping, related: policy.transforms) }
     }
 
     /// begin, createDestinationInstances for each source row, endInstanceCreation.
@@ -44,7 +56,8 @@ final class PolicyRunner {
     func createRelationships(for mapping: EntityMapping) throws {
         guard let (context, policy) = policies.first(where: { $0.context.mapping.name == mapping.name }) else { return }
         context.relationshipPassIsDefault = false
-        try stream(mapping, related: policy.transforms) { row in
+        // The first row alone first: a policy without a relationship pass needs no more.
+        try stream(mapping, related: policy.transforms, firstFetch: 1) { row in
             try self.stage("createRelationships", context, policy, row: row.id) { try policy.createRelationships(for: row, in: context) }
             // A policy without a relationship pass: no need to read every row again.
             return !context.relationshipPassIsDefault
@@ -84,12 +97,36 @@ final class PolicyRunner {
     /// until `body` returns false.
     /// The to-many relationships named in `related` (a policy's `transforms`) come as id lists,
     /// read by the same query (``SourceRow/related(_:)``).
-    private func stream(_ mapping: EntityMapping, related: [String], _ body: (SourceRow) throws -> Bool) throws {
+    private func stream(_ mapping: EntityMapping, related: [String], firstFetch: Int? = nil, _ body: (SourceRow) throws -> Bool) throws {
+        let connection = session.connection
+        guard session.compiler.sourceTable(of: mapping.source) != nil else { return }
+        let cursor: String
+        if var prepared = preparedCursors[mapping.name], !prepared.isEmpty {
+            cursor = prepared.removeFirst()
+            preparedCursors[mapping.name] = prepared
+        } else {
+            cursor = try declareCursor(mapping, related: related)
+        }
+        // Closed with the next round trip.
+        defer { try? connection.sendWithNextRoundTrip(Statement("CLOSE \(cursor)")) }
+        let columns = sourceColumns(mapping, related: related).columns
+        var size = firstFetch ?? fetchSize
+        while true {
+            let batch = try connection.execute("FETCH FORWARD \(size) FROM \(cursor)")
+            if batch.rowCount == 0 { break }
+            for row in batch {
+                guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: columns)) else { return }
+            }
+            if batch.rowCount < size { break }
+            size = fetchSize
+        }
+    }
+
+    /// The select list of a mapping's source rows, and where each property is in it.
+    private func sourceColumns(_ mapping: EntityMapping, related: [String]) -> (selectList: [String], columns: [String: Int]) {
         let connection = session.connection
         let q = connection
         let compiler = session.compiler
-        guard let table = compiler.sourceTable(of: mapping.source) else { return }
-        var selection = MappingCompiler.Selection()
         var columns: [String: Int] = [:]
         var selectList = ["source.id"]
         let source = compiler.source
@@ -108,21 +145,26 @@ final class PolicyRunner {
             columns[name] = selectList.count
             selectList.append("pg_catalog.array_to_string(ARRAY(SELECT tm_links.y FROM (\(links)) AS tm_links WHERE tm_links.x = source.id ORDER BY tm_links.y), ',')")
         }
+        return (selectList, columns)
+    }
+
+    /// Declares a cursor over the mapping's source rows (filtered), in id order; returns its name.
+    private func declareCursor(_ mapping: EntityMapping, related: [String]) throws -> String {
+        let connection = session.connection
+        let q = connection
+        let compiler = session.compiler
+        guard let table = compiler.sourceTable(of: mapping.source) else { throw PolicyUsageError("no source table for \(mapping.source)") }
+        var selection = MappingCompiler.Selection()
+        let selectList = sourceColumns(mapping, related: related).selectList
         let conditions = try compiler.conditions(of: mapping, into: &selection).map { $0.text(schema: session.schema, quoting: q) }
         cursorCount += 1
         let cursor = "tm_source_\(cursorCount)"
         let joins: String = selection.joins.map { " " + $0.text(schema: session.schema, quoting: q) }.joined()
         let whereClause: String = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let query = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(session.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
-        try connection.execute("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)")
-        defer { _ = try? connection.execute("CLOSE \(cursor)") }
-        while true {
-            let batch = try connection.execute("FETCH FORWARD \(fetchSize) FROM \(cursor)")
-            if batch.rowCount == 0 { break }
-            for row in batch {
-                guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: columns)) else { return }
-            }
-            if batch.rowCount < fetchSize { break }
-        }
+        // Declared with the next round trip: the first FETCH (or, for a cursor opened before a
+        // mapping's SQL, that SQL's pipeline, which it precedes).
+        try connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)"))
+        return cursor
     }
 }

@@ -83,9 +83,12 @@ final class PolicySession {
         }
     }
 
-    /// Sends every buffered row and applies buffered updates.
+    /// Sends every buffered row and applies buffered updates, so that a failure is reported by the
+    /// stage that wrote the rows.
     func flush() throws {
-        for writer in writers { try writer.flush(apply: true) }
+        var queued = false
+        for writer in writers { queued = try writer.flush(apply: true) || queued }
+        if queued { try connection.sendQueuedStatements() }
     }
 
     /// A writer's buffer is full: send every writer's rows, in creation order, so rows that refer

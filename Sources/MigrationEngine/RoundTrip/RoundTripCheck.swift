@@ -3,12 +3,13 @@ import LibPQ
 
 /// `check --round-trip`: does every way there and back give the data back?
 ///
-/// For every adjacent pair of versions, and for the whole path first → last → first, the check
-/// creates a scratch schema of the starting version (the same DDL as `tenant create`), fills it
-/// with ``RoundTripData``, runs the family's real plan up and then down (archive on, consent
-/// given), and compares every value with how it was (``RoundTripSnapshot``). A difference that a
-/// step of the trip declares lost (a `loses:` entry or a policy's `loses`, for that table and
-/// column) is excused; any other is reported.
+/// For every pair of versions i < j and every shape of the way there and back (one call up and one
+/// down; one call up, then one release at a time down; one release at a time up, then one call
+/// down; one release at a time both ways), the check creates a scratch schema of version i (the
+/// same DDL as `tenant create`), fills it with ``RoundTripData``, runs the family's real plans
+/// along those calls (archive on, consent given), and compares every value with how it was
+/// (``RoundTripSnapshot``). A difference that a step of the trip declares lost (a `loses:` entry or
+/// a policy's `loses`, for that table and column) is excused; any other is reported.
 ///
 /// Everything runs in one transaction that is rolled back, with a savepoint per round trip: the
 /// database is left as it was, and no tenant is touched.
@@ -25,12 +26,32 @@ public struct RoundTripCheck: Sendable {
         self.rowsPerEntity = rowsPerEntity
     }
 
-    /// The trips checked: each adjacent pair, then first → last → first (with three or more versions).
+    /// The pairs of versions checked, i < j.
+    @available(*, deprecated, message: "every pair i < j is checked along every path shape: use paths")
     public var trips: [(from: String, to: String)] {
         let names = family.versionNames
-        var trips = zip(names, names.dropFirst()).map { (from: $0, to: $1) }
-        if names.count > 2 { trips.append((names[0], names[names.count - 1])) }
-        return trips
+        return names.indices.flatMap { i in names.indices.filter { $0 > i }.map { (from: names[i], to: names[$0]) } }
+    }
+
+    /// The trips checked, each as the versions its calls end at, starting with the first: for every
+    /// pair of versions i < j, `[vi, vj, vi]`, and when they are not adjacent also
+    /// `[vi, vj, …one release at a time…, vi]`, `[vi, …, vj, vi]` and `[vi, …, vj, …, vi]`.
+    public var paths: [[String]] { Self.shapes(family.versionNames) }
+
+    /// Every path shape for every pair i < j of `names` (oldest first).
+    static func shapes(_ names: [String]) -> [[String]] {
+        var paths: [[String]] = []
+        for i in names.indices {
+            for j in names.indices where j > i {
+                let up = Array(names[i...j]), down = Array(up.reversed())
+                paths.append([names[i], names[j], names[i]])
+                guard j > i + 1 else { continue }
+                paths.append([names[i]] + down)                   // one call up, one release at a time down
+                paths.append(up + [names[i]])                     // one release at a time up, one call down
+                paths.append(up + down.dropFirst())               // one release at a time both ways
+            }
+        }
+        return paths
     }
 
     /// Runs every trip on `connection`, in a transaction (a savepoint when the caller has one open)
@@ -38,8 +59,8 @@ public struct RoundTripCheck: Sendable {
     public func run(on connection: Connection) throws -> RoundTripReport {
         let schema = "tm_round_trip_\(try connection.execute("SELECT pg_catalog.pg_backend_pid()").first!.decode(Int32.self, at: 0))"
         let results = try Self.rolledBack({ try connection.transaction($0) }) { connection in
-            try trips.map { trip in
-                try Self.rolledBack({ try connection.savepoint($0) }) { connection in runTrip(from: trip.from, to: trip.to, schema: schema, on: connection) }
+            try paths.map { path in
+                try Self.rolledBack({ try connection.savepoint($0) }) { connection in runTrip(path, schema: schema, on: connection) }
             }
         }
         return RoundTripReport(family: family.name, seed: seed, rowsPerEntity: rowsPerEntity, trips: results)
@@ -58,12 +79,11 @@ public struct RoundTripCheck: Sendable {
         }
     }
 
-    private func runTrip(from source: String, to destination: String, schema: String, on connection: Connection) -> RoundTripResult {
-        var result = RoundTripResult(path: [source, destination, source])
+    private func runTrip(_ path: [String], schema: String, on connection: Connection) -> RoundTripResult {
+        var result = RoundTripResult(path: path)
         do {
-            guard let version = family.version(named: source) else { throw RoundTripError("no version \(source) in family \(family.name)") }
-            let up = try planner.plan(from: source, to: destination)
-            let down = try planner.plan(from: destination, to: source)
+            guard let version = family.version(named: path[0]) else { throw RoundTripError("no version \(path[0]) in family \(family.name)") }
+            let plans = try zip(path, path.dropFirst()).map { try planner.plan(from: $0, to: $1) }
             try connection.execute("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
             for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) {
                 try connection.execute(statement)
@@ -72,9 +92,8 @@ public struct RoundTripCheck: Sendable {
             let snapshot = RoundTripSnapshot(version: version, schema: schema)
             try snapshot.take(on: connection)
             result.rows = try connection.execute("SELECT pg_catalog.count(*) FROM \(RoundTripSnapshot.table)").first!.decode(Int64.self, at: 0)
-            _ = try up.run(inSchema: schema, on: connection, allowDestructive: true, archives: true)
-            _ = try down.run(inSchema: schema, on: connection, allowDestructive: true, archives: true)
-            let declared = Self.declaredLosses(up) + Self.declaredLosses(down)
+            for plan in plans { _ = try plan.run(inSchema: schema, on: connection, allowDestructive: true, archives: true) }
+            let declared = plans.flatMap(Self.declaredLosses)
             for difference in try snapshot.differences(on: connection) {
                 if declared.contains(where: { $0.excuses(difference) }) { result.excused += 1 } else { result.differences.append(difference) }
             }
@@ -117,7 +136,8 @@ public struct RoundTripError: Error, Sendable, CustomStringConvertible {
 
 /// One way there and back.
 public struct RoundTripResult: Sendable, Codable, Hashable {
-    /// The versions walked: `[v1, v2, v1]`.
+    /// The versions each call of the trip ends at, starting with the first: `[v1, v3, v2, v1]` is
+    /// v1 → v3 in one call, then v3 → v2 and v2 → v1.
     public var path: [String]
     /// Rows generated (over every table) before the trip.
     public var rows: Int64 = 0

@@ -9,7 +9,7 @@ import LibPQ
 /// optional to-one by one `UPDATE`, each join table by one `INSERT … SELECT`. The same seed gives
 /// the same data. The rows cover, per column type: the type's extremes (within range), zero or
 /// empty values, non-ASCII text, special floating-point values, JSON `null` and empty documents,
-/// and SQL NULLs in optional columns. Unique columns get distinct values; required ones (and those a
+/// and SQL NULLs in every optional column (in the third row of each entity). Unique columns get distinct values; required ones (and those a
 /// sub-entity requires) no NULL; discriminators only the hierarchy's concrete entities; foreign
 /// keys only rows of the relationship's destination entity (or its sub-entities).
 public struct RoundTripData: Sendable {
@@ -184,7 +184,11 @@ public struct RoundTripData: Sendable {
                 + "ELSE pg_catalog.jsonb_build_object('i', \(i), 'h', \(md5(table, column, row: i, q))) END)"
         }
         guard mayBeNull(column, in: table) else { return value }
-        return "(CASE WHEN \(i) % 6 = 3 THEN NULL ELSE \(value) END)"
+        // The third row of every entity (rows of a hierarchy take turns), so every optional
+        // attribute gets a NULL, a sub-entity's too.
+        let entities = max(1, concreteEntities(of: table).count)
+        return entities == 1 ? "(CASE WHEN \(i) % 6 = 3 THEN NULL ELSE \(value) END)"
+            : "(CASE WHEN ((\(i) - 1) / \(entities)) % 6 = 2 THEN NULL ELSE \(value) END)"
     }
 
     private func integer(min: String, max: String, random: String, unique: Bool, i: String, type: String) -> String {

@@ -17,8 +17,9 @@ struct CheckCommand<Runner: TenantMigrateRunner>: RunnerCommand {
                 expression is not valid SQL. With --offline, needs no database and skips the SQL check.
 
                 With --round-trip, also generates synthetic data for every version (--rows per \
-                entity, reproducible with --seed) in a scratch schema, migrates it up and down each \
-                adjacent pair and first → last → first with the real mappings and policies, and \
+                entity, reproducible with --seed) in a scratch schema, migrates it there and back for \
+                every pair of versions i < j along every path shape (one call or one release at a time, \
+                each way) with the real mappings, policies and archive, and \
                 reports each value that did not come back and is not declared lost (entity, \
                 attribute, row, both values); exits 1 if there is one. Touches no tenant; everything \
                 is rolled back. See docs/Archive.md.

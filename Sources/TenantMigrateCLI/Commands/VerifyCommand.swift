@@ -11,7 +11,9 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
                 Reports missing or extra tables and columns; differences of type, nullability, default, foreign key, \
                 unique constraint, check and index; a model file changed since the tenant reached its version; and every \
                 object in the tenant schema that the model does not define (triggers, functions, views, sequences, \
-                row-level security policies, rules, types, …) or a CREATE right on the schema for another role.
+                row-level security policies, rules, types, …) or a CREATE right on the schema for another role. \
+                With --strict, also tables whose columns are in another order than the model's (a rollback or an \
+                added attribute appends columns).
                 """
         )
     }
@@ -19,13 +21,14 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     @OptionGroup var options: RunnerOptions<Runner>
     @Option(name: .long, help: ArgumentHelp("Verify only this tenant (repeatable). Default: all.", valueName: "name"))
     var tenant: [String] = []
+    @Flag(help: "Also report tables whose columns are in another order than the model's.") var strict = false
     @Flag(help: "Print JSON.") var json = false
 
     var printsJSON: Bool { json }
 
     func perform() async throws {
         let (migrator, database) = try options.makeMigratorAndDatabase()
-        let reports = try await migrator.verify(tenants: tenant.isEmpty ? nil : tenant)
+        let reports = try await migrator.verify(tenants: tenant.isEmpty ? nil : tenant, strict: strict)
         let drifted = reports.filter { !$0.isClean }.count
         if json {
             try Console.printJSON(reports)
@@ -42,6 +45,7 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
             if let mismatch = report.hashMismatch { Console.line("  - \(mismatch)") }
             report.differences.forEach { Console.line("  - \($0)") }
             report.foreignObjects.forEach { Console.line("  - \($0)") }
+            report.columnOrder?.forEach { Console.line("  - \($0)") }
         }
         let count = "\(reports.count) tenant\(reports.count == 1 ? "" : "s")"
         Console.line((drifted > 0 ? "\(drifted) of \(count) drifted" : "\(count) verified, no drift") + database.summaryNote)

@@ -34,7 +34,9 @@ struct TenantMove {
             let run = FleetRun(verb: up ? "migrated" : "rolled back", activity: up ? "migrating" : "rolling back", mode: request.mode,
                                json: migration.json, console: console, databaseNote: database.summaryNote)
             return try await run.run { control, progress in
-                try await migrator.moveAll(request, selection: selection, jobs: jobs, failFast: failFast, control: control, progress: progress)
+                // The summary counts the tenants already there; only --json and trials list each one.
+                try await migrator.moveAll(request, selection: selection, jobs: jobs, failFast: failFast,
+                                           listingCurrentTenants: migration.json || request.mode.isTrial, control: control, progress: progress)
             }
         }
         // One tenant named alone is the operator's decision to move it; a list is a selection.

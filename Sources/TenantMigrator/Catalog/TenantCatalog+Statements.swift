@@ -18,11 +18,13 @@ extension TenantCatalog {
         """
     }
 
-    /// Records that tenant `tenant` is now at `version`, ready (see ``recordVersion(_:version:versionHash:on:)``).
+    /// Records that tenant `tenant` is now at `version`, ready, and announces it on
+    /// ``notificationChannel``, as ``recordVersion(_:version:versionHash:on:)`` does.
     package func recordVersionSQL(_ tenant: String, version: ModelVersion, quoting q: some SQLQuoting) -> String {
         """
         UPDATE \(qualified("tenants", q)) SET version = \(q.quoteLiteral(version.name)), version_hash = \(q.quoteLiteral(version.versionHash)), \
-        state = 'ready', last_error = NULL, updated_at = pg_catalog.now() WHERE name = \(q.quoteLiteral(tenant))
+        state = 'ready', last_error = NULL, updated_at = pg_catalog.now() WHERE name = \(q.quoteLiteral(tenant)) \
+        RETURNING pg_catalog.pg_notify(\(q.quoteLiteral(notificationChannel)), name)
         """
     }
 

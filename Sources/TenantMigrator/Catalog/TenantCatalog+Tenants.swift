@@ -1,3 +1,4 @@
+import EntityModel
 import Foundation
 import LibPQ
 
@@ -55,13 +56,29 @@ extension TenantCatalog {
     /// The key is derived from (catalog, tenant), so runners on different tenants never wait for
     /// each other, and two runners on the same tenant serialize.
     public func lockTenant(_ name: TenantName, on connection: Connection) throws {
-        try connection.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
+        try connection.execute(lockStatement(name))
+    }
+
+    /// The statement of ``lockTenant(_:on:)``, to send in a pipeline.
+    func lockStatement(_ name: TenantName) -> Statement {
+        Statement("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
+    }
+
+    /// The statement that reads the tenant's record (of a catalog with pins) for update, to send
+    /// in a pipeline; its rows decode with ``TenantRecord/init(row:)``.
+    func lockedRecordStatement(_ name: TenantName, _ quoting: some SQLQuoting) -> Statement {
+        Statement("SELECT \(TenantRecord.columns) FROM \(qualified("tenants", quoting)) WHERE name = $1 FOR UPDATE", [name.rawValue])
     }
 
     /// Records that `tenant` is now at `version`, ready, and announces it on ``notificationChannel``.
     public func recordVersion(_ tenant: TenantName, version: String, versionHash: String, on connection: Connection) throws {
-        try connection.execute(
-            "UPDATE \(qualified("tenants", connection)) SET version = $2, version_hash = $3, state = 'ready', "
+        try connection.execute(recordVersionStatement(tenant, version: version, versionHash: versionHash, connection))
+    }
+
+    /// The statement of ``recordVersion(_:version:versionHash:on:)``, to send in a pipeline.
+    func recordVersionStatement(_ tenant: TenantName, version: String, versionHash: String, _ quoting: some SQLQuoting) -> Statement {
+        Statement(
+            "UPDATE \(qualified("tenants", quoting)) SET version = $2, version_hash = $3, state = 'ready', "
                 + "last_error = NULL, updated_at = now() WHERE name = $1" + Self.announcingChanges(parameter: 4),
             [tenant.rawValue, version, versionHash, notificationChannel]
         )
@@ -78,9 +95,14 @@ extension TenantCatalog {
 
     /// Appends one row to the migration history.
     public func recordHistory(_ entry: HistoryEntry, on connection: Connection) throws {
-        try connection.execute(
+        try connection.execute(try historyStatement(entry, connection))
+    }
+
+    /// The statement of ``recordHistory(_:on:)``, to send in a pipeline.
+    func historyStatement(_ entry: HistoryEntry, _ quoting: some SQLQuoting) throws -> Statement {
+        Statement(
             """
-            INSERT INTO \(qualified("migration_history", connection))
+            INSERT INTO \(qualified("migration_history", quoting))
                 (tenant, family, operation, from_version, to_version, started_at, outcome, error, sqlstate, statistics)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
             """,

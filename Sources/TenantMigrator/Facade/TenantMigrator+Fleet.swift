@@ -27,11 +27,16 @@ extension TenantMigrator {
 
     /// Moves every selected tenant as `request` asks, over `jobs` connections. A fleet never moves
     /// a pinned tenant, whatever the request's ``MigrationRequest/pins`` say.
+    ///
+    /// - Parameter listingCurrentTenants: whether the report lists each tenant already at the target
+    ///   (``FleetRunner/listsCurrentTenants``); off, they are only counted, and a run over a large
+    ///   fleet with nothing to do reads and holds nothing per tenant.
     public func moveAll(
         _ request: MigrationRequest, selection: TenantSelection = .all, jobs: Int = 4, failFast: Bool = false,
-        control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
+        listingCurrentTenants: Bool = true, control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        let fleet = fleet(request, jobs: jobs, failFast: failFast)
+        var fleet = fleet(request, jobs: jobs, failFast: failFast)
+        fleet.listsCurrentTenants = listingCurrentTenants
         return try await TenantMigratorError.reporting {
             try await fleet.run(selection: selection, control: control, progress: progress)
         }

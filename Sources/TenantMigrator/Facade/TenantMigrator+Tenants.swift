@@ -54,8 +54,9 @@ extension TenantMigrator {
         try await withPlainConnection { try CitusPlacement.read(on: $0) }
     }
 
-    /// Compares the live schemas of `tenants` (all when nil) with their recorded versions. Reads only.
-    public func verify(tenants names: [String]? = nil) async throws -> [VerificationReport] {
+    /// Compares the live schemas of `tenants` (all when nil) with their recorded versions; with
+    /// `strict`, also reports tables whose columns are out of model order. Reads only.
+    public func verify(tenants names: [String]? = nil, strict: Bool = false) async throws -> [VerificationReport] {
         let names = try names.map { try $0.map(TenantName.init) }
         let lifecycle = self.lifecycle, catalog = self.catalog, family = self.family.name
         return try await withExistingCatalog(absent: {
@@ -63,7 +64,7 @@ extension TenantMigrator {
             return []
         }) { connection in
             let selected = try names ?? catalog.tenants(family: family, on: connection).map(\.name)
-            return try selected.map { try lifecycle.verify($0, on: connection) }
+            return try selected.map { try lifecycle.verify($0, on: connection, strict: strict) }
         }
     }
 }

@@ -42,9 +42,12 @@ public struct FleetReport: Sendable, Codable {
     /// means "would migrate" and `failed` "would fail".
     public var mode: MigrationRunMode = .apply
     public var entries: [Entry]
+    /// Tenants the catalog found already at the target and the report does not list one by one
+    /// (a run with ``FleetRunner/listsCurrentTenants`` off): counted in ``skipped``, not in ``entries``.
+    public var unlistedCurrent = 0
 
     public var migrated: Int { entries.filter { $0.outcome == .migrated }.count }
-    public var skipped: Int { entries.filter { $0.outcome == .skipped }.count }
+    public var skipped: Int { entries.filter { $0.outcome == .skipped }.count + unlistedCurrent }
     public var failed: Int { entries.filter { $0.outcome == .failed }.count }
     public var notStarted: Int { entries.filter { $0.outcome == .notStarted }.count }
     /// Tenants left alone because they are pinned.
@@ -53,7 +56,7 @@ public struct FleetReport: Sendable, Codable {
     public var succeeded: Bool { failed == 0 && notStarted == 0 && !interrupted }
 
     enum CodingKeys: String, CodingKey {
-        case family, target, startedAt, milliseconds, interrupted, mode, entries, summary
+        case family, target, startedAt, milliseconds, interrupted, mode, entries, summary, unlistedCurrent
     }
 
     struct Summary: Codable { var total, migrated, skipped, failed, notStarted, pinned: Int }
@@ -76,6 +79,7 @@ public struct FleetReport: Sendable, Codable {
         interrupted = try container.decode(Bool.self, forKey: .interrupted)
         mode = try container.decodeIfPresent(MigrationRunMode.self, forKey: .mode) ?? .apply
         entries = try container.decode([Entry].self, forKey: .entries)
+        unlistedCurrent = try container.decodeIfPresent(Int.self, forKey: .unlistedCurrent) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -86,7 +90,8 @@ public struct FleetReport: Sendable, Codable {
         try container.encode(milliseconds, forKey: .milliseconds)
         try container.encode(interrupted, forKey: .interrupted)
         try container.encode(mode, forKey: .mode)
-        try container.encode(Summary(total: entries.count, migrated: migrated, skipped: skipped, failed: failed, notStarted: notStarted, pinned: pinned), forKey: .summary)
+        if unlistedCurrent > 0 { try container.encode(unlistedCurrent, forKey: .unlistedCurrent) }
+        try container.encode(Summary(total: entries.count + unlistedCurrent, migrated: migrated, skipped: skipped, failed: failed, notStarted: notStarted, pinned: pinned), forKey: .summary)
         try container.encode(entries, forKey: .entries)
     }
 }

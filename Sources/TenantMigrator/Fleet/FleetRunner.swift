@@ -7,9 +7,12 @@ import MigrationEngine
 
 /// Migrates (or rolls back) many tenants over N connections at once: the deployment-time run.
 ///
-/// One catalog query finds the selected tenants; those already at the target are skipped, and
-/// pinned ones (``TenantRecord/pinnedVersion``) left alone, without opening another connection, so a
-/// deploy with nothing to do costs one round trip. Each other
+/// One round trip to the catalog counts the selected tenants already at the target and reads the
+/// others (``TenantCatalog/fleetStanding(family:target:selection:listingCurrent:on:)``): those at
+/// the target are skipped and pinned ones (``TenantRecord/pinnedVersion``) left alone without
+/// opening another connection, so a deploy with nothing to do costs one round trip that reads no
+/// tenant's row, however large the fleet. What is the same for every tenant at one version (the
+/// plan, what it loses) is worked out once per run (``PlanCache``). Each other
 /// tenant migrates in its own transaction through ``TenantMigrationRunner``; a failure is recorded
 /// and the run goes on (unless ``failFast``). Two runners on the same fleet never migrate a tenant
 /// twice: the runner re-reads each tenant's version under its advisory lock.
@@ -24,6 +27,10 @@ public struct FleetRunner: Sendable {
     public var failFast: Bool
     /// Where sessions go when the run opens its own (``connections`` nil).
     public var connectionString: String = ""
+    /// Whether the report lists each tenant already at the target (an entry `skipped` each), or only
+    /// counts them (``FleetReport/unlistedCurrent``): a run over a large fleet with nothing to do
+    /// then holds nothing per tenant.
+    public var listsCurrentTenants = true
     public var logger: Logger
     /// Where the run's connections come from; nil: sessions from ``connectionString``, opened for
     /// the run and closed after it.
@@ -83,16 +90,19 @@ public struct FleetRunner: Sendable {
         let reconnectTimeout = runner.settings.reconnectTimeout
         let first = try await source.take(reconnectTimeout)
         let mode = request.mode
-        let records: [TenantRecord]
+        let standing: FleetStanding
+        // The names of the tenants at the target are read only when the report lists them, or to
+        // tell which of the selected names are unknown.
+        let listingCurrent = listsCurrentTenants || !selection.names.isEmpty
         do {
-            records = try await first.withConnection { connection -> [TenantRecord] in
+            standing = try await first.withConnection { connection -> FleetStanding in
                 if mode.isTrial {
                     // A trial writes nothing, not even the catalog: no catalog, no tenants.
-                    guard try catalog.isInstalled(on: connection) else { return [] }
+                    guard try catalog.isInstalled(on: connection) else { return FleetStanding(elsewhere: [], currentCount: 0, currentNames: []) }
                 } else {
                     try catalog.install(on: connection)
                 }
-                return try catalog.tenants(family: family.name, on: connection)
+                return try catalog.fleetStanding(family: family.name, target: target, selection: selection, listingCurrent: listingCurrent, on: connection)
             }
         } catch {
             await source.giveBack(first, true)
@@ -100,17 +110,21 @@ public struct FleetRunner: Sendable {
         }
         var entries: [FleetReport.Entry] = []
         var pending: [TenantRecord] = []
-        for record in records where selection.includes(record.name) {
-            switch record.standing(toward: target) {
-            case .current:
-                entries.append(.init(tenant: record.name.rawValue, outcome: .skipped, fromVersion: record.version, toVersion: target, milliseconds: 0))
-            case .pinned:
+        var unlistedCurrent = 0
+        if listsCurrentTenants, let names = standing.currentNames {
+            entries = names.map { .init(tenant: $0, outcome: .skipped, fromVersion: target, toVersion: target, milliseconds: 0) }
+        } else {
+            unlistedCurrent = standing.currentCount
+        }
+        for record in standing.elsewhere {
+            if case .pinned = record.standing(toward: target) {
                 entries.append(.init(tenant: record.name.rawValue, outcome: .pinned, fromVersion: record.version, toVersion: target, milliseconds: 0))
-            case .elsewhere:
+            } else {
                 pending.append(record)
             }
         }
-        let unknown = selection.names.filter { name in !records.contains { $0.name.rawValue == name } }
+        let found = Set(standing.elsewhere.map(\.name.rawValue) + (standing.currentNames ?? []))
+        let unknown = selection.names.filter { !found.contains($0) }
         for name in unknown {
             entries.append(.init(tenant: name, outcome: .failed, fromVersion: "", toVersion: target, milliseconds: 0,
                                  error: "no tenant named \(name) in family \(family.name)"))
@@ -121,18 +135,21 @@ public struct FleetRunner: Sendable {
             throw changed
         }
         // Found current by the one query: counted in one increment, at no per-tenant cost.
-        runner.observability.countTenants(.alreadyCurrent, family: family.name, mode: mode, by: entries.count { $0.outcome == .skipped })
+        runner.observability.countTenants(.alreadyCurrent, family: family.name, mode: mode, by: standing.currentCount)
         runner.observability.countTenants(.pinned, family: family.name, mode: mode, by: entries.count { $0.outcome == .pinned })
         func elapsed() -> Double { (clock.now - started).inMilliseconds }
         guard !pending.isEmpty else {
             await source.giveBack(first, true)
             var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(), interrupted: false, entries: entries)
             report.mode = mode
+            report.unlistedCurrent = unlistedCurrent
+            report.entries.sort { $0.tenant < $1.tenant }
             return report
         }
 
         let tracker = ProgressTracker(total: pending.count, callback: progress)
-        let runner = self.runner, failFast = self.failFast
+        let runner = { var runner = self.runner; runner.plans = PlanCache(); return runner }()
+        let failFast = self.failFast
         let outputs = try await fanOut(
             pending, jobs: jobs, source: source, reconnectTimeout: reconnectTimeout, control: control, firstConnection: first,
             work: { record, connection in
@@ -159,6 +176,7 @@ public struct FleetRunner: Sendable {
         var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(),
                                  interrupted: control.isStopped || Task.isCancelled, entries: entries)
         report.mode = mode
+        report.unlistedCurrent = unlistedCurrent
         return report
     }
 
@@ -191,7 +209,7 @@ public struct FleetRunner: Sendable {
         runner.control = control
         do {
             // Pinned since the fleet's query: still left alone.
-            let result = try runner.migrate(record.name, request, on: connection)
+            let result = try runner.migrate(record.name, request, expecting: record, on: connection)
             let outcome: FleetReport.Entry.Outcome = switch result.outcome {
             case .migrated: .migrated
             case .pinned: .pinned

@@ -13,15 +13,18 @@ public struct VerificationReport: Sendable, Codable {
     /// Objects in the tenant's schema that the model does not define (triggers, functions, views,
     /// sequences, policies, …), and rights to create them; see ``ForeignObject``.
     public var foreignObjects: [ForeignObject] = []
+    /// With `strict`: tables whose columns are in another order than the model's (after a
+    /// rollback or an added attribute, PostgreSQL appends columns); nil without `strict`.
+    public var columnOrder: [ColumnOrderDifference]?
 
-    /// No drift, no hash mismatch and no foreign objects.
-    public var isClean: Bool { differences.isEmpty && hashMismatch == nil && foreignObjects.isEmpty }
+    /// No drift, no hash mismatch, no foreign objects (and, when checked, columns in model order).
+    public var isClean: Bool { differences.isEmpty && hashMismatch == nil && foreignObjects.isEmpty && (columnOrder ?? []).isEmpty }
 }
 
 extension TenantLifecycle {
     /// Compares the tenant's live schema (read from pg_catalog) with the rendering of its recorded
-    /// version, and reports every difference.
-    public func verify(_ name: TenantName, on connection: Connection) throws -> VerificationReport {
+    /// version, and reports every difference; with `strict`, also columns out of model order.
+    public func verify(_ name: TenantName, on connection: Connection, strict: Bool = false) throws -> VerificationReport {
         let record = try catalog.requireTenant(name, on: connection)
         try requireFamily(record)
         let version = try version(named: record.version)
@@ -32,6 +35,7 @@ extension TenantLifecycle {
             differences: live.differences(from: expected)
         )
         report.foreignObjects = try ForeignObject.inventory(inSchema: record.schema, on: connection)
+        if strict { report.columnOrder = try SchemaSnapshot.columnOrderDifferences(inSchema: record.schema, from: version, on: connection) }
         if record.versionHash != version.versionHash {
             report.hashMismatch = "the model file of \(version.name) changed since the tenant reached it "
                 + "(recorded hash \(record.versionHash.prefix(12)), now \(version.versionHash.prefix(12))); "

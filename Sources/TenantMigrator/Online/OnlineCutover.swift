@@ -128,3 +128,12 @@ struct OnlineCutover {
         }
     }
 }
+
+/// The table lock modes of an online run: SHARE ROW EXCLUSIVE to install the change capture;
+/// EXCLUSIVE while the cutover applies the last changes (reads go on, writes wait); ACCESS
+/// EXCLUSIVE for the swap.
+enum TableLockMode: String {
+    case accessExclusive = "ACCESS EXCLUSIVE"
+    case exclusive = "EXCLUSIVE"
+    case shareRowExclusive = "SHARE ROW EXCLUSIVE"
+}

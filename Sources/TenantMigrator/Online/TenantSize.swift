@@ -30,14 +30,15 @@ enum TenantSize {
         return total
     }
 
-    /// Whether the tenant's archive holds values a step of `plan` would put back (its restore
-    /// moves data, so the step is not catalog-only for this tenant).
+    /// Whether the tenant's archive holds values a step of `plan` would put back: entries of the
+    /// reverse of an adjacent pair it crosses (its restore moves data, so the step is not
+    /// catalog-only for this tenant).
     static func hasArchivedValuesToRestore(_ plan: MigrationPlan, inSchema schema: String, on connection: Connection) throws -> Bool {
         guard try TenantArchive.exists(inSchema: schema, on: connection) else { return false }
-        for step in plan.steps {
+        for pair in plan.steps.flatMap(\.pairs) {
             let found = try connection.execute(
                 "SELECT EXISTS (SELECT 1 FROM \(TenantArchive.qualified(schema, quoting: connection)) WHERE step_from = $1 AND step_to = $2)",
-                [step.destination.name, step.source.name]
+                [pair.destination.name, pair.source.name]
             ).first?.decode(Bool.self, at: 0) ?? false
             if found { return true }
         }

@@ -18,36 +18,44 @@ extension TenantMigrationRunner {
     /// `SET LOCAL lock_timeout` statement (Citus propagates SET statements, not `set_config`), both
     /// in one round trip.
     static func setLockTimeout(_ timeout: Duration, on connection: Connection) throws {
+        try connection.pipeline(lockTimeoutStatements(timeout, on: connection))
+    }
+
+    /// The statements of ``setLockTimeout(_:on:)``, to send in a pipeline.
+    static func lockTimeoutStatements(_ timeout: Duration, on connection: Connection) throws -> [Statement] {
         let value = "\(TenantMigrationRunner.wholeMilliseconds(timeout))ms"
         if try connection.isCitus {
-            try connection.pipeline([
+            return [
                 Statement("SET LOCAL citus.propagate_set_commands = 'local'"),
                 Statement("SET LOCAL lock_timeout = '\(value)'"),
-            ])
-            return
+            ]
         }
-        try connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value])
+        return [Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value])]
+    }
+
+    /// `LOCK TABLE` of `tables` (qualified and quoted) in ACCESS EXCLUSIVE mode, `NOWAIT` unless `wait`.
+    static func lockStatement(_ tables: [String], wait: Bool) -> String {
+        "LOCK TABLE \(tables.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE\(wait ? "" : " NOWAIT")"
     }
 
     /// Rounds of "all at once, else wait for the busy one alone" before giving up with 55P03 (the
     /// attempt is then retried with backoff, holding nothing).
     static let lockRounds = 4
 
-    /// Takes ACCESS EXCLUSIVE (or `mode`) on `tables` (already qualified and quoted), in the given
-    /// order, without ever waiting on one while holding another.
-    static func lockTables(_ tables: [String], mode: TableLockMode = .accessExclusive, on connection: Connection) throws {
+    /// Takes ACCESS EXCLUSIVE on `tables` (already qualified and quoted), in the given order, without
+    /// ever waiting on one while holding another.
+    static func lockTables(_ tables: [String], on connection: Connection) throws {
         guard !tables.isEmpty else { return }
-        let all = tables.joined(separator: ", ")
         for _ in 0..<lockRounds {
             do {
-                try connection.savepoint { _ = try $0.execute("LOCK TABLE \(all) IN \(mode.rawValue) MODE NOWAIT") }
+                try connection.savepoint { _ = try $0.execute(lockStatement(tables, wait: false)) }
                 return
             } catch SQLState.lockNotAvailable {
                 // Some table is busy. Wait for each one in turn, alone, and let go of it again.
                 for table in tables {
                     do {
                         try connection.savepoint { connection in
-                            try connection.execute("LOCK TABLE \(table) IN \(mode.rawValue) MODE")
+                            try connection.execute(lockStatement([table], wait: true))
                             throw ReleaseLock()
                         }
                     } catch is ReleaseLock {}
@@ -68,15 +76,6 @@ extension TenantMigrationRunner {
             connection.quoteIdentifier(schema) + "." + connection.quoteIdentifier($0)
         }
     }
-}
-
-/// The table lock modes migrations take: ACCESS EXCLUSIVE for an offline migration and an online
-/// cutover's swap; EXCLUSIVE while an online cutover applies the last changes (reads go on, writes
-/// wait); SHARE ROW EXCLUSIVE to install an online migration's change capture.
-enum TableLockMode: String {
-    case accessExclusive = "ACCESS EXCLUSIVE"
-    case exclusive = "EXCLUSIVE"
-    case shareRowExclusive = "SHARE ROW EXCLUSIVE"
 }
 
 /// Thrown to roll a savepoint back on purpose (releasing the lock taken in it).

@@ -35,6 +35,8 @@ public struct TenantMigrationRunner: Sendable {
     /// The fleet run this runner works for, if any: a stop while a tenant waits for its locks
     /// cancels the wait, and the tenant is reported as ``TenantMigrationError/Reason/interrupted``.
     public var control: FleetControl?
+    /// The plans of the fleet run this runner works for (nil: each tenant is planned afresh).
+    var plans: PlanCache?
 
     public init(catalog: TenantCatalog, planner: MigrationPlanner, settings: MigrationSettings = MigrationSettings()) {
         self.catalog = catalog
@@ -73,9 +75,17 @@ public struct TenantMigrationRunner: Sendable {
     /// - Throws: ``TenantMigratorError`` (unknown tenant or version, other family) and
     ///   ``PlanningError`` before anything is touched; ``TenantMigrationError`` for refusals and failures.
     public func migrate(_ tenant: TenantName, _ request: MigrationRequest, on connection: Connection) throws -> TenantMigrationResult {
+        try migrate(tenant, request, expecting: nil, on: connection)
+    }
+
+    /// ``migrate(_:_:on:)`` of a tenant that `expected` (a fleet's catalog query) found at a version:
+    /// its first round trip then also locks that version's tables, a guess checked under the lock.
+    func migrate(_ tenant: TenantName, _ request: MigrationRequest, expecting expected: TenantRecord?, on connection: Connection) throws -> TenantMigrationResult {
         let destination = try TenantMigratorError.reporting { try family.requireVersion(named: request.target) }
         return try observingTenant(tenant, to: destination.name, mode: request.mode) { span in
-            try TenantRun(runner: self, tenant: tenant, request: request, destination: destination, span: span, connection: connection).run()
+            var run = TenantRun(runner: self, tenant: tenant, request: request, destination: destination, span: span, connection: connection)
+            if let expected, let version = family.version(named: expected.version) { run.expectation = (expected.schema, version) }
+            return try run.run()
         }
     }
 

@@ -14,6 +14,9 @@ struct TenantRun {
     let destination: ModelVersion
     let span: any Span
     let connection: Connection
+    /// Where the fleet's catalog query found the tenant: its schema and version, whose tables the
+    /// first round trip locks (nil: not known, they are locked once the record is read).
+    var expectation: (schema: String, version: ModelVersion)?
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
     let startedAt = Date()
@@ -150,6 +153,8 @@ struct TenantRun {
         var fromVersion: String?
         /// The step running, and the schema it runs in.
         var runningStep: (step: MigrationStep, schema: String)?
+        /// What the attempt knows of the tenant's archive, shared by its steps.
+        var archive: ArchivePresence?
     }
 
     /// Thrown at the end of a trial run so that its transaction rolls back; carries what it did.
@@ -164,9 +169,8 @@ struct TenantRun {
 
     /// One attempt, in the transaction the caller opened.
     private func attempt(_ attempt: Int, state: AttemptState) throws -> AttemptOutcome {
-        try TenantMigrationRunner.setLockTimeout(settings.lockTimeout, on: connection)
-        try runner.waitingForLocks(connection) { try catalog.lockTenant(tenant, on: connection) }
-        let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
+        let opening = try open()
+        let record = opening.record
         guard record.family == family.name else {
             throw Refusal(error: TenantMigratorError.familyMismatch(tenant: tenant, recorded: record.family, configured: family.name))
         }
@@ -183,10 +187,13 @@ struct TenantRun {
             break
         }
         let plan = try checkedPlan(for: record, attempt: attempt)
-        try runner.waitingForLocks(connection) {
-            try TenantMigrationRunner.lockTables(TenantMigrationRunner.tablesToLock(of: plan.source, inSchema: record.schema, connection), on: connection)
+        if opening.lockedVersion != plan.source.name {
+            try runner.waitingForLocks(connection) {
+                try TenantMigrationRunner.lockTables(TenantMigrationRunner.tablesToLock(of: plan.source, inSchema: record.schema, connection), on: connection)
+            }
         }
-        let triggers = try ForeignTriggers.disable(inSchema: record.schema, on: connection)
+        let triggers = try ForeignTriggers.disable(opening.facts.triggers, inSchema: record.schema, on: connection)
+        state.archive = ArchivePresence(exists: opening.facts.hasArchive)
 
         let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
         try rehearsal?.takeSnapshot(on: connection)
@@ -194,7 +201,7 @@ struct TenantRun {
         if let rehearsal {
             // And back again: whatever the way back cannot restore shows up as a difference, so
             // consent to lose it is implied (the whole rehearsal is rolled back).
-            let back = try runner.planner.plan(from: destination.name, to: record.version)
+            let back = try runner.checkedPlan(from: destination.name, to: record.version).plan
             _ = try run(back, in: record.schema, allowDestructive: true, attempt: attempt, state: state)
             if let difference = try rehearsal.firstDifference(on: connection) {
                 throw RehearsalFailed(difference: difference, from: record.version, to: destination.name)
@@ -209,17 +216,18 @@ struct TenantRun {
     /// The plan from the tenant's recorded version, once it is known to be allowed: the right
     /// direction, consent for what it loses, the model file the tenant was migrated with.
     func checkedPlan(for record: TenantRecord, attempt: Int) throws -> MigrationPlan {
-        let plan: MigrationPlan
+        let checked: PlanCache.Entry
         do {
-            plan = try runner.planner.plan(from: record.version, to: destination.name)
+            checked = try runner.checkedPlan(from: record.version, to: destination.name)
         } catch {
             throw Refusal(error: error)
         }
+        let plan = checked.plan
         func refuse(_ reason: TenantMigrationError.Reason) -> Refusal {
             Refusal(error: TenantMigrationError(tenant: tenant, fromVersion: record.version, toVersion: destination.name, reason: reason, attempts: attempt))
         }
         guard request.operation.allows(plan.direction) else { throw refuse(.wrongDirection(request.operation.direction ?? .none)) }
-        let lost = plan.lostChanges(archiving: settings.archives)
+        let lost = checked.lostChanges
         if !lost.isEmpty && !request.allowDestructive { throw refuse(.destructiveChangesRefused(lost)) }
         if plan.source.versionHash != record.versionHash {
             guard settings.acceptModelChange else {
@@ -235,7 +243,8 @@ struct TenantRun {
 
     /// Runs every step of `plan` in the tenant's schema, each in its span.
     private func run(_ plan: MigrationPlan, in schema: String, allowDestructive: Bool, attempt: Int, state: AttemptState) throws -> StepStatistics {
-        let executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives))
+        var executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives))
+        if let archive = state.archive { executor.archive = archive }
         var statistics = StepStatistics()
         for step in plan.steps {
             state.runningStep = (step, schema)
@@ -248,9 +257,10 @@ struct TenantRun {
     }
 
     /// Writes the new version, a history row and the pin the move sets or clears.
+    /// The statements go out with the transaction's `COMMIT`, in one round trip.
     func recordMove(_ plan: MigrationPlan, for record: TenantRecord, statistics: StepStatistics, attempt: Int, extra: [String: Double] = [:]) throws {
-        try catalog.recordVersion(tenant, version: destination.name, versionHash: destination.versionHash, on: connection)
-        try catalog.recordHistory(
+        try connection.sendWithNextRoundTrip(catalog.recordVersionStatement(tenant, version: destination.name, versionHash: destination.versionHash, connection))
+        try connection.sendWithNextRoundTrip(try catalog.historyStatement(
             HistoryEntry(
                 tenant: tenant, family: family.name, operation: plan.direction == .down ? .rollback : .migrate,
                 fromVersion: record.version, toVersion: destination.name, startedAt: startedAt, outcome: .succeeded,
@@ -259,14 +269,14 @@ struct TenantRun {
                     "ms": statistics.milliseconds, "steps": Double(plan.steps.count), "attempts": Double(attempt),
                 ].merging(extra) { _, online in online }
             ),
-            on: connection
-        )
+            connection
+        ))
         if case let .pin(reason) = request.pins {
-            try catalog.pin(tenant, at: plan.destination.name, reason: reason, on: connection)
+            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: plan.destination.name, reason: reason, connection))
         } else if plan.direction == .down {
-            try catalog.pin(tenant, at: plan.destination.name, reason: TenantMigrationRunner.rollbackPinReason, on: connection)
+            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: plan.destination.name, reason: TenantMigrationRunner.rollbackPinReason, connection))
         } else if record.isPinned {
-            try catalog.unpin(tenant, on: connection)
+            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: nil, reason: nil, connection))
         }
     }
 }

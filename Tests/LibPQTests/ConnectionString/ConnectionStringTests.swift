@@ -113,6 +113,22 @@ import Testing
         }
     }
 
+    /// Issue 22: a password pasted into DATABASE_URL by mistake is neither a URI nor key=value,
+    /// and libpq's message quotes it (`missing "=" after "…"`): nothing of the string is shown.
+    @Test(arguments: ["hunter2-Secret", "Tr0ub4dor &3 horse", "abc=def ghi", "'quoted secret", "host=x s3cr3t"])
+    func aStringThatIsNotConninfoIsNeverEchoed(_ conninfo: String) {
+        do {
+            try ConnectionString.validate(conninfo)
+            Issue.record("\(conninfo) must be rejected")
+        } catch {
+            let message = "\(error)"
+            #expect(message.hasPrefix("invalid connection string: ") || message.contains("invalid connection string: "), "\(message)")
+            let words = conninfo.split(whereSeparator: { " ='".contains($0) }).filter { $0.count > 1 && $0 != "host" }
+            for word in words { #expect(!message.contains(word), "\(message) quotes \(word)") }
+        }
+        #expect(ConnectionString.redacted(conninfo) == "<unparseable connection string>")
+    }
+
     @Test func scrubsEveryFormOfThePassword() {
         let uri = "postgres://alice:pa%25ss@host/app?password=other"
         #expect(Set(ConnectionString.secrets(in: uri)) == ["other", "pa%25ss", "pa%ss"])

@@ -22,8 +22,8 @@ import Testing
 
             try harness.migrate("v3", "v1", on: connection)
             try harness.expectSchema("v1", on: connection)
-            // v1's label was dropped on the way up; title and the swapped pair come back.
-            #expect(try harness.rows("SELECT label, title, \"left\", \"right\", code FROM $S.item", on: connection) == ["∅|the title|1|2|7"])
+            // v1's label was dropped on the way up (the archive kept it); title and the swapped pair come back.
+            #expect(try harness.rows("SELECT label, title, \"left\", \"right\", code FROM $S.item", on: connection) == ["old label|the title|1|2|7"])
         }
     }
 }

@@ -14,11 +14,12 @@ import Testing
     @Test func skippingVersionsFusesInferredStepsAndMatchesStepByStep() async throws {
         let h = try RuleHarness("Skip")
         try await TestPostgres.withDatabase { c in
+            // Up, v2 → v3 backfills qty, which the way up across v1 → v2 may restore from the
+            // archive (values a rollback v2 → v1 kept): fused, the restore would come after the
+            // backfill. So the pairs run one by one; down, they are fused.
             let up = try h.planner.plan(from: "v1", to: "v3")
-            #expect(up.steps.count == 1)
-            #expect(up.steps.first?.isFused == true)
-            #expect(up.steps.first?.versions.map(\.name) == ["v1", "v2", "v3"])
-            #expect(up.steps.first?.description.contains("v1 → v2 → v3") == true, "\(up.steps.first.map(String.init(describing:)) ?? "")")
+            #expect(up.steps.map { $0.versions.map(\.name) } == [["v1", "v2"], ["v2", "v3"]])
+            #expect(up.steps.allSatisfy { !$0.isFused })
 
             try h.build("v1", schema: "fused", seed: Self.skipSeed, on: c)
             try h.build("v1", schema: "steps", seed: Self.skipSeed, on: c)
@@ -34,6 +35,7 @@ import Testing
             let down = try h.planner.plan(from: "v3", to: "v1")
             #expect(down.steps.count == 1 && down.steps.first?.isFused == true)
             #expect(down.steps.first?.versions.map(\.name) == ["v3", "v2", "v1"])
+            #expect(down.steps.first?.description.contains("v3 → v2 → v1") == true, "\(down.steps.first.map(String.init(describing:)) ?? "")")
             try h.migrate("v3", "v1", schema: "fused", on: c)
             try h.migrate("v3", "v2", schema: "steps", on: c)
             try h.migrate("v2", "v1", schema: "steps", on: c)
@@ -56,7 +58,8 @@ import Testing
             #expect(try h.rows("SELECT name, size FROM $S.item ORDER BY id", on: c) == ["a|3", "b|1"])
             try h.migrate("v3", "v1", on: c)
             try h.expectSchema("v1", on: c)
-            #expect(try h.rows("SELECT name, size FROM $S.item ORDER BY id", on: c) == ["a|3", "b|1"])
+            // The NULL the backfill overwrote on the way up comes back from the archive.
+            #expect(try h.rows("SELECT name, size FROM $S.item ORDER BY id", on: c) == ["a|3", "b|∅"])
         }
     }
 

@@ -93,3 +93,14 @@ func verifyClean(_ migrator: TenantMigrator, _ tenant: String, sourceLocation: T
     }
     return reports[0].isClean
 }
+
+/// A migrator for the fixture family `family` and its tenant `acme` at `version`, with the rows
+/// `insert` adds (`{schema}` stands for the tenant's schema).
+func fixtureTenant(_ family: String, _ conninfo: String, version: String = "v1", policies: PolicyRegistry = PolicyRegistry(),
+                   insert: String) async throws -> (migrator: TenantMigrator, connection: Connection, schema: String) {
+    let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture(family), policies: policies)
+    let schema = try await migrator.createTenant("acme", version: version).schema
+    let connection = try Connection(conninfo)
+    try connection.execute(insert.replacingOccurrences(of: "{schema}", with: schema))
+    return (migrator, connection, schema)
+}

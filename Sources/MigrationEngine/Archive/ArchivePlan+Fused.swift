@@ -1,0 +1,219 @@
+import EntityModel
+
+extension ArchivePlan {
+    /// A fused step's plan: each value is keyed by the one adjacent pair of the run whose change
+    /// took it, and named as that pair's source version names it, exactly as the single steps
+    /// would have archived it. Nil when a value cannot be given to exactly one pair (two pairs of
+    /// the run change it): the planner then runs those pairs one by one instead of fused.
+    ///
+    /// - Parameter pairAccounts: each pair's own account, in order (the single steps' accounts).
+    init?(fused account: StepAccount, versions: [ModelVersion], direction: MigrationDirection, pairAccounts: [StepAccount],
+          restores: [PairRestore], family: ModelFamily?) {
+        let attribution = FusedAttribution(versions: versions, direction: direction, pairAccounts: pairAccounts)
+        self.init(account: account, versions: versions, restores: restores, family: family) { items, plan in
+            attribution.attribute(items, names: plan.names)
+        }
+    }
+}
+
+extension ArchivePlan {
+    /// Whether a run of inferred pairs may be fused as far as the archive goes: a fused step
+    /// restores every pair's entries at its end, so once an earlier pair restores something, no
+    /// later pair of the run may move links or rows (they read storage a restore may fill), nor
+    /// fill, cast or constrain (a backfill, NOT NULL, a check or unique constraint) a table and
+    /// column that an earlier pair's restore writes, as the pairs run one by one would apply it to
+    /// the restored values. Compared in the run's last version's names.
+    ///
+    /// - Parameter reverseAccounts: for each pair, the account of the pair crossed the other way.
+    static func restoresAllowFusion(of pairs: [InferredChanges], direction: MigrationDirection, reverseAccounts: [StepAccount?]) -> Bool {
+        guard !pairs.isEmpty else { return true }
+        let versions = [pairs[0].source] + pairs.map(\.destination)
+        /// A version's `table.column` (`table.` for a whole table) in the last version's names.
+        func atEnd(_ key: (table: String, column: String?), from index: Int) -> String? {
+            let translation = NameTranslation(along: Array(versions[index...]), direction: direction)
+            guard let column = key.column else { return translation.table(key.table).map { $0 + "." } }
+            return translation.column(column, of: key.table).map { $0.table + "." + $0.column }
+        }
+        // Rows a later pair deletes lose the links and rows an earlier pair moved to new storage
+        // for them; run one by one, the archive keeps those from their new storage.
+        if let deleting = pairs.lastIndex(where: { $0.operations.contains { if case .deleteEntityRows = $0 { true } else { false } } }),
+           pairs[..<deleting].contains(where: { $0.operations.contains { if case .moveLinks = $0 { true } else if case .moveRows = $0 { true } else { false } } }) {
+            return false
+        }
+        var restored: Set<String> = []
+        for (index, pair) in pairs.enumerated() {
+            // What this pair changes, against what earlier pairs' restores write.
+            if !restored.isEmpty {
+                // Links and rows a later pair moves read storage an earlier restore may fill.
+                if pair.operations.contains(where: { if case .moveLinks = $0 { true } else if case .moveRows = $0 { true } else { false } }) { return false }
+                for target in pair.restoreSensitiveTargets {
+                    guard let key = atEnd(target, from: index + 1) else { continue }
+                    let table = String(key[..<key.firstIndex(of: ".")!]) + "."
+                    if restored.contains(key) || restored.contains(table) || (key == table && restored.contains { $0.hasPrefix(table) }) { return false }
+                }
+            }
+            guard let reverse = reverseAccounts.indices.contains(index) ? reverseAccounts[index] : nil else { continue }
+            for item in items(account: reverse, names: reverse.names ?? ArchiveNames(), sourceSchema: pair.destination.relationalSchema()) {
+                if let key = atEnd((item.table, item.column), from: index + 1) { restored.insert(key) }
+            }
+        }
+        return true
+    }
+}
+
+extension InferredChanges {
+    /// The tables and columns (destination names, as the operations name them) whose rows the step
+    /// moves, fills, casts, deletes or constrains; a column nil for the whole table.
+    var restoreSensitiveTargets: [(table: String, column: String?)] {
+        operations.compactMap { operation -> (String, String?)? in
+            switch operation {
+            case let .backfill(table, column, _, _), let .alterType(table, column, _), let .setNullable(table, column, false):
+                return (table, column)
+            case let .addCheck(table, _), let .addUnique(table, _), let .deleteEntityRows(table, _), let .renameDiscriminatorValue(table, _, _):
+                return (table, nil)
+            case let .moveLinks(move):
+                switch move.to {
+                case let .foreignKey(table, column): return (table, column)
+                case let .joinTable(table, _, _): return (table, nil)
+                }
+            case let .moveRows(move):
+                return (move.toTable, nil)
+            default:
+                return nil
+            }
+        }
+    }
+}
+
+/// Gives each value a fused step archives to the pair of the run that takes it.
+struct FusedAttribution {
+    let versions: [ModelVersion]
+    let direction: MigrationDirection
+    /// The run's first version's names → each pair's source version's (index: the pair).
+    let forward: [NameTranslation]
+    /// The `table.column` (`table.` for rows) each pair archives on its own, in its source's names.
+    let pairKeys: [Set<String>]
+
+    init(versions: [ModelVersion], direction: MigrationDirection, pairAccounts: [StepAccount]) {
+        self.versions = versions
+        self.direction = direction
+        forward = (0..<versions.count - 1).map { NameTranslation(along: Array(versions[0...$0]), direction: direction) }
+        pairKeys = pairAccounts.enumerated().map { index, account in
+            Set(ArchivePlan.items(account: account, names: account.names ?? ArchiveNames(), sourceSchema: versions[index].relationalSchema()).map(\.key))
+        }
+    }
+
+    var source: RelationalSchema { versions[0].relationalSchema() }
+
+    /// The items, each given its pair and names (whole rows split where their columns or entities
+    /// belong to different pairs); nil if one cannot be given to exactly one pair.
+    func attribute(_ items: [ArchivePlan.Item], names: ArchiveNames) -> [ArchivePlan.Item]? {
+        var result: [ArchivePlan.Item] = []
+        for item in items {
+            if let column = item.column {
+                guard let attributed = attribute(item, column: column) else { return nil }
+                result.append(attributed)
+            } else if let entities = item.entities {
+                guard let split = attribute(item, entities: entities) else { return nil }
+                result += split
+            } else {
+                let candidates = pairKeys.indices.filter { pair in forward[pair].table(item.table).map { pairKeys[pair].contains($0 + ".") } ?? false }
+                guard candidates.count == 1, let rows = wholeRows(item, pair: candidates[0]) else { return nil }
+                result += rows
+            }
+        }
+        return result
+    }
+
+    /// The one pair that archives this column on its own.
+    private func attribute(_ item: ArchivePlan.Item, column: String) -> ArchivePlan.Item? {
+        guard let pair = pairTaking(column, of: item.table, before: pairKeys.count),
+              let (table, recorded) = forward[pair].column(column, of: item.table) else { return nil }
+        var attributed = item
+        attributed.pair = pair
+        attributed.recordedTable = table
+        attributed.recordedColumn = recorded
+        return attributed
+    }
+
+    private func pairTaking(_ column: String, of table: String, before end: Int) -> Int? {
+        let candidates = (0..<end).filter { pair in
+            guard let (name, recorded) = forward[pair].column(column, of: table) else { return false }
+            return pairKeys[pair].contains(name + "." + recorded)
+        }
+        guard candidates.count == 1, keepsType(column, of: table, until: candidates[0]) else { return nil }
+        return candidates[0]
+    }
+
+    /// Whether the column's type at the pair's source is its type now, or wider: the archived
+    /// value (taken now) then casts to it as the single steps' value would.
+    private func keepsType(_ column: String, of table: String, until pair: Int) -> Bool {
+        guard let type = source.table(named: table)?.column(named: column)?.type else { return false }
+        guard let (name, recorded) = forward[pair].column(column, of: table),
+              let later = versions[pair].relationalSchema().table(named: name)?.column(named: recorded)?.type else { return false }
+        return later == type || TypeChange(from: type, to: later) == .widening
+    }
+
+    /// Rows of a table that pair `pair` drops (or deletes): its columns as that pair's source has
+    /// them; a column an earlier pair dropped goes to that pair, on its own.
+    private func wholeRows(_ item: ArchivePlan.Item, pair: Int) -> [ArchivePlan.Item]? {
+        guard let table = source.table(named: item.table), let recordedTable = forward[pair].table(item.table) else { return nil }
+        var rows = item
+        rows.pair = pair
+        rows.recordedTable = recordedTable
+        rows.rowKeys = []
+        var earlier: [ArchivePlan.Item] = []
+        for column in table.columns {
+            if let (_, recorded) = forward[pair].column(column.name, of: table.name) {
+                // A column an earlier pair changes (a backfill, a cast) would be archived with its
+                // value from before that change: the pairs run one by one instead.
+                guard keepsType(column.name, of: table.name, until: pair),
+                      !(0..<pair).contains(where: { earlier in
+                          forward[earlier].column(column.name, of: table.name).map { pairKeys[earlier].contains($0.table + "." + $0.column) } ?? false
+                      }) else { return nil }
+                rows.rowKeys.append(.init(column: column.name, key: recorded))
+            } else if item.entities == nil {
+                // Dropped by an earlier pair of the run, which archives it on its own.
+                guard let dropping = pairTaking(column.name, of: table.name, before: pair),
+                      let (name, recorded) = forward[dropping].column(column.name, of: table.name) else { return nil }
+                var value = ArchivePlan.Item(table: table.name, column: column.name, rows: nil, narrowing: false)
+                value.pair = dropping
+                value.recordedTable = name
+                value.recordedColumn = recorded
+                earlier.append(value)
+            }
+        }
+        return earlier + [rows]
+    }
+
+    /// Rows of removed entities of a table that stays, grouped by the pair that removes each entity.
+    private func attribute(_ item: ArchivePlan.Item, entities: [String]) -> [ArchivePlan.Item]? {
+        var byPair: [Int: [String]] = [:]
+        for entity in entities {
+            guard let pair = pair(removing: entity) else { return nil }
+            byPair[pair, default: []].append(entity)
+        }
+        let q = PlaceholderQuoting()
+        var result: [ArchivePlan.Item] = []
+        for (pair, removed) in byPair.sorted(by: { $0.key < $1.key }) {
+            guard let name = forward[pair].table(item.table), pairKeys[pair].contains(name + "."),
+                  var rows = wholeRows(item, pair: pair) else { return nil }
+            rows[rows.count - 1].entities = removed
+            rows[rows.count - 1].rows = "source.\"entity\" IN (\(removed.map(q.quoteLiteral).joined(separator: ", ")))"
+            result += rows
+        }
+        return result
+    }
+
+    /// The pair of the run after which `entity` (a first-version name) no longer exists.
+    private func pair(removing entity: String) -> Int? {
+        var name = entity
+        for (index, pair) in zip(versions, versions.dropFirst()).enumerated() {
+            guard let next = Correspondence.adjacent(VersionPair(source: pair.0, destination: pair.1, direction: direction)).destinationEntity(of: name) else {
+                return index
+            }
+            name = next
+        }
+        return nil
+    }
+}

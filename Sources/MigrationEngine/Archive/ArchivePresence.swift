@@ -1,0 +1,65 @@
+import LibPQ
+
+/// What one tenant's migration knows of its archive (`_tm_archive`), shared by its steps, so that
+/// no step probes for it with a round trip of its own and none creates it before it has something
+/// to keep:
+/// - unknown: the first step that needs to know asks the server, once;
+/// - absent: nothing to delete or restore, and the archive is created by the first write;
+/// - created in this transaction: it holds only what this migration's steps wrote.
+public final class ArchivePresence {
+    enum State {
+        case unknown, absent, existing
+        /// Created by this migration; the step pairs it wrote (`from` NUL `to`).
+        case created(Set<String>)
+    }
+
+    var state: State
+
+    /// `exists`: whether the tenant has an archive (nil: not known, asked when first needed).
+    public init(exists: Bool? = nil) {
+        state = exists.map { $0 ? .existing : .absent } ?? .unknown
+    }
+
+    /// Whether the archive may hold entries of the step `from` → `to` written before this migration
+    /// or by one of its earlier steps (asks the server when not known yet).
+    func mayHoldEntries(from: String, to: String, schema: String, on connection: Connection) throws -> Bool {
+        switch try resolved(schema: schema, on: connection) {
+        case .absent: return false
+        case let .created(pairs): return pairs.contains(Self.pair(from, to))
+        case .existing, .unknown: return true
+        }
+    }
+
+    /// Whether the tenant has an archive now: from before this migration, or created by it.
+    func exists(schema: String, on connection: Connection) throws -> Bool {
+        if case .absent = try resolved(schema: schema, on: connection) { return false }
+        return true
+    }
+
+    /// Whether the archive existed before this migration (asks the server when not known yet).
+    func existedBefore(schema: String, on connection: Connection) throws -> Bool {
+        if case .existing = try resolved(schema: schema, on: connection) { return true }
+        return false
+    }
+
+    /// Creates the archive unless it exists, and notes that step `from` → `to` writes to it.
+    func prepareForWrites(from: String, to: String, schema: String, on connection: Connection) throws {
+        switch try resolved(schema: schema, on: connection) {
+        case .absent, .unknown:
+            try TenantArchive.create(inSchema: schema, on: connection)
+            state = .created([Self.pair(from, to)])
+        case var .created(pairs):
+            pairs.insert(Self.pair(from, to))
+            state = .created(pairs)
+        case .existing:
+            break
+        }
+    }
+
+    private func resolved(schema: String, on connection: Connection) throws -> State {
+        if case .unknown = state { state = try TenantArchive.exists(inSchema: schema, on: connection) ? .existing : .absent }
+        return state
+    }
+
+    private static func pair(_ from: String, _ to: String) -> String { from + "\u{0}" + to }
+}

@@ -1,0 +1,79 @@
+import EntityModel
+import LibPQ
+
+/// Puts a small table's columns back in model order after a rollback re-added some of them at the
+/// end (PostgreSQL appends what it adds), so a rolled-back tenant reads like a fresh one
+/// (`SELECT *`, positional decoding). See docs/Archive.md, "Column order after a rollback".
+///
+/// From the first column out of place on, the model's columns are re-created at the end in model
+/// order: new columns of the same types, filled by one `UPDATE` of the table, the old ones dropped
+/// (which drops the indexes and constraints on them), the new ones renamed, then their defaults,
+/// NOT NULL, constraints and indexes as the model has them. Only tables of at most
+/// ``smallTableRows`` rows: a larger table keeps its order (`verify --strict` lists it). An object
+/// of the app's that depends on a column (a view) keeps the order too: the statements run in a
+/// savepoint that is rolled back.
+struct ColumnOrder {
+    /// The most rows a table may have for its columns to be put back in order (one rewrite of
+    /// the table inside the tenant's transaction).
+    static let smallTableRows = 10_000
+
+    let table: Table
+    let schema: String
+    let connection: Connection
+
+    /// Puts the columns back in model order if they are not and the table is small; returns
+    /// whether it did.
+    @discardableResult
+    func restore() throws -> Bool {
+        let q = connection
+        let qualified = q.qualified(schema, table.name)
+        let live = try connection.execute(
+            "SELECT a.attname::text FROM pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+            [qualified]).map { try $0.decode(String.self, at: 0) }
+        let model = table.columns.map(\.name).filter(live.contains)
+        let actual = live.filter(model.contains)
+        guard actual != model, let first = model.indices.first(where: { model[$0] != actual[$0] }) else { return false }
+        let rows = try connection.execute("SELECT pg_catalog.count(*) FROM (SELECT 1 FROM \(qualified) LIMIT \(Self.smallTableRows + 1)) AS t").first!.decode(Int64.self, at: 0)
+        guard rows <= Self.smallTableRows else { return false }
+        let moved = table.columns.filter { model[first...].contains($0.name) && $0.origin != .primaryKey }
+        let names = Set(moved.map { $0.name })
+        var statements: [String] = []
+        for (index, column) in moved.enumerated() {
+            statements.append("ALTER TABLE \(qualified) ADD COLUMN \(q.quoteIdentifier("tm_reorder_\(index)")) \(column.type.rawValue)")
+        }
+        statements.append("UPDATE \(qualified) SET " + moved.enumerated().map { "\(q.quoteIdentifier("tm_reorder_\($0.offset)")) = \(q.quoteIdentifier($0.element.name))" }.joined(separator: ", "))
+        for (index, column) in moved.enumerated() {
+            statements.append("ALTER TABLE \(qualified) DROP COLUMN \(q.quoteIdentifier(column.name))")
+            statements.append("ALTER TABLE \(qualified) RENAME COLUMN \(q.quoteIdentifier("tm_reorder_\(index)")) TO \(q.quoteIdentifier(column.name))")
+            var operations: [SchemaOperation] = []
+            if column.defaultValue != nil { operations.append(.setDefault(table: table.name, column: column.name, value: column.defaultValue, type: column.type)) }
+            if !column.isNullable { operations.append(.setNullable(table: table.name, column: column.name, isNullable: false)) }
+            statements += operations.flatMap { $0.sql(inSchema: schema, quoting: q) }
+        }
+        var constraints: [SchemaOperation] = []
+        constraints += table.uniqueConstraints.filter { !names.isDisjoint(with: $0.columns) }.map { .addUnique(table: table.name, $0) }
+        constraints += table.checkConstraints.filter { !names.isDisjoint(with: $0.columns) }.map { .addCheck(table: table.name, $0) }
+        constraints += table.foreignKeys.filter { !names.isDisjoint(with: $0.columns) }.map { .addForeignKey(table: table.name, $0) }
+        constraints += table.indexes.filter { !names.isDisjoint(with: $0.columns) }.map { .createIndex(table: table.name, $0) }
+        statements += constraints.flatMap { $0.sql(inSchema: schema, quoting: q) }
+        do {
+            try connection.savepoint { connection in
+                for statement in statements { try connection.execute(statement) }
+            }
+            return true
+        } catch let error as PQError {
+            connection.logger.notice("columns of \(table.name) stay out of model order: \(error)")
+            return false
+        }
+    }
+}
+
+extension CheckConstraint {
+    /// The columns the check reads.
+    var columns: [String] {
+        switch condition {
+        case let .isOneOf(column, _): return [column]
+        case let .requiredForEntities(column, discriminator, _): return [column, discriminator]
+        }
+    }
+}

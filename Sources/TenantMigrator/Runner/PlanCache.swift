@@ -1,0 +1,40 @@
+import LibPQ
+import MigrationEngine
+
+/// The plans of one fleet run, made once per pair of versions rather than once per tenant: every
+/// tenant at the same version gets the same compiled plan (a compiled step names no schema), and the
+/// same answer to what it loses.
+///
+/// A fleet run (``FleetRunner``) gives its runner one; a runner without one plans each tenant
+/// afresh. Planning errors are not kept: each tenant that meets one reports it.
+final class PlanCache: Sendable {
+    /// A plan, and what it loses (with the run's archive setting).
+    struct Entry: Sendable {
+        let plan: MigrationPlan
+        let lostChanges: [DestructiveChange]
+    }
+
+    private let entries = Locked<[String: Entry]>([:])
+
+    /// The entry for `source` → `destination`, made by `make` the first time.
+    func entry(from source: String, to destination: String, _ make: () throws -> Entry) rethrows -> Entry {
+        let key = source + "\u{0}" + destination
+        if let known = entries.withLock({ $0[key] }) { return known }
+        let made = try make()
+        entries.withLock { $0[key] = made }
+        return made
+    }
+}
+
+extension TenantMigrationRunner {
+    /// The plan from `source` to `destination` and what it loses, from the fleet run's cache when
+    /// the runner has one.
+    func checkedPlan(from source: String, to destination: String) throws -> PlanCache.Entry {
+        func make() throws -> PlanCache.Entry {
+            let plan = try planner.plan(from: source, to: destination)
+            return PlanCache.Entry(plan: plan, lostChanges: plan.lostChanges(archiving: settings.archives))
+        }
+        guard let plans else { return try make() }
+        return try plans.entry(from: source, to: destination, make)
+    }
+}

@@ -1,0 +1,125 @@
+import EntityModel
+import LibPQ
+import MigrationEngine
+
+/// The first round trip of an attempt: everything the runner needs before it can plan, sent as one
+/// pipeline behind the transaction's `BEGIN`:
+///
+/// 1. `lock_timeout` (``TenantMigrationRunner/setLockTimeout(_:on:)``'s statements);
+/// 2. the tenant's advisory lock;
+/// 3. its catalog record, `FOR UPDATE`, in a savepoint (a catalog from before pins, which trial runs
+///    never upgrade, fails there and is read again without the pin columns);
+/// 4. what is known of the tenant's schema (``TenantSchemaFacts``: foreign triggers, the archive);
+/// 5. when the version the tenant is expected at is known (the fleet's catalog query read it), the
+///    tables of that version, locked `NOWAIT` in a savepoint: when they are busy, or the tenant
+///    turns out to be elsewhere, the savepoint is rolled back and the runner locks as usual.
+extension TenantRun {
+    /// What the first round trip found.
+    struct Opening {
+        let record: TenantRecord
+        let facts: TenantSchemaFacts
+        /// The tables locked, when step 5 took them all.
+        let lockedVersion: String?
+    }
+
+    /// Sends the first round trip (inside the attempt's transaction, whose `BEGIN` is still queued).
+    func open() throws -> Opening {
+        var statements = try TenantMigrationRunner.lockTimeoutStatements(settings.lockTimeout, on: connection)
+        statements.append(catalog.lockStatement(tenant))
+        let recordIndex = statements.count + 1
+        statements += [
+            Statement("SAVEPOINT tm_record"), catalog.lockedRecordStatement(tenant, connection), Statement("RELEASE SAVEPOINT tm_record"),
+        ]
+        let factsIndex = statements.count
+        statements.append(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection))
+        var lockIndex: Int?
+        let expectedTables = expectation.map { TenantMigrationRunner.tablesToLock(of: $0.version, inSchema: $0.schema, connection) } ?? []
+        if !expectedTables.isEmpty {
+            lockIndex = statements.count + 1
+            statements += [
+                Statement("SAVEPOINT tm_tables"), Statement(TenantMigrationRunner.lockStatement(expectedTables, wait: false)),
+                Statement("RELEASE SAVEPOINT tm_tables"),
+            ]
+        }
+        let outcome = try runner.waitingForLocks(connection) { try connection.pipelineUntilFailure(statements) }
+        let done = outcome.results.count
+        let lockFailed = outcome.failure != nil && done == lockIndex
+        if let failure = outcome.failure, done != recordIndex, !lockFailed { throw failure }
+        if lockFailed {
+            // Busy tables, or not the tables the tenant has now: let go of them; the runner locks as usual.
+            try connection.sendWithNextRoundTrip(Statement("ROLLBACK TO SAVEPOINT tm_tables"))
+            try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_tables"))
+        }
+        guard done > recordIndex else {
+            // The record's statement failed: a catalog from before pins (a real error is thrown by the fallback).
+            try connection.script("ROLLBACK TO SAVEPOINT tm_record")
+            try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_record"))
+            let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
+            let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection)))
+            return Opening(record: record, facts: facts, lockedVersion: nil)
+        }
+        guard let row = outcome.results[recordIndex].first else { throw TenantMigratorError.unknownTenant(tenant) }
+        let record = try TenantRecord(row: row)
+        let facts = try TenantSchemaFacts(outcome.results[factsIndex])
+        guard let expectation, record.schema == expectation.schema else {
+            return Opening(record: record, facts: facts, lockedVersion: nil)
+        }
+        if lockFailed, let failure = outcome.failure, record.version == expectation.version.name, !(SQLState.lockNotAvailable ~= failure) {
+            // The tables of the tenant's very version could not be locked for another reason than a wait.
+            throw failure
+        }
+        return Opening(record: record, facts: facts, lockedVersion: lockIndex != nil && !lockFailed ? expectation.version.name : nil)
+    }
+}
+
+/// What the runner must know of a tenant's schema before it migrates it, read by one query
+/// (sent in the attempt's first round trip): the triggers the model did not create
+/// (``ForeignTriggers``) and whether the tenant has an archive yet.
+struct TenantSchemaFacts {
+    /// Enabled user triggers on the schema's tables, by table and name.
+    var triggers: [ForeignTriggers.Trigger] = []
+    /// Whether `_tm_archive` exists in the schema.
+    var hasArchive = false
+
+    /// The one query, for the schema the catalog records for `tenant` (so it can go out in the same
+    /// pipeline as the read of the record), and the tables of `family` (any version's) there: each
+    /// found by name and its triggers by table, on the system catalogs' indexes, so the query costs
+    /// the same however many tenants (and tables) the database holds.
+    static func statement(of tenant: TenantName, in catalog: TenantCatalog, family: ModelFamily, _ quoting: some SQLQuoting) -> Statement {
+        let tables = Set(family.versions.flatMap { $0.relationalSchema().tables.map(\.name) }).sorted()
+        return Statement("""
+            WITH tenant AS (SELECT schema_name FROM \(catalog.qualified("tenants", quoting)) WHERE name = $1),
+            tables AS (
+                SELECT pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, t.name)) AS oid
+                FROM tenant, pg_catalog.unnest($3::pg_catalog.text[]) AS t(name)
+            )
+            SELECT 'trigger'::pg_catalog.text, t.oid::pg_catalog.int8, t.tgname::pg_catalog.text, t.tgenabled::pg_catalog.text,
+                   pg_catalog.format('%I.%I', n.nspname, c.relname)
+            FROM tables
+            JOIN pg_catalog.pg_trigger t ON t.tgrelid = tables.oid
+            JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
+            UNION ALL
+            SELECT 'archive', 0, NULL, NULL, NULL FROM tenant
+            WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text)) IS NOT NULL
+            ORDER BY 1, 5, 3
+            """, [tenant.rawValue, TenantArchive.tableName, CatalogArray.text(tables)])
+    }
+
+    /// The facts ``statement(of:in:_:)`` returned.
+    init(_ rows: QueryResult) throws {
+        for row in rows {
+            switch try row.decode(String.self, at: 0) {
+            case "archive":
+                hasArchive = true
+            default:
+                triggers.append(ForeignTriggers.Trigger(
+                    oid: UInt32(try row.decode(Int64.self, at: 1)), name: try row.decode(String.self, at: 2),
+                    mode: try row.decode(String.self, at: 3), table: try row.decode(String.self, at: 4)
+                ))
+            }
+        }
+    }
+
+}

@@ -1,0 +1,328 @@
+import EntityModel
+import MigrationEngine
+import PostgresTestSupport
+
+/// Random model families for the round-trip property (seeded, reproducible): 3 to 5 versions of
+/// entities with attributes of every type, optional and required (with defaults), to-one, to-many
+/// and many-to-many relationships, one inheritance hierarchy whose sub-entities are added, removed
+/// and moved between parents, and steps that are inferred (adds, removes, renames, backfills,
+/// widenings, link moves) or mapped by expressions (in-place rewrites, a column turned into
+/// another and dropped), up and down.
+struct FamilyGenerator {
+    struct Attribute: Hashable {
+        var name: String
+        var type: String
+        var optional = true
+        var defaultValue: String?
+        var renamedFrom: String?
+        var allowsNarrowing = false
+    }
+
+    struct Relationship: Hashable {
+        var name: String
+        var destination: String
+        var toMany = false
+        var inverse: String?
+        var renamedFrom: String?
+    }
+
+    struct Entity: Hashable {
+        var name: String
+        var parent: String?
+        var attributes: [Attribute] = []
+        var relationships: [Relationship] = []
+        var renamedFrom: String?
+    }
+
+    /// One version of the family being generated.
+    struct Model {
+        var entities: [Entity] = []
+
+        func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
+        func index(_ name: String) -> Int { entities.firstIndex { $0.name == name }! }
+        func children(of name: String) -> [Entity] { entities.filter { $0.parent == name } }
+        /// Every property name of the entity's hierarchy (names must not repeat along it).
+        func names(inHierarchyOf name: String) -> Set<String> {
+            var root = name
+            while let parent = entity(root)?.parent { root = parent }
+            var found: Set<String> = []
+            var queue = [root]
+            while let next = queue.popLast() {
+                guard let entity = entity(next) else { continue }
+                found.formUnion(entity.attributes.map(\.name) + entity.relationships.map(\.name))
+                queue += children(of: next).map(\.name)
+            }
+            return found
+        }
+
+        var yaml: String {
+            "entities:\n" + entities.map { entity in
+                var lines = ["  \(entity.name):"]
+                if let parent = entity.parent { lines.append("    parent: \(parent)") }
+                if let renamed = entity.renamedFrom { lines.append("    renamingIdentifier: \(renamed)") }
+                if !entity.attributes.isEmpty {
+                    lines.append("    attributes:")
+                    for a in entity.attributes {
+                        var keys = ["type: \(a.type)"]
+                        if a.optional { keys.append("optional: true") }
+                        if let value = a.defaultValue { keys.append("default: \(value)") }
+                        if let renamed = a.renamedFrom { keys.append("renamingIdentifier: \(renamed)") }
+                        if a.allowsNarrowing { keys.append("allowsNarrowing: true") }
+                        lines.append("      \(a.name): { \(keys.joined(separator: ", ")) }")
+                    }
+                }
+                if !entity.relationships.isEmpty {
+                    lines.append("    relationships:")
+                    for r in entity.relationships {
+                        var keys = ["destination: \(r.destination)"]
+                        if r.toMany { keys.append("toMany: true") }
+                        if let inverse = r.inverse { keys.append("inverse: \(inverse)") }
+                        if let renamed = r.renamedFrom { keys.append("renamingIdentifier: \(renamed)") }
+                        lines.append("      \(r.name): { \(keys.joined(separator: ", ")) }")
+                    }
+                }
+                if entity.attributes.isEmpty && entity.relationships.isEmpty && entity.parent == nil { lines[0] += " {}" }
+                return lines.joined(separator: "\n") + "\n"
+            }.joined()
+        }
+    }
+
+    /// A generated family: its versions' YAML, its mapping files, and what was generated (for messages).
+    struct Family {
+        var name: String
+        var versions: [String]
+        var mappings: [(source: Int, destination: Int, yaml: String)]
+        var changes: [String]
+    }
+
+    var random: SeededGenerator
+    private var counter = 0
+    private var changes: [String] = []
+
+    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+
+    static let types: [(type: String, defaultValue: String)] = [
+        ("string", "\"none\""), ("int16", "7"), ("int32", "-3"), ("int64", "42"), ("double", "0.5"), ("float", "1.5"),
+        ("bool", "false"), ("decimal", "\"12.50\""), ("date", "\"2024-01-01T10:00:00Z\""), ("uuid", "\"123e4567-e89b-12d3-a456-426614174000\""),
+        ("binary", "AQI="), ("json", "'{\"a\": 1}'"),
+    ]
+
+    private mutating func fresh(_ prefix: String) -> String { counter += 1; return "\(prefix)\(counter)" }
+    private mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+    private mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &random)] }
+
+    private mutating func attribute() -> Attribute {
+        let (type, value) = pick(Self.types)!
+        var attribute = Attribute(name: fresh("a"), type: type)
+        if chance(30) {
+            attribute.optional = false
+            attribute.defaultValue = value
+        } else if chance(15) {
+            attribute.defaultValue = value
+        }
+        return attribute
+    }
+
+    // MARK: The family
+
+    mutating func family(named name: String) -> Family {
+        changes = []
+        var model = first()
+        var versions = [model.yaml]
+        var mappings: [(Int, Int, String)] = []
+        let count = Int.random(in: 3...5, using: &random)
+        for index in 1..<count {
+            var next = model
+            for entity in next.entities.indices {
+                next.entities[entity].renamedFrom = nil
+                for a in next.entities[entity].attributes.indices { next.entities[entity].attributes[a].renamedFrom = nil }
+                for r in next.entities[entity].relationships.indices { next.entities[entity].relationships[r].renamedFrom = nil }
+            }
+            if chance(30), let (up, down) = mapped(&next) {
+                mappings.append((index - 1, index, up))
+                if let down { mappings.append((index, index - 1, down)) }
+            } else {
+                for _ in 0..<Int.random(in: 1...3, using: &random) { mutate(&next) }
+            }
+            versions.append(next.yaml)
+            model = next
+        }
+        return Family(name: name, versions: versions, mappings: mappings, changes: changes)
+    }
+
+    /// v1: two or three plain entities with relationships between them, and a hierarchy.
+    private mutating func first() -> Model {
+        var model = Model()
+        for _ in 0..<Int.random(in: 2...3, using: &random) {
+            model.entities.append(Entity(name: fresh("E"), attributes: (0..<Int.random(in: 1...4, using: &random)).map { _ in attribute() }))
+        }
+        let root = Entity(name: fresh("R"), attributes: [attribute()])
+        model.entities.append(root)
+        for _ in 0..<Int.random(in: 1...2, using: &random) {
+            model.entities.append(Entity(name: fresh("S"), parent: root.name, attributes: [optionalAttribute()]))
+        }
+        for _ in 0..<Int.random(in: 1...3, using: &random) { addRelationship(&model) }
+        return model
+    }
+
+    private mutating func optionalAttribute() -> Attribute {
+        var attribute = attribute()
+        attribute.optional = true
+        return attribute
+    }
+
+    // MARK: Inferred changes
+
+    private mutating func mutate(_ model: inout Model) {
+        let plain = model.entities.indices.filter { model.entities[$0].parent == nil && !model.entities[$0].name.hasPrefix("R") }
+        switch Int.random(in: 0..<14, using: &random) {
+        case 0:   // add an attribute
+            guard let e = pick(plain) else { return }
+            model.entities[e].attributes.append(attribute())
+            changes.append("add \(model.entities[e].name).\(model.entities[e].attributes.last!.name)")
+        case 1:   // remove an optional attribute (a required one without default makes the way down impossible)
+            guard let e = pick(plain), let a = pick(model.entities[e].attributes.indices.filter { model.entities[e].attributes[$0].optional || chance(20) }),
+                  model.entities[e].attributes.count > 1 else { return }
+            changes.append("remove \(model.entities[e].name).\(model.entities[e].attributes[a].name)")
+            model.entities[e].attributes.remove(at: a)
+        case 2:   // rename an attribute
+            guard let e = pick(plain), let a = pick(Array(model.entities[e].attributes.indices)) else { return }
+            let old = model.entities[e].attributes[a].name
+            model.entities[e].attributes[a].name = fresh("a")
+            model.entities[e].attributes[a].renamedFrom = old
+            changes.append("rename \(model.entities[e].name).\(old)")
+        case 3:   // optional → required with a default: a backfill
+            guard let e = pick(plain), let a = pick(model.entities[e].attributes.indices.filter { model.entities[e].attributes[$0].optional }) else { return }
+            let type = model.entities[e].attributes[a].type
+            model.entities[e].attributes[a].optional = false
+            model.entities[e].attributes[a].defaultValue = Self.types.first { $0.type == type }!.defaultValue
+            changes.append("backfill \(model.entities[e].name).\(model.entities[e].attributes[a].name)")
+        case 4:   // widen (declared narrowable back)
+            let widenings = ["int16": "int32", "int32": "int64", "float": "double"]
+            guard let e = pick(plain), let a = pick(model.entities[e].attributes.indices.filter { widenings[model.entities[e].attributes[$0].type] != nil }) else { return }
+            let old = model.entities[e].attributes[a].type
+            model.entities[e].attributes[a].type = widenings[old]!
+            model.entities[e].attributes[a].defaultValue = model.entities[e].attributes[a].defaultValue.map { _ in Self.types.first { $0.type == widenings[old]! }!.defaultValue }
+            model.entities[e].attributes[a].allowsNarrowing = chance(85)
+            changes.append("widen \(model.entities[e].name).\(model.entities[e].attributes[a].name)")
+        case 5:   // add an entity
+            model.entities.append(Entity(name: fresh("E"), attributes: [optionalAttribute()]))
+            changes.append("add entity \(model.entities.last!.name)")
+        case 6:   // remove a plain entity and every relationship to it
+            guard plain.count > 1, let e = pick(plain) else { return }
+            let name = model.entities[e].name
+            model.entities.remove(at: e)
+            for i in model.entities.indices { model.entities[i].relationships.removeAll { $0.destination == name } }
+            changes.append("remove entity \(name)")
+        case 7:   // add a relationship (to-one, to-many, many-to-many, or one-directional)
+            addRelationship(&model)
+        case 8:   // remove a relationship (and its inverse)
+            guard let e = pick(model.entities.indices.filter { !model.entities[$0].relationships.isEmpty }),
+                  let r = pick(Array(model.entities[e].relationships.indices)) else { return }
+            let removed = model.entities[e].relationships.remove(at: r)
+            if let inverse = removed.inverse { model.entities[model.index(removed.destination)].relationships.removeAll { $0.name == inverse } }
+            changes.append("remove relationship \(model.entities[e].name).\(removed.name)")
+        case 9:   // a to-one becomes to-many: its links move to a join table
+            guard let e = pick(model.entities.indices.filter { model.entities[$0].relationships.contains { !$0.toMany } }),
+                  let r = pick(model.entities[e].relationships.indices.filter { !model.entities[e].relationships[$0].toMany }) else { return }
+            model.entities[e].relationships[r].toMany = true
+            changes.append("to-many \(model.entities[e].name).\(model.entities[e].relationships[r].name)")
+        case 10:  // add a sub-entity
+            guard let parent = pick(model.entities.filter { $0.name.hasPrefix("R") || $0.name.hasPrefix("S") }) else { return }
+            model.entities.append(Entity(name: fresh("S"), parent: parent.name, attributes: [optionalAttribute()]))
+            changes.append("add sub-entity \(model.entities.last!.name) of \(parent.name)")
+        case 11:  // remove a leaf sub-entity nothing points at (its rows are deleted)
+            guard let s = pick(model.entities.indices.filter { i in
+                let name = model.entities[i].name
+                return model.entities[i].parent != nil && model.children(of: name).isEmpty
+                    && !model.entities.contains { $0.relationships.contains { $0.destination == name } } && model.entities[i].relationships.isEmpty
+            }) else { return }
+            changes.append("remove sub-entity \(model.entities[s].name)")
+            model.entities.remove(at: s)
+        case 12:  // move a sub-entity under a sibling (or back up to the root)
+            guard let s = pick(model.entities.indices.filter { model.entities[$0].parent != nil }) else { return }
+            let name = model.entities[s].name
+            var descendants: Set<String> = [name]
+            var grew = true
+            while grew { grew = false; for e in model.entities where e.parent.map(descendants.contains) == true && descendants.insert(e.name).inserted { grew = true } }
+            let root = model.entities.first { $0.name.hasPrefix("R") }!.name
+            guard let parent = pick(model.entities.filter { ($0.name == root || $0.parent != nil) && !descendants.contains($0.name) && $0.name != model.entities[s].parent }.map(\.name)) else { return }
+            let taken = model.names(inHierarchyOf: parent)
+            guard model.entities[s].attributes.allSatisfy({ !taken.contains($0.name) }) else { return }
+            model.entities[s].parent = parent
+            changes.append("move sub-entity \(name) under \(parent)")
+        default:  // rename a relationship
+            guard let e = pick(model.entities.indices.filter { !model.entities[$0].relationships.isEmpty }),
+                  let r = pick(Array(model.entities[e].relationships.indices)) else { return }
+            let old = model.entities[e].relationships[r].name
+            let new = fresh("r")
+            model.entities[e].relationships[r].name = new
+            model.entities[e].relationships[r].renamedFrom = old
+            let relationship = model.entities[e].relationships[r]
+            if let inverse = relationship.inverse, let d = model.entities.firstIndex(where: { $0.name == relationship.destination }),
+               let i = model.entities[d].relationships.firstIndex(where: { $0.name == inverse }) {
+                model.entities[d].relationships[i].inverse = new
+            }
+            changes.append("rename relationship \(model.entities[e].name).\(old)")
+        }
+    }
+
+    private mutating func addRelationship(_ model: inout Model) {
+        let candidates = model.entities.filter { $0.parent == nil }.map(\.name)
+        guard let from = pick(candidates), let to = pick(model.entities.map(\.name)) else { return }
+        let a = model.index(from), name = fresh("r")
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0 where from != to:   // to-one with a to-many inverse
+            let inverse = fresh("r")
+            model.entities[a].relationships.append(Relationship(name: name, destination: to, inverse: inverse))
+            model.entities[model.index(to)].relationships.append(Relationship(name: inverse, destination: from, toMany: true, inverse: name))
+            changes.append("to-one \(from).\(name) ↔ to-many \(to).\(inverse)")
+        case 1 where from != to:   // many-to-many
+            let inverse = fresh("r")
+            model.entities[a].relationships.append(Relationship(name: name, destination: to, toMany: true, inverse: inverse))
+            model.entities[model.index(to)].relationships.append(Relationship(name: inverse, destination: from, toMany: true, inverse: name))
+            changes.append("many-to-many \(from).\(name) ↔ \(to).\(inverse)")
+        case 2:   // one-directional to-many (a join table)
+            model.entities[a].relationships.append(Relationship(name: name, destination: to, toMany: true))
+            changes.append("to-many \(from).\(name)")
+        default:  // one-directional to-one
+            model.entities[a].relationships.append(Relationship(name: name, destination: to))
+            changes.append("to-one \(from).\(name)")
+        }
+    }
+
+    // MARK: Mapped changes
+
+    /// A mapped step on a plain entity's string or integer attribute: rewritten in place by an
+    /// expression, or turned into a new attribute and dropped. Sometimes with a mapped way down.
+    private mutating func mapped(_ model: inout Model) -> (up: String, down: String?)? {
+        let plain = model.entities.indices.filter { model.entities[$0].parent == nil && !model.entities[$0].name.hasPrefix("R") }
+        guard let e = pick(plain.filter { e in model.entities[e].attributes.contains { ["string", "int32", "int64"].contains($0.type) } }) else { return nil }
+        let entity = model.entities[e].name
+        let a = pick(model.entities[e].attributes.indices.filter { ["string", "int32", "int64"].contains(model.entities[e].attributes[$0].type) })!
+        let attribute = model.entities[e].attributes[a]
+        let text = attribute.type == "string"
+        func file(_ source: String, _ destination: String, _ body: String) -> String {
+            "source: \(source)\ndestination: \(destination)\nentityMappings:\n  - name: \(entity)To\(entity)\n    source: \(entity)\n    destination: \(entity)\n    attributes:\n\(body)"
+        }
+        if chance(50) {
+            // In place: the old values are overwritten (NULLs included, where the expression fills them).
+            let up = text ? "upper(source.\(attribute.name))" : "source.\(attribute.name) / 2"
+            let filled = attribute.optional && chance(50) ? "coalesce(\(up), \(text ? "'none'" : "0"))" : up
+            let down = text ? "lower(source.\(attribute.name))" : "source.\(attribute.name) * 2"
+            model.entities[e].attributes.append(optionalAttribute())
+            changes.append("mapped: \(entity).\(attribute.name) = \(filled)")
+            return (file("{from}", "{to}", "      \(attribute.name): \"\(filled)\"\n"),
+                    chance(50) ? file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n") : nil)
+        }
+        // A new attribute computed from the old one, which is dropped.
+        guard attribute.optional else { return nil }
+        let derived = Attribute(name: fresh("a"), type: "int32")
+        model.entities[e].attributes[a] = derived
+        let up = text ? "length(source.\(attribute.name))" : "(source.\(attribute.name) % 1000)::int"
+        let down = text ? "repeat('x', source.\(derived.name))" : "source.\(derived.name)::bigint"
+        changes.append("mapped: \(entity).\(derived.name) = \(up), \(attribute.name) dropped")
+        return (file("{from}", "{to}", "      \(derived.name): \"\(up)\"\n"),
+                chance(50) ? file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n") : nil)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+@testable import TenantMigrator
+import TenantMigratorTestSupport
+import Testing
+
+/// What one tenant's migration sends, counted by the migrating connection itself
+/// (`Connection.statistics`): as few round trips as the change needs, the same whatever the
+/// tenant's size, and two for a tenant already there. The counts are upper bounds of what the
+/// runner sends today; more would be a regression (a statement that waits for its own round trip).
+@Suite("One tenant's round trips")
+struct TenantRunTests {
+    /// Recipes v1 → v3 (an inferred step, then the mapped step with both Swift policies, the
+    /// archive of Meat and Fish types and of units): the round trips of the migration, as a fleet
+    /// sends it (it knows the tenant's version) and as a single migration does.
+    @Test func aMigrationCostsItsPipelinesNotAStatementEach() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try makeRecipesMigrator(conninfo)
+            let created = try await migrator.createTenants(["small", "large", "single"], version: "v1", jobs: 1)
+            try #require(created.migrated == 3)
+            let connection = try Connection(conninfo, logger: .quiet("TenantRunTests"))
+            try connection.loadRecipes(tenants: ["small", "single"], recipes: 5)
+            try connection.loadRecipes(tenants: ["large"], recipes: 400)
+            let records = try Dictionary(uniqueKeysWithValues: migrator.catalog.tenants(on: connection).map { ($0.name.rawValue, $0) })
+            var runner = migrator.runner
+            runner.plans = PlanCache()
+            _ = try connection.isCitus  // learned once per connection
+
+            var counts: [String: Connection.Statistics] = [:]
+            for name in ["small", "large"] {
+                connection.resetStatistics()
+                let result = try runner.migrate(try TenantName(name), .migrate(), expecting: records[name], on: connection)
+                #expect(result.outcome == .migrated && result.toVersion == "v3")
+                counts[name] = connection.statistics
+            }
+            let small = try #require(counts["small"]), large = try #require(counts["large"])
+            #expect(small.roundTrips <= 15, "\(small)")
+            #expect(small.statements <= 60, "\(small)")
+            // 80 times the rows, the same round trips and statements: nothing is sent per row.
+            #expect(large.roundTrips == small.roundTrips && large.statements == small.statements, "\(small) vs \(large)")
+            // The work was done: links set, Meat and Fish made Entrée and archived.
+            #expect(try connection.scalar("SELECT count(*)::int FROM tenant_large.recipe_ingredient WHERE ingredient_id IS NULL", as: Int.self) == 0)
+            #expect(try connection.scalar("SELECT count(*)::int FROM tenant_large.recipe WHERE type = 'Entrée'", as: Int.self) == 160)
+            #expect(try connection.scalar("SELECT count(*)::int FROM tenant_large._tm_archive WHERE column_name = 'type'", as: Int.self) == 160)
+
+            // Without a fleet's catalog query, the tables are locked once the record is read: a round trip more.
+            connection.resetStatistics()
+            #expect(try runner.migrate(try TenantName("single"), .migrate(), on: connection).outcome == .migrated)
+            #expect(connection.statistics.roundTrips <= small.roundTrips + 1, "\(connection.statistics)")
+
+            // Already there: the first round trip (lock, record, facts) and the commit.
+            connection.resetStatistics()
+            #expect(try runner.migrate(try TenantName("small"), .migrate(), expecting: records["small"], on: connection).outcome == .alreadyCurrent)
+            #expect(connection.statistics.roundTrips == 2, "\(connection.statistics)")
+        }
+    }
+
+    /// A foreign trigger (one the model does not define) found by the first round trip is disabled
+    /// for the migration and enabled again, in its mode, on the table's new name.
+    @Test func foreignTriggersFoundByTheFirstRoundTripAreDisabledAndRestored() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try makeRecipesMigrator(conninfo)
+            _ = try await migrator.createTenants(["acme"], version: "v1", jobs: 1)
+            let connection = try Connection(conninfo, logger: .quiet("TenantRunTests"))
+            try connection.loadRecipes(tenants: ["acme"], recipes: 5)
+            try connection.fixtureScript("""
+                CREATE TABLE public.trigger_calls (n int);
+                CREATE FUNCTION public.count_call() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO public.trigger_calls VALUES (1); RETURN NEW; END $$;
+                CREATE TRIGGER audit AFTER UPDATE ON tenant_acme.recipe FOR EACH ROW EXECUTE FUNCTION public.count_call();
+                ALTER TABLE tenant_acme.recipe ENABLE ALWAYS TRIGGER audit;
+                """)
+            let result = try await migrator.migrate(tenant: "acme")
+            #expect(result.outcome == .migrated)
+            #expect(try connection.scalar("SELECT count(*)::int FROM public.trigger_calls", as: Int.self) == 0, "the migration's updates fired no foreign trigger")
+            #expect(try connection.scalar("""
+                SELECT tgenabled::text FROM pg_trigger WHERE tgname = 'audit' AND tgrelid = 'tenant_acme.recipe'::regclass
+                """, as: String.self) == "A", "enabled again, ALWAYS as before")
+        }
+    }
+}
