@@ -16,8 +16,9 @@ extension FleetBench {
 
     private static let dbaScriptWork = """
         v2's renames and type \
-        change; the archive the tool keeps (_tm_archive and its index, the Meat and Fish types, each recipe ingredient's own \
-        unit where it differs from its ingredient's, the type left in place); Meat and Fish made Entrée; UnitOfMeasure and \
+        change; the archive the tool keeps (_tm_archive and its index, the Meat and Fish types with the type left in \
+        their place, and each recipe ingredient's name and unit, which the Swift policy turns into links and drops: a policy's \
+        transformation cannot be proved reversible, so the tool keeps the originals); Meat and Fish made Entrée; UnitOfMeasure and \
         Ingredient filled by INSERT … SELECT DISTINCT; the links set by one UPDATE … FROM; the old columns dropped; v3's \
         constraints and indexes; the catalog row (announced to listeners, as the tool announces it) and a history row
         """
@@ -42,10 +43,8 @@ extension FleetBench {
                 INSERT INTO \(s)._tm_archive \(columns)
                     SELECT 'v2', 'v3', 'recipe', 'type', id, type FROM \(s).recipe WHERE type IN ('Meat', 'Fish');
                 INSERT INTO \(s)._tm_archive \(columns)
-                    SELECT 'v2', 'v3', 'recipe_ingredient', 'unit_of_measure', ri.id, ri.unit_of_measure
-                    FROM \(s).recipe_ingredient AS ri
-                    JOIN (SELECT DISTINCT ON (name) name, unit_of_measure FROM \(s).recipe_ingredient ORDER BY name, id) AS f ON f.name = ri.name
-                    WHERE ri.unit_of_measure IS DISTINCT FROM f.unit_of_measure;
+                    SELECT 'v2', 'v3', 'recipe_ingredient', c.column_name, ri.id, CASE c.column_name WHEN 'name' THEN ri.name ELSE ri.unit_of_measure END
+                    FROM \(s).recipe_ingredient AS ri CROSS JOIN (VALUES ('name'), ('unit_of_measure')) AS c(column_name);
                 UPDATE \(s).recipe SET type = 'Entrée' WHERE type IN ('Meat', 'Fish');
                 UPDATE \(s)._tm_archive SET left_value = 'Entrée', compares = true WHERE table_name = 'recipe' AND column_name = 'type';
                 \(RecipesByHand.newTables(s))

@@ -10,45 +10,21 @@ extension SchemaDiffer {
             return mapped.count == list.count ? mapped : nil
         }
         let table = newTable.name
+        let tables = tableMatch
 
         if oldTable.primaryKey.name != newTable.primaryKey.name, translate(oldTable.primaryKey.columns) == newTable.primaryKey.columns {
             emit(.renameConstraints, .renameConstraint(table: table, from: oldTable.primaryKey.name, to: newTable.primaryKey.name))
         }
 
-        var keptForeignKeys: Set<String> = []
-        for foreignKey in oldTable.foreignKeys {
-            let match = translate(foreignKey.columns).flatMap { mapped in
-                newTable.foreignKeys.first {
-                    !keptForeignKeys.contains($0.name) && $0.columns == mapped && $0.onDelete == foreignKey.onDelete
-                        && $0.referencedTable == (tableMatch[foreignKey.referencedTable] ?? foreignKey.referencedTable)
-                }
-            }
-            keep(match?.name, old: foreignKey.name, table: oldTable.name, newTable: table, into: &keptForeignKeys)
+        matchConstraints(oldTable.foreignKeys, newTable.foreignKeys, oldTable: oldTable.name, newTable: table, name: \.name, add: { .addForeignKey(table: table, $0) }) { old, new in
+            translate(old.columns) == new.columns && new.onDelete == old.onDelete
+                && new.referencedTable == (tables[old.referencedTable] ?? old.referencedTable)
         }
-        for foreignKey in newTable.foreignKeys where !keptForeignKeys.contains(foreignKey.name) {
-            emit(.addConstraints, .addForeignKey(table: table, foreignKey))
-        }
-
-        var keptUniques: Set<String> = []
-        for unique in oldTable.uniqueConstraints {
-            let match = translate(unique.columns).flatMap { mapped in
-                newTable.uniqueConstraints.first { !keptUniques.contains($0.name) && $0.columns == mapped }
-            }
-            keep(match?.name, old: unique.name, table: oldTable.name, newTable: table, into: &keptUniques)
-        }
-        for unique in newTable.uniqueConstraints where !keptUniques.contains(unique.name) {
-            emit(.addConstraints, .addUnique(table: table, unique))
-        }
-
-        var keptChecks: Set<String> = []
-        for check in oldTable.checkConstraints {
-            let match = translateCondition(check.condition, columns).flatMap { mapped in
-                newTable.checkConstraints.first { !keptChecks.contains($0.name) && $0.condition.normalized == mapped.normalized }
-            }
-            keep(match?.name, old: check.name, table: oldTable.name, newTable: table, into: &keptChecks)
-        }
-        for check in newTable.checkConstraints where !keptChecks.contains(check.name) {
-            emit(.addConstraints, .addCheck(table: table, check))
+        matchConstraints(oldTable.uniqueConstraints, newTable.uniqueConstraints, oldTable: oldTable.name, newTable: table, name: \.name,
+                         add: { .addUnique(table: table, $0) }) { old, new in translate(old.columns) == new.columns }
+        matchConstraints(oldTable.checkConstraints, newTable.checkConstraints, oldTable: oldTable.name, newTable: table, name: \.name,
+                         add: { .addCheck(table: table, $0) }) { old, new in
+            Self.translateCondition(old.condition, columns)?.normalized == new.condition.normalized
         }
 
         var keptIndexes: Set<String> = []
@@ -68,6 +44,23 @@ extension SchemaDiffer {
         }
     }
 
+    /// Pairs each old constraint with the first new one that `matches` it (in the destination's
+    /// names): a pair is kept (renamed where the names differ), an old one without a match is
+    /// dropped, a new one without a match is added.
+    private mutating func matchConstraints<Constraint>(
+        _ old: [Constraint], _ new: [Constraint], oldTable: String, newTable: String, name: (Constraint) -> String,
+        add: (Constraint) -> SchemaOperation, matches: (Constraint, Constraint) -> Bool
+    ) {
+        var kept: Set<String> = []
+        for constraint in old {
+            let match = new.first { !kept.contains(name($0)) && matches(constraint, $0) }
+            keep(match.map(name), old: name(constraint), table: oldTable, newTable: newTable, into: &kept)
+        }
+        for constraint in new where !kept.contains(name(constraint)) {
+            emit(.addConstraints, add(constraint))
+        }
+    }
+
     /// Renames a kept constraint, or drops an old one before anything else changes.
     private mutating func keep(_ match: String?, old: String, table oldTable: String, newTable: String, into kept: inout Set<String>) {
         if let match {
@@ -80,7 +73,7 @@ extension SchemaDiffer {
 
     /// The condition in the destination's column names. Entity names stay as they are: they are
     /// the discriminator's stored values, so a renamed entity's check is replaced, not kept.
-    private func translateCondition(_ condition: CheckConstraint.Condition, _ columns: [String: String]) -> CheckConstraint.Condition? {
+    private static func translateCondition(_ condition: CheckConstraint.Condition, _ columns: [String: String]) -> CheckConstraint.Condition? {
         switch condition {
         case let .isOneOf(column, values):
             return columns[column].map { .isOneOf(column: $0, values: values) }

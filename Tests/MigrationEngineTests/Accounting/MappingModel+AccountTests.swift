@@ -4,6 +4,7 @@ import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Computes an ImageAttachment's width and height from its image: the first two bytes.
@@ -84,10 +85,9 @@ struct MappingModelAccountTests {
             #expect(good.outcome == .migrated)
             #expect(try connection.rows("SELECT id::text, caption, encode(image, 'hex') FROM \(schemas["good"]!).attachment ORDER BY id")
                     == [["1", "plain", nil], ["2", "a photo", "0102"]])
-            do {
+            if let error = await migrationFailure("a NULL caption must fail v3's validation", {
                 _ = try await migrator.rollback(tenant: "bad", to: "v3", allowDestructive: true)
-                Issue.record("a NULL caption must fail v3's validation")
-            } catch let error as TenantMigrationError {
+            }) {
                 let violation = try #require(error.underlying as? ConstraintViolation, "\(error)")
                 #expect(violation.rowID == 2 && violation.constraint == "NOT NULL on caption", "\(violation)")
             }
@@ -108,12 +108,10 @@ struct MappingModelAccountTests {
             let schema = try await migrator.createTenant("todo", version: "v2").schema
             let connection = try Connection(conninfo)
             try connection.execute("INSERT INTO \(schema).task (title, priority) VALUES ('  ship it ', 1)")
-            do {
+            if let error = await migrationFailure("dropping task.priority needs consent", {
                 _ = try await migrator.rollback(tenant: "todo", to: "v1")
-                Issue.record("dropping task.priority needs consent")
-            } catch let error as TenantMigrationError {
-                guard case let .destructiveChangesRefused(changes) = error.reason else { Issue.record("\(error)"); return }
-                #expect(changes.contains { $0.column == "priority" })
+            }) {
+                #expect(error.refusedChanges?.contains { $0.column == "priority" } == true, "\(error)")
             }
             #expect(try connection.rows("SELECT title, priority::text FROM \(schema).task") == [["  ship it ", "1"]])
             _ = try await migrator.rollback(tenant: "todo", to: "v1", allowDestructive: true)

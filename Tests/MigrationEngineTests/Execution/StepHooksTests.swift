@@ -4,6 +4,7 @@ import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Issue 9's defect 6: stage hooks run as documented — scoped to a family and a pair, mapped or
@@ -54,10 +55,9 @@ struct StepHooksTests {
             policies.registerHooks(family: "Tasks", from: "v1", to: "v2", StepHooks(didMigrate: { _, _ in throw HookFailed() }))
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture("Tasks"), policies: policies)
             _ = try await migrator.createTenant("todo", version: "v1")
-            do {
+            if let error = await migrationFailure("the hook must fail the migration", {
                 _ = try await migrator.migrate(tenant: "todo", to: "v2")
-                Issue.record("the hook must fail the migration")
-            } catch let error as TenantMigrationError {
+            }) {
                 let hookError = try #require(error.underlying as? StepHookError, "\(error)")
                 #expect(hookError.hook == "didMigrate" && hookError.step == "v1 → v2")
                 #expect(error.description.contains("didMigrate hook of step v1 → v2 failed: the hook says no"), "\(error)")

@@ -4,6 +4,7 @@ import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Seed 004: a Swift policy parses each track's JSON list of artists, creates every artist once
@@ -89,10 +90,9 @@ struct MigrationPolicyTracksTests {
             let schema = try await migrator.createTenant("radio", version: "v1").schema
             let connection = try Connection(conninfo)
             try connection.fixtureScript("INSERT INTO \(schema).track (id, title, artists_json) VALUES (1, 'ok', '[\"A\"]'), (2, 'bad', '{oops')")
-            do {
+            if let error = await migrationFailure("invalid JSON must fail the migration", {
                 _ = try await migrator.migrate(tenant: "radio", to: "v2")
-                Issue.record("invalid JSON must fail the migration")
-            } catch let error as TenantMigrationError {
+            }) {
                 let policyError = try #require(error.underlying as? PolicyError)
                 #expect(policyError.sourceRowID == 2)
                 #expect(policyError.mapping == "TrackToTrackAndArtists")

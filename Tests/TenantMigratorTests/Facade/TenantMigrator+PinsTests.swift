@@ -86,11 +86,10 @@ struct TenantMigratorPinsTests {
             // Down to v1 loses prepMinutes and narrows servings once nothing is archived: consent needed,
             // and without it nothing changes.
             migrator.archives = false
-            do {
+            if let error = await migrationFailure("a lossy move must need allowDestructive", {
                 try await migrator.pin(tenant: "acme", at: "v1")
-                Issue.record("a lossy move must need allowDestructive")
-            } catch let error as TenantMigrationError {
-                guard case .destructiveChangesRefused = error.reason else { throw error }
+            }) {
+                #expect(error.refusedChanges != nil, "\(error)")
             }
             acme = try #require(try await migrator.tenant(named: "acme"))
             #expect(acme.version == "v2" && acme.pinnedVersion == "v2" && acme.pinnedReason == "waiting for the v3 fix")

@@ -4,6 +4,7 @@ import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Dry runs and rehearsals run a tenant's real migration and roll it back: nothing changes, and
@@ -55,10 +56,9 @@ struct MigrationRunModeTests {
             // v3 makes product codes unique.
             try connection.execute("UPDATE tenant_acme.product SET code = 'P1' WHERE code = 'P2'")
             let duplicated = try state(connection)
-            do {
+            if let error = await migrationFailure("the dry run must report the duplicate codes", {
                 _ = try await run(conninfo, runner, "acme", to: "v3", mode: .dryRun)
-                Issue.record("the dry run must report the duplicate codes")
-            } catch let error as TenantMigrationError {
+            }) {
                 #expect(error.sqlState == .uniqueViolation)
                 #expect(error.isRecorded)
                 #expect(error.description.contains("product"))
@@ -86,10 +86,9 @@ struct MigrationRunModeTests {
                 try connection.execute("DELETE FROM \(connection.quoteIdentifier(schema)).product_note WHERE text = 'Note on P7'")
             }))
             let lossy = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family, hooks: hooks))
-            do {
+            if let error = await migrationFailure("the rehearsal must find the lost note", {
                 _ = try await run(conninfo, lossy, "acme", to: "v2", mode: .rehearse)
-                Issue.record("the rehearsal must find the lost note")
-            } catch let error as TenantMigrationError {
+            }) {
                 let rehearsal = error.underlying as? RehearsalFailed
                 #expect(rehearsal?.difference.table == "product_note")
                 #expect(rehearsal?.difference.before?.contains("Note on P7") == true)

@@ -20,6 +20,14 @@ struct TenantMigrationRunnerTests {
         return lifecycle
     }
 
+    /// Recipes' catalog and tenant `acme` at v1, seeded (``seedRecipesV1(_:schema:)``).
+    func seededAcme(_ connection: Connection) throws -> (family: ModelFamily, lifecycle: TenantLifecycle) {
+        let family = try recipesFamily()
+        let lifecycle = try setUp(connection, family: family, tenant: "acme", version: "v1")
+        try seedRecipesV1(connection, schema: "tenant_acme")
+        return (family, lifecycle)
+    }
+
     func runner(_ family: ModelFamily, lockTimeout: Duration = .seconds(5), maxAttempts: Int = 5) -> TenantMigrationRunner {
         TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family), settings: MigrationSettings(lockTimeout: lockTimeout, maxAttempts: maxAttempts))
     }
@@ -45,9 +53,7 @@ struct TenantMigrationRunnerTests {
     @Test func migratesRecipesV1ToV2KeepingTheData() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)
-            let family = try recipesFamily()
-            let lifecycle = try setUp(connection, family: family, tenant: "acme", version: "v1")
-            try seedRecipesV1(connection, schema: "tenant_acme")
+            let (family, lifecycle) = try seededAcme(connection)
             let ingredientsBefore = try connection.tableChecksums(schema: "tenant_acme")["recipe_ingredient"]
 
             let result = try runner(family).migrate(try tenant("acme"), MigrationRequest(.move, to: "v2", allowDestructive: false), on: connection)
@@ -96,10 +102,9 @@ struct TenantMigrationRunnerTests {
             let sumsBefore = try connection.tableChecksums(schema: "tenant_shop")
             #expect(sumsBefore.count == 2)
 
-            do {
+            if let error = await migrationFailure("making product.code unique must fail on duplicate codes", {
                 _ = try runner(family).migrate(try tenant("shop"), MigrationRequest(.move, to: nil, allowDestructive: false), on: connection)
-                Issue.record("making product.code unique must fail on duplicate codes")
-            } catch let error as TenantMigrationError {
+            }) {
                 guard case .stepFailed = error.reason else { Issue.record("unexpected reason: \(error)"); return }
                 #expect(error.sqlState == .uniqueViolation)
                 #expect(error.tenant.rawValue == "shop")
@@ -149,22 +154,19 @@ struct TenantMigrationRunnerTests {
                 try runner(family).migrate(name, MigrationRequest(.move, to: "v3", allowDestructive: true), on: connection)
             }
             // Down to v1 drops prep_minutes: without the archive, that needs consent.
-            do {
+            if let error = await migrationFailure("a destructive plan must be refused", {
                 var withoutArchive = runner(family)
                 withoutArchive.archives = false
                 _ = try withoutArchive.migrate(name, MigrationRequest(.move, to: "v1", allowDestructive: false), on: connection)
-                Issue.record("a destructive plan must be refused")
-            } catch let error as TenantMigrationError {
-                guard case let .destructiveChangesRefused(changes) = error.reason else { Issue.record("unexpected: \(error)"); return }
-                #expect(changes.contains { $0.column == "prep_minutes" })
+            }) {
+                #expect(error.refusedChanges?.contains { $0.column == "prep_minutes" } == true, "\(error)")
                 #expect(error.description.contains("allowDestructive: true") && !error.description.contains("--"), "\(error)")
                 #expect(error.description.contains("prep_minutes"))
             }
             // Direction.
-            do {
+            if let error = await migrationFailure("migrate must not move backward", {
                 _ = try runner(family).migrate(name, MigrationRequest(.migrate, to: "v1", allowDestructive: true), on: connection)
-                Issue.record("migrate must not move backward")
-            } catch let error as TenantMigrationError {
+            }) {
                 guard case .wrongDirection(.up) = error.reason else { Issue.record("unexpected: \(error)"); return }
                 #expect(error.description.contains("rollback"))
             }
@@ -185,9 +187,7 @@ struct TenantMigrationRunnerTests {
     @Test func twoRunnersMigrateATenantExactlyOnce() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)
-            let family = try recipesFamily()
-            _ = try setUp(connection, family: family, tenant: "acme", version: "v1")
-            try seedRecipesV1(connection, schema: "tenant_acme")
+            let family = try seededAcme(connection).family
             let runner = self.runner(family)
             let first = try await AsyncConnection.connect(conninfo)
             let second = try await AsyncConnection.connect(conninfo)
@@ -229,18 +229,15 @@ struct TenantMigrationRunnerTests {
     @Test func givesUpCleanlyWhenTheLockIsHeldThroughout() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)
-            let family = try recipesFamily()
-            let lifecycle = try setUp(connection, family: family, tenant: "acme", version: "v1")
-            try seedRecipesV1(connection, schema: "tenant_acme")
+            let (family, lifecycle) = try seededAcme(connection)
             let sumsBefore = try connection.tableChecksums(schema: "tenant_acme")
             let holder = try await AsyncConnection.connect(conninfo)
             try await holder.withConnection { _ = try $0.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE") }
 
             let start = ContinuousClock.now
-            do {
+            if let error = await migrationFailure("the migration must give up while the lock is held", {
                 _ = try await migrate(conninfo, runner(family, lockTimeout: .milliseconds(200), maxAttempts: 3), "acme", to: "v2")
-                Issue.record("the migration must give up while the lock is held")
-            } catch let error as TenantMigrationError {
+            }) {
                 guard case .lockTimeout = error.reason else { Issue.record("unexpected: \(error)"); return }
                 #expect(error.sqlState == .lockNotAvailable)
                 #expect(error.attempts == 3)
