@@ -55,12 +55,13 @@ struct TenantMigratorServiceBootPassTests {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, holder) = try await fleetWithHeldTenant(conninfo, ["acme"])
             defer { _ = try? holder.execute("ROLLBACK") }
-            // One attempt may wait 10 minutes for a lock: only the 8 s deadline can end it.
-            let service = makeService(migrator, deadline: .seconds(8), lockTimeout: .seconds(600))
+            // One attempt may wait 10 minutes for a lock: only the 30 s deadline can end it (long
+            // enough for acme's own migration on a machine whose cores are busy).
+            let service = makeService(migrator, deadline: .seconds(30), lockTimeout: .seconds(600))
             let (run, _) = start(service)
             let (report, bootTime) = await timedBoot(service)
 
-            #expect(bootTime < .seconds(80), "the boot pass took \(bootTime)")
+            #expect(bootTime < .seconds(300), "the boot pass took \(bootTime)")
             #expect(report.deadlineReached)
             #expect(report.ready == ["acme"])
             #expect(report.held == ["held"])
@@ -149,7 +150,7 @@ struct TenantMigratorServiceBootPassTests {
             let migrator = try await makeMigrator(conninfo, tenantsAtV1: ["acme", "rolled"])
             _ = try await migrator.migrate(tenant: "rolled")
             _ = try await migrator.rollback(tenant: "rolled", to: "v2")
-            let service = makeService(migrator, deadline: .seconds(5))
+            let service = makeService(migrator, deadline: .seconds(120))
             let (run, _) = start(service)
             let report = await service.bootCompleted()
 

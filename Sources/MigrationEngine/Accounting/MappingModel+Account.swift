@@ -25,6 +25,13 @@ struct MappingAccountant {
         var keepsEveryValue: Bool
         /// The destination column it writes from the value, in the source row's own row (in place).
         var derived: StepAccount.Location? = nil
+        /// For a distinct mapping, which keeps one value per key (its first row's): the rows whose
+        /// value it does not keep, as a predicate (see ``DistinctRows/rowsDiffering(in:)``).
+        var merges: String? = nil
+        /// Why, for the account: which mapping merges, by which key.
+        var mergedBy: String? = nil
+        /// Made by a distinct mapping, which reads the column and writes another table.
+        var byDistinctMapping = false
     }
 
     func account() throws -> StepAccount {
@@ -60,13 +67,20 @@ struct MappingAccountant {
         var entries = claims.map { claim in
             StepAccount.Entry(entry.item.restricted(to: claim.rows.map(StepAccount.RowSet.init)), claim.fate, derived: claim.derived.map { [$0] })
         }
-        if claims.contains(where: { $0.rows == nil || $0.keepsEveryValue }) { return entries }
-        var rest = "NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")"
-        if let column = entry.item.column { rest += " AND source.\(q.quoteIdentifier(differ.currentName(ofOldColumn: column, in: entry.item.table))) IS NOT NULL" }
+        // (A distinct mapping's claim covers its rows but for the values it merges.)
+        if claims.contains(where: { ($0.rows == nil && $0.merges == nil) || $0.keepsEveryValue }) { return entries }
+        let notNull = entry.item.column.map { " AND source.\(q.quoteIdentifier(differ.currentName(ofOldColumn: $0, in: entry.item.table))) IS NOT NULL" } ?? ""
         var restricted = change
+        let rest: String
+        if claims.contains(where: { $0.merges != nil }) {
+            rest = mergedRest(claims, notNull: notNull)
+            restricted.detail += ": " + claims.compactMap(\.mergedBy).joined(separator: "; ")
+        } else {
+            rest = "NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")" + notNull
+            restricted.detail += " (in the rows no mapping reads: \(rest))"
+        }
         restricted.dependsOnData = true
         restricted.rows = StepAccount.RowSet.both(change.rows.map(StepAccount.RowSet.init), StepAccount.RowSet(rest))?.predicate
-        restricted.detail += " (in the rows no mapping reads: \(rest))"
         entries.append(.init(entry.item.restricted(to: StepAccount.RowSet(rest)), .destroyed(restricted)))
         return entries
     }
@@ -77,7 +91,10 @@ struct MappingAccountant {
         // (A retyping mapping overwrites the discriminator, whose entry is transformed.)
         guard entry.overwritesInPlace != true, let column = entry.item.column else { return [entry] }
         if case .transformed = entry.fate, column != "entity" { return [entry] }
-        let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { if case .transformed = $0.fate { return true } else { return false } }
+        // (A distinct mapping writes into another table: it reads its source column, never rewrites it.)
+        let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { claim in
+            if case .transformed = claim.fate { return !claim.byDistinctMapping } else { return false }
+        }
         guard !rewriting.isEmpty else { return [entry] }
         var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate, overwritesInPlace: true) }
         if !rewriting.contains(where: { $0.rows == nil }) {
@@ -110,6 +127,10 @@ struct MappingAccountant {
         var claims: [String: [Claim]] = [:]
         for mapping in model.entityMappings {
             guard let sourceTable = differ.old.table(forEntity: source.rootEntity(of: mapping.source)) else { continue }
+            if mapping.distinct != nil {
+                for (key, claim) in try distinctClaims(of: mapping, sourceTable: sourceTable.name) { claims[key, default: []].append(claim) }
+                continue
+            }
             let rows = try filterPredicate(of: mapping)
             /// A claim on a column (or, with `column` nil, a join table's links).
             func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil, derived: StepAccount.Location? = nil) {
@@ -136,7 +157,8 @@ struct MappingAccountant {
             for relationship in inPlace ? mapping.relationships : [] where relationship.from == "source" || relationship.from == "source.id" {
                 guard let link = destinationColumn(relationship: relationship.relationship, of: mapping.destination) else { continue }
                 for name in relationship.mappings {
-                    guard let target = model.entityMapping(named: name), !compiler.isInPlace(target),
+                    // (A distinct mapping's rows are one per key: it accounts for what it merges itself.)
+                    guard let target = model.entityMapping(named: name), !compiler.isInPlace(target), target.distinct == nil,
                           differ.old.table(forEntity: source.rootEntity(of: target.source))?.name == sourceTable.name else { continue }
                     for expression in target.attributes {
                         for read in reads(expression.expression, from: target.source) where read.table == sourceTable.name && read.reached == nil {
@@ -177,7 +199,7 @@ struct MappingAccountant {
     }
 
     /// The destination column of an attribute (or a key-holding to-one) of `entity`.
-    private func destinationColumn(attribute: String? = nil, relationship: String? = nil, of entity: String) -> StepAccount.Location? {
+    func destinationColumn(attribute: String? = nil, relationship: String? = nil, of entity: String) -> StepAccount.Location? {
         guard let table = compiler.destinationTable(of: entity) else { return nil }
         let destination = differ.destination
         if let attribute, let declaredBy = destination.allAttributes(of: entity).first(where: { $0.attribute.name == attribute })?.declaredBy,
@@ -238,7 +260,7 @@ struct MappingAccountant {
 
     /// The source columns an expression reads: its key paths' last columns and the foreign keys
     /// they join through. A column of another table is read only in the rows the join reaches.
-    private func reads(_ expression: String, from entity: String) -> [(table: String, column: String, reached: String?)] {
+    func reads(_ expression: String, from entity: String) -> [(table: String, column: String, reached: String?)] {
         var found: [(String, String, String?)] = []
         for (_, path) in SourceKeyPath.occurrences(in: expression) {
             guard case let .success(resolved) = path.resolve(from: entity, in: source) else { continue }
@@ -264,7 +286,7 @@ struct MappingAccountant {
     }
 
     /// The mapping's filter as SQL over its source row (key paths joined), nil without a filter.
-    private func filterPredicate(of mapping: EntityMapping) throws -> String? {
+    func filterPredicate(of mapping: EntityMapping) throws -> String? {
         guard let filter = mapping.filter, let table = compiler.sourceTable(of: mapping.source) else { return nil }
         var selection = MappingCompiler.Selection()
         let rewritten = try compiler.rewrite(filter, from: mapping.source, into: &selection)

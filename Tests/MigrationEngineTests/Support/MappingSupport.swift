@@ -104,3 +104,24 @@ func fixtureTenant(_ family: String, _ conninfo: String, version: String = "v1",
     try connection.execute(insert.replacingOccurrences(of: "{schema}", with: schema))
     return (migrator, connection, schema)
 }
+
+/// BugTracker v2 → v3 as a mapping file with the given `distinct:` and `orderBy:` (YAML values),
+/// the rest as the family's own: a Status per key, each issue linked, NULL priorities 0.
+func bugTrackerMapping(distinct: String, orderBy: String) -> String {
+    """
+    source: v2
+    destination: v3
+    entityMappings:
+      - name: IssueToStatus
+        source: Issue
+        destination: Status
+        distinct: \(distinct)
+        orderBy: \(orderBy)
+        attributes: { name: source.status }
+      - name: IssueToIssue
+        source: Issue
+        destination: Issue
+        attributes: { priority: "coalesce(source.priority, 0)" }
+        relationships: { status: IssueToStatus }
+    """
+}

@@ -38,6 +38,20 @@ struct TenantMigrateRunnerTests {
         #expect(output.status == 0 && output.stdout == TenantMigrateConfiguration.libraryVersion + "\n", "\(output.stdout)")
     }
 
+    /// The README's shell-completion commands, run as written (without the redirection): each
+    /// prints a script for its shell that completes the commands.
+    @Test func theREADMEsCompletionScriptsAreGenerated() async throws {
+        let readme = try String(contentsOf: PackagePaths.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let shells = readme.components(separatedBy: "\n").filter { $0.hasPrefix("tenant-migrate --generate-completion-script ") }
+            .map { $0.split(separator: " ")[2] }
+        #expect(shells == ["bash", "zsh", "fish"])
+        for shell in shells {
+            let output = try await TenantMigrateExecutable.run(["--generate-completion-script", String(shell)])
+            #expect(output.status == 0 && output.stdout.contains("tenant-migrate") && output.stdout.contains("rollback") && output.stdout.contains("history"),
+                    "\(shell): \(output.stdout.prefix(300))\(output.stderr)")
+        }
+    }
+
     /// What `--version` prints for `runner`.
     static func version<Runner: TenantMigrateRunner>(of runner: Runner.Type) -> String? {
         do {
