@@ -205,7 +205,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "TenantMigrateCLITests", dependencies: ["TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "PostgresTestSupport"]),
+        .testTarget(
+            name: "TenantMigrateCLITests",
+            dependencies: [
+                "TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "EmbeddedPostgres", "PostgresTestSupport", "TenantMigratorTestSupport",
+            ]
+        ),
 
         // Whole-product suites: fleets and security through the library and the command line, and
         // Citus (skipped unless TEST_CITUS_URL names a cluster).

@@ -100,8 +100,9 @@ struct RecipesRun {
             print("\((way.label + ":").padding(toLength: 32, withPad: " ", startingAt: 0)) best \(format(result.best[way] ?? .zero)) "
                 + String(format: "(%.2f s per million rows)", result.perMillion(way)))
         }
-        let declarative = result.ratio(.declarative), policies = result.ratio(.policies)
+        let declarative = result.ratio(.declarative), mixed = result.ratio(.mixed), policies = result.ratio(.policies)
         print(String(format: "ratio declarative/sql: %.2f (target <= 1.20)%@", declarative, declarative <= 1.2 ? "" : "  ABOVE TARGET"))
+        print(String(format: "ratio mixed/sql:       %.2f", mixed))
         print(String(format: "ratio policies/sql:    %.2f (target <= 1.50)%@", policies, policies <= 1.5 ? "" : "  ABOVE TARGET"))
         let peak = { (way: Way) in (result.peakKiB[way] ?? 0) / 1024 }
         print("peak memory (VmHWM) of this process during each run: policies \(peak(.policies)) MiB (target <= 100)\(peak(.policies) <= 100 ? "" : "  ABOVE TARGET"), "
@@ -113,10 +114,11 @@ struct RecipesRun {
         print("\n== growth across sizes")
         print("rows".padding(toLength: 14, withPad: " ", startingAt: 0)
             + Way.allCases.map { "\($0.rawValue) s/M".padding(toLength: 18, withPad: " ", startingAt: 0) }.joined()
-            + "policies/sql  peak policies")
+            + "declarative/sql  policies/sql  peak policies")
         for result in results {
             print(format(count: result.rows).padding(toLength: 14, withPad: " ", startingAt: 0)
                 + Way.allCases.map { String(format: "%.2f", result.perMillion($0)).padding(toLength: 18, withPad: " ", startingAt: 0) }.joined()
+                + String(format: "%.2f", result.ratio(.declarative)).padding(toLength: 17, withPad: " ", startingAt: 0)
                 + String(format: "%.2f", result.ratio(.policies)).padding(toLength: 14, withPad: " ", startingAt: 0)
                 + "\((result.peakKiB[.policies] ?? 0) / 1024) MiB")
         }

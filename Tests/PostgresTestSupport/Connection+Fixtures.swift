@@ -15,3 +15,20 @@ extension Connection {
         return try script(sql)
     }
 }
+
+extension Connection {
+    /// Runs `body` in a transaction that is always rolled back, and returns what it returned: to
+    /// look at what a migration would leave, and leave nothing.
+    public func rolledBack<T>(_ body: (Connection) throws -> T) throws -> T {
+        var result: T?
+        do {
+            try transaction { connection in
+                result = try body(connection)
+                throw RolledBack()
+            }
+        } catch is RolledBack {}
+        return result!
+    }
+
+    private struct RolledBack: Error {}
+}

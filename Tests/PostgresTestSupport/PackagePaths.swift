@@ -36,6 +36,13 @@ public enum PackagePaths {
         root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/Tracker")
     }
 
+    /// The test-only family `BugTracker` (`Tests/MigrationEngineTests/Fixtures/BugTracker`), written
+    /// only in YAML: v1 → v2 inferred, v2 → v3 mapped (a status text de-duplicated into a Status
+    /// entity, NULL priorities into 0), and back.
+    public static var bugTrackerFamily: URL {
+        root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/BugTracker")
+    }
+
     /// The family `name`: the test-only `Library`, or a family under `Migrations/` (`Recipes`).
     public static func modelFamily(_ name: String) -> URL {
         name == "Library" ? libraryFamily : migrationFamily(name)

@@ -40,8 +40,11 @@ public enum TenantMigrateExecutable {
     /// Starts the executable with `arguments` and an environment of the test process's own
     /// variables changed by `environment` (nil removes one), every connection in strict
     /// one-statement mode. Output goes to files, not pipes: draining pipes would block threads of
-    /// the cooperative pool.
-    public static func start(_ arguments: [String], environment: [String: String?] = [:], mergingOutput: Bool = false) throws -> Running {
+    /// the cooperative pool. With `standardError`, stderr goes there instead (a
+    /// ``PseudoTerminal``'s terminal, to see what the executable draws on one).
+    public static func start(
+        _ arguments: [String], environment: [String: String?] = [:], mergingOutput: Bool = false, standardError: FileHandle? = nil
+    ) throws -> Running {
         guard let url else { throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no tenant-migrate executable beside the tests"]) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -56,7 +59,7 @@ public enum TenantMigrateExecutable {
         running.process.environment = variables
         let output = try FileHandle(forWritingTo: running.outputURL)
         running.process.standardOutput = output
-        running.process.standardError = mergingOutput ? output : try FileHandle(forWritingTo: running.errorURL)
+        running.process.standardError = try standardError ?? (mergingOutput ? output : FileHandle(forWritingTo: running.errorURL))
         try running.process.run()
         return running
     }

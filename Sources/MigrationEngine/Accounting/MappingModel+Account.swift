@@ -23,6 +23,13 @@ struct MappingAccountant {
         var rows: String?
         /// The rows it does not keep hold NULL in this column (its filter is `column IS NOT NULL`).
         var keepsEveryValue: Bool
+        /// For a distinct mapping, which keeps one value per key (its first row's): the rows whose
+        /// value it does not keep, as a predicate (see ``DistinctRows/rowsDiffering(in:)``).
+        var merges: String? = nil
+        /// Why, for the account: which mapping merges, by which key.
+        var mergedBy: String? = nil
+        /// Made by a distinct mapping, which reads the column and writes another table.
+        var byDistinctMapping = false
     }
 
     func account() throws -> StepAccount {
@@ -57,12 +64,18 @@ struct MappingAccountant {
         guard !claims.isEmpty else { return [entry] }
         var entries = claims.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate) }
         if claims.contains(where: { $0.rows == nil || $0.keepsEveryValue }) { return entries }
-        var rest = "NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")"
-        if let column = entry.item.column { rest += " AND source.\(q.quoteIdentifier(differ.currentName(ofOldColumn: column, in: entry.item.table))) IS NOT NULL" }
+        let notNull = entry.item.column.map { " AND source.\(q.quoteIdentifier(differ.currentName(ofOldColumn: $0, in: entry.item.table))) IS NOT NULL" } ?? ""
         var restricted = change
+        let rest: String
+        if claims.contains(where: { $0.merges != nil }) {
+            rest = mergedRest(claims, notNull: notNull)
+            restricted.detail += ": " + claims.compactMap(\.mergedBy).joined(separator: "; ")
+        } else {
+            rest = "NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")" + notNull
+            restricted.detail += " (in the rows no mapping reads: \(rest))"
+        }
         restricted.dependsOnData = true
         restricted.rows = StepAccount.RowSet.both(change.rows.map(StepAccount.RowSet.init), StepAccount.RowSet(rest))?.predicate
-        restricted.detail += " (in the rows no mapping reads: \(rest))"
         entries.append(.init(entry.item.restricted(to: StepAccount.RowSet(rest)), .destroyed(restricted)))
         return entries
     }
@@ -71,7 +84,10 @@ struct MappingAccountant {
     /// transformed there, carried in the others.
     private func overwritten(_ entry: StepAccount.Entry, _ claims: [String: [Claim]]) -> [StepAccount.Entry] {
         guard case .carried = entry.fate, let column = entry.item.column else { return [entry] }
-        let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { if case .transformed = $0.fate { return true } else { return false } }
+        // (A distinct mapping writes into another table: it reads its source column, never rewrites it.)
+        let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { claim in
+            if case .transformed = claim.fate { return !claim.byDistinctMapping } else { return false }
+        }
         guard !rewriting.isEmpty else { return [entry] }
         var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate, overwritesInPlace: true) }
         if !rewriting.contains(where: { $0.rows == nil }) {
@@ -104,6 +120,10 @@ struct MappingAccountant {
         var claims: [String: [Claim]] = [:]
         for mapping in model.entityMappings {
             guard let sourceTable = differ.old.table(forEntity: source.rootEntity(of: mapping.source)) else { continue }
+            if mapping.distinct != nil {
+                for (key, claim) in try distinctClaims(of: mapping, sourceTable: sourceTable.name) { claims[key, default: []].append(claim) }
+                continue
+            }
             let rows = try filterPredicate(of: mapping)
             /// A claim on a column (or, with `column` nil, a join table's links).
             func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil) {
@@ -117,6 +137,15 @@ struct MappingAccountant {
                 + mapping.relationships.map { ($0.from, "mapping \(mapping.name): relationship \($0.relationship)") }
             for (expression, by) in expressions {
                 for read in reads(expression, from: mapping.source) { claim(read.table, read.column, .transformed(by: by), reached: read.reached) }
+            }
+            // What an in-place mapping's expressions write over, whatever they read (`type: "'Entrée'"`).
+            if compiler.isInPlace(mapping) {
+                for attribute in mapping.attributes {
+                    let by = StepAccount.Fate.transformed(by: "mapping \(mapping.name): \(mapping.destination).\(attribute.attribute) = \(attribute.expression)")
+                    guard let column = columnWritten(by: attribute.attribute, of: mapping, in: sourceTable),
+                          claims[sourceTable.name + "." + column]?.contains(where: { $0.fate == by }) != true else { continue }
+                    claim(sourceTable.name, column, by)
+                }
             }
             // Default attribute mappings into another table (INSERT … SELECT copies them).
             if !compiler.isInPlace(mapping), mapping.policy == nil, let destinationTable = compiler.destinationTable(of: mapping.destination) {
@@ -142,6 +171,15 @@ struct MappingAccountant {
         return claims
     }
 
+    /// The source column that an in-place mapping's attribute expression writes over: the one
+    /// that becomes the destination attribute's column (nil for a column the step adds).
+    private func columnWritten(by attribute: String, of mapping: EntityMapping, in sourceTable: Table) -> String? {
+        guard let table = compiler.destinationTable(of: mapping.destination),
+              let (declaredBy, _) = differ.destination.allAttributes(of: mapping.destination).first(where: { $0.attribute.name == attribute }),
+              let column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute)) else { return nil }
+        return differ.columnMatch[sourceTable.name]?.first { $0.value == column.name }?.key
+    }
+
     /// Where a source property of `entity` is stored: an attribute's or to-one's column, or a
     /// to-many's join table (column nil) or the inverse's foreign key.
     private func storage(of property: String, of entity: String) -> [(table: String, column: String?)] {
@@ -164,7 +202,7 @@ struct MappingAccountant {
 
     /// The source columns an expression reads: its key paths' last columns and the foreign keys
     /// they join through. A column of another table is read only in the rows the join reaches.
-    private func reads(_ expression: String, from entity: String) -> [(table: String, column: String, reached: String?)] {
+    func reads(_ expression: String, from entity: String) -> [(table: String, column: String, reached: String?)] {
         var found: [(String, String, String?)] = []
         for (_, path) in SourceKeyPath.occurrences(in: expression) {
             guard case let .success(resolved) = path.resolve(from: entity, in: source) else { continue }
@@ -190,7 +228,7 @@ struct MappingAccountant {
     }
 
     /// The mapping's filter as SQL over its source row (key paths joined), nil without a filter.
-    private func filterPredicate(of mapping: EntityMapping) throws -> String? {
+    func filterPredicate(of mapping: EntityMapping) throws -> String? {
         guard let filter = mapping.filter, let table = compiler.sourceTable(of: mapping.source) else { return nil }
         var selection = MappingCompiler.Selection()
         let rewritten = try compiler.rewrite(filter, from: mapping.source, into: &selection)

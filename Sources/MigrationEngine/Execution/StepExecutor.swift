@@ -105,7 +105,8 @@ public struct StepExecutor {
                     // A policy finds a declarative mapping's rows by their offset from its source rows.
                     policies.session.declarativeOffsets[compiled.mapping.name] = try connection
                         .execute("SELECT pg_catalog.current_setting(\(setting))::bigint", schema: schema).first?.decode(Int64.self, at: 0)
-                case .madeByPolicy:
+                case .madeByPolicy, .perKey:
+                    // A policy finds a distinct mapping's rows by their key, not by a source row.
                     break
                 }
                 try policies.createInstances(for: compiled.mapping)
@@ -116,6 +117,8 @@ public struct StepExecutor {
             try batch.send()
             try policies?.createRelationships(for: compiled.mapping)
         }
+        batch.add(program.mappingsTearDown, movesData: false)
+        try batch.send()
         statistics = statistics + batch.statistics
         return policies
     }

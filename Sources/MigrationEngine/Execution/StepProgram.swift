@@ -30,6 +30,9 @@ struct StepProgram: Sendable {
             case offset(SQL)
             /// The mapping's policy makes the rows and records which source row made which.
             case madeByPolicy
+            /// One row per distinct key of the source rows (`distinct:`), from each key's first row:
+            /// its id is the offset plus the key's rank (``DistinctRows``).
+            case perKey(DistinctRows)
         }
 
         let mapping: EntityMapping
@@ -77,6 +80,11 @@ struct StepProgram: Sendable {
         self.mapped = mapped
     }
 
+    /// What goes once every mapping set its relationships: the distinct mappings' keys tables.
+    var mappingsTearDown: [SQL] {
+        mappings.compactMap { if case let .perKey(rows) = $0.ids { rows.tearDown } else { nil } }
+    }
+
     /// The schema operations of the in-place step, in the order they run (the mappings run between
     /// the data moves and the closing ones).
     var operations: [SchemaOperation] {
@@ -92,7 +100,8 @@ struct StepProgram: Sendable {
         var lines = (schemaChanges + dataMoves).map(\.sql)
         for compiled in mappings {
             let mapping = compiled.mapping
-            lines.append("-- mapping \(raw: mapping.name): \(raw: mapping.source) → \(raw: mapping.destination)\(raw: mapping.filter.map { " where \($0)" } ?? "")")
+            lines.append("-- mapping \(raw: mapping.name): \(raw: mapping.source) → \(raw: mapping.destination)\(raw: mapping.filter.map { " where \($0)" } ?? "")"
+                + "\(raw: mapping.distinct.map { ", one per distinct \($0.key) (first row by \($0.orderBy ?? "source.id"))" } ?? "")")
             lines += compiled.createInstances
             if let policy = mapping.policy { lines.append("-- policy \(raw: policy): createDestinationInstances for each source row (streamed), rows written with COPY") }
         }
@@ -100,6 +109,7 @@ struct StepProgram: Sendable {
             lines += compiled.createRelationships
             if let policy = compiled.mapping.policy { lines.append("-- policy \(raw: policy): createRelationships for each source row (skipped if it has none)") }
         }
+        lines += mappingsTearDown
         lines += closing.map(\.sql)
         lines += mappings.compactMap { $0.mapping.policy.map { "-- policy \(raw: $0): validate, end" } }
         return lines

@@ -157,6 +157,7 @@ struct MappingCompiler {
             }
             return []
         }
+        if mapping.distinct != nil { return try createDistinctInstances(mapping, into: table) }
         var values = try attributeValues(of: mapping, into: &selection, copyUnmentioned: !inPlace)
         let whereClause = Self.whereClause(try conditions(of: mapping, into: &selection))
         let fromClause = selection.from(sourceTable)
@@ -179,10 +180,17 @@ struct MappingCompiler {
             return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "
                 + "FROM (SELECT source.id, \(selectList, joinedBy: ", ") FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
         }
+        let id: SQL = "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping)))::bigint"
+        return insertRows(of: mapping, into: table, id: id, values: values, from: fromClause, whereClause: whereClause)
+    }
+
+    /// Rows of a mapping into another table: the offset (the table's largest id), `INSERT … SELECT`
+    /// with each row's `id` (and discriminator), the identity moved past the new ids.
+    func insertRows(of mapping: EntityMapping, into table: Table, id: SQL, values: [(column: String, value: SQL)], from fromClause: SQL, whereClause: SQL) -> [SQL] {
         let setting = Self.offsetSetting(mapping)
         var columns = ["id"]
-        var expressions: [SQL] = ["source.id + pg_catalog.current_setting(\(setting))::bigint"]
-        if discriminator != nil {
+        var expressions: [SQL] = [id]
+        if table.column(withOrigin: .discriminator) != nil {
             columns.append("entity")
             expressions.append("\(literal: mapping.destination)")
         }
@@ -201,11 +209,20 @@ struct MappingCompiler {
         if mapping.policy != nil, !isInPlace(mapping) {
             throw MappingCompileError("mapping \(mapping.name): its policy creates the \(mapping.destination) rows, so it must also set their relationships (context.link, or to-one ids in context.insert)")
         }
+        if let plain = try plainDistinctLink(mapping, in: model, table: table) { return [plain] }
         var selection = Selection()
+        // A distinct mapping's rows are those of its keys' first rows, with their ids.
+        let holder = try distinctRows(mapping, into: &selection)
+        if let holder { selection.joins.append(holder.joinFirstRows(as: "tm_holder")) }
         var values: [(String, SQL)] = []
         for relationship in mapping.relationships {
             guard let (declaredBy, _) = destination.allRelationships(of: mapping.destination).first(where: { $0.relationship.name == relationship.relationship }),
                   let column = table.column(withOrigin: .relationship(entity: declaredBy, relationship: relationship.relationship)) else { continue }
+            if let target = relationship.mappings.first.flatMap(model.entityMapping(named:)), target.distinct != nil {
+                // The row the distinct mapping made for the key of the row at `from`.
+                values.append((column.name, try distinctLink(to: target, from: relationship.from, of: mapping.source, into: &selection)))
+                continue
+            }
             let fromPath = relationship.from == "source" ? "source.id" : relationship.from
             // A key path ending on a to-one relationship reads its foreign key: already an id.
             let related = try rewrite(fromPath, from: mapping.source, into: &selection)
@@ -217,6 +234,9 @@ struct MappingCompiler {
                     // In place, every source row is still its own destination row.
                     candidates.append(related)
                     break
+                }
+                guard target.distinct == nil else {
+                    throw MappingCompileError("mapping \(mapping.name): relationship \(relationship.relationship) names distinct mapping \(target.name) among others; name it alone")
                 }
                 guard target.policy == nil else {
                     throw MappingCompileError("mapping \(mapping.name): relationship \(relationship.relationship) refers to mapping \(target.name), whose rows its policy creates; "
@@ -231,9 +251,10 @@ struct MappingCompiler {
             values.append((column.name, candidates.count == 1 ? candidates[0] : "coalesce(\(candidates, joinedBy: ", "))"))
         }
         guard !values.isEmpty else { return [] }
-        let whereClause = Self.whereClause(try conditions(of: mapping, into: &selection))
+        let whereClause: SQL = holder != nil ? "" : Self.whereClause(try conditions(of: mapping, into: &selection))
         let fromClause = selection.from(sourceTable)
-        let idExpression: SQL = isInPlace(mapping) ? "source.id" : "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping)))::bigint"
+        let idExpression: SQL = holder != nil ? "tm_holder.id"
+            : (isInPlace(mapping) ? "source.id" : "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping)))::bigint")
         let selectList: [SQL] = values.enumerated().map { "\($0.element.1) AS v\(raw: String($0.offset))" }
         let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.0) = s.v\(raw: String($0.offset))" }
         return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "

@@ -4,7 +4,7 @@ import Yams
 extension MappingLoader {
     mutating func entityMapping(_ node: Node, source: ModelVersion, destination: ModelVersion) -> EntityMapping? {
         guard let entries = reader.entries(of: node, what: "an entity mapping") else { return nil }
-        reader.checkKeys(entries, allowed: ["name", "source", "destination", "filter", "attributes", "relationships", "policy", "loses"], in: "an entity mapping")
+        reader.checkKeys(entries, allowed: ["name", "source", "destination", "filter", "distinct", "orderBy", "attributes", "relationships", "policy", "loses"], in: "an entity mapping")
         guard let nameNode = reader.value("name", in: entries), let name = reader.string(nameNode, what: "name"),
               let sourceNode = reader.value("source", in: entries), let sourceEntity = reader.string(sourceNode, what: "source"),
               let destinationNode = reader.value("destination", in: entries), let destinationEntity = reader.string(destinationNode, what: "destination") else {
@@ -29,6 +29,7 @@ extension MappingLoader {
             filter = reader.string(filterNode, what: "filter")
             if valid, let filter { checkExpression(filter, at: filterNode, mapping: name, from: sourceEntity, in: source) }
         }
+        let distinct = distinctKey(entries, mapping: name, sourceEntity: sourceEntity, source: source, check: valid)
         var policy: String?
         if let policyNode = reader.value("policy", in: entries) {
             policy = reader.string(policyNode, what: "policy")
@@ -59,7 +60,7 @@ extension MappingLoader {
         }
         var mapping = EntityMapping(name: name, source: sourceEntity, destination: destinationEntity, filter: filter, attributes: attributes,
                                     relationships: relationships, policy: policy, location: reader.location(of: node),
-                                    filterLocation: filterNode.map { reader.location(of: $0) })
+                                    filterLocation: filterNode.map { reader.location(of: $0) }, distinct: distinct)
         if let losesNode = reader.value("loses", in: entries) {
             mapping.loses = losses(losesNode, mapping: name, sourceEntity: sourceEntity, source: source, check: valid)
         }
@@ -104,13 +105,17 @@ extension MappingLoader {
     ) -> RelationshipMapping? {
         var mappings: [String] = []
         var from = "source." + entry.key
+        var fromNode: Node?
         if let single = entry.value.scalar?.string {
             mappings = [single]
         } else if let fields = reader.entries(of: entry.value, what: "the relationship mapping of \(entry.key)") {
             reader.checkKeys(fields, allowed: ["mappings", "mapping", "from"], in: "a relationship mapping")
             if let node = reader.value("mapping", in: fields), let single = reader.string(node, what: "mapping") { mappings = [single] }
             if let node = reader.value("mappings", in: fields) { mappings = node.sequence?.compactMap { reader.string($0, what: "mappings") } ?? [] }
-            if let node = reader.value("from", in: fields), let path = reader.string(node, what: "from") { from = path }
+            if let node = reader.value("from", in: fields), let path = reader.string(node, what: "from") {
+                from = path
+                fromNode = node
+            }
         }
         guard !mappings.isEmpty else {
             reader.report(entry.keyNode, "mapping \(name): relationship \(entry.key) names no mapping.")
@@ -124,8 +129,11 @@ extension MappingLoader {
             } else {
                 reader.report(entry.keyNode, "mapping \(name): \(destinationEntity) in \(destination.name) has no relationship \"\(entry.key)\".")
             }
-            checkExpression(from, at: entry.value, mapping: name, from: sourceEntity, in: source)
+            // A short form's key path is checked once the file is read: naming a distinct mapping,
+            // it means the source row itself (see `resolveDistinctLinks`).
+            if fromNode != nil { checkExpression(from, at: entry.value, mapping: name, from: sourceEntity, in: source) }
         }
+        if fromNode == nil { defaultedFroms.insert(name + "." + entry.key) }
         return RelationshipMapping(relationship: entry.key, mappings: mappings, from: from, location: reader.location(of: entry.value))
     }
 
@@ -160,14 +168,7 @@ extension MappingLoader {
     /// expressions and relationship mappings of its own would never run, and other mappings
     /// cannot reach its rows from SQL (a policy finds them with `context.destinations`).
     mutating func validatePolicyMappings(_ mappings: [EntityMapping], across pair: VersionPair) {
-        let (source, destination) = (pair.source, pair.destination)
-        let correspondence = Correspondence.adjacent(pair)
-        func inPlace(_ mapping: EntityMapping) -> Bool {
-            guard source.entity(named: mapping.source) != nil, destination.entity(named: mapping.destination) != nil,
-                  let mapped = correspondence.entities[source.rootEntity(of: mapping.source)],
-                  destination.entity(named: mapped) != nil else { return false }
-            return destination.rootEntity(of: mapped) == destination.rootEntity(of: mapping.destination)
-        }
+        func inPlace(_ mapping: EntityMapping) -> Bool { isInPlace(mapping, across: pair) }
         func report(_ location: SourceLocation?, _ fallback: SourceLocation?, _ message: String) {
             reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: location?.line ?? fallback?.line ?? 0, message: message))
         }

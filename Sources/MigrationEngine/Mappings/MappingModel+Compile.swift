@@ -35,7 +35,8 @@ extension MappingModel {
                 mapping: mapping,
                 createInstances: try compiler.createInstances(mapping),
                 createRelationships: try compiler.createRelationships(mapping, in: self),
-                ids: compiler.isInPlace(mapping) ? .inPlace : (mapping.policy == nil ? .offset(MappingCompiler.offsetSetting(mapping)) : .madeByPolicy)
+                ids: try compiler.distinctRows(mapping).map { .perKey($0) }
+                    ?? (compiler.isInPlace(mapping) ? .inPlace : (mapping.policy == nil ? .offset(MappingCompiler.offsetSetting(mapping)) : .madeByPolicy))
             )
         }
         let (before, data, after) = differ.operationsAroundData

@@ -9,12 +9,25 @@ extension MappingModel {
     public static func loadAll(for family: ModelFamily, policies: PolicyRegistry) throws(ModelLoadError) -> [MappingModel] {
         guard let familyDirectory = family.directory else { return [] }
         let directory = familyDirectory.appendingPathComponent("Mappings")
-        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-            .filter { $0.hasSuffix(".yaml") }.sorted()
+        guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
+        return try loadAll(in: directory, for: family, policies: policies)
+    }
+
+    /// Loads every mapping file (`*.yaml`) of `directory` for `family`, as ``loadAll(for:policies:)``
+    /// does for the family's own: a second set of mapping models, such as
+    /// `Migrations/Recipes/Mappings/Declarative`, to use instead of the family's for the pairs it
+    /// maps (``replacing(_:with:)``). Messages name the files from the family's parent directory
+    /// when they are inside the family (`Recipes/Mappings/Declarative/v2-to-v3.yaml`).
+    public static func loadAll(in directory: URL, for family: ModelFamily, policies: PolicyRegistry) throws(ModelLoadError) -> [MappingModel] {
+        let label = Self.label(of: directory, in: family)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
+            throw ModelLoadError(diagnostics: [ModelDiagnostic(file: directory.path, line: 0, message: "cannot read the directory of mapping models.")])
+        }
+        let files = names.filter { $0.hasSuffix(".yaml") }.sorted()
         var models: [MappingModel] = []
         var diagnostics: [ModelDiagnostic] = []
         for name in files {
-            let path = familyDirectory.lastPathComponent + "/Mappings/" + name
+            let path = label + "/" + name
             do {
                 let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
                 var loader = MappingLoader(file: path, family: family, policies: policies)
@@ -36,6 +49,23 @@ extension MappingModel {
         return models
     }
 
+    /// `defaults`, except that each pair and direction `replacements` maps is mapped by the
+    /// replacement (a second mapping directory picked over the family's own).
+    public static func replacing(_ defaults: [MappingModel], with replacements: [MappingModel]) -> [MappingModel] {
+        let replaced = Set(replacements.map { $0.sourceVersion + " → " + $0.destinationVersion })
+        return defaults.filter { !replaced.contains($0.sourceVersion + " → " + $0.destinationVersion) } + replacements
+    }
+
+    /// How messages name the files of `directory`: from the family's parent directory when inside
+    /// the family, else by the directory's own name.
+    private static func label(of directory: URL, in family: ModelFamily) -> String {
+        let path = directory.standardizedFileURL.path
+        if let familyDirectory = family.directory?.standardizedFileURL, path.hasPrefix(familyDirectory.path + "/") || path == familyDirectory.path {
+            return familyDirectory.lastPathComponent + path.dropFirst(familyDirectory.path.count)
+        }
+        return directory.lastPathComponent
+    }
+
     /// Loads one mapping file's text (for tests and bundled resources).
     public static func load(yaml: String, file: String, family: ModelFamily, policies: PolicyRegistry) throws(ModelLoadError) -> MappingModel {
         var loader = MappingLoader(file: file, family: family, policies: policies)
@@ -52,6 +82,9 @@ struct MappingLoader {
     var reader: YAMLReader
     let family: ModelFamily
     let policies: PolicyRegistry
+    /// The relationship mappings in the short form (`rel: Mapping`, no `from:`), as
+    /// `mapping.relationship`.
+    var defaultedFroms: Set<String> = []
 
     init(file: String, family: ModelFamily, policies: PolicyRegistry) {
         self.reader = YAMLReader(file: file)
@@ -108,7 +141,9 @@ struct MappingLoader {
         validateReferences(mappings, source: source)
         let direction = (try? family.path(from: sourceName, to: destinationName).direction) ?? .up
         let pair = VersionPair(source: source, destination: destination, direction: direction)
+        mappings = resolveDistinctLinks(mappings, source: source, destination: destination)
         validatePolicyMappings(mappings, across: pair)
+        validateDistinctMappings(mappings, across: pair)
         return MappingModel(file: reader.file, sourceVersion: sourceName, destinationVersion: destinationName, entityMappings: mappings,
                             loses: loses, direction: direction, policies: policies)
     }

@@ -53,7 +53,8 @@ extension MappingModel {
                     try connection.execute(statement, schema: scratch)
                 }
                 let compiler = MappingCompiler(differ: differ)
-                throw Discard(problems: try entityMappings.flatMap { try check($0, compiler: compiler, in: scratch, on: connection) })
+                let withoutKeys = setUpKeys(compiler: compiler, in: scratch, on: connection)
+                throw Discard(problems: try entityMappings.flatMap { try check($0, compiler: compiler, withoutKeys: withoutKeys, in: scratch, on: connection) })
             }
         } catch let discard as Discard {
             return discard.problems
@@ -63,7 +64,9 @@ extension MappingModel {
 
     /// The problems of one entity mapping: each expression on its own, then (when they all pass)
     /// the statements compiled from them, which also check the values against their columns.
-    private func check(_ mapping: EntityMapping, compiler: MappingCompiler, in scratch: String, on connection: Connection) throws -> [MappingExpressionProblem] {
+    private func check(
+        _ mapping: EntityMapping, compiler: MappingCompiler, withoutKeys: Set<String>, in scratch: String, on connection: Connection
+    ) throws -> [MappingExpressionProblem] {
         guard let table = compiler.sourceTable(of: mapping.source) else { return [] }
         let fallback = mapping.location ?? SourceLocation(file: file, line: 1)
         var problems: [MappingExpressionProblem] = []
@@ -79,11 +82,22 @@ extension MappingModel {
         if let filter = mapping.filter {
             try check(filter, subject: "the filter", at: mapping.filterLocation) { "SELECT 1 FROM \($1) WHERE (\($0))" }
         }
+        if let distinct = mapping.distinct {
+            try check(distinct.key, subject: "the distinct key", at: distinct.location) { "SELECT (\($0)) FROM \($1) GROUP BY 1" }
+            if let order = distinct.orderBy {
+                try check(order, subject: "the orderBy list", at: distinct.orderByLocation) { "SELECT 1 FROM \($1) ORDER BY \($0)" }
+            }
+        }
         for attribute in mapping.attributes {
             try check(attribute.expression, subject: "the value expression of \(attribute.attribute)", at: attribute.location) { "SELECT (\($0)) FROM \($1)" }
         }
-        guard problems.isEmpty else { return problems }
-        let statements = ((try? compiler.createInstances(mapping)) ?? []) + ((try? compiler.createRelationships(mapping, in: self)) ?? [])
+        // A statement over a keys table that could not be made would only repeat that problem.
+        guard problems.isEmpty, !withoutKeys.contains(mapping.name),
+              !mapping.relationships.contains(where: { !withoutKeys.isDisjoint(with: $0.mappings) }) else { return problems }
+        // (A distinct mapping's keys tables were made by `setUpKeys`: DDL cannot be prepared.)
+        let setUp = Set(((try? compiler.distinctRows(mapping)) ?? nil)?.setUp ?? [])
+        let statements = (((try? compiler.createInstances(mapping)) ?? []) + ((try? compiler.createRelationships(mapping, in: self)) ?? []))
+            .filter { !setUp.contains($0) }
         for statement in statements {
             if let error = try Self.prepareError(statement.text(schema: scratch), on: connection) {
                 return [MappingExpressionProblem(location: fallback, mapping: mapping.name, subject: "the compiled statement", expression: nil,
@@ -91,6 +105,25 @@ extension MappingModel {
             }
         }
         return []
+    }
+
+    /// Makes every distinct mapping's keys table in the (empty) scratch schema, so that the
+    /// statements that read it can be prepared. Returns the mappings whose table could not be made:
+    /// their key or order is reported on its own.
+    private func setUpKeys(compiler: MappingCompiler, in scratch: String, on connection: Connection) -> Set<String> {
+        var failed: Set<String> = []
+        for mapping in entityMappings {
+            guard let rows = try? compiler.distinctRows(mapping) else { continue }
+            let offset: SQL = "SELECT pg_catalog.set_config(\(rows.offsetSetting), '0', true)"
+            do {
+                try connection.savepoint { connection in
+                    for statement in [offset] + rows.setUp { try connection.execute(statement.text(schema: scratch)) }
+                }
+            } catch {
+                failed.insert(mapping.name)
+            }
+        }
+        return failed
     }
 
     /// PostgreSQL's error for `sql`, parsed and analysed but not run (PREPARE, then DEALLOCATE:

@@ -52,6 +52,30 @@ public struct EntityMapping: Sendable, Hashable {
     public let location: SourceLocation?
     /// Where the filter is in the file.
     public var filterLocation: SourceLocation? = nil
+    /// `distinct:` (and `orderBy:`): one destination row per distinct key of the source rows,
+    /// instead of one per source row.
+    public var distinct: DistinctKey? = nil
+
+    /// One destination row per distinct, non-NULL value of `key` over the selected source rows,
+    /// its attributes and relationships computed from the key's **first row**: the first in
+    /// `orderBy` order, ties (and no `orderBy`) by source id. Rows whose key is NULL make none.
+    /// Destination ids follow the order of the keys' first rows. A relationship mapping that names
+    /// the mapping links each source row to the row made for its key.
+    public struct DistinctKey: Sendable, Hashable {
+        /// A SQL expression over the source row, such as `lower(btrim(source.status))`.
+        public let key: String
+        /// A SQL `ORDER BY` list over the source row, such as `source.createdAt DESC`; nil: by id.
+        public let orderBy: String?
+        public let location: SourceLocation?
+        public let orderByLocation: SourceLocation?
+
+        public init(key: String, orderBy: String? = nil, location: SourceLocation? = nil, orderByLocation: SourceLocation? = nil) {
+            self.key = key
+            self.orderBy = orderBy
+            self.location = location
+            self.orderByLocation = orderByLocation
+        }
+    }
 
     /// A destination attribute's value expression.
     public struct AttributeExpression: Sendable, Hashable {
@@ -68,7 +92,8 @@ public struct RelationshipMapping: Sendable, Hashable {
     public let relationship: String
     /// The mappings whose destination rows may be the target, in order of preference.
     public let mappings: [String]
-    /// The source key path whose row was mapped, such as `source.recipe`, or `source` itself.
+    /// The source key path whose row was mapped, such as `source.recipe`, or `source` itself. For
+    /// a distinct mapping, the row whose key is looked up.
     public let from: String
     public let location: SourceLocation?
 }

@@ -26,6 +26,13 @@ public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The model family (a directory under --migrations). Default: the only one there.", valueName: "name"))
     public var family: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "A directory of mapping models that replace the family's own (<family>/Mappings) for the pairs they map, "
+            + "such as Migrations/Recipes/Mappings/Declarative.",
+        valueName: "dir"
+    ))
+    public var mappings: String?
+
     @Option(name: .long, help: ArgumentHelp("Schema of the tenant catalog.", valueName: "schema"))
     public var catalog: String = TenantCatalog.defaultSchema
 
@@ -77,6 +84,7 @@ public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
         try TenantMigrator(
             connectionString: connectionString,
             familyDirectory: familyDirectory,
+            mappingsDirectory: mappings.map { URL(fileURLWithPath: $0) },
             policies: runner.policies,
             catalog: TenantCatalog(schema: catalog),
             applicationName: Runner._commandName,

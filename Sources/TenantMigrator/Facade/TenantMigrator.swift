@@ -144,9 +144,12 @@ public struct TenantMigrator: Sendable {
 extension TenantMigrator {
     /// Loads the family in `familyDirectory` (`Migrations/<Family>`) and its mapping models, whose
     /// policies must be registered in `policies`; every mistake in every file is reported at once.
+    /// With `mappingsDirectory`, the mapping models there replace the family's own for the pairs
+    /// they map (`Migrations/Recipes/Mappings/Declarative`: Recipes v2 → v3 without Swift).
     public init(
         connectionString: String,
         familyDirectory: URL,
+        mappingsDirectory: URL? = nil,
         policies: PolicyRegistry = PolicyRegistry(),
         catalog: TenantCatalog = TenantCatalog(),
         lockTimeout: Duration = .seconds(5),
@@ -156,7 +159,10 @@ extension TenantMigrator {
         logger: Logger = Logger(label: "TenantMigrator")
     ) throws {
         let family = try ModelFamily.load(from: familyDirectory)
-        let mappings = try MappingModel.loadAll(for: family, policies: policies)
+        var mappings = try MappingModel.loadAll(for: family, policies: policies)
+        if let mappingsDirectory {
+            mappings = MappingModel.replacing(mappings, with: try MappingModel.loadAll(in: mappingsDirectory, for: family, policies: policies))
+        }
         self.init(connectionString: connectionString, family: family, catalog: catalog, mappings: mappings, policies: policies,
                   lockTimeout: lockTimeout, maxAttempts: maxAttempts, applicationName: applicationName, pool: pool, logger: logger)
     }

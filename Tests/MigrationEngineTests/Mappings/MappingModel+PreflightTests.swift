@@ -49,10 +49,32 @@ struct MappingModelPreflightTests {
             for name in ["v2-to-v3-declarative", "v2-to-v3-one-ingredient-per-row", "v2-to-v3-skips-water"] {
                 models.append(try loadMapping("RecipesMappings/\(name).yaml", family: family, policies: RecipesPolicies.registry))
             }
-            #expect(models.count == 5)
+            models += try MappingModel.loadAll(in: recipesDirectory.appendingPathComponent("Mappings/Declarative"), for: family, policies: RecipesPolicies.registry)
+            #expect(models.count == 6)
             for model in models {
                 #expect(try model.checkExpressions(in: family, on: connection).isEmpty, "\(model.file)")
             }
+            let bugTracker = try ModelFamily.load(from: PackagePaths.bugTrackerFamily)
+            for model in try MappingModel.loadAll(for: bugTracker, policies: PolicyRegistry()) {
+                #expect(try model.checkExpressions(in: bugTracker, on: connection).isEmpty, "\(model.file)")
+            }
+            try expectNothingLeft(on: connection)
+        }
+    }
+
+    /// A distinct mapping's key and order are checked like every expression, each at its line.
+    @Test func aDistinctKeyAndOrderAreChecked() async throws {
+        try await TestPostgres.withDatabase { connection in
+            let family = try ModelFamily.load(from: PackagePaths.bugTrackerFamily)
+            let text = bugTrackerMapping(distinct: "\"lower(source.status, 1)\"", orderBy: "\"source.dueDate DESC NULLS\"")
+            let model = try MappingModel.load(yaml: text, file: "BugTracker/Mappings/v2-to-v3.yaml", family: family, policies: PolicyRegistry())
+            let problems = try model.checkExpressions(in: family, on: connection)
+            #expect(problems.map(\.description) == [
+                "BugTracker/Mappings/v2-to-v3.yaml:7: mapping IssueToStatus: the distinct key \"lower(source.status, 1)\" is not valid SQL: "
+                    + "ERROR 42883: function lower(text, integer) does not exist",
+                "BugTracker/Mappings/v2-to-v3.yaml:8: mapping IssueToStatus: the orderBy list \"source.dueDate DESC NULLS\" is not valid SQL: "
+                    + "ERROR 42601: syntax error at or near \"NULLS\"",
+            ], "\(problems)")
             try expectNothingLeft(on: connection)
         }
     }

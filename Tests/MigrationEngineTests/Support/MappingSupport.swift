@@ -93,3 +93,24 @@ func verifyClean(_ migrator: TenantMigrator, _ tenant: String, sourceLocation: T
     }
     return reports[0].isClean
 }
+
+/// BugTracker v2 → v3 as a mapping file with the given `distinct:` and `orderBy:` (YAML values),
+/// the rest as the family's own: a Status per key, each issue linked, NULL priorities 0.
+func bugTrackerMapping(distinct: String, orderBy: String) -> String {
+    """
+    source: v2
+    destination: v3
+    entityMappings:
+      - name: IssueToStatus
+        source: Issue
+        destination: Status
+        distinct: \(distinct)
+        orderBy: \(orderBy)
+        attributes: { name: source.status }
+      - name: IssueToIssue
+        source: Issue
+        destination: Issue
+        attributes: { priority: "coalesce(source.priority, 0)" }
+        relationships: { status: IssueToStatus }
+    """
+}

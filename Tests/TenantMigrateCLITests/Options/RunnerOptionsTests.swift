@@ -16,4 +16,19 @@ struct RunnerOptionsTests {
             #expect(parent.status == 0 && parent.stdout.contains("family Recipes"), "\(parent.stderr)")
         }
     }
+
+    /// `--mappings` picks a second set of mapping models over the family's own, for the pairs it
+    /// maps; a directory that is not there is an error that names it.
+    @Test func mappingsPicksAnotherSetOfMappingModels() async throws {
+        let recipes = PackagePaths.migrationFamily("Recipes")
+        let declarative = recipes.appendingPathComponent("Mappings/Declarative").path
+        let up = try await TenantMigrateExecutable.run(["plan", "--offline", "--from", "v2", "--to", "v3", "--migrations", recipes.path, "--mappings", declarative])
+        #expect(up.status == 0 && up.stdout.contains("v2 → v3: mapped by Recipes/Mappings/Declarative/v2-to-v3.yaml"), "\(up.stdout)\(up.stderr)")
+        #expect(!up.stdout.contains("-- policy"), "\(up.stdout)")
+        let down = try await TenantMigrateExecutable.run(["plan", "--offline", "--from", "v3", "--to", "v2", "--migrations", recipes.path, "--mappings", declarative])
+        #expect(down.status == 0 && down.stdout.contains("v3 → v2: mapped by Recipes/Mappings/v3-to-v2.yaml"), "\(down.stdout)\(down.stderr)")
+
+        let missing = try await TenantMigrateExecutable.run(["plan", "--offline", "--from", "v2", "--to", "v3", "--migrations", recipes.path, "--mappings", "/nonexistent/Mappings"])
+        #expect(missing.status != 0 && missing.stderr.contains("/nonexistent/Mappings:0: cannot read the directory of mapping models."), "\(missing.stderr)")
+    }
 }

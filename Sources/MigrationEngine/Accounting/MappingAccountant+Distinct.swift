@@ -1,0 +1,101 @@
+import EntityModel
+
+/// What a distinct mapping keeps of the source columns it reads.
+///
+/// A distinct mapping makes one row per key, from the key's first row: of the values of a column
+/// it reads, it keeps the first row's, one per key. A row's own value is kept where it equals its
+/// key's first row's and the row is linked to the row made for its key (a relationship mapping of
+/// its own entity names the distinct mapping `from: source`); the other values of a key are
+/// **merged**: where the column goes, they are destroyed in those rows only (a data-dependent
+/// loss, archived like any other, so the way down gives them back). A column equal to the key
+/// itself (`distinct: source.name`) is kept whole. Without a link, the mapping keeps which values
+/// there were, not which row had which, and claims nothing.
+extension MappingAccountant {
+    /// The claims of a distinct mapping, by source "table.column".
+    func distinctClaims(of mapping: EntityMapping, sourceTable: String) throws -> [(String, Claim)] {
+        guard let distinct = mapping.distinct, let rows = try compiler.distinctRows(mapping) else { return [] }
+        let by = "mapping \(mapping.name): one \(mapping.destination) per distinct \(distinct.key)"
+        let scope = try filterPredicate(of: mapping)
+        let linked = isLinked(mapping)
+        var claims: [(String, Claim)] = []
+        var seen: Set<String> = []
+        for expression in readExpressions(of: mapping) {
+            for read in reads(expression, from: mapping.source) where seen.insert(read.table + "." + read.column).inserted {
+                let key = read.table + "." + read.column
+                guard read.table == sourceTable, read.reached == nil else {
+                    // A related row's column: read where the row is reached, as by any mapping.
+                    claims.append((key, Claim(fate: .transformed(by: by), rows: read.reached, keepsEveryValue: false, byDistinctMapping: true)))
+                    continue
+                }
+                guard linked else { continue }
+                if isKey(distinct.key, column: read.column, of: mapping.source) {
+                    claims.append((key, Claim(fate: .transformed(by: by), rows: scope, keepsEveryValue: false, byDistinctMapping: true)))
+                    continue
+                }
+                let column: SQL = "source.\(id: differ.currentName(ofOldColumn: read.column, in: read.table))"
+                let merged = PlaceholderQuoting.text(rows.rowsDiffering(in: column))
+                let kept = StepAccount.RowSet.both(scope.map(StepAccount.RowSet.init), StepAccount.RowSet("NOT (\(merged))"))?.predicate
+                // Not kept: the values it merges and, outside its filter, every value.
+                let notKept = scope.map { "(NOT (\($0)) AND \(PlaceholderQuoting.text(column)) IS NOT NULL) OR \(merged)" } ?? merged
+                claims.append((key, Claim(
+                    fate: .transformed(by: by), rows: kept, keepsEveryValue: false, merges: notKept,
+                    mergedBy: "mapping \(mapping.name) keeps one value per distinct \(distinct.key), its first row's "
+                        + "(by \(distinct.orderBy.map { "\($0), then source.id" } ?? "source.id")); the other values of each key are merged into it",
+                    byDistinctMapping: true
+                )))
+            }
+        }
+        return claims
+    }
+
+    /// The rows no claim keeps, where some claims merge: outside every other claim's rows (and not
+    /// NULL there), and among the rows each merging claim does not keep (whose NULLs count too: the
+    /// value of the key's first row takes their place).
+    func mergedRest(_ claims: [Claim], notNull: String) -> String {
+        claims.map { claim in
+            claim.merges.map { "(\($0))" } ?? "(NOT (\(claim.rows ?? "true"))\(notNull))"
+        }.joined(separator: " AND ")
+    }
+
+    /// Every expression whose columns the distinct mapping reads: its key, its attribute values
+    /// (also those copied by name) and, for each relationship, the key path it follows or, to
+    /// another distinct mapping, that mapping's key there.
+    private func readExpressions(of mapping: EntityMapping) -> [String] {
+        var expressions = [mapping.distinct?.key ?? ""] + mapping.attributes.map(\.expression)
+        let mentioned = Set(mapping.attributes.map(\.attribute))
+        let sourceAttributes = source.allAttributes(of: mapping.source)
+        for (_, attribute) in differ.destination.allAttributes(of: mapping.destination) where !mentioned.contains(attribute.name) {
+            if let match = sourceAttributes.first(where: { $0.attribute.name == (attribute.renamingIdentifier ?? attribute.name) })
+                ?? sourceAttributes.first(where: { $0.attribute.name == attribute.name }) {
+                expressions.append("source." + match.attribute.name)
+            }
+        }
+        for relationship in mapping.relationships {
+            if let target = relationship.mappings.first.flatMap(model.entityMapping(named:)), let key = target.distinct?.key {
+                expressions.append(MappingCompiler.expression(key, at: relationship.from))
+            } else {
+                expressions.append(relationship.from)
+            }
+        }
+        return expressions
+    }
+
+    /// Whether rows of the mapping's source entity are linked to the rows it makes: a mapping of
+    /// one row per source row names it in a relationship `from: source`.
+    private func isLinked(_ mapping: EntityMapping) -> Bool {
+        let root = source.rootEntity(of: mapping.source)
+        return model.entityMappings.contains { other in
+            other.distinct == nil && source.entity(named: other.source) != nil && source.rootEntity(of: other.source) == root
+                && other.relationships.contains { $0.mappings == [mapping.name] && $0.from == "source" }
+        }
+    }
+
+    /// Whether the key is exactly the key path `source.<attribute>` of this column: each row's
+    /// value is its key, kept by the row made for it.
+    private func isKey(_ key: String, column: String, of entity: String) -> Bool {
+        let occurrences = SourceKeyPath.occurrences(in: key)
+        guard occurrences.count == 1, let path = occurrences.first?.path, key.trimmingCharacters(in: .whitespaces) == (["source"] + path.segments).joined(separator: "."),
+              case let .success(resolved) = path.resolve(from: entity, in: source) else { return false }
+        return resolved.hops.isEmpty && resolved.column == column
+    }
+}

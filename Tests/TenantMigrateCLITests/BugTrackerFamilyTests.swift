@@ -1,0 +1,86 @@
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import TenantMigratorTestSupport
+import Testing
+
+/// Issue 20's first hour, as a test: a bug tracker modelled from the docs alone, written only in
+/// YAML (`PackagePaths.bugTrackerFamily`), run by the stock `tenant-migrate` up and down. v2 → v3
+/// turns the status text into a de-duplicated Status with a to-one from Issue, and NULL priorities
+/// into 0.
+///
+/// Known gap, not of this family: a NULL priority that v2 → v3 turns into 0 does not come back as
+/// NULL yet, because the archive skips NULL originals (`ArchivePlan.copy` archives only
+/// `value IS NOT NULL`). Issue 22 (branch `archive`) archives them; once it is merged, the known
+/// issues below are no longer recorded and their `withKnownIssue` wrappers must go.
+@Suite("BugTracker: YAML only, through tenant-migrate")
+struct BugTrackerFamilyTests {
+    static let archiveGap = "the archive does not keep NULL originals yet: NULL priorities come back as 0 (issue 22, branch archive)"
+
+    func bugTracker(_ arguments: [String], on conninfo: String) async throws -> TenantMigrateExecutable.Output {
+        try await TenantMigrateExecutable.run(arguments, database: conninfo, migrations: PackagePaths.bugTrackerFamily)
+    }
+
+    @Test func upAndDownWithNullsAndCaseVariants() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let tenants = ["acme": BugTrackerIssues(count: 240, seed: 20, nullPriorities: true),
+                           "globex": BugTrackerIssues(count: 120, seed: 21, nullPriorities: true)]
+            let created = try await bugTracker(["tenant", "create", "acme", "globex", "--version", "v1"], on: conninfo)
+            #expect(created.status == 0, "\(created.stderr)")
+            let connection = try Connection(conninfo)
+            var before: [String: [[String?]]] = [:]
+            for (tenant, issues) in tenants {
+                try issues.insert(into: "tenant_" + tenant, version: "v1", on: connection)
+                before[tenant] = try BugTrackerIssues.issues(in: "tenant_" + tenant, version: "v1", on: connection)
+                #expect(issues.merged().count > 10 && issues.rows.contains { $0.status == nil } && issues.rows.contains { $0.priority == nil })
+            }
+
+            let up = try await bugTracker(["migrate", "--all"], on: conninfo)
+            #expect(up.status == 0 && up.stdout.contains("2 migrated"), "\(up.stdout)\n\(up.stderr)")
+            for (tenant, issues) in tenants {
+                let schema = "tenant_" + tenant
+                let expected = issues.expected()
+                #expect(try connection.rows("SELECT id::text, name FROM \(schema).status ORDER BY id") == expected.statuses)
+                for row in try connection.rows("SELECT id::text, status_id::text, priority::text FROM \(schema).issue") {
+                    let id = Int64(row[0]!)!
+                    #expect(row[1].flatMap { Int64($0) } == expected.links[id] ?? nil, "\(tenant) issue \(id)")
+                    #expect(row[2] == String(issues.rows.first { $0.id == id }!.priority ?? 0), "\(tenant) issue \(id)")
+                }
+            }
+            #expect(try connection.rows("SELECT name, version FROM tenant_migrator.tenants ORDER BY name") == [["acme", "v3"], ["globex", "v3"]])
+
+            // Everything v3 merged or overwrote is in the archive: no consent needed on the way down.
+            let down = try await bugTracker(["rollback", "--all", "--to", "v1"], on: conninfo)
+            #expect(down.status == 0 && down.stdout.contains("2 rolled back"), "\(down.stdout)\n\(down.stderr)")
+            for (tenant, issues) in tenants {
+                let after = try BugTrackerIssues.issues(in: "tenant_" + tenant, version: "v1", on: connection)
+                let nullPriorities = Set(issues.rows.filter { $0.priority == nil }.map { String($0.id) })
+                let hadNullPriority = { (row: [String?]) in nullPriorities.contains(row[0]!) }
+                #expect(after.count == before[tenant]!.count)
+                #expect(after.filter { !hadNullPriority($0) } == before[tenant]!.filter { !hadNullPriority($0) },
+                        "\(tenant): every spelling of every status comes back")
+                #expect(after.filter(hadNullPriority).map { [$0[0], $0[1], $0[2], $0[4]] } == before[tenant]!.filter(hadNullPriority).map { [$0[0], $0[1], $0[2], $0[4]] })
+                withKnownIssue(Comment(rawValue: Self.archiveGap)) {
+                    #expect(after.filter(hadNullPriority) == before[tenant]!.filter(hadNullPriority))
+                }
+            }
+        }
+    }
+
+    /// `check --round-trip` (generated data, NULLs included): every trip gives every value back,
+    /// nothing excused; but for the NULL priorities the archive does not keep yet.
+    @Test func theRoundTripCheckPasses() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let output = try await bugTracker(["check", "--round-trip", "--json"], on: conninfo)
+            let report = try JSONDecoder().decode(RoundTripReport.self, from: Data(output.stdout.utf8))
+            #expect(report.trips.map(\.path) == [["v1", "v2", "v1"], ["v2", "v3", "v2"], ["v1", "v3", "v1"]])
+            #expect(report.trips.allSatisfy { $0.error == nil && $0.excused == 0 }, "\(report)")
+            let differences = report.trips.flatMap(\.differences)
+            #expect(differences.allSatisfy { $0.table == "issue" && $0.column == "priority" && $0.before == "null" && $0.after == "0" }, "\(differences)")
+            withKnownIssue(Comment(rawValue: Self.archiveGap)) {
+                #expect(output.status == 0 && report.passed, "\(output.stdout)\n\(output.stderr)")
+            }
+        }
+    }
+}
