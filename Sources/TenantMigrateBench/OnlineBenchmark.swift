@@ -33,6 +33,12 @@ struct OnlineBenchmark: AsyncParsableCommand {
     @Option(help: "lock_timeout of the migrations, in ms.")
     var lockTimeout = 1000
 
+    @Option(help: "Only these ways of v2 → v3, separated by commas (declarative, policies).")
+    var ways = "declarative,policies"
+
+    @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
+    var logSlowStatements: Int?
+
     @OptionGroup var family: FamilyOptions
     @OptionGroup var server: ServerOptions
 
@@ -66,7 +72,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
         let server = try self.server.start()
         defer { server.stop() }
         let logger = quietLogger()
-        let database = try BenchDatabase(server: server, name: "tm_bench_online", logSlowStatements: nil, logger: logger)
+        let database = try BenchDatabase(server: server, name: "tm_bench_online", logSlowStatements: logSlowStatements, logger: logger)
         defer { database.drop() }
         let connection = try Connection(database.conninfo, logger: logger)
         var migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url, policies: RecipesPolicies.registry, logger: logger)
@@ -77,7 +83,8 @@ struct OnlineBenchmark: AsyncParsableCommand {
                                              mappingsDirectory: family.url.appendingPathComponent("Mappings/Declarative"),
                                              policies: RecipesPolicies.registry, logger: logger)
         declarative.lockTimeout = .milliseconds(lockTimeout)
-        let ways: [(name: String, migrator: TenantMigrator)] = [("declarative", declarative), ("policies", migrator)]
+        let chosen = Set(self.ways.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        let ways: [(name: String, migrator: TenantMigrator)] = [("declarative", declarative), ("policies", migrator)].filter { chosen.contains($0.0) }
         print("app: a reader and a writer, \(rate) statements a second each, on their own connections; lock_timeout \(lockTimeout) ms")
         for (name, migrator) in ways {
             let modes = try migrator.plan(from: "v2", to: "v3").steps.map { "\($0.onlineMode.kind.rawValue) (\($0.onlineMode.reason))" }

@@ -18,20 +18,28 @@ extension CatchUpRound {
     /// Before the delta is filled: each distinct mapping's affected keys (those its changed rows
     /// had and have) with their first rows before and now; and every row of a key whose first row
     /// changed, or is changed, joins the change set (each row's fate is decided against the first).
+    ///
+    /// In id order a key's first row now is the smaller of its first row before, when that row did
+    /// not change, and the changed rows that have the key now; only a key whose first row changed
+    /// needs its other rows read.
     func addDistinctGroups() throws {
         for distinct in plan.distinct {
             let rows = qualified(shadow, distinct.rowsTable), keys = qualified(shadow, distinct.keysTable)
-            let affected: SQL = "pg_temp.\(id: distinct.affectedTable)"
+            let affected: SQL = "pg_temp.\(id: distinct.affectedTable)", now: SQL = "pg_temp.\(id: distinct.liveKeysTable)"
             let changedIDs = changedIDs(of: distinct.sourceTable)
-            let liveKeys = rendered(distinct.sourceKeys(ids: changedIDs), in: live)
             try connection.pipeline([
+                "CREATE TEMPORARY TABLE \(id: distinct.liveKeysTable) ON COMMIT DROP AS \(rendered(distinct.sourceKeys(ids: changedIDs), in: live))",
+                "ANALYZE \(now)",
                 "CREATE TEMPORARY TABLE \(id: distinct.affectedTable) ON COMMIT DROP AS SELECT a.key, k.first AS old_first, NULL::pg_catalog.int8 AS first "
-                    + "FROM (SELECT r.key FROM \(rows) AS r WHERE r.source_id IN (\(changedIDs)) UNION SELECT l.key FROM (\(liveKeys)) AS l) AS a "
+                    + "FROM (SELECT r.key FROM \(rows) AS r WHERE r.source_id IN (\(changedIDs)) UNION SELECT l.key FROM \(now) AS l) AS a "
                     + "LEFT JOIN \(keys) AS k ON k.key = a.key",
                 "ANALYZE \(affected)",
+                "UPDATE \(affected) AS a SET first = LEAST(CASE WHEN a.old_first NOT IN (\(changedIDs)) THEN a.old_first END, "
+                    + "(SELECT pg_catalog.min(l.source_id) FROM \(now) AS l WHERE l.key = a.key))",
                 "UPDATE \(affected) AS a SET first = f.first FROM (SELECT x.key, pg_catalog.min(x.source_id) AS first FROM ("
-                    + "SELECT r.key, r.source_id FROM \(rows) AS r WHERE r.key IN (SELECT key FROM \(affected)) AND r.source_id NOT IN (\(changedIDs)) "
-                    + "UNION ALL SELECT l.key, l.source_id FROM (\(liveKeys)) AS l) AS x GROUP BY x.key) AS f WHERE f.key = a.key",
+                    + "SELECT r.key, r.source_id FROM \(rows) AS r WHERE r.key IN (SELECT b.key FROM \(affected) AS b WHERE b.old_first IN (\(changedIDs))) "
+                    + "AND r.source_id NOT IN (\(changedIDs)) UNION ALL SELECT l.key, l.source_id FROM \(now) AS l) AS x GROUP BY x.key) AS f "
+                    + "WHERE f.key = a.key AND a.old_first IN (\(changedIDs))",
                 "INSERT INTO \(Self.changed) (relation, key, direct) SELECT \(literal: distinct.sourceTable), ARRAY[r.source_id], false "
                     + "FROM \(rows) AS r JOIN \(affected) AS a ON a.key = r.key "
                     + "WHERE a.first IS DISTINCT FROM a.old_first OR a.old_first IN (\(changedIDs)) ON CONFLICT DO NOTHING",
@@ -110,6 +118,7 @@ extension CatchUpRound {
                     + "JOIN pg_temp.\(id: distinct.idsTable) AS m ON m.key = a.key WHERE a.first IS NOT NULL",
                 "DELETE FROM \(rows) WHERE source_id IN (\(changedIDs))",
                 "INSERT INTO \(rows) (source_id, key) \(rendered(distinct.sourceKeys(ids: changedIDs), in: live))",
+                "ANALYZE \(keys)",
             ]
         }
         return statements

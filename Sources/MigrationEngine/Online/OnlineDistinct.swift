@@ -33,6 +33,8 @@ public struct OnlineDistinct: Sendable {
     var keysTable: String { "_tm_online_keys_\(index)" }
     /// A round's affected keys and their first rows, before and now (temporary).
     var affectedTable: String { "_tm_online_affected_\(index)" }
+    /// A round's changed source rows and their keys now (temporary).
+    var liveKeysTable: String { "_tm_online_now_\(index)" }
     /// A round's delta rows: delta id, key, shadow id (temporary).
     var idsTable: String { "_tm_online_ids_\(index)" }
 
