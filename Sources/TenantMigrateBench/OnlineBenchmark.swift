@@ -11,7 +11,8 @@ import TenantMigrator
 /// offline and online, in one run.
 ///
 /// For each size (RecipeIngredient rows; a tenth as many recipes), each direction (v2 → v3, and
-/// v3 → v2 from a tenant taken to v3 offline first) and each way of mapping v2 → v3, the tenant is
+/// v3 → v2 from a tenant taken to v3 offline first) and each way of mapping v2 → v3 (the declarative
+/// distinct mappings of `Mappings/Declarative`, and the family's Swift policies), the tenant is
 /// migrated once offline and once online (`--online`), each time on a fresh copy of the same rows,
 /// while ``AppTraffic`` reads and writes the tenant `--rate` times a second each. It prints each
 /// run's total time, the worst read and write wait, and, online, what the cutover held; then the
@@ -31,6 +32,12 @@ struct OnlineBenchmark: AsyncParsableCommand {
 
     @Option(help: "lock_timeout of the migrations, in ms.")
     var lockTimeout = 1000
+
+    @Option(help: "Only these ways of v2 → v3, separated by commas (declarative, policies).")
+    var ways = "declarative,policies"
+
+    @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
+    var logSlowStatements: Int?
 
     @OptionGroup var family: FamilyOptions
     @OptionGroup var server: ServerOptions
@@ -65,12 +72,19 @@ struct OnlineBenchmark: AsyncParsableCommand {
         let server = try self.server.start()
         defer { server.stop() }
         let logger = quietLogger()
-        let database = try BenchDatabase(server: server, name: "tm_bench_online", logSlowStatements: nil, logger: logger)
+        let database = try BenchDatabase(server: server, name: "tm_bench_online", logSlowStatements: logSlowStatements, logger: logger)
         defer { database.drop() }
         let connection = try Connection(database.conninfo, logger: logger)
         var migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url, policies: RecipesPolicies.registry, logger: logger)
         migrator.lockTimeout = .milliseconds(lockTimeout)
-        let ways: [(name: String, migrator: TenantMigrator)] = [("policies", migrator)]
+        // Recipes v2 → v3 both ways: the family's Swift policies (which catch-up cannot follow, so
+        // writes wait while they run) and the declarative distinct mappings (caught up by key).
+        var declarative = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
+                                             mappingsDirectory: family.url.appendingPathComponent("Mappings/Declarative"),
+                                             policies: RecipesPolicies.registry, logger: logger)
+        declarative.lockTimeout = .milliseconds(lockTimeout)
+        let chosen = Set(self.ways.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        let ways: [(name: String, migrator: TenantMigrator)] = [("declarative", declarative), ("policies", migrator)].filter { chosen.contains($0.0) }
         print("app: a reader and a writer, \(rate) statements a second each, on their own connections; lock_timeout \(lockTimeout) ms")
         for (name, migrator) in ways {
             let modes = try migrator.plan(from: "v2", to: "v3").steps.map { "\($0.onlineMode.kind.rawValue) (\($0.onlineMode.reason))" }

@@ -148,12 +148,28 @@ public struct TenantWorkload {
 /// Every row of a tenant's tables, by table, each row as JSON text ordered by key (column order
 /// does not matter), and its archive entries without their timestamps: what two tenants must
 /// share to hold the same data.
-public func tenantContents(schema: String, version: ModelVersion, on connection: Connection) throws -> [String: [String]] {
+///
+/// `naturalKeys` names tables whose ids are allocated rather than carried (the rows a distinct
+/// mapping makes per key: `["ingredient": "name"]`): their rows are compared by that column, and
+/// every foreign key to them holds the referenced row's value of it instead of its id.
+public func tenantContents(schema: String, version: ModelVersion, naturalKeys: [String: String] = [:], on connection: Connection) throws -> [String: [String]] {
     var contents: [String: [String]] = [:]
     for table in version.relationalSchema().tables {
-        let key = table.primaryKey.columns.map { "t." + connection.quoteIdentifier($0) }.joined(separator: ", ")
+        var key = table.primaryKey.columns.map { "t." + connection.quoteIdentifier($0) }.joined(separator: ", ")
+        var row = "pg_catalog.to_jsonb(t)"
+        var joins = ""
+        if let natural = naturalKeys[table.name] {
+            row += " - 'id'"
+            key = "t." + connection.quoteIdentifier(natural)
+        }
+        for (index, foreignKey) in table.foreignKeys.enumerated() {
+            guard foreignKey.columns.count == 1, let natural = naturalKeys[foreignKey.referencedTable] else { continue }
+            let column = foreignKey.columns[0]
+            row += " - \(connection.quoteLiteral(column)) || pg_catalog.jsonb_build_object(\(connection.quoteLiteral(column)), n\(index).\(connection.quoteIdentifier(natural)))"
+            joins += " LEFT JOIN \(connection.qualified(schema, foreignKey.referencedTable)) AS n\(index) ON n\(index).id = t.\(connection.quoteIdentifier(column))"
+        }
         contents[table.name] = try connection.column(
-            "SELECT pg_catalog.to_jsonb(t)::text FROM \(connection.qualified(schema, table.name)) AS t ORDER BY \(key)", as: String.self
+            "SELECT (\(row))::text FROM \(connection.qualified(schema, table.name)) AS t\(joins) ORDER BY \(key)", as: String.self
         )
     }
     if try connection.scalar("SELECT to_regclass($1) IS NOT NULL", [connection.qualified(schema, "_tm_archive")], as: Bool.self) {

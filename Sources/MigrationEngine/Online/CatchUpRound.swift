@@ -65,6 +65,7 @@ public struct CatchUpRound {
     }
 
     var source: RelationalSchema { plan.plan.source.relationalSchema() }
+    /// The tables the caught-up steps end with.
     var destination: RelationalSchema { plan.caughtUpVersion.relationalSchema() }
 
     /// Runs the round; the change set must be filled.
@@ -73,11 +74,13 @@ public struct CatchUpRound {
         // Statistics, so that every read below looks rows up by key rather than scans a live table.
         try connection.execute("ANALYZE \(Self.changed)", schema: live)
         try addReaders()
+        try addDistinctGroups()
         outcome.changedRows = Int(try connection.execute("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(Self.changed)", schema: live)
             .first?.decode(Int64.self, at: 0) ?? 0)
         guard outcome.changedRows > 0 else { return outcome }
         try collectNeededRows()
         outcome.deltaRows = try buildDelta()
+        try matchDistinctKeys()
         let executor = StepExecutor(schema: delta, connection: connection, options: options)
         for step in plan.caughtUp { _ = try executor.run(step) }
         try merge()
@@ -120,7 +123,7 @@ public struct CatchUpRound {
                 + "WHERE r.\(id: reader.column) = c.key[1] ORDER BY \(order, joinedBy: ", ") LIMIT 1) AS w "
                 + "WHERE c.relation = \(literal: reader.referencedTable) ON CONFLICT DO NOTHING"
         }
-        if !witnesses.isEmpty { try connection.pipeline(witnesses, schema: live) }
+        if !witnesses.isEmpty || !plan.distinct.isEmpty { try connection.pipeline(witnesses + distinctFirstRows(), schema: live) }
         try connection.execute("ANALYZE \(Self.needed)", schema: live)
         let references = source.tables.flatMap { table in table.foreignKeys.filter { $0.columns.count == 1 }.map { (table, $0) } }
         while !references.isEmpty {
@@ -177,7 +180,8 @@ public struct CatchUpRound {
     // MARK: - The merge
 
     /// Replaces the shadow's rows (and archive entries) made from changed source rows with the
-    /// delta's: deletions children first, then insertions and updates parents first.
+    /// delta's: deletions children first, then insertions and updates parents first (the rows
+    /// made per key first of all, see ``OnlineDistinct``), then the rows of keys that went.
     private func merge() throws {
         let order = StepArchive.dependencyOrder(destination)
         var statements: [SQL] = []
@@ -187,17 +191,19 @@ public struct CatchUpRound {
             statements.append("DELETE FROM \(qualified(shadow, name)) AS d WHERE \(keyTuple("d", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) "
                 + "AND NOT EXISTS (SELECT 1 FROM \(qualified(delta, name)) AS x WHERE \(keyTuple("x", table.primaryKey.columns)) = \(keyTuple("d", table.primaryKey.columns)))")
         }
+        statements += upsertDistinctRows(order: order)
         for name in order {
             guard let table = destination.table(named: name), let origin = plan.lineage.origins[name],
                   let sourceTable = source.table(named: origin.sourceTable) else { continue }
             let columns = table.columns.map(\.name)
             let key = table.primaryKey.columns
-            let selected: [SQL] = columns.map { "x.\(id: $0)" }
+            let selected: [SQL] = columns.map { mergedValue(of: $0, in: table) }
             let updates: [SQL] = columns.filter { !key.contains($0) }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
             let conflict: SQL = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")"
             statements.append("INSERT INTO \(qualified(shadow, name)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(qualified(delta, name)) AS x "
                 + "WHERE \(keyTuple("x", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) ON CONFLICT (\(ids: key)) \(conflict)")
         }
+        statements += finishDistinctRows(order: order)
         try connection.pipeline(statements, schema: shadow)
         try mergeArchive()
     }

@@ -51,8 +51,11 @@ extension MigrationStep {
         for mapping in model.entityMappings where !compiler.isInPlace(mapping) {
             if let table = compiler.destinationTable(of: mapping.destination)?.name { fillers[table, default: []].append(mapping.name) }
         }
+        for compiled in program.mappings {
+            if case let .perKey(rows) = compiled.ids, let reason = distinctRefusal(compiled.mapping, rows: rows, in: model, compiler: compiler) { return reason }
+        }
         for mapping in model.entityMappings {
-            let expressions = [("filter", mapping.filter)] + mapping.attributes.map { ("attribute \($0.attribute)", Optional($0.expression)) }
+            let expressions = [("filter", mapping.filter), ("distinct key", mapping.distinct?.key)] + mapping.attributes.map { ("attribute \($0.attribute)", Optional($0.expression)) }
                 + mapping.relationships.map { ("relationship \($0.relationship)", Optional($0.from)) }
             for case let (place, expression?) in expressions where Self.readsOtherRows(expression) {
                 return "mapping \(mapping.name)'s \(place) reads other rows (\(expression.prefix(60))), so a changed row cannot be mapped again alone"
@@ -74,8 +77,11 @@ extension MigrationStep {
     /// other rows; nil when none does. "Some row of H refers to this one" (a mapping reads the
     /// row through H's key) is followed: catch-up knows which rows of H refer to which.
     private func predicateReadingOtherRows() -> String? {
+        let distinct = distinctPredicates
         let predicates = archivePlan.items.compactMap(\.rows) + account.entries.compactMap(\.item.rows?.predicate)
-        guard let predicate = predicates.first(where: { Self.readsOtherRows(Self.withoutHolderTests($0)) }) else { return nil }
+        guard let predicate = predicates.first(where: { predicate in
+            Self.readsOtherRows(Self.withoutHolderTests(distinct.reduce(predicate) { $0.replacingOccurrences(of: $1, with: "true") }))
+        }) else { return nil }
         return "the rows it archives are chosen by a predicate that reads other rows (\(predicate.prefix(60)))"
     }
 

@@ -97,7 +97,7 @@ extension MigrationStep {
         guard let model = mappingModel, let compiler = program.mapped?.compiler else { return [] }
         var readers: [OnlineLineage.Reader] = []
         for mapping in model.entityMappings {
-            let expressions = [mapping.filter].compactMap(\.self) + mapping.attributes.map(\.expression) + mapping.relationships.map(\.from)
+            let expressions = [mapping.filter, mapping.distinct?.key].compactMap(\.self) + mapping.attributes.map(\.expression) + mapping.relationships.map(\.from)
             for expression in expressions {
                 for (_, path) in SourceKeyPath.occurrences(in: expression) {
                     guard case let .success(resolved) = path.resolve(from: mapping.source, in: compiler.source) else { continue }
@@ -117,7 +117,8 @@ extension MigrationStep {
     func filledFromOtherTables() -> [String: String] {
         guard let model = mappingModel, let compiler = program.mapped?.compiler else { return [:] }
         var filled: [String: String] = [:]
-        for mapping in model.entityMappings where !compiler.isInPlace(mapping) {
+        // (A distinct mapping's rows are one per key, not per source row: see ``OnlineDistinct``.)
+        for mapping in model.entityMappings where !compiler.isInPlace(mapping) && mapping.distinct == nil {
             guard let destination = compiler.destinationTable(of: mapping.destination)?.name,
                   let source = compiler.differ.old.table(forEntity: compiler.source.rootEntity(of: mapping.source))?.name else { continue }
             filled[destination] = source

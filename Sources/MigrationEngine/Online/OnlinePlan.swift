@@ -19,13 +19,32 @@ public struct OnlinePlan: Sendable {
     /// Where the caught-up steps' destination rows come from.
     public let lineage: OnlineLineage
 
+    /// The distinct mappings of the last caught-up step, which catch-up follows by key.
+    public let distinct: [OnlineDistinct]
+
     public init(_ plan: MigrationPlan) {
         self.plan = plan
-        modes = plan.steps.map(\.onlineMode)
-        let cut = modes.firstIndex { $0.kind == .writesWait } ?? plan.steps.count
+        var modes = plan.steps.map(\.onlineMode)
+        var cut = modes.firstIndex { $0.kind == .writesWait } ?? plan.steps.count
+        // A distinct mapping is followed only in the last caught-up step, reading live rows.
+        for index in 0..<cut where plan.steps[index].program.mappings.contains(where: { if case .perKey = $0.ids { true } else { false } }) {
+            let (_, refusal) = Self.distinctMappings(of: Array(plan.steps[...index]), source: plan.source)
+            if let refusal {
+                modes[index] = OnlineStepMode(.writesWait, refusal)
+                cut = index
+                break
+            }
+            if index < cut - 1 {
+                modes[index] = OnlineStepMode(.writesWait, "its distinct mappings are followed only in the last step caught up, and steps follow it")
+                cut = index
+                break
+            }
+        }
+        self.modes = modes
         caughtUp = Array(plan.steps[..<cut])
         whileWritesWait = Array(plan.steps[cut...])
         lineage = OnlineLineage(steps: caughtUp, source: plan.source)
+        distinct = Self.distinctMappings(of: caughtUp, source: plan.source).mappings
     }
 
     /// How the plan runs as a whole: the most the app notices over its steps.

@@ -148,6 +148,8 @@ final class OnlineContext {
     func build() throws {
         guard !plan.caughtUp.isEmpty else { return try checkpoint(.built) }
         try connection.transaction { connection in
+            // What catch-up needs to follow the distinct mappings by key, as the rows are before the steps.
+            for distinct in plan.distinct { try distinct.recordKeys(shadow: schemas.work, on: connection) }
             let executor = StepExecutor(schema: schemas.work, connection: connection, options: executorOptions)
             for step in plan.caughtUp {
                 log("running step \(step) on the shadow")

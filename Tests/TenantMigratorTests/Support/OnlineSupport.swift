@@ -2,6 +2,7 @@ import EntityModel
 import Foundation
 import LibPQ
 import PostgresTestSupport
+import RecipesPolicies
 import TenantMigrator
 import TenantMigratorTestSupport
 import Testing
@@ -101,4 +102,18 @@ struct AppTenant {
         let schemas = try admin.userSchemas().filter { $0.hasPrefix("_tm_online_") || $0.hasPrefix("_tm_delta_") }
         #expect(schemas.isEmpty, "schemas left: \(schemas)", sourceLocation: sourceLocation)
     }
+}
+
+/// How Recipes v2 → v3 maps: the family's Swift policies, or `Mappings/Declarative` (distinct
+/// mappings, which online catch-up follows by key).
+enum RecipesWay: String, CaseIterable, Sendable {
+    case policies, declarative
+}
+
+/// The Recipes migrator for `way`.
+func recipesMigrator(_ conninfo: String, _ way: RecipesWay) throws -> TenantMigrator {
+    guard way == .declarative else { return try makeRecipesMigrator(conninfo) }
+    return try TenantMigrator(connectionString: conninfo, familyDirectory: recipesDirectory,
+                              mappingsDirectory: recipesDirectory.appendingPathComponent("Mappings/Declarative"), policies: RecipesPolicies.registry,
+                              logger: .quiet("RecipesMigrator"))
 }
