@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "LibPQ", targets: ["LibPQ"]),
+        .library(name: "ChildProcesses", targets: ["ChildProcesses"]),
         .library(name: "EmbeddedPostgres", targets: ["EmbeddedPostgres"]),
         .library(name: "EntityModel", targets: ["EntityModel"]),
         .library(name: "MigrationEngine", targets: ["MigrationEngine"]),
@@ -35,9 +36,12 @@ let package = Package(
             name: "LibPQ",
             dependencies: ["CLibPQ", .product(name: "Logging", package: "swift-log")]
         ),
+        // Programs run as child processes (posix_spawn, wait4), for the server's programs, Graphviz,
+        // the benchmarks and the tests.
+        .target(name: "ChildProcesses"),
         .target(
             name: "EmbeddedPostgres",
-            dependencies: ["LibPQ", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["LibPQ", "ChildProcesses", .product(name: "Logging", package: "swift-log")]
         ),
 
         // MARK: Models
@@ -48,7 +52,7 @@ let package = Package(
         ),
         .target(
             name: "EntityModel",
-            dependencies: ["CCrypto", "Yams"]
+            dependencies: ["CCrypto", "ChildProcesses", "Yams"]
         ),
 
         // Core Data model bundles (.xcdatamodeld) as model families, read with FoundationXML; a
@@ -113,7 +117,7 @@ let package = Package(
         .executableTarget(
             name: "tenant-migrate-bench",
             dependencies: [
-                "LibPQ", "EmbeddedPostgres", "EntityModel", "MigrationEngine", "RecipesPolicies", "TenantMigrator",
+                "LibPQ", "ChildProcesses", "EmbeddedPostgres", "EntityModel", "MigrationEngine", "RecipesPolicies", "TenantMigrator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -160,7 +164,7 @@ let package = Package(
         // MARK: Test support
         .target(
             name: "PostgresTestSupport",
-            dependencies: ["LibPQ", "EmbeddedPostgres", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["LibPQ", "EmbeddedPostgres", "ChildProcesses", .product(name: "Logging", package: "swift-log")],
             path: "Tests/PostgresTestSupport"
         ),
         // The Recipes family through the library and the command line, for the suites above LibPQ.
@@ -174,6 +178,7 @@ let package = Package(
             path: "Tests/TenantMigratorTestSupport"
         ),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "EmbeddedPostgres", "PostgresTestSupport"]),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "EntityModelTests", dependencies: ["EntityModel", "PostgresTestSupport"], exclude: ["Fixtures"], resources: [.copy("Golden")]),
         .testTarget(name: "CoreDataImportTests", dependencies: ["CoreDataImport", "EntityModel", "MigrationEngine", "PostgresTestSupport"], exclude: ["Fixtures"]),
@@ -183,7 +188,7 @@ let package = Package(
             name: "MigrationEngineTests",
             dependencies: [
                 "MigrationEngine", "EntityModel", "LibPQ", "RecipesPolicies", "PostgresTestSupport", "TenantMigrator", "TenantMigratorTestSupport",
-                .product(name: "Logging", package: "swift-log"),
+                "ChildProcesses", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
         ),
@@ -209,6 +214,7 @@ let package = Package(
             name: "TenantMigrateCLITests",
             dependencies: [
                 "TenantMigrateCLI", "TenantMigrator", "MigrationEngine", "RecipesPolicies", "EmbeddedPostgres", "PostgresTestSupport", "TenantMigratorTestSupport",
+                "ChildProcesses",
             ]
         ),
 

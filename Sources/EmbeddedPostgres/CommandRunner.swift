@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Runs the server programs, as the `postgres` user when this process is root.
@@ -91,7 +92,11 @@ package struct CommandRunner {
 
     /// Runs a program to completion (``ChildProcess``): its exit status and output.
     package static func spawn(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let outcome = try ChildProcess(path, arguments).wait()
-        return (outcome.status, outcome.output)
+        do {
+            let outcome = try ChildProcess(path, arguments).wait()
+            return (outcome.status, outcome.output)
+        } catch let error as ChildProcessError {
+            throw EmbeddedPostgresError(message: error.message)
+        }
     }
 }

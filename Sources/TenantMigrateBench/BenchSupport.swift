@@ -1,3 +1,4 @@
+import ChildProcesses
 import Dispatch
 import EmbeddedPostgres
 import Foundation

@@ -1,3 +1,4 @@
+import ChildProcesses
 import EmbeddedPostgres
 import Foundation
 import LibPQ
@@ -81,26 +82,21 @@ extension FleetBenchmark {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             return ["migrate --all as a process: skipped, no tenant-migrate beside this benchmark (build it: swift build -c release --product tenant-migrate)"]
         }
-        // GNU time, where it is there, reports the exact peak of a run this short (ChildProcess
-        // samples the program's VmHWM every 20 ms, and could miss its last moments).
-        let time = "/usr/bin/time"
-        let timed = FileManager.default.isExecutableFile(atPath: time)
-        let peakFile = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-bench-\(getuid())-peak").path
-        defer { try? FileManager.default.removeItem(atPath: peakFile) }
         let arguments = ["migrate", "--all", "--database-url", database.conninfo, "--migrations", family.url.path]
         var times = Timings()
         var peaks: [Int] = []
+        var timed = false
         var last = ""
         for _ in 1...repetitions {
             let start = ContinuousClock.now
-            let outcome = timed
-                ? try ChildProcess(time, ["-f", "%M", "-o", peakFile, executable.path] + arguments).wait()
-                : try ChildProcess(executable.path, arguments).wait()
+            // Under GNU time where it is there: the exact peak of a run this short (a sampled peak
+            // could miss its last moments).
+            let outcome = try ChildProcess(executable.path, arguments, measuringPeakMemory: true).wait()
             let elapsed = ContinuousClock.now - start
             guard outcome.status == 0 else { throw BenchError("tenant-migrate migrate --all exited with \(outcome.status): \(outcome.output.prefix(2000))") }
             times.add(elapsed)
-            let measured = timed ? (try? String(contentsOfFile: peakFile, encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } : nil
-            peaks.append(measured ?? outcome.peakMemoryKiB)
+            peaks.append(outcome.peakMemoryKiB)
+            timed = outcome.peakMemoryIsExact
             last = outcome.output.split(separator: "\n").last.map(String.init) ?? ""
         }
         let peak = Double(peaks.max() ?? 0) / 1024

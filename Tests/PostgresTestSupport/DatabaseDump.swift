@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 extension TestPostgres {
@@ -10,19 +11,17 @@ extension TestPostgres {
     public static func dump(_ conninfo: String, schema: String? = nil) async throws -> String {
         let server = try await TestPostgres.server()
         let pgDump = server.embedded.map { $0.binDirectory.appendingPathComponent("pg_dump").path } ?? "pg_dump"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [pgDump, "--no-sync"] + (schema.map { ["--schema-only", "--no-owner", "--schema=\($0)"] } ?? []) + ["-d", conninfo]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("pg_dump failed with status \(process.terminationStatus): \(String(decoding: errorData, as: UTF8.self))")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pg-dump-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let dumpURL = directory.appendingPathComponent("dump.sql")
+        let arguments = [pgDump, "--no-sync"] + (schema.map { ["--schema-only", "--no-owner", "--schema=\($0)"] } ?? []) + ["-d", conninfo]
+        let errorsURL = directory.appendingPathComponent("stderr")
+        let outcome = try await ChildProcess("/usr/bin/env", arguments, standardOutput: .file(dumpURL.path), standardError: .file(errorsURL.path)).finished()
+        guard outcome.status == 0 else {
+            throw TestFailure("pg_dump failed with status \(outcome.status): \((try? String(contentsOf: errorsURL, encoding: .utf8)) ?? "")")
         }
+        let data = try Data(contentsOf: dumpURL)
         return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.hasPrefix("\\restrict ") && !$0.hasPrefix("\\unrestrict ") }.joined(separator: "\n")
     }

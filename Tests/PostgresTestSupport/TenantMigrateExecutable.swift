@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import LibPQ
 
@@ -19,7 +20,10 @@ public enum TenantMigrateExecutable {
 
     /// What a finished run printed, and how it ended.
     public struct Output: Sendable {
+        /// The exit status, or 128 + the signal that ended the run.
         public let status: Int32
+        /// The signal that ended the run, or nil when it exited.
+        public let terminatingSignal: Int32?
         public let stdout: String
         public let stderr: String
     }
@@ -48,35 +52,30 @@ public enum TenantMigrateExecutable {
         guard let url else { throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no tenant-migrate executable beside the tests"]) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let running = Running(directory: directory)
-        _ = FileManager.default.createFile(atPath: running.outputURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: running.errorURL.path, contents: nil)
+        let outputURL = directory.appendingPathComponent("stdout"), errorURL = directory.appendingPathComponent("stderr")
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         var variables = ProcessInfo.processInfo.environment
         variables[Connection.strictOneStatementVariable] = "1"
         for (name, value) in environment { variables[name] = value }
-        running.process.executableURL = url
-        running.process.arguments = arguments
-        running.process.environment = variables
-        let output = try FileHandle(forWritingTo: running.outputURL)
-        running.process.standardOutput = output
-        running.process.standardError = try standardError ?? (mergingOutput ? output : FileHandle(forWritingTo: running.errorURL))
-        try running.process.run()
-        return running
+        let errorDestination: ChildProcess.Destination? = standardError.map { .descriptor($0.fileDescriptor) } ?? (mergingOutput ? nil : .file(errorURL.path))
+        let process = try ChildProcess(url.path, arguments, environment: variables, standardOutput: .file(outputURL.path), standardError: errorDestination)
+        return Running(process: process, directory: directory)
     }
 
     /// A run in progress.
-    public final class Running {
-        /// The process, to signal it.
-        public let process = Process()
+    public final class Running: Sendable {
+        /// The process, to signal it (``ChildProcess/send(_:)``) or see whether it still runs.
+        public let process: ChildProcess
         let directory: URL
         var outputURL: URL { directory.appendingPathComponent("stdout") }
         var errorURL: URL { directory.appendingPathComponent("stderr") }
 
-        init(directory: URL) {
+        init(process: ChildProcess, directory: URL) {
+            self.process = process
             self.directory = directory
         }
 
-        /// What the process wrote to stderr so far (stdout, when merged).
+        /// What the process wrote to stderr so far (nothing, when it was merged into stdout).
         public func errorOutputSoFar() throws -> String {
             try String(contentsOf: errorURL, encoding: .utf8)
         }
@@ -84,10 +83,10 @@ public enum TenantMigrateExecutable {
         /// Waits for the process to end (polling, off the cooperative pool's threads) and returns
         /// what it printed.
         public func finish() async throws -> Output {
-            while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-            process.waitUntilExit()
+            let outcome = try await process.finished()
             return Output(
-                status: process.terminationStatus,
+                status: outcome.status,
+                terminatingSignal: outcome.terminatingSignal,
                 stdout: try String(contentsOf: outputURL, encoding: .utf8),
                 stderr: try String(contentsOf: errorURL, encoding: .utf8)
             )

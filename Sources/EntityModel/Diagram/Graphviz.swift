@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Graphviz's `dot` program, which lays out DOT text and draws it as SVG.
@@ -39,19 +40,10 @@ public struct Graphviz: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("diagram.dot")
         let output = directory.appendingPathComponent("diagram.svg")
-        let errors = directory.appendingPathComponent("stderr")
         try Data(dot.utf8).write(to: input)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["-Tsvg", "-o", output.path, input.path]
-        process.standardError = try FileHandle(forWritingTo: errors)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw GraphvizError.failed(status: process.terminationStatus, message: message.trimmingCharacters(in: .whitespacesAndNewlines))
+        let outcome = try ChildProcess(executable.path, ["-Tsvg", "-o", output.path, input.path]).wait()
+        guard outcome.status == 0 else {
+            throw GraphvizError.failed(status: outcome.status, message: outcome.output.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return try String(contentsOf: output, encoding: .utf8)
     }

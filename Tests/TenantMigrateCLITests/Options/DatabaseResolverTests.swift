@@ -1,3 +1,4 @@
+import ChildProcesses
 import EmbeddedPostgres
 import Foundation
 import PostgresTestSupport
@@ -8,8 +9,8 @@ import Testing
 /// command's own summary line, not only in a note on stderr (issue 20).
 @Suite("Database resolution")
 struct DatabaseResolverTests {
-    /// Run with `ChildProcess`, not Foundation's `Process`: the server the command starts inherits
-    /// the descriptors `Process` watches, so `Process` would never see the command end.
+    /// Run with `ChildProcess`: the server the command starts inherits the command's descriptors,
+    /// so a parent that waited for them to close would never see the command end.
     @Test(.enabled(if: TenantMigrateExecutable.url != nil, "needs the tenant-migrate executable beside the test bundle"))
     func theEmbeddedServerIsNamedInTheSummaryLine() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tenant-migrate-embedded-\(UUID().uuidString)")
@@ -19,11 +20,7 @@ struct DatabaseResolverTests {
         environment["TENANT_MIGRATE_EMBEDDED_DIR"] = directory.path
         let executable = try #require(TenantMigrateExecutable.url).path
         func run(_ arguments: [String]) async throws -> ChildProcess.Outcome {
-            let child = try ChildProcess(executable, arguments, environment: environment)
-            while true {
-                if let outcome = try child.poll() { return outcome }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            try await ChildProcess(executable, arguments, environment: environment).finished()
         }
         defer { try? FileManager.default.removeItem(at: directory) }
         let status = try await run(["status", "--migrations", PackagePaths.trackerFamily.path])
