@@ -173,8 +173,24 @@ public func tenantContents(schema: String, version: ModelVersion, naturalKeys: [
         )
     }
     if try connection.scalar("SELECT to_regclass($1) IS NOT NULL", [connection.qualified(schema, "_tm_archive")], as: Bool.self) {
+        // An entry's left_value may name the row's links as they were (`{"status_id": "6"}`): a
+        // link to a naturally keyed table holds the referenced row's natural key instead of its id.
+        var leftValue = "a.left_value"
+        for table in version.relationalSchema().tables {
+            for foreignKey in table.foreignKeys where foreignKey.columns.count == 1 {
+                guard let natural = naturalKeys[foreignKey.referencedTable] else { continue }
+                let column = connection.quoteLiteral(foreignKey.columns[0])
+                let json = "(\(leftValue))::jsonb"
+                let referenced = "(SELECT pg_catalog.to_jsonb(n.\(connection.quoteIdentifier(natural))) FROM \(connection.qualified(schema, foreignKey.referencedTable)) AS n "
+                    + "WHERE n.id::text = \(json) ->> \(column))"
+                // Nested CASEs: only a left_value of this table that is a JSON object is parsed.
+                leftValue = "CASE WHEN a.table_name = \(connection.quoteLiteral(table.name)) AND a.left_value LIKE '{%' THEN CASE WHEN \(json) ? \(column) "
+                    + "THEN pg_catalog.jsonb_set(\(json), ARRAY[\(column)], COALESCE(\(referenced), 'null'))::text ELSE \(leftValue) END ELSE \(leftValue) END"
+            }
+        }
         contents["_tm_archive"] = try connection.column(
-            "SELECT (pg_catalog.to_jsonb(a) - 'archived_at')::text AS entry FROM \(connection.qualified(schema, "_tm_archive")) AS a ORDER BY 1", as: String.self
+            "SELECT (pg_catalog.to_jsonb(a) - 'archived_at' || pg_catalog.jsonb_build_object('left_value', \(leftValue)))::text AS entry "
+                + "FROM \(connection.qualified(schema, "_tm_archive")) AS a ORDER BY 1", as: String.self
         )
     }
     return contents

@@ -85,6 +85,35 @@ extension CatchUpRound {
         return "(SELECT m.shadow_id FROM pg_temp.\(id: target.idsTable) AS m WHERE m.delta_id = x.\(id: column))"
     }
 
+    /// A delta archive entry's `left_value` as the shadow must hold it. Where the step dropped an
+    /// archived column, `left_value` is a JSON object of the columns derived from it
+    /// (`{"status_id": "6"}`, see ``StepArchive``), which the way down compares with the row's
+    /// values then; a link to a row made per key holds the delta's id, translated here to the
+    /// shadow's, as the row's own link is (``mergedValue(of:in:)``). Without this, the way down
+    /// would find the link changed and keep the app's value: the archived spelling would be lost.
+    func mergedLeftValue() -> SQL {
+        var links: [String: OnlineDistinct] = [:]
+        var ambiguous: Set<String> = []
+        for table in destination.tables {
+            for key in table.foreignKeys where key.columns.count == 1 {
+                guard let target = distinct(filling: key.referencedTable) else { continue }
+                let column = key.columns[0]
+                if let known = links[column], known.idsTable != target.idsTable { ambiguous.insert(column) }
+                links[column] = target
+            }
+        }
+        var value: SQL = "a.left_value::pg_catalog.jsonb"
+        for (column, target) in links.sorted(by: { $0.key < $1.key }) where !ambiguous.contains(column) {
+            let shadowID: SQL = "(SELECT pg_catalog.to_jsonb(m.shadow_id::pg_catalog.text) FROM pg_temp.\(id: target.idsTable) AS m "
+                + "WHERE m.delta_id::pg_catalog.text = a.left_value::pg_catalog.jsonb ->> \(literal: column))"
+            value = "CASE WHEN a.left_value::pg_catalog.jsonb ? \(literal: column) THEN pg_catalog.jsonb_set(\(value), ARRAY[\(literal: column)], "
+                + "COALESCE(\(shadowID), a.left_value::pg_catalog.jsonb -> \(literal: column))) ELSE \(value) END"
+        }
+        guard !links.isEmpty else { return "a.left_value" }
+        // Only a JSON object is parsed (a surviving column's left_value is its text).
+        return "CASE WHEN a.left_value LIKE '{%' THEN (\(value))::pg_catalog.text ELSE a.left_value END"
+    }
+
     /// The rows made for the affected keys, inserted or updated in the shadow under its ids,
     /// parents first.
     func upsertDistinctRows(order: [String]) -> [SQL] {

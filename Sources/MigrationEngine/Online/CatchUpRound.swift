@@ -219,7 +219,7 @@ public struct CatchUpRound {
         var statements: [SQL] = []
         for (table, names) in archivedRows() {
             let rows: SQL = "a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: table))"
-            let selected: [SQL] = columns.map { "a.\(id: $0)" }
+            let selected: [SQL] = columns.map { $0 == "left_value" ? mergedLeftValue() : "a.\(id: $0)" }
             statements.append("DELETE FROM \(qualified(shadow, archive)) AS a WHERE \(rows)")
             statements.append("INSERT INTO \(qualified(shadow, archive)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(qualified(delta, archive)) AS a WHERE \(rows)")
         }
