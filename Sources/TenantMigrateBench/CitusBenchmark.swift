@@ -15,7 +15,7 @@ import TenantMigrator
 /// full_page_writes off (scripts/citus-cluster.sh sets them so). It prints both times; on one
 /// machine Citus is slower, since every statement on a tenant's table travels from the
 /// coordinator to a worker and every transaction commits in two phases.
-struct CitusBenchmark: AsyncParsableCommand {
+struct CitusBenchmark: AsyncParsableCommand, TenantContentsDefaults {
     static let configuration = CommandConfiguration(
         commandName: "citus",
         abstract: "Time migrateAll over a fleet of tenants (v1 → v3) on plain PostgreSQL and on a Citus cluster."
@@ -27,11 +27,7 @@ struct CitusBenchmark: AsyncParsableCommand {
     @Option(help: "Tenants.")
     var tenants = 200
 
-    @Option(help: "Recipes per tenant.")
-    var recipes = 20
-
-    @Option(help: "Ingredients per recipe.")
-    var ingredients = 3
+    @OptionGroup var contents: TenantContents<Self>
 
     @Option(name: [.short, .long], help: "Connections used at once.")
     var jobs = 2
@@ -40,11 +36,13 @@ struct CitusBenchmark: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
 
+    static let recipesPerTenant = 20
+
     func run() async throws {
         guard let citus = citusURL ?? ProcessInfo.processInfo.environment["TEST_CITUS_URL"], !citus.isEmpty else {
             throw ValidationError("give --citus-url (scripts/citus-cluster.sh start prints it) or set TEST_CITUS_URL")
         }
-        guard tenants > 0, recipes > 0, ingredients > 0, jobs > 0 else { throw ValidationError("counts and --jobs must be positive") }
+        guard tenants > 0, contents.recipes > 0, contents.ingredients > 0, jobs > 0 else { throw ValidationError("counts and --jobs must be positive") }
         let logger = quietLogger()
 
         let server = try self.server.start(kind: "citus", durability: .fast)
@@ -62,7 +60,7 @@ struct CitusBenchmark: AsyncParsableCommand {
 
         print("""
 
-            == citus: migrateAll v1 → v3 over \(format(count: tenants)) tenants (\(recipes) recipes × \(ingredients) ingredients each, jobs \(jobs))
+            == citus: migrateAll v1 → v3 over \(format(count: tenants)) tenants (\(contents.recipes) recipes × \(contents.ingredients) ingredients each, jobs \(jobs))
             plain PostgreSQL: \(format(plain.migrate)) (\(String(format: "%.1f", plain.migrate.inSeconds * 1000 / Double(tenants))) ms per tenant); \
             created in \(format(plain.create))
             Citus:            \(format(distributed.migrate)) (\(String(format: "%.1f", distributed.migrate.inSeconds * 1000 / Double(tenants))) ms per tenant); \
@@ -90,7 +88,7 @@ struct CitusBenchmark: AsyncParsableCommand {
         }
         for name in names {
             let index = Int(name.split(separator: "_").last!)!
-            try connection.pipeline(FleetBench.loadStatements(schema: "tenant_" + name, index: index, recipes: recipes, ingredients: ingredients, quoting: connection)
+            try connection.pipeline(contents.loadStatements(schema: "tenant_" + name, index: index, quoting: connection)
                 .map { Statement($0) })
         }
         let start = clock.now

@@ -19,7 +19,7 @@ import TenantMigrator
 ///
 /// Every run gets a database of its own, dropped at the end. It prints numbers; it asserts nothing
 /// (it checks that the tool and the script leave the same data and the v3 schema).
-struct FleetBenchmark: AsyncParsableCommand {
+struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
         abstract: "Time migrateAll over a fleet of tenants (v1 → v3) against a hand-written psql script, or a no-op run (--noop)."
@@ -34,11 +34,7 @@ struct FleetBenchmark: AsyncParsableCommand {
     @Option(help: "Tenants per set (default 1,000; 10,000 with --noop; 1,000,000 with --noop --catalog-only).")
     var tenants: Int?
 
-    @Option(help: "Recipes per tenant.")
-    var recipes = 100
-
-    @Option(help: "Ingredients per recipe.")
-    var ingredients = 3
+    @OptionGroup var contents: TenantContents<Self>
 
     @Option(name: [.short, .long], help: "Connections used at once by the tool (and psql sessions in the split run).")
     var jobs = 2
@@ -59,10 +55,12 @@ struct FleetBenchmark: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
 
+    static let recipesPerTenant = 100
+
     func run() async throws {
         let count = tenants ?? (noop ? (catalogOnly ? 1_000_000 : 10_000) : 1_000)
         guard !catalogOnly || noop else { throw ValidationError("--catalog-only goes with --noop") }
-        guard count > 0, recipes > 0, ingredients > 0, jobs > 0, repetitions > 0, rounds > 0, profileTenants >= 0 else {
+        guard count > 0, contents.recipes > 0, contents.ingredients > 0, jobs > 0, repetitions > 0, rounds > 0, profileTenants >= 0 else {
             throw ValidationError("counts, --jobs and --repetitions must be positive")
         }
         let server = try self.server.start(kind: "fleet")
@@ -100,7 +98,7 @@ struct FleetBenchmark: AsyncParsableCommand {
         let loadStart = clock.now
         for name in all {
             let index = Int(name.split(separator: "_").last!)!
-            try connection.pipeline(FleetBench.loadStatements(schema: "tenant_" + name, index: index, recipes: recipes, ingredients: ingredients, quoting: connection).map { Statement($0) })
+            try connection.pipeline(contents.loadStatements(schema: "tenant_" + name, index: index, quoting: connection).map { Statement($0) })
         }
         let load = clock.now - loadStart
         try connection.execute("VACUUM ANALYZE")
@@ -196,7 +194,7 @@ struct FleetBenchmark: AsyncParsableCommand {
         func pct(_ p: Double) -> String { String(format: "%.1f", perTenant[min(perTenant.count - 1, Int(Double(perTenant.count) * p))]) }
         var lines = [
             "",
-            "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(recipes) recipes × \(ingredients) ingredients each), "
+            "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(contents.recipes) recipes × \(contents.ingredients) ingredients each), "
                 + "in \(slices.count) rounds of \(format(count: slices.first?.count ?? 0)) tenants per side, the sides' order rotating",
             "tool (migrateAll, jobs \(jobs)):        \(format(tool))  (\(String(format: "%.1f", tool.inSeconds * 1000 / Double(count))) ms per tenant; "
                 + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", toolCPU)) s)",
@@ -257,26 +255,6 @@ enum FleetBench {
         getrusage(RUSAGE_SELF, &usage)
         #endif
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-    }
-
-    /// Fills a v1 tenant: `recipes` recipes (types cycling Meat, Fish, Vegetarian, Dessert, Other)
-    /// with `ingredients` each, named from a pool of 60, each name always with the same unit (or
-    /// none). Deterministic in `index`, so tenant i of every set holds the same rows.
-    static func loadStatements(schema: String, index: Int, recipes: Int, ingredients: Int, quoting q: some SQLQuoting) -> [String] {
-        let s = q.quoteIdentifier(schema)
-        return ["""
-            INSERT INTO \(s).recipe (name, type, servings, instructions)
-            SELECT 'Recipe ' || g, (ARRAY['Meat', 'Fish', 'Vegetarian', 'Dessert', 'Other'])[1 + (g + \(index)) % 5],
-                   CASE WHEN g % 9 = 0 THEN NULL ELSE (1 + (g * 3 + \(index)) % 8)::int2 END,
-                   CASE WHEN g % 5 = 0 THEN NULL ELSE 'Cook recipe ' || g || ' with care.' END
-            FROM generate_series(1, \(recipes)) AS g
-            """, """
-            INSERT INTO \(s).recipe_ingredient (recipe_id, name, quantity, unit_of_measure)
-            SELECT r.id, 'Ingredient ' || n, CASE WHEN k % 4 = 3 THEN NULL ELSE (k * 10 + r.id % 7)::numeric / 4 END,
-                   CASE WHEN n % 10 = 9 THEN NULL ELSE (ARRAY['g', 'ml', 'piece', 'tbsp', 'cup', 'pinch'])[1 + n % 6] END
-            FROM \(s).recipe AS r, generate_series(1, \(ingredients)) AS k, LATERAL (SELECT (r.id * 7 + k * 13 + \(index)) % 60 AS n) AS pick
-            ORDER BY r.id, k
-            """]
     }
 
     /// Errors from concurrent work.

@@ -1,13 +1,5 @@
-/// A primary key: `CONSTRAINT <table>_pkey PRIMARY KEY (…)`.
-public struct PrimaryKey: Hashable, Sendable, Codable {
-    /// The constraint's name.
-    public var name: String
-    /// The key's columns, in order.
-    public var columns: [String]
+/// A primary key: `CONSTRAINT <table>_pkey PRIMARY KEY (…)`, on its columns in key order.
+public typealias PrimaryKey = NamedColumnList<PrimaryKeyKind>
 
-    /// Creates a primary key.
-    public init(name: String, columns: [String]) {
-        self.name = name
-        self.columns = columns
-    }
-}
+/// The kind of a ``PrimaryKey``.
+public enum PrimaryKeyKind: NamedColumnListKind {}

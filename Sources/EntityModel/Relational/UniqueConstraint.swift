@@ -1,13 +1,6 @@
-/// A unique constraint: `CONSTRAINT <table>_<column>_key UNIQUE (…)`.
-public struct UniqueConstraint: Hashable, Sendable, Codable {
-    /// The constraint's name (also the name of its index).
-    public var name: String
-    /// The constrained columns.
-    public var columns: [String]
+/// A unique constraint: `CONSTRAINT <table>_<column>_key UNIQUE (…)`, on the constrained columns;
+/// its name is also the name of its index.
+public typealias UniqueConstraint = NamedColumnList<UniqueConstraintKind>
 
-    /// Creates a unique constraint.
-    public init(name: String, columns: [String]) {
-        self.name = name
-        self.columns = columns
-    }
-}
+/// The kind of a ``UniqueConstraint``.
+public enum UniqueConstraintKind: NamedColumnListKind {}

@@ -15,47 +15,41 @@ extension Correspondence {
         for entity in newer.entities where !existing.contains(entity.name) {
             guard let ancestor = newer.ancestors(of: entity.name).first(where: existing.contains),
                   let olderAncestor = entities.first(where: { $0.value == ancestor })?.key else { continue }
-            let oldAttributes = older.allAttributes(of: olderAncestor)
-            var moved = false
-            for attribute in entity.attributes {
-                guard let match = oldAttributes.first(where: { $0.attribute.name == attribute.renamingIdentifier })
-                        ?? oldAttributes.first(where: { $0.attribute.name == attribute.name }) else { continue }
-                let key = Property(entity: match.declaredBy, name: match.attribute.name)
-                guard attributes[key] == nil else { continue }
-                attributes[key] = Property(entity: entity.name, name: attribute.name)
-                moved = true
-            }
-            let oldRelationships = older.allRelationships(of: olderAncestor)
-            for relationship in entity.relationships {
-                guard let match = oldRelationships.first(where: { $0.relationship.name == relationship.renamingIdentifier })
-                        ?? oldRelationships.first(where: { $0.relationship.name == relationship.name }) else { continue }
-                let key = Property(entity: match.declaredBy, name: match.relationship.name)
-                guard relationships[key] == nil else { continue }
-                relationships[key] = Property(entity: entity.name, name: relationship.name)
-                moved = true
-            }
-            if moved, older.entity(named: olderAncestor)?.isAbstract == false { descended[entity.name] = olderAncestor }
+            let movedAttributes = matchMoved(Self.attributeKind, declaredBy: entity, ancestor: olderAncestor, in: older, down: true)
+            let movedRelationships = matchMoved(Self.relationshipKind, declaredBy: entity, ancestor: olderAncestor, in: older, down: true)
+            if movedAttributes || movedRelationships, older.entity(named: olderAncestor)?.isAbstract == false { descended[entity.name] = olderAncestor }
         }
         // Up: a removed sub-entity's own property is now declared by a surviving ancestor.
         for entity in older.entities where entities[entity.name] == nil {
             guard let ancestor = older.ancestors(of: entity.name).first(where: { entities[$0] != nil }),
                   let newerAncestor = entities[ancestor] else { continue }
-            let newAttributes = newer.allAttributes(of: newerAncestor)
-            var moved = false
-            for attribute in entity.attributes {
-                guard let match = newAttributes.first(where: { $0.attribute.renamingIdentifier == attribute.name })
-                        ?? newAttributes.first(where: { $0.attribute.name == attribute.name }) else { continue }
-                attributes[Property(entity: entity.name, name: attribute.name)] = Property(entity: match.declaredBy, name: match.attribute.name)
-                moved = true
-            }
-            let newRelationships = newer.allRelationships(of: newerAncestor)
-            for relationship in entity.relationships {
-                guard let match = newRelationships.first(where: { $0.relationship.renamingIdentifier == relationship.name })
-                        ?? newRelationships.first(where: { $0.relationship.name == relationship.name }) else { continue }
-                relationships[Property(entity: entity.name, name: relationship.name)] = Property(entity: match.declaredBy, name: match.relationship.name)
-                moved = true
-            }
-            if moved, newer.entity(named: newerAncestor)?.isAbstract == false { folded[entity.name] = newerAncestor }
+            let movedAttributes = matchMoved(Self.attributeKind, declaredBy: entity, ancestor: newerAncestor, in: newer, down: false)
+            let movedRelationships = matchMoved(Self.relationshipKind, declaredBy: entity, ancestor: newerAncestor, in: newer, down: false)
+            if movedAttributes || movedRelationships, newer.entity(named: newerAncestor)?.isAbstract == false { folded[entity.name] = newerAncestor }
         }
+    }
+
+    /// Matches each property of `kind` that `entity` declares itself to its counterpart in
+    /// `ancestor` of `version`, and returns whether any moved. Down (`entity` is a new sub-entity,
+    /// `version` the older one), the ancestor's older property becomes the sub-entity's, unless it
+    /// is matched already; up (`entity` is a removed sub-entity, `version` the newer one), the
+    /// sub-entity's property becomes the ancestor's.
+    private mutating func matchMoved<Element>(
+        _ kind: PropertyKind<Element>, declaredBy entity: Entity, ancestor: String, in version: ModelVersion, down: Bool
+    ) -> Bool {
+        let candidates = kind.all(version, ancestor)
+        var moved = false
+        for property in entity[keyPath: kind.declared] {
+            guard let match = down ? Self.older(of: property, among: candidates) : Self.newer(of: property, among: candidates) else { continue }
+            let own = Property(entity: entity.name, name: property.name), counterpart = Property(entity: match.declaredBy, name: match.element.name)
+            if down {
+                guard self[keyPath: kind.matches][counterpart] == nil else { continue }
+                self[keyPath: kind.matches][counterpart] = own
+            } else {
+                self[keyPath: kind.matches][own] = counterpart
+            }
+            moved = true
+        }
+        return moved
     }
 }

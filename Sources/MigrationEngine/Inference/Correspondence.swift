@@ -37,22 +37,8 @@ struct Correspondence: Sendable {
             result.entities[key] = entity.name
         }
         for (oldEntity, newEntity) in result.entities {
-            let oldAttributes = older.allAttributes(of: oldEntity)
-            for (declaredBy, attribute) in newer.allAttributes(of: newEntity) {
-                let match = oldAttributes.first { $0.attribute.name == attribute.renamingIdentifier }
-                    ?? oldAttributes.first { $0.attribute.name == attribute.name }
-                if let match {
-                    result.attributes[Property(entity: match.declaredBy, name: match.attribute.name)] = Property(entity: declaredBy, name: attribute.name)
-                }
-            }
-            let oldRelationships = older.allRelationships(of: oldEntity)
-            for (declaredBy, relationship) in newer.allRelationships(of: newEntity) {
-                let match = oldRelationships.first { $0.relationship.name == relationship.renamingIdentifier }
-                    ?? oldRelationships.first { $0.relationship.name == relationship.name }
-                if let match {
-                    result.relationships[Property(entity: match.declaredBy, name: match.relationship.name)] = Property(entity: declaredBy, name: relationship.name)
-                }
-            }
+            result.matchProperties(attributeKind, of: newEntity, in: newer, to: oldEntity, in: older)
+            result.matchProperties(relationshipKind, of: newEntity, in: newer, to: oldEntity, in: older)
         }
         result.matchHierarchyMoves(older: older, newer: newer)
         return result

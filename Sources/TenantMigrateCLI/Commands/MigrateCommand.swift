@@ -2,7 +2,7 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate migrate`: move tenants forward.
-struct MigrateCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+struct MigrateCommand<Runner: TenantMigrateRunner>: TenantMoveCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "migrate",
@@ -27,13 +27,7 @@ struct MigrateCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     @OptionGroup var migration: MigrationOptions
     @OptionGroup var fleet: FleetOptions
 
-    func validate() throws {
-        try TenantMove.validate(tenant, fleet: fleet, verb: "migrate")
-    }
-
-    var printsJSON: Bool { migration.json }
-
-    func perform() async throws {
-        try await TenantMove(operation: .migrate, target: to, tenants: tenant, migration: migration, fleet: fleet).run(options)
-    }
+    static var operation: MigrationRequest.Operation { .migrate }
+    static var verb: String { "migrate" }
+    var target: String? { to }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate rollback`: move tenants back to an older version.
-struct RollbackCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+struct RollbackCommand<Runner: TenantMigrateRunner>: TenantMoveCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "rollback",
@@ -27,13 +27,7 @@ struct RollbackCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     @OptionGroup var migration: MigrationOptions
     @OptionGroup var fleet: FleetOptions
 
-    func validate() throws {
-        try TenantMove.validate(tenant, fleet: fleet, verb: "roll back")
-    }
-
-    var printsJSON: Bool { migration.json }
-
-    func perform() async throws {
-        try await TenantMove(operation: .rollback, target: to, tenants: tenant, migration: migration, fleet: fleet).run(options)
-    }
+    static var operation: MigrationRequest.Operation { .rollback }
+    static var verb: String { "roll back" }
+    var target: String? { to }
 }

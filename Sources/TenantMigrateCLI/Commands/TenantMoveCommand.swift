@@ -1,0 +1,30 @@
+import ArgumentParser
+import TenantMigrator
+
+/// `migrate` and `rollback`: one move of tenants, forward or back, checked and run the same way
+/// (``TenantMove``).
+protocol TenantMoveCommand: RunnerCommand {
+    /// `.migrate` or `.rollback`.
+    static var operation: MigrationRequest.Operation { get }
+    /// The verb of the error that names no tenants.
+    static var verb: String { get }
+    var options: RunnerOptions<Runner> { get }
+    /// The tenants named with --tenant.
+    var tenant: [String] { get }
+    /// The version to move to; nil for the operation's default.
+    var target: String? { get }
+    var migration: MigrationOptions { get }
+    var fleet: FleetOptions { get }
+}
+
+extension TenantMoveCommand {
+    func validate() throws {
+        try TenantMove.validate(tenant, fleet: fleet, verb: Self.verb)
+    }
+
+    var printsJSON: Bool { migration.json }
+
+    func perform() async throws {
+        try await TenantMove(operation: Self.operation, target: target, tenants: tenant, migration: migration, fleet: fleet).run(options)
+    }
+}
