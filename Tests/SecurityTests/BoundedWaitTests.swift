@@ -64,20 +64,27 @@ struct BoundedWaitTests {
                 }
                 return longest
             }
-            var samplesWhileWaiting = 0
-            var heldWhileWaiting: [String] = []
-            while !done.value {
-                let waiting = try admin.scalar("""
-                    SELECT count(*)::int FROM pg_locks w JOIN pg_stat_activity a ON a.pid = w.pid
-                    WHERE NOT w.granted AND a.usename = $1
-                    """, [setup.migratorRole], as: Int.self)
-                if waiting > 0 { samplesWhileWaiting += 1 }
-                heldWhileWaiting += try admin.column("""
-                    SELECT h.mode FROM pg_locks w JOIN pg_locks h ON h.pid = w.pid AND h.granted
-                    JOIN pg_stat_activity a ON a.pid = w.pid
-                    WHERE NOT w.granted AND a.usename = $1 AND h.locktype = 'relation' AND h.relation = 'tenant_t.recipe'::regclass
-                    """, [setup.migratorRole])
-                try await Task.sleep(for: .milliseconds(10))
+            // Sampled on a thread of its own: a busy suite can keep the cooperative pool from this
+            // test for seconds, and the migrator's waits would pass unseen.
+            let migratorRole = setup.migratorRole, adminURL = setup.adminURL
+            let (samplesWhileWaiting, heldWhileWaiting) = try await onAThreadOfItsOwn { () -> (Int, [String]) in
+                let admin = try Connection(adminURL, logger: quietLogger)
+                var samples = 0
+                var held: [String] = []
+                while !done.value {
+                    let waiting = try admin.scalar("""
+                        SELECT count(*)::int FROM pg_locks w JOIN pg_stat_activity a ON a.pid = w.pid
+                        WHERE NOT w.granted AND a.usename = $1
+                        """, [migratorRole], as: Int.self)
+                    if waiting > 0 { samples += 1 }
+                    held += try admin.column("""
+                        SELECT h.mode FROM pg_locks w JOIN pg_locks h ON h.pid = w.pid AND h.granted
+                        JOIN pg_stat_activity a ON a.pid = w.pid
+                        WHERE NOT w.granted AND a.usename = $1 AND h.locktype = 'relation' AND h.relation = 'tenant_t.recipe'::regclass
+                        """, [migratorRole])
+                    usleep(10_000)
+                }
+                return (samples, held)
             }
             let longestStall = try await updates.value
             try busy.execute("ROLLBACK")
@@ -104,4 +111,15 @@ func background<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -
         return try await body()
     }
     return (task, flag)
+}
+
+/// Runs `body` on a thread of its own (not the cooperative pool) and awaits its result without
+/// blocking a thread of the pool.
+func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    let result = Locked<Result<T, any Error>?>(nil)
+    Thread { result.withLock { $0 = Result { try body() } } }.start()
+    while true {
+        if let outcome = result.value { return try outcome.get() }
+        try await Task.sleep(for: .milliseconds(10))
+    }
 }
