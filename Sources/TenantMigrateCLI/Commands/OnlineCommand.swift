@@ -11,7 +11,7 @@ struct OnlineCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         )
     }
 
-    struct Cleanup: RunnerCommand {
+    struct Cleanup: TenantReportCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(
                 commandName: "cleanup",
@@ -25,19 +25,16 @@ struct OnlineCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
             )
         }
         @OptionGroup var options: RunnerOptions<Runner>
-        @Option(help: ArgumentHelp("Only this tenant.", valueName: "name")) var tenant: String?
-        @Flag(help: "Print JSON.") var json = false
-
-        var printsJSON: Bool { json }
+        @OptionGroup var report: TenantReportOptions
 
         func perform() async throws {
-            let results = try await options.makeMigrator().cleanUpOnlineMigrations(tenant: tenant)
-            if json { return try Console.printJSON(results) }
-            for result in results where result.outcome != .clean {
-                Console.line("\(result.tenant): \(result.outcome == .removed ? "removed what a stopped online migration left" : "an online migration is running; left alone")")
+            try report.show(try await options.makeMigrator().cleanUpOnlineMigrations(tenant: report.tenant)) { results in
+                for result in results where result.outcome != .clean {
+                    Console.line("\(result.tenant): \(result.outcome == .removed ? "removed what a stopped online migration left" : "an online migration is running; left alone")")
+                }
+                let removed = results.count { $0.outcome == .removed }
+                Console.line("\(results.count) tenant\(results.count == 1 ? "" : "s") checked, \(removed) cleaned up")
             }
-            let removed = results.count { $0.outcome == .removed }
-            Console.line("\(results.count) tenant\(results.count == 1 ? "" : "s") checked, \(removed) cleaned up")
         }
     }
 }
