@@ -15,6 +15,6 @@ struct TenantMigrateBench: AsyncParsableCommand {
             CreateBenchmark.self,
             PoolBenchmark.self,
             CitusBenchmark.self,
-            CopyBenchmark.self, RecipesBenchmark.self, ArchiveBenchmark.self]
+            CopyBenchmark.self, RecipesBenchmark.self, ArchiveBenchmark.self, OnlineBenchmark.self]
     )
 }

@@ -60,15 +60,7 @@ struct LeastPrivilegeDatabase: Sendable {
 
     /// `base` with another user (and the shared test password), or another database.
     static func url(_ base: String, user: String? = nil, database: String? = nil) -> String {
-        if base.hasPrefix("postgres://") || base.hasPrefix("postgresql://"), var components = URLComponents(string: base) {
-            if let user { components.user = user; components.password = password }
-            if let database { components.path = "/" + database }
-            return components.string ?? base
-        }
-        var result = base
-        if let user { result += " user='\(user)' password='\(password)'" }
-        if let database { result += " dbname='\(database)'" }
-        return result
+        connectionString(base, user: user, password: user == nil ? nil : password, database: database)
     }
 
     /// A superuser connection to the test database.

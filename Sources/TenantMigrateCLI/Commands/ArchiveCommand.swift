@@ -12,46 +12,44 @@ struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         )
     }
 
-    struct List: RunnerCommand {
+    struct List: TenantReportCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(commandName: "list", abstract: "Entries and sizes per tenant and step.")
         }
         @OptionGroup var options: RunnerOptions<Runner>
-        @Option(help: ArgumentHelp("Only this tenant.", valueName: "name")) var tenant: String?
-        @Flag(help: "Print JSON.") var json = false
-
-        var printsJSON: Bool { json }
+        @OptionGroup var report: TenantReportOptions
 
         func perform() async throws {
-            let usage = try await options.makeMigrator().archiveUsage(tenant: tenant)
-            if json { return try Console.printJSON(usage) }
-            let formatter = ISO8601DateFormatter()
-            TextTable.print(["TENANT", "STEP", "ENTRIES", "BYTES", "OLDEST", "NEWEST"], usage.map {
-                [$0.tenant, "\($0.usage.stepFrom) → \($0.usage.stepTo)", String($0.usage.entries), String($0.usage.bytes),
-                 formatter.string(from: $0.usage.oldest), formatter.string(from: $0.usage.newest)]
-            })
+            try report.show(try await options.makeMigrator().archiveUsage(tenant: report.tenant)) { usage in
+                let formatter = ISO8601DateFormatter()
+                TextTable.print(["TENANT", "STEP", "ENTRIES", "BYTES", "OLDEST", "NEWEST"], usage.map {
+                    [$0.tenant, "\($0.usage.stepFrom) → \($0.usage.stepTo)", String($0.usage.entries), String($0.usage.bytes),
+                     formatter.string(from: $0.usage.oldest), formatter.string(from: $0.usage.newest)]
+                })
+            }
         }
     }
 
-    struct Prune: RunnerCommand {
+    struct Prune: TenantReportCommand {
         static var configuration: CommandConfiguration {
-            CommandConfiguration(commandName: "prune", abstract: "Delete archive entries older than an age.")
+            CommandConfiguration(commandName: "prune", abstract: "Delete archive entries older than an age, and the old tables online migrations kept since before then.")
         }
         @OptionGroup var options: RunnerOptions<Runner>
         @Option(name: .long, help: ArgumentHelp("The age: a number with s, m, h or d (30d).", valueName: "age")) var olderThan: String
-        @Option(help: ArgumentHelp("Only this tenant.", valueName: "name")) var tenant: String?
-        @Flag(help: "Print JSON.") var json = false
-
-        var printsJSON: Bool { json }
+        @OptionGroup var report: TenantReportOptions
 
         func validate() throws {
             guard ArchiveAge(olderThan) != nil else { throw ValidationError("--older-than takes a number with s, m, h or d, such as 30d") }
         }
 
         func perform() async throws {
-            let deleted = try await options.makeMigrator().pruneArchive(olderThan: ArchiveAge(olderThan)!.duration, tenant: tenant)
-            if json { return try Console.printJSON(deleted) }
-            for (tenant, count) in deleted.sorted(by: { $0.key < $1.key }) { Console.line("\(tenant): \(count) entr\(count == 1 ? "y" : "ies") pruned") }
+            let (deleted, retired) = try await options.makeMigrator().prune(olderThan: ArchiveAge(olderThan)!.duration, tenant: report.tenant)
+            try report.show(deleted) { deleted in
+                for (tenant, count) in deleted.sorted(by: { $0.key < $1.key }) {
+                    Console.line("\(tenant): \(count) entr\(count == 1 ? "y" : "ies") pruned"
+                        + (retired[tenant].map { "; the \($0) tables an online migration replaced dropped" } ?? ""))
+                }
+            }
         }
     }
 }

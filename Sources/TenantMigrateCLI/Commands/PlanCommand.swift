@@ -65,13 +65,27 @@ struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
         for (index, step) in report.steps.enumerated() {
             Console.line("")
             Console.line("-- step \(index + 1) of \(report.steps.count): \(step.title)")
+            if let online = step.online { Console.line("-- online: \(online)") }
             for statement in step.statements {
                 Console.line(statement.hasSuffix(";") ? statement : statement + ";")
             }
         }
         printLosses(LossListing(archived: report.archived, lost: report.lost, dataDependent: report.dataDependentLosses))
+        printOnline(report.steps.compactMap(\.online))
         Console.line("")
         Console.line("nothing was run")
+    }
+
+    /// How the plan runs with --online: the step that decides it.
+    private func printOnline(_ modes: [OnlineStepMode]) {
+        guard let worst = modes.map(\.kind).max() else { return }
+        Console.line("")
+        let meaning = switch worst {
+        case .catalogOnly: "one short transaction; its locks wait at most lock_timeout"
+        case .shadow: "built in a shadow schema while the app reads and writes, changes caught up, then swapped in; writes wait about a second at most"
+        case .writesWait: "built in a shadow schema while the app reads; writes wait from the first writes-wait step to the swap"
+        }
+        Console.line("online (--online): \(worst.rawValue): \(meaning)")
     }
 
     private func printLosses(_ losses: LossListing) {

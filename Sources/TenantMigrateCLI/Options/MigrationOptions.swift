@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import TenantMigrator
 
@@ -29,14 +30,35 @@ struct MigrationOptions: ParsableArguments {
 
     @Flag(help: "Print the results as JSON: one document on stdout, an error object when the run fails before it starts.") var json = false
 
+    @Flag(help: "Migrate online: build the new version in a shadow schema while the app reads and writes the tenant, then swap it in with one short transaction (docs/Online.md).")
+    var online = false
+
+    @Option(name: .long, help: ArgumentHelp("Migrate online the tenants with more rows than this (pg_class.reltuples), the others offline.", valueName: "rows"))
+    var onlineAbove: Int?
+
+    /// For tests of crash safety: an online run stops for good at the first checkpoint of this
+    /// phase, after saying so on stderr, until the process is killed.
+    @Option(name: .long, help: ArgumentHelp(visibility: .private)) var onlinePauseAt: String?
+
     /// Apply, dry run or rehearsal.
     var mode: MigrationRunMode { rehearse ? .rehearse : (dryRun ? .dryRun : .apply) }
+
+    /// Offline, online, or online above a size.
+    var onlineMode: OnlineMode { onlineAbove.map { .above(rows: $0) } ?? (online ? .on : .off) }
 
     func validate() throws {
         guard !(dryRun && rehearse) else { throw ValidationError("--dry-run and --rehearse are alternatives; choose one") }
         guard lockTimeout >= 0 else { throw ValidationError("--lock-timeout must be 0 or more milliseconds") }
         guard maxAttempts >= 1 else { throw ValidationError("--max-attempts must be at least 1") }
         guard reconnectTimeout >= 0 else { throw ValidationError("--reconnect-timeout must be 0 or more seconds") }
+        guard !(online && onlineAbove != nil) else { throw ValidationError("--online and --online-above are alternatives; choose one") }
+        if let phase = onlinePauseAt, OnlinePhase(rawValue: phase) == nil {
+            throw ValidationError("--online-pause-at takes one of \(OnlinePhase.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard (onlineAbove ?? 0) >= 0 else { throw ValidationError("--online-above must be 0 or more rows") }
+        if onlineMode != .off && mode.isTrial {
+            throw ValidationError("--\(mode.rawValue) runs each tenant offline and rolls it back; leave out --online and --online-above")
+        }
     }
 
     func configure(_ migrator: inout TenantMigrator) {
@@ -45,5 +67,12 @@ struct MigrationOptions: ParsableArguments {
         migrator.acceptModelChange = acceptModelChange
         migrator.reconnectTimeout = .seconds(reconnectTimeout)
         migrator.archives = !noArchive
+        if let phase = onlinePauseAt.flatMap(OnlinePhase.init(rawValue:)) {
+            migrator.settings.online.checkpoint = { checkpoint in
+                guard checkpoint.phase == phase else { return }
+                StandardStream.error.writeLine("online: paused at \(phase.rawValue) (backend \(checkpoint.backendPID))")
+                while true { Thread.sleep(forTimeInterval: 3600) }
+            }
+        }
     }
 }

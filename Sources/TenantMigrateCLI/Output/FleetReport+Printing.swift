@@ -52,6 +52,19 @@ extension FleetReport {
                 styles: [1: { $0 == "failed" ? style.red($0) : style.yellow($0) }]
             )
         }
+        let online = entries.filter { $0.online != nil }
+        if !online.isEmpty {
+            TextTable.print(
+                ["TENANT", "MODE", "ROWS COPIED", "CHANGES CAUGHT UP", "WRITES WAITED", "READS WAITED"],
+                online.map { entry in
+                    let progress = entry.online!
+                    let ran = progress.mode != "offline" && progress.mode != "catalog-only"
+                    return [entry.tenant, progress.mode, ran ? String(progress.rowsCopied) : "", ran ? String(progress.changesCaughtUp) : "",
+                            ran ? Duration.milliseconds(progress.writesBlockedMilliseconds).commandLineText : "",
+                            ran ? Duration.milliseconds(progress.readsBlockedMilliseconds).commandLineText : ""]
+                }
+            )
+        }
         let creating = verb == "created"
         let failures = failed > 0 ? style.red("\(failed) failed") : "0 failed"
         Console.line("\(creating ? "Created" : "Moved") tenants \(creating ? "at" : "to") \(family) \(target) "

@@ -1,3 +1,4 @@
+import MigrationEngine
 import TenantMigrator
 
 extension TenantMigrationResult {
@@ -18,10 +19,25 @@ extension TenantMigrationResult {
             Console.line("\(tenant): \(style.green("migrated")) \(fromVersion) → \(toVersion) in \(time) "
                 + "(\(statistics.statements) statement\(statistics.statements == 1 ? "" : "s"), \(rows), "
                 + "\(attempts) attempt\(attempts == 1 ? "" : "s"))")
+            if let online { Console.line("\(tenant): \(online.summary)") }
         case .failed:
             Console.line("\(tenant): \(style.red("FAILED")) \(fromVersion) → \(toVersion): \(error ?? "unknown error")")
         case .pinned:
             Console.line("\(tenant): \(style.yellow("pinned")), left at \(fromVersion) (`migrate --tenant \(tenant)` alone moves it, `tenant unpin \(tenant)` releases it)")
+        }
+    }
+}
+
+extension OnlineProgress {
+    /// How the tenant ran online, in one line: `online (shadow): 200 rows copied, …`.
+    var summary: String {
+        switch mode {
+        case "offline", OnlineStepMode.Kind.catalogOnly.rawValue:
+            return "ran \(mode == "offline" ? "offline" : "as one short catalog-only transaction"): \(reason)"
+        default:
+            return "online (\(mode)): \(rowsCopied) rows copied, \(changesCaughtUp) changes caught up in \(rounds) round\(rounds == 1 ? "" : "s"); "
+                + "writes waited \(Duration.milliseconds(writesBlockedMilliseconds).commandLineText), "
+                + "reads \(Duration.milliseconds(readsBlockedMilliseconds).commandLineText)"
         }
     }
 }

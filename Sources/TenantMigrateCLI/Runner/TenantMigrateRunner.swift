@@ -44,6 +44,7 @@ extension TenantMigrateRunner {
                 StatusCommand<Self>.self,
                 HistoryCommand<Self>.self,
                 ArchiveCommand<Self>.self,
+                OnlineCommand<Self>.self,
                 VerifyCommand<Self>.self,
                 CheckCommand<Self>.self,
                 PlanCommand<Self>.self,

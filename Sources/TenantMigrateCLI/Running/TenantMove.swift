@@ -28,7 +28,7 @@ struct TenantMove {
         let up = operation == .migrate
         // A rollback without --to goes back to the first version.
         let target = self.target ?? (up ? nil : migrator.family.versionNames[0])
-        let request = MigrationRequest(operation, to: target, allowDestructive: migration.allowDestructive, mode: migration.mode)
+        let request = MigrationRequest(operation, to: target, allowDestructive: migration.allowDestructive, mode: migration.mode, online: migration.onlineMode)
         if fleet.isFleet {
             let selection = fleet.selection(names: tenants), jobs = fleet.jobs, failFast = fleet.failFast
             let run = FleetRun(verb: up ? "migrated" : "rolled back", activity: up ? "migrating" : "rolling back", mode: request.mode,

@@ -44,6 +44,13 @@ extension TenantCatalog {
         return record
     }
 
+    /// Takes the tenant's advisory lock until the end of the current transaction if no other
+    /// session holds it (a migration, online or not); returns whether it did.
+    public func tryLockTenant(_ name: TenantName, on connection: Connection) throws -> Bool {
+        try connection.execute("SELECT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
+            .first?.decode(Bool.self, at: 0) ?? false
+    }
+
     /// Takes the tenant's advisory lock until the end of the current transaction.
     ///
     /// The key is derived from (catalog, tenant), so runners on different tenants never wait for

@@ -21,16 +21,32 @@ extension TenantMigrator {
     }
 
     /// Deletes archive entries older than `age` (every tenant of the family, or `tenant`); returns
-    /// the number deleted per tenant. Each tenant is pruned in a transaction of its own.
+    /// the number deleted per tenant. Each tenant is pruned in a transaction of its own, which
+    /// also drops the old tables an online migration retired before then.
     public func pruneArchive(olderThan age: Duration, tenant: String? = nil) async throws -> [String: Int] {
+        try await prune(olderThan: age, tenant: tenant).entries
+    }
+
+    /// ``pruneArchive(olderThan:tenant:)``, and, per tenant, the version of the retired tables it dropped.
+    public func prune(olderThan age: Duration, tenant: String? = nil) async throws -> (entries: [String: Int], retiredTables: [String: String]) {
         let records = try await tenants().filter { tenant == nil || $0.name.rawValue == tenant }
         let cutoff = Date().addingTimeInterval(-age.inSeconds)
-        return try await withExistingCatalog(absent: { [:] }) { connection in
+        let catalog = self.catalog
+        return try await withExistingCatalog(absent: { ([:], [:]) }) { connection in
             var deleted: [String: Int] = [:]
+            var retired: [String: String] = [:]
             for record in records {
-                deleted[record.name.rawValue] = try connection.transaction { try TenantArchive.prune(inSchema: record.schema, olderThan: cutoff, on: $0) }
+                deleted[record.name.rawValue] = try connection.transaction { connection in
+                    // Not while the tenant migrates: an online run has copied the archive it will swap in.
+                    guard try catalog.tryLockTenant(record.name, on: connection) else {
+                        connection.logger.warning("tenant \(record.name) is migrating; its archive is left for the next prune")
+                        return 0
+                    }
+                    retired[record.name.rawValue] = try RetiredTables.prune(forTenantSchema: record.schema, olderThan: cutoff, on: connection)
+                    return try TenantArchive.prune(inSchema: record.schema, olderThan: cutoff, on: connection)
+                }
             }
-            return deleted
+            return (deleted, retired)
         }
     }
 }

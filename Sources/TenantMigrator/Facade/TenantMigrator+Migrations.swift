@@ -176,6 +176,8 @@ public struct MigrationPlanReport: Sendable, Codable {
         public var archived: [DestructiveChange]
         /// What is truly lost even with the archive (needs `--allow-destructive`).
         public var lost: [DestructiveChange]
+        /// How the step runs when the tenant migrates online (`--online`), and why.
+        public var online: OnlineStepMode?
     }
 
     /// The tenant, when planned for one.
@@ -212,7 +214,8 @@ public struct MigrationPlanReport: Sendable, Codable {
                 destructiveChanges: step.destructiveChanges,
                 dataDependentLosses: step.account.dataDependentLosses,
                 archived: step.account.archivedChanges,
-                lost: step.account.lostChanges(archiving: true)
+                lost: step.account.lostChanges(archiving: true),
+                online: step.onlineMode
             )
         }
     }

@@ -218,7 +218,7 @@ public struct FleetRunner: Sendable {
             }
             return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: outcome,
                                           fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
-                                          rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil))
+                                          rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil, online: result.online))
         } catch let error as TenantMigrationError where error.isInterruption {
             return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
                                           toVersion: target, milliseconds: milliseconds()))

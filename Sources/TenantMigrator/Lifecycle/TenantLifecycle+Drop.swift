@@ -2,8 +2,8 @@ import Foundation
 import LibPQ
 
 extension TenantLifecycle {
-    /// Drops tenant `name`: its schema with all its data, and its catalog record. The history is
-    /// kept, with a row for the drop.
+    /// Drops tenant `name`: its schema with all its data (and the old tables an online migration
+    /// kept), and its catalog record. The history is kept, with a row for the drop.
     ///
     /// - Parameter confirmed: must be true; dropping deletes data (the CLI's `--yes-drop-data`).
     public func drop(_ name: TenantName, confirmed: Bool, on connection: Connection) throws {
@@ -12,6 +12,7 @@ extension TenantLifecycle {
         try connection.transaction { connection in
             try catalog.lockTenant(name, on: connection)
             let record = try catalog.requireTenant(name, on: connection, forUpdate: true)
+            try OnlineSchemas.dropAll(forTenantSchema: record.schema, on: connection)
             try connection.script("DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(record.schema)) CASCADE")
             try catalog.deregister(name, on: connection)
             try catalog.recordHistory(

@@ -26,6 +26,16 @@ struct ForeignTriggers {
 
     let triggers: [Trigger]
 
+    /// Disables `triggers` of the tenant in `schema`, and drops the change capture an online
+    /// migration left there when it stopped before its cutover (this transaction holds the tenant's
+    /// lock, so no online migration of it is running): its triggers are not someone else's, and
+    /// they go before any row is written.
+    static func disable(_ triggers: [Trigger], inSchema schema: String, on connection: Connection) throws -> ForeignTriggers {
+        let captured = Set(triggers.filter { ChangeCapture.isCaptureTrigger($0.name) }.map(\.table))
+        if !captured.isEmpty { try OnlineCleanup.removeLeftovers(of: schema, capturedTables: captured.sorted(), on: connection) }
+        return try disable(triggers.filter { !ChangeCapture.isCaptureTrigger($0.name) }, on: connection)
+    }
+
     /// Disables `triggers` (found by ``TenantSchemaFacts``, in the attempt's first round trip), each
     /// with an `ALTER TABLE … DISABLE TRIGGER` sent ahead of the migration's first statements.
     static func disable(_ triggers: [Trigger], on connection: Connection) throws -> ForeignTriggers {

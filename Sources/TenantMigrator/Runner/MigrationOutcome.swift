@@ -35,6 +35,8 @@ public struct TenantMigrationResult: Sendable, Codable, Hashable {
     public var error: String?
     /// The SQLSTATE of the error, when the server sent one.
     public var sqlState: String?
+    /// How an online migration ran (its mode, progress and the app's waits); nil offline.
+    public var online: OnlineProgress?
 
     public init(
         tenant: TenantName, fromVersion: String, toVersion: String, outcome: Outcome, attempts: Int,

@@ -50,29 +50,35 @@ public struct MigrationRequest: Sendable, Hashable {
     public var mode: MigrationRunMode
     /// What to do with a pinned tenant.
     public var pins: PinPolicy
+    /// Whether the tenant migrates online, built in a shadow schema while the app goes on
+    /// (docs/Online.md); offline by default. Trials (``MigrationRunMode/isTrial``) run offline.
+    public var online: OnlineMode
 
     public init(
         _ operation: Operation, to target: String? = nil, allowDestructive: Bool = false, mode: MigrationRunMode = .apply,
-        pins: PinPolicy = .override
+        pins: PinPolicy = .override, online: OnlineMode = .off
     ) {
         self.operation = operation
         self.target = target
         self.allowDestructive = allowDestructive
         self.mode = mode
         self.pins = pins
+        self.online = online
     }
 
     /// Forward to `target` (the latest when nil).
     public static func migrate(
-        to target: String? = nil, allowDestructive: Bool = false, mode: MigrationRunMode = .apply, pins: PinPolicy = .override
+        to target: String? = nil, allowDestructive: Bool = false, mode: MigrationRunMode = .apply, pins: PinPolicy = .override,
+        online: OnlineMode = .off
     ) -> MigrationRequest {
-        MigrationRequest(.migrate, to: target, allowDestructive: allowDestructive, mode: mode, pins: pins)
+        MigrationRequest(.migrate, to: target, allowDestructive: allowDestructive, mode: mode, pins: pins, online: online)
     }
 
     /// Back to `target`.
     public static func rollback(
-        to target: String, allowDestructive: Bool = false, mode: MigrationRunMode = .apply, pins: PinPolicy = .override
+        to target: String, allowDestructive: Bool = false, mode: MigrationRunMode = .apply, pins: PinPolicy = .override,
+        online: OnlineMode = .off
     ) -> MigrationRequest {
-        MigrationRequest(.rollback, to: target, allowDestructive: allowDestructive, mode: mode, pins: pins)
+        MigrationRequest(.rollback, to: target, allowDestructive: allowDestructive, mode: mode, pins: pins, online: online)
     }
 }

@@ -31,6 +31,8 @@ public struct MigrationSettings: Sendable {
     public var reconnectTimeout: Duration = .seconds(60)
     /// Where each tenant's and each step's metrics and spans go (the global systems by default).
     public var observability = TenantMigrator.Observability()
+    /// How online migrations run: batch sizes, when to cut over, a checkpoint per phase.
+    public var online = OnlineSettings()
 
     public init(lockTimeout: Duration = .seconds(5), maxAttempts: Int = 5) {
         self.lockTimeout = lockTimeout

@@ -19,8 +19,8 @@ struct TenantRun {
     var expectation: (schema: String, version: ModelVersion)?
     private let clock = ContinuousClock()
     private let started: ContinuousClock.Instant
-    private let startedAt = Date()
-    private let logger: Logger
+    let startedAt = Date()
+    let logger: Logger
 
     init(runner: TenantMigrationRunner, tenant: TenantName, request: MigrationRequest, destination: ModelVersion, span: any Span, connection: Connection) {
         self.runner = runner
@@ -36,14 +36,21 @@ struct TenantRun {
     var settings: MigrationSettings { runner.settings }
     var catalog: TenantCatalog { runner.catalog }
     var family: ModelFamily { runner.family }
-    private func elapsed() -> Double { (clock.now - started).inMilliseconds }
+    func elapsed() -> Double { (clock.now - started).inMilliseconds }
 
-    /// Every attempt, until one ends the call.
+    /// The call: online (``OnlineRun``) when the request asks for it and keeps what it does,
+    /// otherwise every attempt in a transaction of its own.
     func run() throws -> TenantMigrationResult {
         // Every statement logged while this tenant migrates carries its name.
         let previousLogger = connection.logger
         connection.logger = logger
         defer { connection.logger = previousLogger }
+        if request.online != .off, !request.mode.isTrial { return try OnlineRun(self).run() }
+        return try runOffline()
+    }
+
+    /// Every attempt, until one ends the call.
+    func runOffline() throws -> TenantMigrationResult {
         var attempt = 0
         while true {
             attempt += 1
@@ -74,7 +81,7 @@ struct TenantRun {
         }
     }
 
-    private func result(of outcome: AttemptOutcome, attempts: Int) -> TenantMigrationResult {
+    func result(of outcome: AttemptOutcome, attempts: Int) -> TenantMigrationResult {
         switch outcome {
         case let .alreadyCurrent(version):
             logger.debug("already at \(version)", metadata: ["step": "\(version)"])
@@ -112,7 +119,7 @@ struct TenantRun {
 
     /// `error` as the call's failure, recorded in the catalog (unless a trial); thrown as it is
     /// when it came before the tenant's record was read.
-    private func failure(_ error: any Error, attempt: Int, state: AttemptState) throws -> any Error {
+    func failure(_ error: any Error, attempt: Int, state: AttemptState) throws -> any Error {
         let retryable = TenantMigrationRunner.isRetryable(error)
         guard let from = state.fromVersion ?? (retryable ? (try? catalog.tenant(tenant, on: connection))?.version ?? "?" : nil) else {
             // Failed before the tenant's record was read (lost connection, missing catalog):
@@ -185,7 +192,7 @@ struct TenantRun {
                 try TenantMigrationRunner.lockTables(TenantMigrationRunner.tablesToLock(of: plan.source, inSchema: record.schema, connection), on: connection)
             }
         }
-        let triggers = try ForeignTriggers.disable(opening.facts.triggers, on: connection)
+        let triggers = try ForeignTriggers.disable(opening.facts.triggers, inSchema: record.schema, on: connection)
         state.archive = ArchivePresence(exists: opening.facts.hasArchive)
 
         let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
@@ -208,7 +215,7 @@ struct TenantRun {
 
     /// The plan from the tenant's recorded version, once it is known to be allowed: the right
     /// direction, consent for what it loses, the model file the tenant was migrated with.
-    private func checkedPlan(for record: TenantRecord, attempt: Int) throws -> MigrationPlan {
+    func checkedPlan(for record: TenantRecord, attempt: Int) throws -> MigrationPlan {
         let checked: PlanCache.Entry
         do {
             checked = try runner.checkedPlan(from: record.version, to: destination.name)
@@ -251,7 +258,7 @@ struct TenantRun {
 
     /// Writes the new version, a history row and the pin the move sets or clears.
     /// The statements go out with the transaction's `COMMIT`, in one round trip.
-    private func recordMove(_ plan: MigrationPlan, for record: TenantRecord, statistics: StepStatistics, attempt: Int) throws {
+    func recordMove(_ plan: MigrationPlan, for record: TenantRecord, statistics: StepStatistics, attempt: Int, extra: [String: Double] = [:]) throws {
         try connection.sendWithNextRoundTrip(catalog.recordVersionStatement(tenant, version: destination.name, versionHash: destination.versionHash, connection))
         try connection.sendWithNextRoundTrip(try catalog.historyStatement(
             HistoryEntry(
@@ -260,7 +267,7 @@ struct TenantRun {
                 statistics: [
                     "statements": Double(statistics.statements), "rows": Double(statistics.rowsAffected),
                     "ms": statistics.milliseconds, "steps": Double(plan.steps.count), "attempts": Double(attempt),
-                ]
+                ].merging(extra) { _, online in online }
             ),
             connection
         ))

@@ -24,4 +24,20 @@ struct PlanCommandTests {
             #expect(online.stdout == offline.stdout)
         }
     }
+
+    /// `plan` says how each step would run online, and why, before anything runs; `--json` too.
+    @Test func thePlanShowsEachStepsOnlineMode() async throws {
+        let migrations = PackagePaths.root.appendingPathComponent("Migrations").path
+        let text = try await TenantMigrateExecutable.run(["plan", "--offline", "--from", "v1", "--to", "v3", "--migrations", migrations])
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("-- online: shadow: changing recipe.servings to integer") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("-- online: writes-wait: mapping MeatAndFishToEntree runs the Swift policy RecipeTypeToEntree") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("online (--online): writes-wait:") }, "\(text.stdout)")
+
+        let json = try await TenantMigrateExecutable.run(["plan", "--offline", "--from", "v3", "--to", "v2", "--json", "--migrations", migrations])
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let modes = (report?["steps"] as? [[String: Any]])?.compactMap { ($0["online"] as? [String: Any])?["kind"] as? String }
+        #expect(modes == ["shadow"], "\(json.stdout)")
+    }
 }

@@ -1,0 +1,155 @@
+import EntityModel
+import LibPQ
+
+/// A catch-up round's work for the plan's distinct mappings (see ``OnlineDistinct``): the
+/// affected keys and their first rows, the delta's keys matched to the shadow's, and the
+/// statements that merge the rows made per key.
+extension CatchUpRound {
+    /// The ids of the changed rows of `table`.
+    func changedIDs(of table: String) -> SQL {
+        "SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: table)"
+    }
+
+    /// `sql`, whose tables are those of `schema`, inside a statement rendered for another schema.
+    func rendered(_ sql: SQL, in schema: String) -> SQL {
+        "\(raw: sql.text(schema: schema, quoting: connection))"
+    }
+
+    /// Before the delta is filled: each distinct mapping's affected keys (those its changed rows
+    /// had and have) with their first rows before and now; and every row of a key whose first row
+    /// changed, or is changed, joins the change set (each row's fate is decided against the first).
+    ///
+    /// In id order a key's first row now is the smaller of its first row before, when that row did
+    /// not change, and the changed rows that have the key now; only a key whose first row changed
+    /// needs its other rows read.
+    func addDistinctGroups() throws {
+        for distinct in plan.distinct {
+            let rows = qualified(shadow, distinct.rowsTable), keys = qualified(shadow, distinct.keysTable)
+            let affected: SQL = "pg_temp.\(id: distinct.affectedTable)", now: SQL = "pg_temp.\(id: distinct.liveKeysTable)"
+            let changedIDs = changedIDs(of: distinct.sourceTable)
+            try connection.pipeline([
+                "CREATE TEMPORARY TABLE \(id: distinct.liveKeysTable) ON COMMIT DROP AS \(rendered(distinct.sourceKeys(ids: changedIDs), in: live))",
+                "ANALYZE \(now)",
+                "CREATE TEMPORARY TABLE \(id: distinct.affectedTable) ON COMMIT DROP AS SELECT a.key, k.first AS old_first, NULL::pg_catalog.int8 AS first "
+                    + "FROM (SELECT r.key FROM \(rows) AS r WHERE r.source_id IN (\(changedIDs)) UNION SELECT l.key FROM \(now) AS l) AS a "
+                    + "LEFT JOIN \(keys) AS k ON k.key = a.key",
+                "ANALYZE \(affected)",
+                "UPDATE \(affected) AS a SET first = LEAST(CASE WHEN a.old_first NOT IN (\(changedIDs)) THEN a.old_first END, "
+                    + "(SELECT pg_catalog.min(l.source_id) FROM \(now) AS l WHERE l.key = a.key))",
+                "UPDATE \(affected) AS a SET first = f.first FROM (SELECT x.key, pg_catalog.min(x.source_id) AS first FROM ("
+                    + "SELECT r.key, r.source_id FROM \(rows) AS r WHERE r.key IN (SELECT b.key FROM \(affected) AS b WHERE b.old_first IN (\(changedIDs))) "
+                    + "AND r.source_id NOT IN (\(changedIDs)) UNION ALL SELECT l.key, l.source_id FROM \(now) AS l) AS x GROUP BY x.key) AS f "
+                    + "WHERE f.key = a.key AND a.old_first IN (\(changedIDs))",
+                "INSERT INTO \(Self.changed) (relation, key, direct) SELECT \(literal: distinct.sourceTable), ARRAY[r.source_id], false "
+                    + "FROM \(rows) AS r JOIN \(affected) AS a ON a.key = r.key "
+                    + "WHERE a.first IS DISTINCT FROM a.old_first OR a.old_first IN (\(changedIDs)) ON CONFLICT DO NOTHING",
+            ], schema: shadow)
+        }
+    }
+
+    /// Each affected key's first row now, for the delta (where it is not changed itself).
+    func distinctFirstRows() -> [SQL] {
+        plan.distinct.map { distinct in
+            "INSERT INTO \(Self.needed) (relation, key) SELECT \(literal: distinct.sourceTable), ARRAY[a.first] "
+                + "FROM pg_temp.\(id: distinct.affectedTable) AS a WHERE a.first IS NOT NULL ON CONFLICT DO NOTHING"
+        }
+    }
+
+    /// Once the delta is filled, before its run: the id the run gives each of its keys' rows, and
+    /// the id that row has, or gets, in the shadow (the next ids past the shadow's for new keys).
+    func matchDistinctKeys() throws {
+        for distinct in plan.distinct {
+            let ids: SQL = "pg_temp.\(id: distinct.idsTable)"
+            try connection.pipeline([
+                "CREATE TEMPORARY TABLE \(id: distinct.idsTable) ON COMMIT DROP AS SELECT d.key, d.id AS delta_id, k.id AS shadow_id "
+                    + "FROM (\(rendered(distinct.keysQuery, in: delta))) AS d LEFT JOIN \(qualified(shadow, distinct.keysTable)) AS k ON k.key = d.key",
+                "UPDATE \(ids) AS m SET shadow_id = n.id FROM (SELECT i.delta_id, "
+                    + "(SELECT coalesce(pg_catalog.max(t.id), 0) FROM \(qualified(shadow, distinct.destinationTable)) AS t) "
+                    + "+ pg_catalog.row_number() OVER (ORDER BY i.delta_id) AS id FROM \(ids) AS i WHERE i.shadow_id IS NULL) AS n WHERE m.delta_id = n.delta_id",
+                "ANALYZE \(ids)",
+            ], schema: shadow)
+        }
+    }
+
+    /// The distinct mapping that fills `table`, if one does.
+    func distinct(filling table: String) -> OnlineDistinct? {
+        plan.distinct.first { $0.destinationTable == table }
+    }
+
+    /// A delta row's value of `column` as the shadow must hold it: a key to a row made per key is
+    /// translated from the delta's id to the shadow's.
+    func mergedValue(of column: String, in table: Table) -> SQL {
+        guard let key = table.foreignKeys.first(where: { $0.columns == [column] }), let target = distinct(filling: key.referencedTable) else {
+            return "x.\(id: column)"
+        }
+        return "(SELECT m.shadow_id FROM pg_temp.\(id: target.idsTable) AS m WHERE m.delta_id = x.\(id: column))"
+    }
+
+    /// A delta archive entry's `left_value` as the shadow must hold it. Where the step dropped an
+    /// archived column, `left_value` is a JSON object of the columns derived from it
+    /// (`{"status_id": "6"}`, see ``StepArchive``), which the way down compares with the row's
+    /// values then; a link to a row made per key holds the delta's id, translated here to the
+    /// shadow's, as the row's own link is (``mergedValue(of:in:)``). Without this, the way down
+    /// would find the link changed and keep the app's value: the archived spelling would be lost.
+    func mergedLeftValue() -> SQL {
+        var links: [String: OnlineDistinct] = [:]
+        var ambiguous: Set<String> = []
+        for table in destination.tables {
+            for key in table.foreignKeys where key.columns.count == 1 {
+                guard let target = distinct(filling: key.referencedTable) else { continue }
+                let column = key.columns[0]
+                if let known = links[column], known.idsTable != target.idsTable { ambiguous.insert(column) }
+                links[column] = target
+            }
+        }
+        var value: SQL = "a.left_value::pg_catalog.jsonb"
+        for (column, target) in links.sorted(by: { $0.key < $1.key }) where !ambiguous.contains(column) {
+            let shadowID: SQL = "(SELECT pg_catalog.to_jsonb(m.shadow_id::pg_catalog.text) FROM pg_temp.\(id: target.idsTable) AS m "
+                + "WHERE m.delta_id::pg_catalog.text = a.left_value::pg_catalog.jsonb ->> \(literal: column))"
+            value = "CASE WHEN a.left_value::pg_catalog.jsonb ? \(literal: column) THEN pg_catalog.jsonb_set(\(value), ARRAY[\(literal: column)], "
+                + "COALESCE(\(shadowID), a.left_value::pg_catalog.jsonb -> \(literal: column))) ELSE \(value) END"
+        }
+        guard !links.isEmpty else { return "a.left_value" }
+        // Only a JSON object is parsed (a surviving column's left_value is its text).
+        return "CASE WHEN a.left_value LIKE '{%' THEN (\(value))::pg_catalog.text ELSE a.left_value END"
+    }
+
+    /// The rows made for the affected keys, inserted or updated in the shadow under its ids,
+    /// parents first.
+    func upsertDistinctRows(order: [String]) -> [SQL] {
+        order.compactMap { name in
+            guard let distinct = distinct(filling: name), let table = destination.table(named: name) else { return nil }
+            let columns = table.columns.map(\.name)
+            let values: [SQL] = columns.map { $0 == "id" ? "m.shadow_id" : mergedValue(of: $0, in: table) }
+            let updates: [SQL] = columns.filter { $0 != "id" }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
+            return "INSERT INTO \(qualified(shadow, name)) (\(ids: columns)) SELECT \(values, joinedBy: ", ") FROM \(qualified(delta, name)) AS x "
+                + "JOIN pg_temp.\(id: distinct.idsTable) AS m ON m.delta_id = x.id "
+                + "WHERE m.key IN (SELECT a.key FROM pg_temp.\(id: distinct.affectedTable) AS a WHERE a.first IS NOT NULL) "
+                + "ON CONFLICT (id) \(updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")")"
+        }
+    }
+
+    /// After every other row is merged (nothing refers to them any more): the rows of keys no
+    /// source row has now, children first; then the shadow's record of keys and rows.
+    func finishDistinctRows(order: [String]) -> [SQL] {
+        var statements: [SQL] = order.reversed().compactMap { name in
+            guard let distinct = distinct(filling: name) else { return nil }
+            return "DELETE FROM \(qualified(shadow, name)) AS t USING \(qualified(shadow, distinct.keysTable)) AS k, pg_temp.\(id: distinct.affectedTable) AS a "
+                + "WHERE a.first IS NULL AND k.key = a.key AND t.id = k.id"
+        }
+        for distinct in plan.distinct {
+            let keys = qualified(shadow, distinct.keysTable), rows = qualified(shadow, distinct.rowsTable)
+            let affected: SQL = "pg_temp.\(id: distinct.affectedTable)"
+            let changedIDs = changedIDs(of: distinct.sourceTable)
+            statements += [
+                "DELETE FROM \(keys) AS k USING \(affected) AS a WHERE a.key = k.key",
+                "INSERT INTO \(keys) (key, first, id) SELECT a.key, a.first, m.shadow_id FROM \(affected) AS a "
+                    + "JOIN pg_temp.\(id: distinct.idsTable) AS m ON m.key = a.key WHERE a.first IS NOT NULL",
+                "DELETE FROM \(rows) WHERE source_id IN (\(changedIDs))",
+                "INSERT INTO \(rows) (source_id, key) \(rendered(distinct.sourceKeys(ids: changedIDs), in: live))",
+                "ANALYZE \(keys)",
+            ]
+        }
+        return statements
+    }
+}

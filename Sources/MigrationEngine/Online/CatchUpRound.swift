@@ -1,0 +1,247 @@
+import EntityModel
+import Foundation
+import LibPQ
+
+/// One catch-up round of an online migration, in the caller's transaction: the source rows the app
+/// changed since the shadow was built are migrated again, and their results replace what the
+/// shadow holds for them.
+///
+/// The caller fills the change set, `pg_temp._tm_changed (relation, key)`: the live table and the
+/// key of every row inserted, updated or deleted (``prepare(on:)`` creates it). Then, as the
+/// steps' own executor would do it for the whole tenant:
+/// 1. rows whose mapping reads a changed row through a foreign key (a key path) join the set;
+/// 2. a delta schema gets the source version's tables, holding the changed rows as they are now
+///    (a deleted row is simply absent) and, so that every foreign key and key path resolves, the
+///    rows they refer to; and the archive entries of all of them;
+/// 3. the caught-up steps run there with the ``StepExecutor``: the same SQL, account, archive,
+///    restore and validation as the full run;
+/// 4. for each destination table, the rows made from changed source rows replace the shadow's
+///    (inserted, updated, or deleted where the delta has none), and so do their archive entries.
+///
+/// Replaying is idempotent: a row is always re-read from the live table by its key, so the order
+/// of changes and a change seen twice do not matter.
+public struct CatchUpRound {
+    public let plan: OnlinePlan
+    /// The tenant's schema (the live tables), the shadow, and the delta schema this round uses.
+    public let live: String
+    public let shadow: String
+    public let delta: String
+    public let options: StepExecutor.Options
+    public let connection: Connection
+
+    public init(plan: OnlinePlan, live: String, shadow: String, delta: String, options: StepExecutor.Options, connection: Connection) {
+        self.plan = plan
+        self.live = live
+        self.shadow = shadow
+        self.delta = delta
+        self.options = options
+        self.connection = connection
+    }
+
+    /// The temporary table of changed rows, `pg_temp._tm_changed (relation text, key int8[],
+    /// direct boolean)`: `direct` false for a row that did not change itself but whatever refers
+    /// to it did (its fate may depend on that).
+    public static let changedTable = "_tm_changed"
+    static let neededTable = "_tm_needed"
+
+    static var changed: SQL { "pg_temp.\(id: changedTable)" }
+    static var needed: SQL { "pg_temp.\(id: neededTable)" }
+
+    /// Creates the round's temporary tables (dropped at commit).
+    public static func prepare(on connection: Connection) throws {
+        try connection.pipeline([
+            "CREATE TEMPORARY TABLE \(id: changedTable) (relation text NOT NULL, key pg_catalog.int8[] NOT NULL, direct boolean NOT NULL, "
+                + "PRIMARY KEY (relation, key)) ON COMMIT DROP",
+            "CREATE TEMPORARY TABLE \(id: neededTable) (relation text NOT NULL, key pg_catalog.int8[] NOT NULL, PRIMARY KEY (relation, key)) ON COMMIT DROP",
+        ], schema: "pg_temp")
+    }
+
+    /// What a round did.
+    public struct Outcome: Sendable, Hashable {
+        /// Source rows migrated again because they changed or read a changed row.
+        public var changedRows = 0
+        /// Rows the delta held (the changed ones and those they refer to).
+        public var deltaRows = 0
+    }
+
+    var source: RelationalSchema { plan.plan.source.relationalSchema() }
+    /// The tables the caught-up steps end with.
+    var destination: RelationalSchema { plan.caughtUpVersion.relationalSchema() }
+
+    /// Runs the round; the change set must be filled.
+    public func run() throws -> Outcome {
+        var outcome = Outcome()
+        // Statistics, so that every read below looks rows up by key rather than scans a live table.
+        try connection.execute("ANALYZE \(Self.changed)", schema: live)
+        try addReaders()
+        try addDistinctGroups()
+        outcome.changedRows = Int(try connection.execute("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(Self.changed)", schema: live)
+            .first?.decode(Int64.self, at: 0) ?? 0)
+        guard outcome.changedRows > 0 else { return outcome }
+        try collectNeededRows()
+        outcome.deltaRows = try buildDelta()
+        try matchDistinctKeys()
+        let executor = StepExecutor(schema: delta, connection: connection, options: options)
+        for step in plan.caughtUp { _ = try executor.run(step) }
+        try merge()
+        try connection.execute("DROP SCHEMA \(id: delta) CASCADE", schema: delta)
+        return outcome
+    }
+
+    // MARK: - The change set
+
+    /// Adds, until nothing more is added, the rows whose mapping reads a changed row through a key
+    /// (a row that only needs its fate decided again changes nothing its readers read).
+    private func addReaders() throws {
+        guard !plan.lineage.readers.isEmpty else { return }
+        while true {
+            let statements: [SQL] = plan.lineage.readers.compactMap { reader in
+                guard let table = source.table(named: reader.table), let referenced = source.table(named: reader.referencedTable) else { return nil }
+                return "INSERT INTO \(Self.changed) (relation, key, direct) SELECT \(literal: reader.table), \(keyArray("r", table.primaryKey.columns)), true "
+                    + "FROM \(qualified(live, reader.table)) AS r WHERE r.\(id: reader.column) IN "
+                    + "(SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: referenced.name) AND c.direct) "
+                    + "ON CONFLICT (relation, key) DO UPDATE SET direct = true WHERE NOT \(Self.changed).direct"
+            }
+            let added = try connection.pipeline(statements, schema: live).reduce(0) { $0 + $1.affectedRows }
+            if added == 0 { return }
+        }
+    }
+
+    /// The changed rows; for each changed row that a mapping reads through a key, one row that
+    /// refers to it, if any (so that "some row refers to it" holds in the delta as it does live);
+    /// and, transitively, every row they refer to by a foreign key.
+    private func collectNeededRows() throws {
+        try connection.execute("INSERT INTO \(Self.needed) (relation, key) SELECT relation, key FROM \(Self.changed)", schema: live)
+        let witnesses: [SQL] = Set(plan.lineage.readers).sorted { ($0.table, $0.column) < ($1.table, $1.column) }.compactMap { reader in
+            guard let table = source.table(named: reader.table) else { return nil }
+            let key = table.primaryKey.columns
+            let order: [SQL] = key.map { "r.\(id: $0)" }
+            let selected: [SQL] = key.map { "w.\(id: $0)" }
+            // One row per referenced row, found by the foreign key's index.
+            return "INSERT INTO \(Self.needed) (relation, key) SELECT \(literal: reader.table), ARRAY[\(selected, joinedBy: ", ")]::pg_catalog.int8[] "
+                + "FROM \(Self.changed) AS c CROSS JOIN LATERAL (SELECT \(ids: key) FROM \(qualified(live, reader.table)) AS r "
+                + "WHERE r.\(id: reader.column) = c.key[1] ORDER BY \(order, joinedBy: ", ") LIMIT 1) AS w "
+                + "WHERE c.relation = \(literal: reader.referencedTable) ON CONFLICT DO NOTHING"
+        }
+        if !witnesses.isEmpty || !plan.distinct.isEmpty { try connection.pipeline(witnesses + distinctFirstRows(), schema: live) }
+        try connection.execute("ANALYZE \(Self.needed)", schema: live)
+        let references = source.tables.flatMap { table in table.foreignKeys.filter { $0.columns.count == 1 }.map { (table, $0) } }
+        while !references.isEmpty {
+            let statements: [SQL] = references.map { table, key in
+                "INSERT INTO \(Self.needed) (relation, key) SELECT \(literal: key.referencedTable), ARRAY[t.\(id: key.columns[0])]::pg_catalog.int8[] "
+                    + "FROM \(qualified(live, table.name)) AS t WHERE t.\(id: key.columns[0]) IS NOT NULL AND "
+                    + "\(keyTuple("t", table.primaryKey.columns)) IN (\(keysOf(table, in: Self.needed))) ON CONFLICT DO NOTHING"
+            }
+            let added = try connection.pipeline(statements, schema: live).reduce(0) { $0 + $1.affectedRows }
+            if added == 0 { break }
+        }
+        try connection.execute("ANALYZE \(Self.needed)", schema: live)
+    }
+
+    // MARK: - The delta
+
+    /// Creates the delta schema with the source version's tables, fills them from the live tables,
+    /// adds their keys and indexes, and copies the archive entries of their rows.
+    ///
+    /// - Returns: the rows copied.
+    private func buildDelta() throws -> Int {
+        let tables = ShadowTables(version: plan.plan.source, live: live, schema: delta)
+        try connection.execute("CREATE SCHEMA \(id: delta)", schema: delta)
+        try tables.create(on: connection)
+        let fills: [SQL] = source.tables.map { table in
+            let columns = table.columns.map(\.name)
+            let selected: [SQL] = columns.map { "l.\(id: $0)" }
+            return "INSERT INTO \(qualified(delta, table.name)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(qualified(live, table.name)) AS l "
+                + "WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keysOf(table, in: Self.needed)))"
+        }
+        let rows = try connection.pipeline(fills, schema: delta).reduce(0) { $0 + $1.affectedRows }
+        try tables.finish(on: connection)
+        if try TenantArchive.exists(inSchema: live, on: connection) {
+            // From the copy of the live archive made with the shadow, by table and row.
+            let archive = TenantArchive.tableName
+            var statements: [SQL] = ["CREATE TABLE \(qualified(delta, archive)) (LIKE \(qualified(live, archive)) INCLUDING ALL)"]
+            for (table, names) in archivedRows() {
+                statements.append("INSERT INTO \(qualified(delta, archive)) SELECT a.* FROM \(qualified(shadow, ShadowTables.liveArchive)) AS a "
+                    + "WHERE a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(Self.needed) AS c WHERE c.relation = \(literal: table))")
+            }
+            try connection.pipeline(statements, schema: delta)
+        }
+        return rows
+    }
+
+    /// Source tables with an id, and every name their rows have along the steps (the archive keys
+    /// entries by table name and row id).
+    private func archivedRows() -> [(String, [String])] {
+        source.tables.filter { $0.primaryKey.columns == ["id"] }.map { table in
+            (table.name, (plan.lineage.names[table.name] ?? [table.name]).sorted())
+        }
+    }
+
+    // MARK: - The merge
+
+    /// Replaces the shadow's rows (and archive entries) made from changed source rows with the
+    /// delta's: deletions children first, then insertions and updates parents first (the rows
+    /// made per key first of all, see ``OnlineDistinct``), then the rows of keys that went.
+    private func merge() throws {
+        let order = StepArchive.dependencyOrder(destination)
+        var statements: [SQL] = []
+        for name in order.reversed() {
+            guard let table = destination.table(named: name), let origin = plan.lineage.origins[name],
+                  let sourceTable = source.table(named: origin.sourceTable) else { continue }
+            statements.append("DELETE FROM \(qualified(shadow, name)) AS d WHERE \(keyTuple("d", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) "
+                + "AND NOT EXISTS (SELECT 1 FROM \(qualified(delta, name)) AS x WHERE \(keyTuple("x", table.primaryKey.columns)) = \(keyTuple("d", table.primaryKey.columns)))")
+        }
+        statements += upsertDistinctRows(order: order)
+        for name in order {
+            guard let table = destination.table(named: name), let origin = plan.lineage.origins[name],
+                  let sourceTable = source.table(named: origin.sourceTable) else { continue }
+            let columns = table.columns.map(\.name)
+            let key = table.primaryKey.columns
+            let selected: [SQL] = columns.map { mergedValue(of: $0, in: table) }
+            let updates: [SQL] = columns.filter { !key.contains($0) }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
+            let conflict: SQL = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")"
+            statements.append("INSERT INTO \(qualified(shadow, name)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(qualified(delta, name)) AS x "
+                + "WHERE \(keyTuple("x", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) ON CONFLICT (\(ids: key)) \(conflict)")
+        }
+        statements += finishDistinctRows(order: order)
+        try connection.pipeline(statements, schema: shadow)
+        try mergeArchive()
+    }
+
+    /// The archive entries of the changed rows: the delta's replace the shadow's.
+    private func mergeArchive() throws {
+        guard try TenantArchive.exists(inSchema: shadow, on: connection), try TenantArchive.exists(inSchema: delta, on: connection) else { return }
+        let archive = TenantArchive.tableName
+        let columns = try connection.execute(
+            "SELECT a.attname::pg_catalog.text FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass(\(bind: .text(connection.qualified(delta, archive)))) "
+                + "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum", schema: delta
+        ).map { try $0.decode(String.self, at: 0) }
+        var statements: [SQL] = []
+        for (table, names) in archivedRows() {
+            let rows: SQL = "a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: table))"
+            let selected: [SQL] = columns.map { $0 == "left_value" ? mergedLeftValue() : "a.\(id: $0)" }
+            statements.append("DELETE FROM \(qualified(shadow, archive)) AS a WHERE \(rows)")
+            statements.append("INSERT INTO \(qualified(shadow, archive)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(qualified(delta, archive)) AS a WHERE \(rows)")
+        }
+        try connection.pipeline(statements, schema: shadow)
+    }
+}
+
+/// `SELECT c.key[1], … FROM <set> AS c WHERE c.relation = 'table'`: the keys of `table`'s rows in
+/// a change set.
+func keysOf(_ table: Table, in set: SQL) -> SQL {
+    let parts: [SQL] = table.primaryKey.columns.indices.map { "c.key[\(raw: String($0 + 1))]" }
+    return "SELECT \(parts, joinedBy: ", ") FROM \(set) AS c WHERE c.relation = \(literal: table.name)"
+}
+
+/// `ARRAY[alias.a, alias.b]::int8[]`: a row's key as the change log holds it.
+func keyArray(_ alias: String, _ columns: [String]) -> SQL {
+    let parts: [SQL] = columns.map { "\(raw: alias).\(id: $0)" }
+    return "ARRAY[\(parts, joinedBy: ", ")]::pg_catalog.int8[]"
+}
+
+/// `(alias.a, alias.b)`.
+func keyTuple(_ alias: String, _ columns: [String]) -> SQL {
+    let parts: [SQL] = columns.map { "\(raw: alias).\(id: $0)" }
+    return "(\(parts, joinedBy: ", "))"
+}

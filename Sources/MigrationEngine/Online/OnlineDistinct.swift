@@ -1,0 +1,135 @@
+import EntityModel
+import LibPQ
+
+/// A distinct mapping (`distinct:`) of the last caught-up step, as catch-up follows it: its rows
+/// are one per key, not one per source row, so they are found by key.
+///
+/// Its destination row for a key K comes from K's first source row (by id) and has, in a full run,
+/// an id of its rank among the first rows. A catch-up round cannot reproduce ranks from a few rows,
+/// so the shadow keeps, from the build on, which key each source row has (``rowsTable``) and which
+/// first row and destination id each key has (``keysTable``). A round then:
+/// - finds the keys its changed source rows had and have (the *affected* keys) and each one's
+///   first row now; puts that row in the delta, so the delta's row for the key is the full run's;
+///   and where a key's first row changed, or is itself changed, migrates the key's every row again
+///   (what each keeps or merges is decided against the first row);
+/// - matches the delta's rows to the shadow's by key: an existing key keeps its id, a new key gets
+///   the next id past the shadow's, a key no row has any more loses its row; every foreign key to
+///   the table, in the rows merged, is translated from the delta's ids to the shadow's.
+///
+/// Ids of rows made for keys that appear while the tenant migrates are therefore not the ranks an
+/// offline migration would give them; every row is otherwise the same.
+public struct OnlineDistinct: Sendable {
+    /// Its position among the plan's distinct mappings, for table names.
+    let index: Int
+    let rows: DistinctRows
+    /// The source table (as named live and in the step).
+    public let sourceTable: String
+    /// The destination table it fills (the plan's last caught-up version's name).
+    public let destinationTable: String
+
+    /// The shadow's source rows and their keys.
+    var rowsTable: String { "_tm_online_rows_\(index)" }
+    /// The shadow's keys, their first rows and destination ids.
+    var keysTable: String { "_tm_online_keys_\(index)" }
+    /// A round's affected keys and their first rows, before and now (temporary).
+    var affectedTable: String { "_tm_online_affected_\(index)" }
+    /// A round's changed source rows and their keys now (temporary).
+    var liveKeysTable: String { "_tm_online_now_\(index)" }
+    /// A round's delta rows: delta id, key, shadow id (temporary).
+    var idsTable: String { "_tm_online_ids_\(index)" }
+
+    /// `SELECT source.id AS source_id, (K) AS key FROM … WHERE …` over the source rows (of the
+    /// schema it is rendered for), those with an id among `ids` when given.
+    func sourceKeys(ids: SQL? = nil) -> SQL {
+        let conditions = rows.conditions + ["(\(rows.key)) IS NOT NULL"] + (ids.map { ["source.id IN (\($0))"] } ?? [])
+        return "SELECT source.id AS source_id, (\(rows.key)) AS key FROM \(rows.from) WHERE \(conditions, joinedBy: " AND ")"
+    }
+
+    /// The keys of the source rows (the shadow's before its build, or a delta's before its run):
+    /// each key with its first row and the id a full run gives its row (its rank; the destination
+    /// table is new, so the offset is 0).
+    var keysQuery: SQL {
+        "SELECT tm_k.key, tm_k.first, pg_catalog.row_number() OVER (ORDER BY tm_k.first) AS id "
+            + "FROM (SELECT s.key, pg_catalog.min(s.source_id) AS first FROM (\(sourceKeys())) AS s GROUP BY s.key) AS tm_k"
+    }
+
+    /// Before the build, in the shadow: the source rows' keys and the keys' rows, indexed.
+    public func recordKeys(shadow: String, on connection: Connection) throws {
+        try connection.pipeline([
+            "CREATE TABLE \(qualified(shadow, rowsTable)) AS \(sourceKeys())",
+            "CREATE UNIQUE INDEX ON \(qualified(shadow, rowsTable)) (source_id)",
+            "CREATE INDEX ON \(qualified(shadow, rowsTable)) (key)",
+            "CREATE TABLE \(qualified(shadow, keysTable)) AS \(keysQuery)",
+            "CREATE UNIQUE INDEX ON \(qualified(shadow, keysTable)) (key)",
+            "ANALYZE \(qualified(shadow, rowsTable))",
+            "ANALYZE \(qualified(shadow, keysTable))",
+        ], schema: shadow)
+    }
+}
+
+extension OnlinePlan {
+    /// The distinct mappings of the last caught-up step, each with why it can be caught up, or the
+    /// reason it cannot (then that step and those after it run while writes wait).
+    static func distinctMappings(of steps: [MigrationStep], source: ModelVersion) -> (mappings: [OnlineDistinct], refusal: String?) {
+        guard let last = steps.last, let model = last.mappingModel, let compiler = last.program.mapped?.compiler else { return ([], nil) }
+        var found: [OnlineDistinct] = []
+        for compiled in last.program.mappings {
+            guard case let .perKey(rows) = compiled.ids else { continue }
+            let mapping = compiled.mapping
+            if let reason = last.distinctRefusal(mapping, rows: rows, in: model, compiler: compiler) { return ([], reason) }
+            // The rows it reads are the live ones: no earlier step changes its source table's names.
+            for earlier in steps.dropLast() {
+                let names = earlier.account.names ?? ArchiveNames()
+                let unchanged = names.survivingTables[rows.sourceTable] == rows.sourceTable
+                    && names.survivingColumns.allSatisfy { !$0.key.hasPrefix(rows.sourceTable + ".") || $0.key == rows.sourceTable + "." + $0.value }
+                if !unchanged {
+                    return ([], "distinct mapping \(mapping.name) reads \(rows.sourceTable), which step \(earlier.source.name) → \(earlier.destination.name) changes first")
+                }
+            }
+            guard let destination = compiler.destinationTable(of: mapping.destination)?.name else { continue }
+            found.append(OnlineDistinct(index: found.count, rows: rows, sourceTable: rows.sourceTable, destinationTable: destination))
+        }
+        return (found, nil)
+    }
+}
+
+extension MigrationStep {
+    /// Why catch-up cannot follow a distinct mapping of this step, nil when it can: keys in id
+    /// order, into a table the step creates and only it fills, from a source table the step
+    /// neither renames nor changes before the mapping reads it.
+    func distinctRefusal(_ mapping: EntityMapping, rows: DistinctRows, in model: MappingModel, compiler: MappingCompiler) -> String? {
+        if mapping.distinct?.orderBy != nil {
+            return "distinct mapping \(mapping.name) takes each key's first row by orderBy:, so which row is first depends on every row of the key"
+        }
+        guard let destination = compiler.destinationTable(of: mapping.destination)?.name,
+              !compiler.differ.tableMatch.values.contains(destination) else {
+            return "distinct mapping \(mapping.name) fills a table that has rows already, so its ids depend on them"
+        }
+        let fillers = model.entityMappings.filter { !compiler.isInPlace($0) && compiler.destinationTable(of: $0.destination)?.name == destination }
+        if fillers.count > 1 { return "table \(destination) is filled by \(fillers.count) mappings" }
+        let renamed = compiler.differ.tableMatch[rows.sourceTable].map { $0 != rows.sourceTable } ?? false
+            || (compiler.differ.columnMatch[rows.sourceTable] ?? [:]).contains { $0.key != $0.value }
+        if renamed { return "distinct mapping \(mapping.name) reads \(rows.sourceTable), which the step renames or whose columns it renames" }
+        if program.dataMoves.contains(where: { $0.operation.dataTarget?.hasPrefix(rows.sourceTable + ".") == true }) {
+            return "distinct mapping \(mapping.name) reads \(rows.sourceTable), whose values the step changes before its mappings run"
+        }
+        for earlier in model.entityMappings.prefix(while: { $0.name != mapping.name })
+        where compiler.isInPlace(earlier) && compiler.sourceTable(of: earlier.source) == rows.sourceTable && !earlier.attributes.isEmpty {
+            return "mapping \(earlier.name) rewrites \(rows.sourceTable) before distinct mapping \(mapping.name) reads it"
+        }
+        return nil
+    }
+
+    /// The account's predicates of this step's distinct mappings, as the accountant writes them:
+    /// a row's value differs from its key's first row's (followed by catch-up, which puts each
+    /// affected key's first row in the delta).
+    var distinctPredicates: [String] {
+        guard let compiler = program.mapped?.compiler else { return [] }
+        return program.mappings.flatMap { compiled -> [String] in
+            guard case let .perKey(rows) = compiled.ids, let table = compiler.differ.old.table(named: rows.sourceTable) else { return [] }
+            return table.columns.map { column in
+                PlaceholderQuoting.text(rows.rowsDiffering(in: "source.\(id: compiler.differ.currentName(ofOldColumn: column.name, in: table.name))"))
+            }
+        }
+    }
+}

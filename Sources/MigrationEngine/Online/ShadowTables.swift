@@ -1,0 +1,140 @@
+import EntityModel
+import LibPQ
+
+/// The tables of one version built in a schema of their own from a tenant's live tables: the
+/// shadow an online migration runs its steps on, and the small delta each catch-up round runs
+/// them on again.
+///
+/// The tables are made from the model (the live schema is checked to match it first), bare at
+/// first (columns, primary key, unique and check constraints); foreign keys and indexes come once
+/// the rows are in, as a bulk load wants. Every statement names its schemas, so it runs on any
+/// connection whatever its `search_path`.
+public struct ShadowTables: Sendable {
+    /// The version whose tables these are.
+    public let version: ModelVersion
+    /// Where the rows come from: the tenant's schema.
+    public let live: String
+    /// Where the tables are built.
+    public let schema: String
+
+    public init(version: ModelVersion, live: String, schema: String) {
+        self.version = version
+        self.live = live
+        self.schema = schema
+    }
+
+    var relational: RelationalSchema { version.relationalSchema() }
+
+    /// `CREATE TABLE` for every table, without foreign keys or indexes.
+    public var creation: [SQL] { relational.tables.map(\.creation) }
+
+    /// The foreign keys, then the indexes.
+    public var finishing: [SQL] { relational.tables.flatMap(\.foreignKeyAdditions) + relational.tables.flatMap(\.indexCreations) }
+
+    /// Creates the tables bare.
+    public func create(on connection: Connection) throws {
+        try connection.pipeline(creation, schema: schema)
+    }
+
+    /// Adds the foreign keys and indexes.
+    public func finish(on connection: Connection) throws {
+        try connection.pipeline(finishing, schema: schema)
+    }
+
+    /// The archive, when the tenant has one: created `LIKE` the live one (columns, defaults and
+    /// indexes as they are), with all of its entries (nobody but the migrator writes it, and no
+    /// migrator does while this one holds the tenant). A second copy, ``liveArchive``, keeps the
+    /// entries as they were for the catch-up rounds, found by table and row; both have an index on
+    /// (table name, row id), the shadow's until the cutover (``archiveRowsIndex``).
+    ///
+    /// - Returns: whether the tenant has an archive.
+    @discardableResult
+    public func copyArchive(on connection: Connection) throws -> Bool {
+        guard try TenantArchive.exists(inSchema: live, on: connection) else { return false }
+        let archive = TenantArchive.tableName
+        for copy in [archive, Self.liveArchive] {
+            try connection.pipeline([
+                "CREATE TABLE \(qualified(schema, copy)) (LIKE \(qualified(live, archive)) INCLUDING ALL)",
+                "INSERT INTO \(qualified(schema, copy)) SELECT * FROM \(qualified(live, archive))",
+                "CREATE INDEX \(id: copy == archive ? Self.archiveRowsIndex : Self.liveArchive + "_rows") ON \(qualified(schema, copy)) (table_name, row_id)",
+            ], schema: schema)
+        }
+        try TenantArchive.revokeDefaultGrants(inSchema: schema, on: connection)
+        return true
+    }
+
+    /// The copy of the live archive as it was when the shadow was made, in the shadow's schema.
+    public static let liveArchive = "_tm_archive_live"
+    /// The index the shadow's archive has for catch-up, dropped at the cutover.
+    public static let archiveRowsIndex = "_tm_archive_online_rows"
+
+    /// Makes the rows of the change set (`pg_temp._tm_changed`, see ``CatchUpRound``) what they
+    /// are in the live tables now: each is deleted, then copied again if it still exists. For the
+    /// bare tables, before ``finish(on:)``: after the batches, whose snapshots differ, one such
+    /// pass in one snapshot leaves the shadow exactly as the live tables are in that snapshot (a
+    /// row changed after its batch was copied is in the log; one that is not was not changed).
+    ///
+    /// - Returns: the rows copied again.
+    @discardableResult
+    public func sync(on connection: Connection) throws -> Int {
+        try connection.execute("ANALYZE \(CatchUpRound.changed)", schema: schema)
+        var statements: [SQL] = []
+        for table in relational.tables {
+            let columns = table.columns.map(\.name)
+            let selected: [SQL] = columns.map { "l.\(id: $0)" }
+            let keys = keysOf(table, in: CatchUpRound.changed)
+            statements.append("DELETE FROM \(qualified(schema, table.name)) AS s WHERE \(keyTuple("s", table.primaryKey.columns)) IN (\(keys))")
+            statements.append("INSERT INTO \(qualified(schema, table.name)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") "
+                + "FROM \(qualified(live, table.name)) AS l WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keys))")
+        }
+        let results = try connection.pipeline(statements, schema: schema)
+        return stride(from: 1, to: results.count, by: 2).reduce(0) { $0 + results[$1].affectedRows }
+    }
+
+    /// Where one table's copy stands: the last key copied (nil before the first batch).
+    public struct Cursor: Sendable, Hashable, Codable {
+        public var table: String
+        public var lastKey: [Int64]?
+        public var done = false
+
+        public init(table: String) {
+            self.table = table
+        }
+    }
+
+    /// Copies the next batch of up to `limit` rows of the cursor's table, in key order, and moves
+    /// the cursor past it (marking it done when the batch was short).
+    ///
+    /// - Returns: the rows copied.
+    public func copyBatch(_ cursor: inout Cursor, limit: Int, on connection: Connection) throws -> Int {
+        guard let table = relational.table(named: cursor.table) else { cursor.done = true; return 0 }
+        let key = table.primaryKey.columns
+        let columns = table.columns.map(\.name)
+        var condition: SQL = ""
+        if let last = cursor.lastKey {
+            let keyColumns: [SQL] = key.map { "l.\(id: $0)" }
+            let values: [SQL] = last.map { "\(bind: .integer($0))" }
+            condition = " WHERE (\(keyColumns, joinedBy: ", ")) > (\(values, joinedBy: ", "))"
+        }
+        let order: [SQL] = key.map { "l.\(id: $0)" }
+        let movedKey: [SQL] = key.map { "m.\(id: $0)" }
+        let descending: [SQL] = key.map { "m.\(id: $0) DESC" }
+        let lastKey: [SQL] = key.map { "last.\(id: $0)::pg_catalog.int8" }
+        let selected: [SQL] = columns.map { "l.\(id: $0)" }
+        let sql: SQL = "WITH moved AS (INSERT INTO \(qualified(schema, table.name)) (\(ids: columns)) "
+            + "SELECT \(selected, joinedBy: ", ") FROM \(qualified(live, table.name)) AS l\(condition) "
+            + "ORDER BY \(order, joinedBy: ", ") LIMIT \(bind: .integer(Int64(limit))) RETURNING \(ids: key)) "
+            + "SELECT (SELECT pg_catalog.count(*) FROM moved)::pg_catalog.int8, \(lastKey, joinedBy: ", ") "
+            + "FROM (SELECT 1) AS one LEFT JOIN (SELECT \(movedKey, joinedBy: ", ") FROM moved AS m ORDER BY \(descending, joinedBy: ", ") LIMIT 1) AS last ON true"
+        guard let row = try connection.execute(sql, schema: schema).first else { cursor.done = true; return 0 }
+        let count = Int(try row.decode(Int64.self, at: 0))
+        if count > 0 { cursor.lastKey = try key.indices.map { try row.decode(Int64.self, at: $0 + 1) } }
+        if count < limit { cursor.done = true }
+        return count
+    }
+}
+
+/// `"schema"."table"`, for statements that span schemas.
+func qualified(_ schema: String, _ table: String) -> SQL {
+    "\(id: schema).\(id: table)"
+}

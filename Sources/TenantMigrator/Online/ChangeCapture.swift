@@ -1,0 +1,181 @@
+import EntityModel
+import LibPQ
+
+/// What the app changes in a tenant's live tables while it migrates online: AFTER ROW triggers on
+/// every live table append the key of each inserted, updated or deleted row to a change log.
+///
+/// The log (`_tm_change_log`, unlogged: a crash restarts the run anyway) and the trigger function
+/// live in the run's private schema (``OnlineSchemas/work``), which no other role may use. The
+/// function is `SECURITY DEFINER` (it runs as the migrator, whatever role writes the row), owned
+/// by the migrator, with `search_path = pg_catalog, pg_temp` fixed and `EXECUTE` revoked from
+/// PUBLIC; the triggers are `ENABLE ALWAYS` (they fire under `session_replication_role =
+/// replica` too). A TRUNCATE is logged as a key-less entry, which fails the run.
+///
+/// The triggers are inert once the run is gone: each call first tries the tenant's advisory lock
+/// in shared mode; while the runner lives it holds that lock (session-level) and the try fails, so
+/// the change is logged. After a crash the try succeeds (for the rest of that transaction) and
+/// nothing is logged, so a crashed run costs the app one function call per written row until the
+/// next run of the tenant (online or not), or `tenant-migrate online cleanup`, removes them.
+struct ChangeCapture {
+    let schemas: OnlineSchemas
+    /// The tenant's advisory lock, as two int4 keys (see ``TenantCatalog/lockTenant(_:on:)``).
+    let lockKey: (Int32, Int32)
+
+    static let logTable = "_tm_change_log"
+    static let rowTrigger = "_tm_online_capture"
+    static let truncateTrigger = "_tm_online_truncate"
+    static let rowFunction = "_tm_capture"
+    static let truncateFunction = "_tm_truncated"
+
+    /// Whether a trigger is one of the capture's (by its reserved name).
+    static func isCaptureTrigger(_ name: String) -> Bool { name == rowTrigger || name == truncateTrigger }
+
+    var log: String { "\(quote(schemas.work)).\(quote(Self.logTable))" }
+
+    private func quote(_ name: String) -> String { PostgreSQLQuoting().quoteIdentifier(name) }
+
+    /// The tenant's advisory lock keys, as the server computes them.
+    static func lockKey(catalog: TenantCatalog, tenant: TenantName, on connection: Connection) throws -> (Int32, Int32) {
+        let row = try connection.execute("SELECT pg_catalog.hashtext($1), pg_catalog.hashtext($2)", [catalog.schema, tenant.rawValue]).first
+        return (try row?.decode(Int32.self, at: 0) ?? 0, try row?.decode(Int32.self, at: 1) ?? 0)
+    }
+
+    /// Creates the log and the functions in the work schema (which exists).
+    ///
+    /// The row function's first argument names the table's key (`id`, or `a,b` for a join
+    /// table); each further argument, `column:table`, is a foreign key a mapping reads through:
+    /// a change to the row also logs the rows it referred to before and after (as not changed
+    /// themselves: `direct` false), whose fate depends on what refers to them.
+    func createLog(on connection: Connection) throws {
+        let work = quote(schemas.work)
+        let probe = "pg_catalog.pg_try_advisory_xact_lock_shared(\(lockKey.0), \(lockKey.1))"
+        let insert = "INSERT INTO \(log) (relation, key, direct) VALUES"
+        let compositeKey = "ARRAY(SELECT (pg_catalog.to_jsonb(%@) OPERATOR(pg_catalog.->>) k)::pg_catalog.int8 "
+            + "FROM pg_catalog.unnest(pg_catalog.string_to_array(TG_ARGV[0], ',')) AS k)"
+        let statements = [
+            "CREATE UNLOGGED TABLE \(log) (relation text NOT NULL, key pg_catalog.int8[] NOT NULL, direct boolean NOT NULL)",
+            """
+            CREATE FUNCTION \(work).\(quote(Self.rowFunction))() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+            SET search_path = pg_catalog, pg_temp AS $capture$
+            DECLARE
+                reference text;
+                before text;
+                after text;
+            BEGIN
+                IF \(probe) THEN RETURN NULL; END IF;
+                IF TG_ARGV[0] = 'id' THEN
+                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_TABLE_NAME, ARRAY[OLD.id]::pg_catalog.int8[], true); END IF;
+                    IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.id IS DISTINCT FROM OLD.id) THEN
+                        \(insert) (TG_TABLE_NAME, ARRAY[NEW.id]::pg_catalog.int8[], true);
+                    END IF;
+                ELSE
+                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_TABLE_NAME, \(compositeKey.replacingOccurrences(of: "%@", with: "OLD")), true); END IF;
+                    IF TG_OP <> 'DELETE' THEN \(insert) (TG_TABLE_NAME, \(compositeKey.replacingOccurrences(of: "%@", with: "NEW")), true); END IF;
+                END IF;
+                FOR i IN 1 .. TG_NARGS - 1 LOOP
+                    reference := pg_catalog.split_part(TG_ARGV[i], ':', 1);
+                    before := CASE WHEN TG_OP <> 'INSERT' THEN pg_catalog.to_jsonb(OLD) OPERATOR(pg_catalog.->>) reference END;
+                    after := CASE WHEN TG_OP <> 'DELETE' THEN pg_catalog.to_jsonb(NEW) OPERATOR(pg_catalog.->>) reference END;
+                    CONTINUE WHEN before IS NOT DISTINCT FROM after;
+                    IF before IS NOT NULL THEN \(insert) (pg_catalog.split_part(TG_ARGV[i], ':', 2), ARRAY[before::pg_catalog.int8], false); END IF;
+                    IF after IS NOT NULL THEN \(insert) (pg_catalog.split_part(TG_ARGV[i], ':', 2), ARRAY[after::pg_catalog.int8], false); END IF;
+                END LOOP;
+                RETURN NULL;
+            END
+            $capture$
+            """,
+            """
+            CREATE FUNCTION \(work).\(quote(Self.truncateFunction))() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+            SET search_path = pg_catalog, pg_temp AS $truncated$
+            BEGIN
+                IF \(probe) THEN RETURN NULL; END IF;
+                \(insert) (TG_TABLE_NAME, '{}'::pg_catalog.int8[], true);
+                RETURN NULL;
+            END
+            $truncated$
+            """,
+            "REVOKE ALL ON FUNCTION \(work).\(quote(Self.rowFunction))() FROM PUBLIC",
+            "REVOKE ALL ON FUNCTION \(work).\(quote(Self.truncateFunction))() FROM PUBLIC",
+        ]
+        for statement in statements { try connection.execute(statement) }
+        try revokeOtherRoles(on: connection)
+    }
+
+    /// Whatever default privileges gave other roles on the log or the functions is revoked.
+    private func revokeOtherRoles(on connection: Connection) throws {
+        let grants = try connection.execute("""
+            SELECT 'TABLE ' || pg_catalog.format('%I.%I', n.nspname, c.relname), pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee))
+            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace, pg_catalog.aclexplode(c.relacl) a
+            WHERE n.nspname = $1 AND a.grantee <> c.relowner AND a.grantee <> 0
+            UNION
+            SELECT 'FUNCTION ' || pg_catalog.format('%I.%I', n.nspname, p.proname) || '()', pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee))
+            FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace, pg_catalog.aclexplode(p.proacl) a
+            WHERE n.nspname = $1 AND a.grantee <> p.proowner AND a.grantee <> 0
+            """, [schemas.work]).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
+        for (object, grantee) in grants { try connection.execute("REVOKE ALL ON \(object) FROM \(grantee)") }
+    }
+
+    /// Installs the triggers on `tables` (name, key columns, and the foreign keys mappings read
+    /// through: column and referenced table), in the caller's transaction, which holds them in
+    /// SHARE ROW EXCLUSIVE mode (writes wait for that, reads do not).
+    func install(on tables: [(name: String, key: [String], references: [(column: String, table: String)])], connection: Connection) throws {
+        let work = quote(schemas.work)
+        var statements: [Statement] = []
+        for (name, key, references) in tables {
+            let table = "\(quote(schemas.tenant)).\(quote(name))"
+            let arguments = ([key.joined(separator: ",")] + references.map { "\($0.column):\($0.table)" })
+                .map { connection.quoteLiteral($0) }.joined(separator: ", ")
+            statements += [
+                Statement("CREATE TRIGGER \(quote(Self.rowTrigger)) AFTER INSERT OR UPDATE OR DELETE ON \(table) "
+                    + "FOR EACH ROW EXECUTE FUNCTION \(work).\(quote(Self.rowFunction))(\(arguments))"),
+                Statement("CREATE TRIGGER \(quote(Self.truncateTrigger)) AFTER TRUNCATE ON \(table) "
+                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(work).\(quote(Self.truncateFunction))()"),
+                Statement("ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(quote(Self.rowTrigger))"),
+                Statement("ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(quote(Self.truncateTrigger))"),
+            ]
+        }
+        try connection.pipeline(statements)
+    }
+
+    /// The qualified tables of `schema` that carry the capture triggers (left by a run that
+    /// crashed, or by this one).
+    static func capturedTables(inSchema schema: String, on connection: Connection) throws -> [String] {
+        try connection.execute("""
+            SELECT DISTINCT pg_catalog.format('%I.%I', n.nspname, c.relname)
+            FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND t.tgname IN ($2, $3) ORDER BY 1
+            """, [schema, rowTrigger, truncateTrigger]).map { try $0.decode(String.self, at: 0) }
+    }
+
+    /// Drops the capture triggers from `tables` (qualified), in the caller's transaction, which
+    /// must hold them (DROP TRIGGER takes ACCESS EXCLUSIVE).
+    static func removeTriggers(from tables: [String], on connection: Connection) throws {
+        var statements: [Statement] = []
+        for table in tables {
+            statements.append(Statement("DROP TRIGGER IF EXISTS \(connection.quoteIdentifier(rowTrigger)) ON \(table)"))
+            statements.append(Statement("DROP TRIGGER IF EXISTS \(connection.quoteIdentifier(truncateTrigger)) ON \(table)"))
+        }
+        if !statements.isEmpty { try connection.pipeline(statements) }
+    }
+
+    /// Moves the log's entries into the round's change set (`pg_temp._tm_changed`), each key once
+    /// (changed itself if any entry says so).
+    ///
+    /// - Returns: the entries the app's changes made, the distinct rows, and a table that was truncated.
+    func take(on connection: Connection) throws -> (entries: Int, rows: Int, truncated: String?) {
+        let row = try connection.execute("""
+            WITH taken AS (DELETE FROM \(log) RETURNING relation, key, direct),
+            kept AS (INSERT INTO pg_temp._tm_changed (relation, key, direct) SELECT relation, key, pg_catalog.bool_or(direct) FROM taken
+                     GROUP BY relation, key ON CONFLICT (relation, key) DO UPDATE SET direct = pg_temp._tm_changed.direct OR EXCLUDED.direct
+                     RETURNING relation, key)
+            SELECT (SELECT pg_catalog.count(*) FROM taken WHERE taken.direct)::pg_catalog.int8, (SELECT pg_catalog.count(*) FROM kept)::pg_catalog.int8,
+                   (SELECT k.relation FROM kept AS k WHERE pg_catalog.cardinality(k.key) = 0 LIMIT 1)
+            """).first
+        return (Int(try row?.decode(Int64.self, at: 0) ?? 0), Int(try row?.decode(Int64.self, at: 1) ?? 0), try row?.decode(String?.self, at: 2))
+    }
+
+    /// Entries waiting in the log.
+    func pending(on connection: Connection) throws -> Int {
+        Int(try connection.execute("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(log)").first?.decode(Int64.self, at: 0) ?? 0)
+    }
+}

@@ -1,0 +1,52 @@
+import LibPQ
+
+/// Removes what an online run of one tenant leaves behind when it stops before its cutover: the
+/// capture triggers on the live tables and the run's private schemas (shadow, log, state, delta).
+///
+/// The next online run of the tenant calls it first, and so does `tenant-migrate online cleanup`;
+/// an offline migration drops the triggers it finds in its own transaction (``ForeignTriggers``).
+/// Dropping a trigger takes ACCESS EXCLUSIVE on its table, so the tables are locked the way every
+/// migration locks them: under `lock_timeout`, never waiting for one while holding another, and
+/// retried with backoff.
+struct OnlineCleanup {
+    let schemas: OnlineSchemas
+    let runner: TenantMigrationRunner
+
+    /// Whether anything of a run is left.
+    func isNeeded(on connection: Connection) throws -> Bool {
+        try !ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection).isEmpty
+            || OnlineSchemas.exists(schemas.work, on: connection) || OnlineSchemas.exists(schemas.delta, on: connection)
+    }
+
+    /// Removes the triggers, then the private schemas, in one transaction.
+    func removeRun(on connection: Connection) throws {
+        guard try isNeeded(on: connection) else { return }
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                try connection.transaction { connection in
+                    try TenantMigrationRunner.setLockTimeout(runner.settings.lockTimeout, on: connection)
+                    let captured = try ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection)
+                    try TenantMigrationRunner.lockTables(captured, on: connection)
+                    try ChangeCapture.removeTriggers(from: captured, on: connection)
+                    try OnlineSchemas.drop(schemas.work, on: connection)
+                    try OnlineSchemas.drop(schemas.delta, on: connection)
+                }
+                return
+            } catch where TenantMigrationRunner.isRetryable(error) && attempt < runner.settings.maxAttempts {
+                try TenantMigrationRunner.sleep(runner.backoff(afterAttempt: attempt))
+            }
+        }
+    }
+
+    /// In an offline migration's transaction, which holds the tenant's tables: drops the capture
+    /// triggers found on `capturedTables` (qualified) and the private schemas of the run that left them.
+    static func removeLeftovers(of schema: String, capturedTables: [String], on connection: Connection) throws {
+        connection.logger.warning("removing the change capture an online migration left on \(capturedTables.joined(separator: ", ")) when it stopped before its cutover")
+        try ChangeCapture.removeTriggers(from: capturedTables, on: connection)
+        let schemas = try OnlineSchemas.of(schema, on: connection)
+        try OnlineSchemas.drop(schemas.work, on: connection)
+        try OnlineSchemas.drop(schemas.delta, on: connection)
+    }
+}

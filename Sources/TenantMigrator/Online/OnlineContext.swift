@@ -1,0 +1,238 @@
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+import MigrationEngine
+
+/// What one online run knows and has done, shared by its phases: the plan, the tenant, its
+/// schemas, the change capture, and the progress reported in logs, metrics and the result.
+final class OnlineContext {
+    let run: TenantRun
+    let plan: OnlinePlan
+    let record: TenantRecord
+    let schemas: OnlineSchemas
+    let capture: ChangeCapture
+    var progress: OnlineProgress
+    /// Steps run on the shadow so far, for the result.
+    var statistics = StepStatistics()
+    private var lastProgressLog = ContinuousClock.now
+    private var lastPhase: OnlinePhase?
+
+    init(run: TenantRun, plan: OnlinePlan, record: TenantRecord, schemas: OnlineSchemas, capture: ChangeCapture) {
+        self.run = run
+        self.plan = plan
+        self.record = record
+        self.schemas = schemas
+        self.capture = capture
+        let decisive = zip(plan.plan.steps, plan.modes).max { $0.1.kind < $1.1.kind }
+        progress = OnlineProgress(
+            mode: plan.kind.rawValue,
+            reason: decisive.map { "\($0.0.source.name) → \($0.0.destination.name): \($0.1.reason)" } ?? "nothing to do"
+        )
+    }
+
+    var connection: Connection { run.connection }
+    var settings: MigrationSettings { run.settings }
+    var online: OnlineSettings { settings.online }
+    var family: String { run.family.name }
+
+    /// The live tables (the source version's), qualified, in the fixed order every migration locks them.
+    var liveTables: [String] { TenantMigrationRunner.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant, connection) }
+
+    /// The executor's options for the steps, as offline.
+    var executorOptions: StepExecutor.Options {
+        StepExecutor.Options(allowDestructive: run.request.allowDestructive, archives: settings.archives)
+    }
+
+    // MARK: - Reporting
+
+    func log(_ message: String, level: Logger.Level = .info) {
+        run.logger.log(level: level, "\(message)", metadata: [
+            "step": "\(record.version) → \(run.destination.name)", "phase": "\(progress.phase.rawValue)",
+        ])
+    }
+
+    /// Enters `phase`: the state row, the metrics, the logs (at most every 5 s within a phase) and
+    /// the settings' checkpoint.
+    func checkpoint(_ phase: OnlinePhase) throws {
+        let entering = phase != lastPhase
+        lastPhase = phase
+        progress.phase = phase
+        if entering { settings.observability.countOnlinePhase(phase, family: family, tenant: run.tenant) }
+        if entering || ContinuousClock.now - lastProgressLog > .seconds(5) {
+            lastProgressLog = .now
+            log("\(phase.rawValue): \(progress.rowsCopied) rows copied, \(progress.changesCaughtUp) changes caught up in \(progress.rounds) rounds")
+        }
+        if phase != .done, connection.isHealthy, !connection.isInTransaction { try OnlineState.update(progress, in: schemas, on: connection) }
+        try online.checkpoint?(OnlineCheckpoint(tenant: run.tenant, phase: phase, progress: progress, backendPID: connection.backendPID))
+    }
+
+    /// Throws ``OnlineStopped`` when the fleet run was asked to stop.
+    func checkStop() throws {
+        if run.runner.control?.isStopRequested == true || Task.isCancelled { throw OnlineStopped(fromVersion: record.version) }
+    }
+
+    // MARK: - Phases before the cutover
+
+    /// Removes what an earlier run of this tenant left: its triggers, private schema and retired tables.
+    func removeLeftovers() throws {
+        if let earlier = try OnlineState.read(in: schemas, on: connection) {
+            log("an earlier online run (\(earlier)) did not finish; removing what it left and starting over", level: .warning)
+        }
+        try OnlineCleanup(schemas: schemas, runner: run.runner).removeRun(on: connection)
+        try OnlineSchemas.drop(schemas.retired, on: connection)
+    }
+
+    /// The private schema, the log and its triggers (SHARE ROW EXCLUSIVE on the live tables, for
+    /// as long as it takes to create them: writes wait, reads do not).
+    func prepare() throws {
+        try retryingLocks {
+            try connection.transaction { connection in
+                try TenantMigrationRunner.setLockTimeout(settings.lockTimeout, on: connection)
+                try OnlineSchemas.createPrivate(schemas.work, on: connection)
+                try capture.createLog(on: connection)
+                try OnlineState.create(for: run, record: record, progress: progress, in: schemas, on: connection)
+                try run.runner.waitingForLocks(connection) {
+                    _ = try connection.execute("LOCK TABLE \(liveTables.joined(separator: ", ")) IN \(TableLockMode.shareRowExclusive.rawValue) MODE")
+                }
+                let tables = plan.plan.source.relationalSchema().tables.sorted { $0.name < $1.name }
+                let readers = Set(plan.lineage.readers)
+                try capture.install(on: tables.map { table in
+                    (table.name, table.primaryKey.columns,
+                     readers.filter { $0.table == table.name }.sorted { $0.column < $1.column }.map { ($0.column, $0.referencedTable) })
+                }, connection: connection)
+            }
+        }
+        try checkpoint(.prepared)
+    }
+
+    /// Copies the live tables into the shadow, batch by batch, then adds their keys and indexes
+    /// and copies the archive.
+    func copy() throws {
+        let shadow = ShadowTables(version: plan.plan.source, live: schemas.tenant, schema: schemas.work)
+        try connection.transaction { try shadow.create(on: $0) }
+        for table in plan.plan.source.relationalSchema().tables.map(\.name).sorted() {
+            var cursor = ShadowTables.Cursor(table: table)
+            while !cursor.done {
+                try checkStop()
+                let rows = try retryingLocks { try shadow.copyBatch(&cursor, limit: online.batchRows, on: connection) }
+                progress.rowsCopied += rows
+                settings.observability.countOnlineRowsCopied(rows, family: family, tenant: run.tenant)
+                try checkpoint(.copying)
+            }
+        }
+        // One snapshot for the rows changed during the copy, so that the shadow is the live
+        // tables as of that snapshot before its keys are checked.
+        try retryingLocks {
+            try connection.transaction(beginStatement: "BEGIN ISOLATION LEVEL REPEATABLE READ") { connection in
+                try CatchUpRound.prepare(on: connection)
+                let taken = try capture.take(on: connection)
+                try refuseTruncation(taken.truncated)
+                try shadow.sync(on: connection)
+                progress.changesCaughtUp += taken.entries
+                settings.observability.countOnlineChanges(taken.entries, family: family, tenant: run.tenant)
+                try shadow.finish(on: connection)
+                try shadow.copyArchive(on: connection)
+            }
+        }
+    }
+
+    private func refuseTruncation(_ table: String?) throws {
+        if let table {
+            throw OnlineRefusal(tenant: run.tenant, reason: "table \(table) was truncated while the tenant migrated online; run the migration again")
+        }
+    }
+
+    /// Runs the steps that can be caught up on the shadow, as offline (account, archive, restore,
+    /// validation), then analyzes the shadow's tables.
+    func build() throws {
+        guard !plan.caughtUp.isEmpty else { return try checkpoint(.built) }
+        try connection.transaction { connection in
+            // What catch-up needs to follow the distinct mappings by key, as the rows are before the steps.
+            for distinct in plan.distinct { try distinct.recordKeys(shadow: schemas.work, on: connection) }
+            let executor = StepExecutor(schema: schemas.work, connection: connection, options: executorOptions)
+            for step in plan.caughtUp {
+                log("running step \(step) on the shadow")
+                statistics = statistics + (try run.runner.observingStep(step) { try executor.run(step) })
+            }
+        }
+        for table in plan.caughtUpVersion.relationalSchema().tables {
+            try connection.execute("ANALYZE \(connection.qualified(schemas.work, table.name))")
+        }
+        try checkpoint(.built)
+    }
+
+    /// Catch-up rounds, each in a REPEATABLE READ transaction (one snapshot of the log and the live
+    /// rows), until one finds few changes.
+    func catchUp() throws {
+        for _ in 0..<online.maxRounds {
+            try checkStop()
+            let entries = try retryingLocks {
+                try connection.transaction(beginStatement: "BEGIN ISOLATION LEVEL REPEATABLE READ") { _ in try round() }
+            }
+            try checkpoint(.catchingUp)
+            if entries <= online.cutoverChanges { return }
+        }
+    }
+
+    /// One catch-up round in the caller's transaction: the log's entries into the change set, the
+    /// changed rows migrated again into the shadow.
+    ///
+    /// - Returns: the log entries taken.
+    @discardableResult
+    func round() throws -> Int {
+        try CatchUpRound.prepare(on: connection)
+        let taken = try capture.take(on: connection)
+        try refuseTruncation(taken.truncated)
+        let outcome = try CatchUpRound(
+            plan: plan, live: schemas.tenant, shadow: schemas.work, delta: schemas.delta, options: executorOptions, connection: connection
+        ).run()
+        progress.rounds += 1
+        progress.changesCaughtUp += taken.entries
+        progress.rowsMigratedAgain += outcome.changedRows
+        settings.observability.countOnlineChanges(taken.entries, family: family, tenant: run.tenant)
+        return taken.entries
+    }
+
+    /// After the cutover committed: the private schema (log, state, functions) goes.
+    func finish() throws {
+        do {
+            try OnlineSchemas.drop(schemas.work, on: connection)
+        } catch {
+            log("could not drop \(schemas.work) after the cutover (\(error)); the next run or `online cleanup` drops it", level: .warning)
+        }
+        try checkpoint(.done)
+    }
+
+    /// After a failure before the cutover committed: the triggers and the private schema go, if
+    /// the connection still works and the tables can be locked in time; otherwise they stay,
+    /// inert, for the next run or `online cleanup`.
+    func cleanUpAfterFailure() {
+        guard connection.isHealthy else {
+            log("the connection is lost; the change capture left on the live tables is inert and goes with the next run", level: .warning)
+            return
+        }
+        do {
+            if connection.isInTransaction { return }
+            try OnlineCleanup(schemas: schemas, runner: run.runner).removeRun(on: connection)
+        } catch {
+            log("could not remove the change capture (\(error)); it is inert, and the next run or `online cleanup` removes it", level: .warning)
+        }
+    }
+
+    /// Runs `body`, retried with backoff when it loses a lock race (55P03, 40P01), up to the
+    /// settings' attempts.
+    func retryingLocks<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try body()
+            } catch where TenantMigrationRunner.isRetryable(error) && attempt < settings.maxAttempts {
+                let delay = run.runner.backoff(afterAttempt: attempt)
+                log("waited longer than lock_timeout for a lock; retrying in \(Int(delay * 1000)) ms", level: .warning)
+                try TenantMigrationRunner.sleep(delay)
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+
+/// The end of an online migration: one transaction, retried when a lock wait runs past
+/// `lock_timeout` (55P03), as offline attempts are.
+///
+/// 1. The live tables are locked EXCLUSIVE (under `lock_timeout`, see ``lock(_:_:)``): writes
+///    wait from here, reads go on.
+/// 2. The tenant's record is read again; the last changes are caught up.
+/// 3. The steps that could not be caught up run on the shadow (writes wait meanwhile).
+/// 4. The live tables are locked ACCESS EXCLUSIVE: reads wait too, from here to the commit.
+/// 5. The capture triggers go; the live tables (and the archive) move to the retired schema, the
+///    shadow's into the tenant's schema (`ALTER TABLE … SET SCHEMA`: the tenant's schema, its OID,
+///    its grants and default privileges and the app's `search_path` stay; statements the app
+///    prepared on the old tables are planned again, by name, on their next run); each table gets
+///    the rights of the table it replaces (or the schema's default privileges), each identity
+///    sequence a value past every id the app used.
+/// 6. The new version, a history row and the pins are recorded, as offline; commit.
+struct OnlineCutover {
+    let context: OnlineContext
+
+    var connection: Connection { context.connection }
+    var schemas: OnlineSchemas { context.schemas }
+    var tenantRun: TenantRun { context.run }
+
+    /// Runs the cutover; returns the statistics of every step run on the shadow.
+    func run() throws -> StepStatistics {
+        var attempt = 0
+        while true {
+            attempt += 1
+            context.progress.cutoverAttempts = attempt
+            do {
+                return try connection.transaction { _ in try cutover(attempt: attempt) }
+            } catch where TenantMigrationRunner.isRetryable(error) && attempt < context.settings.maxAttempts {
+                let delay = tenantRun.runner.backoff(afterAttempt: attempt)
+                tenantRun.runner.observeLockRetry(after: attempt, deadlock: !(SQLState.lockNotAvailable ~= error), on: tenantRun.span)
+                let cause = SQLState.lockNotAvailable ~= error ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
+                context.log("cutover attempt \(attempt) of \(context.settings.maxAttempts) \(cause); rolled back, catching up and retrying in \(Int(delay * 1000)) ms: \(error)",
+                            level: .warning)
+                try TenantMigrationRunner.sleep(delay)
+                try context.retryingLocks { try connection.transaction { _ in try context.round() } }
+            }
+        }
+    }
+
+    private func cutover(attempt: Int) throws -> StepStatistics {
+        let clock = ContinuousClock()
+        try TenantMigrationRunner.setLockTimeout(context.settings.lockTimeout, on: connection)
+        let live = context.liveTables
+        try lock(live, .exclusive)
+        let writesBlocked = clock.now
+        let record = try context.run.catalog.requireTenant(tenantRun.tenant, on: connection, forUpdate: true)
+        guard record.version == context.record.version else {
+            throw OnlineRefusal(tenant: tenantRun.tenant, reason: "the tenant moved to \(record.version) meanwhile")
+        }
+        try context.round()
+        try context.checkpoint(.cutoverLocked)
+        var statistics = context.statistics
+        if !context.plan.whileWritesWait.isEmpty {
+            let executor = StepExecutor(schema: schemas.work, connection: connection, options: context.executorOptions)
+            for step in context.plan.whileWritesWait {
+                context.log("running step \(step) on the shadow while writes wait")
+                statistics = statistics + (try tenantRun.runner.observingStep(step) { try executor.run(step) })
+            }
+        }
+        try lock(live, .accessExclusive)
+        let readsBlocked = clock.now
+        try swap(live: live)
+        try tenantRun.recordMove(context.plan.plan, for: context.record, statistics: statistics, attempt: attempt, extra: [
+            "online": 1, "rowsCopied": Double(context.progress.rowsCopied), "changesCaughtUp": Double(context.progress.changesCaughtUp),
+            "rounds": Double(context.progress.rounds),
+        ])
+        try context.checkpoint(.cutoverSwapped)
+        context.progress.writesBlockedMilliseconds = (clock.now - writesBlocked).inMilliseconds
+        context.progress.readsBlockedMilliseconds = (clock.now - readsBlocked).inMilliseconds
+        context.settings.observability.recordOnlineCutover(
+            writesBlocked: clock.now - writesBlocked, readsBlocked: clock.now - readsBlocked, family: context.family
+        )
+        return statistics
+    }
+
+    /// Locks `tables` in `mode`, in their fixed order, each wait bounded by `lock_timeout`.
+    ///
+    /// Unlike an offline migration's first locks, these wait while holding the tables before them:
+    /// once writes wait on every table (EXCLUSIVE), the app's statements come back at once, and
+    /// letting go of a table to wait for another would only let its queue in again, round after
+    /// round. What waits meanwhile is bounded by `lock_timeout`: writes during the EXCLUSIVE
+    /// locks, reads of an already locked table during the ACCESS EXCLUSIVE ones.
+    private func lock(_ tables: [String], _ mode: TableLockMode) throws {
+        try tenantRun.runner.waitingForLocks(connection) {
+            _ = try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN \(mode.rawValue) MODE")
+        }
+    }
+
+    /// Moves the live tables out and the shadow's in, with their rights and sequences.
+    private func swap(live: [String]) throws {
+        try ChangeCapture.removeTriggers(from: live, on: connection)
+        try connection.execute("DROP INDEX IF EXISTS \(connection.qualified(schemas.work, ShadowTables.archiveRowsIndex))")
+        let source = context.plan.plan.source.relationalSchema()
+        let destination = context.plan.plan.destination.relationalSchema()
+        let archive = TenantArchive.tableName
+        let liveArchive = try TenantArchive.exists(inSchema: schemas.tenant, on: connection)
+        let shadowArchive = try TenantArchive.exists(inSchema: schemas.work, on: connection)
+        try RetiredTables.create(schemas.retired, version: context.record.version, replacedBy: tenantRun.destination.name, on: connection)
+        var moves: [Statement] = []
+        for table in source.tables.map(\.name) + (liveArchive ? [archive] : []) {
+            moves.append(Statement("ALTER TABLE \(connection.qualified(schemas.tenant, table)) SET SCHEMA \(connection.quoteIdentifier(schemas.retired))"))
+        }
+        for table in destination.tables.map(\.name) + (shadowArchive ? [archive] : []) {
+            moves.append(Statement("ALTER TABLE \(connection.qualified(schemas.work, table)) SET SCHEMA \(connection.quoteIdentifier(schemas.tenant))"))
+        }
+        try connection.pipeline(moves)
+        // Rights and sequences: each table after the table its rows come from (as offline, where
+        // that table would have been altered in place), else as a new table of the schema.
+        let origins = OnlineLineage.tableOrigins(of: context.plan.plan)
+        for table in destination.tables {
+            let old = origins[table.name].map { connection.qualified(schemas.retired, $0) }
+            let new = connection.qualified(schemas.tenant, table.name)
+            let identity = table.column(named: "id")?.isIdentity == true
+            try TableGrants.carry(to: new, from: old, schema: schemas.tenant, hasIdentity: identity, on: connection)
+            if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
+        }
+        if shadowArchive {
+            let old = liveArchive ? connection.qualified(schemas.retired, archive) : nil
+            try TableGrants.carry(to: connection.qualified(schemas.tenant, archive), from: old, schema: nil, hasIdentity: false, on: connection)
+        }
+    }
+}
+
+/// The table lock modes of an online run: SHARE ROW EXCLUSIVE to install the change capture;
+/// EXCLUSIVE while the cutover applies the last changes (reads go on, writes wait); ACCESS
+/// EXCLUSIVE for the swap.
+enum TableLockMode: String {
+    case accessExclusive = "ACCESS EXCLUSIVE"
+    case exclusive = "EXCLUSIVE"
+    case shareRowExclusive = "SHARE ROW EXCLUSIVE"
+}

@@ -1,0 +1,52 @@
+import EntityModel
+import LibPQ
+import MigrationEngine
+
+/// What a tenant must be for an online migration, checked before anything is touched. The shadow
+/// is built from the model and its tables replace the live ones, so:
+///
+/// - the live tables must be what the model of the tenant's version says (`verify` clean): a
+///   column the model does not know would not be copied;
+/// - no trigger, view, rule or row security policy of someone else's may hang on them: it would
+///   stay with the old tables;
+/// - the migrator must own every table: an owner can switch a table's triggers off, and with them
+///   the change capture;
+/// - not on Citus: the triggers would run on the workers, the log on the coordinator.
+struct OnlinePreconditions {
+    let plan: MigrationPlan
+    let schemas: OnlineSchemas
+    let tenant: TenantName
+
+    func check(on connection: Connection) throws {
+        func refuse(_ reason: String) -> TenantRun.Refusal {
+            TenantRun.Refusal(error: OnlineRefusal(tenant: tenant, reason: reason))
+        }
+        if try connection.isCitus {
+            throw refuse("online migrations do not run on Citus (the change capture's triggers would run on the workers); migrate it offline")
+        }
+        let expected = try SchemaSnapshot.expected(for: plan.source, on: connection)
+        let live = try SchemaSnapshot.read(schema: schemas.tenant, on: connection)
+        let differences = live.differences(from: expected)
+        if let first = differences.first {
+            throw refuse("its tables differ from its model version \(plan.source.name) (\(first)\(differences.count > 1 ? ", and \(differences.count - 1) more" : "")); "
+                + "the shadow is built from the model, so what the model does not know would be lost. `verify` lists the differences; migrate it offline, or fix them")
+        }
+        let bound = try ForeignObject.inventory(inSchema: schemas.tenant, on: connection).filter {
+            ["trigger", "view", "materialized view", "rule", "policy"].contains($0.kind)
+                && !$0.name.hasSuffix("." + ChangeCapture.rowTrigger) && !$0.name.hasSuffix("." + ChangeCapture.truncateTrigger)
+        }
+        if let first = bound.first {
+            throw refuse("\(first.kind) \(first.name) is not defined by the model and would stay with the old tables; drop it, or migrate the tenant offline")
+        }
+        let owners = try connection.execute("""
+            SELECT c.relname::pg_catalog.text, pg_catalog.pg_get_userbyid(c.relowner)::pg_catalog.text
+            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relowner <> (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER)
+            ORDER BY 1
+            """, [schemas.tenant])
+        if let row = owners.first {
+            throw refuse("table \(try row.decode(String.self, at: 0)) is owned by \(try row.decode(String.self, at: 1)), not by the migrator; "
+                + "its owner could switch the change capture off. Migrate it offline, or `ALTER TABLE … OWNER TO` the migrator")
+        }
+    }
+}

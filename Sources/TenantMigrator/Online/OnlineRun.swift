@@ -1,0 +1,144 @@
+import EntityModel
+import Foundation
+import LibPQ
+import Logging
+import MigrationEngine
+
+/// One tenant's online migration (docs/Online.md): the tenant's new version is built in a shadow
+/// schema while the app goes on reading and writing, then swapped in by one short transaction.
+///
+/// The phases, each in transactions of its own:
+/// 1. **lock**: the runner's session takes the tenant's advisory lock for the whole run (so an
+///    offline runner's transaction-level lock on the same key waits), and reads the tenant;
+///    a small tenant (`--online-above`) or a catalog-only plan runs offline, in one short transaction;
+/// 2. **prepare**: the run's private schema, the change log and its triggers on the live tables;
+/// 3. **copy**: the live tables into the shadow, in batches by key, each its own transaction;
+/// 4. **build**: the steps that can be caught up run on the shadow with the step executor;
+/// 5. **catch up**: rounds of ``CatchUpRound`` until few changes are left;
+/// 6. **cut over** (``OnlineCutover``): lock the live tables against writes, apply the last
+///    changes, run the steps that could not be caught up, lock against reads, swap the tables,
+///    record the version; commit.
+///
+/// A crash or lost connection before the cutover commits leaves the tenant at its old version:
+/// the live tables were only read, the triggers go inert once the session's lock is gone, and the
+/// next run (or `online cleanup`) removes them and the private schema, then starts over.
+struct OnlineRun {
+    let tenantRun: TenantRun
+
+    init(_ run: TenantRun) {
+        self.tenantRun = run
+    }
+
+    var connection: Connection { tenantRun.connection }
+    var settings: MigrationSettings { tenantRun.settings }
+    var catalog: TenantCatalog { tenantRun.catalog }
+    var tenant: TenantName { tenantRun.tenant }
+    var logger: Logger { tenantRun.logger }
+
+    /// The call's result, or its failure (recorded like an offline one).
+    func run() throws -> TenantMigrationResult {
+        let state = TenantRun.AttemptState()
+        let key = try ChangeCapture.lockKey(catalog: catalog, tenant: tenant, on: connection)
+        let session: OnlineSessionLock
+        do {
+            session = try OnlineSessionLock.acquire(key: key, run: tenantRun)
+        } catch {
+            throw try tenantRun.failure(error, attempt: settings.maxAttempts, state: state)
+        }
+        defer { session.release(on: connection) }
+        var context: OnlineContext?
+        do {
+            return try migrate(key: key, state: state, context: &context)
+        } catch let refusal as TenantRun.Refusal {
+            throw refusal.error
+        } catch {
+            if let context { context.cleanUpAfterFailure() }
+            if let stop = error as? OnlineStopped {
+                throw TenantMigrationError(
+                    tenant: tenant, fromVersion: stop.fromVersion, toVersion: tenantRun.destination.name, reason: .interrupted,
+                    attempts: 1, milliseconds: tenantRun.elapsed()
+                )
+            }
+            throw try tenantRun.failure(error, attempt: context?.progress.cutoverAttempts ?? 1, state: state)
+        }
+    }
+
+    /// Everything after the session lock.
+    private func migrate(key: (Int32, Int32), state: TenantRun.AttemptState, context: inout OnlineContext?) throws -> TenantMigrationResult {
+        let record = try catalog.requireTenant(tenant, on: connection)
+        guard record.family == tenantRun.family.name else {
+            throw TenantRun.Refusal(error: TenantMigratorError.familyMismatch(tenant: tenant, recorded: record.family, configured: tenantRun.family.name))
+        }
+        state.fromVersion = record.version
+        switch record.standing(toward: tenantRun.destination.name) {
+        case .current, .pinned where tenantRun.request.pins == .respect:
+            // Nothing to build: the offline path reads, pins or leaves the tenant in one short transaction.
+            return try tenantRun.runOffline()
+        case .pinned, .elsewhere:
+            break
+        }
+        let plan = try tenantRun.checkedPlan(for: record, attempt: 1)
+        let online = OnlinePlan(plan)
+        if let offline = try offlineChoice(online, record: record) {
+            logger.info("runs offline: \(offline.reason)", metadata: ["step": "\(record.version) → \(tenantRun.destination.name)"])
+            var result = try tenantRun.runOffline()
+            result.online = offline
+            return result
+        }
+        let schemas = try OnlineSchemas.of(record.schema, on: connection)
+        try OnlinePreconditions(plan: plan, schemas: schemas, tenant: tenant).check(on: connection)
+        let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas, capture: ChangeCapture(schemas: schemas, lockKey: key))
+        context = created
+        try created.removeLeftovers()
+        created.log("migrating online (\(online.kind.rawValue)): " + online.summary.joined(separator: "; "))
+        try created.prepare()
+        try created.copy()
+        try created.build()
+        try created.catchUp()
+        let statistics = try OnlineCutover(context: created).run()
+        try created.finish()
+        var result = TenantMigrationResult(
+            tenant: tenant, fromVersion: record.version, toVersion: tenantRun.destination.name, outcome: .migrated,
+            attempts: created.progress.cutoverAttempts, statistics: statistics, milliseconds: tenantRun.elapsed()
+        )
+        result.online = created.progress
+        logger.info("migrated online \(record.version) → \(tenantRun.destination.name)", metadata: [
+            "step": "\(record.version) → \(tenantRun.destination.name)", "rows_copied": "\(created.progress.rowsCopied)",
+            "changes": "\(created.progress.changesCaughtUp)", "rounds": "\(created.progress.rounds)",
+            "writes_blocked_ms": "\(Int(created.progress.writesBlockedMilliseconds))",
+            "reads_blocked_ms": "\(Int(created.progress.readsBlockedMilliseconds))", "ms": "\(Int(tenantRun.elapsed()))",
+        ])
+        return result
+    }
+
+    /// The progress of a tenant that runs offline after all, or nil when it runs online: a
+    /// catalog-only plan (nothing to copy, nothing to restore), or a tenant no bigger than
+    /// `--online-above`.
+    private func offlineChoice(_ online: OnlinePlan, record: TenantRecord) throws -> OnlineProgress? {
+        if case let .above(rows) = tenantRun.request.online {
+            let estimate = try TenantSize.estimatedRows(of: online.plan.source, inSchema: record.schema, upTo: rows, on: connection)
+            if estimate <= rows {
+                var progress = OnlineProgress(mode: "offline", reason: "about \(estimate) rows, not above \(rows)")
+                progress.estimatedRows = estimate
+                return progress
+            }
+        }
+        if online.kind == .catalogOnly, try !TenantSize.hasArchivedValuesToRestore(online.plan, inSchema: record.schema, on: connection) {
+            return OnlineProgress(mode: OnlineStepMode.Kind.catalogOnly.rawValue, reason: "every step changes only the catalog, in one short transaction")
+        }
+        return nil
+    }
+}
+
+/// An online run stopped by the fleet (Ctrl-C, SIGTERM) before its cutover: nothing changed.
+struct OnlineStopped: Error {
+    let fromVersion: String
+}
+
+/// Why a tenant cannot migrate online; nothing was touched.
+public struct OnlineRefusal: Error, Sendable, CustomStringConvertible {
+    public let tenant: TenantName
+    public let reason: String
+
+    public var description: String { "tenant \(tenant) cannot migrate online: \(reason); nothing was changed" }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import LibPQ
+
+/// The tables an online cutover replaced, kept in the tenant's retired schema
+/// (``OnlineSchemas/retired``, the migrator's alone) with a note of when and why, until the next
+/// online migration of the tenant, `archive prune --older-than`, or the tenant's drop. Nothing
+/// reads them back: they are there for an operator who needs the old version's rows as they were
+/// at the cutover. (A rollback goes through the archive, like any migration down.)
+enum RetiredTables {
+    static let noteTable = "_tm_retired"
+
+    /// Creates the retired schema with its note.
+    static func create(_ schema: String, version: String, replacedBy destination: String, on connection: Connection) throws {
+        try OnlineSchemas.createPrivate(schema, on: connection)
+        let note = connection.qualified(schema, noteTable)
+        try connection.execute("CREATE TABLE \(note) (version text NOT NULL, replaced_by text NOT NULL, "
+            + "retired_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp())")
+        try connection.execute("INSERT INTO \(note) (version, replaced_by) VALUES ($1, $2)", [version, destination])
+    }
+
+    /// Drops the retired tables of the tenant in schema `tenant` if they were retired before `cutoff`.
+    ///
+    /// - Returns: the version they were at, when they were dropped.
+    static func prune(forTenantSchema tenant: String, olderThan cutoff: Date, on connection: Connection) throws -> String? {
+        guard try OnlineSchemas.exists(tenant, on: connection) else { return nil }
+        let schema = try OnlineSchemas.of(tenant, on: connection).retired
+        let note = connection.qualified(schema, noteTable)
+        guard try connection.execute("SELECT pg_catalog.to_regclass($1) IS NOT NULL", [note]).first?.decode(Bool.self, at: 0) ?? false,
+              let version = try connection.execute(
+                  "SELECT version FROM \(note) WHERE retired_at < pg_catalog.to_timestamp($1)", [cutoff.timeIntervalSince1970]
+              ).first?.decode(String.self, at: 0) else { return nil }
+        try OnlineSchemas.drop(schema, on: connection)
+        return version
+    }
+}
