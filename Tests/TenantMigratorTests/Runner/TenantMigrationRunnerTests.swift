@@ -246,8 +246,9 @@ struct TenantMigrationRunnerTests {
             let elapsed = milliseconds(since: start)
             // 3 × 200 ms of lock_timeout plus two backoffs of [100, 200] and [200, 400] ms: at least
             // 850 ms, and about 1.5 s on an idle machine; the upper bound only proves the wait is
-            // bounded (the lock is never released), with 20× room for a machine busy with other work.
-            #expect(elapsed >= 850 && elapsed < 30_000, "gave up after \(elapsed) ms")
+            // bounded (the lock is never released), with room for a machine whose other suites keep
+            // this process's cooperative pool busy (a run under load 10 took over 30 s).
+            #expect(elapsed >= 850 && elapsed < 300_000, "gave up after \(elapsed) ms")
             try await holder.withConnection { _ = try $0.fixtureScript("ROLLBACK") }
 
             let record = try catalog.requireTenant(try tenant("acme"), on: connection)
