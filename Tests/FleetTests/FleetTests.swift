@@ -385,10 +385,10 @@ struct FleetTests {
             #expect(report.succeeded)
             // Skipped from the catalog query alone: no tenant reached a runner.
             #expect(report.entries.allSatisfy { $0.outcome == .skipped && $0.milliseconds == 0 })
-            // One catalog query takes milliseconds; 30 s only proves no tenant was migrated one by
-            // one, with 10× room for a busy machine.
-            #expect(report.milliseconds < 30_000, "\(report.milliseconds) ms")
-            #expect(elapsed < .seconds(30), "\(elapsed)")
+            // One catalog query takes milliseconds; the entries above prove no tenant reached a
+            // runner, and the bound (far above a busy machine's seconds) only catches a hang.
+            #expect(report.milliseconds < 180_000, "\(report.milliseconds) ms")
+            #expect(elapsed < .seconds(180), "\(elapsed)")
         }
     }
 }
