@@ -55,8 +55,8 @@ public final class ChildProcess: @unchecked Sendable {
     /// How the program ended, once it is reaped.
     private var ended: Outcome?
 
-    /// How often ``wait()`` and ``finished()`` look at the program while it runs.
-    private static let sampleInterval = Duration.milliseconds(20)
+    /// How often ``wait()`` and ``finished()`` look at the program while it runs, in microseconds.
+    private static let sampleMicroseconds: useconds_t = 20_000
 
     /// Starts `path` with `arguments`, in this process's environment or in `environment`.
     ///
@@ -119,7 +119,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func wait() throws -> Outcome {
         while true {
             if let outcome = try poll() { return outcome }
-            usleep(useconds_t(Self.sampleInterval.components.attoseconds / 1_000_000_000_000))
+            usleep(Self.sampleMicroseconds)
         }
     }
 
@@ -127,7 +127,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func finished() async throws -> Outcome {
         while true {
             if let outcome = try poll() { return outcome }
-            try await Task.sleep(for: Self.sampleInterval)
+            try await Task.sleep(for: .microseconds(Self.sampleMicroseconds))
         }
     }
 

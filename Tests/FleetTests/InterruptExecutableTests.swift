@@ -26,25 +26,19 @@ struct InterruptExecutableTests {
 
             // Watched from a thread of its own, which a busy machine schedules as it does the run
             // (a task of the cooperative pool could wake only after the whole fleet was done).
-            let interruptedAt = Locked<Result<Int, any Error>?>(nil)
-            Thread {
-                let result = Result { () throws -> Int in
-                    let watcher = try Connection(conninfo)
-                    let started = ContinuousClock.now
-                    while ContinuousClock.now - started < .seconds(300) {
-                        let migrated = try watcher.scalar("SELECT count(*)::int FROM tenant_migrator.tenants WHERE version = 'v3'", as: Int.self)
-                        if migrated >= 5 || !process.isRunning {
-                            process.send(SIGINT)
-                            return migrated
-                        }
-                        usleep(5_000)
+            let migratedAtInterrupt = try await onAThreadOfItsOwn { () throws -> Int in
+                let watcher = try Connection(conninfo)
+                let started = ContinuousClock.now
+                while ContinuousClock.now - started < .seconds(300) {
+                    let migrated = try watcher.scalar("SELECT count(*)::int FROM tenant_migrator.tenants WHERE version = 'v3'", as: Int.self)
+                    if migrated >= 5 || !process.isRunning {
+                        process.send(SIGINT)
+                        return migrated
                     }
-                    return -1
+                    usleep(5_000)
                 }
-                interruptedAt.withLock { $0 = result }
-            }.start()
-            #expect(try await waitUntil(timeout: .seconds(600)) { interruptedAt.value != nil })
-            let migratedAtInterrupt = try #require(interruptedAt.value).get()
+                return -1
+            }
             #expect(migratedAtInterrupt >= 5, "the interrupt was never sent (\(migratedAtInterrupt) tenants migrated)")
             #expect(migratedAtInterrupt < 60, "the run ended before the interrupt; make it longer")
             #expect(try await waitUntil { !process.isRunning })

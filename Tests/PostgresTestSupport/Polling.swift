@@ -1,3 +1,6 @@
+import Foundation
+import LibPQ
+
 /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
 ///
 /// The timeout is generous on purpose (the suite must pass on a busy machine): a condition that
@@ -9,4 +12,16 @@ public func waitUntil(timeout: Duration = .seconds(30), _ condition: () async th
         try await Task.sleep(for: .milliseconds(20))
     }
     return try await condition()
+}
+
+/// Runs `body` on a thread of its own, not the cooperative pool, and awaits its result without
+/// blocking a thread of the pool: for watchers and samplers that must keep running while other
+/// suites keep the pool busy.
+public func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    let result = Locked<Result<T, any Error>?>(nil)
+    Thread { result.withLock { $0 = Result { try body() } } }.start()
+    while true {
+        if let outcome = result.value { return try outcome.get() }
+        try await Task.sleep(for: .milliseconds(10))
+    }
 }

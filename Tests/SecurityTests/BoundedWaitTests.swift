@@ -115,14 +115,3 @@ func background<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -
     }
     return (task, flag)
 }
-
-/// Runs `body` on a thread of its own (not the cooperative pool) and awaits its result without
-/// blocking a thread of the pool.
-func onAThreadOfItsOwn<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    let result = Locked<Result<T, any Error>?>(nil)
-    Thread { result.withLock { $0 = Result { try body() } } }.start()
-    while true {
-        if let outcome = result.value { return try outcome.get() }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-}
