@@ -15,7 +15,8 @@ extension StepAccount {
     }
 
     /// Columns the step drops that a mapping or policy read (or carried elsewhere): the archive
-    /// keeps their values too, since the way back may not rebuild them exactly.
+    /// keeps their values too, since the way back may not rebuild them exactly (where the step's
+    /// way back writes them, only in the rows where it would not: ``Entry/wayBackSentence``).
     var droppedAfterReading: [DestructiveChange] {
         guard let names else { return [] }
         return entries.compactMap { entry in
@@ -28,7 +29,8 @@ extension StepAccount {
             case let .carried(location): how = "carried to \(location)"
             }
             return DestructiveChange(kind: .dropColumn, table: entry.item.table, column: column, rows: entry.item.rows?.predicate,
-                                     detail: "drops \(entry.item.table).\(column)\(entry.item.property.map { " (\($0))" } ?? ""), \(how)")
+                                     detail: "drops \(entry.item.table).\(column)\(entry.item.property.map { " (\($0))" } ?? ""), \(how)"
+                                        + (entry.wayBackSentence.map { ": " + $0 } ?? ""))
         }
     }
 

@@ -35,13 +35,20 @@ public struct StepAccount: Sendable, Hashable, Codable {
         /// from this source column: compare-and-restore checks them before it gives back a value
         /// the step dropped, so a change the app made to what was derived wins.
         public var derived: [Location]?
+        /// Set on a ``Fate/transformed(by:)`` or ``Fate/carried(to:)`` entry of a column the step
+        /// drops, when the step's way back (this mapping model file, for the reverse pair) writes
+        /// the column with an expression: the step checks, row by row and set-based, what that
+        /// expression will derive, and archives only the rows where it would not give the value
+        /// back exactly. See docs/Archive.md, "Proof by the way back".
+        public var wayBack: String?
 
-        public init(_ item: Item, _ fate: Fate, overwritesInPlace: Bool? = nil, reversible: Bool? = nil, derived: [Location]? = nil) {
+        public init(_ item: Item, _ fate: Fate, overwritesInPlace: Bool? = nil, reversible: Bool? = nil, derived: [Location]? = nil, wayBack: String? = nil) {
             self.item = item
             self.fate = fate
             self.overwritesInPlace = overwritesInPlace
             self.reversible = reversible
             self.derived = derived
+            self.wayBack = wayBack
         }
 
         public var description: String { "\(item): \(fate)" }

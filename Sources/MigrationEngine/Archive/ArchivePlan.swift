@@ -33,6 +33,20 @@ struct ArchivePlan: Sendable {
     let restores: [PairRestore]
     /// The family, to read entries that earlier releases keyed by a fused step's ends.
     let family: ModelFamily?
+    /// What the step's way back gives back of the columns it drops (a single step whose reverse
+    /// pair has a mapping model): their items are copied only in the rows where it would not,
+    /// once the step's closing stage ran (``provedCopies``).
+    private(set) var proofs: [WayBackProof]
+
+    /// The plan that archives every value its proofs would have spared (``StepExecutor/Options/provesWayBack``
+    /// off): the restores, which compare what an earlier proved step archived, stay.
+    var withoutProofs: ArchivePlan {
+        guard !proofs.isEmpty else { return self }
+        var plan = self
+        plan.proofs = []
+        for index in plan.items.indices { plan.items[index].proved = false }
+        return plan
+    }
 
     /// Whether the step destroys or overwrites anything the archive keeps.
     var archivesSomething: Bool { !items.isEmpty }
@@ -57,6 +71,9 @@ struct ArchivePlan: Sendable {
         var recordedColumn: String?
         /// For whole rows: each live source column and the key it has in the archived JSON.
         var rowKeys: [RowKey] = []
+        /// A dropped column the step's way back writes (a ``WayBackProof``): copied at the end of
+        /// the step, only in the rows where the way back would not give the value back.
+        var proved = false
 
         init(table: String, column: String?, rows: String?, narrowing: Bool) {
             self.table = table
@@ -79,12 +96,15 @@ struct ArchivePlan: Sendable {
     }
 
     /// A single step's plan: every entry is keyed by its one pair.
-    init(account: StepAccount, versions: [ModelVersion], direction: MigrationDirection, restores: [PairRestore], family: ModelFamily?) {
-        self.init(account: account, versions: versions, restores: restores, family: family) { items, _ in items }!
+    ///
+    /// - Parameter proofs: what the step's way back gives back of the columns it drops.
+    init(account: StepAccount, versions: [ModelVersion], direction: MigrationDirection, restores: [PairRestore], family: ModelFamily?,
+         proofs: [WayBackProof] = []) {
+        self.init(account: account, versions: versions, restores: restores, family: family, proofs: proofs) { items, _ in items }!
     }
 
     /// A plan whose items `attribute` assigns to pairs (nil: it cannot).
-    init?(account: StepAccount, versions: [ModelVersion], restores: [PairRestore], family: ModelFamily?,
+    init?(account: StepAccount, versions: [ModelVersion], restores: [PairRestore], family: ModelFamily?, proofs: [WayBackProof] = [],
           attribute: ([Item], ArchivePlan) -> [Item]?) {
         from = versions[0].name
         to = versions[versions.count - 1].name
@@ -94,6 +114,7 @@ struct ArchivePlan: Sendable {
         destinationSchema = versions[versions.count - 1].relationalSchema()
         self.restores = restores
         self.family = family
+        self.proofs = proofs
         items = []
         guard let attributed = attribute(Self.items(account: account, names: names, sourceSchema: sourceSchema), self) else { return nil }
         items = attributed.map { item in
@@ -101,6 +122,7 @@ struct ArchivePlan: Sendable {
             if item.column == nil, item.rowKeys.isEmpty, let table = sourceSchema.table(named: item.table) {
                 item.rowKeys = table.columns.map { RowKey(column: $0.name, key: $0.name) }
             }
+            item.proved = item.column.map { column in proofs.contains { $0.table == item.table && $0.columns.contains { $0.name == column } } } ?? false
             return item
         }
     }

@@ -17,6 +17,10 @@ struct PairRestore: Sendable {
     let endSchema: RelationalSchema
     /// By entry `table.column`: what the way up left, and where to read it at the step's start.
     let checks: [String: Check]
+    /// By entry `table.column`, for the columns this step proved to the way up that it gives back
+    /// (``WayBackProof``, this step being that way back): what it derives, read at its start. An
+    /// entry the way up copied so holds a fingerprint of it (``WayBackProof/fingerprint(_:)``).
+    var proofs: [String: (from: SQL, fingerprint: SQL)] = [:]
 
     /// What the way up left in a row for one archived column: the column itself where it survived,
     /// or the destination columns a mapping derived from it where it was dropped.
@@ -47,7 +51,10 @@ extension ArchivePlan {
     ///
     /// - Parameter reverseAccounts: for each pair, the account of that pair crossed the other way
     ///   (what the way this step undoes did), nil where it cannot be planned.
-    static func restores(versions: [ModelVersion], direction: MigrationDirection, reverseAccounts: [StepAccount?]) -> [PairRestore] {
+    /// - Parameter proofs: for a single step that is the way back of its reverse pair, what it gives
+    ///   back of the columns that pair drops (``WayBackProof``).
+    static func restores(versions: [ModelVersion], direction: MigrationDirection, reverseAccounts: [StepAccount?],
+                         proofs: [WayBackProof] = []) -> [PairRestore] {
         let count = versions.count - 1
         let back: MigrationDirection = direction == .up ? .down : .up
         // The step's first version's names → each later version's.
@@ -86,9 +93,15 @@ extension ArchivePlan {
                     }
                 }
             }
-            return PairRestore(key: .init(from: entryVersion.name, to: arrival.name), crossing: crossing, entrySchema: entryVersion.relationalSchema(),
-                               toEnd: NameTranslation(along: Array(versions[(crossing + 1)...]), direction: direction),
-                               endSchema: versions[count].relationalSchema(), checks: checks)
+            var restore = PairRestore(key: .init(from: entryVersion.name, to: arrival.name), crossing: crossing, entrySchema: entryVersion.relationalSchema(),
+                                      toEnd: NameTranslation(along: Array(versions[(crossing + 1)...]), direction: direction),
+                                      endSchema: versions[count].relationalSchema(), checks: checks)
+            if count == 1 {
+                for proof in proofs {
+                    for column in proof.columns { restore.proofs[proof.table + "." + column.name] = (proof.from, WayBackProof.fingerprint(column)) }
+                }
+            }
+            return restore
         }
     }
 }

@@ -48,12 +48,31 @@ extension StepArchive {
     }
 
     /// Marks the entries of one column that may be restored (`compares` false): those without a
-    /// comparison, and those whose row still holds what the way up left.
+    /// comparison, and those whose row still holds what the way up left. An entry the way up
+    /// copied because this step, its way back, would not give the value back (``WayBackProof``)
+    /// holds what this step derived then: it is restored where this step still derives that.
     private func check(_ restore: PairRestore, table: String, column: String) throws {
         let q = connection
-        guard let check = restore.checks[table + "." + column], check.columns.allSatisfy({ $0.live != nil }) else {
+        let key = table + "." + column
+        var entries = [entryIs("a", restore.key, table, column), "a.compares"]
+        // Entries whose archived value wins whatever the row holds now.
+        var winning: String?
+        // (Only a dropped column's entries can hold what a way back derived.)
+        if restore.checks[key]?.derived != false {
+            let fingerprinted = WayBackProof.isFingerprint("a")
+            if let proof = restore.proofs[key] {
+                try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(proof.from.text(schema: schema, quoting: q)) "
+                    + "WHERE \(entries.joined(separator: " AND ")) AND \(fingerprinted) AND source.id = a.row_id "
+                    + "AND \(proof.fingerprint.text(schema: schema, quoting: q)) IS NOT DISTINCT FROM a.left_value")
+                entries.append("NOT \(fingerprinted)")
+            } else {
+                // This step no longer derives what they were compared with.
+                winning = fingerprinted
+            }
+        }
+        guard let check = restore.checks[key], check.columns.allSatisfy({ $0.live != nil }) else {
             // Nothing to compare with at this step's start: the archived value wins.
-            try connection.execute("UPDATE \(archiveTable) AS a SET compares = false WHERE \(entryIs("a", restore.key, table, column)) AND a.compares")
+            try connection.execute("UPDATE \(archiveTable) AS a SET compares = false WHERE \(entries.joined(separator: " AND "))")
             return
         }
         var failing: [String] = []
@@ -72,7 +91,7 @@ extension StepArchive {
         let fingerprint = check.derived
             ? "pg_catalog.jsonb_build_object(" + check.columns.map { "\(q.quoteLiteral($0.key)), \(value($0))" }.joined(separator: ", ") + ")::text"
             : value(check.columns[0])
-        var conditions = [entryIs("a", restore.key, table, column), "a.compares", "t.id = a.row_id", "\(fingerprint) IS NOT DISTINCT FROM a.left_value"]
+        var conditions = entries + ["t.id = a.row_id", "(\(fingerprint) IS NOT DISTINCT FROM a.left_value\(winning.map { " OR \($0)" } ?? ""))"]
         if !failing.isEmpty {
             // …unless that entry's own comparison failed: the app's value wins there too.
             conditions.append("NOT EXISTS (SELECT 1 FROM \(archiveTable) AS e WHERE e.row_id = t.id AND e.compares AND (\(failing.joined(separator: " OR "))))")

@@ -62,9 +62,22 @@ public final class StepArchive {
     }
 
     /// After the step's renames and new tables and columns, before any data moves: copies every
-    /// other item.
+    /// other item, but those its way back proves (``afterClosing()``).
     func afterSchemaChanges() throws {
-        try copy(plan.items.filter { !$0.narrowing })
+        try copy(plan.items.filter { !$0.narrowing && !$0.proved })
+    }
+
+    /// Once the step's mappings, policies and closing stage ran, before the columns its way back
+    /// proves are dropped (``ArchivePlan/provedDrops``): copies their values in the rows where the
+    /// way back would not give them back (``WayBackProof``), queued like every copy.
+    func afterClosing() throws {
+        let proved = plan.items.filter(\.proved)
+        guard !proved.isEmpty else { return }
+        try prepareForWrites()
+        for sql in plan.provedCopies { try connection.sendWithNextRoundTrip(Statement(sql, schema: schema)) }
+        // (A policy may have archived values of these columns already: one item per column.)
+        archivedItems.removeAll { item in proved.contains { $0.key == item.key } }
+        archivedItems += proved
     }
 
     /// Creates the archive before the step's first write to it, and (once) deletes what an earlier
@@ -95,7 +108,8 @@ public final class StepArchive {
     /// it survives, or the values a mapping derived from it where it was dropped.
     func afterStep() throws {
         try flushPolicyValues(final: true)
-        for item in archivedItems {
+        for item in archivedItems where !item.proved {
+            // (A proved item's entries hold what the way back derived already.)
             guard let column = item.column, let table = names.survivingTables[item.table] else { continue }
             let left: String
             if let surviving = names.survivingColumns[item.table + "." + column] {
@@ -180,11 +194,12 @@ public final class StepArchive {
         // archive alone, not joined with the staging table, because Citus cannot join a temporary
         // table with a distributed-schema table (0A000); and with a window rather than a self-join,
         // which the planner may run as a quadratic nested loop on a table it has no statistics for.
+        // (An entry that already notes what the step left, a proved copy's, is the one kept.)
         for item in archivedItems where item.pair == 0 {
             let table = item.recordedTable, column = item.recordedColumn ?? ""
             try connection.sendWithNextRoundTrip(Statement(
                 "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT d.ctid FROM (SELECT ctid, pg_catalog.row_number() OVER "
-                    + "(PARTITION BY row_id ORDER BY ctid) AS n FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 "
+                    + "(PARTITION BY row_id ORDER BY left_value IS NULL, ctid) AS n FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 "
                     + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [pair.from, pair.to, table, column]))
         }
         if let stagingTable { try connection.sendWithNextRoundTrip(Statement("DROP TABLE pg_temp.\(connection.quoteIdentifier(stagingTable))")) }

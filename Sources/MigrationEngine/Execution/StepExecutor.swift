@@ -17,10 +17,15 @@ public struct StepExecutor {
         /// Copy what each step destroys or overwrites into the tenant's archive first, and restore
         /// what a reversed step archived (`--no-archive` turns the copies off).
         public var archives: Bool
+        /// Archive a dropped column's values only in the rows where the step's way back would not
+        /// give them back (``WayBackProof``). Off, every value is archived: an online migration
+        /// turns it off, since its catch-up rounds change rows a proof read after it was made.
+        public var provesWayBack: Bool
 
-        public init(allowDestructive: Bool = false, archives: Bool = true) {
+        public init(allowDestructive: Bool = false, archives: Bool = true, provesWayBack: Bool = true) {
             self.allowDestructive = allowDestructive
             self.archives = archives
+            self.provesWayBack = provesWayBack
         }
     }
 
@@ -52,10 +57,13 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
-        let archive = StepArchive(plan: step.archivePlan, schema: schema, connection: connection, copies: options.archives, presence: self.archive)
+        let archive = StepArchive(plan: options.provesWayBack ? step.archivePlan : step.archivePlan.withoutProofs, schema: schema, connection: connection, copies: options.archives, presence: self.archive)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)
         let program = step.program
+        // Columns whose way back proves what it gives back are dropped once they were compared.
+        let provedDrops = Set(archiving?.plan.provedDrops ?? [])
+        let closing = program.closing.filter { !provedDrops.contains($0.operation) }
 
         try archive.checkRestorable()
         try archiving?.beforeStep()
@@ -72,12 +80,17 @@ public struct StepExecutor {
             let losses = archiving == nil ? mapped.dataDependentLosses : []
             try DataDependentLossCheck(losses: losses, differ: mapped.compiler.differ, schema: schema, step: "\(step.source.name) → \(step.destination.name)")
                 .run(on: connection, allowDestructive: options.allowDestructive, logger: connection.logger)
-            try ValidationStage(differ: mapped.compiler.differ, schema: schema).run(program.closing, on: connection, statistics: &batch.statistics)
+            try ValidationStage(differ: mapped.compiler.differ, schema: schema).run(closing, on: connection, statistics: &batch.statistics)
             try policies?.finish()
             batch.statistics.rowsAffected += policies?.session.rowsWritten ?? 0
         } else {
-            batch.add(program.closing)
+            batch.add(closing)
             try batch.send()
+        }
+        try archiving?.afterClosing()
+        for statement in program.closing where provedDrops.contains(statement.operation) {
+            try connection.sendWithNextRoundTrip(Statement(statement.sql, schema: schema))
+            batch.statistics.statements += 1
         }
         try archiving?.afterStep()
         batch.statistics.rowsAffected += try archive.restore()

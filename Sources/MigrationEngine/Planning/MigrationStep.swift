@@ -37,6 +37,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         self.direction = direction
         self.kind = kind
         self.hooks = hooks
+        var account: StepAccount
         switch kind {
         case let .inferred(changes):
             account = changes.account
@@ -50,13 +51,26 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
                 throw PlanningError.cannotCompile(from: versions.first!.name, to: versions.last!.name, file: model.file, reason: "\(error)")
             }
         }
-        let restores = ArchivePlan.restores(versions: versions, direction: direction, reverseAccounts: context.reverseAccounts)
+        // A single step proves, by its way back, what that gives back of the columns it drops; a
+        // mapped step is itself the way back of its reverse pair, whose entries it compares so.
+        var proofs: [WayBackProof] = [], reverseProofs: [WayBackProof] = []
+        if versions.count == 2 {
+            if let wayBack = context.wayBack {
+                proofs = WayBackProof.proofs(of: account, from: versions[0], to: versions[1], wayBack: wayBack)
+                account.noteWayBack(of: proofs)
+            }
+            if case let .mapped(model) = kind, let reverse = context.reverseAccounts.first ?? nil {
+                reverseProofs = WayBackProof.proofs(of: reverse, from: versions[1], to: versions[0], wayBack: model)
+            }
+        }
+        self.account = account
+        let restores = ArchivePlan.restores(versions: versions, direction: direction, reverseAccounts: context.reverseAccounts, proofs: reverseProofs)
         if versions.count > 2 {
             guard let plan = ArchivePlan(fused: account, versions: versions, direction: direction, pairAccounts: context.pairAccounts,
                                          restores: restores, family: context.family) else { throw FusionRefused() }
             archivePlan = plan
         } else {
-            archivePlan = ArchivePlan(account: account, versions: versions, direction: direction, restores: restores, family: context.family)
+            archivePlan = ArchivePlan(account: account, versions: versions, direction: direction, restores: restores, family: context.family, proofs: proofs)
         }
     }
 
@@ -69,6 +83,9 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         /// For each pair the step crosses: the account of that pair crossed the other way (what
         /// the way this step undoes archived), nil where it cannot be planned.
         var reverseAccounts: [StepAccount?] = []
+        /// For a single step: the family's mapping model for its pair crossed the other way (its
+        /// way back), if there is one.
+        var wayBack: MappingModel?
     }
 
     /// A fused step archives a value that more than one of its pairs changes: its pairs run one by one.
@@ -105,7 +122,16 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     }
 
     /// The statements this step runs, in order, for any tenant; a policy's stages appear as comments.
-    public var statements: [SQL] { program.listing }
+    /// (The columns its way back proves are dropped last, once the archive compared them.)
+    public var statements: [SQL] {
+        let drops = Set(archivePlan.provedDrops)
+        guard !drops.isEmpty else { return program.listing }
+        let last = program.closing.filter { drops.contains($0.operation) }.map(\.sql)
+        let columns = archivePlan.items.filter(\.proved).map { "\($0.table).\($0.column ?? "")" }.joined(separator: ", ")
+        let files = Set(archivePlan.proofs.map(\.file)).sorted().joined(separator: ", ")
+        return program.listing.filter { !last.contains($0) }
+            + ["-- archive: \(raw: columns), in the rows where the way back (\(raw: files)) would not give the value back"] + last
+    }
 
     /// The SQL this step runs in `schema`.
     public func describe(inSchema schema: String, quoting: some SQLQuoting = .postgreSQL) -> [String] {

@@ -141,9 +141,10 @@ extension PlanDocument.AccountRow {
             let source = entry.item.description
             switch entry.fate {
             case let .carried(location):
-                return .init(source: source, fate: .carried, detail: "to \(location)", responsible: responsible)
+                return .init(source: source, fate: .carried, detail: "to \(location)" + (entry.wayBackCheck.map { "; " + $0 } ?? ""), responsible: responsible)
             case let .transformed(by):
                 let detail = "by \(by)" + (entry.overwritesInPlace == true ? "; the old values go to the archive" : "")
+                    + (entry.wayBackCheck.map { "; " + $0 } ?? "")
                 // A policy names itself first: `policy RecipeTypeToEntree (mapping Recipe)`.
                 let policy = by.hasPrefix("policy ") ? by.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces) : nil
                 return .init(source: source, fate: .transformed, detail: detail, responsible: policy ?? responsible)

@@ -39,9 +39,11 @@ final class OnlineContext {
     /// The live tables (the source version's), qualified, in the fixed order every migration locks them.
     var liveTables: [String] { TenantMigrationRunner.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant, connection) }
 
-    /// The executor's options for the steps, as offline.
+    /// The executor's options for the steps, as offline but for proofs by the way back: catch-up
+    /// changes rows (a distinct key's first row, a row it links to) that a proof made on the shadow
+    /// read, so every value a step drops is archived.
     var executorOptions: StepExecutor.Options {
-        StepExecutor.Options(allowDestructive: run.request.allowDestructive, archives: settings.archives)
+        StepExecutor.Options(allowDestructive: run.request.allowDestructive, archives: settings.archives, provesWayBack: false)
     }
 
     // MARK: - Reporting

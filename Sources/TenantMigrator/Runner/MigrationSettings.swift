@@ -22,6 +22,11 @@ public struct MigrationSettings: Sendable {
     /// so a rollback gives it back; archived losses then need no consent. Off (`--no-archive`),
     /// every destroyed value is truly lost and needs consent.
     public var archives = true
+    /// Archive a dropped column's values only in the rows where the step's way back (the family's
+    /// mapping model for the reverse pair) would not give them back, checked row by row (the
+    /// default; see docs/Archive.md). Off, every value such a step drops is archived, as an
+    /// online migration always does.
+    public var provesWayBack = true
     /// Migrate tenants whose recorded version's model file has changed since they reached it.
     /// Off by default: such a tenant is refused before anything is touched
     /// (``TenantMigratorError/modelChanged(version:file:tenants:)``), because the plan would assume

@@ -243,7 +243,7 @@ struct TenantRun {
 
     /// Runs every step of `plan` in the tenant's schema, each in its span.
     private func run(_ plan: MigrationPlan, in schema: String, allowDestructive: Bool, attempt: Int, state: AttemptState) throws -> StepStatistics {
-        var executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives))
+        var executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives, provesWayBack: settings.provesWayBack))
         if let archive = state.archive { executor.archive = archive }
         var statistics = StepStatistics()
         for step in plan.steps {

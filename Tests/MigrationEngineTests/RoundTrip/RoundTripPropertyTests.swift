@@ -31,12 +31,12 @@ struct RoundTripPropertyTests {
     static let expectedRefusals = ["but has no default value", "which narrows it"]
 
     struct Tally {
-        var families = 0, paths = 0, calls = 0, fusedSteps = 0, mappedSteps = 0, values: Int64 = 0, refusals = 0
+        var families = 0, paths = 0, calls = 0, fusedSteps = 0, mappedSteps = 0, provedSteps = 0, values: Int64 = 0, refusals = 0
         var failures: [String] = []
 
         static func + (a: Tally, b: Tally) -> Tally {
             Tally(families: a.families + b.families, paths: a.paths + b.paths, calls: a.calls + b.calls, fusedSteps: a.fusedSteps + b.fusedSteps,
-                  mappedSteps: a.mappedSteps + b.mappedSteps, values: a.values + b.values,
+                  mappedSteps: a.mappedSteps + b.mappedSteps, provedSteps: a.provedSteps + b.provedSteps, values: a.values + b.values,
                   refusals: a.refusals + b.refusals, failures: a.failures + b.failures)
         }
     }
@@ -54,7 +54,7 @@ struct RoundTripPropertyTests {
         }
         let seconds = Double((ContinuousClock.now - started).components.seconds)
         print("round-trip property: seed \(Self.seed), \(tally.families) families, \(tally.paths) paths (\(tally.calls) calls, "
-            + "\(tally.fusedSteps) fused and \(tally.mappedSteps) mapped steps), "
+            + "\(tally.fusedSteps) fused and \(tally.mappedSteps) mapped steps, \(tally.provedSteps) whose way back proves what it gives back), "
             + "\(tally.values) values compared, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
         for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
         if let file = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_FAILURES"] {
@@ -146,6 +146,7 @@ struct RoundTripPropertyTests {
             tally.calls += plans.count
             tally.fusedSteps += plans.reduce(0) { $0 + $1.0.steps.filter(\.isFused).count }
             tally.mappedSteps += plans.reduce(0) { $0 + $1.0.steps.filter { $0.mappingModel != nil }.count }
+            tally.provedSteps += plans.reduce(0) { $0 + $1.0.steps.filter { !$0.archivePlan.proofs.isEmpty }.count }
             do {
                 let outcome = try walk(plans, from: family.versions[0], seed: index, on: connection)
                 tally.values += outcome.values

@@ -1,0 +1,41 @@
+extension StepAccount {
+    /// Notes, on the entries of the columns `proofs` cover, the way back that gives them back
+    /// (``Entry/wayBack``): the transformed or carried values of a column the step drops.
+    mutating func noteWayBack(of proofs: [WayBackProof]) {
+        var files: [String: String] = [:]
+        for proof in proofs {
+            for column in proof.columns { files[proof.table + "." + column.name] = proof.file }
+        }
+        for index in entries.indices {
+            let entry = entries[index]
+            guard entry.item.kind == .column, let column = entry.item.column, let file = files[entry.item.table + "." + column],
+                  entry.reversible != true, entry.overwritesInPlace != true else { continue }
+            switch entry.fate {
+            case .transformed, .carried: entries[index].wayBack = file
+            case .destroyed: continue
+            }
+        }
+    }
+}
+
+extension StepAccount.Entry {
+    /// How the archive keeps what this entry's step drops, for `plan`, `check` and the plan
+    /// document: `transformed; the way back (file) gives it back, checked row by row; rows where it
+    /// would not are archived` (`carried to …;` for a value kept elsewhere), or nil for an entry
+    /// without a way back.
+    public var wayBackSentence: String? {
+        guard wayBack != nil else { return nil }
+        let fate: String
+        switch self.fate {
+        case let .carried(location): fate = "carried to \(location)"
+        case .transformed, .destroyed: fate = "transformed"
+        }
+        return "\(fate); " + wayBackCheck!
+    }
+
+    /// `the way back (file) gives it back, checked row by row; rows where it would not are
+    /// archived`, or nil for an entry without a way back.
+    public var wayBackCheck: String? {
+        wayBack.map { "the way back (\($0)) gives it back, checked row by row; rows where it would not are archived" }
+    }
+}
