@@ -17,15 +17,15 @@ extension FleetBench {
     private static let dbaScriptWork = """
         v2's renames and type \
         change; the archive the tool keeps (_tm_archive and its index, the Meat and Fish types with the type left in \
-        their place, and each recipe ingredient's name and unit, which the Swift policy turns into links and drops: a policy's \
-        transformation cannot be proved reversible, so the tool keeps the originals); Meat and Fish made Entrée; UnitOfMeasure and \
+        their place, and each recipe ingredient's unit where v3 → v2 would not give it back, its ingredient's being another: \
+        the names all come back); Meat and Fish made Entrée; UnitOfMeasure and \
         Ingredient filled by INSERT … SELECT DISTINCT; the links set by one UPDATE … FROM; the old columns dropped; v3's \
         constraints and indexes; the catalog row (announced to listeners, as the tool announces it) and a history row
         """
 
     /// v1 → v3 by hand for `tenants`, as a DBA would write it: per tenant one transaction with the
-    /// renames and type change, the archive of what the step overwrites or cannot keep (as the tool
-    /// keeps it, so that v3 → v2 can give it back), the new tables filled by INSERT … SELECT
+    /// renames and type change, the archive of what the step overwrites or that v3 → v2 cannot give
+    /// back (as the tool keeps it), the new tables filled by INSERT … SELECT
     /// DISTINCT, the links set by one UPDATE … FROM, Meat and Fish made Entrée, the old columns
     /// dropped, v3's constraints and indexes, and the catalog row updated and announced (and a history row).
     static func dbaScript(tenants: [String], version: ModelVersion, quoting q: some SQLQuoting) -> String {
@@ -42,14 +42,15 @@ extension FleetBench {
                 \(archive);
                 INSERT INTO \(s)._tm_archive \(columns)
                     SELECT 'v2', 'v3', 'recipe', 'type', id, type FROM \(s).recipe WHERE type IN ('Meat', 'Fish');
-                INSERT INTO \(s)._tm_archive \(columns)
-                    SELECT 'v2', 'v3', 'recipe_ingredient', c.column_name, ri.id, CASE c.column_name WHEN 'name' THEN ri.name ELSE ri.unit_of_measure END
-                    FROM \(s).recipe_ingredient AS ri CROSS JOIN (VALUES ('name'), ('unit_of_measure')) AS c(column_name);
                 UPDATE \(s).recipe SET type = 'Entrée' WHERE type IN ('Meat', 'Fish');
                 UPDATE \(s)._tm_archive SET left_value = 'Entrée', compares = true WHERE table_name = 'recipe' AND column_name = 'type';
                 \(RecipesByHand.newTables(s))
                 ALTER TABLE \(s).recipe_ingredient ADD COLUMN ingredient_id bigint;
                 UPDATE \(s).recipe_ingredient AS ri SET ingredient_id = i.id FROM \(s).ingredient AS i WHERE i.name = ri.name;
+                INSERT INTO \(s)._tm_archive (step_from, step_to, table_name, column_name, row_id, value, left_value, compares)
+                    SELECT 'v2', 'v3', 'recipe_ingredient', 'unit_of_measure', ri.id, ri.unit_of_measure, jsonb_build_array(u.name)::text, true
+                    FROM \(s).recipe_ingredient AS ri JOIN \(s).ingredient AS i ON i.id = ri.ingredient_id
+                    LEFT JOIN \(s).unit_of_measure AS u ON u.id = i.unit_of_measure_id WHERE ri.unit_of_measure IS DISTINCT FROM u.name;
                 ALTER TABLE \(s).recipe_ingredient ALTER COLUMN ingredient_id SET NOT NULL, DROP COLUMN name, DROP COLUMN unit_of_measure,
                     ADD CONSTRAINT recipe_ingredient_ingredient_id_fkey FOREIGN KEY (ingredient_id) REFERENCES \(s).ingredient (id) ON DELETE RESTRICT;
                 ALTER TABLE \(s).ingredient ADD CONSTRAINT ingredient_unit_of_measure_id_fkey
@@ -66,7 +67,8 @@ extension FleetBench {
     }
 
     /// What a v3 tenant holds, independent of the ids given to new Ingredient and UnitOfMeasure rows:
-    /// its rows, and its archive (every entry but its time).
+    /// its rows, and its archive (every entry but its time, and but the tool's one-row marker of
+    /// what the way back derives, which the script does not write: the tool does a little more).
     static func checksum(schema: String, on connection: Connection) throws -> String {
         let s = connection.quoteIdentifier(schema)
         return try connection.execute("""
@@ -77,7 +79,7 @@ extension FleetBench {
                 || '/' || (SELECT count(*) FROM \(s).ingredient) || ' ingredients/' || (SELECT count(*) FROM \(s).unit_of_measure) || ' units'
                 || '/archive ' || (SELECT count(*) || ' entries ' || coalesce(md5(string_agg(concat_ws('|', step_from, step_to, table_name, column_name,
                        row_id, coalesce(value, '<null>'), coalesce(left_value, '<null>'), compares), ',' ORDER BY table_name, column_name, row_id)), '')
-                    FROM \(s)._tm_archive)
+                    FROM \(s)._tm_archive WHERE column_name <> '#way back')
             """)[0].decode(String.self, at: 0)
     }
 }

@@ -21,7 +21,8 @@ struct TenantMigratorServiceShutdownTests {
             let running = Task { try await group.run() }
 
             let observer = try Connection(conninfo)
-            #expect(try await waitUntil { try !observer.lockWaiters().isEmpty }, "the service never waited for the held tenant's lock")
+            // (acme migrates first: beside a busy machine that took over 30 s.)
+            #expect(try await waitUntil(timeout: .seconds(100)) { try !observer.lockWaiters().isEmpty }, "the service never waited for the held tenant's lock")
             let shutdownAt = ContinuousClock.now
             await group.triggerGracefulShutdown()
             try await running.value

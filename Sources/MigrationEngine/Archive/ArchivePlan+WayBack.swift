@@ -11,26 +11,31 @@ extension ArchivePlan {
 
     /// One `INSERT … SELECT` per proved table: the values of its proved columns, in the rows where
     /// the way back would not give them back (it does not select the row, or derives another
-    /// value), with what it derives as `left_value` for compare-and-restore. Runs once the step's
+    /// value), with what it derives as `left_value` for compare-and-restore, after a marker entry
+    /// (``WayBackProof/markerColumn``) that records what it derives. Runs once the step's
     /// mappings, policies and closing stage ran, before the proved columns are dropped.
     var provedCopies: [SQL] {
-        proofs.compactMap { proof in
+        proofs.flatMap { proof -> [SQL] in
             let columns = proof.columns.filter { column in items.contains { $0.proved && $0.table == proof.table && $0.column == column.name } }
-            guard !columns.isEmpty else { return nil }
+            guard !columns.isEmpty else { return [] }
             let pair = pairs[0]
             let head: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value, left_value, compares) "
                 + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(proof.table)), "
+            // The marker: what the way back derives, for the way back to check it still does.
+            let marker: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value, left_value, compares) "
+                + "VALUES (\(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(proof.table)), \(bind: .text(WayBackProof.markerColumn)), 0, "
+                + "\(bind: .text(proof.signature)), \(bind: .text(proof.file)), false)"
             func value(_ column: WayBackProof.Column) -> SQL { "source.\(id: names.liveColumn(column.name, of: proof.table))::text" }
             if columns.count == 1 {
                 let column = columns[0]
-                return head + "\(bind: .text(column.name)), source.id, \(value(column)), \(WayBackProof.fingerprint(column)), true "
-                    + "FROM \(proof.from) WHERE NOT \(column.selects) OR \(value(column)) IS DISTINCT FROM (\(column.derived))"
+                return [marker, head + "\(bind: .text(column.name)), source.id, \(value(column)), \(WayBackProof.fingerprint(column)), true "
+                    + "FROM \(proof.from) WHERE NOT \(column.selects) OR \(value(column)) IS DISTINCT FROM (\(column.derived))"]
             }
             // Several columns of one table: one pass over its rows.
             let rows: [SQL] = columns.map { "(\(literal: $0.name), \(value($0)), \($0.derived), \($0.selects))" }
-            return head + "tm_v.column_name, source.id, tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true "
+            return [marker, head + "tm_v.column_name, source.id, tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true "
                 + "FROM \(proof.from) CROSS JOIN LATERAL (VALUES \(rows, joinedBy: ", ")) AS tm_v(column_name, value, derived, selects) "
-                + "WHERE NOT tm_v.selects OR tm_v.value IS DISTINCT FROM tm_v.derived"
+                + "WHERE NOT tm_v.selects OR tm_v.value IS DISTINCT FROM tm_v.derived"]
         }
     }
 }

@@ -21,6 +21,9 @@ struct PairRestore: Sendable {
     /// (``WayBackProof``, this step being that way back): what it derives, read at its start. An
     /// entry the way up copied so holds a fingerprint of it (``WayBackProof/fingerprint(_:)``).
     var proofs: [String: (from: SQL, fingerprint: SQL)] = [:]
+    /// By table: what this step derives of the columns the way up proved (``WayBackProof/signature``),
+    /// to compare with the way up's marker entry.
+    var signatures: [String: String] = [:]
 
     /// What the way up left in a row for one archived column: the column itself where it survived,
     /// or the destination columns a mapping derived from it where it was dropped.
@@ -98,6 +101,7 @@ extension ArchivePlan {
                                       endSchema: versions[count].relationalSchema(), checks: checks)
             if count == 1 {
                 for proof in proofs {
+                    restore.signatures[proof.table] = proof.signature
                     for column in proof.columns { restore.proofs[proof.table + "." + column.name] = (proof.from, WayBackProof.fingerprint(column)) }
                 }
             }

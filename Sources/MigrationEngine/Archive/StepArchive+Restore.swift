@@ -20,9 +20,23 @@ extension StepArchive {
         for restore in plan.restores {
             let entries = keys[restore.key] ?? []
             restorable[restore.key] = entries
-            for (table, column) in entries where !column.isEmpty {
+            for (table, column) in entries where column == WayBackProof.markerColumn {
+                try checkWayBack(restore, table: table)
+            }
+            for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn {
                 try check(restore, table: table, column: column)
             }
+        }
+    }
+
+    /// Fails (``WayBackChanged``) when the way up spared values of `table` that this step, its way
+    /// back, no longer derives as it did then (its marker entry, ``WayBackProof/markerColumn``).
+    private func checkWayBack(_ restore: PairRestore, table: String) throws {
+        let rows = try connection.execute("SELECT value, left_value FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, WayBackProof.markerColumn))")
+        for row in rows {
+            let signature = try row.decode(String?.self, at: 0), file = try row.decode(String?.self, at: 1)
+            guard signature != restore.signatures[table] else { continue }
+            throw WayBackChanged(pair: "\(restore.key.from) → \(restore.key.to)", table: table, file: file ?? "the way back's mapping model")
         }
     }
 
@@ -132,10 +146,15 @@ extension StepArchive {
             for (table, target) in rows.sorted(by: { (order[$0.1.name] ?? .max) < (order[$1.1.name] ?? .max) }) {
                 restored += try restoreRows(restore, of: table, into: target)
             }
-            for (table, column) in entries where !column.isEmpty {
+            for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn {
                 guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
                       let definition = target.column(named: targetColumn) else { continue }
                 restored += try restoreValues(restore, of: table, column, into: definition, of: target)
+            }
+            // The way up's markers served their check.
+            if entries.contains(where: { $0.column == WayBackProof.markerColumn }) {
+                try connection.execute("DELETE FROM \(archiveTable) AS a WHERE a.step_from = \(connection.quoteLiteral(restore.key.from)) "
+                    + "AND a.step_to = \(connection.quoteLiteral(restore.key.to)) AND a.column_name = \(connection.quoteLiteral(WayBackProof.markerColumn))")
             }
         }
         return restored

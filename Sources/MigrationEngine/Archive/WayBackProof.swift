@@ -47,6 +47,17 @@ struct WayBackProof: Sendable, Hashable {
         let derived: SQL
     }
 
+    /// The `column_name` of the marker entry a proved step writes for each table it proves (row
+    /// id 0, `value` its ``signature``, `left_value` the way back's file): no column has this name.
+    static let markerColumn = "#way back"
+
+    /// What the proof derives and from which rows, as text. The way up records it (the marker
+    /// entry); the way back compares it with what it derives now, and refuses to run if they
+    /// differ: the rows the way up did not archive would come back other than they were.
+    var signature: String {
+        (columns.map { "\($0.name) = \($0.derived.text(schema: "tenant"))" } + ["FROM \(from.text(schema: "tenant"))"]).joined(separator: "\n")
+    }
+
     /// What compare-and-restore keeps in an entry's `left_value` for `column`: a JSON array of what
     /// the way back derives (a mapping's derived columns are kept as a JSON object instead).
     static func fingerprint(_ column: Column) -> SQL { "pg_catalog.jsonb_build_array(\(column.derived))::text" }
@@ -73,6 +84,24 @@ struct WayBackProof: Sendable, Hashable {
 }
 
 /// Works out, column by column, whether the way back's expression can be trusted at the step's end.
+/// The way back a step relies on changed since the way up proved what it gives back: its mapping
+/// model file was edited or removed. Running it would give back other values than the tenant had
+/// in the rows the way up did not archive, so the step fails before it changes anything.
+struct WayBackChanged: Error, CustomStringConvertible {
+    /// The pair the way up crossed, `v2 → v3`.
+    let pair: String
+    /// The table whose dropped columns it proved.
+    let table: String
+    /// The way back's mapping model file, as the way up knew it.
+    let file: String
+
+    var description: String {
+        "the archive of \(pair) keeps the values of \(table)'s dropped columns only in the rows where \(file) would not give them back, "
+            + "but what that mapping model derives has changed since (or it is gone): rolling back with it would lose values. "
+            + "Put \(file) back as it was when the tenant crossed \(pair), roll back, then change it"
+    }
+}
+
 private struct Prover {
     let wayBack: MappingModel
     /// The way back's own in-place step (its names while it runs).
