@@ -55,7 +55,8 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         // mapped step is itself the way back of its reverse pair, whose entries it compares so.
         var proofs: [WayBackProof] = [], reverseProofs: [WayBackProof] = []
         if versions.count == 2 {
-            if let wayBack = context.wayBack {
+            // (A `didMigrate` hook runs after the proof and could change what the way back reads.)
+            if let wayBack = context.wayBack, hooks?.didMigrate == nil {
                 proofs = WayBackProof.proofs(of: account, from: versions[0], to: versions[1], wayBack: wayBack)
                 account.noteWayBack(of: proofs)
             }
