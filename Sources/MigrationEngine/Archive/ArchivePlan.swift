@@ -38,13 +38,16 @@ struct ArchivePlan: Sendable {
     /// once the step's closing stage ran (``provedCopies``).
     private(set) var proofs: [WayBackProof]
 
-    /// The plan that archives every value its proofs would have spared (``StepExecutor/Options/provesWayBack``
-    /// off): the restores, which compare what an earlier proved step archived, stay.
-    var withoutProofs: ArchivePlan {
+    /// The plan that keeps only the proofs `kept` accepts: the columns of the others are archived
+    /// in every row.
+    func keepingProofs(where kept: (WayBackProof) -> Bool) -> ArchivePlan {
         guard !proofs.isEmpty else { return self }
         var plan = self
-        plan.proofs = []
-        for index in plan.items.indices { plan.items[index].proved = false }
+        plan.proofs = proofs.filter(kept)
+        for index in plan.items.indices where plan.items[index].proved {
+            let item = plan.items[index]
+            plan.items[index].proved = plan.proofs.contains { $0.table == item.table && $0.columns.contains { $0.name == item.column } }
+        }
         return plan
     }
 

@@ -27,6 +27,8 @@ struct WayBackProof: Sendable, Hashable {
     let file: String
     /// The source table (the step's source version's name).
     let table: String
+    /// The table its rows are in when the step ends (the step's destination version's name).
+    let survivor: String
     /// `<table> AS source LEFT JOIN …`: the table and what the way back's key paths reach, named
     /// as the step's destination version names them (which is how they are named when the step
     /// ends and when its way back starts).
@@ -45,6 +47,14 @@ struct WayBackProof: Sendable, Hashable {
         /// What it writes into the column for the row `source`, as text of the column's type; NULL
         /// where it does not select the row.
         let derived: SQL
+        /// The tables (the step's destination names) what it derives reads: the row's own and those
+        /// its key paths join; nil when its expression names tables of its own.
+        let reads: Set<String>?
+    }
+
+    /// The tables the proof reads (the step's destination names), nil: any.
+    var reads: Set<String>? {
+        columns.reduce(Set<String>() as Set<String>?) { all, column in column.reads.flatMap { reads in all.map { $0.union(reads) } } }
     }
 
     /// The `column_name` of the marker entry a proved step writes for each table it proves (row
@@ -78,7 +88,7 @@ struct WayBackProof: Sendable, Hashable {
                 guard names.survivingColumns[table.name + "." + column.name] == nil else { return nil }
                 return prover.prove(column, of: table, survivor: survivor, into: &selection)
             }
-            return columns.isEmpty ? nil : WayBackProof(file: wayBack.file, table: table.name, from: selection.from(survivor), columns: columns)
+            return columns.isEmpty ? nil : WayBackProof(file: wayBack.file, table: table.name, survivor: survivor, from: selection.from(survivor), columns: columns)
         }
     }
 }
@@ -138,7 +148,7 @@ private struct Prover {
         selection = trial
         let selects: SQL = conditions.isEmpty ? "true" : "((\(conditions, joinedBy: " AND ")) IS TRUE)"
         return WayBackProof.Column(name: column.name, mapping: mapping.name, selects: selects,
-                                   derived: "CASE WHEN \(selects) THEN ((\(value)))::\(raw: column.type.rawValue)::text END")
+                                   derived: "CASE WHEN \(selects) THEN ((\(value)))::\(raw: column.type.rawValue)::text END", reads: reads)
     }
 
     /// The column of `table` (the way back's destination names) that an attribute expression of `mapping` writes.

@@ -18,14 +18,29 @@ public struct StepExecutor {
         /// what a reversed step archived (`--no-archive` turns the copies off).
         public var archives: Bool
         /// Archive a dropped column's values only in the rows where the step's way back would not
-        /// give them back (``WayBackProof``). Off, every value is archived: an online migration
-        /// turns it off, since its catch-up rounds change rows a proof read after it was made.
+        /// give them back (``WayBackProof``). Off, every value is archived.
         public var provesWayBack: Bool
+        /// The steps run in an online migration, whose catch-up rounds migrate changed rows again
+        /// after a proof was made: only proofs that read nothing but the row itself and rows its
+        /// step makes per distinct key are kept (catch-up migrates every row of a key again when
+        /// that key's row changes); the other columns are archived in every row.
+        public var online: Bool
 
-        public init(allowDestructive: Bool = false, archives: Bool = true, provesWayBack: Bool = true) {
+        public init(allowDestructive: Bool = false, archives: Bool = true, provesWayBack: Bool = true, online: Bool = false) {
             self.allowDestructive = allowDestructive
             self.archives = archives
             self.provesWayBack = provesWayBack
+            self.online = online
+        }
+
+        /// What of `step`'s archive plan a run with these options uses.
+        func archivePlan(of step: MigrationStep) -> ArchivePlan {
+            guard provesWayBack else { return step.archivePlan.keepingProofs { _ in false } }
+            guard online else { return step.archivePlan }
+            let followed = step.tablesMadePerKey
+            return step.archivePlan.keepingProofs { proof in
+                proof.reads.map { $0.subtracting(followed).count <= 1 && $0.subtracting(followed).allSatisfy { $0 == proof.survivor } } ?? false
+            }
         }
     }
 
@@ -57,7 +72,7 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
-        let archive = StepArchive(plan: options.provesWayBack ? step.archivePlan : step.archivePlan.withoutProofs, schema: schema, connection: connection, copies: options.archives, presence: self.archive)
+        let archive = StepArchive(plan: options.archivePlan(of: step), schema: schema, connection: connection, copies: options.archives, presence: self.archive)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)
         let program = step.program

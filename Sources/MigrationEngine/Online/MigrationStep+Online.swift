@@ -2,6 +2,16 @@ import EntityModel
 import Foundation
 
 extension MigrationStep {
+    /// The tables this step's distinct mappings fill, one row per key (destination names): catch-up
+    /// follows them by key, migrating every row of a key again when that key's row changes.
+    var tablesMadePerKey: Set<String> {
+        guard let compiler = program.mapped?.compiler else { return [] }
+        return Set(program.mappings.compactMap { compiled in
+            guard case .perKey = compiled.ids else { return nil }
+            return compiler.destinationTable(of: compiled.mapping.destination)?.name
+        })
+    }
+
     /// How this step runs when its tenant migrates online (see ``OnlineStepMode``), decided from
     /// what the step was compiled to: its operations, its mappings and their expressions, its
     /// policies and hooks, and what it archives.

@@ -39,11 +39,10 @@ final class OnlineContext {
     /// The live tables (the source version's), qualified, in the fixed order every migration locks them.
     var liveTables: [String] { TenantMigrationRunner.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant, connection) }
 
-    /// The executor's options for the steps, as offline but for proofs by the way back: catch-up
-    /// changes rows (a distinct key's first row, a row it links to) that a proof made on the shadow
-    /// read, so every value a step drops is archived.
+    /// The executor's options for the steps caught up, as offline but for proofs by the way back:
+    /// only those catch-up follows (``StepExecutor/Options/online``).
     var executorOptions: StepExecutor.Options {
-        StepExecutor.Options(allowDestructive: run.request.allowDestructive, archives: settings.archives, provesWayBack: false)
+        StepExecutor.Options(allowDestructive: run.request.allowDestructive, archives: settings.archives, provesWayBack: settings.provesWayBack, online: true)
     }
 
     // MARK: - Reporting
@@ -160,6 +159,14 @@ final class OnlineContext {
         }
         for table in plan.caughtUpVersion.relationalSchema().tables {
             try connection.execute("ANALYZE \(connection.qualified(schemas.work, table.name))")
+        }
+        // The archive the steps wrote (or created): found by table and row in each round, also
+        // when the steps made it here. Without the index, and statistics, each round's merge read
+        // every entry (0.3 to 0.5 s per table at 1,000,000 rows, in the cutover too).
+        if try TenantArchive.exists(inSchema: schemas.work, on: connection) {
+            let archive = connection.qualified(schemas.work, TenantArchive.tableName)
+            try connection.execute("CREATE INDEX IF NOT EXISTS \(connection.quoteIdentifier(ShadowTables.archiveRowsIndex)) ON \(archive) (table_name, row_id)")
+            try connection.execute("ANALYZE \(archive)")
         }
         try checkpoint(.built)
     }

@@ -24,8 +24,8 @@ public struct MigrationSettings: Sendable {
     public var archives = true
     /// Archive a dropped column's values only in the rows where the step's way back (the family's
     /// mapping model for the reverse pair) would not give them back, checked row by row (the
-    /// default; see docs/Archive.md). Off, every value such a step drops is archived, as an
-    /// online migration always does.
+    /// default; see docs/Archive.md, "Proof by the way back"). Off, every value such a step drops
+    /// is archived.
     public var provesWayBack = true
     /// Migrate tenants whose recorded version's model file has changed since they reached it.
     /// Off by default: such a tenant is refused before anything is touched

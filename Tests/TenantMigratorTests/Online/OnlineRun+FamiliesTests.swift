@@ -36,9 +36,7 @@ struct OnlineRunFamiliesTests {
             let directory = PackagePaths.root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/\(name)")
             let family = try ModelFamily.load(from: directory)
             let source = try #require(family.version(named: from))
-            var base = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineFamilies"))
-            // Online, every value a step drops is archived, proved by the way back or not: offline too, to compare.
-            base.settings.provesWayBack = false
+            let base = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineFamilies"))
             let connection = try Connection(conninfo)
             _ = try await base.createTenant("online", version: from)
             _ = try await base.createTenant("twin", version: from)
