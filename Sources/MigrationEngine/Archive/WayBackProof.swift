@@ -47,6 +47,9 @@ struct WayBackProof: Sendable, Hashable {
         /// What it writes into the column for the row `source`, as text of the column's type; NULL
         /// where it does not select the row.
         let derived: SQL
+        /// The way back's mapping, its entities, and the attribute's expression and filter, as its
+        /// file declares them: `RecipeIngredientToRecipeIngredient (RecipeIngredient → RecipeIngredient): name = source.ingredient.name`.
+        let declaration: String
         /// The tables (the step's destination names) what it derives reads: the row's own and those
         /// its key paths join; nil when its expression names tables of its own.
         let reads: Set<String>?
@@ -61,11 +64,13 @@ struct WayBackProof: Sendable, Hashable {
     /// id 0, `value` its ``signature``, `left_value` the way back's file): no column has this name.
     static let markerColumn = "#way back"
 
-    /// What the proof derives and from which rows, as text. The way up records it (the marker
-    /// entry); the way back compares it with what it derives now, and refuses to run if they
-    /// differ: the rows the way up did not archive would come back other than they were.
+    /// What the way back derives, as its mapping model says it: one line per proved column
+    /// (``Column/declaration``). The way up records it (the marker entry); the way back compares
+    /// it with what its mapping model says now, and refuses to run if they differ: the rows the
+    /// way up did not archive would come back other than they were. (Said in the model's terms,
+    /// not as the SQL it compiles to, so that a release that compiles it otherwise still agrees.)
     var signature: String {
-        (columns.map { "\($0.name) = \($0.derived.text(schema: "tenant"))" } + ["FROM \(from.text(schema: "tenant"))"]).joined(separator: "\n")
+        columns.map { "\($0.name) ← \($0.declaration)" }.joined(separator: "\n")
     }
 
     /// What compare-and-restore keeps in an entry's `left_value` for `column`: a JSON array of what
@@ -148,7 +153,10 @@ private struct Prover {
         selection = trial
         let selects: SQL = conditions.isEmpty ? "true" : "((\(conditions, joinedBy: " AND ")) IS TRUE)"
         return WayBackProof.Column(name: column.name, mapping: mapping.name, selects: selects,
-                                   derived: "CASE WHEN \(selects) THEN ((\(value)))::\(raw: column.type.rawValue)::text END", reads: reads)
+                                   derived: "CASE WHEN \(selects) THEN ((\(value)))::\(raw: column.type.rawValue)::text END",
+                                   declaration: "\(mapping.name) (\(mapping.source) → \(mapping.destination)): \(expression.attribute) = \(expression.expression)"
+                                       + (mapping.filter.map { " where \($0)" } ?? ""),
+                                   reads: reads)
     }
 
     /// The column of `table` (the way back's destination names) that an attribute expression of `mapping` writes.
