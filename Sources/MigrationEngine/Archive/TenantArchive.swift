@@ -84,10 +84,14 @@ public enum TenantArchive {
     }
 
     /// The entries per pair of one tenant's archive, in pair order (empty without an archive).
+    /// A pair whose way back gives back every value (``WayBackProof``) has only its marker entry,
+    /// which is not counted: it shows with 0 entries.
     public static func usage(inSchema schema: String, on connection: Connection) throws -> [Usage] {
         guard try exists(inSchema: schema, on: connection) else { return [] }
+        let value = "column_name <> \(connection.quoteLiteral(WayBackProof.markerColumn))"
         let result = try connection.execute(
-            "SELECT step_from, step_to, pg_catalog.count(*)::bigint, coalesce(pg_catalog.sum(pg_catalog.octet_length(value)), 0)::bigint, "
+            "SELECT step_from, step_to, (pg_catalog.count(*) FILTER (WHERE \(value)))::bigint, "
+                + "coalesce(pg_catalog.sum(pg_catalog.octet_length(value)) FILTER (WHERE \(value)), 0)::bigint, "
                 + "pg_catalog.date_part('epoch', pg_catalog.min(archived_at))::float8, pg_catalog.date_part('epoch', pg_catalog.max(archived_at))::float8 "
                 + "FROM \(qualified(schema, quoting: connection)) GROUP BY step_from, step_to ORDER BY step_from, step_to")
         return try result.map { row in

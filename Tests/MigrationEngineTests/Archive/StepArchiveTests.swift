@@ -156,15 +156,17 @@ struct StepArchiveTests {
             let usage = try await migrator.archiveUsage()
             #expect(usage.map(\.tenant) == ["acme"])
             #expect(usage.first.map { ($0.usage.stepFrom, $0.usage.stepTo) } ?? ("", "") == ("v2", "v3"))
-            let entries = try connection.scalar("SELECT count(*)::int FROM tenant_acme._tm_archive", as: Int.self)
-            #expect(usage.first?.usage.entries == entries && entries >= data.meatAndFish)
+            // (The list does not count the marker of what the way back gives back; pruning deletes it too.)
+            let entries = try connection.scalar("SELECT count(*)::int FROM tenant_acme._tm_archive WHERE column_name <> '#way back'", as: Int.self)
+            let stored = try connection.scalar("SELECT count(*)::int FROM tenant_acme._tm_archive", as: Int.self)
+            #expect(usage.first?.usage.entries == entries && entries >= data.meatAndFish && stored > entries)
             #expect((usage.first?.usage.bytes ?? 0) > 0)
             #expect(try await migrator.archiveUsage(tenant: "globex").isEmpty)
 
             // Entries younger than the cutoff stay; older ones go.
             #expect(try await migrator.pruneArchive(olderThan: .seconds(3600))["acme"] == 0)
             try connection.execute("UPDATE tenant_acme._tm_archive SET archived_at = archived_at - interval '40 days'")
-            #expect(try await migrator.pruneArchive(olderThan: .seconds(30 * 86_400), tenant: "acme")["acme"] == entries)
+            #expect(try await migrator.pruneArchive(olderThan: .seconds(30 * 86_400), tenant: "acme")["acme"] == stored)
             #expect(try connection.scalar("SELECT count(*)::int FROM tenant_acme._tm_archive", as: Int.self) == 0)
         }
     }

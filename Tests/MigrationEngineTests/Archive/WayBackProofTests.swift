@@ -55,6 +55,8 @@ struct WayBackProofTests {
                 "SELECT column_name, row_id::text, value, left_value FROM proved._tm_archive WHERE table_name = 'recipe_ingredient' ORDER BY column_name, row_id")
             #expect(entries.filter { $0[0] != "#way back" } == [["unit_of_measure", "2", "kg", "[\"g\"]"], ["unit_of_measure", "5", "pinch", "[null]"]])
             #expect(entries.filter { $0[0] == "#way back" }.map { $0[3] } == ["Recipes/Mappings/v3-to-v2.yaml"])
+            // `archive list` counts the two values, not the marker.
+            #expect(try TenantArchive.usage(inSchema: Self.schema, on: connection).filter { $0.stepFrom == "v2" }.map(\.entries) == [2])
             _ = try connection.transaction { try down.run(inSchema: Self.schema, on: $0) }
             #expect(try ingredients(connection) == before)
             // Every entry of the way up was used (the way down archives what it drops, under v3 → v2).
