@@ -40,8 +40,6 @@ struct WayBackProof: Sendable, Hashable {
     struct Column: Sendable, Hashable {
         /// The source column (the step's source version's name).
         let name: String
-        /// The way back's entity mapping that writes it.
-        let mapping: String
         /// Whether that mapping selects the row `source` (its filter and entity; never NULL).
         let selects: SQL
         /// What it writes into the column for the row `source`, as text of the column's type; NULL
@@ -152,7 +150,7 @@ private struct Prover {
               let conditions = try? live.conditions(of: mapping, into: &trial) else { return nil }
         selection = trial
         let selects: SQL = conditions.isEmpty ? "true" : "((\(conditions, joinedBy: " AND ")) IS TRUE)"
-        return WayBackProof.Column(name: column.name, mapping: mapping.name, selects: selects,
+        return WayBackProof.Column(name: column.name, selects: selects,
                                    derived: "CASE WHEN \(selects) THEN ((\(value)))::\(raw: column.type.rawValue)::text END",
                                    declaration: "\(mapping.name) (\(mapping.source) → \(mapping.destination)): \(expression.attribute) = \(expression.expression)"
                                        + (mapping.filter.map { " where \($0)" } ?? ""),
