@@ -208,12 +208,19 @@ struct TenantMigrationRunnerTests {
             let connection = try Connection(conninfo)
             let family = try recipesFamily()
             _ = try setUp(connection, family: family, tenant: "acme", version: "v1")
-            let holder = try await AsyncConnection.connect(conninfo)
-            try await holder.withConnection { _ = try $0.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE") }
+            // The holder lives on a thread of its own: a task of the busy cooperative pool could
+            // wake too late to release the lock (seen once: all 10 attempts ran out first).
+            let locked = DispatchSemaphore(value: 0)
             let release = Task {
-                try await Task.sleep(for: .milliseconds(600))
-                try await holder.withConnection { _ = try $0.fixtureScript("ROLLBACK") }
+                try await onAThreadOfItsOwn {
+                    let holder = try Connection(conninfo)
+                    try holder.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE")
+                    locked.signal()
+                    Thread.sleep(forTimeInterval: 0.6)
+                    try holder.fixtureScript("ROLLBACK")
+                }
             }
+            locked.wait()
             let start = ContinuousClock.now
             let result = try await migrate(conninfo, runner(family, lockTimeout: .milliseconds(200), maxAttempts: 10), "acme", to: "v2")
             let elapsed = milliseconds(since: start)
