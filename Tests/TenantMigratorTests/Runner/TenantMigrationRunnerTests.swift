@@ -216,6 +216,12 @@ struct TenantMigrationRunnerTests {
                     let holder = try Connection(conninfo)
                     try holder.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE")
                     locked.signal()
+                    // Released 600 ms after the runner is first seen waiting for it (not after the
+                    // test's clock: on a busy machine the runner may start late).
+                    let seen = Date().addingTimeInterval(300)
+                    while Date() < seen, try holder.scalar("SELECT count(*)::int FROM pg_catalog.pg_locks WHERE NOT granted", as: Int.self) == 0 {
+                        Thread.sleep(forTimeInterval: 0.01)
+                    }
                     Thread.sleep(forTimeInterval: 0.6)
                     try holder.fixtureScript("ROLLBACK")
                 }
