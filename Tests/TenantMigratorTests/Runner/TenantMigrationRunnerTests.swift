@@ -216,10 +216,17 @@ struct TenantMigrationRunnerTests {
                     let holder = try Connection(conninfo)
                     try holder.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE")
                     locked.signal()
-                    // Released 600 ms after the runner is first seen waiting for it (not after the
-                    // test's clock: on a busy machine the runner may start late).
+                    // Released 600 ms after the runner is first seen waiting for this table (not
+                    // after the test's clock: on a busy machine the runner may start late). Only
+                    // this database's lock on this table counts: the cluster is shared, and other
+                    // tests' sessions wait for locks of their own.
+                    let waiting = """
+                        SELECT count(*)::int FROM pg_catalog.pg_locks
+                        WHERE NOT granted AND relation = 'tenant_acme.recipe'::regclass
+                          AND database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database())
+                        """
                     let seen = Date().addingTimeInterval(300)
-                    while Date() < seen, try holder.scalar("SELECT count(*)::int FROM pg_catalog.pg_locks WHERE NOT granted", as: Int.self) == 0 {
+                    while Date() < seen, try holder.scalar(waiting, as: Int.self) == 0 {
                         Thread.sleep(forTimeInterval: 0.01)
                     }
                     Thread.sleep(forTimeInterval: 0.6)
