@@ -38,6 +38,9 @@ struct RecipesBenchmark: AsyncParsableCommand {
     @Option(help: "Runs of each way per size (alternating order); the best is reported.")
     var repetitions = 2
 
+    @Option(help: "The ways to time, separated by commas (sql, declarative, mixed, policies; default all). Ratios need sql.")
+    var ways: String?
+
     @OptionGroup var family: FamilyOptions
 
     @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
@@ -71,9 +74,23 @@ struct RecipesBenchmark: AsyncParsableCommand {
         }
     }
 
+    /// The ways `--ways` names, in the order they are listed.
+    var chosenWays: [Way] {
+        get throws {
+            guard let ways else { return Way.allCases }
+            let names = Set(ways.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            if let unknown = names.first(where: { Way(rawValue: $0) == nil }) {
+                throw ValidationError("--ways: no way named \"\(unknown)\"; choose from \(Way.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard !names.isEmpty else { throw ValidationError("--ways names at least one way") }
+            return Way.allCases.filter { names.contains($0.rawValue) }
+        }
+    }
+
     func validate() throws {
         guard repetitions > 0 else { throw ValidationError("--repetitions must be positive") }
         _ = try rowCounts
+        _ = try chosenWays
     }
 
     func run() async throws {
@@ -95,7 +112,8 @@ struct RecipesBenchmark: AsyncParsableCommand {
         // With the family's v3 → v2, as the other ways have it: the way back the archive relies on.
         let wayBack = byPolicies.mappings.filter { $0.sourceVersion == "v3" && $0.destinationVersion == "v2" }
         let byMixed = TenantMigrator(connectionString: database.conninfo, family: byPolicies.family, mappings: [mixed] + wayBack, logger: logger)
-        let run = RecipesRun(connection: connection, conninfo: database.conninfo, psql: psql, repetitions: repetitions,
+        let ways = try chosenWays
+        let run = RecipesRun(connection: connection, conninfo: database.conninfo, psql: psql, repetitions: repetitions, ways: ways,
                              migrators: [.policies: byPolicies, .declarative: byDeclarative, .mixed: byMixed])
         print("psql: \(psql)")
         print("declarative: \(declarativeDirectory.path) (distinct mappings, no Swift); "
@@ -108,8 +126,8 @@ struct RecipesBenchmark: AsyncParsableCommand {
             data.ingredients = rows
             results.append(try await run.timeEveryWay(on: data))
         }
-        if results.count > 1 { RecipesRun.printGrowth(results) }
-        try await compareDeclarativePart(byDeclarative, source: results.last!.sourceSchema, on: connection)
+        if results.count > 1 { RecipesRun.printGrowth(results, ways: ways) }
+        if ways.contains(.declarative) { try await compareDeclarativePart(byDeclarative, source: results.last!.sourceSchema, on: connection) }
     }
 
     /// The part that is declarative, alone: the statement the MeatAndFishToEntree mapping compiles
