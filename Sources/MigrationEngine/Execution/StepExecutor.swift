@@ -123,7 +123,9 @@ public struct StepExecutor {
     ) throws -> PolicyRunner? {
         var policies: PolicyRunner?
         if step.isPolicyStep {
-            let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger)
+            let setsAsideIndexes = try !options.online && !connection.isCitus
+            let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
+                                        setsAsideIndexes: setsAsideIndexes)
             policies = PolicyRunner(model: mapped.model, session: session)
         }
         var batch = Batch(schema: schema, connection: connection)
@@ -153,6 +155,8 @@ public struct StepExecutor {
         }
         batch.add(program.mappingsTearDown, movesData: false)
         try batch.send()
+        // Every cursor is closed now: the indexes a policy's updates set aside are built again.
+        batch.statistics.statements += try policies?.session.indexesSetAside?.restore() ?? 0
         statistics = statistics + batch.statistics
         return policies
     }

@@ -39,7 +39,8 @@ final class DestinationWriter {
     /// Value keys (attribute or to-one relationship names), sorted. Empty for links.
     let keys: [String]
     private let destination: Destination
-    private let table: String
+    /// The table written (unqualified): the entity's, or the join table.
+    let table: String
     /// The columns COPY fills, in order.
     private let copyColumns: [String]
     /// Types of the value columns, for the temporary table of updates.

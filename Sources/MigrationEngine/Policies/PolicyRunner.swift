@@ -15,7 +15,7 @@ final class PolicyRunner {
     private var policies: [(context: PolicyContext, policy: any MigrationPolicy)] = []
     private var cursorCount = 0
     /// Cursors opened before a mapping's own SQL ran (``prepare(_:)``), by mapping: one per pass.
-    private var preparedCursors: [String: [String]] = [:]
+    private var preparedCursors: [String: [SourceCursor]] = [:]
 
     init(model: MappingModel, session: PolicySession, fetchSize: Int = 5_000) {
         self.model = model
@@ -100,15 +100,20 @@ final class PolicyRunner {
     private func stream(_ mapping: EntityMapping, related: [String], firstFetch: Int? = nil, _ body: (SourceRow) throws -> Bool) throws {
         let connection = session.connection
         guard session.compiler.sourceTable(of: mapping.source) != nil else { return }
-        let cursor: String
+        let source: SourceCursor
         if var prepared = preparedCursors[mapping.name], !prepared.isEmpty {
-            cursor = prepared.removeFirst()
+            source = prepared.removeFirst()
             preparedCursors[mapping.name] = prepared
         } else {
-            cursor = try declareCursor(mapping, related: related)
+            source = try declareCursor(mapping, related: related)
         }
-        // Closed with the next round trip.
-        defer { try? connection.sendWithNextRoundTrip(Statement("CLOSE \(cursor)")) }
+        let cursor = source.name
+        session.readingEveryRowOf = source.readsEveryRow ? source.table : nil
+        defer {
+            session.readingEveryRowOf = nil
+            // Closed with the next round trip.
+            try? connection.sendWithNextRoundTrip(Statement("CLOSE \(cursor)"))
+        }
         let columns = sourceColumns(mapping, related: related).columns
         var size = firstFetch ?? fetchSize
         while true {
@@ -148,8 +153,17 @@ final class PolicyRunner {
         return (selectList, columns)
     }
 
-    /// Declares a cursor over the mapping's source rows (filtered), in id order; returns its name.
-    private func declareCursor(_ mapping: EntityMapping, related: [String]) throws -> String {
+    /// A cursor declared over a mapping's source rows.
+    private struct SourceCursor {
+        let name: String
+        /// The source table (unqualified).
+        let table: String
+        /// Whether it reads every row of the table (no filter, no join).
+        let readsEveryRow: Bool
+    }
+
+    /// Declares a cursor over the mapping's source rows (filtered), in id order.
+    private func declareCursor(_ mapping: EntityMapping, related: [String]) throws -> SourceCursor {
         let connection = session.connection
         let q = connection
         let compiler = session.compiler
@@ -165,6 +179,6 @@ final class PolicyRunner {
         // Declared with the next round trip: the first FETCH (or, for a cursor opened before a
         // mapping's SQL, that SQL's pipeline, which it precedes).
         try connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)"))
-        return cursor
+        return SourceCursor(name: cursor, table: table, readsEveryRow: conditions.isEmpty && selection.joins.isEmpty)
     }
 }

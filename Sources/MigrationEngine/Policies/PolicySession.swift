@@ -28,6 +28,11 @@ final class PolicySession {
     var declarativeOffsets: [String: Int64] = [:]
     /// Rows written, for statistics.
     private(set) var rowsWritten = 0
+    /// The table whose every row the policy being run reads (its mapping has no filter), while it
+    /// reads them: its updates may set its indexes aside (``IndexesSetAside``).
+    var readingEveryRowOf: String?
+    /// Indexes dropped while a policy rewrites their large table (nil: never, as online).
+    let indexesSetAside: IndexesSetAside?
 
     /// Writers in creation order (a handful per step: found by a linear scan, without building keys).
     private var writers: [DestinationWriter] = []
@@ -38,8 +43,11 @@ final class PolicySession {
     private var warnings = WarningTally()
     private var deferredError: (any Error)?
 
+    /// - Parameter setsAsideIndexes: whether a policy that rewrites every row of a large table may
+    ///   drop its plain secondary indexes meanwhile (``IndexesSetAside``); off online, where the
+    ///   app still reads the tables, and on Citus.
     init(schema: String, connection: Connection, compiler: MappingCompiler, archive: StepArchive?, logger: Logger? = nil,
-         batchSize: Int = 10_000, associationsInMemory: Int = 65_536) {
+         batchSize: Int = 10_000, associationsInMemory: Int = 65_536, setsAsideIndexes: Bool = false) {
         self.schema = schema
         self.connection = connection
         self.logger = logger ?? connection.logger
@@ -48,6 +56,7 @@ final class PolicySession {
         self.batchSize = batchSize
         ids = IDAllocator(schema: schema, largestBlock: batchSize)
         associations = AssociationStore(memoryLimit: associationsInMemory)
+        indexesSetAside = setsAsideIndexes ? IndexesSetAside(schema: schema, connection: connection) : nil
     }
 
     var source: ModelVersion { compiler.source }
@@ -69,8 +78,11 @@ final class PolicySession {
     }
 
     func update(_ entity: String, id: Int64, _ values: [String: (any PQEncodable)?]) throws {
-        try send(try writer(.update, entity, values).append(id: id, values))
+        let writer = try writer(.update, entity, values)
+        let isFull = writer.append(id: id, values)
         rowsWritten += 1
+        if isFull, let indexesSetAside, writer.table == readingEveryRowOf { try indexesSetAside.setAside(writer.table) }
+        try send(isFull)
     }
 
     func link(_ entity: String, _ relationship: String, from: Int64, to: Int64) throws {
