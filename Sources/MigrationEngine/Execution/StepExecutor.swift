@@ -123,9 +123,9 @@ public struct StepExecutor {
     ) throws -> PolicyRunner? {
         var policies: PolicyRunner?
         if step.isPolicyStep {
-            let setsAsideIndexes = try !options.online && !connection.isCitus
+            let exclusive = try !options.online && !connection.isCitus
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
-                                        setsAsideIndexes: setsAsideIndexes)
+                                        exclusive: exclusive)
             policies = PolicyRunner(model: mapped.model, session: session)
         }
         var batch = Batch(schema: schema, connection: connection)

@@ -43,20 +43,24 @@ final class PolicySession {
     private var warnings = WarningTally()
     private var deferredError: (any Error)?
 
-    /// - Parameter setsAsideIndexes: whether a policy that rewrites every row of a large table may
-    ///   drop its plain secondary indexes meanwhile (``IndexesSetAside``); off online, where the
-    ///   app still reads the tables, and on Citus.
+    /// - Parameter exclusive: whether the step's transaction holds its tables alone (offline, and
+    ///   not on Citus): a policy that rewrites every row of a large table may then drop its plain
+    ///   secondary indexes meanwhile (``IndexesSetAside``), and ids of tables the step creates are
+    ///   taken a block at a time (``IDAllocator``). Online, the app still uses the tables.
     init(schema: String, connection: Connection, compiler: MappingCompiler, archive: StepArchive?, logger: Logger? = nil,
-         batchSize: Int = 10_000, associationsInMemory: Int = 65_536, setsAsideIndexes: Bool = false) {
+         batchSize: Int = 10_000, associationsInMemory: Int = 65_536, exclusive: Bool = false) {
         self.schema = schema
         self.connection = connection
         self.logger = logger ?? connection.logger
         self.compiler = compiler
         self.archive = archive
         self.batchSize = batchSize
-        ids = IDAllocator(schema: schema, largestBlock: batchSize)
+        let created: [String] = exclusive ? compiler.differ.orderedOperations.compactMap { operation -> String? in
+            if case let .createTable(table) = operation { table.name } else { nil }
+        } : []
+        ids = IDAllocator(schema: schema, largestBlock: batchSize, ownTables: Set(created))
         associations = AssociationStore(memoryLimit: associationsInMemory)
-        indexesSetAside = setsAsideIndexes ? IndexesSetAside(schema: schema, connection: connection) : nil
+        indexesSetAside = exclusive ? IndexesSetAside(schema: schema, connection: connection) : nil
     }
 
     var source: ModelVersion { compiler.source }
