@@ -125,7 +125,7 @@ public struct StepExecutor {
         if step.isPolicyStep {
             let exclusive = try !options.online && !connection.isCitus
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
-                                        exclusive: exclusive)
+                                        exclusive: exclusive, createdTables: program.createdTables)
             policies = PolicyRunner(model: mapped.model, session: session)
         }
         var batch = Batch(schema: schema, connection: connection)

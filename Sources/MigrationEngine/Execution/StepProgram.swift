@@ -95,6 +95,13 @@ struct StepProgram: Sendable {
         return operations
     }
 
+    /// The tables the step creates.
+    var createdTables: Set<String> {
+        Set(operations.compactMap { operation -> String? in
+            if case let .createTable(table) = operation { table.name } else { nil }
+        })
+    }
+
     /// Every statement in the order it runs; a policy's stages as comments.
     var listing: [SQL] {
         var lines = (schemaChanges + dataMoves).map(\.sql)

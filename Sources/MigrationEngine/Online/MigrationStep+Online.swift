@@ -42,9 +42,7 @@ extension MigrationStep {
             let item = archivePlan.items[0]
             return OnlineStepMode(.shadow, "it archives \(item.column.map { "\(item.table).\($0)" } ?? "the rows of \(item.table)") before destroying or overwriting it")
         }
-        let created = Set(program.operations.compactMap { operation -> String? in
-            if case let .createTable(table) = operation { return table.name } else { return nil }
-        })
+        let created = program.createdTables
         if let moving = program.operations.first(where: { !$0.isCatalogOnly(newTables: created) }) {
             return OnlineStepMode(.shadow, "\(moving.onlineDescription) reads or rewrites every row")
         }

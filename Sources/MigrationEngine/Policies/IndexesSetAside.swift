@@ -17,20 +17,20 @@ import LibPQ
 /// cursor of this session that reads one of them). ``restore()`` builds each again from its own
 /// definition (`pg_get_indexdef`), under its own name, before the step validates its rows.
 ///
-/// A table is set aside only when it holds ``minimumRows`` or more (as the server last counted
-/// them; a table never counted, by a size of 100 bytes a row), and only once per step: the caller asks when a policy has already filled a batch of
-/// updates to it while reading every row of the same table.
+/// A table is set aside only when it holds `minimumRows` or more (as the server last counted them;
+/// a table never counted, by a size of 100 bytes a row), and only once per step: the caller asks
+/// when a policy has already filled a batch of updates to it while reading every row of the table.
 final class IndexesSetAside {
     /// Below this many rows, a table keeps its indexes: its updates stay in the server's buffers.
     static let defaultMinimumRows: Double = 200_000
 
     private let connection: Connection
     private let schema: String
-    let minimumRows: Double
+    private let minimumRows: Double
     /// Tables already looked at, whether or not they had something to set aside.
     private var examined: Set<String> = []
     /// The `CREATE INDEX` statement of every index set aside, in the order it was dropped.
-    private(set) var definitions: [String] = []
+    private var definitions: [String] = []
 
     init(schema: String, connection: Connection, minimumRows: Double = IndexesSetAside.defaultMinimumRows) {
         self.schema = schema

@@ -47,18 +47,16 @@ final class PolicySession {
     ///   not on Citus): a policy that rewrites every row of a large table may then drop its plain
     ///   secondary indexes meanwhile (``IndexesSetAside``), and ids of tables the step creates are
     ///   taken a block at a time (``IDAllocator``). Online, the app still uses the tables.
+    /// - Parameter createdTables: the tables the step creates (``StepProgram/createdTables``).
     init(schema: String, connection: Connection, compiler: MappingCompiler, archive: StepArchive?, logger: Logger? = nil,
-         batchSize: Int = 10_000, associationsInMemory: Int = 65_536, exclusive: Bool = false) {
+         batchSize: Int = 10_000, associationsInMemory: Int = 65_536, exclusive: Bool = false, createdTables: Set<String> = []) {
         self.schema = schema
         self.connection = connection
         self.logger = logger ?? connection.logger
         self.compiler = compiler
         self.archive = archive
         self.batchSize = batchSize
-        let created: [String] = exclusive ? compiler.differ.orderedOperations.compactMap { operation -> String? in
-            if case let .createTable(table) = operation { table.name } else { nil }
-        } : []
-        ids = IDAllocator(schema: schema, largestBlock: batchSize, ownTables: Set(created))
+        ids = IDAllocator(schema: schema, largestBlock: batchSize, ownTables: exclusive ? createdTables : [])
         associations = AssociationStore(memoryLimit: associationsInMemory)
         indexesSetAside = exclusive ? IndexesSetAside(schema: schema, connection: connection) : nil
     }
