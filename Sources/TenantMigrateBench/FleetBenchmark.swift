@@ -51,6 +51,9 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
     @Option(help: "Rounds: each migrates the next slice of the tenants on every side (tool, psql, psql split), in a rotating order.")
     var rounds = 4
 
+    @Flag(help: "Migrate by the family's declarative v2 → v3 mapping (Mappings/Declarative, no Swift) rather than its two Swift policies.")
+    var declarative = false
+
     @OptionGroup var family: FamilyOptions
 
     @OptionGroup var server: ServerOptions
@@ -69,6 +72,7 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         let database = try BenchDatabase(server: server, name: noop ? "tm_bench_fleet_noop" : "tm_bench_fleet", logger: logger)
         defer { database.drop() }
         let migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
+                                          mappingsDirectory: declarative ? family.url.appendingPathComponent("Mappings/Declarative") : nil,
                                           policies: RecipesPolicies.registry, logger: logger)
         let connection = try Connection(database.conninfo, logger: logger)
         print(try FleetBench.serverDescription(connection))
@@ -195,7 +199,8 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         var lines = [
             "",
             "== fleet: Recipes v1 → v3 over \(format(count: count)) tenants (\(contents.recipes) recipes × \(contents.ingredients) ingredients each), "
-                + "in \(slices.count) rounds of \(format(count: slices.first?.count ?? 0)) tenants per side, the sides' order rotating",
+                + "in \(slices.count) rounds of \(format(count: slices.first?.count ?? 0)) tenants per side, the sides' order rotating; v2 → v3 "
+                + (declarative ? "by the declarative mapping (Mappings/Declarative)" : "by the family's mapping and its two Swift policies"),
             "tool (migrateAll, jobs \(jobs)):        \(format(tool))  (\(String(format: "%.1f", tool.inSeconds * 1000 / Double(count))) ms per tenant; "
                 + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", toolCPU)) s)",
             FleetBench.dbaScriptSummary(v3, quoting: connection),

@@ -10,33 +10,42 @@ public struct PostgreSQLQuoting: SQLQuoting, Sendable {
     public init() {}
 
     public func quoteIdentifier(_ identifier: String) -> String {
-        var quoted = String.UnicodeScalarView()
-        quoted.append("\"")
-        for scalar in Self.untilNUL(identifier) {
-            if scalar == "\"" { quoted.append(scalar) }
-            quoted.append(scalar)
-        }
-        quoted.append("\"")
-        return String(quoted)
+        Self.quote(Self.untilNUL(identifier), opening: "\"", doubling: .doubleQuote, orAlso: .doubleQuote)
     }
 
     public func quoteLiteral(_ literal: String) -> String {
         let text = Self.untilNUL(literal)
-        var quoted = String.UnicodeScalarView((text.contains("\\") ? " E'" : "'").unicodeScalars)
-        for scalar in text {
-            if scalar == "'" || scalar == "\\" { quoted.append(scalar) }
-            quoted.append(scalar)
-        }
-        quoted.append("'")
-        return String(quoted)
+        return text.utf8.contains(.backslash)
+            ? Self.quote(text, opening: " E'", doubling: .singleQuote, orAlso: .backslash)
+            : Self.quote(text, opening: "'", doubling: .singleQuote, orAlso: .singleQuote)
     }
 
-    /// The text's scalars up to the first NUL. Scalars, not characters: a quote followed by a
-    /// combining mark is still a quote to PostgreSQL.
-    private static func untilNUL(_ text: String) -> Substring.UnicodeScalarView {
-        let scalars = text.unicodeScalars
-        return Substring.UnicodeScalarView(scalars[..<(scalars.firstIndex(of: "\0") ?? scalars.endIndex)])
+    /// `text` after `opening`, with each `mark` and `other` byte doubled, and `mark` at the end.
+    /// Bytes, not characters: a quote followed by a combining mark is still a quote to PostgreSQL,
+    /// and the ASCII bytes doubled here never occur inside another character's UTF-8.
+    private static func quote(_ text: Substring, opening: String, doubling mark: UInt8, orAlso other: UInt8) -> String {
+        let closing = String(decoding: CollectionOfOne(mark), as: UTF8.self)
+        guard text.utf8.contains(where: { $0 == mark || $0 == other }) else { return opening + text + closing }
+        var bytes = Array(opening.utf8)
+        bytes.reserveCapacity(text.utf8.count + 8)
+        for byte in text.utf8 {
+            if byte == mark || byte == other { bytes.append(byte) }
+            bytes.append(byte)
+        }
+        bytes.append(mark)
+        return String(decoding: bytes, as: UTF8.self)
     }
+
+    /// The text up to the first NUL.
+    private static func untilNUL(_ text: String) -> Substring {
+        text[..<(text.utf8.firstIndex(of: 0) ?? text.endIndex)]
+    }
+}
+
+private extension UInt8 {
+    static let doubleQuote = UInt8(ascii: "\"")
+    static let singleQuote = UInt8(ascii: "'")
+    static let backslash = UInt8(ascii: "\\")
 }
 
 extension SQLQuoting where Self == PostgreSQLQuoting {

@@ -67,13 +67,14 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
     /// log records.
     public func text(schema: String, quoting q: some SQLQuoting = .postgreSQL) -> String {
         var text = ""
+        let quotedSchema = q.quoteIdentifier(schema)
         for fragment in fragments {
             switch fragment {
             case let .text(part): text += part
             case let .identifier(name): text += q.quoteIdentifier(name)
             case let .literal(value): text += q.quoteLiteral(value)
-            case .tenantSchema: text += q.quoteIdentifier(schema)
-            case let .qualifiedNameLiteral(name): text += q.quoteLiteral(q.quoteIdentifier(schema) + "." + q.quoteIdentifier(name))
+            case .tenantSchema: text += quotedSchema
+            case let .qualifiedNameLiteral(name): text += q.quoteLiteral(quotedSchema + "." + q.quoteIdentifier(name))
             case let .bind(value): text += value.literal(quoting: q)
             }
         }
@@ -84,6 +85,7 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
     public func parameterized(schema: String, quoting q: some SQLQuoting = .postgreSQL) -> (text: String, values: [SQLValue]) {
         var text = ""
         var values: [SQLValue] = []
+        let quotedSchema = q.quoteIdentifier(schema)
         for fragment in fragments {
             switch fragment {
             case let .bind(value):
@@ -92,8 +94,8 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
             case let .text(part): text += part
             case let .identifier(name): text += q.quoteIdentifier(name)
             case let .literal(value): text += q.quoteLiteral(value)
-            case .tenantSchema: text += q.quoteIdentifier(schema)
-            case let .qualifiedNameLiteral(name): text += q.quoteLiteral(q.quoteIdentifier(schema) + "." + q.quoteIdentifier(name))
+            case .tenantSchema: text += quotedSchema
+            case let .qualifiedNameLiteral(name): text += q.quoteLiteral(quotedSchema + "." + q.quoteIdentifier(name))
             }
         }
         return (text, values)
