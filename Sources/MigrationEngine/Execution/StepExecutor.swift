@@ -52,6 +52,9 @@ public struct StepExecutor {
     /// What is known of the tenant's archive, shared by every step this executor runs (and by the
     /// executors of one migration that share it): each step then asks the server at most once.
     public var archive = ArchivePresence()
+    /// What a fleet run learned of its policies' relationship passes, shared by its tenants'
+    /// executors (nil: every step probes its policies).
+    public var relationshipPasses: RelationshipPasses?
 
     public init(schema: String, connection: Connection, options: Options = Options()) {
         self.schema = schema
@@ -126,7 +129,7 @@ public struct StepExecutor {
             let exclusive = try !options.online && !connection.isCitus
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
                                         exclusive: exclusive, createdTables: program.createdTables)
-            policies = PolicyRunner(model: mapped.model, session: session)
+            policies = PolicyRunner(model: mapped.model, session: session, relationshipPasses: relationshipPasses)
         }
         var batch = Batch(schema: schema, connection: connection)
         for compiled in program.mappings {

@@ -13,24 +13,35 @@ final class PolicyRunner {
     /// How many source rows one FETCH reads.
     let fetchSize: Int
     private var policies: [(context: PolicyContext, policy: any MigrationPolicy)] = []
+    /// Which policies keep the default relationship pass, as the fleet run knows it (nil: each
+    /// step probes its policies).
+    let relationshipPasses: RelationshipPasses?
     private var cursorCount = 0
     /// Cursors opened before a mapping's own SQL ran (``prepare(_:)``), by mapping: one per pass.
     private var preparedCursors: [String: [SourceCursor]] = [:]
 
-    init(model: MappingModel, session: PolicySession, fetchSize: Int = 5_000) {
+    init(model: MappingModel, session: PolicySession, relationshipPasses: RelationshipPasses? = nil, fetchSize: Int = 5_000) {
         self.model = model
         self.session = session
+        self.relationshipPasses = relationshipPasses
         self.fetchSize = fetchSize
     }
 
+    /// Whether `mapping`'s policy is known to keep the default relationship pass.
+    private func hasIdleRelationshipPass(_ mapping: EntityMapping) -> Bool {
+        mapping.policy.map { relationshipPasses?.isIdle($0) ?? false } ?? false
+    }
+
     /// Before a mapping's declarative SQL runs: when the mapping changes its rows' entity in place,
-    /// opens the cursors of both passes now, so its policy sees the mapping's source rows as they
-    /// were (a cursor reads the snapshot of its DECLARE), not as rows of the destination entity
-    /// that the source entity's condition no longer selects.
+    /// opens the cursors of both passes now (of the first alone when the policy's relationship
+    /// pass is known to be idle), so its policy sees the mapping's source rows as they were (a
+    /// cursor reads the snapshot of its DECLARE), not as rows of the destination entity that the
+    /// source entity's condition no longer selects.
     func prepare(_ mapping: EntityMapping) throws {
         guard let name = mapping.policy, let policy = model.policies.makePolicy(named: name),
               session.compiler.isInPlace(mapping), session.compiler.isRetyped(mapping) else { return }
-        preparedCursors[mapping.name] = try (0..<2).map { _ in try declareCursor(mapping, related: policy.transforms) }
+        let passes = hasIdleRelationshipPass(mapping) ? 1 : 2
+        preparedCursors[mapping.name] = try (0..<passes).map { _ in try declareCursor(mapping, related: policy.transforms) }
     }
 
     /// begin, createDestinationInstances for each source row, endInstanceCreation.
@@ -55,12 +66,20 @@ final class PolicyRunner {
     /// createRelationships for each source row, endRelationshipCreation.
     func createRelationships(for mapping: EntityMapping) throws {
         guard let (context, policy) = policies.first(where: { $0.context.mapping.name == mapping.name }) else { return }
-        context.relationshipPassIsDefault = false
-        // The first row alone first: a policy without a relationship pass needs no more.
-        try stream(mapping, related: policy.transforms, firstFetch: 1) { row in
-            try self.stage("createRelationships", context, policy, row: row.id) { try policy.createRelationships(for: row, in: context) }
-            // A policy without a relationship pass: no need to read every row again.
-            return !context.relationshipPassIsDefault
+        if !hasIdleRelationshipPass(mapping) {
+            context.relationshipPassIsDefault = false
+            let pass = { (row: SourceRow) throws -> Bool in
+                try self.stage("createRelationships", context, policy, row: row.id) { try policy.createRelationships(for: row, in: context) }
+                // A policy without a relationship pass: no need to read every row again.
+                return !context.relationshipPassIsDefault
+            }
+            if preparedCursors[mapping.name]?.isEmpty == false {
+                // The first row alone first: a policy without a relationship pass needs no more.
+                try stream(mapping, related: policy.transforms, firstFetch: 1, pass)
+            } else {
+                try probe(mapping, related: policy.transforms, pass)
+            }
+            if context.relationshipPassIsDefault, let name = mapping.policy { relationshipPasses?.noteIdle(name) }
         }
         try stage("endRelationshipCreation", context, policy) {
             try policy.endRelationshipCreation(context)
@@ -97,11 +116,14 @@ final class PolicyRunner {
     /// until `body` returns false.
     /// The to-many relationships named in `related` (a policy's `transforms`) come as id lists,
     /// read by the same query (``SourceRow/related(_:)``).
-    private func stream(_ mapping: EntityMapping, related: [String], firstFetch: Int? = nil, _ body: (SourceRow) throws -> Bool) throws {
+    private func stream(_ mapping: EntityMapping, related: [String], firstFetch: Int? = nil, from declared: SourceCursor? = nil,
+                        _ body: (SourceRow) throws -> Bool) throws {
         let connection = session.connection
         guard session.compiler.sourceTable(of: mapping.source) != nil else { return }
         let source: SourceCursor
-        if var prepared = preparedCursors[mapping.name], !prepared.isEmpty {
+        if let declared {
+            source = declared
+        } else if var prepared = preparedCursors[mapping.name], !prepared.isEmpty {
             source = prepared.removeFirst()
             preparedCursors[mapping.name] = prepared
         } else {
@@ -125,6 +147,24 @@ final class PolicyRunner {
             if batch.rowCount < size { break }
             size = fetchSize
         }
+    }
+
+    /// A relationship pass whose policy is not known yet: its first source row alone, read by one
+    /// query (nothing more when there is none, as after an instance pass that rewrote the rows out
+    /// of the mapping's filter). When there is one, a cursor over the rows after it is declared
+    /// before the policy sees it, so the pass reads every row as of the same moment, as one cursor
+    /// would; it is read only if the policy turns out to have a pass of its own.
+    private func probe(_ mapping: EntityMapping, related: [String], _ body: (SourceRow) throws -> Bool) throws {
+        guard session.compiler.sourceTable(of: mapping.source) != nil else { return }
+        let query = try sourceQuery(mapping, related: related)
+        guard let first = try session.connection.execute(query.text + " LIMIT 1").first else { return }
+        let row = SourceRow(id: try first.decode(Int64.self, at: 0), row: first, columns: sourceColumns(mapping, related: related).columns)
+        let rest = try declareCursor(mapping, related: related, after: row.id)
+        guard try body(row) else {
+            try session.connection.sendWithNextRoundTrip(Statement("CLOSE \(rest.name)"))
+            return
+        }
+        try stream(mapping, related: related, from: rest, body)
     }
 
     /// The select list of a mapping's source rows, and where each property is in it.
@@ -162,23 +202,31 @@ final class PolicyRunner {
         let readsEveryRow: Bool
     }
 
-    /// Declares a cursor over the mapping's source rows (filtered), in id order.
-    private func declareCursor(_ mapping: EntityMapping, related: [String]) throws -> SourceCursor {
-        let connection = session.connection
-        let q = connection
+    /// The query of a mapping's source rows (filtered), in id order, after the row `after` when
+    /// given; and whether it reads every row of its table (no filter, no join).
+    private func sourceQuery(_ mapping: EntityMapping, related: [String], after: Int64? = nil) throws -> (text: String, table: String, readsEveryRow: Bool) {
+        let q = session.connection
         let compiler = session.compiler
         guard let table = compiler.sourceTable(of: mapping.source) else { throw PolicyUsageError("no source table for \(mapping.source)") }
         var selection = MappingCompiler.Selection()
         let selectList = sourceColumns(mapping, related: related).selectList
         let conditions = try compiler.conditions(of: mapping, into: &selection).map { $0.text(schema: session.schema, quoting: q) }
+        let joins: String = selection.joins.map { " " + $0.text(schema: session.schema, quoting: q) }.joined()
+        let bounds = conditions + (after.map { ["source.id > \($0)"] } ?? [])
+        let whereClause: String = bounds.isEmpty ? "" : " WHERE " + bounds.joined(separator: " AND ")
+        let text = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(session.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
+        return (text, table, conditions.isEmpty && selection.joins.isEmpty)
+    }
+
+    /// Declares a cursor over the mapping's source rows (filtered), in id order, after the row
+    /// `after` when given.
+    private func declareCursor(_ mapping: EntityMapping, related: [String], after: Int64? = nil) throws -> SourceCursor {
+        let query = try sourceQuery(mapping, related: related, after: after)
         cursorCount += 1
         let cursor = "tm_source_\(cursorCount)"
-        let joins: String = selection.joins.map { " " + $0.text(schema: session.schema, quoting: q) }.joined()
-        let whereClause: String = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let query = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(session.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
         // Declared with the next round trip: the first FETCH (or, for a cursor opened before a
         // mapping's SQL, that SQL's pipeline, which it precedes).
-        try connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query)"))
-        return SourceCursor(name: cursor, table: table, readsEveryRow: conditions.isEmpty && selection.joins.isEmpty)
+        try session.connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query.text)"))
+        return SourceCursor(name: cursor, table: query.table, readsEveryRow: query.readsEveryRow)
     }
 }

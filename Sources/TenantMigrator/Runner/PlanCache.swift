@@ -3,7 +3,7 @@ import MigrationEngine
 
 /// The plans of one fleet run, made once per pair of versions rather than once per tenant: every
 /// tenant at the same version gets the same compiled plan (a compiled step names no schema), and the
-/// same answer to what it loses.
+/// same answer to what it loses, and what the policies showed of themselves (``RelationshipPasses``).
 ///
 /// A fleet run (``FleetRunner``) gives its runner one; a runner without one plans each tenant
 /// afresh. Planning errors are not kept: each tenant that meets one reports it.
@@ -15,6 +15,8 @@ final class PlanCache: Sendable {
     }
 
     private let entries = Locked<[String: Entry]>([:])
+    /// Which policies keep the default relationship pass, learned from the run's first tenants.
+    let relationshipPasses = RelationshipPasses()
 
     /// The entry for `source` → `destination`, made by `make` the first time.
     func entry(from source: String, to destination: String, _ make: () throws -> Entry) rethrows -> Entry {
