@@ -106,7 +106,7 @@ public struct StepExecutor {
             try batch.send()
         }
         try archiving?.afterClosing()
-        for statement in program.closing where provedDrops.contains(statement.operation) {
+        for statement in program.closing.filter({ provedDrops.contains($0.operation) }).mergingAlterTables() {
             try connection.sendWithNextRoundTrip(Statement(statement.sql, schema: schema))
             batch.statistics.statements += 1
         }
@@ -198,7 +198,7 @@ public struct StepExecutor {
         }
 
         mutating func add(_ statements: [StepProgram.Statement]) {
-            pending += statements.map { ($0.sql, $0.movesData) }
+            pending += statements.mergingAlterTables().map { ($0.sql, $0.movesData) }
         }
 
         mutating func add(_ statements: [SQL], movesData: Bool) {

@@ -66,17 +66,14 @@ enum SchemaOperation: Sendable, Hashable {
             bare.foreignKeys = []
             bare.indexes = []
             return [bare.creation]
-        case let .addColumn(name, column):
-            return ["ALTER TABLE \(table: name) ADD COLUMN \(column.definition)"]
-        case let .alterType(name, column, type):
-            return ["ALTER TABLE \(table: name) ALTER COLUMN \(id: column) TYPE \(raw: type.rawValue) USING \(id: column)::\(raw: type.rawValue)"]
+        case .addColumn, .alterType, .setNullable, .dropColumn:
+            let (name, _, clause) = alterTableClause!
+            return ["ALTER TABLE \(table: name) \(clause)"]
         case let .setDefault(name, column, value, type):
             guard let value else { return ["ALTER TABLE \(table: name) ALTER COLUMN \(id: column) DROP DEFAULT"] }
             return ["ALTER TABLE \(table: name) ALTER COLUMN \(id: column) SET DEFAULT \(value.sql(for: type))"]
         case let .backfill(name, column, value, type):
             return ["UPDATE \(table: name) SET \(id: column) = \(value.sql(for: type)) WHERE \(id: column) IS NULL"]
-        case let .setNullable(name, column, isNullable):
-            return ["ALTER TABLE \(table: name) ALTER COLUMN \(id: column) \(raw: isNullable ? "DROP" : "SET") NOT NULL"]
         case let .renameDiscriminatorValue(name, from, to):
             return ["UPDATE \(table: name) SET \(id: "entity") = \(literal: to) WHERE \(id: "entity") = \(literal: from)"]
         case let .deleteEntityRows(name, entities):
@@ -93,8 +90,6 @@ enum SchemaOperation: Sendable, Hashable {
             return move.statements
         case let .moveRows(move):
             return move.statements
-        case let .dropColumn(name, column):
-            return ["ALTER TABLE \(table: name) DROP COLUMN \(id: column)"]
         case let .dropTable(name):
             return ["DROP TABLE \(table: name)"]
         case let .addForeignKey(name, foreignKey):
@@ -108,6 +103,24 @@ enum SchemaOperation: Sendable, Hashable {
         case let .resetIdentity(name):
             return ["SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: name), 'id')::regclass, "
                 + "coalesce((SELECT pg_catalog.max(id) FROM \(table: name)), 0) + 1, false)"]
+        }
+    }
+
+    /// The operation as one clause of `ALTER TABLE`, for the kinds that can share the statement
+    /// with others on the same table (see `mergingAlterTables`): its table, the one column it
+    /// touches, and the clause.
+    var alterTableClause: (table: String, column: String, clause: SQL)? {
+        switch self {
+        case let .addColumn(name, column):
+            return (name, column.name, "ADD COLUMN \(column.definition)")
+        case let .alterType(name, column, type):
+            return (name, column, "ALTER COLUMN \(id: column) TYPE \(raw: type.rawValue) USING \(id: column)::\(raw: type.rawValue)")
+        case let .setNullable(name, column, isNullable):
+            return (name, column, "ALTER COLUMN \(id: column) \(raw: isNullable ? "DROP" : "SET") NOT NULL")
+        case let .dropColumn(name, column):
+            return (name, column, "DROP COLUMN \(id: column)")
+        default:
+            return nil
         }
     }
 
