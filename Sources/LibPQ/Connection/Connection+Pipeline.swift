@@ -54,26 +54,43 @@ extension Connection {
             PQexitPipelineMode(handle)
             PQsetnonblocking(handle, 0)
         }
+        // What the server answers, in order: one result per statement, after one for the
+        // preparation of each statement text this session has not prepared yet.
+        var answers: [(statement: Int, preparing: String?)] = []
+        var preparing: [String: String] = [:]
         for (index, statement) in statements.enumerated() {
             logStatement(statement.sql, pipelined: index)
+            let count = Int32(statement.binds.count)
             let sent = statement.withParameterArrays { types, values, lengths, formats in
-                PQsendQueryParams(handle, statement.sql, Int32(statement.binds.count), types, values, lengths, formats, 0)
+                guard statement.isPreparedPerConnection, preparesStatements else {
+                    return PQsendQueryParams(handle, statement.sql, count, types, values, lengths, formats, 0)
+                }
+                var name = preparedNames[statement.sql] ?? preparing[statement.sql]
+                if name == nil {
+                    let fresh = "tm_prepared_\(preparedNames.count + preparing.count + 1)"
+                    guard PQsendPrepare(handle, fresh, statement.sql, count, types) == 1 else { return 0 }
+                    answers.append((index, fresh))
+                    preparing[statement.sql] = fresh
+                    name = fresh
+                }
+                return PQsendQueryPrepared(handle, name, count, values, lengths, formats, 0)
             }
             guard sent == 1 else { throw abandonPipeline(PQError.client(handle, "could not queue pipelined statement \(index + 1)", statement: statement.sql)) }
+            answers.append((index, nil))
             if index % 64 == 63 { try pumpPipeline(waitForInput: false) }
         }
         guard PQpipelineSync(handle) == 1 else { throw abandonPipeline(PQError.client(handle, "could not send the pipeline sync")) }
 
         var results: [QueryResult] = []
         var firstError: PQError?
-        var statementIndex = 0
+        var answerIndex = 0
         var sawResultForCurrent = false
         while true {
             try pumpPipeline(waitForInput: true)
             while PQisBusy(handle) == 0 {
                 guard let result = PQgetResult(handle) else {
-                    // The end of one statement's results.
-                    if sawResultForCurrent { statementIndex += 1 }
+                    // The end of one statement's (or preparation's) results.
+                    if sawResultForCurrent { answerIndex += 1 }
                     sawResultForCurrent = false
                     continue
                 }
@@ -86,9 +103,16 @@ extension Connection {
                     sawResultForCurrent = true
                 default:
                     sawResultForCurrent = true
-                    let sql = statementIndex < statements.count ? statements[statementIndex].sql : nil
+                    let answer = answerIndex < answers.count ? answers[answerIndex] : nil
+                    let sql = answer.map { statements[$0.statement].sql }
                     do {
-                        results.append(try check(result, statement: sql))
+                        let checked = try check(result, statement: sql)
+                        if let answer, let name = answer.preparing, let sql {
+                            // Prepared: from now on this session only binds and executes it.
+                            preparedNames[sql] = name
+                        } else {
+                            results.append(checked)
+                        }
                     } catch let error as PQError {
                         if firstError == nil { firstError = error }
                     }

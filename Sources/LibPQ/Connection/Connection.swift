@@ -34,6 +34,13 @@ public final class Connection {
     var counters = Statistics()
     /// What ``hasExtension(_:)`` has learned, by extension name.
     private var knownExtensions: [String: Bool] = [:]
+    /// Whether statements made with ``Statement/preparedPerConnection()`` are prepared (on by
+    /// default). Turn it off behind a pooler in transaction mode that does not carry prepared
+    /// statements from one server connection to another (PgBouncer before 1.21, or with
+    /// `max_prepared_statements = 0`): they are then sent unprepared, as any other.
+    public var preparesStatements = true
+    /// The name each statement text prepared on this session has, by text.
+    var preparedNames: [String: String] = [:]
 
     /// Connects with a conninfo string (`host=/tmp dbname=app`) or a URI (`postgres://user@host:5432/db`).
     ///
@@ -124,7 +131,7 @@ public final class Connection {
     /// Runs a prepared ``Statement``.
     @discardableResult
     public func execute(_ statement: Statement) throws -> QueryResult {
-        if hasQueuedStatements { return try pipeline([statement])[0] }
+        if hasQueuedStatements || (statement.isPreparedPerConnection && preparesStatements) { return try pipeline([statement])[0] }
         logStatement(statement.sql)
         countRoundTrip(statements: 1)
         let result = statement.withParameterArrays { types, values, lengths, formats in

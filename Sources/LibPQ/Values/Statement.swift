@@ -4,6 +4,9 @@ public struct Statement: Sendable, CustomStringConvertible {
     public var sql: String
     /// The parameters, in order.
     public var binds: [PQBind]
+    /// Whether each connection prepares the text once and then only binds and executes it
+    /// (``preparedPerConnection()``).
+    public private(set) var isPreparedPerConnection = false
 
     public init(_ sql: String, _ parameters: [(any PQEncodable)?] = []) {
         self.sql = sql
@@ -16,6 +19,19 @@ public struct Statement: Sendable, CustomStringConvertible {
     }
 
     public var description: String { sql }
+
+    /// This statement, prepared by each connection the first time it runs it there, then only bound
+    /// and executed: PostgreSQL parses and plans the text once per session (and after five runs may
+    /// keep a generic plan), where it parses and plans an unprepared statement on every run. For
+    /// the statements a connection sends again and again with other values: the per-tenant catalog
+    /// statements of a fleet run. The parameters' types are fixed by the first run.
+    ///
+    /// A connection with ``Connection/preparesStatements`` off sends it unprepared.
+    public func preparedPerConnection() -> Statement {
+        var prepared = self
+        prepared.isPreparedPerConnection = true
+        return prepared
+    }
 }
 
 extension Statement {

@@ -61,13 +61,13 @@ extension TenantCatalog {
 
     /// The statement of ``lockTenant(_:on:)``, to send in a pipeline.
     func lockStatement(_ name: TenantName) -> Statement {
-        Statement("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
+        Statement("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue]).preparedPerConnection()
     }
 
     /// The statement that reads the tenant's record (of a catalog with pins) for update, to send
     /// in a pipeline; its rows decode with ``TenantRecord/init(row:)``.
     func lockedRecordStatement(_ name: TenantName, _ quoting: some SQLQuoting) -> Statement {
-        Statement("SELECT \(TenantRecord.columns) FROM \(qualified("tenants", quoting)) WHERE name = $1 FOR UPDATE", [name.rawValue])
+        Statement("SELECT \(TenantRecord.columns) FROM \(qualified("tenants", quoting)) WHERE name = $1 FOR UPDATE", [name.rawValue]).preparedPerConnection()
     }
 
     /// Records that `tenant` is now at `version`, ready, and announces it on ``notificationChannel``.
@@ -81,7 +81,7 @@ extension TenantCatalog {
             "UPDATE \(qualified("tenants", quoting)) SET version = $2, version_hash = $3, state = 'ready', "
                 + "last_error = NULL, updated_at = now() WHERE name = $1" + Self.announcingChanges(parameter: 4),
             [tenant.rawValue, version, versionHash, notificationChannel]
-        )
+        ).preparedPerConnection()
     }
 
     /// Marks `tenant` failed with `error` (its version is unchanged), and announces it on ``notificationChannel``.
@@ -111,6 +111,6 @@ extension TenantCatalog {
                 entry.startedAt, entry.outcome.rawValue, entry.error, entry.sqlState,
                 try PQJSON(encoding: entry.statistics),
             ]
-        )
+        ).preparedPerConnection()
     }
 }

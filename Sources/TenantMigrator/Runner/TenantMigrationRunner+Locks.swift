@@ -30,7 +30,7 @@ extension TenantMigrationRunner {
                 Statement("SET LOCAL lock_timeout = '\(value)'"),
             ]
         }
-        return [Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value])]
+        return [Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value]).preparedPerConnection()]
     }
 
     /// `LOCK TABLE` of `tables` (qualified and quoted) in ACCESS EXCLUSIVE mode, `NOWAIT` unless `wait`.

@@ -104,7 +104,7 @@ struct TenantSchemaFacts {
             SELECT 'archive', 0, NULL, NULL, NULL FROM tenant
             WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text)) IS NOT NULL
             ORDER BY 1, 5, 3
-            """, [tenant.rawValue, TenantArchive.tableName, CatalogArray.text(tables)])
+            """, [tenant.rawValue, TenantArchive.tableName, CatalogArray.text(tables)]).preparedPerConnection()
     }
 
     /// The facts ``statement(of:in:_:)`` returned.

@@ -97,4 +97,75 @@ import Testing
             #expect(try connection.scalar("SELECT count(*) FROM item", as: Int.self) == 0)
         }
     }
+
+    // MARK: Statements prepared per connection
+
+    /// The statements this session has prepared, by text.
+    private static func prepared(on connection: Connection) throws -> [String] {
+        try connection.execute("SELECT statement FROM pg_catalog.pg_prepared_statements WHERE from_sql = false ORDER BY name")
+            .map { try $0.decode(String.self, at: 0) }
+    }
+
+    private static let doubling = Statement("SELECT $1::int4 * 2 AS doubled", [Int32(0)])
+
+    private static func doubling(_ value: Int32) -> Statement {
+        Statement(doubling.sql, [value]).preparedPerConnection()
+    }
+
+    @Test func aPreparedStatementIsPreparedOncePerSessionAndRunsWithEachValue() async throws {
+        try await TestPostgres.withDatabase { connection in
+            // Twice in its first pipeline (prepared once, before the first), then alone, then again.
+            let first = try connection.pipeline([Self.doubling(1), Statement("SELECT 'plain'"), Self.doubling(2)])
+            #expect(first.count == 3)
+            #expect(try first[0][0].decode(Int32.self, at: 0) == 2)
+            #expect(try first[1][0].decode(String.self, at: 0) == "plain")
+            #expect(try first[2][0].decode(Int32.self, at: 0) == 4)
+            #expect(try connection.execute(Self.doubling(21))[0].decode(Int32.self, at: 0) == 42)
+            for value in Int32(3)...Int32(12) {
+                #expect(try connection.pipeline([Self.doubling(value)])[0][0].decode(Int32.self, at: 0) == value * 2)
+            }
+            // Prepared once; the unprepared statements are not.
+            #expect(try Self.prepared(on: connection) == [Self.doubling.sql])
+        }
+    }
+
+    @Test func aPreparationThatFailsOrIsSkippedIsTriedAgain() async throws {
+        try await TestPostgres.withDatabase { connection in
+            let select = Statement("SELECT count(*)::int4 FROM item WHERE id > $1", [Int32(0)]).preparedPerConnection()
+            // The table is not there: the preparation itself fails.
+            #expect(try expectPostgresError { _ = try connection.execute(select) }.sqlState == .undefinedTable)
+            try connection.script("CREATE TABLE item (id int PRIMARY KEY)")
+            // Skipped: a statement before it in the pipeline fails.
+            let failing = Statement("INSERT INTO missing VALUES (1)")
+            #expect(try expectPostgresError { _ = try connection.pipeline([failing, select]) }.sqlState == .undefinedTable)
+            #expect(try Self.prepared(on: connection).isEmpty)
+            #expect(try connection.execute(select)[0].decode(Int32.self, at: 0) == 0)
+            #expect(try Self.prepared(on: connection) == [select.sql])
+        }
+    }
+
+    @Test func aPreparationOutlivesTheTransactionItWasMadeIn() async throws {
+        try await TestPostgres.withDatabase { connection throws in
+            struct RolledBack: Error {}
+            #expect(throws: RolledBack.self) {
+                try connection.transaction { connection in
+                    _ = try connection.execute(Self.doubling(1))
+                    throw RolledBack()
+                }
+            }
+            // Prepared statements are not transactional: the session still has it, and it is reused.
+            #expect(try Self.prepared(on: connection) == [Self.doubling.sql])
+            #expect(try connection.execute(Self.doubling(5))[0].decode(Int32.self, at: 0) == 10)
+            #expect(try Self.prepared(on: connection).count == 1)
+        }
+    }
+
+    @Test func aConnectionThatDoesNotPrepareSendsTheTextEachTime() async throws {
+        try await TestPostgres.withDatabase { connection throws in
+            connection.preparesStatements = false
+            #expect(try connection.pipeline([Self.doubling(1), Self.doubling(2)]).map { try $0[0].decode(Int32.self, at: 0) } == [2, 4])
+            #expect(try connection.execute(Self.doubling(3))[0].decode(Int32.self, at: 0) == 6)
+            #expect(try Self.prepared(on: connection).isEmpty)
+        }
+    }
 }
