@@ -14,10 +14,16 @@ public final class ArchivePresence {
     }
 
     var state: State
+    /// Whether default privileges may grant rights on a table created in the tenant's schema (an
+    /// archive created then looks for such grants and revokes them).
+    let mayHaveDefaultPrivileges: Bool
 
     /// `exists`: whether the tenant has an archive (nil: not known, asked when first needed).
-    public init(exists: Bool? = nil) {
+    /// `mayHaveDefaultPrivileges`: false only when it is known that no default privileges apply
+    /// to tables created in the schema (`pg_default_acl`), so a new archive has no grants to revoke.
+    public init(exists: Bool? = nil, mayHaveDefaultPrivileges: Bool = true) {
         state = exists.map { $0 ? .existing : .absent } ?? .unknown
+        self.mayHaveDefaultPrivileges = mayHaveDefaultPrivileges
     }
 
     /// Whether the archive may hold entries of the step `from` → `to` written before this migration
@@ -46,7 +52,7 @@ public final class ArchivePresence {
     func prepareForWrites(from: String, to: String, schema: String, on connection: Connection) throws {
         switch try resolved(schema: schema, on: connection) {
         case .absent, .unknown:
-            try TenantArchive.create(inSchema: schema, on: connection)
+            try TenantArchive.create(inSchema: schema, on: connection, revokingDefaultGrants: mayHaveDefaultPrivileges)
             state = .created([Self.pair(from, to)])
         case var .created(pairs):
             pairs.insert(Self.pair(from, to))

@@ -53,10 +53,11 @@ public enum TenantArchive {
 
     /// Creates the archive, inside the caller's transaction, in one round trip: the table, its index
     /// and the look at its grants go out together (then a `REVOKE`, queued, only where default
-    /// privileges granted something).
-    static func create(inSchema schema: String, on connection: Connection) throws {
+    /// privileges granted something). Without `revokingDefaultGrants` (no default privileges apply
+    /// in the schema, as the caller knows) the table and its index are only queued.
+    static func create(inSchema schema: String, on connection: Connection, revokingDefaultGrants: Bool = true) throws {
         for statement in createStatements(inSchema: schema, quoting: connection) { try connection.sendWithNextRoundTrip(Statement(statement)) }
-        try revokeDefaultGrants(inSchema: schema, on: connection)
+        if revokingDefaultGrants { try revokeDefaultGrants(inSchema: schema, on: connection) }
     }
 
     /// The archive is the migrator's alone: default privileges of the schema (the app role's DML

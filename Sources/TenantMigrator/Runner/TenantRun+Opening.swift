@@ -74,12 +74,17 @@ extension TenantRun {
 
 /// What the runner must know of a tenant's schema before it migrates it, read by one query
 /// (sent in the attempt's first round trip): the triggers the model did not create
-/// (``ForeignTriggers``) and whether the tenant has an archive yet.
+/// (``ForeignTriggers``), whether the tenant has an archive yet, and whether default privileges
+/// apply to tables created in its schema.
 struct TenantSchemaFacts {
     /// Enabled user triggers on the schema's tables, by table and name.
     var triggers: [ForeignTriggers.Trigger] = []
     /// Whether `_tm_archive` exists in the schema.
     var hasArchive = false
+    /// Whether default privileges (`ALTER DEFAULT PRIVILEGES`, of any role, for the schema or for
+    /// all schemas) apply to tables created in the schema: an archive created there must then have
+    /// what they grant revoked.
+    var mayHaveDefaultPrivileges = false
 
     /// The one query, for the schema the catalog records for `tenant` (so it can go out in the same
     /// pipeline as the read of the record), and the tables of `family` (any version's) there: each
@@ -103,6 +108,10 @@ struct TenantSchemaFacts {
             UNION ALL
             SELECT 'archive', 0, NULL, NULL, NULL FROM tenant
             WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text)) IS NOT NULL
+            UNION ALL
+            SELECT 'default privileges', 0, NULL, NULL, NULL FROM tenant
+            WHERE EXISTS (SELECT FROM pg_catalog.pg_default_acl AS d WHERE d.defaclobjtype = 'r' AND (d.defaclnamespace = 0
+                          OR d.defaclnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace AS n WHERE n.nspname = tenant.schema_name)))
             ORDER BY 1, 5, 3
             """, [tenant.rawValue, TenantArchive.tableName, CatalogArray.text(tables)]).preparedPerConnection()
     }
@@ -113,6 +122,8 @@ struct TenantSchemaFacts {
             switch try row.decode(String.self, at: 0) {
             case "archive":
                 hasArchive = true
+            case "default privileges":
+                mayHaveDefaultPrivileges = true
             default:
                 triggers.append(ForeignTriggers.Trigger(
                     oid: UInt32(try row.decode(Int64.self, at: 1)), name: try row.decode(String.self, at: 2),

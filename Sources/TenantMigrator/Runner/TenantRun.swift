@@ -193,7 +193,7 @@ struct TenantRun {
             }
         }
         let triggers = try ForeignTriggers.disable(opening.facts.triggers, inSchema: record.schema, on: connection)
-        state.archive = ArchivePresence(exists: opening.facts.hasArchive)
+        state.archive = ArchivePresence(exists: opening.facts.hasArchive, mayHaveDefaultPrivileges: opening.facts.mayHaveDefaultPrivileges)
 
         let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
         try rehearsal?.takeSnapshot(on: connection)

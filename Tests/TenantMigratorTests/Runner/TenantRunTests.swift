@@ -18,10 +18,10 @@ struct TenantRunTests {
     @Test func aMigrationCostsItsPipelinesNotAStatementEach() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = try makeRecipesMigrator(conninfo)
-            let created = try await migrator.createTenants(["small", "large", "single"], version: "v1", jobs: 1)
-            try #require(created.migrated == 3)
+            let created = try await migrator.createTenants(["first", "small", "large", "single"], version: "v1", jobs: 1)
+            try #require(created.migrated == 4)
             let connection = try Connection(conninfo, logger: .quiet("TenantRunTests"))
-            try connection.loadRecipes(tenants: ["small", "single"], recipes: 5)
+            try connection.loadRecipes(tenants: ["first", "small", "single"], recipes: 5)
             try connection.loadRecipes(tenants: ["large"], recipes: 400)
             let records = try Dictionary(uniqueKeysWithValues: migrator.catalog.tenants(on: connection).map { ($0.name.rawValue, $0) })
             var runner = migrator.runner
@@ -29,7 +29,9 @@ struct TenantRunTests {
             _ = try connection.isCitus  // learned once per connection
 
             var counts: [String: Connection.Statistics] = [:]
-            for name in ["small", "large"] {
+            // The fleet's first tenant learns what its policies' relationship passes do (see
+            // RelationshipPasses); the ones after it are compared.
+            for name in ["first", "small", "large"] {
                 connection.resetStatistics()
                 let result = try runner.migrate(try TenantName(name), .migrate(), expecting: records[name], on: connection)
                 #expect(result.outcome == .migrated && result.toVersion == "v3")
@@ -77,6 +79,44 @@ struct TenantRunTests {
             #expect(try connection.scalar("""
                 SELECT tgenabled::text FROM pg_trigger WHERE tgname = 'audit' AND tgrelid = 'tenant_acme.recipe'::regclass
                 """, as: String.self) == "A", "enabled again, ALWAYS as before")
+        }
+    }
+
+    /// An archive created where no default privileges apply costs no look at its grants; where
+    /// default privileges for all schemas (`ALTER DEFAULT PRIVILEGES` without `IN SCHEMA`) grant
+    /// something on new tables, the first round trip sees them and the archive has them revoked.
+    @Test func theArchiveLooksForDefaultGrantsOnlyWhereDefaultPrivilegesApply() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (logger, store) = RecordingLogHandler.logger(level: .debug)
+            let migrator = try makeRecipesMigrator(conninfo, logger: logger)
+            _ = try await migrator.createTenants(["plain", "granted"], version: "v1", jobs: 1)
+            let connection = try Connection(conninfo, logger: .quiet("TenantRunTests"))
+            try connection.loadRecipes(tenants: ["plain", "granted"], recipes: 5)
+            func grantLooks() -> Int { store.messages(at: .debug).count { $0.contains("aclexplode(c.relacl)") } }
+            func archiveGrantees(_ tenant: String) throws -> [String] {
+                try connection.execute("""
+                    SELECT DISTINCT a.grantee::regrole::text FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
+                    WHERE c.oid = 'tenant_\(tenant)._tm_archive'::regclass AND a.grantee <> c.relowner
+                    """).map { try $0.decode(String.self, at: 0) }
+            }
+
+            store.removeAll()
+            #expect(try await migrator.migrate(tenant: "plain").outcome == .migrated)
+            #expect(try connection.scalar("SELECT count(*)::int FROM tenant_plain._tm_archive WHERE column_name = 'type'", as: Int.self) == 2)
+            #expect(grantLooks() == 0)
+            #expect(try archiveGrantees("plain").isEmpty)
+
+            let role = "tm_reader_\(UInt32.random(in: 0 ... .max))"
+            try connection.fixtureScript("CREATE ROLE \(role); ALTER DEFAULT PRIVILEGES GRANT SELECT ON TABLES TO \(role)")
+            defer { _ = try? connection.fixtureScript("ALTER DEFAULT PRIVILEGES REVOKE SELECT ON TABLES FROM \(role); DROP ROLE \(role)") }
+            store.removeAll()
+            #expect(try await migrator.migrate(tenant: "granted").outcome == .migrated)
+            #expect(grantLooks() == 1)
+            #expect(try archiveGrantees("granted").isEmpty, "the default grant was revoked from the archive")
+            #expect(try connection.scalar("SELECT pg_catalog.has_table_privilege('\(role)', 'tenant_granted.recipe', 'SELECT')", as: Bool.self) == false,
+                    "(the tenant's own tables were created before the default privileges)")
+            #expect(try connection.scalar("SELECT pg_catalog.has_table_privilege('\(role)', 'tenant_granted.ingredient', 'SELECT')", as: Bool.self),
+                    "a table the migration created gets what default privileges grant, as any new table")
         }
     }
 }
