@@ -292,6 +292,31 @@ struct FleetTests {
         }
     }
 
+    /// A worker opens a new session every `tenantsPerSession` tenants, so no backend's caches
+    /// grow with the whole run; every tenant is still migrated once, and none waits on another.
+    @Test func aWorkerRenewsItsSessionEveryFewTenants() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (logger, store) = RecordingLogHandler.logger(level: .debug)
+            var migrator = try makeRecipesMigrator(conninfo, logger: logger)
+            _ = try await migrator.createTenants(names("s", 12), version: "v1", jobs: 2)
+            migrator.tenantsPerSession = 3
+            store.removeAll()
+            let report = try await migrator.migrateAll(jobs: 2)
+            #expect(report.migrated == 12 && report.succeeded)
+            // The backend each tenant's statements ran on, from the statement log.
+            var backends: [String: Set<String>] = [:]
+            for entry in store.entries where entry.level == .debug {
+                guard let tenant = entry.metadata["tenant"].map({ "\($0)" }), let pid = entry.metadata["pid"].map({ "\($0)" }) else { continue }
+                backends[pid, default: []].insert(tenant)
+            }
+            #expect(backends.values.reduce(0) { $0 + $1.count } == 12, "each tenant on one backend: \(backends)")
+            #expect(backends.values.allSatisfy { $0.count <= 3 }, "\(backends)")
+            #expect(backends.count >= 4, "\(backends)")
+            let versions = try Connection(conninfo, logger: quietLogger).tenantVersions()
+            #expect(versions.values.allSatisfy { $0.version == "v3" && $0.state == "ready" })
+        }
+    }
+
     /// More --jobs than the server lets this role open: the run goes on with the connections it
     /// got instead of failing before any tenant. (Needs a server where the tests may create roles.)
     @Test(.enabled(if: ProcessInfo.processInfo.environment["TEST_DATABASE_URL"] == nil, "creates a role on the embedded test server"))

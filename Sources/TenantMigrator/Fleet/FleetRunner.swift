@@ -152,6 +152,7 @@ public struct FleetRunner: Sendable {
         let failFast = self.failFast
         let outputs = try await fanOut(
             pending, jobs: jobs, source: source, reconnectTimeout: reconnectTimeout, control: control, firstConnection: first,
+            renewingAfter: runner.settings.tenantsPerSession.map { max(1, $0) },
             work: { record, connection in
                 ServiceContext.withValue(context) {
                     Self.migrate(record, request, runner: runner, control: control, on: connection)
