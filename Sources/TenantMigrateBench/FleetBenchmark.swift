@@ -51,6 +51,9 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
     @Option(help: "Rounds: each migrates the next slice of the tenants on every side (tool, psql, psql split), in a rotating order.")
     var rounds = 4
 
+    @Option(help: "Tenants the tool migrates on one session before it opens a new one (0: one session per worker for the whole run; default: the library's).")
+    var tenantsPerSession: Int?
+
     @Flag(help: "Migrate by the family's declarative v2 → v3 mapping (Mappings/Declarative, no Swift) rather than its two Swift policies.")
     var declarative = false
 
@@ -71,22 +74,36 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         let logger = quietLogger()
         let database = try BenchDatabase(server: server, name: noop ? "tm_bench_fleet_noop" : "tm_bench_fleet", logger: logger)
         defer { database.drop() }
-        let migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
-                                          mappingsDirectory: declarative ? family.url.appendingPathComponent("Mappings/Declarative") : nil,
-                                          policies: RecipesPolicies.registry, logger: logger)
-        let connection = try Connection(database.conninfo, logger: logger)
-        print(try FleetBench.serverDescription(connection))
+        func makeMigrator() throws -> TenantMigrator {
+            try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
+                               mappingsDirectory: declarative ? family.url.appendingPathComponent("Mappings/Declarative") : nil,
+                               policies: RecipesPolicies.registry, logger: logger)
+        }
         if noop {
-            try await runNoop(count: count, migrator: migrator, connection: connection, database: database)
+            let connection = try Connection(database.conninfo, logger: logger)
+            print(try FleetBench.serverDescription(connection))
+            try await runNoop(count: count, migrator: try makeMigrator(), connection: connection, database: database)
         } else {
-            try await runMigration(count: count, migrator: migrator, connection: connection, server: server, database: database)
+            // The setup's sessions are closed before the timed rounds: an idle session that touched
+            // every tenant's tables would work through each invalidation the migrations' DDL sends
+            // (its caches hold thousands of tables), on one of the two cores, during every round.
+            let setup = try makeMigrator()
+            let names = try await setUp(count: count, migrator: setup, database: database)
+            await setup.shutdown()
+            let connection = try Connection(database.conninfo, logger: logger)
+            var migrator = try makeMigrator()
+            if let tenantsPerSession { migrator.tenantsPerSession = tenantsPerSession > 0 ? tenantsPerSession : nil }
+            try await runMigration(count: count, names: names, migrator: migrator, connection: connection, server: server, database: database)
         }
     }
 
     // MARK: - v1 → v3
 
-    private func runMigration(count: Int, migrator: TenantMigrator, connection: Connection, server: BenchServer, database: BenchDatabase) async throws {
-        let psql = try server.program("psql")
+    /// The tenants of every set, created at v1 and filled (every set identical: tenant i of each
+    /// holds the same rows), on sessions of their own; returns the sets and the profile's names.
+    private func setUp(count: Int, migrator: TenantMigrator, database: BenchDatabase) async throws -> (sets: [(prefix: String, label: String)], profile: [String]) {
+        let connection = try Connection(database.conninfo, logger: quietLogger())
+        print(try FleetBench.serverDescription(connection))
         let clock = ContinuousClock()
         let sets: [(prefix: String, label: String)] = [("tool_", "tool"), ("psql_", "psql")] + (splitPsql ? [("psqlx_", "psql split")] : [])
         let profileNames = FleetBench.names("prof_", profileTenants)
@@ -94,7 +111,6 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         for set in sets { all += FleetBench.names(set.prefix, count) }
         all += profileNames
 
-        // Setup: every set identical (tenant i of each set holds the same rows).
         let createStart = clock.now
         let created = try await migrator.createTenants(all, version: "v1", jobs: jobs)
         let creation = clock.now - createStart
@@ -111,8 +127,19 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         print("""
             setup: \(format(count: all.count)) tenants at v1 created in \(format(creation)); \
             \(try rows.decode(Int.self, at: 0)) recipes and \(try rows.decode(Int.self, at: 1)) recipe ingredients each, loaded in \(format(load)) \
-            (one INSERT … SELECT round trip per tenant); VACUUM ANALYZE, CHECKPOINT
+            (one INSERT … SELECT round trip per tenant); VACUUM ANALYZE, CHECKPOINT; the setup's sessions closed
             """)
+        return (sets, profileNames)
+    }
+
+    private func runMigration(
+        count: Int, names setUp: (sets: [(prefix: String, label: String)], profile: [String]), migrator: TenantMigrator, connection: Connection,
+        server: BenchServer, database: BenchDatabase
+    ) async throws {
+        let psql = try server.program("psql")
+        let clock = ContinuousClock()
+        let sets = setUp.sets
+        let profileNames = setUp.profile
 
         // The three sides, in rounds: each round migrates the next slice of every set, the sides in
         // a rotating order, so that a machine whose load drifts (other builds, the disk) weighs on
@@ -202,7 +229,8 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
                 + "in \(slices.count) rounds of \(format(count: slices.first?.count ?? 0)) tenants per side, the sides' order rotating; v2 → v3 "
                 + (declarative ? "by the declarative mapping (Mappings/Declarative)" : "by the family's mapping and its two Swift policies"),
             "tool (migrateAll, jobs \(jobs)):        \(format(tool))  (\(String(format: "%.1f", tool.inSeconds * 1000 / Double(count))) ms per tenant; "
-                + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", toolCPU)) s)",
+                + "per-tenant latency p50 \(pct(0.5)) ms, p95 \(pct(0.95)) ms; client CPU \(String(format: "%.2f", toolCPU)) s; "
+                + (migrator.tenantsPerSession.map { "a new session every \($0) tenants)" } ?? "one session per worker)"),
             FleetBench.dbaScriptSummary(v3, quoting: connection),
             "psql -f script.sql (one session): \(format(psqlTime))  (\(String(format: "%.1f", psqlTime.inSeconds * 1000 / Double(count))) ms per tenant)",
         ]
