@@ -9,33 +9,32 @@ extension ArchivePlan {
         }
     }
 
-    /// One `INSERT … SELECT` per proved table: the values of its proved columns, in the rows where
-    /// the way back would not give them back (it does not select the row, or derives another
-    /// value), with what it derives as `left_value` for compare-and-restore, after a marker entry
-    /// (``WayBackProof/markerColumn``) that records what it derives. Runs once the step's
+    /// One `INSERT … SELECT` per proved table: a marker entry (``WayBackProof/markerColumn``)
+    /// that records what the way back derives, then the values of its proved columns, in the rows
+    /// where the way back would not give them back (it does not select the row, or derives another
+    /// value), with what it derives as `left_value` for compare-and-restore. Runs once the step's
     /// mappings, policies and closing stage ran, before the proved columns are dropped.
     var provedCopies: [SQL] {
-        proofs.flatMap { proof -> [SQL] in
+        proofs.compactMap { proof -> SQL? in
             let columns = proof.columns.filter { column in items.contains { $0.proved && $0.table == proof.table && $0.column == column.name } }
-            guard !columns.isEmpty else { return [] }
+            guard !columns.isEmpty else { return nil }
             let pair = pairs[0]
-            let head: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value, left_value, compares) "
-                + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(proof.table)), "
+            let entry: SQL = "\(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(proof.table)), "
             // The marker: what the way back derives, for the way back to check it still does.
             let marker: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value, left_value, compares) "
-                + "VALUES (\(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(proof.table)), \(bind: .text(WayBackProof.markerColumn)), 0, "
-                + "\(bind: .text(proof.signature)), \(bind: .text(proof.file)), false)"
+                + "SELECT \(entry)\(bind: .text(WayBackProof.markerColumn)), 0, \(bind: .text(proof.signature)), \(bind: .text(proof.file)), false "
+                + "UNION ALL SELECT \(entry)"
             func value(_ column: WayBackProof.Column) -> SQL { "source.\(id: names.liveColumn(column.name, of: proof.table))::text" }
             if columns.count == 1 {
                 let column = columns[0]
-                return [marker, head + "\(bind: .text(column.name)), source.id, \(value(column)), \(WayBackProof.fingerprint(column)), true "
-                    + "FROM \(proof.from) WHERE NOT \(column.selects) OR \(value(column)) IS DISTINCT FROM (\(column.derived))"]
+                return marker + "\(bind: .text(column.name)), source.id, \(value(column)), \(WayBackProof.fingerprint(column)), true "
+                    + "FROM \(proof.from) WHERE NOT \(column.selects) OR \(value(column)) IS DISTINCT FROM (\(column.derived))"
             }
             // Several columns of one table: one pass over its rows.
             let rows: [SQL] = columns.map { "(\(literal: $0.name), \(value($0)), \($0.derived), \($0.selects))" }
-            return [marker, head + "tm_v.column_name, source.id, tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true "
+            return marker + "tm_v.column_name, source.id, tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true "
                 + "FROM \(proof.from) CROSS JOIN LATERAL (VALUES \(rows, joinedBy: ", ")) AS tm_v(column_name, value, derived, selects) "
-                + "WHERE NOT tm_v.selects OR tm_v.value IS DISTINCT FROM tm_v.derived"]
+                + "WHERE NOT tm_v.selects OR tm_v.value IS DISTINCT FROM tm_v.derived"
         }
     }
 }

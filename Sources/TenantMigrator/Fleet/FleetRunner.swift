@@ -148,7 +148,13 @@ public struct FleetRunner: Sendable {
         }
 
         let tracker = ProgressTracker(total: pending.count, callback: progress)
-        let runner = { var runner = self.runner; runner.plans = PlanCache(); return runner }()
+        let runner = {
+            var runner = self.runner
+            runner.plans = PlanCache()
+            // A run that writes installed (or upgraded) the catalog above.
+            runner.catalogIsCurrent = !mode.isTrial
+            return runner
+        }()
         let failFast = self.failFast
         let outputs = try await fanOut(
             pending, jobs: jobs, source: source, reconnectTimeout: reconnectTimeout, control: control, firstConnection: first,

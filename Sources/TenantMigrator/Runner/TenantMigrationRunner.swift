@@ -37,6 +37,10 @@ public struct TenantMigrationRunner: Sendable {
     public var control: FleetControl?
     /// The plans of the fleet run this runner works for (nil: each tenant is planned afresh).
     var plans: PlanCache?
+    /// Whether the catalog is known to be at its current version (the fleet run installed or
+    /// upgraded it): a tenant's record is then read without a savepoint to fall back on for a
+    /// catalog from before pins.
+    var catalogIsCurrent = false
 
     public init(catalog: TenantCatalog, planner: MigrationPlanner, settings: MigrationSettings = MigrationSettings()) {
         self.catalog = catalog

@@ -8,7 +8,8 @@ import MigrationEngine
 /// 1. `lock_timeout` (``TenantMigrationRunner/setLockTimeout(_:on:)``'s statements);
 /// 2. the tenant's advisory lock;
 /// 3. its catalog record, `FOR UPDATE`, in a savepoint (a catalog from before pins, which trial runs
-///    never upgrade, fails there and is read again without the pin columns);
+///    never upgrade, fails there and is read again without the pin columns), or without one in a
+///    fleet run that installed the catalog itself;
 /// 4. what is known of the tenant's schema (``TenantSchemaFacts``: foreign triggers, the archive);
 /// 5. when the version the tenant is expected at is known (the fleet's catalog query read it), the
 ///    tables of that version, locked `NOWAIT` in a savepoint: when they are busy, or the tenant
@@ -26,10 +27,12 @@ extension TenantRun {
     func open() throws -> Opening {
         var statements = try TenantMigrationRunner.lockTimeoutStatements(settings.lockTimeout, on: connection)
         statements.append(catalog.lockStatement(tenant))
-        let recordIndex = statements.count + 1
-        statements += [
-            Statement("SAVEPOINT tm_record"), catalog.lockedRecordStatement(tenant, connection), Statement("RELEASE SAVEPOINT tm_record"),
-        ]
+        // Read in a savepoint unless the catalog is known to have pins (see ``TenantMigrationRunner/catalogIsCurrent``).
+        let fallsBack = !runner.catalogIsCurrent
+        let recordIndex = statements.count + (fallsBack ? 1 : 0)
+        statements += fallsBack
+            ? [Statement("SAVEPOINT tm_record"), catalog.lockedRecordStatement(tenant, connection), Statement("RELEASE SAVEPOINT tm_record")]
+            : [catalog.lockedRecordStatement(tenant, connection)]
         let factsIndex = statements.count
         statements.append(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection))
         var lockIndex: Int?
@@ -44,7 +47,7 @@ extension TenantRun {
         let outcome = try runner.waitingForLocks(connection) { try connection.pipelineUntilFailure(statements) }
         let done = outcome.results.count
         let lockFailed = outcome.failure != nil && done == lockIndex
-        if let failure = outcome.failure, done != recordIndex, !lockFailed { throw failure }
+        if let failure = outcome.failure, done != recordIndex || !fallsBack, !lockFailed { throw failure }
         if lockFailed {
             // Busy tables, or not the tables the tenant has now: let go of them; the runner locks as usual.
             try connection.sendWithNextRoundTrip(Statement("ROLLBACK TO SAVEPOINT tm_tables"))

@@ -39,7 +39,7 @@ struct TenantRunTests {
             }
             let small = try #require(counts["small"]), large = try #require(counts["large"])
             #expect(small.roundTrips <= 15, "\(small)")
-            #expect(small.statements <= 60, "\(small)")
+            #expect(small.statements <= 45, "\(small)")
             // 80 times the rows, the same round trips and statements: nothing is sent per row.
             #expect(large.roundTrips == small.roundTrips && large.statements == small.statements, "\(small) vs \(large)")
             // The work was done: links set, Meat and Fish made Entrée and archived.
