@@ -64,6 +64,16 @@ extension TenantCatalog {
         Statement("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue]).preparedPerConnection()
     }
 
+    /// The statement of ``lockTenant(_:on:)`` that first sets the transaction's `lock_timeout` to
+    /// `lockTimeout` (`set_config`, which a `SELECT` evaluates before the lock it waits for): one
+    /// statement for the two, where `SET LOCAL` is not needed (not on Citus).
+    func lockStatement(_ name: TenantName, settingLockTimeout lockTimeout: String) -> Statement {
+        Statement(
+            "SELECT pg_catalog.set_config('lock_timeout', $1, true), pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($2), pg_catalog.hashtext($3))",
+            [lockTimeout, schema, name.rawValue]
+        ).preparedPerConnection()
+    }
+
     /// The statement that reads the tenant's record (of a catalog with pins) for update, to send
     /// in a pipeline; its rows decode with ``TenantRecord/init(row:)``.
     func lockedRecordStatement(_ name: TenantName, _ quoting: some SQLQuoting) -> Statement {

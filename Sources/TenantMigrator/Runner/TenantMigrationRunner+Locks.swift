@@ -21,9 +21,12 @@ extension TenantMigrationRunner {
         try connection.pipeline(lockTimeoutStatements(timeout, on: connection))
     }
 
+    /// `lock_timeout`'s value for `timeout`.
+    static func lockTimeoutValue(_ timeout: Duration) -> String { "\(TenantMigrationRunner.wholeMilliseconds(timeout))ms" }
+
     /// The statements of ``setLockTimeout(_:on:)``, to send in a pipeline.
     static func lockTimeoutStatements(_ timeout: Duration, on connection: Connection) throws -> [Statement] {
-        let value = "\(TenantMigrationRunner.wholeMilliseconds(timeout))ms"
+        let value = lockTimeoutValue(timeout)
         if try connection.isCitus {
             return [
                 Statement("SET LOCAL citus.propagate_set_commands = 'local'"),

@@ -5,8 +5,8 @@ import MigrationEngine
 /// The first round trip of an attempt: everything the runner needs before it can plan, sent as one
 /// pipeline behind the transaction's `BEGIN`:
 ///
-/// 1. `lock_timeout` (``TenantMigrationRunner/setLockTimeout(_:on:)``'s statements);
-/// 2. the tenant's advisory lock;
+/// 1. `lock_timeout` and 2. the tenant's advisory lock, in one statement (on Citus,
+///    ``TenantMigrationRunner/setLockTimeout(_:on:)``'s statements, then the lock);
 /// 3. its catalog record, `FOR UPDATE`, in a savepoint (a catalog from before pins, which trial runs
 ///    never upgrade, fails there and is read again without the pin columns), or without one in a
 ///    fleet run that installed the catalog itself;
@@ -25,8 +25,12 @@ extension TenantRun {
 
     /// Sends the first round trip (inside the attempt's transaction, whose `BEGIN` is still queued).
     func open() throws -> Opening {
-        var statements = try TenantMigrationRunner.lockTimeoutStatements(settings.lockTimeout, on: connection)
-        statements.append(catalog.lockStatement(tenant))
+        var statements: [Statement]
+        if try connection.isCitus {
+            statements = try TenantMigrationRunner.lockTimeoutStatements(settings.lockTimeout, on: connection) + [catalog.lockStatement(tenant)]
+        } else {
+            statements = [catalog.lockStatement(tenant, settingLockTimeout: TenantMigrationRunner.lockTimeoutValue(settings.lockTimeout))]
+        }
         // Read in a savepoint unless the catalog is known to have pins (see ``TenantMigrationRunner/catalogIsCurrent``).
         let fallsBack = !runner.catalogIsCurrent
         let recordIndex = statements.count + (fallsBack ? 1 : 0)
