@@ -207,13 +207,15 @@ public final class StepArchive {
     }
 
     /// The values policies archived, all at once: one `INSERT … SELECT` from arrays, queued. A value
-    /// is kept once: the first a policy archived for its row, unless the step's own copies archived
-    /// the row already (no staging table is involved, so no de-duplication pass is needed after it).
+    /// is kept once: the first a policy archived for its row (chosen here), unless the step's own
+    /// copies archived the row already (no staging table is involved, so no de-duplication pass is
+    /// needed after it).
     private func insertPending() throws {
         hasPolicyValues = true
         insertedPending = true
         var tables = ArrayLiteral(), columns = ArrayLiteral(), ids = ArrayLiteral(), values = ArrayLiteral()
-        for (table, column, id, value) in pending {
+        var seen = Set<PendingKey>()
+        for (table, column, id, value) in pending where seen.insert(PendingKey(table: table, column: column, id: id)).inserted {
             tables.append(table)
             columns.append(column)
             ids.append(id)
@@ -223,11 +225,17 @@ public final class StepArchive {
         let rows = ArrayLiteral.rows(types: ["text", "text", "bigint", "text"], firstParameter: 3)
         try connection.sendWithNextRoundTrip(Statement(
             "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
-                + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value "
-                + "FROM \(rows) WITH ORDINALITY AS s(table_name, column_name, row_id, value, n) "
+                + "SELECT $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(rows) AS s(table_name, column_name, row_id, value) "
                 + "WHERE NOT EXISTS (SELECT FROM \(archiveTable) AS a WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = s.table_name "
-                + "AND a.column_name = s.column_name AND a.row_id = s.row_id) ORDER BY s.table_name, s.column_name, s.row_id, s.n",
+                + "AND a.column_name = s.column_name AND a.row_id = s.row_id)",
             binds: [PQBind.text(plan.pairs[0].from), PQBind.text(plan.pairs[0].to), tables.bind, columns.bind, ids.bind, values.bind]))
+    }
+
+    /// A value's place in the archive: which row's which column.
+    private struct PendingKey: Hashable {
+        let table: String
+        let column: String
+        let id: Int64
     }
 
     /// Whether policies archived values in this step (then the step's entries are made unique at its end).
