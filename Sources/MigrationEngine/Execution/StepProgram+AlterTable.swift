@@ -14,15 +14,14 @@ extension Array where Element == StepProgram.Statement {
     /// carries its first change's operation.
     func mergingAlterTables() -> [StepProgram.Statement] {
         var merged: [StepProgram.Statement] = []
-        var run: [(statement: StepProgram.Statement, column: String, clause: SQL)] = []
+        var run: [(statement: StepProgram.Statement, table: String, column: String, clause: SQL)] = []
         func endRun() {
             guard let first = run.first else { return }
             if run.count == 1 {
                 merged.append(first.statement)
             } else {
-                let table = first.statement.operation.alterTableClause!.table
                 merged.append(StepProgram.Statement(
-                    sql: "ALTER TABLE \(table: table) \(run.map(\.clause), joinedBy: ", ")",
+                    sql: "ALTER TABLE \(table: first.table) \(run.map(\.clause), joinedBy: ", ")",
                     movesData: run.contains { $0.statement.movesData }, operation: first.statement.operation
                 ))
             }
@@ -34,10 +33,10 @@ extension Array where Element == StepProgram.Statement {
                 merged.append(statement)
                 continue
             }
-            if let first = run.first, first.statement.operation.alterTableClause!.table != table || run.contains(where: { $0.column == column }) {
+            if let first = run.first, first.table != table || run.contains(where: { $0.column == column }) {
                 endRun()
             }
-            run.append((statement, column, clause))
+            run.append((statement, table, column, clause))
         }
         endRun()
         return merged

@@ -136,13 +136,12 @@ final class PolicyRunner {
             // Closed with the next round trip.
             try? connection.sendWithNextRoundTrip(Statement("CLOSE \(cursor)"))
         }
-        let columns = sourceColumns(mapping, related: related).columns
         var size = firstFetch ?? fetchSize
         while true {
             let batch = try connection.execute("FETCH FORWARD \(size) FROM \(cursor)")
             if batch.rowCount == 0 { break }
             for row in batch {
-                guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: columns)) else { return }
+                guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: source.columns)) else { return }
             }
             if batch.rowCount < size { break }
             size = fetchSize
@@ -158,7 +157,7 @@ final class PolicyRunner {
         guard session.compiler.sourceTable(of: mapping.source) != nil else { return }
         let query = try sourceQuery(mapping, related: related)
         guard let first = try session.connection.execute(query.text + " LIMIT 1").first else { return }
-        let row = SourceRow(id: try first.decode(Int64.self, at: 0), row: first, columns: sourceColumns(mapping, related: related).columns)
+        let row = SourceRow(id: try first.decode(Int64.self, at: 0), row: first, columns: query.columns)
         let rest = try declareCursor(mapping, related: related, after: row.id)
         guard try body(row) else {
             try session.connection.sendWithNextRoundTrip(Statement("CLOSE \(rest.name)"))
@@ -200,22 +199,26 @@ final class PolicyRunner {
         let table: String
         /// Whether it reads every row of the table (no filter, no join).
         let readsEveryRow: Bool
+        /// Where each property is in its rows.
+        let columns: [String: Int]
     }
 
     /// The query of a mapping's source rows (filtered), in id order, after the row `after` when
-    /// given; and whether it reads every row of its table (no filter, no join).
-    private func sourceQuery(_ mapping: EntityMapping, related: [String], after: Int64? = nil) throws -> (text: String, table: String, readsEveryRow: Bool) {
+    /// given; whether it reads every row of its table (no filter, no join); and where each
+    /// property is in its rows.
+    private func sourceQuery(_ mapping: EntityMapping, related: [String], after: Int64? = nil) throws
+        -> (text: String, table: String, readsEveryRow: Bool, columns: [String: Int]) {
         let q = session.connection
         let compiler = session.compiler
         guard let table = compiler.sourceTable(of: mapping.source) else { throw PolicyUsageError("no source table for \(mapping.source)") }
         var selection = MappingCompiler.Selection()
-        let selectList = sourceColumns(mapping, related: related).selectList
+        let (selectList, columns) = sourceColumns(mapping, related: related)
         let conditions = try compiler.conditions(of: mapping, into: &selection).map { $0.text(schema: session.schema, quoting: q) }
         let joins: String = selection.joins.map { " " + $0.text(schema: session.schema, quoting: q) }.joined()
         let bounds = conditions + (after.map { ["source.id > \($0)"] } ?? [])
         let whereClause: String = bounds.isEmpty ? "" : " WHERE " + bounds.joined(separator: " AND ")
         let text = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(session.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
-        return (text, table, conditions.isEmpty && selection.joins.isEmpty)
+        return (text, table, conditions.isEmpty && selection.joins.isEmpty, columns)
     }
 
     /// Declares a cursor over the mapping's source rows (filtered), in id order, after the row
@@ -227,6 +230,6 @@ final class PolicyRunner {
         // Declared with the next round trip: the first FETCH (or, for a cursor opened before a
         // mapping's SQL, that SQL's pipeline, which it precedes).
         try session.connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query.text)"))
-        return SourceCursor(name: cursor, table: query.table, readsEveryRow: query.readsEveryRow)
+        return SourceCursor(name: cursor, table: query.table, readsEveryRow: query.readsEveryRow, columns: query.columns)
     }
 }

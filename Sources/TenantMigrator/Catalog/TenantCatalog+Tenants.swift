@@ -59,16 +59,15 @@ extension TenantCatalog {
         try connection.execute(lockStatement(name))
     }
 
-    /// The statement of ``lockTenant(_:on:)``, to send in a pipeline.
-    func lockStatement(_ name: TenantName) -> Statement {
-        Statement("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue]).preparedPerConnection()
-    }
-
-    /// The statement of ``lockTenant(_:on:)`` that first sets the transaction's `lock_timeout` to
-    /// `lockTimeout` (`set_config`, which a `SELECT` evaluates before the lock it waits for): one
-    /// statement for the two, where `SET LOCAL` is not needed (not on Citus).
-    func lockStatement(_ name: TenantName, settingLockTimeout lockTimeout: String) -> Statement {
-        Statement(
+    /// The statement of ``lockTenant(_:on:)``, to send in a pipeline. With `lockTimeout`, the same
+    /// statement first sets the transaction's `lock_timeout` (`set_config`, which the `SELECT`
+    /// evaluates before the lock it waits for), where `SET LOCAL` is not needed (not on Citus).
+    func lockStatement(_ name: TenantName, settingLockTimeout lockTimeout: String? = nil) -> Statement {
+        guard let lockTimeout else {
+            return Statement("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
+                .preparedPerConnection()
+        }
+        return Statement(
             "SELECT pg_catalog.set_config('lock_timeout', $1, true), pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($2), pg_catalog.hashtext($3))",
             [lockTimeout, schema, name.rawValue]
         ).preparedPerConnection()

@@ -21,9 +21,6 @@ extension TenantMigrationRunner {
         try connection.pipeline(lockTimeoutStatements(timeout, on: connection))
     }
 
-    /// `lock_timeout`'s value for `timeout`.
-    static func lockTimeoutValue(_ timeout: Duration) -> String { "\(TenantMigrationRunner.wholeMilliseconds(timeout))ms" }
-
     /// The statements of ``setLockTimeout(_:on:)``, to send in a pipeline.
     static func lockTimeoutStatements(_ timeout: Duration, on connection: Connection) throws -> [Statement] {
         let value = lockTimeoutValue(timeout)
@@ -33,8 +30,18 @@ extension TenantMigrationRunner {
                 Statement("SET LOCAL lock_timeout = '\(value)'"),
             ]
         }
-        return [Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value]).preparedPerConnection()]
+        return [Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value])]
     }
+
+    /// The statements that set `lock_timeout` and then take `tenant`'s advisory lock in `catalog`,
+    /// to send in a pipeline: one statement, or on Citus ``lockTimeoutStatements(_:on:)``'s then the lock.
+    static func lockTimeoutAndTenantLock(_ timeout: Duration, tenant: TenantName, catalog: TenantCatalog, on connection: Connection) throws -> [Statement] {
+        guard try connection.isCitus else { return [catalog.lockStatement(tenant, settingLockTimeout: lockTimeoutValue(timeout))] }
+        return try lockTimeoutStatements(timeout, on: connection) + [catalog.lockStatement(tenant)]
+    }
+
+    /// `lock_timeout`'s value for `timeout`.
+    private static func lockTimeoutValue(_ timeout: Duration) -> String { "\(TenantMigrationRunner.wholeMilliseconds(timeout))ms" }
 
     /// `LOCK TABLE` of `tables` (qualified and quoted) in ACCESS EXCLUSIVE mode, `NOWAIT` unless `wait`.
     static func lockStatement(_ tables: [String], wait: Bool) -> String {

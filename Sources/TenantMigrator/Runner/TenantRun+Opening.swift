@@ -25,12 +25,7 @@ extension TenantRun {
 
     /// Sends the first round trip (inside the attempt's transaction, whose `BEGIN` is still queued).
     func open() throws -> Opening {
-        var statements: [Statement]
-        if try connection.isCitus {
-            statements = try TenantMigrationRunner.lockTimeoutStatements(settings.lockTimeout, on: connection) + [catalog.lockStatement(tenant)]
-        } else {
-            statements = [catalog.lockStatement(tenant, settingLockTimeout: TenantMigrationRunner.lockTimeoutValue(settings.lockTimeout))]
-        }
+        var statements = try TenantMigrationRunner.lockTimeoutAndTenantLock(settings.lockTimeout, tenant: tenant, catalog: catalog, on: connection)
         // Read in a savepoint unless the catalog is known to have pins (see ``TenantMigrationRunner/catalogIsCurrent``).
         let fallsBack = !runner.catalogIsCurrent
         let recordIndex = statements.count + (fallsBack ? 1 : 0)
