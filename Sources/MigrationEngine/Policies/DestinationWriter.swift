@@ -54,6 +54,9 @@ final class DestinationWriter {
     private var bufferedRows = 0
     /// The smallest and largest id of the buffered rows.
     private var lowestID = Int64.max, highestID = Int64.min
+    /// Whether each buffered row's id is larger than the one before (rows streamed in id order,
+    /// each updated once): then no id is there twice, and an update needs no de-duplication.
+    private var idsIncrease = true
     /// Updates: the temporary table, and the rows sent to it but not yet applied.
     private var updates: PendingUpdates?
 
@@ -123,6 +126,7 @@ final class DestinationWriter {
     /// Buffers one row; true when the buffer is full and the owner should flush.
     func append(id: Int64, _ values: [String: (any PQEncodable)?]) -> Bool {
         fields.append(id)
+        idsIncrease = idsIncrease && id > highestID
         lowestID = min(lowestID, id)
         highestID = max(highestID, id)
         if let discriminator { fields.append(discriminator) }
@@ -182,7 +186,7 @@ final class DestinationWriter {
 
     /// Queues the buffered rows as one statement with a `text` parameter per column: an array
     /// literal (``ArrayLiteral``), read with the column's type, `unnest`ed into rows. An update
-    /// applies the last value sent for each id.
+    /// applies the last value sent for each id (joined as they are when no id came twice).
     private func sendAsArrays() throws {
         let connection = destination.connection
         var literals = [ArrayLiteral](repeating: ArrayLiteral(), count: fieldsPerRow)
@@ -195,14 +199,17 @@ final class DestinationWriter {
             sql = "INSERT INTO \(target) (\(columnList)) SELECT * FROM \(rows)"
         case .update:
             let assignments = columns.dropFirst().map { "\($0) = u.\($0)" }.joined(separator: ", ")
-            sql = "UPDATE \(target) AS t SET \(assignments) FROM (SELECT DISTINCT ON (v.id) v.* FROM \(rows) WITH ORDINALITY "
-                + "AS v(\(columns.joined(separator: ", ")), tm_n) ORDER BY v.id, v.tm_n DESC) AS u WHERE t.id = u.id"
+            sql = idsIncrease
+                ? "UPDATE \(target) AS t SET \(assignments) FROM \(rows) AS u(\(columns.joined(separator: ", "))) WHERE t.id = u.id"
+                : "UPDATE \(target) AS t SET \(assignments) FROM (SELECT DISTINCT ON (v.id) v.* FROM \(rows) WITH ORDINALITY "
+                    + "AS v(\(columns.joined(separator: ", ")), tm_n) ORDER BY v.id, v.tm_n DESC) AS u WHERE t.id = u.id"
         }
         try connection.sendWithNextRoundTrip(Statement(sql, binds: literals.map(\.bind)))
         fields.removeAll(keepingCapacity: true)
         bufferedRows = 0
         lowestID = .max
         highestID = .min
+        idsIncrease = true
     }
 
     private var target: String { destination.connection.qualified(destination.schema, table) }
@@ -261,6 +268,7 @@ final class DestinationWriter {
         bufferedRows = 0
         lowestID = .max
         highestID = .min
+        idsIncrease = true
     }
 
     /// Encodes one value; the common types without going through `PQBind`.

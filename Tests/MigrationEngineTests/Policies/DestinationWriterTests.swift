@@ -51,4 +51,44 @@ import Testing
             }
         }
     }
+
+    /// A stage's last batch, when nothing waits in a temporary table, goes as one statement of
+    /// arrays: rows in id order each once (joined as they are), or ids out of order and repeated
+    /// (the last value sent wins), NULLs among the values.
+    @Test(arguments: [11, 12, 13, 14] as [UInt64])
+    func aLastBatchOfArraysAppliesTheLastValueOfEachRow(seed: UInt64) async throws {
+        var random = SeededGenerator(seed: seed)
+        let v3 = try #require(Self.family.version(named: "v3"))
+        let rows = 200
+        try await TestPostgres.withDatabase { connection in
+            try connection.fixtureScript("CREATE SCHEMA w")
+            try connection.fixtureScript(v3.relationalSchema().createStatements(inSchema: "w", quoting: connection).joined(separator: ";\n"))
+            try connection.execute("INSERT INTO w.recipe (id, name, servings) SELECT g, 'Recipe ' || g, 1 FROM generate_series(1, \(rows)) g")
+            for ordered in [true, false] {
+                try connection.transaction { connection in
+                    let writer = try DestinationWriter(.update, entity: "Recipe", keys: ["servings", "name"], version: v3,
+                                                       schema: v3.relationalSchema(), destination: .init(connection: connection, schema: "w", batchSize: 1_000))
+                    var expected = try connection.execute("SELECT id, servings, name FROM w.recipe ORDER BY id").map {
+                        (try $0.decode(Int64.self, at: 0), try $0.decode(Int32?.self, at: 1), try $0.decode(String.self, at: 2))
+                    }
+                    let ids: [Int] = ordered
+                        ? (1...rows).filter { _ in Bool.random(using: &random) }
+                        : (0..<rows).map { _ in Int.random(in: 1...rows, using: &random) }
+                    for id in ids {
+                        let servings: Int32? = Int.random(in: 0..<4, using: &random) == 0 ? nil : Int32.random(in: 2...99, using: &random)
+                        let name = "Renamed \(UInt16.random(in: 0 ... .max, using: &random))"
+                        expected[id - 1] = (Int64(id), servings, name)
+                        #expect(!writer.append(id: Int64(id), ["servings": servings, "name": name]))
+                    }
+                    #expect(try writer.flush(apply: true), "one statement, queued")
+                    try connection.sendQueuedStatements()
+                    let table = try connection.execute("SELECT id, servings, name FROM w.recipe ORDER BY id").map {
+                        (try $0.decode(Int64.self, at: 0), try $0.decode(Int32?.self, at: 1), try $0.decode(String.self, at: 2))
+                    }
+                    #expect(table.map(\.0) == expected.map(\.0) && table.map(\.1) == expected.map(\.1) && table.map(\.2) == expected.map(\.2),
+                            "ordered: \(ordered)")
+                }
+            }
+        }
+    }
 }
