@@ -73,12 +73,8 @@ final class PolicyRunner {
                 // A policy without a relationship pass: no need to read every row again.
                 return !context.relationshipPassIsDefault
             }
-            if preparedCursors[mapping.name]?.isEmpty == false {
-                // The first row alone first: a policy without a relationship pass needs no more.
-                try stream(mapping, related: policy.transforms, firstFetch: 1, pass)
-            } else {
-                try probe(mapping, related: policy.transforms, pass)
-            }
+            // The first row alone first: a policy without a relationship pass needs no more.
+            try stream(mapping, related: policy.transforms, firstFetch: 1, pass)
             if context.relationshipPassIsDefault, let name = mapping.policy { relationshipPasses?.noteIdle(name) }
         }
         try stage("endRelationshipCreation", context, policy) {
@@ -112,8 +108,9 @@ final class PolicyRunner {
             throw failure
         }
     }
-    /// Reads the mapping's source rows (filtered) in id order, `fetchSize` at a time, from a cursor,
-    /// until `body` returns false.
+    /// Reads the mapping's source rows (filtered) in id order, `fetchSize` at a time (`firstFetch`
+    /// the first time), until `body` returns false: from the cursor ``prepare(_:)`` opened for the
+    /// mapping, or else the first rows by a plain query (``streamByQuery(_:related:first:_:)``).
     /// The to-many relationships named in `related` (a policy's `transforms`) come as id lists,
     /// read by the same query (``SourceRow/related(_:)``).
     private func stream(_ mapping: EntityMapping, related: [String], firstFetch: Int? = nil, from declared: SourceCursor? = nil,
@@ -127,7 +124,7 @@ final class PolicyRunner {
             source = prepared.removeFirst()
             preparedCursors[mapping.name] = prepared
         } else {
-            source = try declareCursor(mapping, related: related)
+            return try streamByQuery(mapping, related: related, first: firstFetch ?? fetchSize, body)
         }
         let cursor = source.name
         session.readingEveryRowOf = source.readsEveryRow ? source.table : nil
@@ -148,22 +145,28 @@ final class PolicyRunner {
         }
     }
 
-    /// A relationship pass whose policy is not known yet: its first source row alone, read by one
-    /// query (nothing more when there is none, as after an instance pass that rewrote the rows out
-    /// of the mapping's filter). When there is one, a cursor over the rows after it is declared
-    /// before the policy sees it, so the pass reads every row as of the same moment, as one cursor
-    /// would; it is read only if the policy turns out to have a pass of its own.
-    private func probe(_ mapping: EntityMapping, related: [String], _ body: (SourceRow) throws -> Bool) throws {
-        guard session.compiler.sourceTable(of: mapping.source) != nil else { return }
+    /// The mapping's first `first` source rows, read by one query: a mapping with no more rows (a
+    /// tenant's usual table, or a relationship pass after an instance pass that rewrote the rows
+    /// out of the mapping's filter) costs no cursor. When there may be more, a cursor over the
+    /// rows after them is declared before the policy sees any, so the pass reads every row as of
+    /// the same moment, as one cursor would (the policy's writes go out after it); it is read only
+    /// if `body` asks for more.
+    private func streamByQuery(_ mapping: EntityMapping, related: [String], first: Int, _ body: (SourceRow) throws -> Bool) throws {
         let query = try sourceQuery(mapping, related: related)
-        guard let first = try session.connection.execute(query.text + " LIMIT 1").first else { return }
-        let row = SourceRow(id: try first.decode(Int64.self, at: 0), row: first, columns: query.columns)
-        let rest = try declareCursor(mapping, related: related, after: row.id)
-        guard try body(row) else {
-            try session.connection.sendWithNextRoundTrip(Statement("CLOSE \(rest.name)"))
-            return
+        session.readingEveryRowOf = query.readsEveryRow ? query.table : nil
+        defer { session.readingEveryRowOf = nil }
+        let rows = try session.connection.execute(query.text + " LIMIT \(first)")
+        var rest: SourceCursor?
+        if rows.rowCount == first, first > 0 {
+            rest = try declareCursor(mapping, related: related, after: try rows[first - 1].decode(Int64.self, at: 0))
         }
-        try stream(mapping, related: related, from: rest, body)
+        for row in rows {
+            guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: query.columns)) else {
+                if let rest { try session.connection.sendWithNextRoundTrip(Statement("CLOSE \(rest.name)")) }
+                return
+            }
+        }
+        if let rest { try stream(mapping, related: related, from: rest, body) }
     }
 
     /// The select list of a mapping's source rows, and where each property is in it.

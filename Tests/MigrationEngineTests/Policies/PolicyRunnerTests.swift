@@ -48,7 +48,8 @@ struct RecordingIngredientPolicy: MigrationPolicy {
 @Suite("Policies stream their source rows")
 struct PolicyRunnerTests {
     /// 12,000 source rows, stored in random physical order with gaps in their ids, reach the policy
-    /// exactly once each and in id order, through several FETCH batches (5,000 rows each).
+    /// exactly once each and in id order, in batches of 5,000: the first read by a query, the
+    /// rest through a cursor over the rows after it.
     @Test func everySourceRowExactlyOnceInIdOrder() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let recorder = Locked(StagesSeen())

@@ -32,14 +32,17 @@ struct RelationshipPassesTests {
 
             let report = try await migrator.migrateAll(to: "v3", jobs: 1)
             #expect(report.migrated == names.count)
-            // Both Recipes policies keep the default pass. Each tenant declares a cursor for each
-            // instance pass. The first probes both relationship passes with one query each: the
-            // ingredient policy's finds a row, and a cursor over the rest is declared before the
-            // policy sees it (and closed unread); Entrée's finds none (its instance pass rewrote
-            // every Meat and Fish row), so it stays unknown and the others probe it again, alone.
+            // Both Recipes policies keep the default pass. Each tenant reads each instance pass's
+            // rows by one query (fewer than a batch: no cursor). The first probes both relationship
+            // passes with one query each: the ingredient policy's finds a row, and a cursor over
+            // the rest is declared before the policy sees it (and closed unread); Entrée's finds
+            // none (its instance pass rewrote every Meat and Fish row), so it stays unknown and
+            // the others probe it again, alone.
             let cursors = Self.count(in: store) { $0.hasPrefix("DECLARE ") }
+            let instancePasses = Self.count(in: store) { $0.hasPrefix("SELECT source.id") && $0.hasSuffix(" LIMIT 5000") }
             let probes = Self.count(in: store) { $0.hasPrefix("SELECT source.id") && $0.hasSuffix(" LIMIT 1") }
-            #expect(cursors == ["a": 3, "b": 2, "c": 2, "d": 2], "\(cursors)")
+            #expect(cursors == ["a": 1], "\(cursors)")
+            #expect(instancePasses == ["a": 2, "b": 2, "c": 2, "d": 2], "\(instancePasses)")
             #expect(probes == ["a": 2, "b": 1, "c": 1, "d": 1], "\(probes)")
             for name in names { #expect(try await verifyClean(migrator, name)) }
             // The data is what the probe would have left: every ingredient linked, Meat and Fish gone.
