@@ -34,10 +34,12 @@ extension Connection {
     /// statement fails (a `LOCK … NOWAIT` after a savepoint, say). Errors of the connection itself,
     /// and of statements queued with ``sendWithNextRoundTrip(_:)``, are thrown.
     public func pipelineUntilFailure(_ statements: [Statement]) throws -> PipelineOutcome {
+        let handlers = queuedResultHandlers
         let queued = takeQueuedStatements()
         var outcome = try sendPipeline(queued + statements)
         if !queued.isEmpty {
             if let failure = outcome.failure, outcome.results.count < queued.count { throw failure }
+            for (index, handler) in handlers { try handler(outcome.results[index]) }
             outcome.results.removeFirst(queued.count)
         }
         return outcome

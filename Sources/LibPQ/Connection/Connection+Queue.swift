@@ -27,6 +27,19 @@ extension Connection {
         queuedStatements.append(statement)
     }
 
+    /// Queues `statement` like ``sendWithNextRoundTrip(_:)``, and `handler` to read its result when
+    /// the round trip that sends it returns (before that round trip's own results are given back).
+    /// The handler is never called when the statement is not run: the transaction rolled back
+    /// before sending it, or a statement queued before it failed.
+    public func sendWithNextRoundTrip(_ statement: Statement, onResult handler: @escaping (QueryResult) throws -> Void) throws {
+        guard transactionDepth > 0 else {
+            try handler(try execute(statement))
+            return
+        }
+        queuedStatements.append(statement)
+        queuedResultHandlers.append((queuedStatements.count - 1, handler))
+    }
+
     /// Whether statements wait for the next round trip.
     public var hasQueuedStatements: Bool { !queuedStatements.isEmpty }
 

@@ -27,7 +27,12 @@ public final class Connection {
     public var isStrictOneStatement = Connection.strictOneStatementByDefault
     var savepointCounter = 0
     /// Statements to send at the front of the next round trip (``sendWithNextRoundTrip(_:)``).
-    var queuedStatements: [Statement] = []
+    var queuedStatements: [Statement] = [] {
+        // A statement taken off the queue unsent (a rollback) has its result handler dropped with it.
+        didSet { if !queuedResultHandlers.isEmpty { queuedResultHandlers.removeAll { $0.index >= queuedStatements.count } } }
+    }
+    /// What reads the results of queued statements (``sendWithNextRoundTrip(_:onResult:)``), by their place in the queue.
+    var queuedResultHandlers: [(index: Int, handler: (QueryResult) throws -> Void)] = []
     /// Whether the open transaction's `BEGIN` is still queued, unsent.
     var isBeginQueued = false
     /// Behind ``statistics``.

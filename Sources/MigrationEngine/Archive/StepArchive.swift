@@ -29,13 +29,24 @@ public final class StepArchive {
 
     /// What the migration knows of the tenant's archive (shared by its steps).
     let presence: ArchivePresence
+    /// Whether the step's policies may archive values themselves (a policy step): its copies of
+    /// single columns then note which rows they took (``copiedRows``).
+    let notesCopiedRows: Bool
+    /// The rows each copy of a column took, by `table.column` (source names), once the round trip
+    /// that sent it returned: a value a policy archives for one of them is in the archive already,
+    /// and is not sent again. Absent for a copy of more than ``copiedRowsNoted`` rows.
+    private var copiedRows: [String: Set<Int64>] = [:]
+    /// The most rows a copy notes.
+    static let copiedRowsNoted = 10_000
 
-    init(plan: ArchivePlan, schema: String, connection: Connection, copies: Bool = true, presence: ArchivePresence = ArchivePresence()) {
+    init(plan: ArchivePlan, schema: String, connection: Connection, copies: Bool = true, presence: ArchivePresence = ArchivePresence(),
+         notesCopiedRows: Bool = false) {
         self.plan = plan
         self.schema = schema
         self.connection = connection
         self.copies = copies
         self.presence = presence
+        self.notesCopiedRows = notesCopiedRows
     }
 
     /// The step's ends (a fused step's first and last version).
@@ -97,8 +108,20 @@ public final class StepArchive {
     private var isPrepared = false
 
     private func copy(_ items: [ArchivePlan.Item]) throws {
+        let notes = try notesCopiedRows && !connection.isCitus
         for item in items {
-            try connection.sendWithNextRoundTrip(Statement(plan.copy(item), schema: schema))
+            let sql = plan.copy(item)
+            if notes, item.pair == 0, !item.narrowing, !item.proved, let column = item.column {
+                // The ids it took come back (the first few thousand): a CTE, so the INSERT still takes every row.
+                let noted: SQL = "WITH tm_copied AS (\(sql) RETURNING row_id) SELECT row_id FROM tm_copied LIMIT \(raw: String(Self.copiedRowsNoted + 1))"
+                let key = item.table + "." + column
+                try connection.sendWithNextRoundTrip(Statement(noted, schema: schema)) { [weak self] result in
+                    guard result.rowCount <= Self.copiedRowsNoted else { return }
+                    self?.copiedRows[key] = Set(try result.map { try $0.decode(Int64.self, at: 0) })
+                }
+            } else {
+                try connection.sendWithNextRoundTrip(Statement(sql, schema: schema))
+            }
             archivedItems.append(item)
         }
     }
@@ -152,6 +175,8 @@ public final class StepArchive {
     /// A policy runs in a mapped step, which crosses one pair: its source names are the entry's.
     func archive(table: String, column: String, id: Int64, value: String?) throws {
         guard copies else { return }
+        // The step's copy took it already: the archive keeps that one (as the INSERT's NOT EXISTS would).
+        if let copied = copiedRows[table + "." + column], copied.contains(id) { return }
         pending.append((table, column, id, value))
         if !archivedItems.contains(where: { $0.table == table && $0.column == column }) {
             archivedItems.append(ArchivePlan.Item(table: table, column: column, rows: nil, narrowing: false))

@@ -75,7 +75,8 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
-        let archive = StepArchive(plan: options.archivePlan(of: step), schema: schema, connection: connection, copies: options.archives, presence: self.archive)
+        let archive = StepArchive(plan: options.archivePlan(of: step), schema: schema, connection: connection, copies: options.archives, presence: self.archive,
+                                  notesCopiedRows: step.isPolicyStep)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)
         let program = step.program

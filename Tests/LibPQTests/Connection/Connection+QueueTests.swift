@@ -95,6 +95,40 @@ import Testing
         }
     }
 
+    /// A queued statement's result handler reads its result when the round trip that sends it
+    /// returns; one whose statement never ran (rolled back unsent, or skipped after a failure) is
+    /// never called.
+    @Test func aQueuedStatementsResultHandlerReadsItsResultOnlyWhenItRan() async throws {
+        try await TestPostgres.withDatabase { connection in
+            try connection.script("CREATE TABLE item (id int PRIMARY KEY)")
+            var read: [[Int]] = []
+            func handler(_ result: QueryResult) throws { read.append(try result.map { try $0.decode(Int.self, at: 0) }) }
+            try connection.transaction { connection in
+                try connection.sendWithNextRoundTrip(Statement("INSERT INTO item VALUES (1), (2) RETURNING id"), onResult: handler)
+                try connection.sendWithNextRoundTrip(Statement("INSERT INTO item VALUES (3)"))
+                try connection.sendWithNextRoundTrip(Statement("SELECT count(*)::int FROM item"), onResult: handler)
+                #expect(read.isEmpty, "not sent yet")
+                #expect(try connection.scalar("SELECT 7", as: Int.self) == 7)
+                #expect(read == [[1, 2], [3]], "read before the round trip's own result came back")
+            }
+            // Rolled back before it was sent; and skipped behind a failing statement.
+            _ = try? connection.transaction { connection in
+                try connection.sendWithNextRoundTrip(Statement("SELECT 4"), onResult: handler)
+                throw PQError(kind: .client, message: "stop")
+            }
+            #expect(throws: PQError.self) {
+                try connection.transaction { connection in
+                    try connection.sendWithNextRoundTrip(Statement("INSERT INTO item VALUES (1)"))
+                    try connection.sendWithNextRoundTrip(Statement("SELECT 5"), onResult: handler)
+                }
+            }
+            #expect(read == [[1, 2], [3]])
+            // Outside a transaction it runs at once, and so does its handler.
+            try connection.sendWithNextRoundTrip(Statement("SELECT 6"), onResult: handler)
+            #expect(read == [[1, 2], [3], [6]])
+        }
+    }
+
     @Test func outsideATransactionAQueuedStatementRunsAtOnce() async throws {
         try await TestPostgres.withDatabase { connection in
             try connection.script("CREATE TABLE item (id int PRIMARY KEY)")

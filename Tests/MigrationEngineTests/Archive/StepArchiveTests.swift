@@ -1,7 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
-import MigrationEngine
+@testable import MigrationEngine
 import PostgresTestSupport
 import RecipesPolicies
 import TenantMigrator
@@ -73,6 +73,39 @@ struct StepArchiveTests {
             #expect(try await verifyClean(migrator, "acme"))
             // The entries used are gone.
             #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_archive WHERE step_from = 'v2' AND step_to = 'v3'", as: Int.self) == 0)
+        }
+    }
+
+    /// A value a policy archives that the step's own copy took already (RecipeTypeToEntree archives
+    /// each Meat or Fish type, which its `transforms` had copied) is kept once: the copy noted its
+    /// rows, so the policy's values are not sent at all; past the rows a copy notes, the policy's
+    /// values go through the staging table, and the duplicates are removed there. Either way one
+    /// entry per row, and the way down gives every type back.
+    @Test(arguments: [20, 26_000])
+    func aValueThePlanCopiedIsArchivedOnceWhateverThePolicyArchives(recipes: Int) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (logger, store) = RecordingLogHandler.logger(level: .debug)
+            let migrator = try makeRecipesMigrator(conninfo, logger: logger)
+            let schema = try await migrator.createTenant("acme", version: "v1").schema
+            let connection = try Connection(conninfo)
+            try connection.loadRecipes(tenants: ["acme"], recipes: recipes, ingredients: 1)
+            let meatAndFish = try connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE type IN ('Meat', 'Fish')", as: Int.self)
+            #expect((meatAndFish > StepArchive.copiedRowsNoted) == (recipes > 1_000))
+
+            store.removeAll()
+            #expect(try await migrator.migrate(tenant: "acme", to: "v3").outcome == .migrated)
+            let sent = store.entries.filter { $0.level == .debug }.map(\.message)
+            let policyInserts = sent.count { $0.hasPrefix("INSERT INTO") && $0.contains("_tm_archive") && $0.contains("NOT EXISTS") }
+            let staged = sent.count { $0.hasPrefix("COPY pg_temp.") && $0.contains("_tm_archive_stage_") }
+            #expect(policyInserts == 0, "the policy's values are all in the copy, or too many for one INSERT")
+            #expect((staged > 0) == (meatAndFish > StepArchive.copiedRowsNoted), "\(staged) batches staged")
+            let entries = try connection.execute("""
+                SELECT count(*)::int, count(DISTINCT row_id)::int FROM \(schema)._tm_archive WHERE table_name = 'recipe' AND column_name = 'type'
+                """)[0]
+            #expect(try entries.decode(Int.self, at: 0) == meatAndFish && entries.decode(Int.self, at: 1) == meatAndFish)
+
+            #expect(try await migrator.rollback(tenant: "acme", to: "v1").outcome == .migrated)
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE type IN ('Meat', 'Fish')", as: Int.self) == meatAndFish)
         }
     }
 
