@@ -11,7 +11,7 @@ extension PolicyContext {
     /// so the plan lists it and running it needs consent.
     public func archive(entity: String, id: Int64, attribute: String, value: (any PQEncodable)?) throws {
         guard let archive = session.archive else { return }
-        let (table, column) = try StepArchive.location(of: entity, attribute, in: session.source, schema: archive.sourceSchema)
+        let (table, column) = try session.archiveLocation(of: entity, attribute, in: archive)
         try archive.archive(table: table, column: column, id: id, value: value.flatMap { Self.text(of: $0) })
     }
 

@@ -67,8 +67,26 @@ final class PolicySession {
     var destinationSchema: RelationalSchema { compiler.differ.new }
 
     func tableName(of entity: String) -> String {
-        destinationSchema.table(forEntity: destination.rootEntity(of: entity))?.name ?? entity.snakeCased
+        if let known = tableNames[entity] { return known }
+        let name = destinationSchema.table(forEntity: destination.rootEntity(of: entity))?.name ?? entity.snakeCased
+        tableNames[entity] = name
+        return name
     }
+
+    /// The destination table of each entity a policy wrote, worked out once.
+    private var tableNames: [String: String] = [:]
+
+    /// Where a source entity's attribute is archived (``StepArchive/location(of:_:in:schema:)``),
+    /// worked out once per attribute rather than once per archived value.
+    func archiveLocation(of entity: String, _ attribute: String, in archive: StepArchive) throws -> (table: String, column: String) {
+        let key = entity + "." + attribute
+        if let known = archiveLocations[key] { return known }
+        let location = try StepArchive.location(of: entity, attribute, in: source, schema: archive.sourceSchema)
+        archiveLocations[key] = location
+        return location
+    }
+
+    private var archiveLocations: [String: (table: String, column: String)] = [:]
 
     // MARK: Writing destination rows
 
