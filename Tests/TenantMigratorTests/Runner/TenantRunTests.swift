@@ -38,8 +38,8 @@ struct TenantRunTests {
                 counts[name] = connection.statistics
             }
             let small = try #require(counts["small"]), large = try #require(counts["large"])
-            #expect(small.roundTrips <= 15, "\(small)")
-            #expect(small.statements <= 45, "\(small)")
+            #expect(small.roundTrips <= 13, "\(small)")
+            #expect(small.statements <= 40, "\(small)")
             // 80 times the rows, the same round trips and statements: nothing is sent per row.
             #expect(large.roundTrips == small.roundTrips && large.statements == small.statements, "\(small) vs \(large)")
             // The work was done: links set, Meat and Fish made Entrée and archived.
