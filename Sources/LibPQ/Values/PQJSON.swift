@@ -19,6 +19,46 @@ public struct PQJSON: Sendable, Hashable, PQEncodable, PQDecodable, CustomString
         text = String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
+    /// An object of numbers, written directly rather than by `JSONEncoder` (a tenth of its cost,
+    /// for the statistics every migration records): keys sorted, so equal values give equal text;
+    /// whole numbers without a fraction; a value that is not finite as `null`.
+    public init(numbers: [String: Double]) {
+        var text = "{"
+        for (index, key) in numbers.keys.sorted().enumerated() {
+            if index > 0 { text += "," }
+            Self.appendString(key, to: &text)
+            text += ":"
+            let value = numbers[key]!
+            if !value.isFinite {
+                text += "null"
+            } else if value == value.rounded(), abs(value) < 1e15 {
+                text += String(Int64(value))
+            } else {
+                text += "\(value)"
+            }
+        }
+        self.text = text + "}"
+    }
+
+    /// Appends `string` as a JSON string literal.
+    private static func appendString(_ string: String, to text: inout String) {
+        text += "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+
     /// Decodes the text with `JSONDecoder`.
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
         try JSONDecoder().decode(type, from: Data(text.utf8))

@@ -118,7 +118,7 @@ extension TenantCatalog {
             [
                 entry.tenant.rawValue, entry.family, entry.operation.rawValue, entry.fromVersion, entry.toVersion,
                 entry.startedAt, entry.outcome.rawValue, entry.error, entry.sqlState,
-                try PQJSON(encoding: entry.statistics),
+                PQJSON(numbers: entry.statistics),
             ]
         ).preparedPerConnection()
     }
