@@ -130,7 +130,7 @@ public struct StepExecutor {
             let exclusive = try !options.online && !connection.isCitus
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
                                         exclusive: exclusive, createdTables: program.createdTables)
-            policies = PolicyRunner(model: mapped.model, session: session, relationshipPasses: relationshipPasses)
+            policies = PolicyRunner(model: mapped.model, session: session, relationshipPasses: relationshipPasses, sourceQueries: mapped.sourceQueries)
         }
         var batch = Batch(schema: schema, connection: connection)
         for compiled in program.mappings {

@@ -49,6 +49,8 @@ struct StepProgram: Sendable {
         let model: MappingModel
         let compiler: MappingCompiler
         let dataDependentLosses: [DestructiveChange]
+        /// Its policies' source queries, worked out by the first tenant that runs the step.
+        let sourceQueries = SourceQueries()
     }
 
     let schemaChanges: [Statement]

@@ -20,10 +20,15 @@ final class PolicyRunner {
     /// Cursors opened before a mapping's own SQL ran (``prepare(_:)``), by mapping: one per pass.
     private var preparedCursors: [String: [SourceCursor]] = [:]
 
-    init(model: MappingModel, session: PolicySession, relationshipPasses: RelationshipPasses? = nil, fetchSize: Int = 5_000) {
+    /// Each mapping's source query, shared by the tenants that run the same compiled step.
+    let sourceQueries: SourceQueries
+
+    init(model: MappingModel, session: PolicySession, relationshipPasses: RelationshipPasses? = nil, sourceQueries: SourceQueries = SourceQueries(),
+         fetchSize: Int = 5_000) {
         self.model = model
         self.session = session
         self.relationshipPasses = relationshipPasses
+        self.sourceQueries = sourceQueries
         self.fetchSize = fetchSize
     }
 
@@ -155,7 +160,7 @@ final class PolicyRunner {
         let query = try sourceQuery(mapping, related: related)
         session.readingEveryRowOf = query.readsEveryRow ? query.table : nil
         defer { session.readingEveryRowOf = nil }
-        let rows = try session.connection.execute(query.text + " LIMIT \(first)")
+        let rows = try session.connection.execute(query.text(schema: session.schema, quoting: session.connection) + " LIMIT \(first)")
         var rest: SourceCursor?
         if rows.rowCount == first, first > 0 {
             rest = try declareCursor(mapping, related: related, after: try rows[first - 1].decode(Int64.self, at: 0))
@@ -170,25 +175,23 @@ final class PolicyRunner {
     }
 
     /// The select list of a mapping's source rows, and where each property is in it.
-    private func sourceColumns(_ mapping: EntityMapping, related: [String]) -> (selectList: [String], columns: [String: Int]) {
-        let connection = session.connection
-        let q = connection
+    private func sourceColumns(_ mapping: EntityMapping, related: [String]) -> (selectList: [SQL], columns: [String: Int]) {
         let compiler = session.compiler
         var columns: [String: Int] = [:]
-        var selectList = ["source.id"]
+        var selectList: [SQL] = ["source.id"]
         let source = compiler.source
         for (_, attribute) in source.allAttributes(of: mapping.source) {
             columns[attribute.name] = selectList.count
-            selectList.append("source.\(q.quoteIdentifier(compiler.currentColumn(attribute.columnName, of: mapping.source)))")
+            selectList.append("source.\(id: compiler.currentColumn(attribute.columnName, of: mapping.source))")
         }
         let sourceTable = compiler.differ.old.table(forEntity: source.rootEntity(of: mapping.source))
         for (declaredBy, relationship) in source.allRelationships(of: mapping.source) {
             guard let column = sourceTable?.column(withOrigin: .relationship(entity: declaredBy, relationship: relationship.name)) else { continue }
             columns[relationship.name] = selectList.count
-            selectList.append("source.\(q.quoteIdentifier(compiler.currentColumn(column.name, of: mapping.source)))")
+            selectList.append("source.\(id: compiler.currentColumn(column.name, of: mapping.source))")
         }
         for name in related where columns[name] == nil {
-            guard let links = compiler.sourceLinks(of: mapping.source, name)?.text(schema: session.schema, quoting: q) else { continue }
+            guard let links = compiler.sourceLinks(of: mapping.source, name) else { continue }
             columns[name] = selectList.count
             selectList.append("pg_catalog.array_to_string(ARRAY(SELECT tm_links.y FROM (\(links)) AS tm_links WHERE tm_links.x = source.id ORDER BY tm_links.y), ',')")
         }
@@ -206,33 +209,31 @@ final class PolicyRunner {
         let columns: [String: Int]
     }
 
-    /// The query of a mapping's source rows (filtered), in id order, after the row `after` when
-    /// given; whether it reads every row of its table (no filter, no join); and where each
-    /// property is in its rows.
-    private func sourceQuery(_ mapping: EntityMapping, related: [String], after: Int64? = nil) throws
-        -> (text: String, table: String, readsEveryRow: Bool, columns: [String: Int]) {
-        let q = session.connection
-        let compiler = session.compiler
-        guard let table = compiler.sourceTable(of: mapping.source) else { throw PolicyUsageError("no source table for \(mapping.source)") }
-        var selection = MappingCompiler.Selection()
-        let (selectList, columns) = sourceColumns(mapping, related: related)
-        let conditions = try compiler.conditions(of: mapping, into: &selection).map { $0.text(schema: session.schema, quoting: q) }
-        let joins: String = selection.joins.map { " " + $0.text(schema: session.schema, quoting: q) }.joined()
-        let bounds = conditions + (after.map { ["source.id > \($0)"] } ?? [])
-        let whereClause: String = bounds.isEmpty ? "" : " WHERE " + bounds.joined(separator: " AND ")
-        let text = "SELECT \(selectList.joined(separator: ", ")) FROM \(q.qualified(session.schema, table)) AS source\(joins)\(whereClause) ORDER BY source.id"
-        return (text, table, conditions.isEmpty && selection.joins.isEmpty, columns)
+    /// The query of a mapping's source rows (filtered), worked out once per fleet run
+    /// (``SourceQueries``).
+    private func sourceQuery(_ mapping: EntityMapping, related: [String]) throws -> SourceQuery {
+        try sourceQueries.query(of: mapping.name, related: related) {
+            let compiler = session.compiler
+            guard let table = compiler.sourceTable(of: mapping.source) else { throw PolicyUsageError("no source table for \(mapping.source)") }
+            var selection = MappingCompiler.Selection()
+            let (selectList, columns) = sourceColumns(mapping, related: related)
+            let conditions = try compiler.conditions(of: mapping, into: &selection)
+            let whereClause: SQL = conditions.isEmpty ? "" : " WHERE \(conditions, joinedBy: " AND ")"
+            return SourceQuery(head: "SELECT \(selectList, joinedBy: ", ") FROM \(selection.from(table))\(whereClause)", isFiltered: !conditions.isEmpty,
+                               table: table, readsEveryRow: conditions.isEmpty && selection.joins.isEmpty, columns: columns)
+        }
     }
 
     /// Declares a cursor over the mapping's source rows (filtered), in id order, after the row
     /// `after` when given.
     private func declareCursor(_ mapping: EntityMapping, related: [String], after: Int64? = nil) throws -> SourceCursor {
-        let query = try sourceQuery(mapping, related: related, after: after)
+        let query = try sourceQuery(mapping, related: related)
         cursorCount += 1
         let cursor = "tm_source_\(cursorCount)"
         // Declared with the next round trip: the first FETCH (or, for a cursor opened before a
         // mapping's SQL, that SQL's pipeline, which it precedes).
-        try session.connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(query.text)"))
+        let text = query.text(schema: session.schema, after: after, quoting: session.connection)
+        try session.connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(text)"))
         return SourceCursor(name: cursor, table: query.table, readsEveryRow: query.readsEveryRow, columns: query.columns)
     }
 }
