@@ -129,7 +129,7 @@ public struct StepExecutor {
         if step.isPolicyStep {
             let exclusive = try !options.online && !connection.isCitus
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
-                                        exclusive: exclusive, createdTables: program.createdTables)
+                                        exclusive: exclusive, createdTables: program.createdTables, ownTablesTaken: mapped.ownTablesTaken)
             policies = PolicyRunner(model: mapped.model, session: session, relationshipPasses: relationshipPasses, sourceQueries: mapped.sourceQueries)
         }
         var batch = Batch(schema: schema, connection: connection)

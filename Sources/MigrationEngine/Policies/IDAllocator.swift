@@ -6,21 +6,27 @@ import LibPQ
 ///
 /// A block is a `nextval` per id, which stays right while other sessions take ids of the same
 /// sequence. The sequence of a table the step itself creates (``ownTables``) is seen by nobody
-/// else until the step commits: its block is one `nextval` and one `setval` past the block.
+/// else until the step commits: its block is one `nextval` and one `setval` past the block. The
+/// step's other new tables that earlier tenants' policies took ids from (``OwnTablesTaken``) get
+/// their first block in the same statement, so a policy that fills two new tables costs one round
+/// trip, not two (a table this tenant's policies then leave empty only has a gap in its sequence).
 struct IDAllocator {
     private let schema: String
     private let largestBlock: Int
     /// Tables created by the step, in a transaction that holds them alone.
     private let ownTables: Set<String>
+    /// The step's new tables that policies took ids from, as the fleet run learned them.
+    private let taken: OwnTablesTaken?
     /// The unused part of each table's current block.
     private var blocks: [String: (next: Int64, end: Int64)] = [:]
     /// The size of each table's last block.
     private var blockSizes: [String: Int] = [:]
 
-    init(schema: String, largestBlock: Int, ownTables: Set<String> = []) {
+    init(schema: String, largestBlock: Int, ownTables: Set<String> = [], taken: OwnTablesTaken? = nil) {
         self.schema = schema
         self.largestBlock = max(largestBlock, 100)
         self.ownTables = ownTables
+        self.taken = taken
     }
 
     /// The next id of `table`.
@@ -29,17 +35,16 @@ struct IDAllocator {
             blocks[table] = (block.next + 1, block.end)
             return block.next
         }
+        if ownTables.contains(table) {
+            // With it, the first block of each new table earlier tenants' policies took ids from.
+            let companions = (taken?.tables ?? []).filter { $0 != table && ownTables.contains($0) && blockSizes[$0] == nil }
+            taken?.note(table)
+            try reserveBlocks(of: [table] + companions, on: connection)
+            return try next(for: table, on: connection)
+        }
         let count = Int64(min(largestBlock, (blockSizes[table] ?? 32) * 2))
         blockSizes[table] = Int(count)
         let sequence = connection.quoteLiteral(connection.qualified(schema, table))
-        if ownTables.contains(table) {
-            let last = try connection.execute(
-                "SELECT pg_catalog.setval(s.id, pg_catalog.nextval(s.id) + $1 - 1) "
-                    + "FROM (SELECT pg_catalog.pg_get_serial_sequence(\(sequence), 'id')::regclass AS id) AS s", [count]
-            ).first?.decode(Int64.self, at: 0) ?? 0
-            blocks[table] = (last - count + 2, last + 1)
-            return last - count + 1
-        }
         let ids = try connection.execute(
             "SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence(\(sequence), 'id')::regclass) FROM pg_catalog.generate_series(1, $1)", [count]
         ).map { try $0.decode(Int64.self, at: 0) }
@@ -50,5 +55,35 @@ struct IDAllocator {
         }
         blocks[table] = (first + 1, first + count)
         return first
+    }
+
+    /// Takes the next block of each of `tables` (new tables of the step), in one statement.
+    private mutating func reserveBlocks(of tables: [String], on connection: Connection) throws {
+        let counts = tables.map { Int64(min(largestBlock, (blockSizes[$0] ?? 32) * 2)) }
+        let selects = tables.indices.map { index in
+            "SELECT \(index), pg_catalog.setval(s.id, pg_catalog.nextval(s.id) + $\(index + 1) - 1) FROM (SELECT pg_catalog.pg_get_serial_sequence("
+                + "\(connection.quoteLiteral(connection.qualified(schema, tables[index]))), 'id')::regclass AS id) AS s"
+        }
+        let sql = selects.count == 1 ? selects[0] : selects.joined(separator: " UNION ALL ") + " ORDER BY 1"
+        let lasts = try connection.execute(sql, counts).map { try $0.decode(Int64.self, at: 1) }
+        for (index, table) in tables.enumerated() {
+            let count = counts[index], last = index < lasts.count ? lasts[index] : 0
+            blockSizes[table] = Int(count)
+            blocks[table] = (last - count + 1, last + 1)
+        }
+    }
+}
+
+/// The new tables of one compiled step that its policies took ids from, in the order a tenant
+/// first did, shared by the tenants of a fleet run (see ``IDAllocator``).
+final class OwnTablesTaken: Sendable {
+    private let taken = Locked<[String]>([])
+
+    init() {}
+
+    var tables: [String] { taken.withLock { $0 } }
+
+    func note(_ table: String) {
+        taken.withLock { if !$0.contains(table) { $0.append(table) } }
     }
 }

@@ -48,15 +48,17 @@ final class PolicySession {
     ///   secondary indexes meanwhile (``IndexesSetAside``), and ids of tables the step creates are
     ///   taken a block at a time (``IDAllocator``). Online, the app still uses the tables.
     /// - Parameter createdTables: the tables the step creates (``StepProgram/createdTables``).
+    /// - Parameter ownTablesTaken: which of them earlier tenants' policies took ids from (``IDAllocator``).
     init(schema: String, connection: Connection, compiler: MappingCompiler, archive: StepArchive?, logger: Logger? = nil,
-         batchSize: Int = 10_000, associationsInMemory: Int = 65_536, exclusive: Bool = false, createdTables: Set<String> = []) {
+         batchSize: Int = 10_000, associationsInMemory: Int = 65_536, exclusive: Bool = false, createdTables: Set<String> = [],
+         ownTablesTaken: OwnTablesTaken? = nil) {
         self.schema = schema
         self.connection = connection
         self.logger = logger ?? connection.logger
         self.compiler = compiler
         self.archive = archive
         self.batchSize = batchSize
-        ids = IDAllocator(schema: schema, largestBlock: batchSize, ownTables: exclusive ? createdTables : [])
+        ids = IDAllocator(schema: schema, largestBlock: batchSize, ownTables: exclusive ? createdTables : [], taken: ownTablesTaken)
         associations = AssociationStore(memoryLimit: associationsInMemory)
         indexesSetAside = exclusive ? IndexesSetAside(schema: schema, connection: connection) : nil
     }
