@@ -138,8 +138,10 @@ public final class StepArchive {
             if let surviving = names.survivingColumns[item.table + "." + column] {
                 left = "t.\(connection.quoteIdentifier(surviving))::text"
             } else if !item.derived.isEmpty {
-                left = "pg_catalog.jsonb_build_object("
-                    + item.derived.map { "\(connection.quoteLiteral($0)), t.\(connection.quoteIdentifier($0))::text" }.joined(separator: ", ") + ")::text"
+                let members = item.derived.map { ($0, "t.\(connection.quoteIdentifier($0))::text") }
+                // Citus refuses jsonb_build_object (STABLE) on columns in an UPDATE: the same text, built by IMMUTABLE functions.
+                left = try connection.isCitus ? ImmutableJSON.object(members, quoting: connection)
+                    : "pg_catalog.jsonb_build_object(" + members.map { "\(connection.quoteLiteral($0.0)), \($0.1)" }.joined(separator: ", ") + ")::text"
             } else {
                 continue
             }

@@ -1,0 +1,34 @@
+import EntityModel
+import LibPQ
+@testable import MigrationEngine
+import PostgresTestSupport
+import Testing
+
+/// The IMMUTABLE form of `jsonb_build_object(…)::text` prints exactly what jsonb prints, for
+/// generated keys and values: every control character, quotes, backslashes, non-ASCII, empty
+/// strings and NULLs; keys of every length, in jsonb's order.
+@Suite struct ImmutableJSONTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func itPrintsWhatJsonbPrints(seed: UInt64) async throws {
+        var random = SeededGenerator(seed: seed)
+        let characters: [Character] = (1..<0x20).map { Character(Unicode.Scalar($0)!) } + Array("aZ09 \"\\'{}:,é→😀")
+        func text(_ maxLength: Int) -> String {
+            String((0..<Int.random(in: 0...maxLength, using: &random)).map { _ in characters.randomElement(using: &random)! })
+        }
+        try await TestPostgres.withDatabase { connection in
+            for _ in 0..<60 {
+                let count = Int.random(in: 1...4, using: &random)
+                var members: [(key: String, value: String?)] = []
+                for _ in 0..<count { members.append((text(6), Int.random(in: 0..<5, using: &random) == 0 ? nil : text(10))) }
+                let columns = members.indices.map { "v\($0)" }
+                let values = members.map { $0.value.map { connection.quoteLiteral($0) } ?? "NULL::text" }.joined(separator: ", ")
+                let immutable = ImmutableJSON.object(members.indices.map { (members[$0].key, "t.\(columns[$0])") }, quoting: connection)
+                let jsonb = "pg_catalog.jsonb_build_object("
+                    + members.indices.map { "\(connection.quoteLiteral(members[$0].key)), t.\(columns[$0])" }.joined(separator: ", ") + ")::text"
+                let row = try connection.execute("SELECT \(immutable), \(jsonb) FROM (SELECT \(values)) AS t(\(columns.joined(separator: ", ")))")[0]
+                let mine = try row.decode(String.self, at: 0), theirs = try row.decode(String.self, at: 1)
+                #expect(mine == theirs, "\(members)")
+            }
+        }
+    }
+}
