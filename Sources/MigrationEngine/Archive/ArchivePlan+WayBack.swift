@@ -15,7 +15,7 @@ extension ArchivePlan {
     /// value), with what it derives as `left_value` for compare-and-restore. Runs once the step's
     /// mappings, policies and closing stage ran, before the proved columns are dropped.
     var provedCopies: [SQL] {
-        statements.provedCopies { makeProvedCopies() }
+        provedCopiesMemo.value(for: true) { makeProvedCopies() }
     }
 
     private func makeProvedCopies() -> [SQL] {

@@ -1,5 +1,4 @@
 import EntityModel
-import LibPQ
 
 /// What one step copies into the tenant's archive before it destroys or overwrites it, and what it
 /// gives back from the archive, worked out once, when the step is compiled.
@@ -40,7 +39,9 @@ struct ArchivePlan: Sendable {
     private(set) var proofs: [WayBackProof]
     /// Its copies' SQL, made once: the plan is shared by the tenants of a fleet run, and the SQL
     /// is the same for each but for the schema, which is filled in as it is sent.
-    private(set) var statements = ArchiveStatements()
+    private var copies = Memo<Item, SQL>()
+    /// ``provedCopies``, made once (the key is unused).
+    private(set) var provedCopiesMemo = Memo<Bool, [SQL]>()
 
     /// The plan that keeps only the proofs `kept` accepts: the columns of the others are archived
     /// in every row.
@@ -48,7 +49,8 @@ struct ArchivePlan: Sendable {
         guard !proofs.isEmpty else { return self }
         var plan = self
         plan.proofs = proofs.filter(kept)
-        plan.statements = ArchiveStatements()
+        plan.copies = Memo()
+        plan.provedCopiesMemo = Memo()
         for index in plan.items.indices where plan.items[index].proved {
             let item = plan.items[index]
             plan.items[index].proved = plan.proofs.contains { $0.table == item.table && $0.columns.contains { $0.name == item.column } }
@@ -212,7 +214,7 @@ struct ArchivePlan: Sendable {
     /// `INSERT … SELECT` of one item's values (or rows) from the live table into the archive,
     /// NULLs included, keyed by the item's pair and named as the pair's source version names them.
     func copy(_ item: Item) -> SQL {
-        statements.copy(of: item) { makeCopy(item) }
+        copies.value(for: item) { makeCopy(item) }
     }
 
     private func makeCopy(_ item: Item) -> SQL {
@@ -255,25 +257,5 @@ struct ArchivePlan: Sendable {
             return "pg_catalog.jsonb_build_object(\(arguments, joinedBy: ", "))" as SQL
         }
         return chunks.joined(separator: " || ")
-    }
-}
-
-/// The SQL of an ``ArchivePlan``'s copies, made the first time a tenant needs it.
-final class ArchiveStatements: Sendable {
-    private let copies = Locked<[ArchivePlan.Item: SQL]>([:])
-    private let proved = Locked<[SQL]?>(nil)
-
-    func copy(of item: ArchivePlan.Item, make: () -> SQL) -> SQL {
-        if let known = copies.withLock({ $0[item] }) { return known }
-        let sql = make()
-        copies.withLock { $0[item] = sql }
-        return sql
-    }
-
-    func provedCopies(make: () -> [SQL]) -> [SQL] {
-        if let known = proved.withLock({ $0 }) { return known }
-        let sql = make()
-        proved.withLock { $0 = sql }
-        return sql
     }
 }

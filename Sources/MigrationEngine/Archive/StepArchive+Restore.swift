@@ -102,10 +102,7 @@ extension StepArchive {
             }
             return "(CASE \(cases.joined(separator: " ")) ELSE \(live) END)"
         }
-        // (On Citus, which refuses jsonb_build_object on columns in an UPDATE, the same text built by IMMUTABLE functions.)
-        let fingerprint = !check.derived ? value(check.columns[0])
-            : try connection.isCitus ? ImmutableJSON.object(check.columns.map { ($0.key, value($0)) }, quoting: q)
-            : "pg_catalog.jsonb_build_object(" + check.columns.map { "\(q.quoteLiteral($0.key)), \(value($0))" }.joined(separator: ", ") + ")::text"
+        let fingerprint = check.derived ? try jsonObjectText(check.columns.map { ($0.key, value($0)) }) : value(check.columns[0])
         var conditions = entries + ["t.id = a.row_id", "(\(fingerprint) IS NOT DISTINCT FROM a.left_value\(winning.map { " OR \($0)" } ?? ""))"]
         if !failing.isEmpty {
             // …unless that entry's own comparison failed: the app's value wins there too.

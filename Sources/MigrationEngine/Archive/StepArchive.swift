@@ -138,10 +138,7 @@ public final class StepArchive {
             if let surviving = names.survivingColumns[item.table + "." + column] {
                 left = "t.\(connection.quoteIdentifier(surviving))::text"
             } else if !item.derived.isEmpty {
-                let members = item.derived.map { ($0, "t.\(connection.quoteIdentifier($0))::text") }
-                // Citus refuses jsonb_build_object (STABLE) on columns in an UPDATE: the same text, built by IMMUTABLE functions.
-                left = try connection.isCitus ? ImmutableJSON.object(members, quoting: connection)
-                    : "pg_catalog.jsonb_build_object(" + members.map { "\(connection.quoteLiteral($0.0)), \($0.1)" }.joined(separator: ", ") + ")::text"
+                left = try jsonObjectText(item.derived.map { ($0, "t.\(connection.quoteIdentifier($0))::text") })
             } else {
                 continue
             }
@@ -154,6 +151,14 @@ public final class StepArchive {
     }
 
     var archiveTable: String { TenantArchive.qualified(schema, quoting: connection) }
+
+    /// `jsonb_build_object(key, value, …)::text` of `text` expressions, the fingerprint of what a
+    /// step left in a dropped column's row. On Citus, which refuses that STABLE function on columns
+    /// in an `UPDATE` (0A000), the same text built by IMMUTABLE functions (``ImmutableJSON``).
+    func jsonObjectText(_ members: [(key: String, value: String)]) throws -> String {
+        if try connection.isCitus { return ImmutableJSON.object(members, quoting: connection) }
+        return "pg_catalog.jsonb_build_object(" + members.map { "\(connection.quoteLiteral($0.key)), \($0.value)" }.joined(separator: ", ") + ")::text"
+    }
 
     // MARK: Policies
 

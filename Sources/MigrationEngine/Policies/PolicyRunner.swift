@@ -132,7 +132,7 @@ final class PolicyRunner {
             return try streamByQuery(mapping, related: related, first: firstFetch ?? fetchSize, body)
         }
         let cursor = source.name
-        session.readingEveryRowOf = source.readsEveryRow ? source.table : nil
+        session.readingEveryRowOf = source.query.readsEveryRow ? source.query.table : nil
         defer {
             session.readingEveryRowOf = nil
             // Closed with the next round trip.
@@ -143,7 +143,7 @@ final class PolicyRunner {
             let batch = try connection.execute("FETCH FORWARD \(size) FROM \(cursor)")
             if batch.rowCount == 0 { break }
             for row in batch {
-                guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: source.columns)) else { return }
+                guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: source.query.columns)) else { return }
             }
             if batch.rowCount < size { break }
             size = fetchSize
@@ -201,18 +201,13 @@ final class PolicyRunner {
     /// A cursor declared over a mapping's source rows.
     private struct SourceCursor {
         let name: String
-        /// The source table (unqualified).
-        let table: String
-        /// Whether it reads every row of the table (no filter, no join).
-        let readsEveryRow: Bool
-        /// Where each property is in its rows.
-        let columns: [String: Int]
+        let query: SourceQuery
     }
 
     /// The query of a mapping's source rows (filtered), worked out once per fleet run
     /// (``SourceQueries``).
     private func sourceQuery(_ mapping: EntityMapping, related: [String]) throws -> SourceQuery {
-        try sourceQueries.query(of: mapping.name, related: related) {
+        try sourceQueries.value(for: [mapping.name] + related) {
             let compiler = session.compiler
             guard let table = compiler.sourceTable(of: mapping.source) else { throw PolicyUsageError("no source table for \(mapping.source)") }
             var selection = MappingCompiler.Selection()
@@ -234,6 +229,6 @@ final class PolicyRunner {
         // mapping's SQL, that SQL's pipeline, which it precedes).
         let text = query.text(schema: session.schema, after: after, quoting: session.connection)
         try session.connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(text)"))
-        return SourceCursor(name: cursor, table: query.table, readsEveryRow: query.readsEveryRow, columns: query.columns)
+        return SourceCursor(name: cursor, query: query)
     }
 }

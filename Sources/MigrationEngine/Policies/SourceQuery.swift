@@ -24,20 +24,6 @@ struct SourceQuery: Sendable {
     }
 }
 
-/// The ``SourceQuery`` of each mapping of one compiled step, worked out by the first tenant that
-/// runs the mapping's policy and read by every other tenant of the fleet run (the plan, and with
-/// it the step's program, is shared by the run's tenants).
-final class SourceQueries: Sendable {
-    private let queries = Locked<[String: SourceQuery]>([:])
-
-    init() {}
-
-    /// The query of `mapping` with the to-many relationships `related`, made by `make` the first time.
-    func query(of mapping: String, related: [String], make: () throws -> SourceQuery) rethrows -> SourceQuery {
-        let key = ([mapping] + related).joined(separator: "\u{1F}")
-        if let known = queries.withLock({ $0[key] }) { return known }
-        let query = try make()
-        queries.withLock { $0[key] = query }
-        return query
-    }
-}
+/// The ``SourceQuery`` of each mapping of one compiled step (by mapping name and the to-many
+/// relationships it reads), worked out by the first tenant that runs the mapping's policy.
+typealias SourceQueries = Memo<[String], SourceQuery>

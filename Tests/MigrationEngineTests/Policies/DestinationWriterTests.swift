@@ -10,15 +10,22 @@ import Testing
 @Suite struct DestinationWriterTests {
     static let family = try! ModelFamily.load(from: PackagePaths.migrationFamily("Recipes"))
 
+    /// A schema `w` at `version`, its `recipe` table holding `rows` recipes (ids 1…rows, servings 1).
+    static func withRecipes(_ rows: Int, of version: ModelVersion, _ body: (Connection) throws -> Void) async throws {
+        try await TestPostgres.withDatabase { connection in
+            try connection.fixtureScript("CREATE SCHEMA w")
+            try connection.fixtureScript(version.relationalSchema().createStatements(inSchema: "w", quoting: connection).joined(separator: ";\n"))
+            try connection.execute("INSERT INTO w.recipe (id, name, servings) SELECT g, 'Recipe ' || g, 1 FROM generate_series(1, \(rows)) g")
+            try body(connection)
+        }
+    }
+
     @Test(arguments: [7, 8] as [UInt64])
     func updatesLandByBatchOrAtTheFlush(seed: UInt64) async throws {
         var random = SeededGenerator(seed: seed)
         let v3 = try #require(Self.family.version(named: "v3"))
         let rows = 600
-        try await TestPostgres.withDatabase { connection in
-            try connection.fixtureScript("CREATE SCHEMA w")
-            try connection.fixtureScript(v3.relationalSchema().createStatements(inSchema: "w", quoting: connection).joined(separator: ";\n"))
-            try connection.execute("INSERT INTO w.recipe (id, name, servings) SELECT g, 'Recipe ' || g, 1 FROM generate_series(1, \(rows)) g")
+        try await Self.withRecipes(rows, of: v3) { connection in
             try connection.transaction { connection in
                 let writer = try DestinationWriter(.update, entity: "Recipe", keys: ["servings"], version: v3, schema: v3.relationalSchema(),
                                                    destination: .init(connection: connection, schema: "w", batchSize: 16))
@@ -60,10 +67,7 @@ import Testing
         var random = SeededGenerator(seed: seed)
         let v3 = try #require(Self.family.version(named: "v3"))
         let rows = 200
-        try await TestPostgres.withDatabase { connection in
-            try connection.fixtureScript("CREATE SCHEMA w")
-            try connection.fixtureScript(v3.relationalSchema().createStatements(inSchema: "w", quoting: connection).joined(separator: ";\n"))
-            try connection.execute("INSERT INTO w.recipe (id, name, servings) SELECT g, 'Recipe ' || g, 1 FROM generate_series(1, \(rows)) g")
+        try await Self.withRecipes(rows, of: v3) { connection in
             for ordered in [true, false] {
                 try connection.transaction { connection in
                     let writer = try DestinationWriter(.update, entity: "Recipe", keys: ["servings", "name"], version: v3,

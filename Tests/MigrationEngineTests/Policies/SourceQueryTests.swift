@@ -25,9 +25,9 @@ import Testing
             return SourceQuery(head: "SELECT 1", isFiltered: false, table: name, readsEveryRow: true, columns: [:])
         }
         for _ in 0..<3 {
-            #expect(queries.query(of: "A", related: []) { make("A") }.table == "A")
-            #expect(queries.query(of: "A", related: ["tags"]) { make("A+tags") }.table == "A+tags")
-            #expect(queries.query(of: "B", related: []) { make("B") }.table == "B")
+            #expect(queries.value(for: ["A"]) { make("A") }.table == "A")
+            #expect(queries.value(for: ["A", "tags"]) { make("A+tags") }.table == "A+tags")
+            #expect(queries.value(for: ["B"]) { make("B") }.table == "B")
         }
         #expect(made == ["A", "A+tags", "B"])
     }
