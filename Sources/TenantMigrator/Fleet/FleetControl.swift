@@ -88,6 +88,11 @@ public final class FleetControl: Sendable {
         state.withLock { $0.stopRequests > 0 }
     }
 
+    /// Whether ``stop()`` was called twice: the tenants in flight are cancelled.
+    var isCancelRequested: Bool {
+        state.withLock { $0.stopRequests >= 2 }
+    }
+
     /// Runs `handler` on the second ``stop()``, or at once if that already happened.
     func onCancel(_ handler: @escaping @Sendable () -> Void) {
         let cancelled = state.withLock { state in

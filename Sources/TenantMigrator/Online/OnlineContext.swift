@@ -68,9 +68,11 @@ final class OnlineContext {
         try online.checkpoint?(OnlineCheckpoint(tenant: run.tenant, phase: phase, progress: progress, backendPID: connection.backendPID))
     }
 
-    /// Throws ``OnlineStopped`` when the fleet run was asked to stop.
+    /// Throws ``OnlineStopped`` when the fleet run cancels the tenants in flight (a second stop).
+    /// A first stop lets this run finish, as it lets an offline tenant in flight commit: the run
+    /// has changed the tenant's schema (the change capture) since ``prepare()``.
     func checkStop() throws {
-        if run.runner.control?.isStopRequested == true || Task.isCancelled { throw OnlineStopped(fromVersion: record.version) }
+        if run.runner.control?.isCancelRequested == true || Task.isCancelled { throw OnlineStopped(fromVersion: record.version) }
     }
 
     // MARK: - Phases before the cutover

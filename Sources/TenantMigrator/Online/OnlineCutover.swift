@@ -91,10 +91,12 @@ struct OnlineCutover {
     /// letting go of a table to wait for another would only let its queue in again, round after
     /// round. What waits meanwhile is bounded by `lock_timeout`: writes during the EXCLUSIVE
     /// locks, reads of an already locked table during the ACCESS EXCLUSIVE ones.
+    ///
+    /// A first stop of the fleet does not end these waits, as it ends those of a tenant that has
+    /// not started: this tenant is in flight, and finishes; a second stop cancels it.
     private func lock(_ tables: [String], _ mode: TableLockMode) throws {
-        try tenantRun.runner.waitingForLocks(connection) {
-            _ = try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN \(mode.rawValue) MODE")
-        }
+        try context.checkStop()
+        _ = try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN \(mode.rawValue) MODE")
     }
 
     /// Moves the live tables out and the shadow's in, with their rights and sequences.

@@ -53,10 +53,13 @@ struct OnlineRun {
             throw refusal.error
         } catch {
             if let context { context.cleanUpAfterFailure() }
-            if let stop = error as? OnlineStopped {
+            // Stopped by the fleet: a second stop (checked between phases, or a statement it
+            // cancelled), or a first one while the run still waited to begin. Nothing changed.
+            let stopped = error as? OnlineStopped
+            if stopped != nil || ((error is CancellationError || SQLState.queryCanceled ~= error) && tenantRun.runner.control?.isStopRequested == true) {
                 throw TenantMigrationError(
-                    tenant: tenant, fromVersion: stop.fromVersion, toVersion: tenantRun.destination.name, reason: .interrupted,
-                    attempts: 1, milliseconds: tenantRun.elapsed()
+                    tenant: tenant, fromVersion: stopped?.fromVersion ?? context?.record.version ?? "?", toVersion: tenantRun.destination.name,
+                    reason: .interrupted, attempts: 1, milliseconds: tenantRun.elapsed()
                 )
             }
             throw try tenantRun.failure(error, attempt: context?.progress.cutoverAttempts ?? 1, state: state)
