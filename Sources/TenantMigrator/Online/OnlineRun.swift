@@ -82,7 +82,8 @@ struct OnlineRun {
         }
         let plan = try tenantRun.checkedPlan(for: record, attempt: 1)
         let online = OnlinePlan(plan)
-        if let offline = try offlineChoice(online, record: record) {
+        let estimate = try estimatedRows(online, record: record)
+        if let offline = try offlineChoice(online, record: record, estimate: estimate) {
             logger.info("runs offline: \(offline.reason)", metadata: ["step": "\(record.version) → \(tenantRun.destination.name)"])
             var result = try tenantRun.runOffline()
             result.online = offline
@@ -92,6 +93,7 @@ struct OnlineRun {
         try OnlinePreconditions(plan: plan, schemas: schemas, tenant: tenant).check(on: connection)
         let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas, capture: ChangeCapture(schemas: schemas, lockKey: key))
         context = created
+        created.progress.estimatedRows = estimate
         try created.removeLeftovers()
         created.log("migrating online (\(online.kind.rawValue)): " + online.summary.joined(separator: "; "))
         try created.prepare()
@@ -114,12 +116,17 @@ struct OnlineRun {
         return result
     }
 
+    /// The tenant's rows as `--online-above` weighs them (nil without a threshold).
+    private func estimatedRows(_ online: OnlinePlan, record: TenantRecord) throws -> Int? {
+        guard case let .above(rows) = tenantRun.request.online else { return nil }
+        return try TenantSize.estimatedRows(of: online.plan.source, inSchema: record.schema, upTo: rows, on: connection)
+    }
+
     /// The progress of a tenant that runs offline after all, or nil when it runs online: a
     /// catalog-only plan (nothing to copy, nothing to restore), or a tenant no bigger than
-    /// `--online-above`.
-    private func offlineChoice(_ online: OnlinePlan, record: TenantRecord) throws -> OnlineProgress? {
-        if case let .above(rows) = tenantRun.request.online {
-            let estimate = try TenantSize.estimatedRows(of: online.plan.source, inSchema: record.schema, upTo: rows, on: connection)
+    /// `--online-above` (`estimate`, its rows).
+    private func offlineChoice(_ online: OnlinePlan, record: TenantRecord, estimate: Int?) throws -> OnlineProgress? {
+        if case let .above(rows) = tenantRun.request.online, let estimate {
             if estimate <= rows {
                 var progress = OnlineProgress(mode: "offline", reason: "about \(estimate) rows, not above \(rows)")
                 progress.estimatedRows = estimate
