@@ -223,7 +223,8 @@ private struct Prover {
 }
 
 private extension SchemaOperation {
-    /// The tables whose rows the operation writes.
+    /// The tables whose rows the operation writes. Every case is listed, none by default: a new
+    /// operation must say which rows it writes before a proof can trust it.
     var tablesWritten: Set<String> {
         switch self {
         case let .alterType(table, _, _), let .backfill(table, _, _, _), let .renameDiscriminatorValue(table, _, _), let .deleteEntityRows(table, _):
@@ -234,7 +235,8 @@ private extension SchemaOperation {
             return [move.from.table, move.to.table]
         case let .moveRows(move):
             return Set([move.fromTable, move.toTable] + move.references.map(\.table))
-        default:
+        case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
+             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
             return []
         }
     }
