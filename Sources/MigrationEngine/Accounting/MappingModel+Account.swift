@@ -32,6 +32,11 @@ struct MappingAccountant {
         var mergedBy: String? = nil
         /// Made by a distinct mapping, which reads the column and writes another table.
         var byDistinctMapping = false
+        /// The mapping writes over the column itself, in the source row's own row (an expression
+        /// that writes the column, a retyping copy, a policy that transforms it). A claim that
+        /// only reads the column (to write another one, or another table) does not: a column
+        /// that stays is carried where it is only read.
+        var overwrites = false
     }
 
     func account() throws -> StepAccount {
@@ -91,9 +96,9 @@ struct MappingAccountant {
         // (A retyping mapping overwrites the discriminator, whose entry is transformed.)
         guard entry.overwritesInPlace != true, let column = entry.item.column else { return [entry] }
         if case .transformed = entry.fate, column != "entity" { return [entry] }
-        // (A distinct mapping writes into another table: it reads its source column, never rewrites it.)
+        // (Reading a column to write another, or another table, does not rewrite it.)
         let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { claim in
-            if case .transformed = claim.fate { return !claim.byDistinctMapping } else { return false }
+            if case .transformed = claim.fate { return claim.overwrites } else { return false }
         }
         guard !rewriting.isEmpty else { return [entry] }
         var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate, overwritesInPlace: true) }
@@ -133,11 +138,12 @@ struct MappingAccountant {
             }
             let rows = try filterPredicate(of: mapping)
             /// A claim on a column (or, with `column` nil, a join table's links).
-            func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil, derived: StepAccount.Location? = nil) {
+            func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil, derived: StepAccount.Location? = nil,
+                       overwrites: Bool = false) {
                 let own = table == sourceTable.name
                 let keepsEveryValue = own && column.map { column in mapping.filter.map { isNotNullFilter($0, column: column, table: table) } ?? false } ?? false
                 claims[column.map { table + "." + $0 } ?? table, default: []]
-                    .append(Claim(fate: fate, rows: own ? rows : reached, keepsEveryValue: keepsEveryValue, derived: own ? derived : nil))
+                    .append(Claim(fate: fate, rows: own ? rows : reached, keepsEveryValue: keepsEveryValue, derived: own ? derived : nil, overwrites: own && overwrites))
             }
             let inPlace = compiler.isInPlace(mapping)
             // Explicit expressions, and the key paths they (and relationship mappings) read.
@@ -148,8 +154,9 @@ struct MappingAccountant {
             var read: Set<String> = []
             for (expression, by, written) in expressions {
                 for source in reads(expression, from: mapping.source) {
-                    claim(source.table, source.column, .transformed(by: by), reached: source.reached, derived: written)
-                    if let written, source.table == sourceTable.name, sourceColumn(matching: written, in: sourceTable) == source.column { read.insert(source.column) }
+                    let rewritten = written.map { source.table == sourceTable.name && sourceColumn(matching: $0, in: sourceTable) == source.column } ?? false
+                    claim(source.table, source.column, .transformed(by: by), reached: source.reached, derived: written, overwrites: rewritten)
+                    if rewritten { read.insert(source.column) }
                 }
             }
             // A to-one set to the row another mapping made from this very row is derived from
@@ -172,7 +179,7 @@ struct MappingAccountant {
             for (written, by) in inPlace ? writtenInPlace(by: mapping) : [] {
                 // (An expression that reads the column it writes claims it already.)
                 guard let column = sourceColumn(matching: written, in: sourceTable), !read.contains(column) else { continue }
-                claim(sourceTable.name, column, .transformed(by: by))
+                claim(sourceTable.name, column, .transformed(by: by), overwrites: true)
             }
             // Default attribute mappings into another table (INSERT … SELECT copies them).
             if !compiler.isInPlace(mapping), mapping.policy == nil, let destinationTable = compiler.destinationTable(of: mapping.destination) {
@@ -190,7 +197,7 @@ struct MappingAccountant {
             if let name = mapping.policy, let policy = model.policies.makePolicy(named: name) {
                 for property in policy.transforms {
                     for (table, column) in storage(of: property, of: mapping.source) {
-                        claim(table, column, .transformed(by: "policy \(name) (mapping \(mapping.name))"))
+                        claim(table, column, .transformed(by: "policy \(name) (mapping \(mapping.name))"), overwrites: true)
                     }
                 }
             }
