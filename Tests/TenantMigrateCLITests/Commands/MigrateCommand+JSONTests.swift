@@ -9,10 +9,6 @@ import Testing
 /// failure), and trials and rollbacks say what they did in their own words.
 @Suite("migrate and rollback --json: one document shape")
 struct MigrateCommandJSONTests {
-    func bugTracker(_ arguments: [String], on conninfo: String) async throws -> TenantMigrateExecutable.Output {
-        try await TenantMigrateExecutable.run(arguments, database: conninfo, migrations: PackagePaths.bugTrackerFamily)
-    }
-
     /// The run's one JSON document: an object with `entries` and `summary`, or with `error` alone.
     func document(_ arguments: [String], on conninfo: String) async throws -> (status: Int32, object: [String: Any], stdout: String) {
         let output = try await bugTracker(arguments + ["--json"], on: conninfo)
