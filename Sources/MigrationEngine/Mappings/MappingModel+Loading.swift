@@ -129,16 +129,21 @@ struct MappingLoader {
             else if let text = reader.string(node, what: "loses") { loses = [text] }
         }
         var mappings: [EntityMapping] = []
+        var unloaded: Set<String> = []
         if let list = reader.value("entityMappings", in: entries) {
             guard let sequence = list.sequence else {
                 reader.report(list, "entityMappings must be a list of entity mappings.")
                 return nil
             }
             for node in sequence {
-                if let mapping = entityMapping(node, source: source, destination: destination) { mappings.append(mapping) }
+                if let mapping = entityMapping(node, source: source, destination: destination) {
+                    mappings.append(mapping)
+                } else if let name = node.mapping?.first(where: { $0.key.string == "name" })?.value.string {
+                    unloaded.insert(name)
+                }
             }
         }
-        validateReferences(mappings, source: source)
+        validateReferences(mappings, source: source, unloaded: unloaded)
         let direction = (try? family.path(from: sourceName, to: destinationName).direction) ?? .up
         let pair = VersionPair(source: source, destination: destination, direction: direction)
         mappings = resolveDistinctLinks(mappings, source: source, destination: destination)

@@ -6,7 +6,7 @@ extension PlanDocument {
         for section in sections {
             out += "\n## \(section.heading): \(section.resolution)\n\n"
             if !section.problems.isEmpty {
-                out += "This step cannot migrate; add a mapping model for it, or change the versions:\n\n"
+                out += "This step cannot migrate as it is:\n\n"
                 out += section.problems.map { "- \($0)\n" }.joined() + "\n"
             }
             out += "```mermaid\n" + section.diagram.mermaid() + "```\n\n"
