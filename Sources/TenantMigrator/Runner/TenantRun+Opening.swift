@@ -5,11 +5,12 @@ import MigrationEngine
 /// The first round trip of an attempt: everything the runner needs before it can plan, sent as one
 /// pipeline behind the transaction's `BEGIN`:
 ///
-/// 1. `lock_timeout` and 2. the tenant's advisory lock, in one statement (on Citus,
-///    ``TenantMigrationRunner/setLockTimeout(_:on:)``'s statements, then the lock);
+/// 1. `lock_timeout` and 2. the tenant's lock, its catalog row `FOR UPDATE`, in one statement (on
+///    Citus, ``TenantMigrationRunner/setLockTimeout(_:on:)``'s statements, then the lock);
 /// 3. its catalog record, `FOR UPDATE`, in a savepoint (a catalog from before pins, which trial runs
 ///    never upgrade, fails there and is read again without the pin columns), or without one in a
-///    fleet run that installed the catalog itself;
+///    fleet run that installed the catalog itself; with it, whether a live online run of another
+///    session holds the tenant (``OnlineLease``), which makes the attempt wait like a busy lock;
 /// 4. what is known of the tenant's schema (``TenantSchemaFacts``: foreign triggers, the archive);
 /// 5. when the version the tenant is expected at is known (the fleet's catalog query read it), the
 ///    tables of that version, locked `NOWAIT` in a savepoint: when they are busy, or the tenant
@@ -57,10 +58,12 @@ extension TenantRun {
             try connection.script("ROLLBACK TO SAVEPOINT tm_record")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_record"))
             let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
+            if try catalog.isHeldByOnlineRun(tenant, on: connection) { throw TenantCatalog.heldByOnlineRun(tenant) }
             let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection)))
             return Opening(record: record, facts: facts, lockedVersion: nil)
         }
         guard let row = outcome.results[recordIndex].first else { throw TenantMigratorError.unknownTenant(tenant) }
+        if try row.decode(Bool.self, column: "held_online") { throw TenantCatalog.heldByOnlineRun(tenant) }
         let record = try TenantRecord(row: row)
         let facts = try TenantSchemaFacts(outcome.results[factsIndex])
         guard let expectation, record.schema == expectation.schema else {
