@@ -79,13 +79,16 @@ extension TenantRun {
 
 /// What the runner must know of a tenant's schema before it migrates it, read by one query
 /// (sent in the attempt's first round trip): the triggers the model did not create
-/// (``ForeignTriggers``), whether the tenant has an archive yet, and whether default privileges
-/// apply to tables created in its schema.
+/// (``ForeignTriggers``), whether the tenant has an archive yet (and that it is the migrator's own
+/// table, ``ForeignArchive``), whether another role owns the schema, and whether default
+/// privileges apply to tables created in its schema.
 struct TenantSchemaFacts {
     /// Enabled user triggers on the schema's tables, by table and name.
     var triggers: [ForeignTriggers.Trigger] = []
-    /// Whether `_tm_archive` exists in the schema.
+    /// Whether `_tm_archive` exists in the schema (it is then the migrator's own table).
     var hasArchive = false
+    /// Whether a role other than the migrator (`current_user`) owns the schema.
+    var schemaHasOtherOwner = false
     /// Whether default privileges (`ALTER DEFAULT PRIVILEGES`, of any role, for the schema or for
     /// all schemas) apply to tables created in the schema: an archive created there must then have
     /// what they grant revoked.
@@ -110,17 +113,20 @@ struct TenantSchemaFacts {
                 FROM tenant, (VALUES \(names)) AS t(name) WHERE t.name IS NOT NULL
             )
             SELECT 'trigger'::pg_catalog.text, t.oid::pg_catalog.int8, t.tgname::pg_catalog.text, t.tgenabled::pg_catalog.text,
-                   pg_catalog.format('%I.%I', n.nspname, c.relname)
+                   pg_catalog.format('%I.%I', n.nspname, c.relname), NULL::pg_catalog.bool
             FROM tables
             JOIN pg_catalog.pg_trigger t ON t.tgrelid = tables.oid
             JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
             UNION ALL
-            SELECT 'archive', 0, NULL, NULL, NULL FROM tenant
-            WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text)) IS NOT NULL
+            SELECT 'archive', 0, \(TenantArchive.ownershipSQL("c")) FROM tenant, pg_catalog.pg_class AS c
+            WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text))
             UNION ALL
-            SELECT 'default privileges', 0, NULL, NULL, NULL FROM tenant
+            SELECT 'schema owner', 0, NULL, NULL, NULL, NULL FROM tenant, pg_catalog.pg_namespace AS n
+            WHERE n.nspname = tenant.schema_name AND pg_catalog.pg_get_userbyid(n.nspowner) <> CURRENT_USER
+            UNION ALL
+            SELECT 'default privileges', 0, NULL, NULL, NULL, NULL FROM tenant
             WHERE EXISTS (SELECT FROM pg_catalog.pg_default_acl AS d WHERE d.defaclobjtype = 'r' AND (d.defaclnamespace = 0
                           OR d.defaclnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace AS n WHERE n.nspname = tenant.schema_name)))
             ORDER BY 1, 5, 3
@@ -132,7 +138,10 @@ struct TenantSchemaFacts {
         for row in rows {
             switch try row.decode(String.self, at: 0) {
             case "archive":
+                try ForeignArchive.check(row, from: 2)
                 hasArchive = true
+            case "schema owner":
+                schemaHasOtherOwner = true
             case "default privileges":
                 mayHaveDefaultPrivileges = true
             default:
