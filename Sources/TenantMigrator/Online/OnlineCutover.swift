@@ -16,7 +16,7 @@ import MigrationEngine
 ///    its grants and default privileges and the app's `search_path` stay; statements the app
 ///    prepared on the old tables are planned again, by name, on their next run); each table gets
 ///    the rights of the table it replaces (or the schema's default privileges), each identity
-///    sequence a value past every id the app used.
+///    sequence a value past every id the app used; the retired tables keep no right of anyone's.
 /// 6. The new version, a history row and the pins are recorded, as offline; commit.
 struct OnlineCutover {
     let context: OnlineContext
@@ -129,6 +129,8 @@ struct OnlineCutover {
             let old = liveArchive ? connection.qualified(schemas.retired, archive) : nil
             try TableGrants.carry(to: connection.qualified(schemas.tenant, archive), from: old, schema: nil, hasIdentity: false, on: connection)
         }
+        // Their rights carried over, the old tables keep none.
+        try RetiredTables.revokeGrants(in: schemas.retired, on: connection)
     }
 }
 
