@@ -15,7 +15,7 @@ struct OnlineCleanup {
     /// Whether anything of a run is left.
     func isNeeded(on connection: Connection) throws -> Bool {
         try !ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection).isEmpty
-            || OnlineSchemas.exists(schemas.work, on: connection) || OnlineSchemas.exists(schemas.delta, on: connection)
+            || OnlineSchemas.existsAsOwn(schemas.work, on: connection) || OnlineSchemas.existsAsOwn(schemas.delta, on: connection)
     }
 
     /// Removes the triggers, then the private schemas, in one transaction (for the run that holds

@@ -38,6 +38,7 @@ enum RetiredTables {
     static func prune(forTenantSchema tenant: String, olderThan cutoff: Date, on connection: Connection) throws -> String? {
         guard try OnlineSchemas.exists(tenant, on: connection) else { return nil }
         let schema = try OnlineSchemas.of(tenant, on: connection).retired
+        guard try OnlineSchemas.existsAsOwn(schema, on: connection) else { return nil }
         let note = connection.qualified(schema, noteTable)
         guard try connection.execute("SELECT pg_catalog.to_regclass($1) IS NOT NULL", [note]).first?.decode(Bool.self, at: 0) ?? false,
               let version = try connection.execute(
