@@ -9,6 +9,11 @@ import MigrationEngine
 ///   column the model does not know would not be copied;
 /// - no trigger, view, rule or row security policy of someone else's may hang on them: it would
 ///   stay with the old tables;
+/// - the migrator must own the tenant's schema, and no other role may create objects in it: the
+///   schema's owner may drop any table in it, so it could swap a live table for a view of its own
+///   while the run copies it (the copy would run the view's code with the migrator's rights), and a
+///   role that may create objects could plant one under a name the run is about to use. With the
+///   schema the migrator's alone, nothing the run checked here can change under it later;
 /// - the migrator must own every table: an owner can switch a table's triggers off, and with them
 ///   the change capture;
 /// - not on Citus: the triggers would run on the workers, the log on the coordinator.
@@ -23,6 +28,16 @@ struct OnlinePreconditions {
         }
         if try connection.isCitus {
             throw refuse("online migrations do not run on Citus (the change capture's triggers would run on the workers); migrate it offline")
+        }
+        if let ownership = try OnlineSchemas.ownership(of: schemas.tenant, on: connection) {
+            if !ownership.ownedByMigrator {
+                throw refuse("its schema \(schemas.tenant) is owned by \(ownership.owner), not by the migrator; its owner could drop a table "
+                    + "while the run copies it and put something of its own in its place. Migrate it offline, or `ALTER SCHEMA … OWNER TO` the migrator")
+            }
+            if !ownership.otherCreators.isEmpty {
+                throw refuse("\(ownership.otherCreators) may create objects in its schema \(schemas.tenant), "
+                    + "and so plant them under the names the run uses. Migrate it offline, or `REVOKE CREATE ON SCHEMA` from them")
+            }
         }
         let expected = try SchemaSnapshot.expected(for: plan.source, on: connection)
         let live = try SchemaSnapshot.read(schema: schemas.tenant, on: connection)
