@@ -102,22 +102,32 @@ struct PlantedArchiveTests {
         }
     }
 
-    /// The view appears while an online run copies the tenant: the run reads the live archive
-    /// only after checking it, and fails, leaving the tenant where it was.
+    /// An online run refuses a tenant schema another role may create in, before anything. When
+    /// such a right appears only while the run copies (granted by a superuser, say), and a view
+    /// appears under the archive's name, the run reads the live archive only after checking it,
+    /// and fails, leaving the tenant where it was.
     @Test func aViewPlantedWhileAnOnlineRunCopiesIsRefused() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
             let admin = try setup.adminConnection()
             try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
             let spy = try Spy.plant(setup)
-            let appURL = setup.appURL
+            var refusal: (any Error)?
+            do { _ = try await makeRecipesMigrator(setup.migratorURL).migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
+            let text = refusal.map { "\($0)" } ?? "no error"
+            #expect(text.contains("cannot migrate online") && text.contains(setup.appRole) && text.contains("tenant_t"), "\(text)")
+            try admin.execute("REVOKE CREATE ON SCHEMA tenant_t FROM \(admin.quoteIdentifier(setup.appRole))")
+
+            let appURL = setup.appURL, adminURL = setup.adminURL, appRole = setup.appRole
             let planted = Locked(false)
             var migrator = try makeRecipesMigrator(setup.migratorURL)
             migrator.settings.online.checkpoint = { checkpoint in
                 guard checkpoint.phase == .prepared || checkpoint.phase == .copying, planted.withLock({ done in defer { done = true }; return !done }) else { return }
+                let admin = try Connection(adminURL, logger: quietLogger)
+                try admin.execute("GRANT CREATE ON SCHEMA tenant_t TO \(admin.quoteIdentifier(appRole))")
                 try spy.plantView(on: try Connection(appURL, logger: quietLogger))
             }
-            var refusal: (any Error)?
+            refusal = nil
             do { _ = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
             #expect(planted.value)
             Self.expectRefusal(refusal, setup, "migrate --online")
