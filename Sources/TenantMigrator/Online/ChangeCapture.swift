@@ -11,10 +11,11 @@ import LibPQ
 /// PUBLIC; the triggers are `ENABLE ALWAYS` (they fire under `session_replication_role =
 /// replica` too). A TRUNCATE is logged as a key-less entry, which fails the run.
 ///
-/// The triggers are inert once the run is gone: each call first asks whether the runner's session
-/// still lives (``OnlineLease/liveSQL``: its server process, by number, start time and user, which
-/// no other session can fake; the server reads the processes once per transaction). While it
-/// lives the change is logged; after a crash nothing is, so a crashed run costs the app one
+/// The triggers are inert once the run is gone: each call first asks whether the run still holds
+/// the tenant (``OnlineLease/heldSQL``: its lease is in the catalog, and the runner's server
+/// process lives, by number, start time and user, which no other session can fake; the server
+/// reads the processes once per transaction). While it does the change is logged; after the run
+/// ended or crashed nothing is, so a crashed run costs the app one
 /// function call per written row until the next run of the tenant (online or not), or
 /// `tenant-migrate online cleanup`, removes them.
 struct ChangeCapture {
@@ -43,7 +44,7 @@ struct ChangeCapture {
     /// themselves: `direct` false), whose fate depends on what refers to them.
     func createLog(on connection: Connection) throws {
         let work = quote(schemas.work)
-        let probe = "NOT \(lease.liveSQL)"
+        let probe = "NOT \(lease.heldSQL)"
         let insert = "INSERT INTO \(log) (relation, key, direct) VALUES"
         let compositeKey = "ARRAY(SELECT (pg_catalog.to_jsonb(%@) OPERATOR(pg_catalog.->>) k)::pg_catalog.int8 "
             + "FROM pg_catalog.unnest(pg_catalog.string_to_array(TG_ARGV[0], ',')) AS k)"

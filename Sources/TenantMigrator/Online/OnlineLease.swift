@@ -22,6 +22,8 @@ struct OnlineLease {
     let user: Int64
     /// `catalog_info`'s key of the lease.
     let key: String
+    /// The catalog it is in.
+    let catalog: TenantCatalog
     /// The session's `lock_timeout` before the run set its own, given back at the end.
     let previousLockTimeout: String
 
@@ -75,7 +77,7 @@ struct OnlineLease {
                     guard let row = try connection.execute(take, [key]).first else { throw TenantCatalog.heldByOnlineRun(run.tenant) }
                     return OnlineLease(
                         pid: try row.decode(Int32.self, at: 0), started: try row.decode(Int64.self, at: 1), user: try row.decode(Int64.self, at: 2),
-                        key: key, previousLockTimeout: previous
+                        key: key, catalog: catalog, previousLockTimeout: previous
                     )
                 }
             } catch where SQLState.lockNotAvailable ~= error && attempt < run.settings.maxAttempts {
@@ -87,15 +89,24 @@ struct OnlineLease {
         }
     }
 
-    /// SQL true while this run's session lives (for the change capture's triggers).
-    var liveSQL: String { Self.liveSQL(pid: String(pid), started: String(started), user: String(user)) }
+    /// The lease's value in `catalog_info`: the session's process, start and user.
+    var value: String { "\(pid) \(started) \(user)" }
+
+    /// SQL true while this run holds the tenant (for the change capture's triggers, which run as the
+    /// migrator): its lease is in the catalog (it goes when the run ends, however it ends, if the
+    /// session lives on) and its session lives (after a crash the lease stays, but the session is gone).
+    var heldSQL: String {
+        let q = PostgreSQLQuoting()
+        return "(EXISTS (SELECT FROM \(catalog.qualified("catalog_info", q)) AS lease WHERE lease.key = \(q.quoteLiteral(key)) "
+            + "AND lease.value = \(q.quoteLiteral(value))) AND \(Self.liveSQL(pid: String(pid), started: String(started), user: String(user))))"
+    }
 
     /// Gives the lease back and puts the session's `lock_timeout` back (nothing to do on a lost
     /// connection: the lease died with the session).
     func release(catalog: TenantCatalog, on connection: Connection) {
         guard connection.isHealthy, !connection.isInTransaction else { return }
         _ = try? connection.execute("DELETE FROM \(catalog.qualified("catalog_info", connection)) WHERE key = $1 AND value = $2",
-                                    [key, "\(pid) \(started) \(user)"])
+                                    [key, value])
         _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)", [previousLockTimeout])
     }
 }
