@@ -124,4 +124,40 @@ struct PlantedOnlineObjectsTests {
             #expect(try admin.scalar("SELECT relkind::text FROM pg_class WHERE oid = 'tenant_t.recipe_ingredient'::regclass", as: String.self) == "r")
         }
     }
+
+    /// What the preconditions checked is checked again under the cutover's locks: were the
+    /// tenant's schema handed to the app mid-run (only a superuser can), and a live table swapped
+    /// for the app's view, the cutover stops before it reads or moves anything, naming why.
+    @Test func theCutoverChecksThePreconditionsAgainUnderItsLocks() async throws {
+        try await LeastPrivilegeDatabase.with { setup in
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
+            let admin = try setup.adminConnection()
+            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
+            try Self.createEvidence(setup)
+            let appURL = setup.appURL, adminURL = setup.adminURL, appRole = setup.appRole, migratorRole = setup.migratorRole
+            let swapped = Locked(false)
+            var migrator = try makeRecipesMigrator(setup.migratorURL, maxAttempts: 1)
+            migrator.settings.online.checkpoint = { checkpoint in
+                // No app writes: the first catch-up round is the last, and the cutover comes next.
+                guard checkpoint.phase == .catchingUp, swapped.withLock({ done in defer { done = true }; return !done }) else { return }
+                let admin = try Connection(adminURL, logger: quietLogger)
+                try admin.execute("ALTER SCHEMA tenant_t OWNER TO \(admin.quoteIdentifier(appRole))")
+                let app = try Connection(appURL, logger: quietLogger)
+                try app.execute("GRANT USAGE, CREATE ON SCHEMA tenant_t TO \(app.quoteIdentifier(migratorRole))")
+                try Self.spyFunction("tenant_t", appRole: appRole, on: app)
+                try app.execute("DROP TABLE tenant_t.recipe_ingredient")
+                try app.execute("""
+                    CREATE VIEW tenant_t.recipe_ingredient AS SELECT tenant_t.spy() AS id, 'salt'::text AS name, NULL::numeric AS quantity,
+                        NULL::text AS unit_of_measure, 1::int8 AS recipe_id
+                    """)
+                try app.execute("GRANT ALL ON tenant_t.recipe_ingredient TO PUBLIC")
+            }
+            var refusal: (any Error)?
+            do { _ = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
+            #expect(swapped.value)
+            Self.expectRefusal(refusal, naming: ["cannot migrate online", "tenant_t", setup.appRole], "the cutover")
+            try Self.expectSpyNeverRan(setup)
+            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v2")
+        }
+    }
 }
