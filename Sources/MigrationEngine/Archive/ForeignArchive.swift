@@ -30,7 +30,7 @@ public struct ForeignArchive: Error, Sendable, CustomStringConvertible {
     }
 
     /// `relkind`, in words.
-    static func kindName(_ relkind: String) -> String {
+    package static func kindName(_ relkind: String) -> String {
         switch relkind {
         case "r": "table"
         case "v": "view"
