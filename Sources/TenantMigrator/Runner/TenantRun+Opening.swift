@@ -50,7 +50,9 @@ extension TenantRun {
         if let failure = outcome.failure, done != recordIndex || !fallsBack, !lockFailed { throw failure }
         if lockFailed {
             // Busy tables, or not the tables the tenant has now: let go of them; the runner locks as usual.
-            try connection.sendWithNextRoundTrip(Statement("ROLLBACK TO SAVEPOINT tm_tables"))
+            // At once: the attempt may end here (the tenant turned out current, the tables still held by
+            // the runner that just moved it), and a transaction left aborted until its COMMIT fails.
+            try connection.script("ROLLBACK TO SAVEPOINT tm_tables")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_tables"))
         }
         guard done > recordIndex else {
