@@ -17,13 +17,21 @@ public final class ArchivePresence {
     /// Whether default privileges may grant rights on a table created in the tenant's schema (an
     /// archive created then looks for such grants and revokes them).
     let mayHaveDefaultPrivileges: Bool
+    /// Whether another role owns the tenant's schema, and so may drop and replace the archive
+    /// after it was found to be the migrator's: an existing archive is then locked and checked
+    /// again (``TenantArchive/lockOwn(inSchema:mode:on:)``) before its first use.
+    let schemaHasOtherOwner: Bool
+    /// Whether the archive was locked and checked again (see ``schemaHasOtherOwner``).
+    private var lockedOwn = false
 
     /// `exists`: whether the tenant has an archive (nil: not known, asked when first needed).
     /// `mayHaveDefaultPrivileges`: false only when it is known that no default privileges apply
     /// to tables created in the schema (`pg_default_acl`), so a new archive has no grants to revoke.
-    public init(exists: Bool? = nil, mayHaveDefaultPrivileges: Bool = true) {
+    /// `schemaHasOtherOwner`: false only when the migrator is known to own the tenant's schema.
+    public init(exists: Bool? = nil, mayHaveDefaultPrivileges: Bool = true, schemaHasOtherOwner: Bool = true) {
         state = exists.map { $0 ? .existing : .absent } ?? .unknown
         self.mayHaveDefaultPrivileges = mayHaveDefaultPrivileges
+        self.schemaHasOtherOwner = schemaHasOtherOwner
     }
 
     /// Whether the archive may hold entries of the step `from` → `to` written before this migration
@@ -62,8 +70,22 @@ public final class ArchivePresence {
         }
     }
 
+    /// What is known, asked of the server when not known yet. An archive found by the caller, in a
+    /// schema another role owns, is locked and checked again first.
     private func resolved(schema: String, on connection: Connection) throws -> State {
-        if case .unknown = state { state = try TenantArchive.exists(inSchema: schema, on: connection) ? .existing : .absent }
+        switch state {
+        case .unknown:
+            let exists = schemaHasOtherOwner
+                ? try TenantArchive.lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection)
+                : try TenantArchive.exists(inSchema: schema, on: connection)
+            state = exists ? .existing : .absent
+            lockedOwn = true
+        case .existing where schemaHasOtherOwner && !lockedOwn:
+            state = try TenantArchive.lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection) ? .existing : .absent
+            lockedOwn = true
+        default:
+            break
+        }
         return state
     }
 

@@ -8,8 +8,8 @@ import MigrationEngine
 /// schema while the app goes on reading and writing, then swapped in by one short transaction.
 ///
 /// The phases, each in transactions of its own:
-/// 1. **lock**: the runner's session takes the tenant's advisory lock for the whole run (so an
-///    offline runner's transaction-level lock on the same key waits), and reads the tenant;
+/// 1. **lock**: the runner's session takes the tenant's lease for the whole run (``OnlineLease``:
+///    every other runner of the tenant, online or offline, waits for it), and reads the tenant;
 ///    a small tenant (`--online-above`) or a catalog-only plan runs offline, in one short transaction;
 /// 2. **prepare**: the run's private schema, the change log and its triggers on the live tables;
 /// 3. **copy**: the live tables into the shadow, in batches by key, each its own transaction;
@@ -20,7 +20,7 @@ import MigrationEngine
 ///    record the version; commit.
 ///
 /// A crash or lost connection before the cutover commits leaves the tenant at its old version:
-/// the live tables were only read, the triggers go inert once the session's lock is gone, and the
+/// the live tables were only read, the triggers go inert once the session is gone, and the
 /// next run (or `online cleanup`) removes them and the private schema, then starts over.
 struct OnlineRun {
     let tenantRun: TenantRun
@@ -38,17 +38,16 @@ struct OnlineRun {
     /// The call's result, or its failure (recorded like an offline one).
     func run() throws -> TenantMigrationResult {
         let state = TenantRun.AttemptState()
-        let key = try ChangeCapture.lockKey(catalog: catalog, tenant: tenant, on: connection)
-        let session: OnlineSessionLock
+        let lease: OnlineLease
         do {
-            session = try OnlineSessionLock.acquire(key: key, run: tenantRun)
+            lease = try OnlineLease.acquire(run: tenantRun)
         } catch {
             throw try tenantRun.failure(error, attempt: settings.maxAttempts, state: state)
         }
-        defer { session.release(on: connection) }
+        defer { lease.release(catalog: catalog, on: connection) }
         var context: OnlineContext?
         do {
-            return try migrate(key: key, state: state, context: &context)
+            return try migrate(lease: lease, state: state, context: &context)
         } catch let refusal as TenantRun.Refusal {
             throw refusal.error
         } catch {
@@ -66,8 +65,8 @@ struct OnlineRun {
         }
     }
 
-    /// Everything after the session lock.
-    private func migrate(key: (Int32, Int32), state: TenantRun.AttemptState, context: inout OnlineContext?) throws -> TenantMigrationResult {
+    /// Everything after the lease is taken.
+    private func migrate(lease: OnlineLease, state: TenantRun.AttemptState, context: inout OnlineContext?) throws -> TenantMigrationResult {
         let record = try catalog.requireTenant(tenant, on: connection)
         guard record.family == tenantRun.family.name else {
             throw TenantRun.Refusal(error: TenantMigratorError.familyMismatch(tenant: tenant, recorded: record.family, configured: tenantRun.family.name))
@@ -91,7 +90,7 @@ struct OnlineRun {
         }
         let schemas = try OnlineSchemas.of(record.schema, on: connection)
         try OnlinePreconditions(plan: plan, schemas: schemas, tenant: tenant).check(on: connection)
-        let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas, capture: ChangeCapture(schemas: schemas, lockKey: key))
+        let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas, capture: ChangeCapture(schemas: schemas, lease: lease))
         context = created
         created.progress.estimatedRows = estimate
         try created.removeLeftovers()

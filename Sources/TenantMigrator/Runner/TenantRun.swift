@@ -193,7 +193,10 @@ struct TenantRun {
             }
         }
         let triggers = try ForeignTriggers.disable(opening.facts.triggers, inSchema: record.schema, on: connection)
-        state.archive = ArchivePresence(exists: opening.facts.hasArchive, mayHaveDefaultPrivileges: opening.facts.mayHaveDefaultPrivileges)
+        state.archive = ArchivePresence(
+            exists: opening.facts.hasArchive, mayHaveDefaultPrivileges: opening.facts.mayHaveDefaultPrivileges,
+            schemaHasOtherOwner: opening.facts.schemaHasOtherOwner
+        )
 
         let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
         try rehearsal?.takeSnapshot(on: connection)
