@@ -25,7 +25,9 @@ struct ImportedTextWritingTests {
                       "- not expressed: \(payload): the model has entities, attributes and relationships only"]
         let written = version.yamlText(header: header)
         let loaded = try ModelVersion(name: "v1", yaml: written, file: "Imported/v1.yaml")
-        #expect(loaded == version, "\(written.debugDescription)")
+        // The same model: the same text when written again, the same hash (a loaded version has
+        // source locations, the built one none, so they are not compared with ==).
+        #expect(loaded.yamlText() == version.yamlText() && loaded.versionHash == version.versionHash, "\(written.debugDescription)")
         #expect(loaded.entity(named: "Evil") == nil)
 
         let family = try ModelFamily(name: "Imported", versions: [version])
