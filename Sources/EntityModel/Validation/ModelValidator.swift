@@ -23,6 +23,7 @@ struct ModelValidator {
         validator.checkInheritance()
         for entity in validator.graph.entities {
             validator.checkProperties(of: entity)
+            for attribute in entity.attributes { validator.checkDefault(of: attribute, in: entity) }
             for relationship in entity.relationships {
                 validator.checkRelationship(relationship, of: entity)
             }
@@ -170,6 +171,14 @@ struct ModelValidator {
             }
             remember(property, sqlName: sqlName)
         }
+    }
+
+    /// A text default that starts with U+FEFF would not come back from a version file: YAML
+    /// readers take it for a byte-order mark and drop it (an imported bundle may hold one).
+    private mutating func checkDefault(of attribute: Attribute, in entity: Entity) {
+        guard case .string(let text)? = attribute.defaultValue, text.unicodeScalars.first == "\u{FEFF}" else { return }
+        report(attribute.location, "the default of attribute \(entity.name).\(attribute.name) starts with U+FEFF (a byte-order mark), "
+            + "which a version file cannot keep; remove it.")
     }
 
     private func properties(of entity: Entity?) -> [Property] {
