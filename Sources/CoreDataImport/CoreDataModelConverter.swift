@@ -60,16 +60,18 @@ struct CoreDataModelConverter {
         if let id = element.attributes["elementID"] { elementIDs[name] = id }
         let unique = uniqueAttributes(of: element, entity: name)
         let indexed = indexedAttributes(of: element, entity: name)
+        // Gathered here and set once: each change to an entity's list sorts it again.
+        var attributes: [Attribute] = [], relationships: [Relationship] = []
         for child in element.children {
             switch child.name {
             case "attribute":
                 guard let attribute = convertAttribute(child, of: name, unique: unique, indexed: indexed) else { continue }
                 if let id = child.attributes["elementID"] { elementIDs["\(name).\(attribute.name)"] = id }
-                entity.attributes.append(attribute)
+                attributes.append(attribute)
             case "relationship":
                 guard let relationship = convertRelationship(child, of: name) else { continue }
                 if let id = child.attributes["elementID"] { elementIDs["\(name).\(relationship.name)"] = id }
-                entity.relationships.append(relationship)
+                relationships.append(relationship)
             case "uniquenessConstraints", "fetchIndex", "compoundIndexes":
                 continue
             case "userInfo":
@@ -79,6 +81,8 @@ struct CoreDataModelConverter {
                 note(.notExpressed, what, "the model has stored attributes and relationships only", child)
             }
         }
+        entity.attributes = attributes
+        entity.relationships = relationships
         return entity
     }
 

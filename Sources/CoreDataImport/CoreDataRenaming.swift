@@ -46,16 +46,20 @@ enum CoreDataRenaming {
             }
             let oldAttributes = indexed(lineage.flatMap { owner in owner.attributes.map { ("\(owner.name).\($0.name)", $0.name) } })
             let oldRelationships = indexed(lineage.flatMap { owner in owner.relationships.map { ("\(owner.name).\($0.name)", $0.name) } })
-            for (position, attribute) in entity.attributes.enumerated() {
+            // Set on copies, then put back once: each change to an entity's list sorts it again.
+            var attributes = entity.attributes, relationships = entity.relationships
+            for (position, attribute) in attributes.enumerated() {
                 if let old = match("\(entity.name).\(attribute.name)", name: attribute.name, among: oldAttributes), old != attribute.name {
-                    current.entities[index].attributes[position].renamingIdentifier = old
+                    attributes[position].renamingIdentifier = old
                 }
             }
-            for (position, relationship) in entity.relationships.enumerated() {
+            for (position, relationship) in relationships.enumerated() {
                 if let old = match("\(entity.name).\(relationship.name)", name: relationship.name, among: oldRelationships), old != relationship.name {
-                    current.entities[index].relationships[position].renamingIdentifier = old
+                    relationships[position].renamingIdentifier = old
                 }
             }
+            current.entities[index].attributes = attributes
+            current.entities[index].relationships = relationships
         }
     }
 }
