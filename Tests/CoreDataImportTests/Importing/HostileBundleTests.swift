@@ -51,8 +51,8 @@ struct HostileBundleTests {
     }
 
     /// Two versions of 20,000 attributes each (the second renaming one by its renaming identifier)
-    /// import well within 60 seconds: about 6 measured in a debug build on a busy machine; matching
-    /// renaming identifiers scanned every earlier property before.
+    /// import well within 60 seconds: about 9 measured in a debug build on a busy machine, where
+    /// sorting the attributes again on every one appended took 347.
     @Test func twentyThousandAttributesInTwoVersionsImportInLinearTime() throws {
         let directory = try CoreDataBundleFixture.temporaryDirectory("wide-bundle")
         defer { try? FileManager.default.removeItem(at: directory) }
