@@ -61,16 +61,18 @@ struct CoreDataModelConverter {
         noteUserInfoAndHashModifier(of: element, what: name)
         let unique = uniqueAttributes(of: element, entity: name)
         let indexed = indexedAttributes(of: element, entity: name)
+        // Gathered here and set once: each change to an entity's list sorts it again.
+        var attributes: [Attribute] = [], relationships: [Relationship] = []
         for child in element.children {
             switch child.name {
             case "attribute":
                 guard let attribute = convertAttribute(child, of: name, unique: unique, indexed: indexed) else { continue }
                 if let id = child.attributes["elementID"] { elementIDs["\(name).\(attribute.name)"] = id }
-                entity.attributes.append(attribute)
+                attributes.append(attribute)
             case "relationship":
                 guard let relationship = convertRelationship(child, of: name) else { continue }
                 if let id = child.attributes["elementID"] { elementIDs["\(name).\(relationship.name)"] = id }
-                entity.relationships.append(relationship)
+                relationships.append(relationship)
             case "uniquenessConstraints", "fetchIndex", "compoundIndexes", "userInfo":
                 continue
             default:
@@ -78,6 +80,8 @@ struct CoreDataModelConverter {
                 note(.notExpressed, what, "the model has stored attributes and relationships only", child)
             }
         }
+        entity.attributes = attributes
+        entity.relationships = relationships
         return entity
     }
 

@@ -95,11 +95,14 @@ struct MappingLoader {
     mutating func load(_ text: String) -> MappingModel? {
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            guard let node = try ModelYAML.compose(text) else {
                 reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: 1, message: "the file is empty."))
                 return nil
             }
             root = node
+        } catch let refusal as ModelYAML.Refusal {
+            reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: refusal.line, column: refusal.column, message: refusal.message))
+            return nil
         } catch {
             reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: Self.line(of: error), message: "not valid YAML: \(error)"))
             return nil

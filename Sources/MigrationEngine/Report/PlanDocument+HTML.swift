@@ -57,9 +57,11 @@ extension PlanDocument {
     }
 
     /// Text as HTML: `&`, `<`, `>` and `"` escaped.
+    /// Text in HTML: markup characters as entities, and control characters but line feeds and tabs
+    /// escaped (``VisibleText``), which HTML cannot hold.
     static func escape(_ text: String) -> String {
         let entities: [Character: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"]
-        return text.map { entities[$0] ?? String($0) }.joined()
+        return VisibleText.escaped(text, keeping: ["\n", "\t"]).map { entities[$0] ?? String($0) }.joined()
     }
 
     private static let style = """

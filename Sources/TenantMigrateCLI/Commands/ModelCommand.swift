@@ -125,6 +125,7 @@ struct ImportModelCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     static func printNotes(_ notes: [ImportNote]) {
         guard !notes.isEmpty else { return Console.line("nothing was left out") }
         Console.line("\(notes.count) note\(notes.count == 1 ? "" : "s"):")
-        for note in notes { Console.line("  - \(note)") }
+        // One line each, whatever the names in a note hold.
+        for note in notes { Console.line("  - " + TerminalText.line(note.description)) }
     }
 }
