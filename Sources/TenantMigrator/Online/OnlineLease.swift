@@ -50,9 +50,9 @@ struct OnlineLease {
             + "AND \(part(1, "int4")) <> pg_catalog.pg_backend_pid() AND \(liveSQL(pid: part(1, "int4"), started: part(2, "int8"), user: part(3, "int8"))))"
     }
 
-    /// Takes the lease, retried with backoff when another live session holds it or the tenant's
-    /// row stays locked longer than `lock_timeout` (another runner has the tenant), up to the
-    /// settings' attempts.
+    /// Takes the lease: retried with backoff when the tenant's row stays locked longer than
+    /// `lock_timeout` (another runner has the tenant), up to the settings' attempts; when another
+    /// live session holds the lease, after that run ends (``TenantRun/waitForOnlineRun(_:)``).
     static func acquire(run: TenantRun) throws -> OnlineLease {
         let connection = run.connection, catalog = run.catalog, key = key(of: run.tenant)
         let previous = try connection.execute("SELECT pg_catalog.current_setting('lock_timeout')").first?.decode(String.self, at: 0) ?? "0"
@@ -67,19 +67,27 @@ struct OnlineLease {
             RETURNING pg_catalog.split_part(value, ' ', 1)::pg_catalog.int4, pg_catalog.split_part(value, ' ', 2)::pg_catalog.int8,
                       pg_catalog.split_part(value, ' ', 3)::pg_catalog.int8
             """
-        var attempt = 0
+        var attempt = 0, waits = 0
         while true {
             attempt += 1
             do {
                 return try connection.transaction { connection in
                     // The row first, then (a statement of its own, which sees what the row's last holder committed) the lease.
                     try run.runner.waitingForLocks(connection) { try connection.execute(catalog.lockStatement(run.tenant)) }
-                    guard let row = try connection.execute(take, [key]).first else { throw TenantCatalog.heldByOnlineRun(run.tenant) }
+                    guard let row = try connection.execute(take, [key]).first else { throw TenantHeldOnline(tenant: run.tenant) }
                     return OnlineLease(
                         pid: try row.decode(Int32.self, at: 0), started: try row.decode(Int64.self, at: 1), user: try row.decode(Int64.self, at: 2),
                         key: key, catalog: catalog, previousLockTimeout: previous
                     )
                 }
+            } catch is TenantHeldOnline {
+                do {
+                    try run.waitForOnlineRun(&waits)
+                } catch {
+                    _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)", [previous])
+                    throw error
+                }
+                attempt -= 1
             } catch where SQLState.lockNotAvailable ~= error && attempt < run.settings.maxAttempts {
                 try TenantMigrationRunner.sleep(run.runner.backoff(afterAttempt: attempt))
             } catch {

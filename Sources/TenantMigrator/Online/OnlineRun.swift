@@ -41,6 +41,13 @@ struct OnlineRun {
         let lease: OnlineLease
         do {
             lease = try OnlineLease.acquire(run: tenantRun)
+        } catch let stopped as TenantMigrationError {
+            throw stopped
+        } catch where (error is CancellationError || SQLState.queryCanceled ~= error) && tenantRun.runner.control?.isStopRequested == true {
+            // Stopped while waiting for the tenant: nothing was done, nothing to record.
+            throw TenantMigrationError(
+                tenant: tenant, fromVersion: "?", toVersion: tenantRun.destination.name, reason: .interrupted, attempts: 0, milliseconds: tenantRun.elapsed()
+            )
         } catch {
             throw try tenantRun.failure(error, attempt: settings.maxAttempts, state: state)
         }

@@ -60,12 +60,12 @@ extension TenantRun {
             try connection.script("ROLLBACK TO SAVEPOINT tm_record")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_record"))
             let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
-            if try catalog.isHeldByOnlineRun(tenant, on: connection) { throw TenantCatalog.heldByOnlineRun(tenant) }
+            if try catalog.isHeldByOnlineRun(tenant, on: connection) { throw TenantHeldOnline(tenant: tenant) }
             let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection)))
             return Opening(record: record, facts: facts, lockedVersion: nil)
         }
         guard let row = outcome.results[recordIndex].first else { throw TenantMigratorError.unknownTenant(tenant) }
-        if try row.decode(Bool.self, column: "held_online") { throw TenantCatalog.heldByOnlineRun(tenant) }
+        if try row.decode(Bool.self, column: "held_online") { throw TenantHeldOnline(tenant: tenant) }
         let record = try TenantRecord(row: row)
         let facts = try TenantSchemaFacts(outcome.results[factsIndex])
         guard let expectation, record.schema == expectation.schema else {

@@ -51,7 +51,7 @@ struct TenantRun {
 
     /// Every attempt, until one ends the call.
     func runOffline() throws -> TenantMigrationResult {
-        var attempt = 0
+        var attempt = 0, waits = 0
         while true {
             attempt += 1
             let state = AttemptState()
@@ -65,6 +65,10 @@ struct TenantRun {
                 return result(of: outcome, attempts: attempt)
             } catch let refusal as Refusal {
                 throw refusal.error
+            } catch is TenantHeldOnline {
+                // Not an attempt of this run's: the tenant is another run's until it ends.
+                try waitForOnlineRun(&waits)
+                attempt -= 1
             } catch where (error is CancellationError || SQLState.queryCanceled ~= error) && runner.control?.isStopRequested == true {
                 // Stopped while waiting for locks (or just after): rolled back, nothing to record.
                 throw TenantMigrationError(
@@ -103,6 +107,20 @@ struct TenantRun {
                 statistics: statistics, milliseconds: elapsed()
             )
         }
+    }
+
+    /// Waits a while for another session's online run of the tenant to end (``TenantHeldOnline``),
+    /// holding nothing: a backoff that grows to a second at most, `waits` counting them. The first
+    /// wait is logged. A stop of the fleet ends the wait, the tenant not started.
+    func waitForOnlineRun(_ waits: inout Int) throws {
+        if runner.control?.isStopRequested == true {
+            throw TenantMigrationError(
+                tenant: tenant, fromVersion: "?", toVersion: destination.name, reason: .interrupted, attempts: 0, milliseconds: elapsed()
+            )
+        }
+        if waits == 0 { logger.notice("an online migration of tenant \(tenant) runs in another session; waiting for it to end") }
+        waits += 1
+        try TenantMigrationRunner.sleep(min(runner.backoff(afterAttempt: waits), 1))
     }
 
     /// Waits out the backoff after a lost race for locks.

@@ -13,8 +13,9 @@ import Testing
 /// the other tests hold the rest.
 @Suite("Online runs side by side")
 struct OnlineRunRunnersTests {
-    /// Starts `count` runners of `arguments` when the first run reaches `phase`, and returns once
-    /// each waits for a lock the first one holds.
+    /// `count` runners of `arguments`, started from the first run's checkpoint; ``start()``
+    /// returns once each waits for the tenant: for its catalog row, which the first run locks in
+    /// its cutover, or for the first run's lease (the runner logs that it waits, with `--verbose`).
     final class LaterRunners: Sendable {
         let conninfo: String, arguments: [String], count: Int
         let runs = Locked<[TenantMigrateExecutable.Running]>([])
@@ -26,14 +27,19 @@ struct OnlineRunRunnersTests {
         func start() throws {
             guard runs.value.isEmpty else { return }
             let started = try (0..<count).map { _ in
-                try TenantMigrateExecutable.start(arguments + ["--json", "--database-url", conninfo, "--migrations", migrationsDirectory])
+                try TenantMigrateExecutable.start(arguments + ["--json", "--verbose", "--database-url", conninfo, "--migrations", migrationsDirectory])
             }
             runs.withLock { $0 = started }
             let watcher = try Connection(conninfo)
             let deadline = ContinuousClock.now + .seconds(300)
-            while try watcher.scalar(
-                "SELECT count(*)::int FROM pg_catalog.pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'", as: Int.self
-            ) < count {
+            func waiting() throws -> Int {
+                let forTheLease = try started.filter { try $0.errorOutputSoFar().contains("runs in another session; waiting for it to end") }.count
+                let forTheRow = try watcher.scalar(
+                    "SELECT count(*)::int FROM pg_catalog.pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'", as: Int.self
+                )
+                return forTheLease + forTheRow
+            }
+            while try waiting() < count {
                 guard ContinuousClock.now < deadline, started.allSatisfy(\.process.isRunning) else {
                     Issue.record("the later runners never waited for the tenant")
                     return
@@ -72,6 +78,42 @@ struct OnlineRunRunnersTests {
                     #expect((report["summary"] as? [String: Int])?["failed"] == 0, "\(report)")
                 }
                 #expect(try tenant.recorded()?.version == path.to)
+                #expect(try tenant.recorded()?.state == "ready")
+                let failures = try tenant.admin.scalar(
+                    "SELECT count(*)::int FROM tenant_migrator.migration_history WHERE tenant = 'acme' AND outcome = 'failed'", as: Int.self
+                )
+                #expect(failures == 0)
+            }
+        }
+    }
+
+    /// A runner that finds another migrating the tenant waits for it, however long that takes
+    /// (its wait holds nothing the app needs), rather than give up after its own lock timeouts and
+    /// record a failure of a tenant that the other migrates correctly. Here the later runners
+    /// wait at least forty times their two 50 ms lock timeouts and backoff.
+    @Test(.enabled(if: TenantMigrateExecutable.url != nil, "needs the tenant-migrate executable beside the test bundle"),
+          arguments: [false, true])
+    func aRunnerWaitsForAnotherMigratingTheTenantBeyondItsLockTimeout(online: Bool) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            try await AppTenant.with(conninfo, at: "v1", recipes: 200) { tenant in
+                var first = try makeRecipesMigrator(conninfo)
+                first.settings.online.batchRows = 50
+                let later = LaterRunners(conninfo, ["migrate", "--all", "--to", "v2", "--lock-timeout", "50", "--max-attempts", "2"]
+                    + (online ? ["--online-above", "10"] : []))
+                first.settings.online.checkpoint = { checkpoint in
+                    guard checkpoint.phase == .copying, later.runs.value.isEmpty else { return }
+                    try later.start()
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while ContinuousClock.now < deadline, later.runs.value.contains(where: \.process.isRunning) { usleep(20_000) }
+                }
+                let firstReport = try await first.moveAll(.migrate(to: "v2", online: .on), jobs: 1)
+                #expect(firstReport.entries.first?.outcome == .migrated)
+                for (status, report) in try await later.reports() {
+                    #expect(status == 0, "\(report)")
+                    let entries = report["entries"] as? [[String: Any]] ?? []
+                    #expect(entries.allSatisfy { $0["outcome"] as? String == "skipped" }, "\(report)")
+                }
+                #expect(try tenant.recorded()?.version == "v2")
                 #expect(try tenant.recorded()?.state == "ready")
                 let failures = try tenant.admin.scalar(
                     "SELECT count(*)::int FROM tenant_migrator.migration_history WHERE tenant = 'acme' AND outcome = 'failed'", as: Int.self
