@@ -64,8 +64,16 @@ public final class ArchivePresence {
 
     private func resolved(schema: String, on connection: Connection) throws -> State {
         if case .unknown = state { state = try TenantArchive.exists(inSchema: schema, on: connection) ? .existing : .absent }
+        if case .existing = state, !upgraded {
+            // An archive from before this migration may be an earlier release's: once, before its first use.
+            upgraded = true
+            try TenantArchive.upgrade(inSchema: schema, on: connection)
+        }
         return state
     }
+
+    /// Whether this migration brought an existing archive to this release's shape.
+    private var upgraded = false
 
     private static func pair(_ from: String, _ to: String) -> String { from + "\u{0}" + to }
 }

@@ -132,6 +132,8 @@ extension StepArchive {
         // (A few hundred entries join fast whatever the plan.)
         if entryCount > 500 { _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)") } }
         let filled = Set(names.mappingFilledTables)
+        // Tables this step makes: a mapping or policy numbers their rows anew.
+        let madeAnew = Set(destinationSchema.tables.map(\.name)).subtracting(names.survivingTables.values)
         var restored = 0
         for restore in plan.restores {
             let entries = restorable[restore.key] ?? []
@@ -147,7 +149,7 @@ extension StepArchive {
             for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn {
                 guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
                       let definition = target.column(named: targetColumn) else { continue }
-                restored += try restoreValues(restore, of: table, column, into: definition, of: target)
+                restored += try restoreValues(restore, of: table, column, into: definition, of: target, madeAnew: madeAnew)
             }
             // The way up's markers served their check.
             if entries.contains(where: { $0.column == WayBackProof.markerColumn }) {
@@ -158,13 +160,25 @@ extension StepArchive {
         return restored
     }
 
-    private func restoreValues(_ restore: PairRestore, of table: String, _ column: String, into target: Column, of targetTable: Table) throws -> Int {
+    /// - Parameter madeAnew: the tables this step made: a link into one of them goes back to the
+    ///   row that is what it pointed at (``LinkTarget``), not to the number it had.
+    private func restoreValues(_ restore: PairRestore, of table: String, _ column: String, into target: Column, of targetTable: Table,
+                               madeAnew: Set<String>) throws -> Int {
         let q = connection
-        let value = "a.value::\(target.type.rawValue)"
+        var value = "a.value::\(target.type.rawValue)"
         var conditions = [entryIs("a", restore.key, table, column), "NOT a.compares", "t.id = a.row_id"]
+        var from = "\(archiveTable) AS a"
+        if let id = try LinkTarget.restoredID(column: column, of: table, entrySchema: restore.entrySchema, toEnd: restore.toEnd, into: target,
+                                              of: targetTable, endSchema: restore.endSchema, madeAnew: madeAnew, schema: schema, quoting: q,
+                                              fingerprint: jsonObjectText) {
+            // Found once per entry; an entry whose target no row is now stays in the archive.
+            from += " CROSS JOIN LATERAL (SELECT \(id)::\(target.type.rawValue) AS id) AS link"
+            value = "link.id"
+            conditions.append("(a.value IS NULL OR link.id IS NOT NULL)")
+        }
         conditions += referenceGuards(targetTable, [target.name: value])
         let sql = "WITH restored AS (UPDATE \(q.qualified(schema, targetTable.name)) AS t SET \(q.quoteIdentifier(target.name)) = \(value) "
-            + "FROM \(archiveTable) AS a WHERE \(conditions.joined(separator: " AND ")) RETURNING a.ctid AS entry) "
+            + "FROM \(from) WHERE \(conditions.joined(separator: " AND ")) RETURNING a.ctid AS entry) "
             + "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r))"
         return try connection.execute(sql).affectedRows
     }

@@ -18,6 +18,7 @@ import LibPQ
 /// | `left_value` | what the step left in the row: the column's value where it survives, else a JSON object of the columns a mapping derived from it |
 /// | `compares` | restore only where the row still holds `left_value` (checked, and cleared, when a way back starts) |
 /// | `archived_at` | when, for `archive prune` |
+/// | `target` | for a link: what the row it pointed at is (``LinkTarget``), so a restore finds that row again where its table was made anew |
 public enum TenantArchive {
     /// The archive table's name in each tenant schema.
     public static let tableName = "_tm_archive"
@@ -34,9 +35,16 @@ public enum TenantArchive {
         return [
             "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
                 + "column_name text NOT NULL, row_id bigint NOT NULL, value text, left_value text, "
-                + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp())",
+                + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(), target text)",
             "CREATE INDEX \(q.quoteIdentifier(tableName + "_key")) ON \(table) (step_from, step_to, table_name, column_name, row_id)",
         ]
+    }
+
+    /// Brings an archive made by an earlier release to this release's shape (the columns it added
+    /// since, nullable, so every old entry reads as before); does nothing to one that has them.
+    /// One statement, queued with the caller's next round trip.
+    static func upgrade(inSchema schema: String, on connection: Connection) throws {
+        try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(qualified(schema, quoting: connection)) ADD COLUMN IF NOT EXISTS target text"))
     }
 
     /// Whether the tenant's schema has an archive.
