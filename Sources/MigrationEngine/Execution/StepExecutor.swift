@@ -113,6 +113,7 @@ public struct StepExecutor {
         }
         try archiving?.afterStep()
         batch.statistics.rowsAffected += try archive.restore()
+        try archive.requireRestoredValues()
         if step.direction == .down { try restoreColumnOrder(after: step) }
         try runHook(\.didMigrate, "didMigrate", of: step)
         batch.statistics.milliseconds = (ContinuousClock.now - started).inMilliseconds

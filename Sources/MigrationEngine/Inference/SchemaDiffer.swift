@@ -45,6 +45,13 @@ struct SchemaDiffer {
     /// required column may start empty; the validation stage checks it).
     var mappingFilledTables: Set<String> = []
 
+    /// Set for a way down: what it adds back, the way up that dropped it archived. A new required
+    /// column without a default is then added nullable and made NOT NULL once the archive gave its
+    /// values back (``requiredFromArchive``), rather than refused.
+    var restoresFromArchive = false
+    /// The new required columns the archive fills (see ``restoresFromArchive``).
+    var requiredFromArchive: [ArchiveNames.RequiredColumn] = []
+
     var phases: [Phase: [SchemaOperation]] = [:]
     /// Where every source column, link storage and row set goes (see ``StepAccount``).
     var account = StepAccount()
