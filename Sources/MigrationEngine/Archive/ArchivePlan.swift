@@ -58,6 +58,18 @@ struct ArchivePlan: Sendable {
         return plan
     }
 
+    /// Whether an archived link is kept with its target (``LinkTarget``).
+    private(set) var takesLinkTargets = true
+
+    /// The plan that archives links without their targets (they then go back by id).
+    func withoutLinkTargets() -> ArchivePlan {
+        var plan = self
+        plan.takesLinkTargets = false
+        plan.copies = Memo()
+        plan.provedCopiesMemo = Memo()
+        return plan
+    }
+
     /// Whether the step destroys or overwrites anything the archive keeps.
     var archivesSomething: Bool { !items.isEmpty }
 
@@ -228,7 +240,7 @@ struct ArchivePlan: Sendable {
         if let name = item.column {
             let live: SQL = "source.\(id: item.narrowing ? name : names.liveColumn(name, of: item.table))"
             value = "\(live)::text"
-            if !item.narrowing, item.pair == 0, let table {
+            if takesLinkTargets, !item.narrowing, item.pair == 0, let table {
                 // A link: what it points at too (a pair further along a fused step would need its names).
                 target = LinkTarget.copy(column: name, of: table, in: sourceSchema, names: names) { $1 }
             }

@@ -21,9 +21,12 @@ public final class ArchivePresence {
     /// `exists`: whether the tenant has an archive (nil: not known, asked when first needed).
     /// `mayHaveDefaultPrivileges`: false only when it is known that no default privileges apply
     /// to tables created in the schema (`pg_default_acl`), so a new archive has no grants to revoke.
-    public init(exists: Bool? = nil, mayHaveDefaultPrivileges: Bool = true) {
+    /// `current`: whether an existing archive is known to have this release's columns (else it is
+    /// brought to them, idempotently, before its first use).
+    public init(exists: Bool? = nil, mayHaveDefaultPrivileges: Bool = true, current: Bool = false) {
         state = exists.map { $0 ? .existing : .absent } ?? .unknown
         self.mayHaveDefaultPrivileges = mayHaveDefaultPrivileges
+        upgraded = current
     }
 
     /// Whether the archive may hold entries of the step `from` → `to` written before this migration
@@ -63,7 +66,11 @@ public final class ArchivePresence {
     }
 
     private func resolved(schema: String, on connection: Connection) throws -> State {
-        if case .unknown = state { state = try TenantArchive.exists(inSchema: schema, on: connection) ? .existing : .absent }
+        if case .unknown = state {
+            let shape = try TenantArchive.shape(inSchema: schema, on: connection)
+            state = shape.exists ? .existing : .absent
+            upgraded = shape.current
+        }
         if case .existing = state, !upgraded {
             // An archive from before this migration may be an earlier release's: once, before its first use.
             upgraded = true
@@ -73,7 +80,7 @@ public final class ArchivePresence {
     }
 
     /// Whether this migration brought an existing archive to this release's shape.
-    private var upgraded = false
+    private var upgraded: Bool
 
     private static func pair(_ from: String, _ to: String) -> String { from + "\u{0}" + to }
 }

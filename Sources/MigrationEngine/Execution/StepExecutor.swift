@@ -75,7 +75,9 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
-        let archive = StepArchive(plan: options.archivePlan(of: step), schema: schema, connection: connection, copies: options.archives, presence: self.archive,
+        // (Online, catch-up cannot keep what an archived link pointed at current: links go back by id.)
+        let plan = options.online ? options.archivePlan(of: step).withoutLinkTargets() : options.archivePlan(of: step)
+        let archive = StepArchive(plan: plan, schema: schema, connection: connection, copies: options.archives, presence: self.archive,
                                   notesCopiedRows: step.isPolicyStep)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)
@@ -113,6 +115,7 @@ public struct StepExecutor {
         }
         try archiving?.afterStep()
         batch.statistics.rowsAffected += try archive.restore()
+        batch.statistics.supersededEntries += archive.supersededCount
         try archive.requireRestoredValues()
         if step.direction == .down { try restoreColumnOrder(after: step) }
         try runHook(\.didMigrate, "didMigrate", of: step)

@@ -83,6 +83,8 @@ struct TenantSchemaFacts {
     var triggers: [ForeignTriggers.Trigger] = []
     /// Whether `_tm_archive` exists in the schema.
     var hasArchive = false
+    /// Whether it has this release's columns (``TenantArchive/latestColumn``).
+    var archiveIsCurrent = false
     /// Whether default privileges (`ALTER DEFAULT PRIVILEGES`, of any role, for the schema or for
     /// all schemas) apply to tables created in the schema: an archive created there must then have
     /// what they grant revoked.
@@ -114,7 +116,9 @@ struct TenantSchemaFacts {
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
             UNION ALL
-            SELECT 'archive', 0, NULL, NULL, NULL FROM tenant
+            SELECT 'archive', (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute AS a WHERE a.attname = '\(TenantArchive.latestColumn)'
+                AND NOT a.attisdropped AND a.attrelid = pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text))),
+                NULL, NULL, NULL FROM tenant
             WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text)) IS NOT NULL
             UNION ALL
             SELECT 'default privileges', 0, NULL, NULL, NULL FROM tenant
@@ -130,6 +134,7 @@ struct TenantSchemaFacts {
             switch try row.decode(String.self, at: 0) {
             case "archive":
                 hasArchive = true
+                archiveIsCurrent = try row.decode(Int64.self, at: 1) > 0
             case "default privileges":
                 mayHaveDefaultPrivileges = true
             default:
