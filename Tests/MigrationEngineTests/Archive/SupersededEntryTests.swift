@@ -75,4 +75,20 @@ struct SupersededEntryTests {
             #expect(try connection.rows("SELECT d FROM \(schema).item WHERE id = 1") == [["other"]])
         }
     }
+
+    /// An archive an earlier release made (no `target`, no `superseded`) is listed as it is, and
+    /// brought to this release's shape by the first migration that uses it; its entries come back.
+    @Test func anEarlierReleasesArchiveIsUpgradedAndItsEntriesComeBack() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await fixtureTenant("Superseded", conninfo, insert: Self.rows)
+            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            try connection.execute("ALTER TABLE \(schema)._tm_archive DROP COLUMN target, DROP COLUMN superseded")
+            #expect(try await migrator.archiveUsage(tenant: "acme").map(\.usage.entries) == [2])
+            try connection.execute("UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
+            let down = try await migrator.rollback(tenant: "acme", to: "v1")
+            #expect(down.statistics.supersededEntries == 1)
+            #expect(try connection.rows("SELECT id::text, d FROM \(schema).item ORDER BY id") == [["1", "q2"], ["2", "r"], ["3", nil]])
+            #expect(try connection.rows(Self.archived.replacingOccurrences(of: "{schema}", with: schema)) == [["1", "other", "true"]])
+        }
+    }
 }
