@@ -35,10 +35,12 @@ public struct StepExecutor {
 
         /// What of `step`'s archive plan a run with these options uses.
         func archivePlan(of step: MigrationStep) -> ArchivePlan {
-            guard provesWayBack else { return step.archivePlan.keepingProofs { _ in false } }
-            guard online else { return step.archivePlan }
+            // (Online, catch-up could not keep what an archived link pointed at current: links go back by id.)
+            let plan = online ? step.archivePlan.withoutLinkTargets() : step.archivePlan
+            guard provesWayBack else { return plan.keepingProofs { _ in false } }
+            guard online else { return plan }
             let followed = step.tablesMadePerKey
-            return step.archivePlan.keepingProofs { proof in
+            return plan.keepingProofs { proof in
                 proof.reads.map { $0.subtracting(followed).count <= 1 && $0.subtracting(followed).allSatisfy { $0 == proof.survivor } } ?? false
             }
         }
@@ -75,9 +77,7 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
-        // (Online, catch-up cannot keep what an archived link pointed at current: links go back by id.)
-        let plan = options.online ? options.archivePlan(of: step).withoutLinkTargets() : options.archivePlan(of: step)
-        let archive = StepArchive(plan: plan, schema: schema, connection: connection, copies: options.archives, presence: self.archive,
+        let archive = StepArchive(plan: options.archivePlan(of: step), schema: schema, connection: connection, copies: options.archives, presence: self.archive,
                                   notesCopiedRows: step.isPolicyStep)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)
