@@ -7,6 +7,9 @@ public enum CoreDataImportError: Error, Equatable, Sendable, CustomStringConvert
     /// A file could not be read or is not what Core Data writes: its path, line (0 when none
     /// applies) and what is wrong.
     case unreadable(file: String, line: Int, reason: String)
+    /// The order of versions given (`--version-order`) is not one of the bundle's versions each
+    /// once: what is wrong with it.
+    case badOrder(String)
 
     public var description: String {
         switch self {
@@ -14,6 +17,8 @@ public enum CoreDataImportError: Error, Equatable, Sendable, CustomStringConvert
             "\(path) is not a Core Data model bundle (a .xcdatamodeld directory, or one .xcdatamodel directory holding a contents file)"
         case .noVersions(let path):
             "\(path) holds no .xcdatamodel version"
+        case .badOrder(let reason):
+            reason
         case let .unreadable(file, line, reason):
             line > 0 ? "\(file):\(line): \(reason)" : "\(file): \(reason)"
         }

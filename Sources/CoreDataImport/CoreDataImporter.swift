@@ -2,7 +2,7 @@ import EntityModel
 import Foundation
 
 /// Converts a Core Data model bundle (`.xcdatamodeld`) into a model family: one version per
-/// `.xcdatamodel`, in the bundle's order with the current version last, Core Data's renaming
+/// `.xcdatamodel`, by name or in an order given, Core Data's renaming
 /// identifiers carried as the model's, and every element the model cannot carry listed as an
 /// ``ImportNote``. Run `check` on the result to see which steps are inferred and which need a
 /// mapping model, as Core Data's inferred mapping would tell.
@@ -34,14 +34,14 @@ public enum CoreDataImporter {
 
     /// Imports the bundle at `url` as the family `familyName` (the bundle's name when nil).
     ///
+    /// - Parameter versionOrder: the versions, oldest first, each once, by its name in the bundle
+    ///   (`Kitchen 2`) or as a version name (`Kitchen-2`); nil to order them by name (numbers as
+    ///   numbers). A current version (`.xccurrentversion`) that is not last gets a warning note.
     /// - Throws: ``CoreDataImportError`` naming the file and line at fault, or ``ModelLoadError``
     ///   when a version breaks a rule of the model format (each mistake with its file and line).
-    public static func importBundle(at url: URL, familyName: String? = nil) throws -> Result {
-        let bundle = try XCDataModelBundle.open(url)
-        var bundleNotes: [ImportNote] = []
-        if bundle.reordered {
-            bundleNotes.append(ImportNote(.adapted, "version order", "the current version \(bundle.versions.last!.name) comes last, after versions whose names sort after it"))
-        }
+    public static func importBundle(at url: URL, familyName: String? = nil, versionOrder: [String]? = nil) throws -> Result {
+        let bundle = try XCDataModelBundle.open(url, order: versionOrder)
+        let bundleNotes = bundle.notes
         var converted: [CoreDataModelConverter.Converted] = []
         var convertedNotes: [[ImportNote]] = []
         for version in bundle.versions {

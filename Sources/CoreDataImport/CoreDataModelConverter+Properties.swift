@@ -45,6 +45,7 @@ extension CoreDataModelConverter {
         for rule in ["minValueString", "maxValueString", "regularExpressionString"] where element.attributes[rule] != nil {
             note(.notExpressed, what, "the validation rule \(rule)=\(element.attributes[rule]!) is Core Data's, not the database's", element)
         }
+        noteUserInfoAndHashModifier(of: element, what: what)
         if element.flag("allowsExternalBinaryDataStorage") {
             note(.adapted, what, "external binary storage is Core Data's; the bytes are stored in the column", element)
         }
@@ -64,7 +65,8 @@ extension CoreDataModelConverter {
             return DefaultValue.parsing(formatter.string(from: date), as: type)
         }
         guard var text = element.attributes["defaultValueString"] else { return nil }
-        if type == .bool { text = ["YES": "true", "NO": "false"][text] ?? text }
+        // Xcode writes a Boolean's default as 0 or 1 (versions before Xcode 8: NO or YES).
+        if type == .bool { text = ["YES": "true", "NO": "false", "1": "true", "0": "false"][text] ?? text }
         guard let value = DefaultValue.parsing(text, as: type) else {
             note(.notExpressed, what, "the default \(text) is not a \(type.rawValue)", element)
             return nil
@@ -83,6 +85,7 @@ extension CoreDataModelConverter {
             note(.notExpressed, what, "it has no destination entity", element)
             return nil
         }
+        noteUserInfoAndHashModifier(of: element, what: what)
         let isToMany = element.flag("toMany")
         if element.flag("ordered") {
             note(.adapted, what, "an ordered to-many is stored unordered: the model keeps no order", element)
@@ -96,6 +99,19 @@ extension CoreDataModelConverter {
             deleteRule: Self.deleteRules[rule] ?? .nullify, isOptional: element.flag("optional"),
             minCount: isToMany ? count("minCount") : nil, maxCount: isToMany ? count("maxCount") : nil, location: location(of: element)
         )
+    }
+
+    /// Notes an element's `userInfo` (by its keys) and `versionHashModifier`, which the model does
+    /// not keep: `what` is the element (`Recipe`, `Recipe.name`).
+    mutating func noteUserInfoAndHashModifier(of element: CoreDataXML.Element, what: String) {
+        for info in element.children(named: "userInfo") {
+            let keys = info.children(named: "entry").compactMap { $0.attributes["key"] }.sorted()
+            note(.notExpressed, "user info of \(what)\(keys.isEmpty ? "" : " (\(keys.joined(separator: ", ")))")", "the model keeps no user info", info)
+        }
+        if let modifier = element.attributes["versionHashModifier"], !modifier.isEmpty {
+            note(.notExpressed, "version hash modifier of \(what) (\(modifier))",
+                 "the model's version hash is computed from its schema; Core Data's modifier has no counterpart", element)
+        }
     }
 
     /// Attributes with a uniqueness constraint of their own; constraints over several properties

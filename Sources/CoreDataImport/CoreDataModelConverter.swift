@@ -58,27 +58,30 @@ struct CoreDataModelConverter {
     private mutating func convertEntity(_ element: CoreDataXML.Element, named name: String, elementIDs: inout [String: String]) -> Entity {
         var entity = Entity(name: name, parent: element.attributes["parentEntity"], isAbstract: element.flag("isAbstract"), location: location(of: element))
         if let id = element.attributes["elementID"] { elementIDs[name] = id }
+        noteUserInfoAndHashModifier(of: element, what: name)
         let unique = uniqueAttributes(of: element, entity: name)
         let indexed = indexedAttributes(of: element, entity: name)
+        // Gathered here and set once: each change to an entity's list sorts it again.
+        var attributes: [Attribute] = [], relationships: [Relationship] = []
         for child in element.children {
             switch child.name {
             case "attribute":
                 guard let attribute = convertAttribute(child, of: name, unique: unique, indexed: indexed) else { continue }
                 if let id = child.attributes["elementID"] { elementIDs["\(name).\(attribute.name)"] = id }
-                entity.attributes.append(attribute)
+                attributes.append(attribute)
             case "relationship":
                 guard let relationship = convertRelationship(child, of: name) else { continue }
                 if let id = child.attributes["elementID"] { elementIDs["\(name).\(relationship.name)"] = id }
-                entity.relationships.append(relationship)
-            case "uniquenessConstraints", "fetchIndex", "compoundIndexes":
+                relationships.append(relationship)
+            case "uniquenessConstraints", "fetchIndex", "compoundIndexes", "userInfo":
                 continue
-            case "userInfo":
-                note(.notExpressed, "user info of \(name)", "the model keeps no user info", child)
             default:
                 let what = child.attributes["name"].map { "\(child.name) \(name).\($0)" } ?? "\(child.name) of \(name)"
                 note(.notExpressed, what, "the model has stored attributes and relationships only", child)
             }
         }
+        entity.attributes = attributes
+        entity.relationships = relationships
         return entity
     }
 

@@ -16,14 +16,25 @@ enum CoreDataRenaming {
         func identifier(_ key: String, in converted: CoreDataModelConverter.Converted, name: String) -> String {
             converted.elementIDs[key] ?? name
         }
-        func match(_ key: String, name: String, among candidates: [(key: String, name: String)]) -> String? {
-            let id = identifier(key, in: current, name: name)
-            return (candidates.first { identifier($0.key, in: previous, name: $0.name) == id }
-                ?? current.elementIDs[key].flatMap { elementID in candidates.first { $0.name == elementID } })?.name
+        // The earlier elements by identifier and by name, the first of each kept: one look-up per
+        // element, so a bundle of many properties imports in time proportional to their number.
+        func indexed(_ candidates: [(key: String, name: String)]) -> (byIdentifier: [String: String], byName: [String: String]) {
+            var byIdentifier: [String: String] = [:], byName: [String: String] = [:]
+            for candidate in candidates {
+                let id = identifier(candidate.key, in: previous, name: candidate.name)
+                if byIdentifier[id] == nil { byIdentifier[id] = candidate.name }
+                if byName[candidate.name] == nil { byName[candidate.name] = candidate.name }
+            }
+            return (byIdentifier, byName)
         }
+        func match(_ key: String, name: String, among candidates: (byIdentifier: [String: String], byName: [String: String])) -> String? {
+            candidates.byIdentifier[identifier(key, in: current, name: name)]
+                ?? current.elementIDs[key].flatMap { candidates.byName[$0] }
+        }
+        let oldEntityNames = indexed(previous.entities.map { ($0.name, $0.name) })
         for index in current.entities.indices {
             let entity = current.entities[index]
-            let oldName = match(entity.name, name: entity.name, among: previous.entities.map { ($0.name, $0.name) })
+            let oldName = match(entity.name, name: entity.name, among: oldEntityNames)
             if let oldName, oldName != entity.name { current.entities[index].renamingIdentifier = oldName }
             guard let oldName else { continue }
             // The old entity's properties, inherited ones included: a property may have moved.
@@ -33,18 +44,22 @@ enum CoreDataRenaming {
                 lineage.append(found)
                 cursor = found.parent.flatMap { oldEntities[$0] }
             }
-            let oldAttributes = lineage.flatMap { owner in owner.attributes.map { ("\(owner.name).\($0.name)", $0.name) } }
-            let oldRelationships = lineage.flatMap { owner in owner.relationships.map { ("\(owner.name).\($0.name)", $0.name) } }
-            for (position, attribute) in entity.attributes.enumerated() {
+            let oldAttributes = indexed(lineage.flatMap { owner in owner.attributes.map { ("\(owner.name).\($0.name)", $0.name) } })
+            let oldRelationships = indexed(lineage.flatMap { owner in owner.relationships.map { ("\(owner.name).\($0.name)", $0.name) } })
+            // Set on copies, then put back once: each change to an entity's list sorts it again.
+            var attributes = entity.attributes, relationships = entity.relationships
+            for (position, attribute) in attributes.enumerated() {
                 if let old = match("\(entity.name).\(attribute.name)", name: attribute.name, among: oldAttributes), old != attribute.name {
-                    current.entities[index].attributes[position].renamingIdentifier = old
+                    attributes[position].renamingIdentifier = old
                 }
             }
-            for (position, relationship) in entity.relationships.enumerated() {
+            for (position, relationship) in relationships.enumerated() {
                 if let old = match("\(entity.name).\(relationship.name)", name: relationship.name, among: oldRelationships), old != relationship.name {
-                    current.entities[index].relationships[position].renamingIdentifier = old
+                    relationships[position].renamingIdentifier = old
                 }
             }
+            current.entities[index].attributes = attributes
+            current.entities[index].relationships = relationships
         }
     }
 }

@@ -138,7 +138,7 @@ struct CreateBenchmark: AsyncParsableCommand {
     static func createScript(tenant: String, version: ModelVersion, quoting q: some SQLQuoting) -> String {
         let schema = "tenant_" + tenant
         let catalog = TenantCatalog()
-        var statements = [catalog.lockSQL(tenant, quoting: q), "CREATE SCHEMA \(q.quoteIdentifier(schema))"]
+        var statements = ["CREATE SCHEMA \(q.quoteIdentifier(schema))"]
         statements += version.relationalSchema().createStatements(inSchema: schema, quoting: q)
         statements.append(catalog.registerSQL(tenant, schema: schema, family: "Recipes", version: version, quoting: q))
         statements.append(catalog.historySQL(tenant, family: "Recipes", operation: .create, to: version.name,

@@ -8,13 +8,13 @@ import Testing
 /// never waits without limit itself (docs/Security.md, "Bounded waits").
 @Suite("Bounded waits")
 struct BoundedWaitTests {
-    @Test func theAdvisoryLockWaitIsBoundedByLockTimeoutAndAttempts() async throws {
+    @Test func theTenantLockWaitIsBoundedByLockTimeoutAndAttempts() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"]) == 0)
-            // Another runner holds tenant t's advisory lock.
+            // Another runner holds tenant t's lock: its row in the catalog.
             let holder = try Connection(setup.migratorURL, logger: quietLogger)
             try holder.execute("BEGIN")
-            try holder.execute("SELECT pg_advisory_xact_lock(hashtext('tenant_migrator'), hashtext('t'))")
+            try holder.execute("SELECT 1 FROM tenant_migrator.tenants WHERE name = 't' FOR UPDATE")
 
             // The runner is a process of its own: its waits are its own, not those of this test
             // process's cooperative pool, which other suites can keep busy for seconds.
@@ -27,7 +27,7 @@ struct BoundedWaitTests {
             let ended = try await waitUntil(timeout: .seconds(60)) { !running.process.isRunning }
             try holder.execute("ROLLBACK")
             let output = try await running.finish()
-            #expect(ended, "the runner was still waiting for the advisory lock after \(ContinuousClock.now - started)")
+            #expect(ended, "the runner was still waiting for the tenant's lock after \(ContinuousClock.now - started)")
             #expect(output.status != 0)
             #expect(output.stderr.contains("55P03"), "\(output.stderr)")
             let admin = try setup.adminConnection()

@@ -88,6 +88,41 @@ struct OnlineMigrationTests {
         }
     }
 
+    /// The app binds a temporary view to a live table before the cutover; afterwards the view
+    /// points at the retired table, on which the app keeps no right.
+    @Test func theAppKeepsNoRightOnTheTablesACutoverRetires() async throws {
+        try await LeastPrivilegeDatabase.with { setup in
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
+            let admin = try setup.adminConnection()
+            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 10)
+            let app = try Connection(setup.appURL, logger: quietLogger)
+            try app.execute("CREATE TEMPORARY VIEW old_recipe AS SELECT * FROM tenant_t.recipe")
+            #expect(Self.attempt("SELECT count(*) FROM old_recipe", on: app) == nil)
+
+            let result = try await makeRecipesMigrator(setup.migratorURL).migrate(tenant: "t", .migrate(to: "v3", online: .on))
+            #expect(result.outcome == .migrated)
+            #expect(result.online.map { $0.mode != "offline" } == true)
+            let oid = try admin.scalar("SELECT oid::int8 FROM pg_namespace WHERE nspname = 'tenant_t'", as: Int64.self)
+            let retiredRecipes = "SELECT id || ' ' || name FROM \"_tm_retired_\(oid)\".recipe ORDER BY id"
+            let before: [String] = try admin.column(retiredRecipes)
+            for sql in [
+                "SELECT count(*) FROM old_recipe",
+                "UPDATE old_recipe SET name = 'renamed after the cutover' WHERE id = (SELECT min(id) FROM tenant_t.recipe)",
+                "DELETE FROM old_recipe WHERE id = (SELECT max(id) FROM tenant_t.recipe)",
+                "INSERT INTO old_recipe (name, type) VALUES ('planted after the cutover', 'Other')",
+            ] {
+                #expect(Self.attempt(sql, on: app) == "42501", "as the app role, through its view of a retired table: \(sql)")
+            }
+            #expect(try admin.column(retiredRecipes, as: String.self) == before)
+            let grants: [String] = try admin.column("""
+                SELECT c.relname || ' ' || a.privilege_type || ' to ' || CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_get_userbyid(a.grantee)::text END
+                FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace, aclexplode(c.relacl) a
+                WHERE n.nspname = $1 AND a.grantee <> c.relowner ORDER BY 1
+                """, ["_tm_retired_\(oid)"])
+            #expect(grants.isEmpty, "rights left on the retired tables: \(grants)")
+        }
+    }
+
     @Test func theCaptureFunctionRunsAsTheMigratorWithAFixedSearchPath() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)

@@ -11,10 +11,6 @@ import Testing
 /// into 0; the way down gives every spelling and every NULL back from the archive.
 @Suite("BugTracker: YAML only, through tenant-migrate")
 struct BugTrackerFamilyTests {
-    func bugTracker(_ arguments: [String], on conninfo: String) async throws -> TenantMigrateExecutable.Output {
-        try await TenantMigrateExecutable.run(arguments, database: conninfo, migrations: PackagePaths.bugTrackerFamily)
-    }
-
     @Test func upAndDownWithNullsAndCaseVariants() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let tenants = ["acme": BugTrackerIssues(count: 240, seed: 20, nullPriorities: true),

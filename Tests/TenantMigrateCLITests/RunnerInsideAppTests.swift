@@ -158,7 +158,7 @@ struct RunnerInsideAppTests {
             // Every attempt times out on the tenant's lock, which another session holds.
             let holder = try Connection(conninfo)
             try holder.execute("BEGIN")
-            try holder.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('tenant_migrator'), pg_catalog.hashtext('acme'))")
+            try holder.execute("SELECT 1 FROM tenant_migrator.tenants WHERE name = 'acme' FOR UPDATE")
             migrator.lockTimeout = .milliseconds(100)
             migrator.maxAttempts = 1
             expectLibrary(await libraryText { _ = try await migrator.migrate(tenant: "acme") }, names: "raise `lockTimeout` / `maxAttempts`")

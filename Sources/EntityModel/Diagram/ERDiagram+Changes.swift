@@ -73,7 +73,19 @@ extension ERDiagram {
         if old.name != key.name { return .renamed(from: old.name) }
         if match.entities[old.entity] != key.entity { return .moved(from: old.entity) }
         guard let oldRow = oldRows[old], oldRow.type != row.type || oldRow.keys != row.keys || oldRow.notes != row.notes else { return nil }
-        return .changed("was " + ([oldRow.type] + oldRow.keys + oldRow.notes).joined(separator: ", "))
+        return .changed(difference(from: oldRow, to: row))
+    }
+
+    /// What changed in a row, in words: `type int16 → int32`, `now required`, `now UK`,
+    /// `no longer indexed`, `now default 'Other'`.
+    static func difference(from old: Row, to new: Row) -> String {
+        var parts: [String] = []
+        if old.type != new.type { parts.append("type \(old.type) → \(new.type)") }
+        for note in old.notes where !new.notes.contains(note) { parts.append(note == "optional" ? "now required" : "no longer \(note)") }
+        for note in new.notes where !old.notes.contains(note) { parts.append(note == "optional" ? "now optional" : "now \(note)") }
+        for key in old.keys where !new.keys.contains(key) { parts.append("no longer \(key)") }
+        for key in new.keys where !old.keys.contains(key) { parts.append("now \(key)") }
+        return parts.joined(separator: ", ")
     }
 
     private static func markedLinks(

@@ -81,16 +81,18 @@ extension ERDiagram.Multiplicity {
 
 /// Spelling text for DOT: quoted IDs and HTML-like labels, and the colours of changes.
 enum DOTText {
-    /// A double-quoted DOT string; a line break becomes `\n`.
+    /// A double-quoted DOT string; a line break becomes `\n`, other control characters are escaped
+    /// (``VisibleText``).
     static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        "\"" + VisibleText.escaped(text, keeping: ["\n"]).replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""
     }
 
-    /// Text inside an HTML-like label: markup characters as entities, line breaks as `<br/>`.
+    /// Text inside an HTML-like label: markup characters as entities, line breaks as `<br/>`, other
+    /// control characters escaped (``VisibleText``).
     static func html(_ text: String) -> String {
         let entities: [Character: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "\n": "<br/>"]
-        return text.map { entities[$0] ?? String($0) }.joined()
+        return VisibleText.escaped(text, keeping: ["\n"]).map { entities[$0] ?? String($0) }.joined()
     }
 
     /// The header background and the text colour of an element with `change`.

@@ -82,9 +82,10 @@ enum MermaidText {
     }
 
     /// Text in double quotes, which Mermaid's comments and labels cannot escape: a double quote
-    /// becomes a single one, and line breaks become spaces.
+    /// becomes a single one, line breaks become spaces, other control characters are escaped
+    /// (``VisibleText``).
     static func quoted(_ text: String) -> String {
-        let cleaned = text.map { character -> String in
+        let cleaned = VisibleText.escaped(text, keeping: ["\n", "\r"]).map { character -> String in
             switch character {
             case "\"": "'"
             case "\n", "\r", "\r\n": " "
@@ -94,8 +95,8 @@ enum MermaidText {
         return "\"" + cleaned + "\""
     }
 
-    /// A front-matter value: a YAML double-quoted string.
+    /// A front-matter value: a YAML double-quoted string, its control characters escaped.
     static func frontMatter(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        YAMLScalar.quoted(text)
     }
 }

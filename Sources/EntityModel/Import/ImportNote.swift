@@ -8,9 +8,12 @@ public struct ImportNote: Hashable, Sendable, Codable, CustomStringConvertible {
         /// Carried in another form the model can say (a `varchar(20)` column as a `string`), or
         /// named differently (a reserved name).
         case adapted
+        /// Carried, but the importer had to guess, and may have guessed wrong (the order of a
+        /// Core Data bundle's versions): check it, or say what is meant.
+        case warning
     }
 
-    /// Left out, or carried in another form.
+    /// Left out, carried in another form, or a guess to check.
     public var kind: Kind
     /// The element: `table orders`, `column orders.total`, `Recipe.image`, `fetch request Recent`.
     public var element: String

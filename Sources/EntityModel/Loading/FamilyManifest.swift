@@ -32,7 +32,7 @@ struct FamilyManifest {
             var manifest = FamilyManifest(name: directoryName, versions: [])
             let root: Node?
             do {
-                root = try Yams.compose(yaml: yaml)
+                root = try ModelYAML.compose(yaml)
             } catch {
                 reader.diagnostics.append(VersionFileDecoder.diagnostic(for: error, in: reader.file))
                 return manifest

@@ -26,7 +26,7 @@ struct VersionFileDecoder {
     mutating func decode(yaml: String) -> [Entity] {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: yaml)
+            root = try ModelYAML.compose(yaml)
         } catch {
             reader.diagnostics.append(Self.diagnostic(for: error, in: reader.file))
             return []
@@ -166,6 +166,9 @@ struct VersionFileDecoder {
 
     /// A diagnostic for an error Yams threw while parsing.
     static func diagnostic(for error: any Error, in file: String) -> ModelDiagnostic {
+        if let refusal = error as? ModelYAML.Refusal {
+            return ModelDiagnostic(file: file, line: refusal.line, column: refusal.column, message: refusal.message)
+        }
         switch error as? YamlError {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
             return ModelDiagnostic(file: file, line: mark.line, column: mark.column, message: "this is not valid YAML: \(problem).")

@@ -23,6 +23,7 @@ struct ModelValidator {
         validator.checkInheritance()
         for entity in validator.graph.entities {
             validator.checkProperties(of: entity)
+            for attribute in entity.attributes { validator.checkDefault(of: attribute, in: entity) }
             for relationship in entity.relationships {
                 validator.checkRelationship(relationship, of: entity)
             }
@@ -142,10 +143,20 @@ struct ModelValidator {
         let own = properties(of: entity).sorted {
             (($0.location?.line ?? 0), $0.kind, $0.name) < (($1.location?.line ?? 0), $1.kind, $1.name)
         }
-        var earlier = inherited
+        // The first earlier property of each name and of each snake_case name: one look-up each, so
+        // an entity of many properties is checked in time proportional to their number.
+        var earlierByName: [String: Property] = [:]
+        var earlierBySQLName: [String: Property] = [:]
+        func remember(_ property: Property, sqlName: String) {
+            if earlierByName[property.name] == nil { earlierByName[property.name] = property }
+            if earlierBySQLName[sqlName] == nil { earlierBySQLName[sqlName] = property }
+        }
+        for property in inherited { remember(property, sqlName: property.name.snakeCased) }
         // Reserved and invalid names are reported by `checkName`; comparing them adds only noise.
-        for property in own where SQLName.isIdentifier(property.name) && !SQLName.reservedColumns.contains(property.name.snakeCased) {
-            if let same = earlier.first(where: { $0.name == property.name }) {
+        for property in own where SQLName.isIdentifier(property.name) {
+            let sqlName = property.name.snakeCased
+            guard !SQLName.reservedColumns.contains(sqlName) else { continue }
+            if let same = earlierByName[property.name] {
                 reportedClashes.insert(Self.clashKey("property", same.described, property.described))
                 if same.declaredBy == entity.name {
                     report(property.location, "\(property.described) has the same name as \(same.described).")
@@ -153,13 +164,21 @@ struct ModelValidator {
                     report(property.location, "\(property.described) repeats the name of \(same.described), "
                         + "which \(entity.name) inherits.")
                 }
-            } else if let clash = earlier.first(where: { $0.name.snakeCased == property.name.snakeCased }) {
+            } else if let clash = earlierBySQLName[sqlName] {
                 report(property.location, "\(property.described) and \(clash.described) both map to the SQL name "
-                    + "\"\(property.name.snakeCased)\"; rename one of them.")
+                    + "\"\(sqlName)\"; rename one of them.")
                 reportedClashes.insert(Self.clashKey("property", clash.described, property.described))
             }
-            earlier.append(property)
+            remember(property, sqlName: sqlName)
         }
+    }
+
+    /// A text default that starts with U+FEFF would not come back from a version file: YAML
+    /// readers take it for a byte-order mark and drop it (an imported bundle may hold one).
+    private mutating func checkDefault(of attribute: Attribute, in entity: Entity) {
+        guard case .string(let text)? = attribute.defaultValue, text.unicodeScalars.first == "\u{FEFF}" else { return }
+        report(attribute.location, "the default of attribute \(entity.name).\(attribute.name) starts with U+FEFF (a byte-order mark), "
+            + "which a version file cannot keep; remove it.")
     }
 
     private func properties(of entity: Entity?) -> [Property] {

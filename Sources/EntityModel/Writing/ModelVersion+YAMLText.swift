@@ -4,9 +4,10 @@ extension ModelVersion {
     /// Loading the text gives an equal version (``ModelVersion/init(name:yaml:file:)``).
     ///
     /// - Parameter header: Lines written first as `#` comments (where the version came from, what
-    ///   it could not say).
+    ///   it could not say); a line feed starts a new comment line, and every other control
+    ///   character is escaped (``VisibleText``), so that no text in them can end a comment.
     public func yamlText(header: [String] = []) -> String {
-        var lines = header.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { $0.isEmpty ? "#" : "# " + $0 }
+        var lines = VisibleText.yamlComments(header)
         lines.append("entities:")
         for entity in entities {
             let keys = entity.yamlKeys
@@ -36,10 +37,9 @@ extension ModelVersion {
 extension ModelFamily {
     /// The family's manifest (`family.yaml`): its name and its versions, oldest first.
     ///
-    /// - Parameter header: Lines written first as `#` comments.
+    /// - Parameter header: Lines written first as `#` comments, escaped as the version file's are.
     public func manifestText(header: [String] = []) -> String {
-        let comments = header.flatMap { $0.split(separator: "\n", omittingEmptySubsequences: false) }.map { ($0.isEmpty ? "#" : "# " + $0) + "\n" }
-        return comments.joined()
+        VisibleText.yamlComments(header).map { $0 + "\n" }.joined()
             + "family: \(YAMLScalar.name(name))\n"
             + "versions: [\(versions.map { YAMLScalar.versionName($0.name) }.joined(separator: ", "))]   # oldest first\n"
     }

@@ -19,10 +19,10 @@ enum YAMLScalar {
     }
 
     /// `text` in double quotes, with `\`, `"`, control characters and the characters YAML does not
-    /// print (DEL, the C1 controls, the byte-order mark, line and paragraph separators) escaped.
+    /// print or that act rather than show (DEL, the C1 controls, the byte-order mark, line and
+    /// paragraph separators, bidirectional controls, U+FFFE and U+FFFF: ``VisibleText/isControl(_:)``)
+    /// escaped.
     static func quoted(_ text: String) -> String {
-        CanonicalText.quoted(text) { scalar in
-            scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || ["\u{FEFF}", "\u{2028}", "\u{2029}"].contains(scalar)
-        }
+        CanonicalText.quoted(text, alsoEscaping: VisibleText.isControl)
     }
 }

@@ -27,17 +27,18 @@ public actor AsyncConnection {
         self.cancelToken = connection.cancelToken
     }
 
-    /// Connects on a new dedicated thread. See ``Connection/init(_:connectTimeout:applicationName:searchPath:logger:)``.
+    /// Connects on a new dedicated thread. See ``Connection/init(_:connectTimeout:applicationName:searchPath:settings:logger:)``.
     public static func connect(
         _ conninfo: String = "",
         connectTimeout: Int = 10,
         applicationName: String = "tenant-migrate",
         searchPath: [String]? = nil,
+        settings: [String: String] = [:],
         logger: Logger = Logger(label: "LibPQ")
     ) async throws -> AsyncConnection {
         let thread = ConnectionThread(name: "libpq")
         do {
-            return try await Opener(thread: thread).open(conninfo, connectTimeout, applicationName, searchPath, logger)
+            return try await Opener(thread: thread).open(conninfo, connectTimeout, applicationName, searchPath, settings, logger)
         } catch {
             thread.shutdown()
             throw error
@@ -88,10 +89,10 @@ public actor AsyncConnection {
         nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
         init(thread: ConnectionThread) { self.thread = thread }
 
-        func open(_ conninfo: String, _ timeout: Int, _ name: String, _ searchPath: [String]?, _ logger: Logger) throws -> AsyncConnection {
+        func open(_ conninfo: String, _ timeout: Int, _ name: String, _ searchPath: [String]?, _ settings: [String: String], _ logger: Logger) throws -> AsyncConnection {
             AsyncConnection(
                 thread: thread,
-                connection: try Connection(conninfo, connectTimeout: timeout, applicationName: name, searchPath: searchPath, logger: logger)
+                connection: try Connection(conninfo, connectTimeout: timeout, applicationName: name, searchPath: searchPath, settings: settings, logger: logger)
             )
         }
     }

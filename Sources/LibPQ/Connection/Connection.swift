@@ -57,6 +57,10 @@ public final class Connection {
     /// functions or operators planted by other roles passes `["pg_catalog", "pg_temp"]`, so that every
     /// unqualified name resolves to PostgreSQL's own catalog first and never to a user schema.
     ///
+    /// `settings` (`["TimeZone": "UTC"]`) are set the same way, over the role's and the database's
+    /// defaults: a tool whose values must print and parse alike in every session fixes those
+    /// that format them.
+    ///
     /// - Throws: ``PQError`` of kind `.connection`, naming the host, the port and the reason.
     ///   Neither the message nor anything else the error holds contains the password.
     public init(
@@ -64,13 +68,16 @@ public final class Connection {
         connectTimeout: Int = 10,
         applicationName: String = "tenant-migrate",
         searchPath: [String]? = nil,
+        settings: [String: String] = [:],
         logger: Logger = Logger(label: "LibPQ")
     ) throws {
         try ConnectionString.validate(conninfo)
         // Earlier keywords are defaults: the expanded conninfo (dbname) overrides them.
-        // The search path goes into the startup packet (no extra round trip), unless the connection
-        // string brings `options` of its own, which then win; see setSearchPath below.
-        let pathOption = searchPath.map { "-c search_path=" + Connection.searchPathValue($0).replacingOccurrences(of: " ", with: "\\ ") }
+        // The search path and settings go into the startup packet (no extra round trip), unless the
+        // connection string brings `options` of its own, which then win; see setSession below.
+        var startup = settings
+        if let searchPath { startup["search_path"] = Connection.searchPathValue(searchPath) }
+        let pathOption = startup.isEmpty ? nil : Connection.startupOptions(startup)
         let keywords = ["connect_timeout", "fallback_application_name"] + (pathOption == nil ? [] : ["options"]) + ["dbname"]
         let values = [String(connectTimeout), applicationName] + (pathOption.map { [$0] } ?? []) + [conninfo]
         let connection: OpaquePointer? = withCStringArray(keywords) { keywordPointers in
@@ -97,7 +104,7 @@ public final class Connection {
         self.noticeSink = Unmanaged.passRetained(NoticeSink(logger: logger))
         PQsetNoticeReceiver(connection, noticeReceiver, noticeSink.toOpaque())
         try normalizeSession()
-        if let searchPath, let pathOption, connectionOption("options") != pathOption { try setSearchPath(searchPath) }
+        if let pathOption, connectionOption("options") != pathOption { try setSession(startup) }
     }
 
     deinit {
@@ -226,8 +233,24 @@ public final class Connection {
         try execute("SELECT pg_catalog.set_config('search_path', $1, false)", [Connection.searchPathValue(schemas)])
     }
 
+    /// Sets each of `settings` (by name; `search_path` as ``searchPathValue(_:)`` gives it) for the
+    /// session, in one statement, through `pg_catalog.set_config` so that the call itself cannot be
+    /// redirected.
+    public func setSession(_ settings: [String: String]) throws {
+        let sorted = settings.sorted { $0.key < $1.key }
+        let calls = sorted.indices.map { "pg_catalog.set_config($\(2 * $0 + 1), $\(2 * $0 + 2), false)" }.joined(separator: ", ")
+        try execute("SELECT " + calls, sorted.flatMap { [$0.key, $0.value] })
+    }
+
+    /// The startup packet's `options` for `settings`: `-c name=value` each, spaces and backslashes escaped.
+    static func startupOptions(_ settings: [String: String]) -> String {
+        settings.sorted { $0.key < $1.key }.map { name, value in
+            "-c \(name)=" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: " ", with: "\\ ")
+        }.joined(separator: " ")
+    }
+
     /// `search_path`'s value for `schemas`: each one double-quoted.
-    static func searchPathValue(_ schemas: [String]) -> String {
+    public static func searchPathValue(_ schemas: [String]) -> String {
         schemas.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",")
     }
 

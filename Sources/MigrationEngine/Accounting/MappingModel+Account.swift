@@ -32,6 +32,14 @@ struct MappingAccountant {
         var mergedBy: String? = nil
         /// Made by a distinct mapping, which reads the column and writes another table.
         var byDistinctMapping = false
+        /// The mapping writes over the column itself, in the source row's own row (an expression
+        /// that writes the column, a retyping copy, a policy that transforms it). A claim that
+        /// only reads the column (to write another one, or another table) does not: a column
+        /// that stays is carried where it is only read.
+        var overwrites = false
+        /// ``rows`` in model terms, for the account's sentences: `the Status rows an Issue links
+        /// to through Issue.status`, `the rows mapping X selects (filter)`.
+        var rowsInWords: String? = nil
     }
 
     func account() throws -> StepAccount {
@@ -77,7 +85,11 @@ struct MappingAccountant {
             restricted.detail += ": " + claims.compactMap(\.mergedBy).joined(separator: "; ")
         } else {
             rest = "NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")" + notNull
-            restricted.detail += " (in the rows no mapping reads: \(rest))"
+            // In model terms where every claim's rows can be said so; the predicate otherwise.
+            let words = claims.filter { $0.rows != nil }.compactMap(\.rowsInWords)
+            restricted.detail += words.count == claims.filter({ $0.rows != nil }).count
+                ? " (where no mapping reads it: outside " + words.joined(separator: " and ") + (notNull.isEmpty ? "" : ", where it holds a value") + ")"
+                : " (in the rows no mapping reads: \(rest))"
         }
         restricted.dependsOnData = true
         restricted.rows = StepAccount.RowSet.both(change.rows.map(StepAccount.RowSet.init), StepAccount.RowSet(rest))?.predicate
@@ -91,9 +103,9 @@ struct MappingAccountant {
         // (A retyping mapping overwrites the discriminator, whose entry is transformed.)
         guard entry.overwritesInPlace != true, let column = entry.item.column else { return [entry] }
         if case .transformed = entry.fate, column != "entity" { return [entry] }
-        // (A distinct mapping writes into another table: it reads its source column, never rewrites it.)
+        // (Reading a column to write another, or another table, does not rewrite it.)
         let rewriting = (claims[entry.item.table + "." + column] ?? []).filter { claim in
-            if case .transformed = claim.fate { return !claim.byDistinctMapping } else { return false }
+            if case .transformed = claim.fate { return claim.overwrites } else { return false }
         }
         guard !rewriting.isEmpty else { return [entry] }
         var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate, overwritesInPlace: true) }
@@ -132,12 +144,15 @@ struct MappingAccountant {
                 continue
             }
             let rows = try filterPredicate(of: mapping)
+            let rowsInWords = mapping.filter.map { "the rows mapping \(mapping.name) selects (\($0))" }
             /// A claim on a column (or, with `column` nil, a join table's links).
-            func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil, derived: StepAccount.Location? = nil) {
+            func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil, reachedInWords: String? = nil,
+                       derived: StepAccount.Location? = nil, overwrites: Bool = false) {
                 let own = table == sourceTable.name
                 let keepsEveryValue = own && column.map { column in mapping.filter.map { isNotNullFilter($0, column: column, table: table) } ?? false } ?? false
                 claims[column.map { table + "." + $0 } ?? table, default: []]
-                    .append(Claim(fate: fate, rows: own ? rows : reached, keepsEveryValue: keepsEveryValue, derived: own ? derived : nil))
+                    .append(Claim(fate: fate, rows: own ? rows : reached, keepsEveryValue: keepsEveryValue, derived: own ? derived : nil,
+                                  overwrites: own && overwrites, rowsInWords: own ? rowsInWords : reachedInWords))
             }
             let inPlace = compiler.isInPlace(mapping)
             // Explicit expressions, and the key paths they (and relationship mappings) read.
@@ -148,8 +163,10 @@ struct MappingAccountant {
             var read: Set<String> = []
             for (expression, by, written) in expressions {
                 for source in reads(expression, from: mapping.source) {
-                    claim(source.table, source.column, .transformed(by: by), reached: source.reached, derived: written)
-                    if let written, source.table == sourceTable.name, sourceColumn(matching: written, in: sourceTable) == source.column { read.insert(source.column) }
+                    let rewritten = written.map { source.table == sourceTable.name && sourceColumn(matching: $0, in: sourceTable) == source.column } ?? false
+                    claim(source.table, source.column, .transformed(by: by), reached: source.reached, reachedInWords: source.reachedInWords,
+                          derived: written, overwrites: rewritten)
+                    if rewritten { read.insert(source.column) }
                 }
             }
             // A to-one set to the row another mapping made from this very row is derived from
@@ -172,7 +189,7 @@ struct MappingAccountant {
             for (written, by) in inPlace ? writtenInPlace(by: mapping) : [] {
                 // (An expression that reads the column it writes claims it already.)
                 guard let column = sourceColumn(matching: written, in: sourceTable), !read.contains(column) else { continue }
-                claim(sourceTable.name, column, .transformed(by: by))
+                claim(sourceTable.name, column, .transformed(by: by), overwrites: true)
             }
             // Default attribute mappings into another table (INSERT … SELECT copies them).
             if !compiler.isInPlace(mapping), mapping.policy == nil, let destinationTable = compiler.destinationTable(of: mapping.destination) {
@@ -190,7 +207,7 @@ struct MappingAccountant {
             if let name = mapping.policy, let policy = model.policies.makePolicy(named: name) {
                 for property in policy.transforms {
                     for (table, column) in storage(of: property, of: mapping.source) {
-                        claim(table, column, .transformed(by: "policy \(name) (mapping \(mapping.name))"))
+                        claim(table, column, .transformed(by: "policy \(name) (mapping \(mapping.name))"), overwrites: true)
                     }
                 }
             }
@@ -259,27 +276,33 @@ struct MappingAccountant {
     }
 
     /// The source columns an expression reads: its key paths' last columns and the foreign keys
-    /// they join through. A column of another table is read only in the rows the join reaches.
-    func reads(_ expression: String, from entity: String) -> [(table: String, column: String, reached: String?)] {
-        var found: [(String, String, String?)] = []
+    /// they join through. A column of another table is read only in the rows the join reaches
+    /// (`reached`, and in model terms `reachedInWords`: `the Status rows an Issue links to through
+    /// Issue.status`).
+    func reads(_ expression: String, from entity: String) -> [(table: String, column: String, reached: String?, reachedInWords: String?)] {
+        var found: [(String, String, String?, String?)] = []
         for (_, path) in SourceKeyPath.occurrences(in: expression) {
             guard case let .success(resolved) = path.resolve(from: entity, in: source) else { continue }
             var current = entity
             var reached: String? = nil
+            var reachedInWords: String? = nil
             for hop in resolved.hops {
                 guard let holder = differ.old.table(forEntity: source.rootEntity(of: hop.entity)) else { break }
                 if let key = holder.column(withOrigin: .relationship(entity: hop.entity, relationship: hop.relationship)) {
-                    found.append((holder.name, key.name, reached))
+                    found.append((holder.name, key.name, reached, reachedInWords))
                     let live = differ.currentName(ofOldColumn: key.name, in: holder.name)
                     reached = "EXISTS (SELECT 1 FROM \(q.qualified(PlaceholderQuoting.schema, differ.currentName(ofOldTable: holder.name))) AS tm_holder "
                         + "WHERE tm_holder.\(q.quoteIdentifier(live)) = source.id)"
+                    let article = hop.entity.first.map { "AEIOU".contains($0) } == true ? "an" : "a"
+                    reachedInWords = "the \(hop.destination) rows \(article) \(hop.entity) links to through \(hop.entity).\(hop.relationship)"
                 } else {
                     reached = nil
+                    reachedInWords = nil
                 }
                 current = hop.destination
             }
             if resolved.column != "id", let table = differ.old.table(forEntity: source.rootEntity(of: current)) {
-                found.append((table.name, resolved.column, resolved.hops.isEmpty ? nil : reached))
+                found.append((table.name, resolved.column, resolved.hops.isEmpty ? nil : reached, resolved.hops.isEmpty ? nil : reachedInWords))
             }
         }
         return found

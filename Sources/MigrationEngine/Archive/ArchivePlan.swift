@@ -42,6 +42,9 @@ struct ArchivePlan: Sendable {
     private var copies = Memo<Item, SQL>()
     /// ``provedCopies``, made once (the key is unused).
     private(set) var provedCopiesMemo = Memo<Bool, [SQL]>()
+    /// The tables whose proofs PostgreSQL vouches for (``WayBackTrust``), asked once (the key is
+    /// unused) and shared with the plans ``keepingProofs(where:)`` makes.
+    let trust = Memo<Bool, Set<String>>()
 
     /// The plan that keeps only the proofs `kept` accepts: the columns of the others are archived
     /// in every row.

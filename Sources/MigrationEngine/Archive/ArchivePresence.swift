@@ -17,15 +17,23 @@ public final class ArchivePresence {
     /// Whether default privileges may grant rights on a table created in the tenant's schema (an
     /// archive created then looks for such grants and revokes them).
     let mayHaveDefaultPrivileges: Bool
+    /// Whether another role owns the tenant's schema, and so may drop and replace the archive
+    /// after it was found to be the migrator's: an existing archive is then locked and checked
+    /// again (``TenantArchive/lockOwn(inSchema:mode:on:)``) before its first use.
+    let schemaHasOtherOwner: Bool
+    /// Whether the archive was locked and checked again (see ``schemaHasOtherOwner``).
+    private var lockedOwn = false
 
     /// `exists`: whether the tenant has an archive (nil: not known, asked when first needed).
     /// `mayHaveDefaultPrivileges`: false only when it is known that no default privileges apply
     /// to tables created in the schema (`pg_default_acl`), so a new archive has no grants to revoke.
+    /// `schemaHasOtherOwner`: false only when the migrator is known to own the tenant's schema.
     /// `current`: whether an existing archive is known to have this release's columns (else it is
     /// brought to them, idempotently, before its first use).
-    public init(exists: Bool? = nil, mayHaveDefaultPrivileges: Bool = true, current: Bool = false) {
+    public init(exists: Bool? = nil, mayHaveDefaultPrivileges: Bool = true, schemaHasOtherOwner: Bool = true, current: Bool = false) {
         state = exists.map { $0 ? .existing : .absent } ?? .unknown
         self.mayHaveDefaultPrivileges = mayHaveDefaultPrivileges
+        self.schemaHasOtherOwner = schemaHasOtherOwner
         upgraded = current
     }
 
@@ -65,11 +73,22 @@ public final class ArchivePresence {
         }
     }
 
+    /// What is known, asked of the server when not known yet. An archive found by the caller, in a
+    /// schema another role owns, is locked and checked again first.
     private func resolved(schema: String, on connection: Connection) throws -> State {
-        if case .unknown = state {
-            let shape = try TenantArchive.shape(inSchema: schema, on: connection)
-            state = shape.exists ? .existing : .absent
-            upgraded = shape.current
+        switch state {
+        case .unknown:
+            let exists = schemaHasOtherOwner
+                ? try TenantArchive.lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection)
+                : try TenantArchive.exists(inSchema: schema, on: connection)
+            state = exists ? .existing : .absent
+            lockedOwn = true
+            if exists { upgraded = try TenantArchive.isCurrent(inSchema: schema, on: connection) }
+        case .existing where schemaHasOtherOwner && !lockedOwn:
+            state = try TenantArchive.lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection) ? .existing : .absent
+            lockedOwn = true
+        default:
+            break
         }
         if case .existing = state, !upgraded {
             // An archive from before this migration may be an earlier release's: once, before its first use.

@@ -14,8 +14,7 @@ extension TenantArchive {
     /// - Returns: the number of values restored.
     @discardableResult
     public static func restoreSuperseded(inSchema schema: String, version: ModelVersion, on connection: Connection) throws -> Int {
-        let (exists, current) = try shape(inSchema: schema, on: connection)
-        guard exists, current else { return 0 }
+        guard try lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection), try isCurrent(inSchema: schema, on: connection) else { return 0 }
         let archive = qualified(schema, quoting: connection)
         let relational = version.relationalSchema()
         let columns = try connection.execute(

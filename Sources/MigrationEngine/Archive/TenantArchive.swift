@@ -52,18 +52,48 @@ public enum TenantArchive {
     /// The column the latest ``upgrade(inSchema:on:)`` added: an archive that has it is current.
     public static let latestColumn = "superseded"
 
-    /// Whether the tenant's schema has an archive, and whether it is of this release's shape.
-    static func shape(inSchema schema: String, on connection: Connection) throws -> (exists: Bool, current: Bool) {
-        let row = try connection.execute(
-            "SELECT pg_catalog.to_regclass($1) IS NOT NULL, EXISTS (SELECT FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass($1) "
-                + "AND a.attname = $2 AND NOT a.attisdropped)", [qualified(schema, quoting: connection), latestColumn]).first
-        return (try row?.decode(Bool.self, at: 0) ?? false, try row?.decode(Bool.self, at: 1) ?? false)
+    /// Whether the tenant's archive (found to be the migrator's own, ``exists(inSchema:on:)``) is of
+    /// this release's shape: a read of the catalog (`pg_attribute`), running none of its code.
+    static func isCurrent(inSchema schema: String, on connection: Connection) throws -> Bool {
+        try connection.execute(
+            "SELECT EXISTS (SELECT FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass($1) AND a.attname = $2 AND NOT a.attisdropped)",
+            [qualified(schema, quoting: connection), latestColumn]).first?.decode(Bool.self, at: 0) ?? false
     }
 
-    /// Whether the tenant's schema has an archive.
+    /// Whether the tenant's schema has an archive: a relation of that name that is the migrator's
+    /// own table (``ownershipSQL(_:)``).
+    ///
+    /// - Throws: ``ForeignArchive`` when the name is taken by anything else (a view, another role's
+    ///   table): the migrator never reads, writes or drops it.
     public static func exists(inSchema schema: String, on connection: Connection) throws -> Bool {
-        try connection.execute("SELECT pg_catalog.to_regclass($1) IS NOT NULL", [qualified(schema, quoting: connection)])
-            .first?.decode(Bool.self, at: 0) ?? false
+        guard let row = try connection.execute(
+            "SELECT \(ownershipSQL("c")) FROM pg_catalog.pg_class AS c WHERE c.oid = pg_catalog.to_regclass($1)", [qualified(schema, quoting: connection)]
+        ).first else { return false }
+        try ForeignArchive.check(row, from: 0)
+        return true
+    }
+
+    /// The columns that say whether the relation `c` (an alias of `pg_class`) is the migrator's own
+    /// table: its kind (`relkind`), its owner's name, its qualified name, and whether it is a table
+    /// (`r`) owned by `current_user`. Read by ``ForeignArchive/check(_:from:)``.
+    package static func ownershipSQL(_ c: String) -> String {
+        "\(c).relkind::pg_catalog.text, pg_catalog.pg_get_userbyid(\(c).relowner)::pg_catalog.text, "
+            + "pg_catalog.format('%I.%I', (SELECT n.nspname FROM pg_catalog.pg_namespace AS n WHERE n.oid = \(c).relnamespace), \(c).relname), "
+            + "(\(c).relkind = 'r' AND pg_catalog.pg_get_userbyid(\(c).relowner) = CURRENT_USER)"
+    }
+
+    /// Locks the archive in `mode` (inside the caller's transaction) when it exists and is the
+    /// migrator's own table, and checks again under the lock, which keeps it from being dropped,
+    /// renamed or replaced until the transaction ends (the owner of a tenant's schema may drop
+    /// what is in it). `LOCK TABLE` runs no code of a relation's.
+    ///
+    /// - Returns: whether the archive exists.
+    /// - Throws: ``ForeignArchive``, as ``exists(inSchema:on:)``.
+    @discardableResult
+    public static func lockOwn(inSchema schema: String, mode: String, on connection: Connection) throws -> Bool {
+        guard try exists(inSchema: schema, on: connection) else { return false }
+        try connection.execute("LOCK TABLE ONLY \(qualified(schema, quoting: connection)) IN \(mode) MODE")
+        return try exists(inSchema: schema, on: connection)
     }
 
     /// Creates the archive unless it exists.
@@ -112,7 +142,8 @@ public enum TenantArchive {
     /// A pair whose way back gives back every value (``WayBackProof``) has only its marker entry,
     /// which is not counted: it shows with 0 entries.
     public static func usage(inSchema schema: String, on connection: Connection) throws -> [Usage] {
-        guard try exists(inSchema: schema, on: connection) else { return [] }
+        guard connection.isInTransaction else { return try connection.transaction { try usage(inSchema: schema, on: $0) } }
+        guard try lockOwn(inSchema: schema, mode: "ACCESS SHARE", on: connection) else { return [] }
         let value = "column_name <> \(connection.quoteLiteral(WayBackProof.markerColumn))"
         // (Read through the row's JSON: an earlier release's archive, not yet upgraded, has no such column.)
         let superseded = "(pg_catalog.to_jsonb(a.*) ->> \(connection.quoteLiteral(latestColumn))) = 'true'"
@@ -134,7 +165,8 @@ public enum TenantArchive {
     /// Deletes the entries archived before `cutoff`; returns how many.
     @discardableResult
     public static func prune(inSchema schema: String, olderThan cutoff: Date, on connection: Connection) throws -> Int {
-        guard try exists(inSchema: schema, on: connection) else { return 0 }
+        guard connection.isInTransaction else { return try connection.transaction { try prune(inSchema: schema, olderThan: cutoff, on: $0) } }
+        guard try lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection) else { return 0 }
         return try connection.execute(
             "DELETE FROM \(qualified(schema, quoting: connection)) WHERE archived_at < pg_catalog.to_timestamp($1)", [cutoff.timeIntervalSince1970]
         ).affectedRows

@@ -18,7 +18,10 @@ import EntityModel
 /// between the two can change it: the way back's mapping is the only one that writes the column,
 /// in place, without a policy; no policy of the way back could write the column or run before it;
 /// no mapping before it writes a table it reads; and its step moves no data in those tables
-/// before its mappings run (a cast, a link or row move). The app's changes after the way up, and
+/// before its mappings run (a cast, a link or row move). And the expression itself must give the
+/// same at the way down: PostgreSQL is asked, once per step, whether every function, operator and
+/// cast it uses is IMMUTABLE and it reads only the tenant's tables (``WayBackTrust``); a proof it
+/// does not vouch for is dropped before the step runs. The app's changes after the way up, and
 /// hooks, are what compare-and-restore is for: an entry's `left_value` is a JSON array of what the
 /// way back derived (``fingerprint(_:)``), and the way back restores the entry only where it still
 /// derives that.
@@ -42,9 +45,11 @@ struct WayBackProof: Sendable, Hashable {
         let name: String
         /// Whether that mapping selects the row `source` (its filter and entity; never NULL).
         let selects: SQL
+        /// What it writes into the column for the row `source`, of the column's type.
+        let value: SQL
         /// What it writes into the column for the row `source`, as text of the column's type; NULL
         /// where it does not select the row.
-        let derived: SQL
+        var derived: SQL { "CASE WHEN \(selects) THEN \(value)::text END" }
         /// The way back's mapping, its entities, and the attribute's expression and filter, as its
         /// file declares them: `RecipeIngredientToRecipeIngredient (RecipeIngredient → RecipeIngredient): name = source.ingredient.name`.
         let declaration: String
@@ -150,8 +155,7 @@ private struct Prover {
               let conditions = try? live.conditions(of: mapping, into: &trial) else { return nil }
         selection = trial
         let selects: SQL = conditions.isEmpty ? "true" : "((\(conditions, joinedBy: " AND ")) IS TRUE)"
-        return WayBackProof.Column(name: column.name, selects: selects,
-                                   derived: "CASE WHEN \(selects) THEN ((\(value)))::\(raw: column.type.rawValue)::text END",
+        return WayBackProof.Column(name: column.name, selects: selects, value: "((\(value)))::\(raw: column.type.rawValue)",
                                    declaration: "\(mapping.name) (\(mapping.source) → \(mapping.destination)): \(expression.attribute) = \(expression.expression)"
                                        + (mapping.filter.map { " where \($0)" } ?? ""),
                                    reads: reads)
@@ -223,7 +227,8 @@ private struct Prover {
 }
 
 private extension SchemaOperation {
-    /// The tables whose rows the operation writes.
+    /// The tables whose rows the operation writes. Every case is listed, none by default: a new
+    /// operation must say which rows it writes before a proof can trust it.
     var tablesWritten: Set<String> {
         switch self {
         case let .alterType(table, _, _), let .backfill(table, _, _, _), let .renameDiscriminatorValue(table, _, _), let .deleteEntityRows(table, _):
@@ -234,7 +239,8 @@ private extension SchemaOperation {
             return [move.from.table, move.to.table]
         case let .moveRows(move):
             return Set([move.fromTable, move.toTable] + move.references.map(\.table))
-        default:
+        case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
+             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
             return []
         }
     }

@@ -33,6 +33,16 @@ public struct StepExecutor {
             self.online = online
         }
 
+        /// What of `step`'s archive plan a run with these options uses on `connection`: only the
+        /// proofs PostgreSQL vouches for (``WayBackTrust``, asked once per step), before the step
+        /// changes anything.
+        func archivePlan(of step: MigrationStep, on connection: Connection) throws -> ArchivePlan {
+            let plan = archivePlan(of: step)
+            guard archives, !plan.proofs.isEmpty else { return plan }
+            let trusted = try step.archivePlan.trustedProofs(on: connection)
+            return plan.keepingProofs { trusted.contains($0.table) }
+        }
+
         /// What of `step`'s archive plan a run with these options uses.
         func archivePlan(of step: MigrationStep) -> ArchivePlan {
             // (Online, catch-up could not keep what an archived link pointed at current: links go back by id.)
@@ -77,7 +87,7 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
-        let archive = StepArchive(plan: options.archivePlan(of: step), schema: schema, connection: connection, copies: options.archives, presence: self.archive,
+        let archive = StepArchive(plan: try options.archivePlan(of: step, on: connection), schema: schema, connection: connection, copies: options.archives, presence: self.archive,
                                   notesCopiedRows: step.isPolicyStep)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)

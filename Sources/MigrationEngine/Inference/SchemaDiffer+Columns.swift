@@ -85,6 +85,7 @@ extension SchemaDiffer {
                 reasons.append("\(describe(column.origin)) is new and required (\(table.name).\(column.name) NOT NULL) but has no default value for the existing rows")
                 return
             }
+            if !linkFedColumns.contains(key) { columnsOnlyMappingsFill.insert(key) }
             var adding = column
             adding.isNullable = true
             emit(.addColumns, .addColumn(table: table.name, column: adding))
@@ -117,9 +118,12 @@ extension SchemaDiffer {
                 emit(.backfill, .backfill(table: table, column: newColumn.name, value: value, type: newColumn.type))
                 accountBackfill(oldColumn, of: oldTable, with: value, type: newColumn.type)
                 emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
-            } else if linkFedColumns.contains(table + "." + newColumn.name) || isAlreadyRequired(oldColumn, in: oldTable)
-                        || mappingFilledTables.contains(table) {
-                // (In a mapped step, the validation stage reports a row the mappings left empty.)
+            } else if linkFedColumns.contains(table + "." + newColumn.name) || isAlreadyRequired(oldColumn, in: oldTable) {
+                emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
+            } else if mappingFilledTables.contains(table) {
+                // The mappings must fill the rows where it is empty (the validation stage reports a
+                // row they left empty).
+                columnsMadeRequiredForMappings.insert(table + "." + newColumn.name)
                 emit(.finishColumns, .setNullable(table: table, column: newColumn.name, isNullable: false))
             } else {
                 reasons.append("\(describe(newColumn.origin)) becomes required but has no default value for the rows where it is empty")

@@ -44,6 +44,12 @@ struct SchemaDiffer {
     /// In a mapped step: destination tables whose rows or columns the mapping fills (a new
     /// required column may start empty; the validation stage checks it).
     var mappingFilledTables: Set<String> = []
+    /// In a mapped step: "table.column" of new required columns without a default that no inferred
+    /// move feeds: every mapping into the table must set them (``MappingModel/unfilledRequiredValues(_:)``).
+    var columnsOnlyMappingsFill: Set<String> = []
+    /// In a mapped step: "table.column" of existing columns that become required without a
+    /// default: some mapping into the table must set them, or their NULLs stay.
+    var columnsMadeRequiredForMappings: Set<String> = []
 
     /// Set for a way down: what it adds back, the way up that dropped it archived. A new required
     /// column without a default is then added nullable and made NOT NULL once the archive gave its

@@ -39,10 +39,15 @@ enum SchemaOperation: Sendable, Hashable {
     case resetIdentity(table: String)
 
     /// Whether the operation reads or writes rows (rather than only the catalog).
+    ///
+    /// Every case is listed, none by default: a proof by the way back trusts an operation that
+    /// does not move data (``WayBackProof``), so a new one must say what it does.
     var movesData: Bool {
         switch self {
         case .backfill, .moveLinks, .moveRows, .renameDiscriminatorValue, .deleteEntityRows, .dropLinksTo, .alterType: return true
-        default: return false
+        case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
+             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
+            return false
         }
     }
 

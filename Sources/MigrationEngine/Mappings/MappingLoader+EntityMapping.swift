@@ -43,7 +43,9 @@ extension MappingLoader {
             for entry in list {
                 guard let expression = reader.string(entry.value, what: "the value expression of \(entry.key)") else { continue }
                 if valid, !destination.allAttributes(of: destinationEntity).contains(where: { $0.attribute.name == entry.key }) {
-                    reader.report(entry.keyNode, "mapping \(name): \(destinationEntity) in \(destination.name) has no attribute \"\(entry.key)\".")
+                    let names = destination.allAttributes(of: destinationEntity).map(\.attribute.name).sorted()
+                    reader.report(entry.keyNode, "mapping \(name): \(destinationEntity) in \(destination.name) has no attribute \"\(entry.key)\""
+                        + (names.isEmpty ? "." : " (it has \(names.joined(separator: ", ")))."))
                 }
                 if valid { checkExpression(expression, at: entry.value, mapping: name, from: sourceEntity, in: source) }
                 attributes.append(.init(attribute: entry.key, expression: expression, location: reader.location(of: entry.value)))
@@ -146,8 +148,9 @@ extension MappingLoader {
         }
     }
 
-    /// Names that relationship mappings refer to must exist; names must be unique.
-    mutating func validateReferences(_ mappings: [EntityMapping], source: ModelVersion) {
+    /// Names that relationship mappings refer to must exist; names must be unique. `unloaded`: the
+    /// names of entity mappings that did not load (their mistake is reported already).
+    mutating func validateReferences(_ mappings: [EntityMapping], source: ModelVersion, unloaded: Set<String> = []) {
         var seen: Set<String> = []
         for mapping in mappings {
             if !seen.insert(mapping.name).inserted {
@@ -156,7 +159,7 @@ extension MappingLoader {
         }
         for mapping in mappings {
             for relationship in mapping.relationships {
-                for target in relationship.mappings where !seen.contains(target) {
+                for target in relationship.mappings where !seen.contains(target) && !unloaded.contains(target) {
                     reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: relationship.location?.line ?? 0,
                         message: "mapping \(mapping.name): relationship \(relationship.relationship) refers to mapping \"\(target)\", which this file does not define."))
                 }

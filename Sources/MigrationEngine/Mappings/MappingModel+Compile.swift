@@ -13,6 +13,10 @@ extension MappingModel {
         }
         try differ.run()
         differ.deferConstraintsOfMappingFilledNewTables()
+        let unfilled = unfilledRequiredValues(differ)
+        guard unfilled.isEmpty else {
+            throw PlanningError.mappingLeavesRequiredValuesEmpty(from: pair.source.name, to: pair.destination.name, file: file, reasons: unfilled)
+        }
         return differ
     }
 
@@ -68,6 +72,7 @@ extension SchemaDiffer {
             for (position, column) in table.columns.enumerated()
             where !column.isNullable && column.origin != .primaryKey && column.origin != .discriminator {
                 table.columns[position].isNullable = true
+                if column.defaultValue == nil { columnsOnlyMappingsFill.insert(table.name + "." + column.name) }
                 emit(.finishColumns, .setNullable(table: table.name, column: column.name, isNullable: false))
             }
             for unique in table.uniqueConstraints { emit(.addConstraints, .addUnique(table: table.name, unique)) }

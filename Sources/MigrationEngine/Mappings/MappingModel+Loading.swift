@@ -95,11 +95,14 @@ struct MappingLoader {
     mutating func load(_ text: String) -> MappingModel? {
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: text) else {
+            guard let node = try ModelYAML.compose(text) else {
                 reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: 1, message: "the file is empty."))
                 return nil
             }
             root = node
+        } catch let refusal as ModelYAML.Refusal {
+            reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: refusal.line, column: refusal.column, message: refusal.message))
+            return nil
         } catch {
             reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: Self.line(of: error), message: "not valid YAML: \(error)"))
             return nil
@@ -129,16 +132,21 @@ struct MappingLoader {
             else if let text = reader.string(node, what: "loses") { loses = [text] }
         }
         var mappings: [EntityMapping] = []
+        var unloaded: Set<String> = []
         if let list = reader.value("entityMappings", in: entries) {
             guard let sequence = list.sequence else {
                 reader.report(list, "entityMappings must be a list of entity mappings.")
                 return nil
             }
             for node in sequence {
-                if let mapping = entityMapping(node, source: source, destination: destination) { mappings.append(mapping) }
+                if let mapping = entityMapping(node, source: source, destination: destination) {
+                    mappings.append(mapping)
+                } else if let name = node.mapping?.first(where: { $0.key.string == "name" })?.value.string {
+                    unloaded.insert(name)
+                }
             }
         }
-        validateReferences(mappings, source: source)
+        validateReferences(mappings, source: source, unloaded: unloaded)
         let direction = (try? family.path(from: sourceName, to: destinationName).direction) ?? .up
         let pair = VersionPair(source: source, destination: destination, direction: direction)
         mappings = resolveDistinctLinks(mappings, source: source, destination: destination)

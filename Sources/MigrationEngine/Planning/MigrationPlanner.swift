@@ -138,7 +138,7 @@ public struct MigrationPlanner: Sendable {
                 case .inferred:
                     return PairCheck(source: from, destination: to, resolution: .inferred(destructive: step.destructiveChanges))
                 }
-            } catch let PlanningError.stepNotPossible(_, _, reasons) {
+            } catch let PlanningError.stepNotPossible(_, _, reasons), let PlanningError.mappingLeavesRequiredValuesEmpty(_, _, _, reasons) {
                 return PairCheck(source: from, destination: to, resolution: .impossible(reasons: reasons))
             } catch {
                 return PairCheck(source: from, destination: to, resolution: .impossible(reasons: ["\(error)"]))

@@ -5,6 +5,9 @@ public enum PlanningError: Error, Sendable, CustomStringConvertible, Equatable {
     case stepNotPossible(from: String, to: String, reasons: [String])
     /// The step's mapping model loaded, but cannot be compiled into SQL for this pair.
     case cannotCompile(from: String, to: String, file: String, reason: String)
+    /// The step's mapping model leaves a required destination attribute or to-one empty that no
+    /// mapping, default or inferred move fills: each reason names the mapping and the property.
+    case mappingLeavesRequiredValuesEmpty(from: String, to: String, file: String, reasons: [String])
 
     public var description: String {
         switch self {
@@ -14,6 +17,9 @@ public enum PlanningError: Error, Sendable, CustomStringConvertible, Equatable {
                 + "\n  Add a mapping model for \(from) → \(to)."
         case let .cannotCompile(from, to, file, reason):
             return "cannot migrate \(from) → \(to): the mapping model \(file) cannot be compiled: \(reason)"
+        case let .mappingLeavesRequiredValuesEmpty(from, to, file, reasons):
+            return "cannot migrate \(from) → \(to): the mapping model \(file) leaves required values empty that no mapping, default or inferred rule fills:"
+                + reasons.map { "\n  - \($0)" }.joined()
         }
     }
 }

@@ -13,7 +13,7 @@ extension PlanDocument {
             body += "<section>\n<h2>\(Self.escape(section.heading)) <span class=\"resolution\(impossible ? " impossible" : "")\">"
                 + "\(Self.escape(section.resolution))</span></h2>\n"
             if impossible {
-                body += "<p>This step cannot migrate; add a mapping model for it, or change the versions:</p>\n<ul class=\"problems\">"
+                body += "<p>This step cannot migrate as it is:</p>\n<ul class=\"problems\">"
                     + section.problems.map { "<li>\(Self.escape($0))</li>" }.joined() + "</ul>\n"
             }
             body += "<div class=\"diagram\">\(diagram(section.diagram, graphviz: graphviz))</div>\n"
@@ -57,9 +57,11 @@ extension PlanDocument {
     }
 
     /// Text as HTML: `&`, `<`, `>` and `"` escaped.
+    /// Text in HTML: markup characters as entities, and control characters but line feeds and tabs
+    /// escaped (``VisibleText``), which HTML cannot hold.
     static func escape(_ text: String) -> String {
         let entities: [Character: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"]
-        return text.map { entities[$0] ?? String($0) }.joined()
+        return VisibleText.escaped(text, keeping: ["\n", "\t"]).map { entities[$0] ?? String($0) }.joined()
     }
 
     private static let style = """

@@ -1,32 +1,33 @@
 extension PlanDocument {
     /// The document as GitHub-flavoured Markdown: each step's diagram as a ```` ```mermaid ````
     /// block (GitHub and GitLab draw it), its account as a table, its SQL folded in `<details>`.
+    ///
+    /// Every text from the models (names, defaults, SQL) is text in it, whatever it holds: outside
+    /// code it is escaped (``MarkdownText/inline(_:)``), and each code block's fence is longer than
+    /// any run of backquotes inside.
     public func markdown() -> String {
-        var out = "# \(title)\n\n\(summary)\n"
+        let text = MarkdownText.inline
+        var out = "# \(text(title))\n\n\(text(summary))\n"
         for section in sections {
-            out += "\n## \(section.heading): \(section.resolution)\n\n"
+            out += "\n## \(text(section.heading)): \(text(section.resolution))\n\n"
             if !section.problems.isEmpty {
-                out += "This step cannot migrate; add a mapping model for it, or change the versions:\n\n"
-                out += section.problems.map { "- \($0)\n" }.joined() + "\n"
+                out += "This step cannot migrate as it is:\n\n"
+                out += section.problems.map { "- \(text($0))\n" }.joined() + "\n"
             }
-            out += "```mermaid\n" + section.diagram.mermaid() + "```\n\n"
-            out += section.changes.isEmpty ? "No change to the model.\n" : "What changes:\n\n" + section.changes.map { "- \($0)\n" }.joined()
+            out += MarkdownText.fenced(section.diagram.mermaid(), language: "mermaid") + "\n"
+            out += section.changes.isEmpty ? "No change to the model.\n" : "What changes:\n\n" + section.changes.map { "- \(text($0))\n" }.joined()
             if !section.rows.isEmpty {
                 out += "\nWhere the data goes:\n\n| Source | Fate | Where, or how | Responsible |\n| --- | --- | --- | --- |\n"
                 for row in section.rows {
-                    out += "| \(Self.cell(row.source)) | **\(row.fate.rawValue)** | \(Self.cell(row.detail)) | \(Self.cell(row.responsible)) |\n"
+                    out += "| \(text(row.source)) | **\(row.fate.rawValue)** | \(text(row.detail)) | \(text(row.responsible)) |\n"
                 }
             }
             if !section.statements.isEmpty {
                 out += "\n<details><summary>SQL (\(section.statements.count) statement\(section.statements.count == 1 ? "" : "s"))</summary>\n\n"
-                out += "```sql\n" + section.statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n") + "\n```\n\n</details>\n"
+                let sql = section.statements.map { $0.hasSuffix(";") ? $0 : $0 + ";" }.joined(separator: "\n")
+                out += MarkdownText.fenced(sql, language: "sql") + "\n</details>\n"
             }
         }
         return out
-    }
-
-    /// Text in a Markdown table cell: `|` escaped, line breaks as spaces, code in backquotes kept.
-    private static func cell(_ text: String) -> String {
-        text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
     }
 }

@@ -46,7 +46,7 @@ struct HistoryCommand<Runner: TenantMigrateRunner>: RunnerCommand {
                 [formatter.string(from: entry.finishedAt ?? entry.startedAt), entry.tenant.rawValue, entry.operation.rawValue,
                  entry.fromVersion ?? "", entry.toVersion ?? "", entry.outcome.rawValue,
                  entry.statistics["ms"].map { Duration.milliseconds($0).commandLineText } ?? "",
-                 entry.error.map { ($0.replacingOccurrences(of: "\n", with: " ").prefix(100) + (entry.sqlState.map { " [\($0)]" } ?? "")) } ?? ""]
+                 entry.error.map { TextTable.cut($0, at: 100) + (entry.sqlState.map { " [\($0)]" } ?? "") } ?? ""]
             },
             styles: [5: { $0 == "failed" ? style.red($0) : style.green($0) }]
         )

@@ -8,7 +8,7 @@ struct MigrateCommand<Runner: TenantMigrateRunner>: TenantMoveCommand {
             commandName: "migrate",
             abstract: "Migrate tenants forward to a version (the latest by default).",
             discussion: """
-                Each tenant moves in one transaction holding its advisory lock: it ends at the target, or \
+                Each tenant moves in one transaction holding its lock: it ends at the target, or \
                 exactly as it was, with the error recorded. A tenant already at the target costs one \
                 query. Exits non-zero if any tenant failed.
 

@@ -27,7 +27,8 @@ struct ImportModelCommand<Runner: TenantMigrateRunner>: RunnerCommand {
             indexes, foreign keys and join tables, and writes one version (--version, v1 by \
             default) that `tenant adopt` accepts for that schema; it then checks the version \
             against the schema and lists what adoption would still refuse. --xcdatamodeld writes \
-            one version per .xcdatamodel of the bundle, the current one last; then run `check`. \
+            one version per .xcdatamodel of the bundle, by name (Model, Model 2, …) or in the \
+            order --version-order gives; then run `check`. \
             The family goes to --migrations/--family (by default named after the schema or the \
             bundle) and must not exist yet. Everything the model cannot say is listed with a \
             reason, on stdout and in the version files' comments. See docs/Import.md.
@@ -41,6 +42,10 @@ struct ImportModelCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     var bundle: String?
     @Option(help: ArgumentHelp("With --from-schema: the version's name (default v1).", valueName: "v"))
     var version: String?
+    @Option(name: .customLong("version-order"), parsing: .upToNextOption, help: ArgumentHelp(
+        "With --xcdatamodeld: the bundle's versions, oldest first, each once (default: by name, numbers as numbers).",
+        valueName: "version"))
+    var versionOrder: [String] = []
 
     func validate() throws {
         switch (schema, bundle) {
@@ -48,6 +53,8 @@ struct ImportModelCommand<Runner: TenantMigrateRunner>: RunnerCommand {
         case (.some, .some): throw ValidationError("give either --from-schema or --xcdatamodeld, not both")
         case (nil, .some) where version != nil:
             throw ValidationError("--version applies to --from-schema; a bundle's versions are named after its .xcdatamodel files")
+        case (.some, nil) where !versionOrder.isEmpty:
+            throw ValidationError("--version-order applies to --xcdatamodeld")
         default: break
         }
         if let version, version.wholeMatch(of: /[A-Za-z0-9][A-Za-z0-9_.-]*/) == nil {
@@ -61,7 +68,9 @@ struct ImportModelCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     }
 
     private func importBundle(_ path: String) throws {
-        let imported = try CoreDataImporter.importBundle(at: URL(fileURLWithPath: path), familyName: options.family)
+        let imported = try CoreDataImporter.importBundle(
+            at: URL(fileURLWithPath: path), familyName: options.family, versionOrder: versionOrder.isEmpty ? nil : versionOrder
+        )
         let family = imported.family
         let headers = Dictionary(uniqueKeysWithValues: family.versionNames.map { name in
             (name, Self.header(source: imported.sources[name] ?? path, notes: imported.versionNotes[name] ?? []))
@@ -69,10 +78,10 @@ struct ImportModelCommand<Runner: TenantMigrateRunner>: RunnerCommand {
         let directory = try family.write(
             into: options.migrationsDirectory,
             manifestHeader: ["Imported from the Core Data model \(URL(fileURLWithPath: path).lastPathComponent) by `\(Runner._commandName) model import`;",
-                             "the current version is the last. Run `\(Runner._commandName) check` to see which steps are inferred."],
+                             "the versions in \(versionOrder.isEmpty ? "the order of their names" : "the order given"), oldest first. Run `\(Runner._commandName) check` to see which steps are inferred."],
             versionHeaders: headers
         )
-        Console.line("imported \(path) as family \(family.name): versions \(family.versionNames.joined(separator: " → ")) (the current one last)")
+        Console.line("imported \(path) as family \(family.name): versions \(family.versionNames.joined(separator: " → ")) (oldest first)")
         Console.line("wrote \(directory.path)/family.yaml and \(family.versionNames.map { $0 + ".yaml" }.joined(separator: ", "))")
         Self.printNotes(imported.notes)
         Console.line("`\(Runner._commandName) check --offline --family \(family.name)` tells which steps are inferred and which need a mapping model")
@@ -116,6 +125,7 @@ struct ImportModelCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     static func printNotes(_ notes: [ImportNote]) {
         guard !notes.isEmpty else { return Console.line("nothing was left out") }
         Console.line("\(notes.count) note\(notes.count == 1 ? "" : "s"):")
-        for note in notes { Console.line("  - \(note)") }
+        // One line each, whatever the names in a note hold.
+        for note in notes { Console.line("  - " + TerminalText.line(note.description)) }
     }
 }

@@ -10,7 +10,8 @@ struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
             abstract: "Show the steps, the exact SQL and what a migration archives or loses, without running it.",
             discussion: """
                 With --tenant, plans from the tenant's recorded version to --to (the latest by default), \
-                rendered for the tenant's schema. With --from and --to, plans between two versions, \
+                rendered for the tenant's schema, and lists what the tenant's archive gives back on the way \
+                (entries that earlier steps the other way archived, per step). With --from and --to, plans between two versions, \
                 rendered for --schema. The filters and expressions of the mapping models on the way \
                 are checked against PostgreSQL first (in a transaction that is rolled back). With \
                 --offline (and --from), no database is used at all: the SQL is rendered as it would be \
@@ -71,9 +72,30 @@ struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
             }
         }
         printLosses(LossListing(archived: report.archived, lost: report.lost, dataDependent: report.dataDependentLosses))
+        if let tenant = report.tenant {
+            printGivenBack(try await migrator.archiveUsage(tenant: tenant), report: report, versions: migrator.family.versionNames)
+        }
         printOnline(report.steps.compactMap(\.online))
         Console.line("")
         Console.line("nothing was run")
+    }
+
+    /// What the tenant's archive holds from steps the other way across the pairs this plan crosses:
+    /// the plan gives it back, where the rows still hold what those steps left.
+    private func printGivenBack(_ usage: [ArchiveUsage], report: MigrationPlanReport, versions: [String]) {
+        guard let source = versions.firstIndex(of: report.source), let destination = versions.firstIndex(of: report.destination) else { return }
+        let span = min(source, destination)...max(source, destination)
+        let back = usage.map(\.usage).filter { entry in
+            guard let from = versions.firstIndex(of: entry.stepFrom), let to = versions.firstIndex(of: entry.stepTo) else { return false }
+            // Taken the other way: down when the plan goes up, and up when it goes down.
+            return entry.entries > 0 && span.contains(from) && span.contains(to) && (from > to) == (destination > source)
+        }
+        guard !back.isEmpty else { return }
+        let total = back.reduce(0) { $0 + $1.entries }
+        Console.line("")
+        Console.line(TextStyle.output.green("GIVEN BACK: the tenant's archive holds \(total) entr\(total == 1 ? "y" : "ies") from earlier steps the other way; "
+            + "this plan restores them where the rows still hold what those steps left:"))
+        back.forEach { Console.line("  - \($0.stepFrom) → \($0.stepTo): \($0.entries) entr\($0.entries == 1 ? "y" : "ies")") }
     }
 
     /// How the plan runs with --online: the step that decides it.

@@ -21,7 +21,7 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     @OptionGroup var options: RunnerOptions<Runner>
     @Option(name: .long, help: ArgumentHelp("Verify only this tenant (repeatable). Default: all.", valueName: "name"))
     var tenant: [String] = []
-    @Flag(help: "Also report tables whose columns are in another order than the model's.") var strict = false
+    @Flag(help: "Also report tables whose columns are in another order than the model's (for apps that read columns by position: SELECT *, positional decoding).") var strict = false
     @Flag(help: "Print JSON.") var json = false
 
     var printsJSON: Bool { json }
@@ -46,6 +46,14 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
             report.differences.forEach { Console.line("  - \($0)") }
             report.foreignObjects.forEach { Console.line("  - \($0)") }
             report.columnOrder?.forEach { Console.line("  - \($0)") }
+        }
+        let orderOnly = reports.filter { !$0.isClean && $0.differences.isEmpty && $0.hashMismatch == nil && $0.foreignObjects.isEmpty }
+        if !orderOnly.isEmpty {
+            Console.line("In \(orderOnly.map(\.tenant.rawValue).joined(separator: ", ")), only the order of columns differs from a fresh tenant's: "
+                + "the columns, their types, data and constraints match the model. --strict reports it for apps that read columns by position "
+                + "(SELECT *, positional decoding); plain verify compares columns by name. PostgreSQL appends the columns a migration adds; "
+                + "a rollback puts a table of at most 10,000 rows back in model order, a larger one keeps its order "
+                + "(docs/Archive.md, \"Column order after a rollback\").")
         }
         let count = "\(reports.count) tenant\(reports.count == 1 ? "" : "s")"
         Console.line((drifted > 0 ? "\(drifted) of \(count) drifted" : "\(count) verified, no drift") + database.summaryNote)

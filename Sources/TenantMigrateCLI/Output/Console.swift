@@ -13,14 +13,15 @@ struct Console: Sendable {
         Console.diagnostic("\(commandName): \(text)")
     }
 
-    /// A result line on stdout.
+    /// A result line on stdout, its control characters escaped (``TerminalText``).
     static func line(_ text: String) {
-        StandardStream.output.writeLine(text)
+        StandardStream.output.writeLine(TerminalText.lines(text))
     }
 
-    /// A line on stderr (a note, a log line, a plain progress line).
+    /// A line on stderr (a note, a log line, a plain progress line), its control characters
+    /// escaped (``TerminalText``).
     static func diagnostic(_ text: String) {
-        StandardStream.error.writeLine((StandardStream.error.isTerminal ? clearLine : "") + text)
+        StandardStream.error.writeLine((StandardStream.error.isTerminal ? clearLine : "") + TerminalText.lines(text))
     }
 
     /// Returns the cursor to the start of the line and clears it (a terminal's escape sequence).

@@ -1,3 +1,5 @@
+import ArgumentParser
+import EntityModel
 import LibPQ
 import MigrationEngine
 import TenantMigrator
@@ -5,11 +7,24 @@ import TenantMigrator
 /// The library's errors in the command line's words: where the library names its Swift API
 /// (`allowDestructive`, `lockTimeout`, `rollback(tenant:to:)`, …), the command line names its
 /// flags and commands (`--allow-destructive`, `--lock-timeout`, `rollback --tenant …`); and a
-/// trial run's failure is told in the conditional (`dry run of v1 → v3 would fail`).
+/// trial run's failure is told in the conditional (`dry run of v1 → v3 would fail`). Either way
+/// the message is made safe for a terminal (``TerminalText``): a name in it may come from elsewhere.
 enum CommandLineMessage {
-    /// `error` reworded as a ``CLIError``, or `error` itself when it has nothing to reword.
+    /// `error` reworded as a ``CLIError``, or `error` itself when it has nothing to reword and no
+    /// control character to escape.
     static func translating(_ error: any Error, mode: MigrationRunMode = .apply) -> any Error {
-        text(for: error, mode: mode).map(CLIError.init) ?? error
+        if let text = text(for: error, mode: mode) { return CLIError(TerminalText.lines(text)) }
+        return escapedText(of: error).map(CLIError.init) ?? error
+    }
+
+    /// The text of `error` with its control characters escaped, when it has any; each of a model
+    /// file's diagnostics stays on its one line. Nil for ArgumentParser's exits, which carry a status.
+    private static func escapedText(of error: any Error) -> String? {
+        guard !(error is ExitCode), !(error is CleanExit) else { return nil }
+        let plain = "\(error)"
+        let escaped = (error as? ModelLoadError).map { $0.diagnostics.map { TerminalText.line($0.description) }.joined(separator: "\n") }
+            ?? TerminalText.lines(plain)
+        return escaped == plain ? nil : escaped
     }
 
     /// `error` as the command line prints it.

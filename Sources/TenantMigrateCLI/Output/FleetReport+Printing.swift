@@ -7,11 +7,14 @@ extension FleetReport {
     /// tenant failed, 130 when the run was interrupted (and none failed).
     ///
     /// - Parameter databaseNote: what the summary line adds about the database (the embedded server).
-    func print(json: Bool, verb: String, databaseNote: String = "") throws {
-        if json {
+    /// - Parameter operation: `migrate` or `rollback`, whose JSON is a ``MoveDocument``.
+    func print(json: Bool, verb: String, databaseNote: String = "", operation: MigrationRequest.Operation? = nil) throws {
+        if json, let operation {
+            try Console.printJSON(MoveDocument(self, operation: operation))
+        } else if json {
             try Console.printJSON(self)
         } else if mode.isTrial {
-            printTrial(databaseNote: databaseNote)
+            printTrial(verb: verb, databaseNote: databaseNote)
         } else {
             printRun(verb: verb, databaseNote: databaseNote)
         }
@@ -21,20 +24,24 @@ extension FleetReport {
     }
 
     /// A trial reports every tenant: what it would do, with its rows and time, or why it would fail.
-    private func printTrial(databaseNote: String) {
+    private func printTrial(verb: String, databaseNote: String) {
         let style = TextStyle.output
+        // The table's heading says WOULD: `migrate`, `roll back`, or `rehearse` (there and back).
+        let movedWord = mode == .rehearse ? "rehearse" : (verb == "rolled back" ? "roll back" : "migrate")
         TextTable.print(
             ["TENANT", "WOULD", "FROM", "TO", "ROWS", "TIME", "SQLSTATE", "ERROR"],
             entries.map {
-                [$0.tenant, $0.outcome == .migrated ? "migrate" : ($0.outcome == .failed ? "FAIL" : $0.outcome.rawValue),
+                [$0.tenant, $0.outcome == .migrated ? movedWord : ($0.outcome == .failed ? "FAIL" : $0.outcome.rawValue),
                  $0.fromVersion, $0.toVersion, $0.rowsAffected.map(String.init) ?? "", Duration.milliseconds($0.milliseconds).commandLineText,
                  $0.sqlState ?? "", Self.cause(of: $0.error)]
             },
-            styles: [1: { $0 == "FAIL" ? style.red($0) : ($0 == "migrate" ? style.green($0) : $0) }]
+            styles: [1: { $0 == "FAIL" ? style.red($0) : ($0 == movedWord ? style.green($0) : $0) }]
         )
         let trial = mode == .rehearse ? "Rehearsal of the way there and back" : "Dry run"
+        let moved = mode == .rehearse
+            ? "\(migrated) rehearsed" + (migrated > 0 ? " (the way back gave every value back)" : "") : "\(migrated) would \(verb == "rolled back" ? "roll back" : "migrate")"
         Console.line("\(trial) to \(family) \(target) in \(Duration.milliseconds(milliseconds).commandLineText), all rolled back "
-            + "(nothing was changed): \(migrated) would migrate, \(skipped) already there, \(failed) would fail"
+            + "(nothing was changed): \(moved), \(skipped) already there, \(failed) would fail"
             + pinnedNote + (notStarted > 0 ? ", \(notStarted) not started" : "") + databaseNote)
     }
 
@@ -79,9 +86,9 @@ extension FleetReport {
     /// `, N pinned` when tenants were left alone because they are pinned.
     private var pinnedNote: String { pinned > 0 ? ", \(pinned) pinned" : "" }
 
-    /// An error on one table line, cut at 160 characters.
+    /// An error on one table line, cut at a word before 160 characters.
     private static func oneLine(_ error: String?) -> String {
-        (error ?? "").replacingOccurrences(of: "\n", with: " ").prefix(160).description
+        TextTable.cut(error ?? "", at: 160)
     }
 
     /// In a report's table, whose other columns say already which tenant failed (or would fail)

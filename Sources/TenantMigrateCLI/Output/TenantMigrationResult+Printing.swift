@@ -2,21 +2,24 @@ import MigrationEngine
 import TenantMigrator
 
 extension TenantMigrationResult {
-    /// The result's line on stdout: what happened, or in a trial what would have.
-    func printLine(mode: MigrationRunMode = .apply) {
+    /// The result's line on stdout: what happened (`migrated`, `rolled back`), or in a trial what
+    /// would have; a rehearsal also says that the way back gave every value back (it fails, naming
+    /// the first row, when one did not come back).
+    func printLine(mode: MigrationRunMode = .apply, operation: MigrationRequest.Operation = .migrate) {
         let style = TextStyle.output
         let rows = "\(statistics.rowsAffected) row\(statistics.rowsAffected == 1 ? "" : "s")"
         let time = Duration.milliseconds(milliseconds).commandLineText
+        let back = operation == .rollback
         if mode.isTrial, outcome == .migrated {
-            Console.line("\(tenant): \(mode == .rehearse ? "rehearsal" : "dry run"): \(style.green("would migrate")) \(fromVersion) → \(toVersion) "
-                + "(\(rows), \(time)); rolled back, nothing changed")
+            Console.line("\(tenant): \(mode == .rehearse ? "rehearsal" : "dry run"): \(style.green(back ? "would roll back" : "would migrate")) \(fromVersion) → \(toVersion) "
+                + "(\(rows), \(time))" + (mode == .rehearse ? "; the way back gave every value back" : "") + "; rolled back, nothing changed")
             return
         }
         switch outcome {
         case .alreadyCurrent:
             Console.line("\(tenant): already at \(toVersion)")
         case .migrated:
-            Console.line("\(tenant): \(style.green("migrated")) \(fromVersion) → \(toVersion) in \(time) "
+            Console.line("\(tenant): \(style.green(back ? "rolled back" : "migrated")) \(fromVersion) → \(toVersion) in \(time) "
                 + "(\(statistics.statements) statement\(statistics.statements == 1 ? "" : "s"), \(rows), "
                 + "\(attempts) attempt\(attempts == 1 ? "" : "s"))")
             if let online { Console.line("\(tenant): \(online.summary)") }

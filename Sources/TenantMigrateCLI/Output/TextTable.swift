@@ -24,4 +24,14 @@ public enum TextTable {
         Console.line(indent + line(header, styled: false))
         rows.forEach { Console.line(indent + line($0, styled: true)) }
     }
+
+    /// `text` on one line for a table cell: line breaks as spaces, and when longer than `limit`
+    /// characters, cut at the last space before it and marked `…` (never mid-word).
+    static func cut(_ text: String, at limit: Int) -> String {
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        guard flat.count > limit else { return flat }
+        let head = flat.prefix(limit)
+        let words = head.lastIndex(of: " ").map { head[..<$0] } ?? head
+        return words.trimmingCharacters(in: .whitespaces) + " …"
+    }
 }

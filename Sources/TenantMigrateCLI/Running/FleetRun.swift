@@ -12,6 +12,8 @@ struct FleetRun {
     let console: Console
     /// What the summary line adds about the database (the embedded server, when it is the one).
     var databaseNote = ""
+    /// `migrate` or `rollback` (its JSON is a ``MoveDocument``); nil for `tenant create`.
+    var move: MigrationRequest.Operation? = nil
 
     func run(_ operation: (FleetControl, @escaping @Sendable (FleetProgress) -> Void) async throws -> FleetReport) async throws {
         let control = FleetControl()
@@ -21,6 +23,6 @@ struct FleetRun {
             try await operation(control, progress)
         }
         withExtendedLifetime(interrupts) {}
-        try report.print(json: json, verb: verb, databaseNote: databaseNote)
+        try report.print(json: json, verb: verb, databaseNote: databaseNote, operation: move)
     }
 }

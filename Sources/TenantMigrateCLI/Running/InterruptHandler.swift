@@ -13,11 +13,14 @@ final class InterruptHandler {
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 // Whether this stop cancels depends on earlier stops only, not on --fail-fast having
-                // halted the run: stop() says which it was.
-                if control.stop() {
-                    console.note("cancelling the tenants in flight; each is rolled back")
-                } else {
-                    console.note("interrupted: no new tenants start; waiting for those in flight (interrupt again to cancel them)")
+                // halted the run. The note is written before the stop takes effect: once the run
+                // stops it may exit at once, and a note written after could be lost with it.
+                control.stop { cancelling in
+                    if cancelling {
+                        console.note("cancelling the tenants in flight; each is rolled back")
+                    } else {
+                        console.note("interrupted: no new tenants start; waiting for those in flight (interrupt again to cancel them)")
+                    }
                 }
             }
             source.resume()

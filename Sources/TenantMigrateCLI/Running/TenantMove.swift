@@ -32,7 +32,7 @@ struct TenantMove {
         if fleet.isFleet {
             let selection = fleet.selection(names: tenants), jobs = fleet.jobs, failFast = fleet.failFast
             let run = FleetRun(verb: up ? "migrated" : "rolled back", activity: up ? "migrating" : "rolling back", mode: request.mode,
-                               json: migration.json, console: console, databaseNote: database.summaryNote)
+                               json: migration.json, console: console, databaseNote: database.summaryNote, move: operation)
             return try await run.run { control, progress in
                 // The summary counts the tenants already there; only --json and trials list each one.
                 try await migrator.moveAll(request, selection: selection, jobs: jobs, failFast: failFast,
@@ -43,7 +43,9 @@ struct TenantMove {
         var named = request
         named.pins = tenants.count == 1 ? .override : .respect
         let each = named
-        try await TenantResults(json: migration.json, mode: request.mode).collect(tenants) { name in
+        let results = TenantResults(json: migration.json, mode: request.mode, operation: operation, family: migrator.family.name,
+                                    target: target ?? migrator.family.versionNames.last ?? "")
+        try await results.collect(tenants) { name in
             try await migrator.migrate(tenant: name, each)
         }
     }

@@ -5,11 +5,6 @@ import LibPQ
 /// tenant's whole creation in one round trip, and for the benchmarks' psql baselines, which must
 /// send exactly what the library sends.
 extension TenantCatalog {
-    /// Takes tenant `tenant`'s advisory lock until the end of the transaction (see ``lockTenant(_:on:)``).
-    package func lockSQL(_ tenant: String, quoting q: some SQLQuoting) -> String {
-        "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext(\(q.quoteLiteral(schema))), pg_catalog.hashtext(\(q.quoteLiteral(tenant))))"
-    }
-
     /// Registers tenant `tenant` with its schema at `version`, ready.
     package func registerSQL(_ tenant: String, schema tenantSchema: String, family: String, version: ModelVersion, quoting q: some SQLQuoting) -> String {
         """

@@ -44,39 +44,66 @@ extension TenantCatalog {
         return record
     }
 
-    /// Takes the tenant's advisory lock until the end of the current transaction if no other
-    /// session holds it (a migration, online or not); returns whether it did.
+    /// Takes the tenant's lock until the end of the current transaction if no other session holds
+    /// it (a migration, online or not); returns whether it did.
     public func tryLockTenant(_ name: TenantName, on connection: Connection) throws -> Bool {
-        try connection.execute("SELECT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
+        let locked = try connection.execute(
+            "SELECT 1 FROM \(qualified("tenants", connection)) WHERE name = $1 FOR UPDATE SKIP LOCKED", [name.rawValue]
+        ).first != nil
+        return try locked && !isHeldByOnlineRun(name, on: connection)
+    }
+
+    /// Takes the tenant's lock until the end of the current transaction: its row in the catalog,
+    /// `FOR UPDATE` (waiting under the transaction's `lock_timeout`), and then makes sure no live
+    /// online run of another session holds the tenant (``OnlineLease``).
+    ///
+    /// Only the migrator can lock a row of the catalog, so no other role can hold a tenant (an
+    /// advisory lock, which any role may take with a key anyone can compute, could). Runners on
+    /// different tenants never wait for each other, and two runners on the same tenant serialize.
+    ///
+    /// - Throws: a ``PQError`` with SQLSTATE 55P03 when another runner holds the tenant.
+    public func lockTenant(_ name: TenantName, on connection: Connection) throws {
+        try connection.execute(lockStatement(name))
+        if try isHeldByOnlineRun(name, on: connection) { throw Self.heldByOnlineRun(name) }
+    }
+
+    /// Whether a live online run of another session holds tenant `name`.
+    func isHeldByOnlineRun(_ name: TenantName, on connection: Connection) throws -> Bool {
+        try connection.execute("SELECT \(OnlineLease.heldElsewhereSQL(key: "$1", catalog: self, connection))", [OnlineLease.key(of: name)])
             .first?.decode(Bool.self, at: 0) ?? false
     }
 
-    /// Takes the tenant's advisory lock until the end of the current transaction.
-    ///
-    /// The key is derived from (catalog, tenant), so runners on different tenants never wait for
-    /// each other, and two runners on the same tenant serialize.
-    public func lockTenant(_ name: TenantName, on connection: Connection) throws {
-        try connection.execute(lockStatement(name))
+    /// The error of a tenant another session migrates online: a lock not available (55P03), so
+    /// runners retry it with backoff as they do any busy lock.
+    static func heldByOnlineRun(_ name: TenantName) -> PQError {
+        PQError(kind: .server, message: "an online migration of tenant \(name) runs in another session", sqlState: .lockNotAvailable)
     }
 
-    /// The statement of ``lockTenant(_:on:)``, to send in a pipeline. With `lockTimeout`, the same
+    /// The statement that locks the tenant's row (see ``lockTenant(_:on:)``), to send in a
+    /// pipeline; it returns one row whether or not the tenant exists. With `lockTimeout`, the same
     /// statement first sets the transaction's `lock_timeout` (`set_config`, which the `SELECT`
     /// evaluates before the lock it waits for), where `SET LOCAL` is not needed (not on Citus).
+    ///
+    /// The online lease must be read by a later statement: one that waited for the row sees
+    /// nothing its last holder committed, but a statement after it does.
     func lockStatement(_ name: TenantName, settingLockTimeout lockTimeout: String? = nil) -> Statement {
-        guard let lockTimeout else {
-            return Statement("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($1), pg_catalog.hashtext($2))", [schema, name.rawValue])
-                .preparedPerConnection()
+        let row = { (parameter: Int) in
+            "(SELECT 1 FROM \(self.qualified("tenants", PostgreSQLQuoting())) WHERE name = $\(parameter) FOR UPDATE)"
         }
-        return Statement(
-            "SELECT pg_catalog.set_config('lock_timeout', $1, true), pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext($2), pg_catalog.hashtext($3))",
-            [lockTimeout, schema, name.rawValue]
-        ).preparedPerConnection()
+        guard let lockTimeout else { return Statement("SELECT \(row(1))", [name.rawValue]).preparedPerConnection() }
+        return Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true), \(row(2))", [lockTimeout, name.rawValue]).preparedPerConnection()
     }
 
     /// The statement that reads the tenant's record (of a catalog with pins) for update, to send
-    /// in a pipeline; its rows decode with ``TenantRecord/init(row:)``.
+    /// in a pipeline after ``lockStatement(_:settingLockTimeout:)``; its rows decode with
+    /// ``TenantRecord/init(row:)``, and their column `held_online` says whether a live online run
+    /// of another session holds the tenant.
     func lockedRecordStatement(_ name: TenantName, _ quoting: some SQLQuoting) -> Statement {
-        Statement("SELECT \(TenantRecord.columns) FROM \(qualified("tenants", quoting)) WHERE name = $1 FOR UPDATE", [name.rawValue]).preparedPerConnection()
+        Statement(
+            "SELECT \(TenantRecord.columns), \(OnlineLease.heldElsewhereSQL(key: "$2", catalog: self, quoting)) AS held_online "
+                + "FROM \(qualified("tenants", quoting)) WHERE name = $1 FOR UPDATE",
+            [name.rawValue, OnlineLease.key(of: name)]
+        ).preparedPerConnection()
     }
 
     /// Records that `tenant` is now at `version`, ready, and announces it on ``notificationChannel``.

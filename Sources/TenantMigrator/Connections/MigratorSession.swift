@@ -6,7 +6,9 @@ import Logging
 ///
 /// Every session runs with `search_path = pg_catalog, pg_temp`, so no function, operator or type
 /// that an untrusted role planted in `public` or in a tenant schema can capture an unqualified name
-/// in the migrator's SQL (docs/Security.md).
+/// in the migrator's SQL (docs/Security.md), and with fixed settings for whatever prints or parses
+/// values (``settings``), so that what the archive keeps as text in one session reads back the
+/// same in another, whatever the database's or the role's defaults (docs/Archive.md).
 ///
 /// Connecting retries, with backoff, for at most ``reconnectTimeout``, to get back a server this
 /// session has reached before (a restart in the middle of a fleet run costs a pause, not the rest
@@ -16,6 +18,11 @@ import Logging
 public struct MigratorSession: Sendable {
     /// The schemas every migrator session searches, in order.
     public static let searchPath = ["pg_catalog", "pg_temp"]
+    /// The settings every migrator session formats and parses values with: timestamps in UTC and
+    /// ISO style, intervals as PostgreSQL prints them, doubles and reals with every digit they need
+    /// (`extra_float_digits = 0`, the default before PostgreSQL 12, prints `0.3` for
+    /// `0.30000000000000004`), bytes in hex.
+    public static let settings = ["TimeZone": "UTC", "DateStyle": "ISO, MDY", "IntervalStyle": "postgres", "extra_float_digits": "3", "bytea_output": "hex"]
 
     /// Builds a session when the app supplies its own connections (see ``init(factory:reconnectTimeout:logger:)``).
     public typealias Factory = @Sendable () async throws -> AsyncConnection
@@ -41,8 +48,8 @@ public struct MigratorSession: Sendable {
     }
 
     /// Sessions from the app's own `factory` (its pool, its TLS or credential setup). Each new
-    /// connection gets the migrator's ``searchPath`` (one round trip) before it is used; the
-    /// factory chooses everything else, the `application_name` included.
+    /// connection gets the migrator's ``searchPath`` and ``settings`` (one round trip) before it is
+    /// used; the factory chooses everything else, the `application_name` included.
     public init(factory: @escaping Factory, reconnectTimeout: Duration = .seconds(60), logger: Logger) {
         self.connectionString = ""
         self.applicationName = ""
@@ -91,14 +98,14 @@ public struct MigratorSession: Sendable {
         return state == .adminShutdown || state == .cannotConnectNow || state == .tooManyConnections
     }
 
-    /// One attempt: from the connection string, or from the factory with the search path set.
+    /// One attempt: from the connection string, or from the factory with the search path and settings set.
     private func open() async throws -> AsyncConnection {
         guard let factory else {
-            return try await AsyncConnection.connect(connectionString, applicationName: applicationName, searchPath: Self.searchPath, logger: logger)
+            return try await AsyncConnection.connect(connectionString, applicationName: applicationName, searchPath: Self.searchPath, settings: Self.settings, logger: logger)
         }
         let connection = try await factory()
         do {
-            try await connection.withConnection { try $0.setSearchPath(Self.searchPath) }
+            try await connection.withConnection { try $0.setSession(Self.settings.merging(["search_path": Connection.searchPathValue(Self.searchPath)]) { $1 }) }
         } catch {
             await connection.close()
             throw error

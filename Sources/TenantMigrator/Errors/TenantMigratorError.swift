@@ -88,8 +88,8 @@ public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
         case let .modelChanged(version, file, tenants):
             let names = tenants.prefix(10).map(\.rawValue).joined(separator: ", ") + (tenants.count > 10 ? " and \(tenants.count - 10) more" : "")
             return "\(file) (version \(version)) changed since tenant\(tenants.count == 1 ? "" : "s") \(names) reached it: "
-                + "its model hash differs from the one recorded, so a plan from \(version) would assume a shape those tenants "
-                + "do not have. Nothing was changed"
+                + "its model hash differs from the one recorded, so a plan from \(version) would assume a shape \(tenants.count == 1 ? "that tenant does" : "those tenants do") "
+                + "not have. Nothing was changed"
         }
     }
 

@@ -5,7 +5,7 @@ import LibPQ
 import MigrationEngine
 
 extension TenantMigrator {
-    /// The runner that migrates one tenant safely (advisory lock, lock_timeout, retries).
+    /// The runner that migrates one tenant safely (tenant lock, lock_timeout, retries).
     public var runner: TenantMigrationRunner {
         TenantMigrationRunner(catalog: catalog, planner: planner, settings: settings)
     }

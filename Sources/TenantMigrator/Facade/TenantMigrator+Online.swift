@@ -21,22 +21,15 @@ extension TenantMigrator {
     /// lost connection): the change capture's triggers on the live tables, which are inert but
     /// cost a function call per written row, and the runs' private schemas. The next migration of
     /// a tenant, online or not, removes them too; this is for tenants no migration is about to
-    /// touch. A tenant whose online migration is running (its runner holds the tenant's lock) is
-    /// left alone. Every tenant of the family, or `tenant`.
+    /// touch. A tenant whose online migration is running (its runner's session lives and holds the
+    /// tenant's lease, ``OnlineLease``), or that another migration holds, is left alone. Every tenant of the family, or `tenant`.
     public func cleanUpOnlineMigrations(tenant: String? = nil) async throws -> [OnlineCleanupResult] {
         let records = try await tenants().filter { tenant == nil || $0.name.rawValue == tenant }
         let catalog = self.catalog, runner = self.runner
         return try await withExistingCatalog(absent: { [] }) { connection in
             try records.map { record in
-                let key = try ChangeCapture.lockKey(catalog: catalog, tenant: record.name, on: connection)
-                let free = try connection.execute("SELECT pg_catalog.pg_try_advisory_lock($1::pg_catalog.int4, $2::pg_catalog.int4)", [key.0, key.1])
-                    .first?.decode(Bool.self, at: 0) ?? false
-                guard free else { return OnlineCleanupResult(tenant: record.name.rawValue, outcome: .running) }
-                defer { _ = try? connection.execute("SELECT pg_catalog.pg_advisory_unlock($1::pg_catalog.int4, $2::pg_catalog.int4)", [key.0, key.1]) }
                 let cleanup = OnlineCleanup(schemas: try OnlineSchemas.of(record.schema, on: connection), runner: runner)
-                guard try cleanup.isNeeded(on: connection) else { return OnlineCleanupResult(tenant: record.name.rawValue, outcome: .clean) }
-                try cleanup.removeRun(on: connection)
-                return OnlineCleanupResult(tenant: record.name.rawValue, outcome: .removed)
+                return OnlineCleanupResult(tenant: record.name.rawValue, outcome: try cleanup.removeRun(unlessHeld: record.name, catalog: catalog, on: connection))
             }
         }
     }

@@ -10,6 +10,8 @@ import LibPQ
 public final class FleetControl: Sendable {
     private struct State {
         var stopRequests = 0
+        /// Stops numbered by ``stop(announcing:)`` before they take effect.
+        var stopsAnnounced = 0
         var haltedByFailure = false
         var cancelHandlers: [@Sendable () -> Void] = []
         var lockWaiters: [Int: @Sendable () -> Void] = [:]
@@ -25,13 +27,35 @@ public final class FleetControl: Sendable {
     /// - Returns: true when this call cancelled the tenants in flight (it was the second or later).
     @discardableResult
     public func stop() -> Bool {
-        let (cancelling, handlers) = state.withLock { state in
+        stop(announcing: { _ in })
+    }
+
+    /// Asks the run to stop, as ``stop()`` does, after `announce` has said which stop this is.
+    ///
+    /// `announce` runs before the stop takes effect, so what it writes (the CLI's "interrupted: no
+    /// new tenants start") is out before the run can end because of it: a run stopped between
+    /// tenants ends at once, and a message written after the stop could be lost with the process.
+    ///
+    /// - Parameter announce: called with true when this stop will cancel the tenants in flight
+    ///   (the second or a later one), false for the first.
+    /// - Returns: true when this call cancelled the tenants in flight.
+    @discardableResult
+    public func stop(announcing announce: (_ cancelling: Bool) -> Void) -> Bool {
+        // Numbered first, so that two stops at once (SIGINT and SIGTERM) announce what each does.
+        let cancelling = state.withLock { state in
+            state.stopsAnnounced += 1
+            return state.stopsAnnounced >= 2
+        }
+        announce(cancelling)
+        // Which stop cancels is decided again as they take effect: of two at once, the one applied
+        // second cancels, whichever was announced as such.
+        let (cancelled, handlers) = state.withLock { state in
             state.stopRequests += 1
-            let cancelling = state.stopRequests >= 2
-            return (cancelling, (cancelling ? state.cancelHandlers : []) + Array(state.lockWaiters.values))
+            let cancelled = state.stopRequests >= 2
+            return (cancelled, (cancelled ? state.cancelHandlers : []) + Array(state.lockWaiters.values))
         }
         handlers.forEach { $0() }
-        return cancelling
+        return cancelled
     }
 
     /// Whether the run takes no new tenants: stopped from outside, or by a failure under fail-fast.
@@ -62,6 +86,11 @@ public final class FleetControl: Sendable {
     /// Whether ``stop()`` was called (not counting fail-fast halts).
     var isStopRequested: Bool {
         state.withLock { $0.stopRequests > 0 }
+    }
+
+    /// Whether ``stop()`` was called twice: the tenants in flight are cancelled.
+    var isCancelRequested: Bool {
+        state.withLock { $0.stopRequests >= 2 }
     }
 
     /// Runs `handler` on the second ``stop()``, or at once if that already happened.

@@ -15,7 +15,7 @@ import MigrationEngine
 /// plan, what it loses) is worked out once per run (``PlanCache``). Each other
 /// tenant migrates in its own transaction through ``TenantMigrationRunner``; a failure is recorded
 /// and the run goes on (unless ``failFast``). Two runners on the same fleet never migrate a tenant
-/// twice: the runner re-reads each tenant's version under its advisory lock.
+/// twice: the runner re-reads each tenant's version under its lock (its catalog row).
 public struct FleetRunner: Sendable {
     /// Migrates each tenant, with the migrator's ``MigrationSettings``.
     public var runner: TenantMigrationRunner

@@ -18,8 +18,8 @@ extension TenantLifecycle {
         let version = try version(named: versionName)
         let schema = name.defaultSchemaName
         let started = Date()
-        var statements = [catalog.lockSQL(name.rawValue, quoting: connection)]
-        statements += try connection.distributingNewSchemas().map(\.sql)
+        // No lock to take: the catalog's primary key serializes two creations of one tenant.
+        var statements = try connection.distributingNewSchemas().map(\.sql)
         statements += access.schemaStatements(schema, connection)
         statements += version.relationalSchema().createStatements(inSchema: schema, quoting: connection)
         statements += access.grantStatements(schema, connection)

@@ -5,7 +5,7 @@ import Logging
 /// Creates, drops, adopts and verifies the tenants of one model family in one catalog.
 ///
 /// Every method takes the connection to run on; each is one transaction (creating a tenant is a
-/// single round trip), holding the tenant's advisory lock.
+/// single round trip), holding the tenant's lock (its catalog row).
 public struct TenantLifecycle: Sendable {
     public let catalog: TenantCatalog
     public let family: ModelFamily

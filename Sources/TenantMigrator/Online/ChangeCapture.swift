@@ -11,15 +11,17 @@ import LibPQ
 /// PUBLIC; the triggers are `ENABLE ALWAYS` (they fire under `session_replication_role =
 /// replica` too). A TRUNCATE is logged as a key-less entry, which fails the run.
 ///
-/// The triggers are inert once the run is gone: each call first tries the tenant's advisory lock
-/// in shared mode; while the runner lives it holds that lock (session-level) and the try fails, so
-/// the change is logged. After a crash the try succeeds (for the rest of that transaction) and
-/// nothing is logged, so a crashed run costs the app one function call per written row until the
-/// next run of the tenant (online or not), or `tenant-migrate online cleanup`, removes them.
+/// The triggers are inert once the run is gone: each call first asks whether the run still holds
+/// the tenant (``OnlineLease/heldSQL``: its lease is in the catalog, and the runner's server
+/// process lives, by number, start time and user, which no other session can fake; the server
+/// reads the processes once per transaction). While it does the change is logged; after the run
+/// ended or crashed nothing is, so a crashed run costs the app one
+/// function call per written row until the next run of the tenant (online or not), or
+/// `tenant-migrate online cleanup`, removes them.
 struct ChangeCapture {
     let schemas: OnlineSchemas
-    /// The tenant's advisory lock, as two int4 keys (see ``TenantCatalog/lockTenant(_:on:)``).
-    let lockKey: (Int32, Int32)
+    /// The run's hold on the tenant, whose session the triggers check is alive.
+    let lease: OnlineLease
 
     static let logTable = "_tm_change_log"
     static let rowTrigger = "_tm_online_capture"
@@ -34,12 +36,6 @@ struct ChangeCapture {
 
     private func quote(_ name: String) -> String { PostgreSQLQuoting().quoteIdentifier(name) }
 
-    /// The tenant's advisory lock keys, as the server computes them.
-    static func lockKey(catalog: TenantCatalog, tenant: TenantName, on connection: Connection) throws -> (Int32, Int32) {
-        let row = try connection.execute("SELECT pg_catalog.hashtext($1), pg_catalog.hashtext($2)", [catalog.schema, tenant.rawValue]).first
-        return (try row?.decode(Int32.self, at: 0) ?? 0, try row?.decode(Int32.self, at: 1) ?? 0)
-    }
-
     /// Creates the log and the functions in the work schema (which exists).
     ///
     /// The row function's first argument names the table's key (`id`, or `a,b` for a join
@@ -48,7 +44,7 @@ struct ChangeCapture {
     /// themselves: `direct` false), whose fate depends on what refers to them.
     func createLog(on connection: Connection) throws {
         let work = quote(schemas.work)
-        let probe = "pg_catalog.pg_try_advisory_xact_lock_shared(\(lockKey.0), \(lockKey.1))"
+        let probe = "NOT \(lease.heldSQL)"
         let insert = "INSERT INTO \(log) (relation, key, direct) VALUES"
         let compositeKey = "ARRAY(SELECT (pg_catalog.to_jsonb(%@) OPERATOR(pg_catalog.->>) k)::pg_catalog.int8 "
             + "FROM pg_catalog.unnest(pg_catalog.string_to_array(TG_ARGV[0], ',')) AS k)"

@@ -15,25 +15,40 @@ struct OnlineCleanup {
     /// Whether anything of a run is left.
     func isNeeded(on connection: Connection) throws -> Bool {
         try !ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection).isEmpty
-            || OnlineSchemas.exists(schemas.work, on: connection) || OnlineSchemas.exists(schemas.delta, on: connection)
+            || OnlineSchemas.existsAsOwn(schemas.work, on: connection) || OnlineSchemas.existsAsOwn(schemas.delta, on: connection)
     }
 
-    /// Removes the triggers, then the private schemas, in one transaction.
+    /// Removes the triggers, then the private schemas, in one transaction (for the run that holds
+    /// the tenant itself).
     func removeRun(on connection: Connection) throws {
         guard try isNeeded(on: connection) else { return }
+        _ = try removeRun(holding: nil, on: connection)
+    }
+
+    /// Removes the triggers, then the private schemas, in one transaction that holds `tenant`
+    /// (``TenantCatalog/tryLockTenant(_:on:)``): unless another migration, online or not, holds it.
+    func removeRun(unlessHeld tenant: TenantName, catalog: TenantCatalog, on connection: Connection) throws -> OnlineCleanupResult.Outcome {
+        try removeRun(holding: (tenant, catalog), on: connection)
+    }
+
+    private func removeRun(holding tenant: (name: TenantName, catalog: TenantCatalog)?, on connection: Connection) throws -> OnlineCleanupResult.Outcome {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                try connection.transaction { connection in
+                return try connection.transaction { connection in
                     try TenantMigrationRunner.setLockTimeout(runner.settings.lockTimeout, on: connection)
+                    if let tenant {
+                        guard try tenant.catalog.tryLockTenant(tenant.name, on: connection) else { return .running }
+                        guard try isNeeded(on: connection) else { return .clean }
+                    }
                     let captured = try ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection)
                     try TenantMigrationRunner.lockTables(captured, on: connection)
                     try ChangeCapture.removeTriggers(from: captured, on: connection)
                     try OnlineSchemas.drop(schemas.work, on: connection)
                     try OnlineSchemas.drop(schemas.delta, on: connection)
+                    return .removed
                 }
-                return
             } catch where TenantMigrationRunner.isRetryable(error) && attempt < runner.settings.maxAttempts {
                 try TenantMigrationRunner.sleep(runner.backoff(afterAttempt: attempt))
             }

@@ -36,6 +36,9 @@ final class OnlineContext {
     var online: OnlineSettings { settings.online }
     var family: String { run.family.name }
 
+    /// The online preconditions of this run, to check again under a later phase's locks.
+    var preconditions: OnlinePreconditions { OnlinePreconditions(plan: plan.plan, schemas: schemas, tenant: run.tenant) }
+
     /// The live tables (the source version's), qualified, in the fixed order every migration locks them.
     var liveTables: [String] { TenantMigrationRunner.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant, connection) }
 
@@ -68,9 +71,11 @@ final class OnlineContext {
         try online.checkpoint?(OnlineCheckpoint(tenant: run.tenant, phase: phase, progress: progress, backendPID: connection.backendPID))
     }
 
-    /// Throws ``OnlineStopped`` when the fleet run was asked to stop.
+    /// Throws ``OnlineStopped`` when the fleet run cancels the tenants in flight (a second stop).
+    /// A first stop lets this run finish, as it lets an offline tenant in flight commit: the run
+    /// has changed the tenant's schema (the change capture) since ``prepare()``.
     func checkStop() throws {
-        if run.runner.control?.isStopRequested == true || Task.isCancelled { throw OnlineStopped(fromVersion: record.version) }
+        if run.runner.control?.isCancelRequested == true || Task.isCancelled { throw OnlineStopped(fromVersion: record.version) }
     }
 
     // MARK: - Phases before the cutover
@@ -96,6 +101,7 @@ final class OnlineContext {
                 try run.runner.waitingForLocks(connection) {
                     _ = try connection.execute("LOCK TABLE \(liveTables.joined(separator: ", ")) IN \(TableLockMode.shareRowExclusive.rawValue) MODE")
                 }
+                try preconditions.recheck(liveTables, on: connection)
                 let tables = plan.plan.source.relationalSchema().tables.sorted { $0.name < $1.name }
                 let readers = Set(plan.lineage.readers)
                 try capture.install(on: tables.map { table in

@@ -7,7 +7,8 @@ import MigrationEngine
 /// `lock_timeout` (55P03), as offline attempts are.
 ///
 /// 1. The live tables are locked EXCLUSIVE (under `lock_timeout`, see ``lock(_:_:)``): writes
-///    wait from here, reads go on.
+///    wait from here, reads go on. Under that lock the online preconditions on the tenant's schema
+///    and tables are checked again (``OnlinePreconditions/recheck(_:on:)``).
 /// 2. The tenant's record is read again; the last changes are caught up.
 /// 3. The steps that could not be caught up run on the shadow (writes wait meanwhile).
 /// 4. The live tables are locked ACCESS EXCLUSIVE: reads wait too, from here to the commit.
@@ -16,7 +17,7 @@ import MigrationEngine
 ///    its grants and default privileges and the app's `search_path` stay; statements the app
 ///    prepared on the old tables are planned again, by name, on their next run); each table gets
 ///    the rights of the table it replaces (or the schema's default privileges), each identity
-///    sequence a value past every id the app used.
+///    sequence a value past every id the app used; the retired tables keep no right of anyone's.
 /// 6. The new version, a history row and the pins are recorded, as offline; commit.
 struct OnlineCutover {
     let context: OnlineContext
@@ -50,6 +51,7 @@ struct OnlineCutover {
         try TenantMigrationRunner.setLockTimeout(context.settings.lockTimeout, on: connection)
         let live = context.liveTables
         try lock(live, .exclusive)
+        try context.preconditions.recheck(live, on: connection)
         let writesBlocked = clock.now
         let record = try context.run.catalog.requireTenant(tenantRun.tenant, on: connection, forUpdate: true)
         guard record.version == context.record.version else {
@@ -91,10 +93,12 @@ struct OnlineCutover {
     /// letting go of a table to wait for another would only let its queue in again, round after
     /// round. What waits meanwhile is bounded by `lock_timeout`: writes during the EXCLUSIVE
     /// locks, reads of an already locked table during the ACCESS EXCLUSIVE ones.
+    ///
+    /// A first stop of the fleet does not end these waits, as it ends those of a tenant that has
+    /// not started: this tenant is in flight, and finishes; a second stop cancels it.
     private func lock(_ tables: [String], _ mode: TableLockMode) throws {
-        try tenantRun.runner.waitingForLocks(connection) {
-            _ = try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN \(mode.rawValue) MODE")
-        }
+        try context.checkStop()
+        _ = try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN \(mode.rawValue) MODE")
     }
 
     /// Moves the live tables out and the shadow's in, with their rights and sequences.
@@ -129,6 +133,8 @@ struct OnlineCutover {
             let old = liveArchive ? connection.qualified(schemas.retired, archive) : nil
             try TableGrants.carry(to: connection.qualified(schemas.tenant, archive), from: old, schema: nil, hasIdentity: false, on: connection)
         }
+        // Their rights carried over, the old tables keep none.
+        try RetiredTables.revokeGrants(in: schemas.retired, on: connection)
     }
 }
 

@@ -9,6 +9,11 @@ import MigrationEngine
 ///   column the model does not know would not be copied;
 /// - no trigger, view, rule or row security policy of someone else's may hang on them: it would
 ///   stay with the old tables;
+/// - the migrator must own the tenant's schema, and no other role may create objects in it: the
+///   schema's owner may drop any table in it, so it could swap a live table for a view of its own
+///   while the run copies it (the copy would run the view's code with the migrator's rights), and a
+///   role that may create objects could plant one under a name the run is about to use. With the
+///   schema the migrator's alone, nothing the run checked here can change under it later;
 /// - the migrator must own every table: an owner can switch a table's triggers off, and with them
 ///   the change capture;
 /// - not on Citus: the triggers would run on the workers, the log on the coordinator.
@@ -17,13 +22,15 @@ struct OnlinePreconditions {
     let schemas: OnlineSchemas
     let tenant: TenantName
 
+    private func refuse(_ reason: String) -> TenantRun.Refusal {
+        TenantRun.Refusal(error: OnlineRefusal(tenant: tenant, reason: reason))
+    }
+
     func check(on connection: Connection) throws {
-        func refuse(_ reason: String) -> TenantRun.Refusal {
-            TenantRun.Refusal(error: OnlineRefusal(tenant: tenant, reason: reason))
-        }
         if try connection.isCitus {
             throw refuse("online migrations do not run on Citus (the change capture's triggers would run on the workers); migrate it offline")
         }
+        if let reason = try schemaRefusal(on: connection) { throw refuse(reason) }
         let expected = try SchemaSnapshot.expected(for: plan.source, on: connection)
         let live = try SchemaSnapshot.read(schema: schemas.tenant, on: connection)
         let differences = live.differences(from: expected)
@@ -48,5 +55,40 @@ struct OnlinePreconditions {
             throw refuse("table \(try row.decode(String.self, at: 0)) is owned by \(try row.decode(String.self, at: 1)), not by the migrator; "
                 + "its owner could switch the change capture off. Migrate it offline, or `ALTER TABLE … OWNER TO` the migrator")
         }
+    }
+
+    /// Why the tenant's schema is not the migrator's alone (owned by `current_user`, and no other
+    /// role may create objects in it), or nil when it is.
+    private func schemaRefusal(on connection: Connection) throws -> String? {
+        if let ownership = try OnlineSchemas.ownership(of: schemas.tenant, on: connection) {
+            if !ownership.ownedByMigrator {
+                return "its schema \(schemas.tenant) is owned by \(ownership.owner), not by the migrator; its owner could drop a table "
+                    + "while the run copies it and put something of its own in its place. Migrate it offline, or `ALTER SCHEMA … OWNER TO` the migrator"
+            }
+            if !ownership.otherCreators.isEmpty {
+                return "\(ownership.otherCreators) may create objects in its schema \(schemas.tenant), "
+                    + "and so plant them under the names the run uses. Migrate it offline, or `REVOKE CREATE ON SCHEMA` from them"
+            }
+        }
+        return nil
+    }
+
+    /// What must still hold at a later phase, checked under the locks that phase holds on the live
+    /// `tables` (qualified and quoted): the schema is the migrator's alone, and each table is still
+    /// a table (`relkind` `r`) the migrator owns. Only a superuser could have changed either since
+    /// ``check(on:)``; if one did, the phase fails (the run removes what it made) before it reads
+    /// or moves anything.
+    func recheck(_ tables: [String], on connection: Connection) throws {
+        if let reason = try schemaRefusal(on: connection) { throw OnlineRefusal(tenant: tenant, reason: reason) }
+        let names = tables.map { "(\(connection.quoteLiteral($0)))" }.joined(separator: ", ")
+        guard !names.isEmpty, let row = try connection.execute("""
+            SELECT t.name, coalesce(c.relkind::pg_catalog.text, ''), coalesce(pg_catalog.pg_get_userbyid(c.relowner)::pg_catalog.text, '')
+            FROM (VALUES \(names)) AS t(name) LEFT JOIN pg_catalog.pg_class AS c ON c.oid = pg_catalog.to_regclass(t.name)
+            WHERE c.oid IS NULL OR c.relkind <> 'r' OR pg_catalog.pg_get_userbyid(c.relowner) <> CURRENT_USER
+            ORDER BY 1 LIMIT 1
+            """).first else { return }
+        let kind = try row.decode(String.self, at: 1)
+        let now = kind.isEmpty ? "gone" : "now a \(ForeignArchive.kindName(kind)) owned by \(try row.decode(String.self, at: 2))"
+        throw OnlineRefusal(tenant: tenant, reason: "\(try row.decode(String.self, at: 0)) is \(now) since the run checked it; the run stops before it reads or moves it")
     }
 }

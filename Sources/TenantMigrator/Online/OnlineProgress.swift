@@ -12,7 +12,8 @@ public struct OnlineProgress: Sendable, Codable, Hashable {
     public var reason: String
     /// The last phase reached.
     public var phase: OnlinePhase = .prepared
-    /// The tenant's rows as estimated when choosing the mode (`--online-above`).
+    /// The tenant's rows as estimated when choosing the mode, online or offline (`--online-above`
+    /// only: without a threshold nothing is estimated).
     public var estimatedRows: Int?
     /// Rows copied into the shadow.
     public var rowsCopied = 0

@@ -8,8 +8,8 @@ import MigrationEngine
 /// schema while the app goes on reading and writing, then swapped in by one short transaction.
 ///
 /// The phases, each in transactions of its own:
-/// 1. **lock**: the runner's session takes the tenant's advisory lock for the whole run (so an
-///    offline runner's transaction-level lock on the same key waits), and reads the tenant;
+/// 1. **lock**: the runner's session takes the tenant's lease for the whole run (``OnlineLease``:
+///    every other runner of the tenant, online or offline, waits for it), and reads the tenant;
 ///    a small tenant (`--online-above`) or a catalog-only plan runs offline, in one short transaction;
 /// 2. **prepare**: the run's private schema, the change log and its triggers on the live tables;
 /// 3. **copy**: the live tables into the shadow, in batches by key, each its own transaction;
@@ -20,7 +20,7 @@ import MigrationEngine
 ///    record the version; commit.
 ///
 /// A crash or lost connection before the cutover commits leaves the tenant at its old version:
-/// the live tables were only read, the triggers go inert once the session's lock is gone, and the
+/// the live tables were only read, the triggers go inert once the session is gone, and the
 /// next run (or `online cleanup`) removes them and the private schema, then starts over.
 struct OnlineRun {
     let tenantRun: TenantRun
@@ -38,33 +38,35 @@ struct OnlineRun {
     /// The call's result, or its failure (recorded like an offline one).
     func run() throws -> TenantMigrationResult {
         let state = TenantRun.AttemptState()
-        let key = try ChangeCapture.lockKey(catalog: catalog, tenant: tenant, on: connection)
-        let session: OnlineSessionLock
+        let lease: OnlineLease
         do {
-            session = try OnlineSessionLock.acquire(key: key, run: tenantRun)
+            lease = try OnlineLease.acquire(run: tenantRun)
         } catch {
             throw try tenantRun.failure(error, attempt: settings.maxAttempts, state: state)
         }
-        defer { session.release(on: connection) }
+        defer { lease.release(catalog: catalog, on: connection) }
         var context: OnlineContext?
         do {
-            return try migrate(key: key, state: state, context: &context)
+            return try migrate(lease: lease, state: state, context: &context)
         } catch let refusal as TenantRun.Refusal {
             throw refusal.error
         } catch {
             if let context { context.cleanUpAfterFailure() }
-            if let stop = error as? OnlineStopped {
+            // Stopped by the fleet: a second stop (checked between phases, or a statement it
+            // cancelled), or a first one while the run still waited to begin. Nothing changed.
+            let stopped = error as? OnlineStopped
+            if stopped != nil || ((error is CancellationError || SQLState.queryCanceled ~= error) && tenantRun.runner.control?.isStopRequested == true) {
                 throw TenantMigrationError(
-                    tenant: tenant, fromVersion: stop.fromVersion, toVersion: tenantRun.destination.name, reason: .interrupted,
-                    attempts: 1, milliseconds: tenantRun.elapsed()
+                    tenant: tenant, fromVersion: stopped?.fromVersion ?? context?.record.version ?? "?", toVersion: tenantRun.destination.name,
+                    reason: .interrupted, attempts: 1, milliseconds: tenantRun.elapsed()
                 )
             }
             throw try tenantRun.failure(error, attempt: context?.progress.cutoverAttempts ?? 1, state: state)
         }
     }
 
-    /// Everything after the session lock.
-    private func migrate(key: (Int32, Int32), state: TenantRun.AttemptState, context: inout OnlineContext?) throws -> TenantMigrationResult {
+    /// Everything after the lease is taken.
+    private func migrate(lease: OnlineLease, state: TenantRun.AttemptState, context: inout OnlineContext?) throws -> TenantMigrationResult {
         let record = try catalog.requireTenant(tenant, on: connection)
         guard record.family == tenantRun.family.name else {
             throw TenantRun.Refusal(error: TenantMigratorError.familyMismatch(tenant: tenant, recorded: record.family, configured: tenantRun.family.name))
@@ -79,7 +81,8 @@ struct OnlineRun {
         }
         let plan = try tenantRun.checkedPlan(for: record, attempt: 1)
         let online = OnlinePlan(plan)
-        if let offline = try offlineChoice(online, record: record) {
+        let estimate = try estimatedRows(online, record: record)
+        if let offline = try offlineChoice(online, record: record, estimate: estimate) {
             logger.info("runs offline: \(offline.reason)", metadata: ["step": "\(record.version) → \(tenantRun.destination.name)"])
             var result = try tenantRun.runOffline()
             result.online = offline
@@ -87,8 +90,9 @@ struct OnlineRun {
         }
         let schemas = try OnlineSchemas.of(record.schema, on: connection)
         try OnlinePreconditions(plan: plan, schemas: schemas, tenant: tenant).check(on: connection)
-        let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas, capture: ChangeCapture(schemas: schemas, lockKey: key))
+        let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas, capture: ChangeCapture(schemas: schemas, lease: lease))
         context = created
+        created.progress.estimatedRows = estimate
         try created.removeLeftovers()
         created.log("migrating online (\(online.kind.rawValue)): " + online.summary.joined(separator: "; "))
         try created.prepare()
@@ -111,12 +115,17 @@ struct OnlineRun {
         return result
     }
 
+    /// The tenant's rows as `--online-above` weighs them (nil without a threshold).
+    private func estimatedRows(_ online: OnlinePlan, record: TenantRecord) throws -> Int? {
+        guard case let .above(rows) = tenantRun.request.online else { return nil }
+        return try TenantSize.estimatedRows(of: online.plan.source, inSchema: record.schema, upTo: rows, on: connection)
+    }
+
     /// The progress of a tenant that runs offline after all, or nil when it runs online: a
     /// catalog-only plan (nothing to copy, nothing to restore), or a tenant no bigger than
-    /// `--online-above`.
-    private func offlineChoice(_ online: OnlinePlan, record: TenantRecord) throws -> OnlineProgress? {
-        if case let .above(rows) = tenantRun.request.online {
-            let estimate = try TenantSize.estimatedRows(of: online.plan.source, inSchema: record.schema, upTo: rows, on: connection)
+    /// `--online-above` (`estimate`, its rows).
+    private func offlineChoice(_ online: OnlinePlan, record: TenantRecord, estimate: Int?) throws -> OnlineProgress? {
+        if case let .above(rows) = tenantRun.request.online, let estimate {
             if estimate <= rows {
                 var progress = OnlineProgress(mode: "offline", reason: "about \(estimate) rows, not above \(rows)")
                 progress.estimatedRows = estimate

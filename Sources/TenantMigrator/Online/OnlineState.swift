@@ -32,6 +32,7 @@ enum OnlineState {
 
     /// What an earlier run recorded, as a sentence, or nil when there is none.
     static func read(in schemas: OnlineSchemas, on connection: Connection) throws -> String? {
+        guard try OnlineSchemas.existsAsOwn(schemas.work, on: connection) else { return nil }
         let exists = try connection.execute("SELECT pg_catalog.to_regclass($1) IS NOT NULL", [connection.qualified(schemas.work, table)])
             .first?.decode(Bool.self, at: 0) ?? false
         guard exists else { return nil }

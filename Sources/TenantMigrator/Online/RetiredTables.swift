@@ -18,12 +18,27 @@ enum RetiredTables {
         try connection.execute("INSERT INTO \(note) (version, replaced_by) VALUES ($1, $2)", [version, destination])
     }
 
+    /// Takes every right on the retired tables and their sequences from every role but their owner
+    /// (the migrator), in the cutover's transaction. A view the app bound to a live table before
+    /// the cutover (a temporary one, say) follows the table into the retired schema, so without this
+    /// the app would keep reading and writing the rows kept as the old version.
+    static func revokeGrants(in schema: String, on connection: Connection) throws {
+        let revokes = try connection.execute("""
+            SELECT pg_catalog.format('REVOKE ALL ON %s %s FROM %s', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::pg_catalog.regclass,
+                                     CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END)
+            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace, pg_catalog.aclexplode(c.relacl) a
+            WHERE n.nspname = $1 AND a.grantee <> c.relowner GROUP BY c.oid, c.relkind, a.grantee
+            """, [schema]).map { Statement(try $0.decode(String.self, at: 0)) }
+        if !revokes.isEmpty { try connection.pipeline(revokes) }
+    }
+
     /// Drops the retired tables of the tenant in schema `tenant` if they were retired before `cutoff`.
     ///
     /// - Returns: the version they were at, when they were dropped.
     static func prune(forTenantSchema tenant: String, olderThan cutoff: Date, on connection: Connection) throws -> String? {
         guard try OnlineSchemas.exists(tenant, on: connection) else { return nil }
         let schema = try OnlineSchemas.of(tenant, on: connection).retired
+        guard try OnlineSchemas.existsAsOwn(schema, on: connection) else { return nil }
         let note = connection.qualified(schema, noteTable)
         guard try connection.execute("SELECT pg_catalog.to_regclass($1) IS NOT NULL", [note]).first?.decode(Bool.self, at: 0) ?? false,
               let version = try connection.execute(

@@ -3,8 +3,7 @@ import LibPQ
 
 /// How a migration takes its locks without stalling the application for long.
 ///
-/// `lock_timeout` is set first, so every wait below (the tenant's advisory lock, the catalog row,
-/// the tables) is bounded by it. Then, before the first DDL, the migration takes ACCESS EXCLUSIVE
+/// `lock_timeout` is set first, so every wait below (the tenant's catalog row, the tables) is bounded by it. Then, before the first DDL, the migration takes ACCESS EXCLUSIVE
 /// on every table of the tenant's current model in one fixed order (by name), all at once with
 /// `NOWAIT`. When one is busy, it releases everything and waits for that one table alone, inside a
 /// savepoint that is rolled back afterwards, so it never waits for one lock while holding another
@@ -33,7 +32,7 @@ extension TenantMigrationRunner {
         return [Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value])]
     }
 
-    /// The statements that set `lock_timeout` and then take `tenant`'s advisory lock in `catalog`,
+    /// The statements that set `lock_timeout` and then take `tenant`'s lock in `catalog` (its row),
     /// to send in a pipeline: one statement, or on Citus ``lockTimeoutStatements(_:on:)``'s then the lock.
     static func lockTimeoutAndTenantLock(_ timeout: Duration, tenant: TenantName, catalog: TenantCatalog, on connection: Connection) throws -> [Statement] {
         guard try connection.isCitus else { return [catalog.lockStatement(tenant, settingLockTimeout: lockTimeoutValue(timeout))] }

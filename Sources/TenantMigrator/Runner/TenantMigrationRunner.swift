@@ -5,12 +5,13 @@ import Logging
 import MigrationEngine
 import Tracing
 
-/// Migrates one tenant at a time, safely: one transaction per attempt, the tenant's advisory lock,
-/// the recorded version re-read under that lock, a bounded `lock_timeout`, and bounded retries.
+/// Migrates one tenant at a time, safely: one transaction per attempt, the tenant's lock (its
+/// catalog row), the recorded version re-read under that lock, a bounded `lock_timeout`, and bounded retries.
 ///
 /// Per attempt, in ONE transaction:
 /// 1. `SET LOCAL lock_timeout`, so that no wait below queues in front of application traffic for long;
-/// 2. `pg_advisory_xact_lock` on (catalog, tenant), so two runners on one tenant serialize;
+/// 2. the tenant's catalog row `FOR UPDATE` (``TenantCatalog/lockTenant(_:on:)``; no live online run
+///    of another session may hold it), so two runners on one tenant serialize;
 /// 3. the tenant's record is read `FOR UPDATE`; a tenant already at the target is left alone, and
 ///    so is a pinned one unless the ``PinPolicy`` overrides its pin;
 /// 4. the plan is made from the recorded version (a planning error touches nothing and records

@@ -5,11 +5,12 @@ import MigrationEngine
 /// The first round trip of an attempt: everything the runner needs before it can plan, sent as one
 /// pipeline behind the transaction's `BEGIN`:
 ///
-/// 1. `lock_timeout` and 2. the tenant's advisory lock, in one statement (on Citus,
-///    ``TenantMigrationRunner/setLockTimeout(_:on:)``'s statements, then the lock);
+/// 1. `lock_timeout` and 2. the tenant's lock, its catalog row `FOR UPDATE`, in one statement (on
+///    Citus, ``TenantMigrationRunner/setLockTimeout(_:on:)``'s statements, then the lock);
 /// 3. its catalog record, `FOR UPDATE`, in a savepoint (a catalog from before pins, which trial runs
 ///    never upgrade, fails there and is read again without the pin columns), or without one in a
-///    fleet run that installed the catalog itself;
+///    fleet run that installed the catalog itself; with it, whether a live online run of another
+///    session holds the tenant (``OnlineLease``), which makes the attempt wait like a busy lock;
 /// 4. what is known of the tenant's schema (``TenantSchemaFacts``: foreign triggers, the archive);
 /// 5. when the version the tenant is expected at is known (the fleet's catalog query read it), the
 ///    tables of that version, locked `NOWAIT` in a savepoint: when they are busy, or the tenant
@@ -49,7 +50,9 @@ extension TenantRun {
         if let failure = outcome.failure, done != recordIndex || !fallsBack, !lockFailed { throw failure }
         if lockFailed {
             // Busy tables, or not the tables the tenant has now: let go of them; the runner locks as usual.
-            try connection.sendWithNextRoundTrip(Statement("ROLLBACK TO SAVEPOINT tm_tables"))
+            // At once: the attempt may end here (the tenant turned out current, the tables still held by
+            // the runner that just moved it), and a transaction left aborted until its COMMIT fails.
+            try connection.script("ROLLBACK TO SAVEPOINT tm_tables")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_tables"))
         }
         guard done > recordIndex else {
@@ -57,10 +60,12 @@ extension TenantRun {
             try connection.script("ROLLBACK TO SAVEPOINT tm_record")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_record"))
             let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
+            if try catalog.isHeldByOnlineRun(tenant, on: connection) { throw TenantCatalog.heldByOnlineRun(tenant) }
             let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection)))
             return Opening(record: record, facts: facts, lockedVersion: nil)
         }
         guard let row = outcome.results[recordIndex].first else { throw TenantMigratorError.unknownTenant(tenant) }
+        if try row.decode(Bool.self, column: "held_online") { throw TenantCatalog.heldByOnlineRun(tenant) }
         let record = try TenantRecord(row: row)
         let facts = try TenantSchemaFacts(outcome.results[factsIndex])
         guard let expectation, record.schema == expectation.schema else {
@@ -76,15 +81,18 @@ extension TenantRun {
 
 /// What the runner must know of a tenant's schema before it migrates it, read by one query
 /// (sent in the attempt's first round trip): the triggers the model did not create
-/// (``ForeignTriggers``), whether the tenant has an archive yet, and whether default privileges
-/// apply to tables created in its schema.
+/// (``ForeignTriggers``), whether the tenant has an archive yet (and that it is the migrator's own
+/// table, ``ForeignArchive``), whether another role owns the schema, and whether default
+/// privileges apply to tables created in its schema.
 struct TenantSchemaFacts {
     /// Enabled user triggers on the schema's tables, by table and name.
     var triggers: [ForeignTriggers.Trigger] = []
-    /// Whether `_tm_archive` exists in the schema.
+    /// Whether `_tm_archive` exists in the schema (it is then the migrator's own table).
     var hasArchive = false
     /// Whether it has this release's columns (``TenantArchive/latestColumn``).
     var archiveIsCurrent = false
+    /// Whether a role other than the migrator (`current_user`) owns the schema.
+    var schemaHasOtherOwner = false
     /// Whether default privileges (`ALTER DEFAULT PRIVILEGES`, of any role, for the schema or for
     /// all schemas) apply to tables created in the schema: an archive created there must then have
     /// what they grant revoked.
@@ -109,19 +117,21 @@ struct TenantSchemaFacts {
                 FROM tenant, (VALUES \(names)) AS t(name) WHERE t.name IS NOT NULL
             )
             SELECT 'trigger'::pg_catalog.text, t.oid::pg_catalog.int8, t.tgname::pg_catalog.text, t.tgenabled::pg_catalog.text,
-                   pg_catalog.format('%I.%I', n.nspname, c.relname)
+                   pg_catalog.format('%I.%I', n.nspname, c.relname), NULL::pg_catalog.bool
             FROM tables
             JOIN pg_catalog.pg_trigger t ON t.tgrelid = tables.oid
             JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
             UNION ALL
-            SELECT 'archive', (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute AS a WHERE a.attname = '\(TenantArchive.latestColumn)'
-                AND NOT a.attisdropped AND a.attrelid = pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text))),
-                NULL, NULL, NULL FROM tenant
-            WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text)) IS NOT NULL
+            SELECT 'archive', (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = c.oid
+                AND a.attname = '\(TenantArchive.latestColumn)' AND NOT a.attisdropped), \(TenantArchive.ownershipSQL("c")) FROM tenant, pg_catalog.pg_class AS c
+            WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text))
             UNION ALL
-            SELECT 'default privileges', 0, NULL, NULL, NULL FROM tenant
+            SELECT 'schema owner', 0, NULL, NULL, NULL, NULL FROM tenant, pg_catalog.pg_namespace AS n
+            WHERE n.nspname = tenant.schema_name AND pg_catalog.pg_get_userbyid(n.nspowner) <> CURRENT_USER
+            UNION ALL
+            SELECT 'default privileges', 0, NULL, NULL, NULL, NULL FROM tenant
             WHERE EXISTS (SELECT FROM pg_catalog.pg_default_acl AS d WHERE d.defaclobjtype = 'r' AND (d.defaclnamespace = 0
                           OR d.defaclnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace AS n WHERE n.nspname = tenant.schema_name)))
             ORDER BY 1, 5, 3
@@ -133,8 +143,11 @@ struct TenantSchemaFacts {
         for row in rows {
             switch try row.decode(String.self, at: 0) {
             case "archive":
+                try ForeignArchive.check(row, from: 2)
                 hasArchive = true
                 archiveIsCurrent = try row.decode(Int64.self, at: 1) > 0
+            case "schema owner":
+                schemaHasOtherOwner = true
             case "default privileges":
                 mayHaveDefaultPrivileges = true
             default:

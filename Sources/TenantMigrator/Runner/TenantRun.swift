@@ -200,8 +200,10 @@ struct TenantRun {
             }
         }
         let triggers = try ForeignTriggers.disable(opening.facts.triggers, inSchema: record.schema, on: connection)
-        state.archive = ArchivePresence(exists: opening.facts.hasArchive, mayHaveDefaultPrivileges: opening.facts.mayHaveDefaultPrivileges,
-                                        current: opening.facts.archiveIsCurrent)
+        state.archive = ArchivePresence(
+            exists: opening.facts.hasArchive, mayHaveDefaultPrivileges: opening.facts.mayHaveDefaultPrivileges,
+            schemaHasOtherOwner: opening.facts.schemaHasOtherOwner, current: opening.facts.archiveIsCurrent
+        )
 
         let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
         try rehearsal?.takeSnapshot(on: connection)

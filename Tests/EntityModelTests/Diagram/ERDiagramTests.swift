@@ -92,7 +92,7 @@ struct ERDiagramTests {
         #expect(recipe.change == nil)
         #expect(recipe.rows.first { $0.name == "method" }?.change == .renamed(from: "instructions"))
         #expect(recipe.rows.first { $0.name == "prepMinutes" }?.change == .added)
-        #expect(recipe.rows.first { $0.name == "servings" }?.change == .changed("was int16, optional"))
+        #expect(recipe.rows.first { $0.name == "servings" }?.change == .changed("type int16 → int32"))
         #expect(recipe.rows.first { $0.name == "name" }?.change == nil)
         #expect(MermaidERSyntax.problems(in: up.mermaid()) == [])
 

@@ -119,6 +119,18 @@ struct MappingModelAccountTests {
         }
     }
 
+    /// Issue 30, item 7: a way down that fills a new `d` from `name` reads `name`, it does not
+    /// overwrite it: `name` is carried, nothing of it is lost without the archive (no refusal under
+    /// `--no-archive`) and nothing of it is archived.
+    @Test func aColumnOnlyReadIsCarriedNotOverwritten() throws {
+        let migrator = try TenantMigrator(connectionString: "", familyDirectory: fixture("WayBackTrust"), policies: Self.policies)
+        let plan = try migrator.plan(from: "v2", to: "v1")
+        let account = plan.steps[0].account
+        #expect(account.entries(table: "item", column: "name").map(\.fate) == [.carried(to: .init(table: "item", column: "name"))], "\(account.entries)")
+        #expect(!plan.lostChanges(archiving: false).contains { $0.column == "name" }, "\(plan.lostChanges(archiving: false))")
+        #expect(!plan.archivedChanges.contains { $0.column == "name" }, "\(plan.archivedChanges)")
+    }
+
     /// `check` shows the destroyed items of mapped pairs too.
     @Test func checkListsWhatMappedPairsDestroy() throws {
         let family = try ModelFamily.load(from: fixture("Tasks"))

@@ -31,4 +31,22 @@ import Testing
             }
         }
     }
+
+    /// Only Citus runs this form, and only because Citus refuses a STABLE function there; so that
+    /// plain PostgreSQL catches a STABLE function creeping back in, the form is put in an index
+    /// expression, which takes IMMUTABLE functions only (42P17 otherwise), as jsonb's form shows.
+    @Test func itIsImmutableAsAnIndexExpressionRequires() async throws {
+        try await TestPostgres.withDatabase { connection in
+            try connection.execute("CREATE TABLE left_values (a text, \"b\"\"c\" text, \"é\" text)")
+            let members = ["a", "b\"c", "é"].map { (key: $0, value: connection.quoteIdentifier($0)) }
+            try connection.execute("CREATE INDEX immutable_form ON left_values ((\(ImmutableJSON.object(members, quoting: connection))))")
+            try connection.execute("INSERT INTO left_values VALUES ('x', NULL, 'y\ny')")
+            let printed: String = try connection.scalar("SELECT \(ImmutableJSON.object(members, quoting: connection)) FROM left_values")
+            #expect(printed == #"{"a": "x", "é": "y\ny", "b\"c": null}"#)
+
+            let stable = "pg_catalog.jsonb_build_object(" + members.map { "\(connection.quoteLiteral($0.key)), \($0.value)" }.joined(separator: ", ") + ")::text"
+            let refusal = #expect(throws: PQError.self) { try connection.execute("CREATE INDEX stable_form ON left_values ((\(stable)))") }
+            #expect(refusal?.sqlState?.rawValue == "42P17", "\(String(describing: refusal))")
+        }
+    }
 }

@@ -17,7 +17,7 @@ struct MappingModelLoadingTests {
         [
             (line(of: "unknown entity", in: text), "mapping GhostToAttachment: version v1 has no entity \"Ghost\"."),
             (line(of: "unregistered policy", in: text), "mapping NoteToNote: no migration policy named \"NoteCleanup\" is registered"),
-            (line(of: "unknown attribute", in: text), "mapping NoteToAttachment: Attachment in v2 has no attribute \"colour\"."),
+            (line(of: "unknown attribute", in: text), "mapping NoteToAttachment: Attachment in v2 has no attribute \"colour\" (it has caption, image, width)."),
             (line(of: "key path to a missing attribute", in: text), "mapping NoteToAttachment: Note has no attribute or relationship \"titel\" (it has body, folder, image, title) in \"upper(source.titel)\"."),
             (line(of: "unknown mapping", in: text), "mapping NoteToAttachment: relationship note refers to mapping \"NoteToNoteTypo\", which this file does not define."),
         ]

@@ -38,3 +38,30 @@ struct HistoryCommandTests {
         }
     }
 }
+
+/// Issue 35: `history` cuts a long error at a word (`of relati [23502]` was cut mid-word) and marks
+/// the cut; `--json` keeps the whole.
+@Suite("history: errors cut at a word")
+struct HistoryErrorCutTests {
+    @Test func aLongErrorIsCutBetweenWords() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            #expect(try await tracker(["tenant", "create", "globex", "--version", "v1"], on: conninfo).status == 0)
+            try Connection(conninfo).execute("INSERT INTO tenant_globex.issue (title, prio) VALUES ('big', 70000)")
+            #expect(try await tracker(["migrate", "--tenant", "globex"], on: conninfo).status == 1)
+            let all = try await tracker(["history", "--json"], on: conninfo)
+            let entries = try #require(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [[String: Any]], "\(all.stdout)")
+            let whole = try #require(entries.first?["error"] as? String).replacingOccurrences(of: "\n", with: " ")
+            #expect(whole.count > 100, "the error is long enough to be cut: \(whole)")
+
+            let text = try await tracker(["history", "--tenant", "globex"], on: conninfo)
+            let line = try #require(text.stdout.split(separator: "\n").first { $0.contains("failed") }, "\(text.stdout)")
+            let start = try #require(line.range(of: String(whole.prefix(20))), "the error's cell: \(line)")
+            let cell = String(line[start.lowerBound...])
+            #expect(cell.hasSuffix(" … [22003]"), "the cut is marked: \(cell)")
+            let kept = String(cell.dropLast(" … [22003]".count))
+            #expect(whole.hasPrefix(kept), "\(kept)")
+            let next = whole.dropFirst(kept.count).first
+            #expect(kept.count < whole.count && next == " ", "cut between words, not inside one: \(kept)|\(whole.dropFirst(kept.count).prefix(10))")
+        }
+    }
+}

@@ -57,7 +57,7 @@ struct ModelCommandTests {
         let bundle = PackagePaths.root.appendingPathComponent("Tests/CoreDataImportTests/Fixtures/Kitchen.xcdatamodeld").path
         let imported = try await TenantMigrateExecutable.run(["model", "import", "--xcdatamodeld", bundle, "--migrations", output.path])
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout.contains("as family Kitchen: versions Kitchen → Kitchen-2 → Kitchen-3 (the current one last)"))
+        #expect(imported.stdout.contains("as family Kitchen: versions Kitchen → Kitchen-2 → Kitchen-3 (oldest first)"))
         #expect(imported.stdout.contains("not expressed: Kitchen: fetchRequest FavoriteRecipes"))
         let version = try String(contentsOf: output.appendingPathComponent("Kitchen/Kitchen-2.yaml"), encoding: .utf8)
         #expect(version.contains("      method: { type: string, optional: true, renamingIdentifier: instructions }"))
@@ -67,6 +67,15 @@ struct ModelCommandTests {
         #expect(check.status == 0, "\(check.stdout) \(check.stderr)")
         #expect(check.stdout.contains("Kitchen → Kitchen-2: inferred\n"))
         #expect(check.stdout.contains("all 4 steps can migrate"))
+
+        // An order that is not the bundle's versions each once is refused, naming what is wrong.
+        let misordered = try await TenantMigrateExecutable.run([
+            "model", "import", "--xcdatamodeld", bundle, "--migrations", output.path, "--family", "Other",
+            "--version-order", "Kitchen", "Kitchen 3",
+        ])
+        #expect(misordered.status != 0)
+        #expect(misordered.stderr.contains("--version-order leaves out Kitchen 2; give every version of the bundle once"), "\(misordered.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output.appendingPathComponent("Other").path))
 
         let both = try await TenantMigrateExecutable.run(["model", "import", "--xcdatamodeld", bundle, "--from-schema", "x"])
         #expect(both.status != 0)

@@ -31,13 +31,17 @@ struct ErrorDocumentTests {
                 #expect(output.status == 0, "\(arguments): \(output.stderr)")
                 #expect(throws: Never.self, "\(arguments): \(output.stdout)") { try Self.document(output) }
             }
-            // A failing tenant: the report (or the results) is the document; the error goes to stderr.
+            // A failing tenant: the report is the document, one shape for --all and --tenant, with
+            // the error object in it; the error also goes to stderr.
             let fleet = try await tracker(["migrate", "--all", "--json"], on: conninfo)
             let report = try #require(try Self.document(fleet) as? [String: Any], "\(fleet.stdout)")
             #expect(fleet.status == 1 && (report["summary"] as? [String: Any])?["failed"] as? Int == 1, "\(fleet.stdout)")
             let single = try await tracker(["migrate", "--tenant", "beta", "--json"], on: conninfo)
-            let results = try #require(try Self.document(single) as? [[String: Any]], "\(single.stdout)")
+            let document = try #require(try Self.document(single) as? [String: Any], "\(single.stdout)")
+            let results = document["entries"] as? [[String: Any]] ?? []
             #expect(single.status == 1 && results.first?["outcome"] as? String == "failed" && results.first?["sqlState"] as? String == "22003")
+            #expect((document["error"] as? [String: Any])?["sqlState"] as? String == "22003", "\(single.stdout)")
+            #expect((report["error"] as? [String: Any])?["sqlState"] as? String == "22003", "\(fleet.stdout)")
             #expect(single.stderr.contains("Error: tenant beta"), "\(single.stderr)")
         }
     }

@@ -62,6 +62,38 @@ import Testing
         }
     }
 
+    /// Issue 30, item 3: whatever the database's and the role's defaults, a migrator session
+    /// prints and parses values with the same settings, opened from a connection string (in the
+    /// startup packet), with `options` of its own in it, or from the app's factory.
+    @Test func everySessionHasTheFixedSettingsWhateverTheDefaults() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let connection = try Connection(conninfo)
+            let database = connection.quoteIdentifier(try connection.scalar("SELECT current_database()::text", as: String.self))
+            try connection.fixtureScript("""
+                ALTER DATABASE \(database) SET extra_float_digits = 0;
+                ALTER DATABASE \(database) SET TimeZone = 'Asia/Tokyo';
+                ALTER DATABASE \(database) SET DateStyle = 'SQL, DMY';
+                ALTER ROLE CURRENT_USER IN DATABASE \(database) SET IntervalStyle = 'sql_standard';
+                ALTER ROLE CURRENT_USER IN DATABASE \(database) SET bytea_output = 'escape';
+                """)
+            let withOptions = conninfo + (conninfo.contains("://") ? (conninfo.contains("?") ? "&" : "?") + "options=-c%20work_mem%3D8MB" : " options='-c work_mem=8MB'")
+            let sessions = [
+                MigratorSession(connectionString: conninfo, logger: Self.quiet),
+                MigratorSession(connectionString: withOptions, logger: Self.quiet),
+                MigratorSession(factory: { try await AsyncConnection.connect(conninfo) }, logger: Self.quiet),
+            ]
+            for session in sessions {
+                let opened = try await session.connect()
+                let settings = try await opened.withConnection { connection in
+                    try connection.rows("SELECT current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle'), "
+                                        + "current_setting('extra_float_digits'), current_setting('bytea_output'), current_setting('search_path'), 0.30000000000000004::float8::text")
+                }
+                await opened.close()
+                #expect(settings == [["UTC", "ISO, MDY", "postgres", "3", "hex", "\"pg_catalog\",\"pg_temp\"", "0.30000000000000004"]])
+            }
+        }
+    }
+
     /// A real closed port: libpq's refusal, at once, in sentences.
     @Test func aClosedPortFailsAtOnceWithTheReasonInSentences() async throws {
         let port = try UnusedPort.next()

@@ -5,9 +5,9 @@ import TenantMigrator
 import TenantMigratorTestSupport
 import Testing
 
-/// Two runners never migrate one tenant at once: an online run holds the tenant's advisory lock
-/// in its session for its whole length, and the lock offline runs take for their transaction has
-/// the same key.
+/// Two runners never migrate one tenant at once: an online run holds the tenant's lease for its
+/// whole length, and every other runner, online or offline, waits for it after locking the
+/// tenant's catalog row.
 @Suite("Online session lock")
 struct OnlineSessionLockTests {
     @Test func noOtherRunnerMigratesTheTenantWhileAnOnlineRunHoldsIt() async throws {

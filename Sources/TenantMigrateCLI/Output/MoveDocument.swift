@@ -1,0 +1,126 @@
+import Foundation
+import TenantMigrator
+
+/// What `migrate --json` and `rollback --json` print, for one `--tenant` as for `--all`, `--match`
+/// or `--limit`: one object,
+///
+/// ```
+/// {"family", "target", "operation", "mode", "startedAt", "milliseconds", "interrupted",
+///  "summary": {"total", "<moved>", "skipped", "failed", "notStarted", "pinned"},
+///  "entries": [{"tenant", "outcome", "fromVersion", "toVersion", "milliseconds", "rowsAffected", "error", "sqlState", "online"}],
+///  "error": {"message", "sqlState"}}
+/// ```
+///
+/// A tenant that moved, or would have, is said in the run's own word (``movedWord``): `migrated`,
+/// `rolled-back`, `would-migrate`, `would-roll-back` (`--dry-run`) or `rehearsed` (`--rehearse`: there
+/// and back, every value given back), and the summary counts it under that word in camel case
+/// (`rolledBack`, `wouldMigrate`…). The other outcomes are `skipped` (already there), `failed`,
+/// `not-started` and `pinned`. `error` is there exactly when the run failed. A run that fails
+/// before it has a result prints the ``ErrorDocument`` alone.
+struct MoveDocument: Encodable {
+    struct Entry: Encodable {
+        var tenant: String
+        var outcome: String
+        var fromVersion: String
+        var toVersion: String
+        var milliseconds: Double
+        var rowsAffected: Int?
+        /// Archived values the way back did not give back, the app's change winning (kept, superseded).
+        var supersededEntries: Int? = nil
+        var error: String?
+        var sqlState: String?
+        var online: OnlineProgress?
+    }
+
+    var family: String
+    var target: String
+    var operation: String
+    var mode: MigrationRunMode
+    var startedAt: Date
+    var milliseconds: Double
+    var interrupted: Bool
+    var summary: [String: Int]
+    var entries: [Entry]
+    var unlistedCurrent: Int?
+    var error: ErrorDocument.Failure?
+
+    /// The word for a tenant that moved, or would have: `migrated`, `rolled-back`,
+    /// `would-migrate`, `would-roll-back` or `rehearsed`.
+    static func movedWord(_ operation: MigrationRequest.Operation, mode: MigrationRunMode) -> String {
+        let up = operation != .rollback
+        switch mode {
+        case .apply: return up ? "migrated" : "rolled-back"
+        case .dryRun: return up ? "would-migrate" : "would-roll-back"
+        case .rehearse: return "rehearsed"
+        }
+    }
+
+    /// A fleet run's report.
+    init(_ report: FleetReport, operation: MigrationRequest.Operation) {
+        let moved = Self.movedWord(operation, mode: report.mode)
+        let entries = report.entries.map { entry in
+            Entry(tenant: entry.tenant, outcome: entry.outcome == .migrated ? moved : entry.outcome.rawValue, fromVersion: entry.fromVersion,
+                  toVersion: entry.toVersion, milliseconds: entry.milliseconds, rowsAffected: entry.rowsAffected,
+                  supersededEntries: entry.supersededEntries, error: entry.error, sqlState: entry.sqlState, online: entry.online)
+        }
+        self.init(family: report.family, target: report.target, operation: operation, mode: report.mode, startedAt: report.startedAt,
+                  milliseconds: report.milliseconds, interrupted: report.interrupted, entries: entries,
+                  unlistedCurrent: report.unlistedCurrent, error: Self.failure(of: report, moved: moved))
+    }
+
+    /// The run's error: the tenants that failed (the first one's SQLSTATE), or the interruption.
+    static func failure(of report: FleetReport, moved: String) -> ErrorDocument.Failure? {
+        let failed = report.entries.filter { $0.outcome == .failed }
+        if !failed.isEmpty {
+            return .init(message: "\(failed.count) of \(report.entries.count + report.unlistedCurrent) tenants \(report.mode.isTrial ? "would fail" : "failed"): "
+                + failed.map(\.tenant).joined(separator: ", "), sqlState: failed.first?.sqlState)
+        }
+        guard report.notStarted > 0 || report.interrupted else { return nil }
+        return .init(message: "the run was interrupted: \(report.notStarted) tenant\(report.notStarted == 1 ? "" : "s") not started; run the same command again to finish",
+                     sqlState: nil)
+    }
+
+    /// The results of named tenants, one after the other.
+    init(family: String, target: String, operation: MigrationRequest.Operation, mode: MigrationRunMode, startedAt: Date,
+         results: [TenantMigrationResult], error: ErrorDocument.Failure?) {
+        let moved = Self.movedWord(operation, mode: mode)
+        let entries = results.map { result in
+            let outcome = switch result.outcome {
+            case .migrated: moved
+            case .alreadyCurrent: "skipped"
+            case .failed: "failed"
+            case .pinned: "pinned"
+            }
+            return Entry(tenant: result.tenant.rawValue, outcome: outcome, fromVersion: result.fromVersion, toVersion: result.toVersion,
+                         milliseconds: result.milliseconds, rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil,
+                         supersededEntries: result.outcome == .migrated && result.statistics.supersededEntries > 0 ? result.statistics.supersededEntries : nil,
+                         error: result.error, sqlState: result.sqlState, online: result.online)
+        }
+        self.init(family: family, target: target, operation: operation, mode: mode, startedAt: startedAt,
+                  milliseconds: Date().timeIntervalSince(startedAt) * 1000, interrupted: false, entries: entries, unlistedCurrent: 0, error: error)
+    }
+
+    private init(family: String, target: String, operation: MigrationRequest.Operation, mode: MigrationRunMode, startedAt: Date,
+                 milliseconds: Double, interrupted: Bool, entries: [Entry], unlistedCurrent: Int, error: ErrorDocument.Failure?) {
+        self.family = family
+        self.target = target
+        self.operation = operation.rawValue
+        self.mode = mode
+        self.startedAt = startedAt
+        self.milliseconds = milliseconds
+        self.interrupted = interrupted
+        self.entries = entries
+        self.unlistedCurrent = unlistedCurrent > 0 ? unlistedCurrent : nil
+        let moved = Self.movedWord(operation, mode: mode)
+        let camel = moved.split(separator: "-").enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
+        summary = [
+            "total": entries.count + unlistedCurrent,
+            camel: entries.count { $0.outcome == moved },
+            "skipped": entries.count { $0.outcome == "skipped" } + unlistedCurrent,
+            "failed": entries.count { $0.outcome == "failed" },
+            "notStarted": entries.count { $0.outcome == "not-started" },
+            "pinned": entries.count { $0.outcome == "pinned" },
+        ]
+        self.error = error
+    }
+}

@@ -1,0 +1,70 @@
+import EntityModel
+import Foundation
+import LibPQ
+import PostgresTestSupport
+import TenantMigrator
+import TenantMigratorTestSupport
+import Testing
+
+/// Rows made per key (`distinct:`) follow the key's first row (lowest id) during catch-up, as an
+/// offline migration of the final data has them: when the app deletes or changes a key's first
+/// row, every other row of the key is looked at again.
+@Suite("Online runs and distinct keys")
+struct OnlineRunDistinctTests {
+    enum Change: String, CaseIterable { case delete, update }
+
+    @Test(arguments: Change.allCases, [OnlinePhase.copying, .built, .catchingUp])
+    func aKeysFirstRowChangedDuringCatchUpEndsAsOffline(change: Change, phase: OnlinePhase) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            for name in ["online", "twin"] {
+                try lifecycle.create(try tenant(name), version: "v2", on: connection)
+                // Five keys whose first row (lowest id) is in grams, copied in the first batch,
+                // and whose other rows are in kilograms, copied last.
+                try connection.execute("INSERT INTO tenant_\(name).recipe (name) VALUES ('Spiced')")
+                let spices = "INSERT INTO tenant_\(name).recipe_ingredient (name, quantity, unit_of_measure, recipe_id) "
+                    + "SELECT 'Spice ' || k, 1, $1, 1 FROM generate_series(0, 4) AS k"
+                try connection.execute(spices, ["g"])
+                try connection.loadRecipes(tenants: [name], version: "v2", recipes: 4000)
+                try connection.execute(spices, ["kg"])
+                try connection.execute(spices, ["kg"])
+            }
+            let firstRows = "SELECT min(id) FROM %@.recipe_ingredient WHERE name LIKE 'Spice %%' GROUP BY name"
+            @Sendable func apply(in schema: String, on connection: Connection) throws {
+                let rows = String(format: firstRows, schema)
+                switch change {
+                case .delete: try connection.execute("DELETE FROM \(schema).recipe_ingredient WHERE id IN (\(rows))")
+                case .update: try connection.execute("UPDATE \(schema).recipe_ingredient SET name = name || ' (old)' WHERE id IN (\(rows))")
+                }
+            }
+            let base = try recipesMigrator(conninfo, .declarative)
+            var migrator = base
+            migrator.settings.online.batchRows = 1000
+            migrator.settings.online.cutoverChanges = 1
+            let changed = Locked(false)
+            migrator.settings.online.checkpoint = { checkpoint in
+                guard checkpoint.phase == phase, changed.withLock({ done in defer { done = true }; return !done }) else { return }
+                try apply(in: "tenant_online", on: Connection(conninfo))
+            }
+            let result = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: "v3", online: .on))
+            #expect(result.outcome == .migrated)
+            #expect(result.online?.mode == "shadow")
+            #expect(changed.value)
+
+            try apply(in: "tenant_twin", on: connection)
+            _ = try await base.migrate(tenant: "twin", MigrationRequest(.move, to: "v3"))
+            let units = """
+                SELECT i.name || ':' || coalesce(u.name, '∅') FROM %@.ingredient i LEFT JOIN %@.unit_of_measure u ON u.id = i.unit_of_measure_id
+                WHERE i.name LIKE 'Spice %%' ORDER BY 1
+                """
+            let online = try connection.column(String(format: units, "tenant_online", "tenant_online"), as: String.self)
+            let twin = try connection.column(String(format: units, "tenant_twin", "tenant_twin"), as: String.self)
+            #expect(online == twin)
+            #expect(twin.filter { !$0.contains("(old)") }.allSatisfy { $0.hasSuffix(":kg") }, "\(twin)")
+            let natural = ["ingredient": "name", "unit_of_measure": "name"]
+            let destination = try recipesFamily().version(named: "v3")!
+            #expect(try tenantContents(schema: "tenant_online", version: destination, naturalKeys: natural, on: connection)
+                == tenantContents(schema: "tenant_twin", version: destination, naturalKeys: natural, on: connection))
+        }
+    }
+}

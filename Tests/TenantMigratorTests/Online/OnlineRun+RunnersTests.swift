@@ -1,0 +1,83 @@
+import Foundation
+import LibPQ
+import PostgresTestSupport
+import TenantMigrator
+import TenantMigratorTestSupport
+import Testing
+
+/// Runners side by side on a tenant that migrates online: the ones that come later wait for the
+/// tenant, then find it at the target and leave it be. They never mark the migrated tenant failed.
+///
+/// The later runners are `tenant-migrate` processes, as at a deploy: tasks of this process could
+/// wait for a thread of the cooperative pool while the first runner's checkpoint blocks one and
+/// the other tests hold the rest.
+@Suite("Online runs side by side")
+struct OnlineRunRunnersTests {
+    /// Starts `count` runners of `arguments` when the first run reaches `phase`, and returns once
+    /// each waits for a lock the first one holds.
+    final class LaterRunners: Sendable {
+        let conninfo: String, arguments: [String], count: Int
+        let runs = Locked<[TenantMigrateExecutable.Running]>([])
+
+        init(_ conninfo: String, _ arguments: [String], count: Int = 2) {
+            (self.conninfo, self.arguments, self.count) = (conninfo, arguments, count)
+        }
+
+        func start() throws {
+            guard runs.value.isEmpty else { return }
+            let started = try (0..<count).map { _ in
+                try TenantMigrateExecutable.start(arguments + ["--json", "--database-url", conninfo, "--migrations", migrationsDirectory])
+            }
+            runs.withLock { $0 = started }
+            let watcher = try Connection(conninfo)
+            let deadline = ContinuousClock.now + .seconds(300)
+            while try watcher.scalar(
+                "SELECT count(*)::int FROM pg_catalog.pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'", as: Int.self
+            ) < count {
+                guard ContinuousClock.now < deadline, started.allSatisfy(\.process.isRunning) else {
+                    Issue.record("the later runners never waited for the tenant")
+                    return
+                }
+                usleep(10_000)
+            }
+        }
+
+        /// Each runner's JSON report, once it ended.
+        func reports() async throws -> [(status: Int32, report: [String: Any])] {
+            var reports: [(Int32, [String: Any])] = []
+            for run in runs.value {
+                let output = try await run.finish()
+                let report = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any] ?? [:]
+                reports.append((output.status, report))
+            }
+            return reports
+        }
+    }
+
+    @Test(.enabled(if: TenantMigrateExecutable.url != nil, "needs the tenant-migrate executable beside the test bundle"),
+          arguments: [("v1", "v2"), ("v2", "v3")], [OnlinePhase.copying, .catchingUp, .cutoverLocked])
+    func laterRunnersFindTheTenantMigratedByTheFirst(path: (from: String, to: String), phase: OnlinePhase) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            try await AppTenant.with(conninfo, at: path.from, recipes: 200) { tenant in
+                var first = try makeRecipesMigrator(conninfo)
+                first.settings.online.batchRows = 50
+                let later = LaterRunners(conninfo, ["migrate", "--all", "--to", path.to, "--online-above", "10", "--lock-timeout", "60000"])
+                first.settings.online.checkpoint = { checkpoint in
+                    if checkpoint.phase == phase { try later.start() }
+                }
+                let firstReport = try await first.moveAll(.migrate(to: path.to, online: .above(rows: 10)), jobs: 1)
+                #expect(firstReport.entries.first?.outcome == .migrated)
+                for (status, report) in try await later.reports() {
+                    #expect(status == 0, "\(report)")
+                    #expect((report["summary"] as? [String: Int])?["failed"] == 0, "\(report)")
+                }
+                #expect(try tenant.recorded()?.version == path.to)
+                #expect(try tenant.recorded()?.state == "ready")
+                let failures = try tenant.admin.scalar(
+                    "SELECT count(*)::int FROM tenant_migrator.migration_history WHERE tenant = 'acme' AND outcome = 'failed'", as: Int.self
+                )
+                #expect(failures == 0)
+            }
+        }
+    }
+}
