@@ -188,8 +188,9 @@ public func tenantContents(schema: String, version: ModelVersion, naturalKeys: [
                     + "THEN pg_catalog.jsonb_set(\(json), ARRAY[\(column)], COALESCE(\(referenced), 'null'))::text ELSE \(leftValue) END ELSE \(leftValue) END"
             }
         }
+        // (An online run archives links without their target, which catch-up could not keep current.)
         contents["_tm_archive"] = try connection.column(
-            "SELECT (pg_catalog.to_jsonb(a) - 'archived_at' || pg_catalog.jsonb_build_object('left_value', \(leftValue)))::text AS entry "
+            "SELECT (pg_catalog.to_jsonb(a) - 'archived_at' - 'target' || pg_catalog.jsonb_build_object('left_value', \(leftValue)))::text AS entry "
                 + "FROM \(connection.qualified(schema, "_tm_archive")) AS a ORDER BY 1", as: String.self
         )
     }

@@ -16,6 +16,16 @@ public struct ArchiveNames: Sendable, Hashable, Codable {
     /// Destination tables that a mapping of the step fills (rows there are the mapping's, not
     /// the tenant's old rows, so archived rows are never put back into them).
     public var mappingFilledTables: [String] = []
+    /// New required columns without a default that a way down adds nullable: the archive gives
+    /// their values back, then they become NOT NULL (``RequiredFromArchive``).
+    public var requiredFromArchive: [RequiredColumn] = []
+
+    /// A destination column, and the property it stores (`Entity.attribute`).
+    public struct RequiredColumn: Sendable, Hashable, Codable {
+        public var table: String
+        public var column: String
+        public var property: String
+    }
 
     public init() {}
 
@@ -37,6 +47,7 @@ extension SchemaDiffer {
             }
         }
         names.mappingFilledTables = mappingFilledTables.sorted()
+        names.requiredFromArchive = requiredFromArchive
         return names
     }
 }

@@ -61,6 +61,18 @@ struct ArchivePlan: Sendable {
         return plan
     }
 
+    /// Whether an archived link is kept with its target (``LinkTarget``).
+    private(set) var takesLinkTargets = true
+
+    /// The plan that archives links without their targets (they then go back by id).
+    func withoutLinkTargets() -> ArchivePlan {
+        var plan = self
+        plan.takesLinkTargets = false
+        plan.copies = Memo()
+        plan.provedCopiesMemo = Memo()
+        return plan
+    }
+
     /// Whether the step destroys or overwrites anything the archive keeps.
     var archivesSomething: Bool { !items.isEmpty }
 
@@ -227,9 +239,14 @@ struct ArchivePlan: Sendable {
         let rowID: SQL = table?.column(named: "id") != nil ? "source.id" : "0"
         var conditions: [SQL] = []
         let value: SQL
+        var target: SQL?
         if let name = item.column {
             let live: SQL = "source.\(id: item.narrowing ? name : names.liveColumn(name, of: item.table))"
             value = "\(live)::text"
+            if takesLinkTargets, !item.narrowing, item.pair == 0, let table {
+                // A link: what it points at too (a pair further along a fused step would need its names).
+                target = LinkTarget.copy(column: name, of: table, in: sourceSchema, names: names) { $1 }
+            }
             if item.narrowing, let surviving = names.survivingColumns[item.table + "." + name],
                let newTable = names.survivingTables[item.table], let newType = destinationSchema.table(named: newTable)?.column(named: surviving)?.type,
                let oldType = table?.column(named: name)?.type {
@@ -247,8 +264,10 @@ struct ArchivePlan: Sendable {
         if let rows = item.rows { conditions.append("(\(StepAccount.RowSet(rows).sql))") }
         let whereClause: SQL = conditions.isEmpty ? "" : " WHERE \(conditions, joinedBy: " AND ")"
         let pair = pairs[item.pair]
-        return "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value) "
-            + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(item.recordedTable)), \(bind: .text(item.recordedColumn ?? "")), \(rowID), \(value) "
+        let targetColumn: SQL = target == nil ? "" : ", target"
+        let targetValue: SQL = target.map { ", \($0)" } ?? ""
+        return "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value\(targetColumn)) "
+            + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(item.recordedTable)), \(bind: .text(item.recordedColumn ?? "")), \(rowID), \(value)\(targetValue) "
             + "FROM \(table: liveTable) AS source\(whereClause)"
     }
 

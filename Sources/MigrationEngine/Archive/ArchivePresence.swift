@@ -28,10 +28,13 @@ public final class ArchivePresence {
     /// `mayHaveDefaultPrivileges`: false only when it is known that no default privileges apply
     /// to tables created in the schema (`pg_default_acl`), so a new archive has no grants to revoke.
     /// `schemaHasOtherOwner`: false only when the migrator is known to own the tenant's schema.
-    public init(exists: Bool? = nil, mayHaveDefaultPrivileges: Bool = true, schemaHasOtherOwner: Bool = true) {
+    /// `current`: whether an existing archive is known to have this release's columns (else it is
+    /// brought to them, idempotently, before its first use).
+    public init(exists: Bool? = nil, mayHaveDefaultPrivileges: Bool = true, schemaHasOtherOwner: Bool = true, current: Bool = false) {
         state = exists.map { $0 ? .existing : .absent } ?? .unknown
         self.mayHaveDefaultPrivileges = mayHaveDefaultPrivileges
         self.schemaHasOtherOwner = schemaHasOtherOwner
+        upgraded = current
     }
 
     /// Whether the archive may hold entries of the step `from` → `to` written before this migration
@@ -80,14 +83,23 @@ public final class ArchivePresence {
                 : try TenantArchive.exists(inSchema: schema, on: connection)
             state = exists ? .existing : .absent
             lockedOwn = true
+            if exists { upgraded = try TenantArchive.isCurrent(inSchema: schema, on: connection) }
         case .existing where schemaHasOtherOwner && !lockedOwn:
             state = try TenantArchive.lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection) ? .existing : .absent
             lockedOwn = true
         default:
             break
         }
+        if case .existing = state, !upgraded {
+            // An archive from before this migration may be an earlier release's: once, before its first use.
+            upgraded = true
+            try TenantArchive.upgrade(inSchema: schema, on: connection)
+        }
         return state
     }
+
+    /// Whether this migration brought an existing archive to this release's shape.
+    private var upgraded: Bool
 
     private static func pair(_ from: String, _ to: String) -> String { from + "\u{0}" + to }
 }

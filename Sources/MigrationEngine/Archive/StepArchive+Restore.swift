@@ -46,7 +46,7 @@ extension StepArchive {
         var keys: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
         entryCount = 0
         for row in try connection.execute(
-            "SELECT step_from, step_to, table_name, column_name, pg_catalog.count(*) FROM \(archiveTable) GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4") {
+            "SELECT step_from, step_to, table_name, column_name, pg_catalog.count(*) FROM \(archiveTable) WHERE NOT superseded GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4") {
             keys[ArchivePlan.PairKey(from: try row.decode(String.self, at: 0), to: try row.decode(String.self, at: 1)), default: []]
                 .append((try row.decode(String.self, at: 2), try row.decode(String.self, at: 3)))
             entryCount += Int(try row.decode(Int64.self, at: 4))
@@ -54,11 +54,12 @@ extension StepArchive {
         return keys
     }
 
-    /// `a.step_from = … AND a.step_to = … AND a.table_name = … AND a.column_name = …`, as literals.
+    /// `a.step_from = … AND a.step_to = … AND a.table_name = … AND a.column_name = …`, as literals,
+    /// of an entry not superseded (superseded ones come back only on request).
     private func entryIs(_ alias: String, _ key: ArchivePlan.PairKey, _ table: String, _ column: String) -> String {
         let q = connection
         return "\(alias).step_from = \(q.quoteLiteral(key.from)) AND \(alias).step_to = \(q.quoteLiteral(key.to)) "
-            + "AND \(alias).table_name = \(q.quoteLiteral(table)) AND \(alias).column_name = \(q.quoteLiteral(column))"
+            + "AND \(alias).table_name = \(q.quoteLiteral(table)) AND \(alias).column_name = \(q.quoteLiteral(column)) AND NOT \(alias).superseded"
     }
 
     /// Marks the entries of one column that may be restored (`compares` false): those without a
@@ -114,7 +115,7 @@ extension StepArchive {
     /// After the step's normal work: puts back, set-based (one statement per table and column),
     /// what ``checkRestorable()`` kept, pair by pair in the order the step crosses them, each
     /// entry's names translated to the step's destination; removes the entries it used. Entries
-    /// it cannot use stay until pruned (the next way up through their pair replaces them).
+    /// it cannot use stay, marked superseded (``supersededCount``), until pruned or restored on request.
     ///
     /// - Whole rows (of a table or entity the up step removed) go back into tables this step
     ///   recreated rather than filled by a mapping, where no row has their id yet and the rows
@@ -132,6 +133,8 @@ extension StepArchive {
         // (A few hundred entries join fast whatever the plan.)
         if entryCount > 500 { _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)") } }
         let filled = Set(names.mappingFilledTables)
+        // Tables this step makes: a mapping or policy numbers their rows anew.
+        let madeAnew = Set(destinationSchema.tables.map(\.name)).subtracting(names.survivingTables.values)
         var restored = 0
         for restore in plan.restores {
             let entries = restorable[restore.key] ?? []
@@ -147,26 +150,50 @@ extension StepArchive {
             for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn {
                 guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
                       let definition = target.column(named: targetColumn) else { continue }
-                restored += try restoreValues(restore, of: table, column, into: definition, of: target)
+                restored += try restoreValues(restore, of: table, column, into: definition, of: target, madeAnew: madeAnew)
             }
+            let pair = "a.step_from = \(connection.quoteLiteral(restore.key.from)) AND a.step_to = \(connection.quoteLiteral(restore.key.to))"
             // The way up's markers served their check.
             if entries.contains(where: { $0.column == WayBackProof.markerColumn }) {
-                try connection.execute("DELETE FROM \(archiveTable) AS a WHERE a.step_from = \(connection.quoteLiteral(restore.key.from)) "
-                    + "AND a.step_to = \(connection.quoteLiteral(restore.key.to)) AND a.column_name = \(connection.quoteLiteral(WayBackProof.markerColumn))")
+                try connection.execute("DELETE FROM \(archiveTable) AS a WHERE \(pair) AND a.column_name = \(connection.quoteLiteral(WayBackProof.markerColumn))")
             }
         }
         return restored
     }
 
-    private func restoreValues(_ restore: PairRestore, of table: String, _ column: String, into target: Column, of targetTable: Table) throws -> Int {
+    /// - Parameter madeAnew: the tables this step made: a link into one of them goes back to the
+    ///   row that is what it pointed at (``LinkTarget``), not to the number it had.
+    private func restoreValues(_ restore: PairRestore, of table: String, _ column: String, into target: Column, of targetTable: Table,
+                               madeAnew: Set<String>) throws -> Int {
         let q = connection
-        let value = "a.value::\(target.type.rawValue)"
+        var value = "a.value::\(target.type.rawValue)"
         var conditions = [entryIs("a", restore.key, table, column), "NOT a.compares", "t.id = a.row_id"]
+        var from = "\(archiveTable) AS a"
+        if let id = try LinkTarget.restoredID(column: column, of: table, entrySchema: restore.entrySchema, toEnd: restore.toEnd, into: target,
+                                              of: targetTable, endSchema: restore.endSchema, madeAnew: madeAnew, schema: schema, quoting: q,
+                                              fingerprint: jsonObjectText) {
+            // Found once per entry; an entry whose target no row is now stays in the archive.
+            from += " CROSS JOIN LATERAL (SELECT \(id)::\(target.type.rawValue) AS id) AS link"
+            value = "link.id"
+            conditions.append("(a.value IS NULL OR link.id IS NOT NULL)")
+        }
         conditions += referenceGuards(targetTable, [target.name: value])
+        // Used entries go; the others (the app's change won, the row is gone) stay, superseded.
         let sql = "WITH restored AS (UPDATE \(q.qualified(schema, targetTable.name)) AS t SET \(q.quoteIdentifier(target.name)) = \(value) "
-            + "FROM \(archiveTable) AS a WHERE \(conditions.joined(separator: " AND ")) RETURNING a.ctid AS entry) "
-            + "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r))"
-        return try connection.execute(sql).affectedRows
+            + "FROM \(from) WHERE \(conditions.joined(separator: " AND ")) RETURNING a.ctid AS entry), "
+            + "used AS (DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r)) RETURNING 1), "
+            + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, column)) "
+            + "AND NOT a.ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r)) RETURNING 1) "
+            + "SELECT (SELECT pg_catalog.count(*) FROM used), (SELECT pg_catalog.count(*) FROM kept)"
+        return try usedAndSuperseded(sql)
+    }
+
+    /// Runs a restore that returns how many entries it used and how many it marked superseded;
+    /// notes the latter, returns the former.
+    private func usedAndSuperseded(_ sql: String) throws -> Int {
+        guard let row = try connection.execute(sql).first else { return 0 }
+        supersededCount += Int(try row.decode(Int64.self, at: 1))
+        return Int(try row.decode(Int64.self, at: 0))
     }
 
     private func restoreRows(_ restore: PairRestore, of table: String, into target: Table) throws -> Int {
@@ -193,9 +220,12 @@ extension StepArchive {
         let used = hasID ? "a.row_id = r.id"
             : "r.row_value @> pg_catalog.jsonb_build_object(" + members.map { "\(q.quoteLiteral($0.column)), \($0.value)" }.joined(separator: ", ") + ")"
         let sql = "WITH restored AS (INSERT INTO \(qualified) (\(columns)) SELECT \(members.map(\.value).joined(separator: ", ")) "
-            + "FROM \(archiveTable) AS a WHERE \(conditions.joined(separator: " AND ")) ON CONFLICT DO NOTHING RETURNING \(returning)) "
-            + "DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used)"
-        let count = try connection.execute(sql).affectedRows
+            + "FROM \(archiveTable) AS a WHERE \(conditions.joined(separator: " AND ")) ON CONFLICT DO NOTHING RETURNING \(returning)), "
+            + "used AS (DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used) RETURNING 1), "
+            + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) "
+            + "AND NOT EXISTS (SELECT FROM restored AS r WHERE \(used)) RETURNING 1) "
+            + "SELECT (SELECT pg_catalog.count(*) FROM used), (SELECT pg_catalog.count(*) FROM kept)"
+        let count = try usedAndSuperseded(sql)
         if count > 0, target.columns.contains(where: \.isIdentity) {
             for statement in SchemaOperation.resetIdentity(table: target.name).sql(inSchema: schema, quoting: connection) { try connection.execute(statement) }
         }

@@ -26,6 +26,9 @@ public final class StepArchive {
     var restorable: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
     /// How many entries the archive held at the step's start.
     var entryCount = 0
+    /// How many entries of the pairs this step gave back it did not use (the app's change won, or
+    /// the row is gone): kept in the archive, marked superseded.
+    var supersededCount = 0
 
     /// What the migration knows of the tenant's archive (shared by its steps).
     let presence: ArchivePresence
@@ -64,7 +67,7 @@ public final class StepArchive {
     // MARK: Running
 
     /// Before the step: removes the earlier entries of every pair the step crosses (it now
-    /// archives afresh), and copies the values a narrowing would change. The archive is created by
+    /// archives afresh) but the superseded ones (they stay until pruned or restored), and copies the values a narrowing would change. The archive is created by
     /// the step's first write, so a step that archives nothing leaves a tenant without one as it
     /// was. Its copies are queued: they go out with the step's next statements.
     func beforeStep() throws {
@@ -92,7 +95,8 @@ public final class StepArchive {
     }
 
     /// Creates the archive before the step's first write to it, and (once) deletes what an earlier
-    /// run through the same pairs left there; neither costs a round trip of its own.
+    /// run through the same pairs left there, but for superseded entries; neither costs a round
+    /// trip of its own.
     private func prepareForWrites() throws {
         guard !isPrepared, plan.archivesSomething || !pending.isEmpty else { return }
         isPrepared = true
@@ -100,7 +104,8 @@ public final class StepArchive {
             let earlier = try presence.mayHoldEntries(from: pair.from, to: pair.to, schema: schema, on: connection)
             try presence.prepareForWrites(from: pair.from, to: pair.to, schema: schema, on: connection)
             if earlier {
-                try connection.sendWithNextRoundTrip(Statement("DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2", [pair.from, pair.to]))
+                try connection.sendWithNextRoundTrip(Statement(
+                    "DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND NOT superseded", [pair.from, pair.to]))
             }
         }
     }
@@ -146,7 +151,7 @@ public final class StepArchive {
             try connection.sendWithNextRoundTrip(Statement(
                 "UPDATE \(archiveTable) AS a SET left_value = \(left), compares = true "
                     + "FROM \(connection.qualified(schema, table)) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
-                    + "AND a.column_name = $4 AND t.id = a.row_id", [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
+                    + "AND a.column_name = $4 AND t.id = a.row_id AND NOT a.superseded", [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
         }
     }
 
@@ -232,7 +237,7 @@ public final class StepArchive {
             try connection.sendWithNextRoundTrip(Statement(
                 "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT d.ctid FROM (SELECT ctid, pg_catalog.row_number() OVER "
                     + "(PARTITION BY row_id ORDER BY left_value IS NULL, ctid) AS n FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 "
-                    + "AND table_name = $3 AND column_name = $4) AS d WHERE d.n > 1))", [pair.from, pair.to, table, column]))
+                    + "AND table_name = $3 AND column_name = $4 AND NOT superseded) AS d WHERE d.n > 1))", [pair.from, pair.to, table, column]))
         }
         if let stagingTable { try connection.sendWithNextRoundTrip(Statement("DROP TABLE pg_temp.\(connection.quoteIdentifier(stagingTable))")) }
         self.stagingTable = nil
@@ -259,7 +264,7 @@ public final class StepArchive {
             "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
                 + "SELECT $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(rows) AS s(table_name, column_name, row_id, value) "
                 + "WHERE NOT EXISTS (SELECT FROM \(archiveTable) AS a WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = s.table_name "
-                + "AND a.column_name = s.column_name AND a.row_id = s.row_id)",
+                + "AND a.column_name = s.column_name AND a.row_id = s.row_id AND NOT a.superseded)",
             binds: [PQBind.text(plan.pairs[0].from), PQBind.text(plan.pairs[0].to), tables.bind, columns.bind, ids.bind, values.bind]))
     }
 
@@ -292,7 +297,7 @@ public final class StepArchive {
             var values: [Int64: String?] = [:]
             if let key = plan.restores.first?.key, try archiveExists() {
                 for row in try connection.execute(
-                    "SELECT row_id, value FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND table_name = $3 AND column_name = $4",
+                    "SELECT row_id, value FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND table_name = $3 AND column_name = $4 AND NOT superseded",
                     [key.from, key.to, table, column]) {
                     values[try row.decode(Int64.self, at: 0)] = try row.decode(String?.self, at: 1)
                 }

@@ -18,6 +18,8 @@ import LibPQ
 /// | `left_value` | what the step left in the row: the column's value where it survives, else a JSON object of the columns a mapping derived from it |
 /// | `compares` | restore only where the row still holds `left_value` (checked, and cleared, when a way back starts) |
 /// | `archived_at` | when, for `archive prune` |
+/// | `target` | for a link: what the row it pointed at is (``LinkTarget``), so a restore finds that row again where its table was made anew |
+/// | `superseded` | a way back did not give it back (the app's change won, or its row is gone): kept, listed, restored only on request (``restoreSuperseded(inSchema:version:on:)``) |
 public enum TenantArchive {
     /// The archive table's name in each tenant schema.
     public static let tableName = "_tm_archive"
@@ -34,9 +36,28 @@ public enum TenantArchive {
         return [
             "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
                 + "column_name text NOT NULL, row_id bigint NOT NULL, value text, left_value text, "
-                + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp())",
+                + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(), target text, superseded boolean NOT NULL DEFAULT false)",
             "CREATE INDEX \(q.quoteIdentifier(tableName + "_key")) ON \(table) (step_from, step_to, table_name, column_name, row_id)",
         ]
+    }
+
+    /// Brings an archive made by an earlier release to this release's shape (the columns it added
+    /// since, nullable, so every old entry reads as before); does nothing to one that has them.
+    /// One statement, queued with the caller's next round trip.
+    static func upgrade(inSchema schema: String, on connection: Connection) throws {
+        try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(qualified(schema, quoting: connection)) ADD COLUMN IF NOT EXISTS target text, "
+            + "ADD COLUMN IF NOT EXISTS superseded boolean NOT NULL DEFAULT false"))
+    }
+
+    /// The column the latest ``upgrade(inSchema:on:)`` added: an archive that has it is current.
+    public static let latestColumn = "superseded"
+
+    /// Whether the tenant's archive (found to be the migrator's own, ``exists(inSchema:on:)``) is of
+    /// this release's shape: a read of the catalog (`pg_attribute`), running none of its code.
+    static func isCurrent(inSchema schema: String, on connection: Connection) throws -> Bool {
+        try connection.execute(
+            "SELECT EXISTS (SELECT FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass($1) AND a.attname = $2 AND NOT a.attisdropped)",
+            [qualified(schema, quoting: connection), latestColumn]).first?.decode(Bool.self, at: 0) ?? false
     }
 
     /// Whether the tenant's schema has an archive: a relation of that name that is the migrator's
@@ -112,6 +133,9 @@ public enum TenantArchive {
         public var bytes: Int
         public var oldest: Date
         public var newest: Date
+        /// Of ``entries``, those a way back did not give back (the app's change won): restored only
+        /// on request (`archive restore --superseded`).
+        public var superseded: Int = 0
     }
 
     /// The entries per pair of one tenant's archive, in pair order (empty without an archive).
@@ -121,16 +145,20 @@ public enum TenantArchive {
         guard connection.isInTransaction else { return try connection.transaction { try usage(inSchema: schema, on: $0) } }
         guard try lockOwn(inSchema: schema, mode: "ACCESS SHARE", on: connection) else { return [] }
         let value = "column_name <> \(connection.quoteLiteral(WayBackProof.markerColumn))"
+        // (Read through the row's JSON: an earlier release's archive, not yet upgraded, has no such column.)
+        let superseded = "(pg_catalog.to_jsonb(a.*) ->> \(connection.quoteLiteral(latestColumn))) = 'true'"
         let result = try connection.execute(
             "SELECT step_from, step_to, (pg_catalog.count(*) FILTER (WHERE \(value)))::bigint, "
                 + "coalesce(pg_catalog.sum(pg_catalog.octet_length(value)) FILTER (WHERE \(value)), 0)::bigint, "
-                + "pg_catalog.date_part('epoch', pg_catalog.min(archived_at))::float8, pg_catalog.date_part('epoch', pg_catalog.max(archived_at))::float8 "
-                + "FROM \(qualified(schema, quoting: connection)) GROUP BY step_from, step_to ORDER BY step_from, step_to")
+                + "pg_catalog.date_part('epoch', pg_catalog.min(archived_at))::float8, pg_catalog.date_part('epoch', pg_catalog.max(archived_at))::float8, "
+                + "(pg_catalog.count(*) FILTER (WHERE \(value) AND \(superseded)))::bigint "
+                + "FROM \(qualified(schema, quoting: connection)) AS a GROUP BY step_from, step_to ORDER BY step_from, step_to")
         return try result.map { row in
             Usage(stepFrom: try row.decode(String.self, at: 0), stepTo: try row.decode(String.self, at: 1),
                   entries: Int(try row.decode(Int64.self, at: 2)), bytes: Int(try row.decode(Int64.self, at: 3)),
                   oldest: Date(timeIntervalSince1970: try row.decode(Double.self, at: 4)),
-                  newest: Date(timeIntervalSince1970: try row.decode(Double.self, at: 5)))
+                  newest: Date(timeIntervalSince1970: try row.decode(Double.self, at: 5)),
+                  superseded: Int(try row.decode(Int64.self, at: 6)))
         }
     }
 

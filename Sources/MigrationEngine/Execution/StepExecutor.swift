@@ -45,10 +45,12 @@ public struct StepExecutor {
 
         /// What of `step`'s archive plan a run with these options uses.
         func archivePlan(of step: MigrationStep) -> ArchivePlan {
-            guard provesWayBack else { return step.archivePlan.keepingProofs { _ in false } }
-            guard online else { return step.archivePlan }
+            // (Online, catch-up could not keep what an archived link pointed at current: links go back by id.)
+            let plan = online ? step.archivePlan.withoutLinkTargets() : step.archivePlan
+            guard provesWayBack else { return plan.keepingProofs { _ in false } }
+            guard online else { return plan }
             let followed = step.tablesMadePerKey
-            return step.archivePlan.keepingProofs { proof in
+            return plan.keepingProofs { proof in
                 proof.reads.map { $0.subtracting(followed).count <= 1 && $0.subtracting(followed).allSatisfy { $0 == proof.survivor } } ?? false
             }
         }
@@ -123,6 +125,8 @@ public struct StepExecutor {
         }
         try archiving?.afterStep()
         batch.statistics.rowsAffected += try archive.restore()
+        batch.statistics.supersededEntries += archive.supersededCount
+        try archive.requireRestoredValues()
         if step.direction == .down { try restoreColumnOrder(after: step) }
         try runHook(\.didMigrate, "didMigrate", of: step)
         batch.statistics.milliseconds = (ContinuousClock.now - started).inMilliseconds

@@ -25,7 +25,7 @@ public struct InferredChanges: Sendable {
     /// Infers the step across one adjacent pair. Renames are read from the newer version's
     /// renamingIdentifiers.
     public static func infer(_ pair: VersionPair) throws -> InferredChanges {
-        try infer(from: pair.source, to: pair.destination, correspondence: .adjacent(pair))
+        try infer(from: pair.source, to: pair.destination, correspondence: .adjacent(pair), restoresFromArchive: pair.direction == .down)
     }
 
     /// Infers the step between two adjacent versions: up when `ascending` (the source is the older
@@ -35,10 +35,12 @@ public struct InferredChanges: Sendable {
         try infer(VersionPair(source: source, destination: destination, direction: ascending ? .up : .down))
     }
 
+    /// - Parameter restoresFromArchive: a way down (``SchemaDiffer/restoresFromArchive``).
     static func infer(from source: ModelVersion, to destination: ModelVersion, correspondence: Correspondence,
-                      narrowingDeclaredBySteps: Bool = false) throws -> InferredChanges {
+                      narrowingDeclaredBySteps: Bool = false, restoresFromArchive: Bool = false) throws -> InferredChanges {
         var differ = SchemaDiffer(source: source, destination: destination, correspondence: correspondence)
         differ.narrowingDeclaredBySteps = narrowingDeclaredBySteps
+        differ.restoresFromArchive = restoresFromArchive
         try differ.run()
         var account = differ.account
         account.names = differ.archiveNames
@@ -52,7 +54,8 @@ public struct InferredChanges: Sendable {
     /// has been inferred on its own: a narrowing is then accepted because its own pair declared it.
     static func fuse(_ path: VersionPath) throws -> InferredChanges {
         let correspondence = path.pairs.dropFirst().reduce(Correspondence.adjacent(path.pairs[0])) { $0.then(.adjacent($1)) }
-        return try infer(from: path.source, to: path.destination, correspondence: correspondence, narrowingDeclaredBySteps: true)
+        return try infer(from: path.source, to: path.destination, correspondence: correspondence, narrowingDeclaredBySteps: true,
+                         restoresFromArchive: path.direction == .down)
     }
 
     /// Whether running this fused change set is equivalent to running `steps` one by one: true when

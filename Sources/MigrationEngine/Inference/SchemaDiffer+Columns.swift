@@ -73,6 +73,14 @@ extension SchemaDiffer {
             return
         }
         if !column.isNullable && column.defaultValue == nil {
+            if restoresFromArchive, !linkFedColumns.contains(key), !mappingFilledTables.contains(table.name), let property = property(column.origin) {
+                // The way up that dropped it archived every row's value: required once they are back.
+                var adding = column
+                adding.isNullable = true
+                emit(.addColumns, .addColumn(table: table.name, column: adding))
+                requiredFromArchive.append(.init(table: table.name, column: column.name, property: property))
+                return
+            }
             guard linkFedColumns.contains(key) || mappingFilledTables.contains(table.name) else {
                 reasons.append("\(describe(column.origin)) is new and required (\(table.name).\(column.name) NOT NULL) but has no default value for the existing rows")
                 return

@@ -51,6 +51,13 @@ struct SchemaDiffer {
     /// default: some mapping into the table must set them, or their NULLs stay.
     var columnsMadeRequiredForMappings: Set<String> = []
 
+    /// Set for a way down: what it adds back, the way up that dropped it archived. A new required
+    /// column without a default is then added nullable and made NOT NULL once the archive gave its
+    /// values back (``requiredFromArchive``), rather than refused.
+    var restoresFromArchive = false
+    /// The new required columns the archive fills (see ``restoresFromArchive``).
+    var requiredFromArchive: [ArchiveNames.RequiredColumn] = []
+
     var phases: [Phase: [SchemaOperation]] = [:]
     /// Where every source column, link storage and row set goes (see ``StepAccount``).
     var account = StepAccount()

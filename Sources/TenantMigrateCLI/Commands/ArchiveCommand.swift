@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import TenantMigrator
 
-/// `tenant-migrate archive`: what the tenants' archives hold, and pruning old entries.
+/// `tenant-migrate archive`: what the tenants' archives hold, restoring superseded values on
+/// request, and pruning old entries.
 struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "archive",
-            abstract: "Show or prune the tenants' archives (values steps destroyed or overwrote, kept for rollbacks).",
-            subcommands: [List.self, Prune.self]
+            abstract: "Show, restore from or prune the tenants' archives (values steps destroyed or overwrote, kept for rollbacks).",
+            subcommands: [List.self, Restore.self, Prune.self]
         )
     }
 
@@ -22,11 +23,33 @@ struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         func perform() async throws {
             try report.show(try await options.makeMigrator().archiveUsage(tenant: report.tenant)) { usage in
                 let formatter = ISO8601DateFormatter()
-                TextTable.print(["TENANT", "STEP", "ENTRIES", "BYTES", "OLDEST", "NEWEST"], usage.map {
-                    [$0.tenant, "\($0.usage.stepFrom) → \($0.usage.stepTo)", String($0.usage.entries), String($0.usage.bytes),
+                TextTable.print(["TENANT", "STEP", "ENTRIES", "SUPERSEDED", "BYTES", "OLDEST", "NEWEST"], usage.map {
+                    [$0.tenant, "\($0.usage.stepFrom) → \($0.usage.stepTo)", String($0.usage.entries), String($0.usage.superseded), String($0.usage.bytes),
                      formatter.string(from: $0.usage.oldest), formatter.string(from: $0.usage.newest)]
                 })
             }
+        }
+    }
+
+    struct Restore: RunnerCommand {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(commandName: "restore", abstract: "Put back the values a rollback did not give back because the app's change won (superseded entries).",
+                                 discussion: "Only entries of the tenant's current version are restored (their table and column are that version's); the others wait for it.")
+        }
+        @OptionGroup var options: RunnerOptions<Runner>
+        @Option(help: ArgumentHelp("The tenant.", valueName: "name")) var tenant: String
+        @Flag(help: "Restore the superseded entries (required: the app's values they replace are lost).") var superseded = false
+        @Flag(help: "Print JSON.") var json = false
+        var printsJSON: Bool { json }
+
+        func validate() throws {
+            guard superseded else { throw ValidationError("archive restore needs --superseded: it puts superseded values back over the app's changes") }
+        }
+
+        func perform() async throws {
+            let count = try await options.makeMigrator().restoreSuperseded(tenant: tenant)
+            if json { return try Console.printJSON([tenant: count]) }
+            Console.line("\(tenant): \(count) superseded value\(count == 1 ? "" : "s") restored")
         }
     }
 

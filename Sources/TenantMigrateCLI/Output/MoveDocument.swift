@@ -25,6 +25,8 @@ struct MoveDocument: Encodable {
         var toVersion: String
         var milliseconds: Double
         var rowsAffected: Int?
+        /// Archived values the way back did not give back, the app's change winning (kept, superseded).
+        var supersededEntries: Int? = nil
         var error: String?
         var sqlState: String?
         var online: OnlineProgress?
@@ -58,8 +60,8 @@ struct MoveDocument: Encodable {
         let moved = Self.movedWord(operation, mode: report.mode)
         let entries = report.entries.map { entry in
             Entry(tenant: entry.tenant, outcome: entry.outcome == .migrated ? moved : entry.outcome.rawValue, fromVersion: entry.fromVersion,
-                  toVersion: entry.toVersion, milliseconds: entry.milliseconds, rowsAffected: entry.rowsAffected, error: entry.error,
-                  sqlState: entry.sqlState, online: entry.online)
+                  toVersion: entry.toVersion, milliseconds: entry.milliseconds, rowsAffected: entry.rowsAffected,
+                  supersededEntries: entry.supersededEntries, error: entry.error, sqlState: entry.sqlState, online: entry.online)
         }
         self.init(family: report.family, target: report.target, operation: operation, mode: report.mode, startedAt: report.startedAt,
                   milliseconds: report.milliseconds, interrupted: report.interrupted, entries: entries,
@@ -91,6 +93,7 @@ struct MoveDocument: Encodable {
             }
             return Entry(tenant: result.tenant.rawValue, outcome: outcome, fromVersion: result.fromVersion, toVersion: result.toVersion,
                          milliseconds: result.milliseconds, rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil,
+                         supersededEntries: result.outcome == .migrated && result.statistics.supersededEntries > 0 ? result.statistics.supersededEntries : nil,
                          error: result.error, sqlState: result.sqlState, online: result.online)
         }
         self.init(family: family, target: target, operation: operation, mode: mode, startedAt: startedAt,

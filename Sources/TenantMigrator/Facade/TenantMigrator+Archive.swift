@@ -50,3 +50,23 @@ extension TenantMigrator {
         }
     }
 }
+
+extension TenantMigrator {
+    /// Puts back tenant `tenant`'s superseded archive entries (values a way back did not give back
+    /// because the app's change won) whose version is the tenant's current one, under the tenant's
+    /// lock, in one transaction; returns how many (``TenantArchive/restoreSuperseded(inSchema:version:on:)``).
+    ///
+    /// - Throws: ``TenantMigratorError/unknownTenant(_:)``. Waits for a migration of the tenant to end.
+    public func restoreSuperseded(tenant: String) async throws -> Int {
+        let name = try TenantName(tenant)
+        let catalog = self.catalog, family = self.family
+        return try await withConnection { connection in
+            try connection.transaction { connection in
+                try catalog.lockTenant(name, on: connection)
+                let record = try catalog.requireTenant(name, on: connection)
+                guard record.family == family.name, let version = family.version(named: record.version) else { throw TenantMigratorError.unknownTenant(name) }
+                return try TenantArchive.restoreSuperseded(inSchema: record.schema, version: version, on: connection)
+            }
+        }
+    }
+}

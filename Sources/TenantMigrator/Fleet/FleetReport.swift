@@ -27,6 +27,9 @@ public struct FleetReport: Sendable, Codable {
         public var sqlState: String?
         /// Rows the tenant's steps inserted, updated or deleted (when it migrated, or would have).
         public var rowsAffected: Int?
+        /// Archived values its way back did not give back, the app's change winning (kept, marked
+        /// superseded); nil when none.
+        public var supersededEntries: Int? = nil
         /// How the tenant ran when the run was asked to go online (`--online`, `--online-above`):
         /// its mode (offline too, when found small), progress and the app's waits.
         public var online: OnlineProgress? = nil

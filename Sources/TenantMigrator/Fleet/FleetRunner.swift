@@ -223,9 +223,11 @@ public struct FleetRunner: Sendable {
             case .failed: .failed
             case .alreadyCurrent: .skipped
             }
-            return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: outcome,
-                                          fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
-                                          rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil, online: result.online))
+            var entry = FleetReport.Entry(tenant: record.name.rawValue, outcome: outcome,
+                                                fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
+                                                rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil, online: result.online)
+            if result.outcome == .migrated, result.statistics.supersededEntries > 0 { entry.supersededEntries = result.statistics.supersededEntries }
+            return TenantLine(entry: entry)
         } catch let error as TenantMigrationError where error.isInterruption {
             return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
                                           toVersion: target, milliseconds: milliseconds()))

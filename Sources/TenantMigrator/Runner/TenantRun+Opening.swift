@@ -89,6 +89,8 @@ struct TenantSchemaFacts {
     var triggers: [ForeignTriggers.Trigger] = []
     /// Whether `_tm_archive` exists in the schema (it is then the migrator's own table).
     var hasArchive = false
+    /// Whether it has this release's columns (``TenantArchive/latestColumn``).
+    var archiveIsCurrent = false
     /// Whether a role other than the migrator (`current_user`) owns the schema.
     var schemaHasOtherOwner = false
     /// Whether default privileges (`ALTER DEFAULT PRIVILEGES`, of any role, for the schema or for
@@ -122,7 +124,8 @@ struct TenantSchemaFacts {
             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
             UNION ALL
-            SELECT 'archive', 0, \(TenantArchive.ownershipSQL("c")) FROM tenant, pg_catalog.pg_class AS c
+            SELECT 'archive', (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = c.oid
+                AND a.attname = '\(TenantArchive.latestColumn)' AND NOT a.attisdropped), \(TenantArchive.ownershipSQL("c")) FROM tenant, pg_catalog.pg_class AS c
             WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text))
             UNION ALL
             SELECT 'schema owner', 0, NULL, NULL, NULL, NULL FROM tenant, pg_catalog.pg_namespace AS n
@@ -142,6 +145,7 @@ struct TenantSchemaFacts {
             case "archive":
                 try ForeignArchive.check(row, from: 2)
                 hasArchive = true
+                archiveIsCurrent = try row.decode(Int64.self, at: 1) > 0
             case "schema owner":
                 schemaHasOtherOwner = true
             case "default privileges":

@@ -102,6 +102,13 @@ struct TenantRun {
                 "step": "\(from) → \(destination.name)", "attempts": "\(attempts)",
                 "statements": "\(statistics.statements)", "rows": "\(statistics.rowsAffected)", "ms": "\(Int(elapsed()))",
             ])
+            if statistics.supersededEntries > 0 {
+                let count = statistics.supersededEntries
+                let message = "\(count) archived value\(count == 1 ? " was" : "s were") not given back: the app changed "
+                    + "\(count == 1 ? "it" : "them") since (or deleted the row); kept in the archive, marked superseded "
+                    + "(tenant-migrate archive list; archive restore --superseded)"
+                logger.warning("\(message)", metadata: ["step": "\(from) → \(destination.name)"])
+            }
             return TenantMigrationResult(
                 tenant: tenant, fromVersion: from, toVersion: destination.name, outcome: .migrated, attempts: attempts,
                 statistics: statistics, milliseconds: elapsed()
@@ -213,7 +220,7 @@ struct TenantRun {
         let triggers = try ForeignTriggers.disable(opening.facts.triggers, inSchema: record.schema, on: connection)
         state.archive = ArchivePresence(
             exists: opening.facts.hasArchive, mayHaveDefaultPrivileges: opening.facts.mayHaveDefaultPrivileges,
-            schemaHasOtherOwner: opening.facts.schemaHasOtherOwner
+            schemaHasOtherOwner: opening.facts.schemaHasOtherOwner, current: opening.facts.archiveIsCurrent
         )
 
         let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil

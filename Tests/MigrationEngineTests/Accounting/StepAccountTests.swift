@@ -122,7 +122,14 @@ import Testing
                         before[table.name + "." + column.name] = Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(String?.self, at: 1)) })
                     }
                 }
-                _ = try c.transaction { try plan.run(inSchema: schema, on: $0) }
+                do {
+                    _ = try c.transaction { try plan.run(inSchema: schema, on: $0) }
+                } catch let error as RequiredValuesMissing where to == "v1" {
+                    // A way down that adds back a required attribute without a default: these rows
+                    // were never archived by a way up (the archive would give their values back).
+                    #expect(error.rowCount == 4, "\(error)")
+                    continue
+                }
                 let listed = Set(plan.destructiveChanges + plan.dataDependentLosses)
                 let entries = plan.steps.flatMap(\.account.entries)
                 // Every source column is accounted.

@@ -1,0 +1,71 @@
+import EntityModel
+
+/// What an archived link pointed at, so that a restore points it at the same row again.
+///
+/// A link's number names a row only as long as its table keeps its ids. A step whose mapping or
+/// policy fills a table anew (one Ingredient per distinct name, one Status per spelling) numbers
+/// its rows again, by first source row: after the app deleted a row in between, the old numbers
+/// name other rows. So the archive keeps, next to each archived link, its **target**: a JSON
+/// object of the target row's identifying values (every column but its id and its own links, as
+/// text), as the pair's source version names them (`{"name": "Pepper"}`).
+///
+/// A restore into a table the restoring step made (created, then filled by a mapping, a policy or
+/// the archive's whole rows) puts back the archived id where that row still is what the link
+/// pointed at, else the one row that is; where no row (or more than one) is, the link is not
+/// restored, the step's own result stands and the entry stays. A restore into a table the step
+/// kept puts back the archived id, as before: its ids did not change (the app may have renamed
+/// that row since; it is still the same row). Entries without a target (links to rows with
+/// nothing but links, entries of earlier releases) are restored by id.
+enum LinkTarget {
+    /// The columns that tell `table`'s rows apart, for a link's target: all but the id and links.
+    static func identifyingColumns(of table: Table) -> [String] {
+        let links = Set(table.foreignKeys.flatMap(\.columns))
+        return table.columns.map(\.name).filter { $0 != "id" && !links.contains($0) }
+    }
+
+    /// The table a single-column link `column` of `table` points at (nil: not a link).
+    static func referencedTable(by column: String, of table: Table, in schema: RelationalSchema) -> Table? {
+        guard let key = table.foreignKeys.first(where: { $0.columns == [column] && $0.referencedColumns == ["id"] }) else { return nil }
+        return schema.table(named: key.referencedTable)
+    }
+
+    /// For the archive's copy of link `column` of source `table` (the step's first version's names;
+    /// the copy reads it as `source`): the SQL of its target's fingerprint, keyed by the names the
+    /// entry records (`keys` translates a source column of the target table into its name there).
+    /// Nil when the column is no link or its target has no identifying column.
+    static func copy(column: String, of table: Table, in schema: RelationalSchema, names: ArchiveNames, keys: (String, String) -> String) -> SQL? {
+        guard let target = referencedTable(by: column, of: table, in: schema) else { return nil }
+        let identifying = identifyingColumns(of: target)
+        guard !identifying.isEmpty else { return nil }
+        let members = identifying.map { name -> (key: String, value: SQL) in
+            (keys(target.name, name), "r.\(id: names.liveColumn(name, of: target.name))::text")
+        }
+        return "(SELECT (\(ArchivePlan.jsonObject(members)))::text FROM \(table: names.liveTable(target.name)) AS r "
+            + "WHERE r.id = source.\(id: names.liveColumn(column, of: table.name)))"
+    }
+
+    /// For a restore of archived link `column` of entry table `table` into `into` (a column of
+    /// `intoTable`, the step's destination names) whose target table the step made: the
+    /// SQL of the row id to restore, from entry `a` (NULL where no row is what the link pointed
+    /// at, and for an archived NULL). Nil where the entry's link is restored by its id.
+    ///
+    /// - Parameter fingerprint: builds `jsonb_build_object(…)::text` of `text` expressions.
+    static func restoredID(column: String, of table: String, entrySchema: RelationalSchema, toEnd: NameTranslation,
+                           into: Column, of intoTable: Table, endSchema: RelationalSchema, madeAnew: Set<String>, schema: String,
+                           quoting q: some SQLQuoting, fingerprint: ([(key: String, value: String)]) throws -> String) rethrows -> String? {
+        guard let entryTable = entrySchema.table(named: table), let target = referencedTable(by: column, of: entryTable, in: entrySchema),
+              let end = referencedTable(by: into.name, of: intoTable, in: endSchema), madeAnew.contains(end.name) else { return nil }
+        var members: [(key: String, value: String)] = []
+        for key in identifyingColumns(of: target) {
+            // A target whose identifying columns the destination does not all have cannot be told.
+            guard let (endTable, endColumn) = toEnd.column(key, of: target.name), endTable == end.name else { return nil }
+            members.append((key, "r.\(q.quoteIdentifier(endColumn))::text"))
+        }
+        guard !members.isEmpty else { return nil }
+        let rows = q.qualified(schema, end.name)
+        let same = try fingerprint(members) + " = a.target"
+        return "(CASE WHEN a.value IS NULL THEN NULL WHEN a.target IS NULL THEN a.value::bigint ELSE coalesce("
+            + "(SELECT r.id FROM \(rows) AS r WHERE r.id = a.value::bigint AND \(same)), "
+            + "(SELECT pg_catalog.min(r.id) FROM \(rows) AS r WHERE \(same) HAVING pg_catalog.count(*) = 1)) END)"
+    }
+}
