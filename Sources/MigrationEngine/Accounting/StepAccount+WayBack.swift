@@ -20,7 +20,7 @@ extension StepAccount {
 
 extension StepAccount.Entry {
     /// How the archive keeps what this entry's step drops, for `plan`, `check` and the plan
-    /// document: `transformed; the way back (file) gives it back, checked row by row; rows where it
+    /// document: `transformed; the way back (file) gives it back, checked row by row where …; rows where it
     /// would not are archived` (`carried to …;` for a value kept elsewhere), or nil for an entry
     /// without a way back.
     public var wayBackSentence: String? {
@@ -33,9 +33,10 @@ extension StepAccount.Entry {
         return "\(fate); " + wayBackCheck!
     }
 
-    /// `the way back (file) gives it back, checked row by row; rows where it would not are
+    /// `the way back (file) gives it back, checked row by row where PostgreSQL finds its expression
+    /// immutable (else every value is archived); rows where it would not are
     /// archived`, or nil for an entry without a way back.
     public var wayBackCheck: String? {
-        wayBack.map { "the way back (\($0)) gives it back, checked row by row; rows where it would not are archived" }
+        wayBack.map { "the way back (\($0)) gives it back, checked row by row where PostgreSQL finds its expression immutable (else every value is archived); rows where it would not are archived" }
     }
 }
