@@ -51,8 +51,9 @@ struct HostileBundleTests {
     }
 
     /// Two versions of 20,000 attributes each (the second renaming one by its renaming identifier)
-    /// import well within 60 seconds: about 9 measured in a debug build on a busy machine, where
-    /// sorting the attributes again on every one appended took 347.
+    /// import well within 120 seconds, over ten times what was measured (about 9 in a debug build
+    /// on a busy machine) and far below the 347 that sorting the attributes again on every one
+    /// appended took.
     @Test func twentyThousandAttributesInTwoVersionsImportInLinearTime() throws {
         let directory = try CoreDataBundleFixture.temporaryDirectory("wide-bundle")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -71,6 +72,6 @@ struct HostileBundleTests {
         #expect(imported.family.versionNames == ["Wide", "Wide-2"])
         #expect(imported.family.latestVersion.entity(named: "Wide")?.attribute(named: "renamed0")?.renamingIdentifier == "field0")
         #expect(imported.family.latestVersion.entity(named: "Wide")?.attributes.count == 20_000)
-        #expect(elapsed < .seconds(60), "took \(elapsed)")
+        #expect(elapsed < .seconds(120), "took \(elapsed)")
     }
 }

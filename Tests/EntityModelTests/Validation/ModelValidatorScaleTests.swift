@@ -11,16 +11,16 @@ struct ModelValidatorScaleTests {
         return yaml + extra
     }
 
-    /// 20,000 attributes of one entity load well within 60 seconds: 4.7 to 6.7 seconds measured in
-    /// a debug build on a machine busy with other builds, where the quadratic check ran for more
-    /// than 15 minutes.
+    /// 20,000 attributes of one entity load well within 120 seconds, ten times what was measured
+    /// (4.7 to 6.7 seconds in a debug build on a machine busy with other builds) and far below the
+    /// quadratic check, which ran for more than 15 minutes.
     @Test func twentyThousandAttributesLoadInLinearTime() throws {
         let clock = ContinuousClock()
         let start = clock.now
         let version = try ModelVersion(name: "v1", yaml: Self.wide(20_000), file: "Wide/v1.yaml")
         let elapsed = clock.now - start
         #expect(version.entities.first?.attributes.count == 20_000)
-        #expect(elapsed < .seconds(60), "took \(elapsed)")
+        #expect(elapsed < .seconds(120), "took \(elapsed)")
     }
 
     /// The same name twice, and two names with one snake_case, are still found among many.
