@@ -43,11 +43,9 @@ struct OnlineRun {
             lease = try OnlineLease.acquire(run: tenantRun)
         } catch let stopped as TenantMigrationError {
             throw stopped
-        } catch where (error is CancellationError || SQLState.queryCanceled ~= error) && tenantRun.runner.control?.isStopRequested == true {
+        } catch where tenantRun.isStop(error) {
             // Stopped while waiting for the tenant: nothing was done, nothing to record.
-            throw TenantMigrationError(
-                tenant: tenant, fromVersion: "?", toVersion: tenantRun.destination.name, reason: .interrupted, attempts: 0, milliseconds: tenantRun.elapsed()
-            )
+            throw tenantRun.interrupted(from: nil, attempts: 0)
         } catch {
             throw try tenantRun.failure(error, attempt: settings.maxAttempts, state: state)
         }
@@ -62,11 +60,8 @@ struct OnlineRun {
             // Stopped by the fleet: a second stop (checked between phases, or a statement it
             // cancelled), or a first one while the run still waited to begin. Nothing changed.
             let stopped = error as? OnlineStopped
-            if stopped != nil || ((error is CancellationError || SQLState.queryCanceled ~= error) && tenantRun.runner.control?.isStopRequested == true) {
-                throw TenantMigrationError(
-                    tenant: tenant, fromVersion: stopped?.fromVersion ?? context?.record.version ?? "?", toVersion: tenantRun.destination.name,
-                    reason: .interrupted, attempts: 1, milliseconds: tenantRun.elapsed()
-                )
+            if stopped != nil || tenantRun.isStop(error) {
+                throw tenantRun.interrupted(from: stopped?.fromVersion ?? context?.record.version, attempts: 1)
             }
             throw try tenantRun.failure(error, attempt: context?.progress.cutoverAttempts ?? 1, state: state)
         }

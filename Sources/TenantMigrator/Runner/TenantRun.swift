@@ -69,12 +69,9 @@ struct TenantRun {
                 // Not an attempt of this run's: the tenant is another run's until it ends.
                 try waitForOnlineRun(&waits)
                 attempt -= 1
-            } catch where (error is CancellationError || SQLState.queryCanceled ~= error) && runner.control?.isStopRequested == true {
+            } catch where isStop(error) {
                 // Stopped while waiting for locks (or just after): rolled back, nothing to record.
-                throw TenantMigrationError(
-                    tenant: tenant, fromVersion: state.fromVersion ?? "?", toVersion: destination.name, reason: .interrupted,
-                    attempts: attempt, milliseconds: elapsed()
-                )
+                throw interrupted(from: state.fromVersion, attempts: attempt)
             } catch {
                 if TenantMigrationRunner.isRetryable(error), attempt < settings.maxAttempts {
                     try retry(after: attempt, error, from: state.fromVersion)
@@ -116,15 +113,24 @@ struct TenantRun {
         }
     }
 
+    /// Whether `error` ends the call because the fleet was stopped: a wait or a statement it
+    /// cancelled.
+    func isStop(_ error: any Error) -> Bool {
+        (error is CancellationError || SQLState.queryCanceled ~= error) && runner.control?.isStopRequested == true
+    }
+
+    /// The call's end when the fleet stopped it: everything rolled back, nothing to record.
+    func interrupted(from version: String?, attempts: Int) -> TenantMigrationError {
+        TenantMigrationError(
+            tenant: tenant, fromVersion: version ?? "?", toVersion: destination.name, reason: .interrupted, attempts: attempts, milliseconds: elapsed()
+        )
+    }
+
     /// Waits a while for another session's online run of the tenant to end (``TenantHeldOnline``),
     /// holding nothing: a backoff that grows to a second at most, `waits` counting them. The first
     /// wait is logged. A stop of the fleet ends the wait, the tenant not started.
     func waitForOnlineRun(_ waits: inout Int) throws {
-        if runner.control?.isStopRequested == true {
-            throw TenantMigrationError(
-                tenant: tenant, fromVersion: "?", toVersion: destination.name, reason: .interrupted, attempts: 0, milliseconds: elapsed()
-            )
-        }
+        if runner.control?.isStopRequested == true { throw interrupted(from: nil, attempts: 0) }
         if waits == 0 { logger.notice("an online migration of tenant \(tenant) runs in another session; waiting for it to end") }
         waits += 1
         try TenantMigrationRunner.sleep(min(runner.backoff(afterAttempt: waits), 1))
