@@ -189,18 +189,19 @@ public final class TenantMigratorService: Service {
         var tenants: [String] = []
         var behind: [String] = []
         do {
-            for record in try await migrator.tenants() {
-                let tenant = record.name.rawValue
-                tenants.append(tenant)
-                switch record.standing(toward: latest) {
-                case .current:
-                    board.set(tenant, .ready, retries: 0, nextAttempt: nil)
-                case let .pinned(at: version):
-                    board.set(tenant, .pinned(version: record.pinnedVersion ?? version), retries: 0, nextAttempt: nil)
-                case .elsewhere:
-                    behind.append(tenant)
-                    board.set(tenant, .migrating, retries: 0, nextAttempt: nil)
-                }
+            // The same classification as a fleet run's (current, pinned, to move).
+            let records = try await migrator.tenants()
+            tenants = records.map(\.name.rawValue)
+            let plan = FleetPlan(records: records, target: latest)
+            for tenant in plan.current {
+                board.set(tenant, .ready, retries: 0, nextAttempt: nil)
+            }
+            for record in plan.pinned {
+                board.set(record.name.rawValue, .pinned(version: record.pinnedVersion ?? record.version), retries: 0, nextAttempt: nil)
+            }
+            behind = plan.pending.map(\.name.rawValue)
+            for tenant in behind {
+                board.set(tenant, .migrating, retries: 0, nextAttempt: nil)
             }
             if !behind.isEmpty { outcome = await fleetRun(behind, deadline: deadline) }
         } catch {

@@ -51,7 +51,7 @@ struct ArchitecturePage: Sendable {
     enum Kind: Equatable {
         /// A file or folder: `Fleet/FanOut.swift`, `TenantMigrator/Online/`, `docs/Online.md`.
         case path(String)
-        /// A type, a member chain, or a function: `TenantRecord.standing(toward:)`, `fanOut`.
+        /// A type, a member chain, or a function: `TenantRecord.standing(toward:)`, `perform()`.
         case swift(components: [String], firstLabel: String?)
         /// Prose, SQL, a flag or a command line: not checked.
         case other
@@ -65,7 +65,7 @@ struct ArchitecturePage: Sendable {
         let first = components[0]
         let hasLower = first.contains(where: \.isLowercase), hasUpper = first.contains(where: \.isUppercase)
         // SQL words (`BEGIN`, `NOWAIT`) and plain lowercase words (`entries`) are not Swift names;
-        // a lowercase name counts when it is camelCase (`fanOut`) or called (`run()`).
+        // a lowercase name counts when it is camelCase (`moveAll`) or called (`run()`).
         if components.count == 1 && (!hasLower || (!hasUpper && match.2 == nil)) { return .other }
         let label = match.2.map { labels in labels.split(separator: ":", omittingEmptySubsequences: false).first.map(String.init) ?? "_" }
         return .swift(components: components, firstLabel: label.map { $0.isEmpty ? "_" : $0 })

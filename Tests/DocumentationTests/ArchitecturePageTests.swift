@@ -22,7 +22,7 @@ import Testing
         ("`ModelFamily.path(from:to:)`", "`ModelFamily.path(to:from:)`"),
         ("**`FleetRunner`**", "**`FleetRunnr`**"),
         ("`Fleet/FanOut.swift`", "`Fleet/FannedOut.swift`"),
-        ("`fanOut`", "`fanOutAll`"),
+        ("`perform()`", "`performs()`"),
         ("`StepExecutor.Options`", "`StepExecutor.Settings`"),
     ])
     func aChangedNameOnThePageIsFound(_ original: String, _ changed: String) throws {

@@ -42,6 +42,26 @@ public struct TenantRecord: Sendable, Codable, Hashable {
     static let columnsOfUnpinnedCatalog = columnsBeforePins
         + ", NULL::text AS pinned_version, NULL::timestamptz AS pinned_at, NULL::text AS pinned_reason"
 
+    /// A record as the catalog would hold it: for plans made without a server (``FleetPlan``).
+    public init(
+        name: TenantName, schema: String, family: String, version: String, versionHash: String = "", state: State = .ready,
+        lastError: String? = nil, createdAt: Date = Date(timeIntervalSince1970: 0), updatedAt: Date = Date(timeIntervalSince1970: 0),
+        pinnedVersion: String? = nil, pinnedAt: Date? = nil, pinnedReason: String? = nil
+    ) {
+        self.name = name
+        self.schema = schema
+        self.family = family
+        self.version = version
+        self.versionHash = versionHash
+        self.state = state
+        self.lastError = lastError
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.pinnedVersion = pinnedVersion
+        self.pinnedAt = pinnedAt
+        self.pinnedReason = pinnedReason
+    }
+
     init(row: Row) throws {
         name = try TenantName(try row.decode(String.self, column: "name"))
         schema = try row.decode(column: "schema_name")

@@ -2,7 +2,7 @@ import Foundation
 import LibPQ
 import Logging
 
-/// Runs `work` over `items` on `jobs` connections at once, each item on one connection in one
+/// Runs work over items on `jobs` connections at once, each item on one connection in one
 /// call. Items start in order; no new item starts once `control` is stopped or the calling task
 /// is cancelled.
 ///
@@ -20,100 +20,128 @@ import Logging
 /// that migrated thousands of schemas holds hundreds of megabytes and burns CPU on each of the
 /// other workers' DDL. A new session costs a connection and a few cold catalog lookups.
 ///
-/// - Returns: each item's result, or nil for items that never started.
-func fanOut<Item: Sendable, Output: Sendable>(
-    _ items: [Item],
-    jobs: Int,
-    source: ConnectionSource,
-    reconnectTimeout: Duration,
-    control: FleetControl,
-    firstConnection: AsyncConnection? = nil,
-    renewingAfter: Int? = nil,
-    work: @escaping @Sendable (Item, Connection) -> Output,
-    recover: (@Sendable (Output, Connection) -> Output)? = nil,
-    onDone: @escaping @Sendable (Output) async -> Void
-) async throws -> [Output?] {
-    let logger = source.logger
-    let queue = WorkQueue(count: items.count)
-    let workers = max(1, min(jobs, items.count))
-    var connections: [AsyncConnection] = []
-    if let firstConnection { connections.append(firstConnection) }
-    while connections.count < workers {
-        // Extra connections are tried once: a server that refuses them is full, not restarting.
-        do {
-            guard let extra = try await (connections.isEmpty ? source.take(reconnectTimeout) : source.takeExtra()) else {
-                logger.info("the pool has \(connections.count) of \(workers) connections free; going on with \(connections.count)")
+/// The seam a distributed runner could replace: ``FleetRunner`` and ``TenantLifecycle`` hand it
+/// their items and what to do with each, and know nothing of how connections are shared.
+struct FanOut: Sendable {
+    /// Connections used at once.
+    var jobs: Int
+    /// Where the connections come from, and go back to.
+    var source: ConnectionSource
+    /// How long a worker tries to reconnect after its connection died.
+    var reconnectTimeout: Duration
+    /// Once stopped, no new item starts; a second stop cancels the statements in flight.
+    var control: FleetControl
+    /// A worker's connection is given back (closed) after this many items, for a new one.
+    var renewingAfter: Int? = nil
+
+    /// Runs `work` over `items`; `first`, when given, is the first worker's connection.
+    ///
+    /// - Returns: each item's result, or nil for items that never started.
+    func run<Item: Sendable, Output: Sendable>(
+        _ items: [Item],
+        first: AsyncConnection? = nil,
+        work: @escaping @Sendable (Item, Connection) -> Output,
+        recover: (@Sendable (Output, Connection) -> Output)? = nil,
+        onDone: @escaping @Sendable (Output) async -> Void
+    ) async throws -> [Output?] {
+        let queue = WorkQueue(count: items.count)
+        let connections = try await openConnections(workers: max(1, min(jobs, items.count)), first: first)
+        return await withTaskGroup(of: [(Int, Output)].self) { group in
+            for initial in connections {
+                group.addTask {
+                    await worker(on: initial, items: items, queue: queue, work: work, recover: recover, onDone: onDone)
+                }
+            }
+            var all = [Output?](repeating: nil, count: items.count)
+            for await batch in group { for (index, output) in batch { all[index] = output } }
+            return all
+        }
+    }
+
+    /// Up to `workers` connections, `first` among them. Extra connections are tried once: a server
+    /// that refuses them is full, not restarting, and the run goes on with those it got.
+    private func openConnections(workers: Int, first: AsyncConnection?) async throws -> [AsyncConnection] {
+        let logger = source.logger
+        var connections: [AsyncConnection] = first.map { [$0] } ?? []
+        while connections.count < workers {
+            do {
+                guard let extra = try await (connections.isEmpty ? source.take(reconnectTimeout) : source.takeExtra()) else {
+                    logger.info("the pool has \(connections.count) of \(workers) connections free; going on with \(connections.count)")
+                    break
+                }
+                connections.append(extra)
+            } catch where !connections.isEmpty {
+                logger.warning("could open only \(connections.count) of \(workers) connections (\(error)); going on with \(connections.count)")
                 break
             }
-            connections.append(extra)
-        } catch where !connections.isEmpty {
-            logger.warning("could open only \(connections.count) of \(workers) connections (\(error)); going on with \(connections.count)")
-            break
         }
+        return connections
     }
-    let outputs = await withTaskGroup(of: [(Int, Output)].self) { group in
-        for initial in connections {
-            group.addTask {
-                var connection = initial
-                var cancelling = CancelArming(connection, control: control)
-                var done: [(Int, Output)] = []
-                var itemsOnConnection = 0
-                while !control.isStopped, !Task.isCancelled {
-                    if let renewingAfter, itemsOnConnection >= renewingAfter, await queue.hasMore {
-                        // A fresh session, so the backend's caches do not grow with the run (see above).
-                        _ = cancelling.disarm()
-                        await source.giveBack(connection, false)
-                        do {
-                            connection = try await source.take(reconnectTimeout)
-                        } catch {
-                            logger.error("could not open a new session (\(error)); going on with one connection fewer")
-                            return done
-                        }
-                        cancelling = CancelArming(connection, control: control)
-                        itemsOnConnection = 0
+
+    /// One worker: takes items from `queue` until none is left or the run stops, renewing its
+    /// connection after ``renewingAfter`` items and reconnecting when it dies. Returns what it did,
+    /// by item index.
+    private func worker<Item: Sendable, Output: Sendable>(
+        on initial: AsyncConnection, items: [Item], queue: WorkQueue,
+        work: @escaping @Sendable (Item, Connection) -> Output,
+        recover: (@Sendable (Output, Connection) -> Output)?,
+        onDone: @escaping @Sendable (Output) async -> Void
+    ) async -> [(Int, Output)] {
+        let logger = source.logger
+        var connection = initial
+        var cancelling = CancelArming(connection, control: control)
+        var done: [(Int, Output)] = []
+        var itemsOnConnection = 0
+        while !control.isStopped, !Task.isCancelled {
+            if let renewingAfter, itemsOnConnection >= renewingAfter, await queue.hasMore {
+                // A fresh session, so the backend's caches do not grow with the run (see above).
+                _ = cancelling.disarm()
+                await source.giveBack(connection, false)
+                do {
+                    connection = try await source.take(reconnectTimeout)
+                } catch {
+                    logger.error("could not open a new session (\(error)); going on with one connection fewer")
+                    return done
+                }
+                cancelling = CancelArming(connection, control: control)
+                itemsOnConnection = 0
+            }
+            guard let index = await queue.next() else { break }
+            itemsOnConnection += 1
+            let item = items[index]
+            var output: Output
+            let healthy: Bool
+            do {
+                (output, healthy) = try await connection.withConnection { (work(item, $0), $0.isHealthy) }
+            } catch {
+                // withConnection itself failed (closed connection, cancelled task): the item did not run.
+                if !Task.isCancelled { logger.error("connection failed: \(error)") }
+                break
+            }
+            if !healthy {
+                await source.giveBack(connection, cancelling.disarm())
+                do {
+                    connection = try await source.take(reconnectTimeout)
+                    cancelling = CancelArming(connection, control: control)
+                    itemsOnConnection = 0
+                    logger.warning("a connection was lost; reconnected")
+                    if let recover {
+                        let lost = output
+                        output = (try? await connection.withConnection { recover(lost, $0) }) ?? output
                     }
-                    guard let index = await queue.next() else { break }
-                    itemsOnConnection += 1
-                    let item = items[index]
-                    var output: Output
-                    let healthy: Bool
-                    do {
-                        (output, healthy) = try await connection.withConnection { (work(item, $0), $0.isHealthy) }
-                    } catch {
-                        // withConnection itself failed (closed connection, cancelled task): the item did not run.
-                        if !Task.isCancelled { logger.error("connection failed: \(error)") }
-                        break
-                    }
-                    if !healthy {
-                        await source.giveBack(connection, cancelling.disarm())
-                        do {
-                            connection = try await source.take(reconnectTimeout)
-                            cancelling = CancelArming(connection, control: control)
-                            itemsOnConnection = 0
-                            logger.warning("a connection was lost; reconnected")
-                            if let recover {
-                                let lost = output
-                                output = (try? await connection.withConnection { recover(lost, $0) }) ?? output
-                            }
-                        } catch {
-                            logger.error("a connection was lost and reconnecting failed (\(error)); going on with one connection fewer")
-                            done.append((index, output))
-                            await onDone(output)
-                            return done
-                        }
-                    }
+                } catch {
+                    logger.error("a connection was lost and reconnecting failed (\(error)); going on with one connection fewer")
                     done.append((index, output))
                     await onDone(output)
+                    return done
                 }
-                await source.giveBack(connection, cancelling.disarm())
-                return done
             }
+            done.append((index, output))
+            await onDone(output)
         }
-        var all = [Output?](repeating: nil, count: items.count)
-        for await batch in group { for (index, output) in batch { all[index] = output } }
-        return all
+        await source.giveBack(connection, cancelling.disarm())
+        return done
     }
-    return outputs
 }
 
 /// Lets a fleet's second ``FleetControl/stop()`` cancel the statement on a connection while a

@@ -75,213 +75,99 @@ public struct FleetRunner: Sendable {
         control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        let family = runner.family
-        let catalog = runner.catalog
-        let target = try family.requireVersion(named: request.target).name
-        var targeted = self.request
-        targeted.target = target
-        let request = targeted
-        let startedAt = Date()
-        let clock = ContinuousClock()
-        let started = clock.now
-        // The caller's trace context (a request or deploy span): each tenant's span becomes its child.
-        let context = ServiceContext.current
+        let target = try runner.family.requireVersion(named: request.target).name
+        var request = self.request
+        request.target = target
+        let startedAt = Date(), clock = ContinuousClock(), started = clock.now
         let source = connections ?? .dedicated(MigratorSession(connectionString: connectionString, logger: logger))
-        let reconnectTimeout = runner.settings.reconnectTimeout
-        let first = try await source.take(reconnectTimeout)
-        let mode = request.mode
-        let standing: FleetStanding
-        // The names of the tenants at the target are read only when the report lists them, or to
-        // tell which of the selected names are unknown.
-        let listingCurrent = listsCurrentTenants || !selection.names.isEmpty
+        let first = try await source.take(runner.settings.reconnectTimeout)
+        let plan: FleetPlan
         do {
-            standing = try await first.withConnection { connection -> FleetStanding in
-                if mode.isTrial {
-                    // A trial writes nothing, not even the catalog: no catalog, no tenants.
-                    guard try catalog.isInstalled(on: connection) else { return FleetStanding(elsewhere: [], currentCount: 0, currentNames: []) }
-                } else {
-                    try catalog.install(on: connection)
-                }
-                return try catalog.fleetStanding(family: family.name, target: target, selection: selection, listingCurrent: listingCurrent, on: connection)
-            }
+            plan = try await self.plan(target: target, selection: selection, on: first)
         } catch {
             await source.giveBack(first, true)
             throw error
         }
-        var entries: [FleetReport.Entry] = []
-        var pending: [TenantRecord] = []
-        var unlistedCurrent = 0
-        if listsCurrentTenants, let names = standing.currentNames {
-            entries = names.map { .init(tenant: $0, outcome: .skipped, fromVersion: target, toVersion: target, milliseconds: 0) }
+        // Found current or pinned by the one query: counted in one increment, at no per-tenant cost.
+        let family = runner.family.name
+        runner.observability.countTenants(.alreadyCurrent, family: family, mode: request.mode, by: plan.currentCount)
+        runner.observability.countTenants(.pinned, family: family, mode: request.mode, by: plan.pinned.count)
+        var report = FleetReport(family: family, target: target, startedAt: startedAt, milliseconds: 0, interrupted: false,
+                                 entries: plan.settledEntries(family: family))
+        report.mode = request.mode
+        report.unlistedCurrent = plan.unlistedCurrent
+        if plan.pending.isEmpty {
+            await source.giveBack(first, true)
         } else {
-            unlistedCurrent = standing.currentCount
-        }
-        for record in standing.elsewhere {
-            if case .pinned = record.standing(toward: target) {
-                entries.append(.init(tenant: record.name.rawValue, outcome: .pinned, fromVersion: record.version, toVersion: target, milliseconds: 0))
-            } else {
-                pending.append(record)
+            let lines = try await move(plan.pending, request, source: source, first: first, control: control, progress: progress)
+            report.entries += zip(plan.pending, lines).map { record, line in
+                line?.entry ?? .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version, toVersion: target, milliseconds: 0)
             }
-        }
-        let found = Set(standing.elsewhere.map(\.name.rawValue) + (standing.currentNames ?? []))
-        let unknown = selection.names.filter { !found.contains($0) }
-        for name in unknown {
-            entries.append(.init(tenant: name, outcome: .failed, fromVersion: "", toVersion: target, milliseconds: 0,
-                                 error: "no tenant named \(name) in family \(family.name)"))
-        }
-        if let limit = selection.limit { pending = Array(pending.prefix(limit)) }
-        if !runner.acceptModelChange, let changed = Self.changedModel(pending, family: family) {
-            await source.giveBack(first, true)
-            throw changed
-        }
-        // Found current by the one query: counted in one increment, at no per-tenant cost.
-        runner.observability.countTenants(.alreadyCurrent, family: family.name, mode: mode, by: standing.currentCount)
-        runner.observability.countTenants(.pinned, family: family.name, mode: mode, by: entries.count { $0.outcome == .pinned })
-        func elapsed() -> Double { (clock.now - started).inMilliseconds }
-        guard !pending.isEmpty else {
-            await source.giveBack(first, true)
-            var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(), interrupted: false, entries: entries)
-            report.mode = mode
-            report.unlistedCurrent = unlistedCurrent
             report.entries.sort { $0.tenant < $1.tenant }
-            return report
+            report.interrupted = control.isStopped || Task.isCancelled
         }
-
-        let tracker = ProgressTracker(total: pending.count, callback: progress)
-        let runner = {
-            var runner = self.runner
-            runner.plans = PlanCache()
-            // A run that writes installed (or upgraded) the catalog above.
-            runner.catalogIsCurrent = !mode.isTrial
-            return runner
-        }()
-        let failFast = self.failFast
-        let outputs = try await fanOut(
-            pending, jobs: jobs, source: source, reconnectTimeout: reconnectTimeout, control: control, firstConnection: first,
-            renewingAfter: runner.settings.tenantsPerSession.map { max(1, $0) },
-            work: { record, connection in
-                ServiceContext.withValue(context) {
-                    Self.migrate(record, request, runner: runner, control: control, on: connection)
-                }
-            },
-            recover: { run, connection in
-                // The connection died during the tenant: record its failure on the new one.
-                guard let failure = run.unrecorded else { return run }
-                _ = runner.recordFailure(failure, startedAt: Date(), logger: runner.logger(for: failure.tenant, connection), on: connection)
-                return TenantLine(entry: run.entry, unrecorded: nil)
-            },
-            onDone: { run in
-                await tracker.record(failed: run.entry.outcome == .failed)
-                // Not control.stop(): two failures at once must not cancel the healthy tenants in flight.
-                if failFast, run.entry.outcome == .failed { control.haltAfterFailure() }
-            }
-        )
-        for (record, output) in zip(pending, outputs.map { $0?.entry }) {
-            entries.append(output ?? .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version, toVersion: target, milliseconds: 0))
-        }
-        entries.sort { $0.tenant < $1.tenant }
-        var report = FleetReport(family: family.name, target: target, startedAt: startedAt, milliseconds: elapsed(),
-                                 interrupted: control.isStopped || Task.isCancelled, entries: entries)
-        report.mode = mode
-        report.unlistedCurrent = unlistedCurrent
+        report.milliseconds = (clock.now - started).inMilliseconds
         return report
     }
 
-    /// One tenant's report line, and its failure when the connection died before it could be recorded.
-    struct TenantLine: Sendable {
-        var entry: FleetReport.Entry
-        var unrecorded: TenantMigrationError?
-    }
-
-    /// The first version among `records` whose model file changed since its tenants reached it.
-    static func changedModel(_ records: [TenantRecord], family: ModelFamily) -> TenantMigratorError? {
-        let changed = records.filter { record in
-            family.version(named: record.version).map { $0.versionHash != record.versionHash } ?? false
-        }
-        guard let version = changed.first?.version else { return nil }
-        return .modelChanged(
-            version: version, file: family.versionFile(version), tenants: changed.filter { $0.version == version }.map(\.name)
-        )
-    }
-
-    /// One tenant, turned into a report line whatever happens.
-    static func migrate(
-        _ record: TenantRecord, _ request: MigrationRequest, runner: TenantMigrationRunner, control: FleetControl, on connection: Connection
-    ) -> TenantLine {
-        let target = request.target ?? runner.family.latestVersion.name
-        let clock = ContinuousClock()
-        let started = clock.now
-        func milliseconds() -> Double { (clock.now - started).inMilliseconds }
-        var runner = runner
-        runner.control = control
-        do {
-            // Pinned since the fleet's query: still left alone.
-            let result = try runner.migrate(record.name, request, expecting: record, on: connection)
-            let outcome: FleetReport.Entry.Outcome = switch result.outcome {
-            case .migrated: .migrated
-            case .pinned: .pinned
-            case .failed: .failed
-            case .alreadyCurrent: .skipped
+    /// The run's plan, from the catalog's one round trip on `first` (which installs or upgrades
+    /// the catalog, unless the run is a trial, which writes nothing). Throws when a version the
+    /// pending tenants are at has a changed model file.
+    func plan(target: String, selection: TenantSelection, on first: AsyncConnection) async throws -> FleetPlan {
+        let family = runner.family, catalog = runner.catalog, isTrial = request.mode.isTrial
+        // The names of the tenants at the target are read only when the report lists them, or to
+        // tell which of the selected names are unknown.
+        let listsCurrent = listsCurrentTenants, readsCurrentNames = listsCurrent || !selection.names.isEmpty
+        let plan = try await first.withConnection { connection -> FleetPlan in
+            if isTrial {
+                guard try catalog.isInstalled(on: connection) else {
+                    return FleetPlan(target: target, elsewhere: [], currentCount: 0, currentNames: [], selection: selection, listingCurrent: listsCurrent)
+                }
+            } else {
+                try catalog.install(on: connection)
             }
-            var entry = FleetReport.Entry(tenant: record.name.rawValue, outcome: outcome,
-                                                fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
-                                                rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil, online: result.online)
-            if result.outcome == .migrated, result.statistics.supersededEntries > 0 { entry.supersededEntries = result.statistics.supersededEntries }
-            return TenantLine(entry: entry)
-        } catch let error as TenantMigrationError where error.isInterruption {
-            return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
-                                          toVersion: target, milliseconds: milliseconds()))
-        } catch let error as TenantMigrationError {
-            return TenantLine(
-                entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: error.fromVersion, toVersion: error.toVersion,
-                             milliseconds: milliseconds(), error: error.description, sqlState: error.sqlState?.rawValue),
-                unrecorded: error.isRecorded || !error.isRecordable ? nil : error
-            )
-        } catch {
-            // Failed before the tenant's record was read (a lost connection, say): record it against
-            // the version the fleet query found, once a connection is back.
-            let failure = TenantMigrationError(
-                tenant: record.name, fromVersion: record.version, toVersion: target, reason: .stepFailed,
-                underlying: error, attempts: 1, milliseconds: milliseconds()
-            )
-            return TenantLine(
-                entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: record.version, toVersion: target,
-                             milliseconds: milliseconds(), error: "\(error)", sqlState: sqlState(of: error)?.rawValue),
-                unrecorded: connection.isHealthy ? nil : failure
-            )
+            let standing = try catalog.fleetStanding(family: family.name, target: target, selection: selection, listingCurrent: readsCurrentNames, on: connection)
+            return FleetPlan(target: target, elsewhere: standing.elsewhere, currentCount: standing.currentCount, currentNames: standing.currentNames,
+                             selection: selection, listingCurrent: listsCurrent)
         }
+        if !runner.acceptModelChange, let changed = Self.changedModel(plan.pending, family: family) { throw changed }
+        return plan
     }
 
-    /// The SQLSTATE behind an error: a server error's own, or the one a constraint violation
-    /// found by the validation stage wraps.
-    static func sqlState(of error: (any Error)?) -> SQLState? {
-        switch error {
-        case let error as PQError: return error.sqlState
-        case let error as ConstraintViolation: return error.underlying.sqlState
-        default: return nil
-        }
-    }
-}
-
-/// Counts finished tenants and reports progress.
-actor ProgressTracker {
-    private let total: Int
-    private var done = 0
-    private var failed = 0
-    private let started = ContinuousClock.now
-    private let callback: (@Sendable (FleetProgress) -> Void)?
-
-    init(total: Int, callback: (@Sendable (FleetProgress) -> Void)?) {
-        self.total = total
-        self.callback = callback
-        callback?(FleetProgress(total: total, done: 0, failed: 0, elapsed: 0))
-    }
-
-    func record(failed isFailure: Bool) {
-        done += 1
-        if isFailure { failed += 1 }
-        let elapsed = ContinuousClock.now - started
-        callback?(FleetProgress(total: total, done: done, failed: failed,
-                                elapsed: elapsed.inSeconds))
+    /// Moves `pending` over `jobs` connections (the first one already taken), each tenant in its
+    /// own transaction: one report line per tenant, nil for those that never started.
+    func move(
+        _ pending: [TenantRecord], _ request: MigrationRequest, source: ConnectionSource, first: AsyncConnection,
+        control: FleetControl, progress: (@Sendable (FleetProgress) -> Void)?
+    ) async throws -> [TenantLine?] {
+        let tracker = ProgressTracker(total: pending.count, callback: progress)
+        var runner = self.runner
+        runner.plans = PlanCache()
+        // A run that writes installed (or upgraded) the catalog in plan(target:selection:on:).
+        runner.catalogIsCurrent = !request.mode.isTrial
+        let failFast = self.failFast, each = runner
+        // The caller's trace context (a request or deploy span): each tenant's span becomes its child.
+        let context = ServiceContext.current
+        let fanOut = FanOut(jobs: jobs, source: source, reconnectTimeout: runner.settings.reconnectTimeout, control: control,
+                            renewingAfter: runner.settings.tenantsPerSession.map { max(1, $0) })
+        return try await fanOut.run(
+            pending, first: first,
+            work: { record, connection in
+                ServiceContext.withValue(context) {
+                    Self.migrate(record, request, runner: each, control: control, on: connection)
+                }
+            },
+            recover: { line, connection in
+                // The connection died during the tenant: record its failure on the new one.
+                guard let failure = line.unrecorded else { return line }
+                _ = each.recordFailure(failure, startedAt: Date(), logger: each.logger(for: failure.tenant, connection), on: connection)
+                return TenantLine(entry: line.entry, unrecorded: nil)
+            },
+            onDone: { line in
+                await tracker.record(failed: line.entry.outcome == .failed)
+                // Not control.stop(): two failures at once must not cancel the healthy tenants in flight.
+                if failFast, line.entry.outcome == .failed { control.haltAfterFailure() }
+            }
+        )
     }
 }

@@ -39,8 +39,9 @@ extension TenantLifecycle {
         }
         let tracker = ProgressTracker(total: names.count, callback: progress)
         let lifecycle = self
-        let outputs = try await fanOut(
-            names, jobs: jobs, source: source, reconnectTimeout: reconnectTimeout, control: control, firstConnection: first,
+        let fanOut = FanOut(jobs: jobs, source: source, reconnectTimeout: reconnectTimeout, control: control)
+        let outputs = try await fanOut.run(
+            names, first: first,
             work: { name, connection -> FleetReport.Entry in
                 let began = ContinuousClock.now
                 do {

@@ -1,0 +1,82 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+
+/// One tenant of a fleet run: its move, turned into a report line whatever happens.
+extension FleetRunner {
+    /// One tenant's report line, and its failure when the connection died before it could be recorded.
+    struct TenantLine: Sendable {
+        var entry: FleetReport.Entry
+        var unrecorded: TenantMigrationError?
+    }
+
+    /// The first version among `records` whose model file changed since its tenants reached it.
+    static func changedModel(_ records: [TenantRecord], family: ModelFamily) -> TenantMigratorError? {
+        let changed = records.filter { record in
+            family.version(named: record.version).map { $0.versionHash != record.versionHash } ?? false
+        }
+        guard let version = changed.first?.version else { return nil }
+        return .modelChanged(
+            version: version, file: family.versionFile(version), tenants: changed.filter { $0.version == version }.map(\.name)
+        )
+    }
+
+    /// One tenant, turned into a report line whatever happens.
+    static func migrate(
+        _ record: TenantRecord, _ request: MigrationRequest, runner: TenantMigrationRunner, control: FleetControl, on connection: Connection
+    ) -> TenantLine {
+        let target = request.target ?? runner.family.latestVersion.name
+        let clock = ContinuousClock()
+        let started = clock.now
+        func milliseconds() -> Double { (clock.now - started).inMilliseconds }
+        var runner = runner
+        runner.control = control
+        do {
+            // Pinned since the fleet's query: still left alone.
+            let result = try runner.migrate(record.name, request, expecting: record, on: connection)
+            let outcome: FleetReport.Entry.Outcome = switch result.outcome {
+            case .migrated: .migrated
+            case .pinned: .pinned
+            case .failed: .failed
+            case .alreadyCurrent: .skipped
+            }
+            var entry = FleetReport.Entry(tenant: record.name.rawValue, outcome: outcome,
+                                                fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
+                                                rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil, online: result.online)
+            if result.outcome == .migrated, result.statistics.supersededEntries > 0 { entry.supersededEntries = result.statistics.supersededEntries }
+            return TenantLine(entry: entry)
+        } catch let error as TenantMigrationError where error.isInterruption {
+            return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
+                                          toVersion: target, milliseconds: milliseconds()))
+        } catch let error as TenantMigrationError {
+            return TenantLine(
+                entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: error.fromVersion, toVersion: error.toVersion,
+                             milliseconds: milliseconds(), error: error.description, sqlState: error.sqlState?.rawValue),
+                unrecorded: error.isRecorded || !error.isRecordable ? nil : error
+            )
+        } catch {
+            // Failed before the tenant's record was read (a lost connection, say): record it against
+            // the version the fleet query found, once a connection is back.
+            let failure = TenantMigrationError(
+                tenant: record.name, fromVersion: record.version, toVersion: target, reason: .stepFailed,
+                underlying: error, attempts: 1, milliseconds: milliseconds()
+            )
+            return TenantLine(
+                entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: record.version, toVersion: target,
+                             milliseconds: milliseconds(), error: "\(error)", sqlState: sqlState(of: error)?.rawValue),
+                unrecorded: connection.isHealthy ? nil : failure
+            )
+        }
+    }
+
+    /// The SQLSTATE behind an error: a server error's own, or the one a constraint violation
+    /// found by the validation stage wraps.
+    static func sqlState(of error: (any Error)?) -> SQLState? {
+        switch error {
+        case let error as PQError: return error.sqlState
+        case let error as ConstraintViolation: return error.underlying.sqlState
+        default: return nil
+        }
+    }
+}
