@@ -113,7 +113,7 @@ public final class StepArchive {
     private var isPrepared = false
 
     private func copy(_ items: [ArchivePlan.Item]) throws {
-        let notes = try notesCopiedRows && !connection.isCitus
+        let notes = try notesCopiedRows && connection.capabilities.notesRowsOfCopies
         for item in items {
             let sql = plan.copy(item)
             if notes, item.pair == 0, !item.narrowing, !item.proved, let column = item.column {
@@ -161,7 +161,7 @@ public final class StepArchive {
     /// step left in a dropped column's row. On Citus, which refuses that STABLE function on columns
     /// in an `UPDATE` (0A000), the same text built by IMMUTABLE functions (``ImmutableJSON``).
     func jsonObjectText(_ members: [(key: String, value: String)]) throws -> String {
-        if try connection.isCitus { return ImmutableJSON.object(members, quoting: connection) }
+        if try !connection.capabilities.buildsJSONOfColumnsInUpdates { return ImmutableJSON.object(members, quoting: connection) }
         return "pg_catalog.jsonb_build_object(" + members.map { "\(connection.quoteLiteral($0.key)), \($0.value)" }.joined(separator: ", ") + ")::text"
     }
 

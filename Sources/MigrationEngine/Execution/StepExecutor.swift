@@ -141,7 +141,7 @@ public struct StepExecutor {
     ) throws -> PolicyRunner? {
         var policies: PolicyRunner?
         if step.isPolicyStep {
-            let exclusive = try !options.online && !connection.isCitus
+            let exclusive = try !options.online && connection.capabilities.holdsPolicyTablesAlone
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
                                         exclusive: exclusive, createdTables: program.createdTables, ownTablesTaken: mapped.ownTablesTaken)
             policies = PolicyRunner(model: mapped.model, session: session, relationshipPasses: relationshipPasses, sourceQueries: mapped.sourceQueries)

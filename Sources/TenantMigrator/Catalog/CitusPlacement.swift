@@ -20,7 +20,7 @@ public struct CitusPlacement: Sendable, Codable, Hashable {
     /// These are the placements `citus_shards` shows, read from the metadata tables it is built
     /// on, without the shard sizes for which `citus_shards` asks every worker.
     public static func read(on connection: Connection) throws -> CitusPlacement? {
-        guard try connection.isCitus else { return nil }
+        guard try connection.capabilities.isCitus else { return nil }
         let workers = try connection.execute("SELECT count(*)::pg_catalog.int4 FROM pg_catalog.citus_get_active_worker_nodes()")
             .first?.decode(Int.self, at: 0) ?? 0
         var nodes: [String: String] = [:]

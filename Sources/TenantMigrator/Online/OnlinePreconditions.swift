@@ -27,7 +27,7 @@ struct OnlinePreconditions {
     }
 
     func check(on connection: Connection) throws {
-        if try connection.isCitus {
+        if try !connection.capabilities.capturesChangesOnline {
             throw refuse("online migrations do not run on Citus (the change capture's triggers would run on the workers); migrate it offline")
         }
         if let reason = try schemaRefusal(on: connection) { throw refuse(reason) }

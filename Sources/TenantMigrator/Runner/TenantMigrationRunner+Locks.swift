@@ -23,7 +23,7 @@ extension TenantMigrationRunner {
     /// The statements of ``setLockTimeout(_:on:)``, to send in a pipeline.
     static func lockTimeoutStatements(_ timeout: Duration, on connection: Connection) throws -> [Statement] {
         let value = lockTimeoutValue(timeout)
-        if try connection.isCitus {
+        if try connection.capabilities.propagatesOnlySetStatements {
             return [
                 Statement("SET LOCAL citus.propagate_set_commands = 'local'"),
                 Statement("SET LOCAL lock_timeout = '\(value)'"),
@@ -35,7 +35,7 @@ extension TenantMigrationRunner {
     /// The statements that set `lock_timeout` and then take `tenant`'s lock in `catalog` (its row),
     /// to send in a pipeline: one statement, or on Citus ``lockTimeoutStatements(_:on:)``'s then the lock.
     static func lockTimeoutAndTenantLock(_ timeout: Duration, tenant: TenantName, catalog: TenantCatalog, on connection: Connection) throws -> [Statement] {
-        guard try connection.isCitus else { return [catalog.lockStatement(tenant, settingLockTimeout: lockTimeoutValue(timeout))] }
+        guard try connection.capabilities.propagatesOnlySetStatements else { return [catalog.lockStatement(tenant, settingLockTimeout: lockTimeoutValue(timeout))] }
         return try lockTimeoutStatements(timeout, on: connection) + [catalog.lockStatement(tenant)]
     }
 

@@ -26,7 +26,7 @@ struct TenantRunTests {
             let records = try Dictionary(uniqueKeysWithValues: migrator.catalog.tenants(on: connection).map { ($0.name.rawValue, $0) })
             var runner = migrator.runner
             runner.plans = PlanCache()
-            _ = try connection.isCitus  // learned once per connection
+            _ = try connection.capabilities  // learned once per connection
 
             var counts: [String: Connection.Statistics] = [:]
             // The fleet's first tenant learns what its policies' relationship passes do (see

@@ -1,0 +1,69 @@
+import EntityModel
+import LibPQ
+
+/// What the server a connection reaches can do, decided once per connection: the one place that
+/// tells a Citus coordinator from plain PostgreSQL (docs/Citus.md). Code asks for the capability
+/// it needs, by what it needs, not for the kind of server.
+public struct ServerCapabilities: Sendable, Hashable {
+    /// A Citus coordinator: tenants' tables live on workers (for reports of where they are,
+    /// `CitusPlacement`).
+    public var isCitus: Bool
+
+    /// Plain PostgreSQL.
+    public static let postgreSQL = ServerCapabilities(isCitus: false)
+    /// A Citus coordinator with schema-based sharding.
+    public static let citus = ServerCapabilities(isCitus: true)
+
+    public init(isCitus: Bool) {
+        self.isCitus = isCitus
+    }
+
+    /// New schemas become distributed schemas, whose tables live together on one worker (Citus's
+    /// schema-based sharding): a tenant schema should, but not the catalog and the scratch schemas
+    /// that `verify` and the preflight build and roll back.
+    public var distributesNewSchemas: Bool { isCitus }
+
+    /// A setting reaches the sessions that take the locks only through a `SET` statement (Citus
+    /// propagates those to the workers, not `set_config`), after
+    /// `SET LOCAL citus.propagate_set_commands = 'local'`. Elsewhere `set_config` does, in the
+    /// statement that takes the first lock.
+    public var propagatesOnlySetStatements: Bool { isCitus }
+
+    /// A policy step that runs offline may hold its tables as its own for the step: set their
+    /// secondary indexes aside and take id blocks without asking the sequence each time. Not on
+    /// Citus, whose DDL on distributed tables runs on the workers.
+    public var holdsPolicyTablesAlone: Bool { !isCitus }
+
+    /// An archive copy can note the rows it took (`INSERT … RETURNING` in a CTE read with `LIMIT`).
+    /// Citus plans no such statement on distributed tables.
+    public var notesRowsOfCopies: Bool { !isCitus }
+
+    /// STABLE functions such as `jsonb_build_object` may be applied to columns in an `UPDATE`.
+    /// Citus refuses that (0A000): the same text is built from IMMUTABLE functions (`ImmutableJSON`).
+    public var buildsJSONOfColumnsInUpdates: Bool { !isCitus }
+
+    /// Online migrations can capture the app's changes with triggers on the tenant's tables. On
+    /// Citus the triggers would run on the workers.
+    public var capturesChangesOnline: Bool { !isCitus }
+}
+
+extension Connection {
+    /// What the server can do; asked once per connection (whether it has the Citus extension).
+    public var capabilities: ServerCapabilities {
+        get throws { ServerCapabilities(isCitus: try hasExtension("citus")) }
+    }
+
+    /// With ``ServerCapabilities/distributesNewSchemas``, the statement that keeps schemas created
+    /// later in the current transaction (or savepoint) local to the coordinator; none elsewhere.
+    /// `SET LOCAL` ends with the transaction, and with the savepoint when that is rolled back.
+    public func keepingNewSchemasLocal() throws -> [Statement] {
+        try capabilities.distributesNewSchemas ? [Statement("SET LOCAL citus.enable_schema_based_sharding = off")] : []
+    }
+
+    /// With ``ServerCapabilities/distributesNewSchemas``, the statement that makes schemas created
+    /// later in the current transaction distributed schemas, whatever the database's default says;
+    /// none elsewhere.
+    public func distributingNewSchemas() throws -> [Statement] {
+        try capabilities.distributesNewSchemas ? [Statement("SET LOCAL citus.enable_schema_based_sharding = on")] : []
+    }
+}
