@@ -41,19 +41,16 @@ extension TenantCatalog {
         let parameters: [(any PQEncodable)?] = [
             family, target, selection.names.isEmpty ? nil : CatalogArray.text(selection.names), selection.pattern.map(Self.likePattern),
         ]
-        var statements = [
-            Statement("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(tenants) WHERE version = $2 AND \(selected)", parameters),
-            // Two ranges rather than `<>`: both are scans of the (family, version) index.
-            Statement("SELECT \(columns) FROM \(tenants) WHERE (version < $2 OR version > $2) AND \(selected) ORDER BY name", parameters),
-        ]
-        if listingCurrent {
-            statements.append(Statement("SELECT name FROM \(tenants) WHERE version = $2 AND \(selected) ORDER BY name", parameters))
-        }
-        let results = try connection.pipeline(statements)
+        var pipeline = Pipeline()
+        let count = pipeline.add(Statement("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(tenants) WHERE version = $2 AND \(selected)", parameters))
+        // Two ranges rather than `<>`: both are scans of the (family, version) index.
+        let elsewhere = pipeline.add(Statement("SELECT \(columns) FROM \(tenants) WHERE (version < $2 OR version > $2) AND \(selected) ORDER BY name", parameters))
+        let names = listingCurrent ? pipeline.add(Statement("SELECT name FROM \(tenants) WHERE version = $2 AND \(selected) ORDER BY name", parameters)) : nil
+        let outcome = try connection.pipeline(pipeline)
         return FleetStanding(
-            elsewhere: try results[1].map(TenantRecord.init(row:)),
-            currentCount: Int(try results[0].first?.decode(Int64.self, at: 0) ?? 0),
-            currentNames: listingCurrent ? try results[2].map { try $0.decode(String.self, at: 0) } : nil
+            elsewhere: try outcome[elsewhere]?.map(TenantRecord.init(row:)) ?? [],
+            currentCount: Int(try outcome[count]?.first?.decode(Int64.self, at: 0) ?? 0),
+            currentNames: try names.map { try outcome[$0]?.map { try $0.decode(String.self, at: 0) } ?? [] }
         )
     }
 

@@ -26,28 +26,25 @@ extension TenantRun {
 
     /// Sends the first round trip (inside the attempt's transaction, whose `BEGIN` is still queued).
     func open() throws -> Opening {
-        var statements = try TenantMigrationRunner.lockTimeoutAndTenantLock(settings.lockTimeout, tenant: tenant, catalog: catalog, on: connection)
+        var pipeline = Pipeline()
+        pipeline.add(try TenantMigrationRunner.lockTimeoutAndTenantLock(settings.lockTimeout, tenant: tenant, catalog: catalog, on: connection))
         // Read in a savepoint unless the catalog is known to have pins (see ``TenantMigrationRunner/catalogIsCurrent``).
         let fallsBack = !runner.catalogIsCurrent
-        let recordIndex = statements.count + (fallsBack ? 1 : 0)
-        statements += fallsBack
-            ? [Statement("SAVEPOINT tm_record"), catalog.lockedRecordStatement(tenant, connection), Statement("RELEASE SAVEPOINT tm_record")]
-            : [catalog.lockedRecordStatement(tenant, connection)]
-        let factsIndex = statements.count
-        statements.append(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection))
-        var lockIndex: Int?
+        if fallsBack { pipeline.add(Statement("SAVEPOINT tm_record")) }
+        let recordStatement = pipeline.add(catalog.lockedRecordStatement(tenant, connection))
+        if fallsBack { pipeline.add(Statement("RELEASE SAVEPOINT tm_record")) }
+        let factsStatement = pipeline.add(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection))
+        var tablesLock: Pipeline.Handle?
         let expectedTables = expectation.map { TenantMigrationRunner.tablesToLock(of: $0.version, inSchema: $0.schema, connection) } ?? []
         if !expectedTables.isEmpty {
-            lockIndex = statements.count + 1
-            statements += [
-                Statement("SAVEPOINT tm_tables"), Statement(TenantMigrationRunner.lockStatement(expectedTables, wait: false)),
-                Statement("RELEASE SAVEPOINT tm_tables"),
-            ]
+            pipeline.add(Statement("SAVEPOINT tm_tables"))
+            tablesLock = pipeline.add(Statement(TenantMigrationRunner.lockStatement(expectedTables, wait: false)))
+            pipeline.add(Statement("RELEASE SAVEPOINT tm_tables"))
         }
-        let outcome = try runner.waitingForLocks(connection) { try connection.pipelineUntilFailure(statements) }
-        let done = outcome.results.count
-        let lockFailed = outcome.failure != nil && done == lockIndex
-        if let failure = outcome.failure, done != recordIndex || !fallsBack, !lockFailed { throw failure }
+        let outcome = try runner.waitingForLocks(connection) { try connection.pipelineUntilFailure(pipeline) }
+        let lockFailed = tablesLock.map(outcome.failed(at:)) ?? false
+        let recordFailed = outcome.failed(at: recordStatement)
+        if let failure = outcome.failure, !(recordFailed && fallsBack), !lockFailed { throw failure }
         if lockFailed {
             // Busy tables, or not the tables the tenant has now: let go of them; the runner locks as usual.
             // At once: the attempt may end here (the tenant turned out current, the tables still held by
@@ -55,7 +52,7 @@ extension TenantRun {
             try connection.script("ROLLBACK TO SAVEPOINT tm_tables")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_tables"))
         }
-        guard done > recordIndex else {
+        guard let records = outcome[recordStatement], let factsResult = outcome[factsStatement] else {
             // The record's statement failed: a catalog from before pins (a real error is thrown by the fallback).
             try connection.script("ROLLBACK TO SAVEPOINT tm_record")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_record"))
@@ -64,10 +61,10 @@ extension TenantRun {
             let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection)))
             return Opening(record: record, facts: facts, lockedVersion: nil)
         }
-        guard let row = outcome.results[recordIndex].first else { throw TenantMigratorError.unknownTenant(tenant) }
+        guard let row = records.first else { throw TenantMigratorError.unknownTenant(tenant) }
         if try row.decode(Bool.self, column: "held_online") { throw TenantHeldOnline(tenant: tenant) }
         let record = try TenantRecord(row: row)
-        let facts = try TenantSchemaFacts(outcome.results[factsIndex])
+        let facts = try TenantSchemaFacts(factsResult)
         guard let expectation, record.schema == expectation.schema else {
             return Opening(record: record, facts: facts, lockedVersion: nil)
         }
@@ -75,7 +72,7 @@ extension TenantRun {
             // The tables of the tenant's very version could not be locked for another reason than a wait.
             throw failure
         }
-        return Opening(record: record, facts: facts, lockedVersion: lockIndex != nil && !lockFailed ? expectation.version.name : nil)
+        return Opening(record: record, facts: facts, lockedVersion: tablesLock != nil && !lockFailed ? expectation.version.name : nil)
     }
 }
 
