@@ -80,6 +80,38 @@ struct RunnerInsideAppTests {
         }
     }
 
+    /// Each command's migrator is shut down when the command ends, in success and in failure: a
+    /// host app that runs commands in-process keeps no sessions of theirs open (a session leaked by
+    /// a command, a cache or a retained migrator stays, and fails this).
+    @Test func commandsCloseTheirSessionsWhenTheyEnd() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            // The commands' sessions carry the runner's name as their application_name.
+            let database = ["--database-url", conninfo + " application_name=host-runner-sessions"]
+            let observer = try Connection(conninfo)
+            // A closed session leaves pg_stat_activity when its backend has exited, a moment later;
+            // one left open stays for the 30 s the poll allows.
+            let sessions = {
+                try await waitUntil {
+                    try observer.execute(
+                        "SELECT count(*)::int FROM pg_catalog.pg_stat_activity WHERE application_name = 'host-runner-sessions'"
+                    ).first?.decode(Int.self, at: 0) == 0
+                } ? 0 : 1
+            }
+            try await host(["migrate", "tenant", "create", "acme", "globex", "--version", "v1"] + database)
+            #expect(try await sessions() == 0)
+            try await host(["migrate", "migrate", "--all", "--jobs", "2"] + database)
+            #expect(try await sessions() == 0)
+            for command in [["status"], ["tenant", "list"], ["tenant", "pin", "acme"], ["tenant", "unpin", "acme"], ["archive", "list"],
+                            ["rollback", "--tenant", "acme", "--to", "v2"], ["online", "cleanup"]] {
+                try await host(["migrate"] + command + database)
+                #expect(try await sessions() == 0, "after \(command)")
+            }
+            // A command that fails closes its sessions too.
+            #expect(await hostError(["migrate", "migrate", "--tenant", "nobody"] + database) != nil)
+            #expect(try await sessions() == 0)
+        }
+    }
+
     @Test func helpShowsTheHostsNames() async throws {
         let help = Host.helpMessage(for: Migrate.self, columns: 200)
         #expect(help.contains("USAGE: host migrate <subcommand>"), "\(help)")

@@ -21,7 +21,7 @@ struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         @OptionGroup var report: TenantReportOptions
 
         func perform() async throws {
-            try report.show(try await options.makeMigrator().archiveUsage(tenant: report.tenant)) { usage in
+            try report.show(try await options.withMigrator { migrator, _ in try await migrator.archiveUsage(tenant: report.tenant) }) { usage in
                 let formatter = ISO8601DateFormatter()
                 TextTable.print(["TENANT", "STEP", "ENTRIES", "SUPERSEDED", "BYTES", "OLDEST", "NEWEST"], usage.map {
                     [$0.tenant, "\($0.usage.stepFrom) → \($0.usage.stepTo)", String($0.usage.entries), String($0.usage.superseded), String($0.usage.bytes),
@@ -47,7 +47,7 @@ struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         }
 
         func perform() async throws {
-            let count = try await options.makeMigrator().restoreSuperseded(tenant: tenant)
+            let count = try await options.withMigrator { migrator, _ in try await migrator.restoreSuperseded(tenant: tenant) }
             if json { return try Console.printJSON([tenant: count]) }
             Console.line("\(tenant): \(count) superseded value\(count == 1 ? "" : "s") restored")
         }
@@ -66,7 +66,7 @@ struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         }
 
         func perform() async throws {
-            let (deleted, retired) = try await options.makeMigrator().prune(olderThan: ArchiveAge(olderThan)!.duration, tenant: report.tenant)
+            let (deleted, retired) = try await options.withMigrator { migrator, _ in try await migrator.prune(olderThan: ArchiveAge(olderThan)!.duration, tenant: report.tenant) }
             try report.show(deleted) { deleted in
                 for (tenant, count) in deleted.sorted(by: { $0.key < $1.key }) {
                     Console.line("\(tenant): \(count) entr\(count == 1 ? "y" : "ies") pruned"

@@ -28,7 +28,7 @@ struct OnlineCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         @OptionGroup var report: TenantReportOptions
 
         func perform() async throws {
-            try report.show(try await options.makeMigrator().cleanUpOnlineMigrations(tenant: report.tenant)) { results in
+            try report.show(try await options.withMigrator { migrator, _ in try await migrator.cleanUpOnlineMigrations(tenant: report.tenant) }) { results in
                 for result in results where result.outcome != .clean {
                     Console.line("\(result.tenant): \(result.outcome == .removed ? "removed what a stopped online migration left" : "an online migration is running; left alone")")
                 }

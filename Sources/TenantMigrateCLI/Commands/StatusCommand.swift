@@ -13,26 +13,27 @@ struct StatusCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     var printsJSON: Bool { json }
 
     func perform() async throws {
-        let (migrator, database) = try options.makeMigratorAndDatabase()
-        let statuses = try await migrator.status()
-        if json { return try Console.printJSON(statuses) }
-        let style = TextStyle.output
-        let latest = migrator.family.latestVersion.name
-        let placement = try await migrator.citusPlacement()
-        Console.line("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → ")), latest \(latest)")
-        if let placement { Console.line("Citus: \(placement.workers) worker\(placement.workers == 1 ? "" : "s")") }
-        TextTable.print(
-            ["TENANT", "VERSION", "CURRENT", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]) + ["NOTE"],
-            statuses.map { status in
-                [status.record.name.rawValue, status.record.version, status.isCurrent ? "yes" : "no", status.record.state.rawValue,
-                 status.record.pinDescription]
-                    + (placement == nil ? [] : [status.node ?? "coordinator (not distributed)"])
-                    + [status.modelChanged ? "model file changed since" : (status.record.lastError.map { "last error: \($0.prefix(60))" } ?? "")]
-            },
-            styles: [2: { $0 == "no" ? style.yellow($0) : $0 }, 3: { $0 == "failed" ? style.red($0) : $0 }]
-        )
-        let behind = statuses.filter { !$0.isCurrent }.count, pinned = statuses.filter(\.record.isPinned).count
-        Console.line("\(statuses.count) tenant\(statuses.count == 1 ? "" : "s"), \(behind) behind \(latest)"
-            + (pinned > 0 ? ", \(pinned) pinned" : "") + database.summaryNote)
+        try await options.withMigrator { migrator, database in
+            let statuses = try await migrator.status()
+            if json { return try Console.printJSON(statuses) }
+            let style = TextStyle.output
+            let latest = migrator.family.latestVersion.name
+            let placement = try await migrator.citusPlacement()
+            Console.line("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → ")), latest \(latest)")
+            if let placement { Console.line("Citus: \(placement.workers) worker\(placement.workers == 1 ? "" : "s")") }
+            TextTable.print(
+                ["TENANT", "VERSION", "CURRENT", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]) + ["NOTE"],
+                statuses.map { status in
+                    [status.record.name.rawValue, status.record.version, status.isCurrent ? "yes" : "no", status.record.state.rawValue,
+                     status.record.pinDescription]
+                        + (placement == nil ? [] : [status.node ?? "coordinator (not distributed)"])
+                        + [status.modelChanged ? "model file changed since" : (status.record.lastError.map { "last error: \($0.prefix(60))" } ?? "")]
+                },
+                styles: [2: { $0 == "no" ? style.yellow($0) : $0 }, 3: { $0 == "failed" ? style.red($0) : $0 }]
+            )
+            let behind = statuses.filter { !$0.isCurrent }.count, pinned = statuses.filter(\.record.isPinned).count
+            Console.line("\(statuses.count) tenant\(statuses.count == 1 ? "" : "s"), \(behind) behind \(latest)"
+                + (pinned > 0 ? ", \(pinned) pinned" : "") + database.summaryNote)
+        }
     }
 }

@@ -26,7 +26,7 @@ extension TenantCommand {
 
         func perform() async throws {
             _ = try TenantName(name)
-            let result = try await options.makeMigrator().pin(tenant: name, at: version, reason: reason, allowDestructive: allowDestructive)
+            let result = try await options.withMigrator { migrator, _ in try await migrator.pin(tenant: name, at: version, reason: reason, allowDestructive: allowDestructive) }
             if result.outcome == .migrated { result.printLine() }
             Console.line("pinned tenant \(name) at \(result.toVersion)")
         }
@@ -46,7 +46,7 @@ extension TenantCommand {
 
         func perform() async throws {
             _ = try TenantName(name)
-            let wasPinned = try await options.makeMigrator().unpin(tenant: name)
+            let wasPinned = try await options.withMigrator { migrator, _ in try await migrator.unpin(tenant: name) }
             Console.line(wasPinned ? "unpinned tenant \(name)" : "tenant \(name) was not pinned")
         }
     }

@@ -40,16 +40,17 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
             let all = try names + (file.map { try TenantListFile(path: $0).names() } ?? [])
             guard !all.isEmpty else { throw ValidationError("name at least one tenant, or --from-file") }
             _ = try all.map(TenantName.init)  // reject bad names before touching anything
-            let (migrator, database) = try options.makeMigratorAndDatabase()
-            if all.count == 1 && !json {
-                let record = try await migrator.createTenant(all[0], version: version, access: access)
-                Console.line("created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)\(database.summaryNote)")
-                return
-            }
-            let jobs = self.jobs, version = self.version, access = self.access
-            let run = FleetRun(verb: "created", activity: "creating", mode: .apply, json: json, console: console, databaseNote: database.summaryNote)
-            try await run.run { control, progress in
-                try await migrator.createTenants(all, version: version, access: access, jobs: jobs, control: control, progress: progress)
+            try await options.withMigrator { migrator, database in
+                if all.count == 1 && !json {
+                    let record = try await migrator.createTenant(all[0], version: version, access: access)
+                    Console.line("created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)\(database.summaryNote)")
+                    return
+                }
+                let jobs = self.jobs, version = self.version, access = self.access
+                let run = FleetRun(verb: "created", activity: "creating", mode: .apply, json: json, console: console, databaseNote: database.summaryNote)
+                try await run.run { control, progress in
+                    try await migrator.createTenants(all, version: version, access: access, jobs: jobs, control: control, progress: progress)
+                }
             }
         }
     }
@@ -63,19 +64,20 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         var printsJSON: Bool { json }
 
         func perform() async throws {
-            let (migrator, database) = try options.makeMigratorAndDatabase()
-            let tenants = try await migrator.tenants()
-            // On Citus, each tenant's node (its distributed schema's tables live on one).
-            let placement = try await migrator.citusPlacement()
-            if json { return try Console.printJSON(tenants.map { ListedTenant(record: $0, node: placement?.nodeBySchema[$0.schema]) }) }
-            TextTable.print(
-                ["TENANT", "SCHEMA", "VERSION", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]),
-                tenants.map { record in
-                    [record.name.rawValue, record.schema, record.version, record.state.rawValue, record.pinDescription]
-                        + (placement == nil ? [] : [placement?.nodeBySchema[record.schema] ?? "coordinator (not distributed)"])
-                }
-            )
-            Console.line("\(tenants.count) tenant\(tenants.count == 1 ? "" : "s")\(database.summaryNote)")
+            try await options.withMigrator { migrator, database in
+                let tenants = try await migrator.tenants()
+                // On Citus, each tenant's node (its distributed schema's tables live on one).
+                let placement = try await migrator.citusPlacement()
+                if json { return try Console.printJSON(tenants.map { ListedTenant(record: $0, node: placement?.nodeBySchema[$0.schema]) }) }
+                TextTable.print(
+                    ["TENANT", "SCHEMA", "VERSION", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]),
+                    tenants.map { record in
+                        [record.name.rawValue, record.schema, record.version, record.state.rawValue, record.pinDescription]
+                            + (placement == nil ? [] : [placement?.nodeBySchema[record.schema] ?? "coordinator (not distributed)"])
+                    }
+                )
+                Console.line("\(tenants.count) tenant\(tenants.count == 1 ? "" : "s")\(database.summaryNote)")
+            }
         }
     }
 
@@ -91,7 +93,7 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         func perform() async throws {
             _ = try TenantName(name)
             guard confirmed else { throw TenantMigratorError.dropNotConfirmed(try TenantName(name)) }
-            try await options.makeMigrator().dropTenant(name, confirmed: confirmed)
+            try await options.withMigrator { migrator, _ in try await migrator.dropTenant(name, confirmed: confirmed) }
             Console.line("dropped tenant \(name)")
         }
     }
@@ -110,7 +112,7 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         @Option(help: ArgumentHelp("The existing schema.", valueName: "schema")) var schema: String
 
         func perform() async throws {
-            let record = try await options.makeMigrator().adoptTenant(name, schema: schema)
+            let record = try await options.withMigrator { migrator, _ in try await migrator.adoptTenant(name, schema: schema) }
             Console.line("adopted schema \(record.schema) as tenant \(record.name) at \(record.family) \(record.version)")
         }
     }

@@ -62,6 +62,21 @@ public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
         try makeMigratorAndDatabase().migrator
     }
 
+    /// Runs `body` with the command's one migrator and the database it chose, and shuts the
+    /// migrator down (its connections closed) when `body` returns or throws: how every command
+    /// gets its migrator.
+    func withMigrator<Result>(_ body: (TenantMigrator, DatabaseResolver.Choice) async throws -> Result) async throws -> Result {
+        let (migrator, database) = try makeMigratorAndDatabase()
+        do {
+            let result = try await body(migrator, database)
+            await migrator.shutdown()
+            return result
+        } catch {
+            await migrator.shutdown()
+            throw error
+        }
+    }
+
     /// ``makeMigrator()``, and the database it chose: the family is loaded first, so that a wrong
     /// models directory fails before any server is started.
     func makeMigratorAndDatabase() throws -> (migrator: TenantMigrator, database: DatabaseResolver.Choice) {

@@ -22,31 +22,33 @@ struct TenantMove {
 
     /// Moves the tenants on the database and models `options` name.
     func run<Runner>(_ options: RunnerOptions<Runner>) async throws {
-        var (migrator, database) = try options.makeMigratorAndDatabase()
-        let console = options.console
-        migration.configure(&migrator)
-        let up = operation == .migrate
-        // A rollback without --to goes back to the first version.
-        let target = self.target ?? (up ? nil : migrator.family.versionNames[0])
-        let request = MigrationRequest(operation, to: target, allowDestructive: migration.allowDestructive, mode: migration.mode, online: migration.onlineMode)
-        if fleet.isFleet {
-            let selection = fleet.selection(names: tenants), jobs = fleet.jobs, failFast = fleet.failFast
-            let run = FleetRun(verb: up ? "migrated" : "rolled back", activity: up ? "migrating" : "rolling back", mode: request.mode,
-                               json: migration.json, console: console, databaseNote: database.summaryNote, move: operation)
-            return try await run.run { control, progress in
-                // The summary counts the tenants already there; only --json and trials list each one.
-                try await migrator.moveAll(request, selection: selection, jobs: jobs, failFast: failFast,
-                                           listingCurrentTenants: migration.json || request.mode.isTrial, control: control, progress: progress)
+        try await options.withMigrator { migrator, database in
+            var migrator = migrator
+            let console = options.console
+            migration.configure(&migrator)
+            let up = operation == .migrate
+            // A rollback without --to goes back to the first version.
+            let target = self.target ?? (up ? nil : migrator.family.versionNames[0])
+            let request = MigrationRequest(operation, to: target, allowDestructive: migration.allowDestructive, mode: migration.mode, online: migration.onlineMode)
+            if fleet.isFleet {
+                let selection = fleet.selection(names: tenants), jobs = fleet.jobs, failFast = fleet.failFast
+                let run = FleetRun(verb: up ? "migrated" : "rolled back", activity: up ? "migrating" : "rolling back", mode: request.mode,
+                                   json: migration.json, console: console, databaseNote: database.summaryNote, move: operation)
+                return try await run.run { control, progress in
+                    // The summary counts the tenants already there; only --json and trials list each one.
+                    try await migrator.moveAll(request, selection: selection, jobs: jobs, failFast: failFast,
+                                               listingCurrentTenants: migration.json || request.mode.isTrial, control: control, progress: progress)
+                }
             }
-        }
-        // One tenant named alone is the operator's decision to move it; a list is a selection.
-        var named = request
-        named.pins = tenants.count == 1 ? .override : .respect
-        let each = named
-        let results = TenantResults(json: migration.json, mode: request.mode, operation: operation, family: migrator.family.name,
-                                    target: target ?? migrator.family.versionNames.last ?? "")
-        try await results.collect(tenants) { name in
-            try await migrator.migrate(tenant: name, each)
+            // One tenant named alone is the operator's decision to move it; a list is a selection.
+            var named = request
+            named.pins = tenants.count == 1 ? .override : .respect
+            let each = named
+            let results = TenantResults(json: migration.json, mode: request.mode, operation: operation, family: migrator.family.name,
+                                        target: target ?? migrator.family.versionNames.last ?? "")
+            try await results.collect(tenants) { name in
+                try await migrator.migrate(tenant: name, each)
+            }
         }
     }
 }
