@@ -31,13 +31,13 @@ struct TenantMove {
             let target = self.target ?? (up ? nil : migrator.family.versionNames[0])
             let request = MigrationRequest(operation, to: target, allowDestructive: migration.allowDestructive, mode: migration.mode, online: migration.onlineMode)
             if fleet.isFleet {
-                let selection = fleet.selection(names: tenants), jobs = fleet.jobs, failFast = fleet.failFast
+                // The summary counts the tenants already there; only --json and trials list each one.
+                let fleetRequest = FleetRequest(selection: fleet.selection(names: tenants), jobs: fleet.jobs, failFast: fleet.failFast,
+                                                listsCurrentTenants: migration.json || request.mode.isTrial)
                 let run = FleetRun(verb: up ? "migrated" : "rolled back", activity: up ? "migrating" : "rolling back", mode: request.mode,
                                    json: migration.json, console: console, databaseNote: database.summaryNote, move: operation)
                 return try await run.run { control, progress in
-                    // The summary counts the tenants already there; only --json and trials list each one.
-                    try await migrator.moveAll(request, selection: selection, jobs: jobs, failFast: failFast,
-                                               listingCurrentTenants: migration.json || request.mode.isTrial, control: control, progress: progress)
+                    try await migrator.moveAll(request, fleet: fleetRequest, control: control, progress: progress)
                 }
             }
             // One tenant named alone is the operator's decision to move it; a list is a selection.

@@ -35,10 +35,18 @@ extension TenantMigrator {
         _ request: MigrationRequest, selection: TenantSelection = .all, jobs: Int = 4, failFast: Bool = false,
         listingCurrentTenants: Bool = true, control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        var fleet = fleet(request, jobs: jobs, failFast: failFast)
-        fleet.listsCurrentTenants = listingCurrentTenants
+        try await moveAll(request, fleet: FleetRequest(selection: selection, jobs: jobs, failFast: failFast, listsCurrentTenants: listingCurrentTenants),
+                          control: control, progress: progress)
+    }
+
+    /// Moves the tenants `fleet` selects as `request` asks. A fleet never moves a pinned tenant,
+    /// whatever the request's ``MigrationRequest/pins`` say.
+    public func moveAll(
+        _ request: MigrationRequest, fleet: FleetRequest, control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
+    ) async throws -> FleetReport {
+        let runner = self.fleet(request, fleet)
         return try await TenantMigratorError.reporting {
-            try await fleet.run(selection: selection, control: control, progress: progress)
+            try await runner.run(control: control, progress: progress)
         }
     }
 
@@ -56,10 +64,10 @@ extension TenantMigrator {
     }
 
     /// The fleet for `request`, over this migrator's pool and settings.
-    func fleet(_ request: MigrationRequest, jobs: Int, failFast: Bool) -> FleetRunner {
-        var fleet = FleetRunner(runner: runner, request: request, jobs: jobs, failFast: failFast, logger: logger)
-        fleet.connectionString = connectionString
-        fleet.connections = .pooled(connectionPool, jobs: jobs)
-        return fleet
+    func fleet(_ request: MigrationRequest, _ fleet: FleetRequest) -> FleetRunner {
+        var runner = FleetRunner(runner: runner, request: request, fleet: fleet, logger: logger)
+        runner.connectionString = connectionString
+        runner.connections = .pooled(connectionPool, jobs: fleet.jobs)
+        return runner
     }
 }

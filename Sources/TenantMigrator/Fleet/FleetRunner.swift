@@ -21,31 +21,43 @@ public struct FleetRunner: Sendable {
     public var runner: TenantMigrationRunner
     /// What every tenant is asked (pins are always respected: a fleet never moves a pinned tenant).
     public var request: MigrationRequest
+    /// Which tenants, how many at once.
+    public var fleet: FleetRequest
     /// Connections used at once.
-    public var jobs: Int
+    public var jobs: Int {
+        get { fleet.jobs }
+        set { fleet.jobs = newValue }
+    }
     /// Stop taking tenants after the first failure.
-    public var failFast: Bool
+    public var failFast: Bool {
+        get { fleet.failFast }
+        set { fleet.failFast = newValue }
+    }
     /// Where sessions go when the run opens its own (``connections`` nil).
     public var connectionString: String = ""
-    /// Whether the report lists each tenant already at the target (an entry `skipped` each), or only
-    /// counts them (``FleetReport/unlistedCurrent``): a run over a large fleet with nothing to do
-    /// then holds nothing per tenant.
-    public var listsCurrentTenants = true
+    /// Whether the report lists each tenant already at the target (``FleetRequest/listsCurrentTenants``).
+    public var listsCurrentTenants: Bool {
+        get { fleet.listsCurrentTenants }
+        set { fleet.listsCurrentTenants = newValue }
+    }
     public var logger: Logger
     /// Where the run's connections come from; nil: sessions from ``connectionString``, opened for
     /// the run and closed after it.
     var connections: ConnectionSource?
 
+    public init(runner: TenantMigrationRunner, request: MigrationRequest, fleet: FleetRequest, logger: Logger = Logger(label: "TenantMigrator.fleet")) {
+        self.runner = runner
+        self.request = request
+        self.request.pins = .respect
+        self.fleet = fleet
+        self.logger = logger
+    }
+
     public init(
         runner: TenantMigrationRunner, request: MigrationRequest, jobs: Int = 4, failFast: Bool = false,
         logger: Logger = Logger(label: "TenantMigrator.fleet")
     ) {
-        self.runner = runner
-        self.request = request
-        self.request.pins = .respect
-        self.jobs = jobs
-        self.failFast = failFast
-        self.logger = logger
+        self.init(runner: runner, request: request, fleet: FleetRequest(jobs: jobs, failFast: failFast), logger: logger)
     }
 
     @available(*, deprecated, message: "use init(runner:request:jobs:failFast:logger:)")
@@ -69,12 +81,19 @@ public struct FleetRunner: Sendable {
         return try await fleet.run(selection: selection, control: control, progress: progress)
     }
 
-    /// Moves the selected tenants to the request's target (the family's latest when nil).
+    /// Moves `selection`'s tenants (not ``fleet``'s) to the request's target.
     public func run(
-        selection: TenantSelection = .all,
+        selection: TenantSelection,
         control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
+        var runner = self
+        runner.fleet.selection = selection
+        return try await runner.run(control: control, progress: progress)
+    }
+
+    /// Moves the fleet request's tenants to the request's target (the family's latest when nil).
+    public func run(control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil) async throws -> FleetReport {
         let target = try runner.family.requireVersion(named: request.target).name
         var request = self.request
         request.target = target
@@ -83,7 +102,7 @@ public struct FleetRunner: Sendable {
         let first = try await source.take(runner.settings.reconnectTimeout)
         let plan: FleetPlan
         do {
-            plan = try await self.plan(target: target, selection: selection, on: first)
+            plan = try await self.plan(target: target, selection: fleet.selection, on: first)
         } catch {
             await source.giveBack(first, true)
             throw error
