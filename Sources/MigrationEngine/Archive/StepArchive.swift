@@ -26,6 +26,9 @@ public final class StepArchive {
     var restorable: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
     /// How many entries the archive held at the step's start.
     var entryCount = 0
+    /// Per pair key, by entry `table.column`: what the way back the archive recorded derives, where
+    /// it stands in for this step's own (``RecordedWayBack``).
+    var recordedProofs: [ArchivePlan.PairKey: [String: (from: SQL, fingerprint: SQL)]] = [:]
     /// How many entries of the pairs this step gave back it did not use (the app's change won, or
     /// the row is gone): kept in the archive, marked superseded.
     var supersededCount = 0
