@@ -107,6 +107,7 @@ extension StepArchive {
               try WayBackTrust(proofs: [proof], destination: wayUp.destination.relationalSchema()).trustedTables(on: connection).contains(table)
         else { return false }
         let key = restore.key
+        recordedWayBacks += 1
         for column in proof.columns {
             recordedProofs[key, default: [:]][table + "." + column.name] = (proof.from, WayBackProof.fingerprint(column))
             if !(restorable[key] ?? []).contains(where: { $0 == (table, column.name) }) { restorable[key, default: []].append((table, column.name)) }

@@ -173,12 +173,14 @@ extension StepArchive {
         var value = "a.value::\(target.type.rawValue)"
         var conditions = [entryIs("a", restore.key, table, column), "NOT a.compares", "t.id = a.row_id"]
         var from = "\(archiveTable) AS a"
+        var byTarget = false
         if let id = try LinkTarget.restoredID(column: column, of: table, entrySchema: restore.entrySchema, toEnd: restore.toEnd, into: target,
                                               of: targetTable, endSchema: restore.endSchema, madeAnew: madeAnew, schema: schema, quoting: q,
                                               fingerprint: jsonObjectText) {
             // Found once per entry; an entry whose target no row is now stays in the archive.
             from += " CROSS JOIN LATERAL (SELECT \(id)::\(target.type.rawValue) AS id) AS link"
             value = "link.id"
+            byTarget = true
             conditions.append("(a.value IS NULL OR link.id IS NOT NULL)")
         }
         conditions += referenceGuards(targetTable, [target.name: value])
@@ -189,7 +191,9 @@ extension StepArchive {
             + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, column)) "
             + "AND NOT a.ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r)) RETURNING 1) "
             + "SELECT (SELECT pg_catalog.count(*) FROM used), (SELECT pg_catalog.count(*) FROM kept)"
-        return try usedAndSuperseded(sql)
+        let used = try usedAndSuperseded(sql)
+        if byTarget { linksRestoredByTarget += used }
+        return used
     }
 
     /// Runs a restore that returns how many entries it used and how many it marked superseded;

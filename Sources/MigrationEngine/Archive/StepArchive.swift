@@ -32,6 +32,10 @@ public final class StepArchive {
     /// How many entries of the pairs this step gave back it did not use (the app's change won, or
     /// the row is gone): kept in the archive, marked superseded.
     var supersededCount = 0
+    /// How many links this step gave back by what their row is (``LinkTarget``).
+    var linksRestoredByTarget = 0
+    /// How many tables this step gave back by the way back the archive recorded (``RecordedWayBack``).
+    var recordedWayBacks = 0
 
     /// What the migration knows of the tenant's archive (shared by its steps).
     let presence: ArchivePresence

@@ -89,4 +89,25 @@ struct OtherRowsTests {
             #expect(down.statistics.supersededEntries == 2)
         }
     }
+
+    /// `rollback --rehearse` after the app's changes: the rehearsal says which archived values the
+    /// app's changes (to the other rows) superseded and what the way back proved, in text and JSON,
+    /// and changes nothing.
+    @Test func aRehearsalReportsWhatTheArchiveShows() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await tenant(conninfo)
+            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            try connection.fixtureScript(sql(Self.appChanges, schema))
+            func run(_ arguments: [String]) async throws -> TenantMigrateExecutable.Output {
+                try await TenantMigrateExecutable.run(arguments, database: conninfo, migrations: fixture("OtherRows"))
+            }
+            let text = try await run(["rollback", "--tenant", "acme", "--to", "v1", "--rehearse"])
+            #expect(text.status == 0 && text.stdout.contains("2 archived values superseded by the app's changes")
+                && text.stdout.contains("2 columns proved by the way back"), "\(text.stdout)\n\(text.stderr)")
+            let json = try await run(["rollback", "--tenant", "acme", "--to", "v1", "--rehearse", "--json"])
+            #expect(json.status == 0 && json.stdout.contains("supersededEntries") && json.stdout.contains("provedColumns"),
+                    "\(json.stdout)\n\(json.stderr)")
+            #expect(try connection.rows(sql("SELECT count(*)::text FROM {schema}._tm_archive WHERE superseded", schema)) == [["0"]])
+        }
+    }
 }
