@@ -109,4 +109,26 @@ struct SelfContainedWayBackTests {
             #expect(try connection.rows("SELECT count(*)::text FROM information_schema.columns WHERE table_schema = 'trusted' AND table_name = 'item' AND column_name = 'd'") == [["0"]])
         }
     }
+
+    /// An archive another role may write to (a grant made since it was created) could hold a
+    /// declaration that role planted: it is not evaluated, and the rollback is refused.
+    @Test func aRecordedDeclarationOthersMayWriteIsNotEvaluated() async throws {
+        let directory = try family()
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        try await TestPostgres.withDatabase { (connection: Connection) throws in
+            let other = "tm_writer_\(UUID().uuidString.prefix(8).lowercased())"
+            try connection.execute("CREATE ROLE \(other)")
+            defer { _ = try? connection.fixtureScript("DROP OWNED BY \(other); DROP ROLE \(other)") }
+            var refused: (any Error)?
+            do {
+                try upThenDown(connection, directory) {
+                    try FileManager.default.removeItem(at: directory.appendingPathComponent("Mappings/v2-to-v1.yaml"))
+                    try connection.execute("GRANT INSERT ON trusted._tm_archive TO \(other)")
+                }
+            } catch {
+                refused = error
+            }
+            #expect(refused.map { "\($0)" }?.contains("a role other than the migrator may write the archive") == true, "\(String(describing: refused))")
+        }
+    }
 }
