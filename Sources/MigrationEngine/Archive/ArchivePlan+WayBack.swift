@@ -24,19 +24,21 @@ extension ArchivePlan {
             guard !columns.isEmpty else { return nil }
             let pair = pairs[0]
             let entry: SQL = "\(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(proof.table)), "
-            // The marker: what the way back derives, for the way back to check it still does.
-            let marker: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value, left_value, compares) "
-                + "SELECT \(entry)\(bind: .text(WayBackProof.markerColumn)), 0, \(bind: .text(proof.signature)), \(bind: .text(proof.file)), false "
+            // The marker: what the way back derives, for the way back to check it still does, and
+            // (as its target) that declaration and the table's last row (``RecordedWayBack``).
+            let marker: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value, left_value, compares, target) "
+                + "SELECT \(entry)\(bind: .text(WayBackProof.markerColumn)), 0, \(bind: .text(proof.signature)), \(bind: .text(proof.file)), false, "
+                + "\(RecordedWayBack.target(of: proof)) "
                 + "UNION ALL SELECT \(entry)"
             func value(_ column: WayBackProof.Column) -> SQL { "source.\(id: names.liveColumn(column.name, of: proof.table))::text" }
             if columns.count == 1 {
                 let column = columns[0]
-                return marker + "\(bind: .text(column.name)), source.id, \(value(column)), \(WayBackProof.fingerprint(column)), true "
+                return marker + "\(bind: .text(column.name)), source.id, \(value(column)), \(WayBackProof.fingerprint(column)), true, NULL "
                     + "FROM \(proof.from) WHERE NOT \(column.selects) OR \(value(column)) IS DISTINCT FROM (\(column.derived))"
             }
             // Several columns of one table: one pass over its rows.
             let rows: [SQL] = columns.map { "(\(literal: $0.name), \(value($0)), \($0.derived), \($0.selects))" }
-            return marker + "tm_v.column_name, source.id, tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true "
+            return marker + "tm_v.column_name, source.id, tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true, NULL "
                 + "FROM \(proof.from) CROSS JOIN LATERAL (VALUES \(rows, joinedBy: ", ")) AS tm_v(column_name, value, derived, selects) "
                 + "WHERE NOT tm_v.selects OR tm_v.value IS DISTINCT FROM tm_v.derived"
         }

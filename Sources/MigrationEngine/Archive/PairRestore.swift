@@ -24,6 +24,15 @@ struct PairRestore: Sendable {
     /// By table: what this step derives of the columns the way up proved (``WayBackProof/signature``),
     /// to compare with the way up's marker entry.
     var signatures: [String: String] = [:]
+    /// For a single step: the way up it undoes (its account and versions), to prove again by the
+    /// way back the archive recorded (``RecordedWayBack``) where the family's has changed.
+    var wayUp: WayUp?
+
+    struct WayUp: Sendable {
+        let account: StepAccount
+        let source: ModelVersion
+        let destination: ModelVersion
+    }
 
     /// What the way up left in a row for one archived column: the column itself where it survived,
     /// or the destination columns a mapping derived from it where it was dropped.
@@ -100,6 +109,7 @@ extension ArchivePlan {
                                       toEnd: NameTranslation(along: Array(versions[(crossing + 1)...]), direction: direction),
                                       endSchema: versions[count].relationalSchema(), checks: checks)
             if count == 1 {
+                if let reverse = reverseAccounts.first ?? nil { restore.wayUp = .init(account: reverse, source: versions[1], destination: versions[0]) }
                 for proof in proofs {
                     restore.signatures[proof.table] = proof.signature
                     for column in proof.columns { restore.proofs[proof.table + "." + column.name] = (proof.from, WayBackProof.fingerprint(column)) }

@@ -29,13 +29,17 @@ extension StepArchive {
         }
     }
 
-    /// Fails (``WayBackChanged``) when the way up spared values of `table` that this step, its way
-    /// back, no longer derives as it did then (its marker entry, ``WayBackProof/markerColumn``).
+    /// Where the way up spared values of `table` that this step, its way back, no longer derives as
+    /// it did then (its marker entry, ``WayBackProof/markerColumn``): gives them back by the way
+    /// back the archive recorded (``RecordedWayBack``), or fails (``WayBackChanged``) where that
+    /// cannot be trusted.
     private func checkWayBack(_ restore: PairRestore, table: String) throws {
-        let rows = try connection.execute("SELECT value, left_value FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, WayBackProof.markerColumn))")
+        let rows = try connection.execute(
+            "SELECT value, left_value, target FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, WayBackProof.markerColumn))")
         for row in rows {
             let signature = try row.decode(String?.self, at: 0), file = try row.decode(String?.self, at: 1)
-            guard signature != restore.signatures[table] else { continue }
+            guard signature != restore.signatures[table],
+                  try !giveBackAsRecorded(restore, table: table, signature: signature, target: try row.decode(String?.self, at: 2)) else { continue }
             throw WayBackChanged(pair: "\(restore.key.from) → \(restore.key.to)", table: table, file: file ?? "the way back's mapping model")
         }
     }
@@ -75,7 +79,7 @@ extension StepArchive {
         // (Only a dropped column's entries can hold what a way back derived.)
         if restore.checks[key]?.derived != false {
             let fingerprinted = WayBackProof.isFingerprint("a")
-            if let proof = restore.proofs[key] {
+            if let proof = recordedProofs[restore.key]?[key] ?? restore.proofs[key] {
                 try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(proof.from.text(schema: schema, quoting: q)) "
                     + "WHERE \(entries.joined(separator: " AND ")) AND \(fingerprinted) AND source.id = a.row_id "
                     + "AND \(proof.fingerprint.text(schema: schema, quoting: q)) IS NOT DISTINCT FROM a.left_value")
@@ -169,12 +173,14 @@ extension StepArchive {
         var value = "a.value::\(target.type.rawValue)"
         var conditions = [entryIs("a", restore.key, table, column), "NOT a.compares", "t.id = a.row_id"]
         var from = "\(archiveTable) AS a"
+        var byTarget = false
         if let id = try LinkTarget.restoredID(column: column, of: table, entrySchema: restore.entrySchema, toEnd: restore.toEnd, into: target,
                                               of: targetTable, endSchema: restore.endSchema, madeAnew: madeAnew, schema: schema, quoting: q,
                                               fingerprint: jsonObjectText) {
             // Found once per entry; an entry whose target no row is now stays in the archive.
             from += " CROSS JOIN LATERAL (SELECT \(id)::\(target.type.rawValue) AS id) AS link"
             value = "link.id"
+            byTarget = true
             conditions.append("(a.value IS NULL OR link.id IS NOT NULL)")
         }
         conditions += referenceGuards(targetTable, [target.name: value])
@@ -185,7 +191,9 @@ extension StepArchive {
             + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, column)) "
             + "AND NOT a.ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r)) RETURNING 1) "
             + "SELECT (SELECT pg_catalog.count(*) FROM used), (SELECT pg_catalog.count(*) FROM kept)"
-        return try usedAndSuperseded(sql)
+        let used = try usedAndSuperseded(sql)
+        if byTarget { linksRestoredByTarget += used }
+        return used
     }
 
     /// Runs a restore that returns how many entries it used and how many it marked superseded;

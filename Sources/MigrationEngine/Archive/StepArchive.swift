@@ -26,9 +26,16 @@ public final class StepArchive {
     var restorable: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
     /// How many entries the archive held at the step's start.
     var entryCount = 0
+    /// Per pair key, by entry `table.column`: what the way back the archive recorded derives, where
+    /// it stands in for this step's own (``RecordedWayBack``).
+    var recordedProofs: [ArchivePlan.PairKey: [String: (from: SQL, fingerprint: SQL)]] = [:]
     /// How many entries of the pairs this step gave back it did not use (the app's change won, or
     /// the row is gone): kept in the archive, marked superseded.
     var supersededCount = 0
+    /// How many links this step gave back by what their row is (``LinkTarget``).
+    var linksRestoredByTarget = 0
+    /// How many tables this step gave back by the way back the archive recorded (``RecordedWayBack``).
+    var recordedWayBacks = 0
 
     /// What the migration knows of the tenant's archive (shared by its steps).
     let presence: ArchivePresence

@@ -38,6 +38,10 @@ struct WayBackProof: Sendable, Hashable {
     let from: SQL
     /// The dropped columns it proves, in the table's order.
     let columns: [Column]
+    /// What the way back derives of them, as a mapping model of its own (``recordedModel``): the
+    /// way up records it with the archive, so that the way down can give back what the way up took
+    /// even once the family's file is edited or removed (``RecordedWayBack``).
+    var recordedModel: String = ""
 
     /// One dropped column and what the way back writes into it.
     struct Column: Sendable, Hashable {
@@ -56,6 +60,9 @@ struct WayBackProof: Sendable, Hashable {
         /// The tables (the step's destination names) what it derives reads: the row's own and those
         /// its key paths join; nil when its expression names tables of its own.
         let reads: Set<String>?
+        /// The way back's mapping that writes it, and the attribute's expression there.
+        var writer: EntityMapping? = nil
+        var expression: EntityMapping.AttributeExpression? = nil
     }
 
     /// The tables the proof reads (the step's destination names), nil: any.
@@ -68,9 +75,10 @@ struct WayBackProof: Sendable, Hashable {
     static let markerColumn = "#way back"
 
     /// What the way back derives, as its mapping model says it: one line per proved column
-    /// (``Column/declaration``). The way up records it (the marker entry); the way back compares
-    /// it with what its mapping model says now, and refuses to run if they differ: the rows the
-    /// way up did not archive would come back other than they were. (Said in the model's terms,
+    /// (``Column/declaration``). The way up records it (the marker entry, with ``recordedModel``);
+    /// the way back compares it with what its mapping model says now, and where they differ gives
+    /// back the rows the way up did not archive by the recorded declaration (``RecordedWayBack``),
+    /// or refuses to run where that cannot be trusted. (Said in the model's terms,
     /// not as the SQL it compiles to, so that a release that compiles it otherwise still agrees.)
     var signature: String {
         columns.map { "\($0.name) ← \($0.declaration)" }.joined(separator: "\n")
@@ -96,15 +104,20 @@ struct WayBackProof: Sendable, Hashable {
                 guard names.survivingColumns[table.name + "." + column.name] == nil else { return nil }
                 return prover.prove(column, of: table, survivor: survivor, into: &selection)
             }
-            return columns.isEmpty ? nil : WayBackProof(file: wayBack.file, table: table.name, survivor: survivor, from: selection.from(survivor), columns: columns)
+            guard !columns.isEmpty else { return nil }
+            return WayBackProof(file: wayBack.file, table: table.name, survivor: survivor, from: selection.from(survivor), columns: columns,
+                                recordedModel: recordedModel(of: columns, wayBack: wayBack))
         }
     }
 }
 
 /// Works out, column by column, whether the way back's expression can be trusted at the step's end.
-/// The way back a step relies on changed since the way up proved what it gives back: its mapping
-/// model file was edited or removed. Running it would give back other values than the tenant had
-/// in the rows the way up did not archive, so the step fails before it changes anything.
+/// The way back a step relies on changed since the way up proved what it gives back (its mapping
+/// model file was edited or removed), and the declaration the way up recorded with the archive
+/// cannot stand in for it (``RecordedWayBack``: an earlier release recorded none, PostgreSQL does
+/// not vouch for it, or a role other than the migrator may write the archive). Running the step
+/// would give back other values than the tenant had in the rows the way up did not archive, so it
+/// fails before it changes anything.
 struct WayBackChanged: Error, CustomStringConvertible {
     /// The pair the way up crossed, `v2 → v3`.
     let pair: String
@@ -115,7 +128,8 @@ struct WayBackChanged: Error, CustomStringConvertible {
 
     var description: String {
         "the archive of \(pair) keeps the values of \(table)'s dropped columns only in the rows where \(file) would not give them back, "
-            + "but what that mapping model derives has changed since (or it is gone): rolling back with it would lose values. "
+            + "but what that mapping model derives has changed since (or it is gone), and the way back recorded with the archive cannot be used "
+            + "(none recorded, PostgreSQL cannot vouch for it, or a role other than the migrator may write the archive): rolling back would lose values. "
             + "Put \(file) back as it was when the tenant crossed \(pair), roll back, then change it"
     }
 }
@@ -158,7 +172,7 @@ private struct Prover {
         return WayBackProof.Column(name: column.name, selects: selects, value: "((\(value)))::\(raw: column.type.rawValue)",
                                    declaration: "\(mapping.name) (\(mapping.source) → \(mapping.destination)): \(expression.attribute) = \(expression.expression)"
                                        + (mapping.filter.map { " where \($0)" } ?? ""),
-                                   reads: reads)
+                                   reads: reads, writer: mapping, expression: expression)
     }
 
     /// The column of `table` (the way back's destination names) that an attribute expression of `mapping` writes.

@@ -126,6 +126,13 @@ public struct StepExecutor {
         try archiving?.afterStep()
         batch.statistics.rowsAffected += try archive.restore()
         batch.statistics.supersededEntries += archive.supersededCount
+        batch.statistics.linksRestoredByTarget += archive.linksRestoredByTarget
+        batch.statistics.recordedWayBacks += archive.recordedWayBacks
+        if archiving != nil, options.archives {
+            let proved = archive.plan.items.filter(\.proved).count
+            batch.statistics.provedColumns += proved
+            batch.statistics.withheldProofs += options.archivePlan(of: step).items.filter(\.proved).count - proved
+        }
         try archive.requireRestoredValues()
         if step.direction == .down { try restoreColumnOrder(after: step) }
         try runHook(\.didMigrate, "didMigrate", of: step)

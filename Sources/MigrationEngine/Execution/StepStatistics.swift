@@ -9,6 +9,19 @@ public struct StepStatistics: Sendable, Codable, Hashable {
     /// Archived values a way back did not give back because the app's change won (or their row is
     /// gone): kept in the archive, marked superseded (`archive list`, `archive restore --superseded`).
     public var supersededEntries: Int = 0
+    /// Dropped columns the step archived only where its way back would not give the value back (a
+    /// proof by the way back PostgreSQL vouched for, ``WayBackProof``).
+    public var provedColumns: Int = 0
+    /// Dropped columns whose proof by the way back was withheld because PostgreSQL does not vouch
+    /// for its expression (volatile, setting-dependent, reading outside the tenant): archived in
+    /// every row.
+    public var withheldProofs: Int = 0
+    /// Links given back into a table the step made anew, to the row that is what they pointed at
+    /// (``LinkTarget``).
+    public var linksRestoredByTarget: Int = 0
+    /// Tables whose values the way up did not archive were given back by the way back the archive
+    /// recorded, the family's having changed since (``RecordedWayBack``).
+    public var recordedWayBacks: Int = 0
 
     public init(statements: Int = 0, rowsAffected: Int = 0, milliseconds: Double = 0, supersededEntries: Int = 0) {
         self.statements = statements
@@ -18,18 +31,52 @@ public struct StepStatistics: Sendable, Codable, Hashable {
     }
 
     public static func + (lhs: StepStatistics, rhs: StepStatistics) -> StepStatistics {
-        StepStatistics(statements: lhs.statements + rhs.statements, rowsAffected: lhs.rowsAffected + rhs.rowsAffected,
-                       milliseconds: lhs.milliseconds + rhs.milliseconds, supersededEntries: lhs.supersededEntries + rhs.supersededEntries)
+        var sum = StepStatistics(statements: lhs.statements + rhs.statements, rowsAffected: lhs.rowsAffected + rhs.rowsAffected,
+                                 milliseconds: lhs.milliseconds + rhs.milliseconds)
+        sum.addArchiveCounts(of: lhs)
+        sum.addArchiveCounts(of: rhs)
+        return sum
     }
 
-    private enum CodingKeys: String, CodingKey { case statements, rowsAffected, milliseconds, supersededEntries }
+    /// What the archive showed of a run beyond its superseded values, for reports (`--json`).
+    public struct ArchiveCounts: Sendable, Codable, Hashable {
+        public var provedColumns: Int
+        public var withheldProofs: Int
+        public var linksRestoredByTarget: Int
+        public var recordedWayBacks: Int
+    }
 
-    /// (Reports written before ``supersededEntries`` decode with 0.)
+    /// ``ArchiveCounts``, nil when all are 0.
+    public var archiveCounts: ArchiveCounts? {
+        let counts = ArchiveCounts(provedColumns: provedColumns, withheldProofs: withheldProofs, linksRestoredByTarget: linksRestoredByTarget,
+                                   recordedWayBacks: recordedWayBacks)
+        return counts == ArchiveCounts(provedColumns: 0, withheldProofs: 0, linksRestoredByTarget: 0, recordedWayBacks: 0) ? nil : counts
+    }
+
+    /// Adds what `other`'s archive did (its proofs, links, superseded values and recorded ways
+    /// back), not its statements, rows or time: a rehearsal reports its way back so.
+    public mutating func addArchiveCounts(of other: StepStatistics) {
+        supersededEntries += other.supersededEntries
+        provedColumns += other.provedColumns
+        withheldProofs += other.withheldProofs
+        linksRestoredByTarget += other.linksRestoredByTarget
+        recordedWayBacks += other.recordedWayBacks
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case statements, rowsAffected, milliseconds, supersededEntries, provedColumns, withheldProofs, linksRestoredByTarget, recordedWayBacks
+    }
+
+    /// (Reports written before the archive's counts decode with 0 for them.)
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         statements = try container.decode(Int.self, forKey: .statements)
         rowsAffected = try container.decode(Int.self, forKey: .rowsAffected)
         milliseconds = try container.decode(Double.self, forKey: .milliseconds)
         supersededEntries = try container.decodeIfPresent(Int.self, forKey: .supersededEntries) ?? 0
+        provedColumns = try container.decodeIfPresent(Int.self, forKey: .provedColumns) ?? 0
+        withheldProofs = try container.decodeIfPresent(Int.self, forKey: .withheldProofs) ?? 0
+        linksRestoredByTarget = try container.decodeIfPresent(Int.self, forKey: .linksRestoredByTarget) ?? 0
+        recordedWayBacks = try container.decodeIfPresent(Int.self, forKey: .recordedWayBacks) ?? 0
     }
 }

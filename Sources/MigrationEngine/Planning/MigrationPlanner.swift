@@ -59,6 +59,7 @@ public struct MigrationPlanner: Sendable {
             if pendingSteps.count > 1, !run.pairs.contains(where: { hooks($0) != nil }), let fused = try? InferredChanges.fuse(run),
                fused.isEquivalentFusion(of: pendingSteps),
                ArchivePlan.restoresAllowFusion(of: pendingSteps, direction: path.direction, reverseAccounts: archive.reverseAccounts),
+               !zip(run.pairs, pendingSteps).contains(where: { provesByWayBack($0, $1) }),
                let step = try? MigrationStep(versions: pending, direction: path.direction, kind: .inferred(fused), archive: archive) {
                 steps.append(step)
                 return
@@ -83,6 +84,17 @@ public struct MigrationPlanner: Sendable {
         }
         try flushInferred()
         return MigrationPlan(family: family.name, path: path, steps: steps)
+    }
+
+    /// Whether the single step of `pair` (inferred as `changes`) proves, by the family's mapping
+    /// model for its way back, what that gives back of a column it drops (``WayBackProof``). Such a
+    /// pair is never fused with its neighbours: only a single step proves, and only a proof's
+    /// entries record what the way back derived (from the row or from other rows), so that an app
+    /// change to what it reads wins at the way back (issue 30, class 5) and the way back can be
+    /// checked against what the way up recorded of it.
+    func provesByWayBack(_ pair: VersionPair, _ changes: InferredChanges) -> Bool {
+        guard let wayBack = mapping(from: pair.destination.name, to: pair.source.name) else { return false }
+        return !WayBackProof.proofs(of: changes.account, from: pair.source, to: pair.destination, wayBack: wayBack).isEmpty
     }
 
     /// The account of `pair` crossed the other way: what the way a step undoes did (and archived).

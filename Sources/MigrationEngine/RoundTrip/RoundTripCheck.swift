@@ -92,7 +92,9 @@ public struct RoundTripCheck: Sendable {
             let snapshot = RoundTripSnapshot(version: version, schema: schema)
             try snapshot.take(on: connection)
             result.rows = try connection.execute("SELECT pg_catalog.count(*) FROM \(RoundTripSnapshot.table)").first!.decode(Int64.self, at: 0)
-            for plan in plans { _ = try plan.run(inSchema: schema, on: connection, allowDestructive: true, archives: true) }
+            var statistics = StepStatistics()
+            for plan in plans { statistics = statistics + (try plan.run(inSchema: schema, on: connection, allowDestructive: true, archives: true)) }
+            result.statistics = statistics
             let declared = plans.flatMap(Self.declaredLosses)
             for difference in try snapshot.differences(on: connection) {
                 if declared.contains(where: { $0.excuses(difference) }) { result.excused += 1 } else { result.differences.append(difference) }
@@ -147,6 +149,10 @@ public struct RoundTripResult: Sendable, Codable, Hashable {
     public var excused = 0
     /// Why the trip could not run (data generation or a step failed), if it could not.
     public var error: String?
+    /// What its steps did, summed: among others what the archive shows of the trip (columns proved
+    /// by the way back, proofs withheld as unsafe, links given back by target, values the app's
+    /// changes superseded). Nil in reports of earlier releases, and where a step failed.
+    public var statistics: StepStatistics?
 
     public var passed: Bool { differences.isEmpty && error == nil }
 }

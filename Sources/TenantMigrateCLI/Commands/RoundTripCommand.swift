@@ -46,7 +46,7 @@ struct RoundTripCommand {
     private func printTrip(_ trip: RoundTripResult) {
         let style = TextStyle.output
         let path = trip.path.joined(separator: " → ")
-        let excused = trip.excused == 0 ? "" : ", \(trip.excused) declared lost"
+        let excused = (trip.excused == 0 ? "" : ", \(trip.excused) declared lost") + (trip.statistics?.archiveSummary ?? "")
         if let error = trip.error {
             Console.line("  \(path): \(style.red("FAILED")): \(error)")
         } else if trip.differences.isEmpty {

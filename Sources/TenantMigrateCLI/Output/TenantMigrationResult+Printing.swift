@@ -12,7 +12,7 @@ extension TenantMigrationResult {
         let back = operation == .rollback
         if mode.isTrial, outcome == .migrated {
             Console.line("\(tenant): \(mode == .rehearse ? "rehearsal" : "dry run"): \(style.green(back ? "would roll back" : "would migrate")) \(fromVersion) → \(toVersion) "
-                + "(\(rows), \(time))" + (mode == .rehearse ? "; the way back gave every value back" : "") + "; rolled back, nothing changed")
+                + "(\(rows), \(time)\(statistics.archiveSummary))" + (mode == .rehearse ? "; the way back gave every value back" : "") + "; rolled back, nothing changed")
             return
         }
         switch outcome {

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationEngine
 
 /// The outcome of a fleet run: one line per tenant, and totals.
 public struct FleetReport: Sendable, Codable {
@@ -30,6 +31,9 @@ public struct FleetReport: Sendable, Codable {
         /// Archived values its way back did not give back, the app's change winning (kept, marked
         /// superseded); nil when none.
         public var supersededEntries: Int? = nil
+        /// What else the archive showed (proofs made and withheld, links restored by target, ways
+        /// back the archive recorded); nil when nothing.
+        public var archive: StepStatistics.ArchiveCounts? = nil
         /// How the tenant ran when the run was asked to go online (`--online`, `--online-above`):
         /// its mode (offline too, when found small), progress and the app's waits.
         public var online: OnlineProgress? = nil

@@ -45,6 +45,7 @@ extension FleetRunner {
                                                 fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
                                                 rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil, online: result.online)
             if result.outcome == .migrated, result.statistics.supersededEntries > 0 { entry.supersededEntries = result.statistics.supersededEntries }
+            if result.outcome == .migrated { entry.archive = result.statistics.archiveCounts }
             return TenantLine(entry: entry)
         } catch let error as TenantMigrationError where error.isInterruption {
             return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,

@@ -231,12 +231,13 @@ struct TenantRun {
 
         let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
         try rehearsal?.takeSnapshot(on: connection)
-        let statistics = try run(plan, in: record.schema, allowDestructive: request.allowDestructive, attempt: attempt, state: state)
+        var statistics = try run(plan, in: record.schema, allowDestructive: request.allowDestructive, attempt: attempt, state: state)
         if let rehearsal {
             // And back again: whatever the way back cannot restore shows up as a difference, so
             // consent to lose it is implied (the whole rehearsal is rolled back).
             let back = try runner.checkedPlan(from: destination.name, to: record.version).plan
-            _ = try run(back, in: record.schema, allowDestructive: true, attempt: attempt, state: state)
+            // What the archive did on the way back is the rehearsal's to report.
+            statistics.addArchiveCounts(of: try run(back, in: record.schema, allowDestructive: true, attempt: attempt, state: state))
             if let difference = try rehearsal.firstDifference(on: connection) {
                 throw RehearsalFailed(difference: difference, from: record.version, to: destination.name)
             }
