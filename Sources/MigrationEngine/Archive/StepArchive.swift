@@ -152,6 +152,7 @@ public final class StepArchive {
                 "UPDATE \(archiveTable) AS a SET left_value = \(left), compares = true "
                     + "FROM \(connection.qualified(schema, table)) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
                     + "AND a.column_name = $4 AND t.id = a.row_id AND NOT a.superseded", [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
+            try dropUnchanged(item)
         }
     }
 

@@ -30,6 +30,8 @@ public struct FleetReport: Sendable, Codable {
         /// Archived values its way back did not give back, the app's change winning (kept, marked
         /// superseded); nil when none.
         public var supersededEntries: Int? = nil
+        /// Archived values and rows its way back gave back from the archive; nil when none.
+        public var restoredEntries: Int? = nil
         /// How the tenant ran when the run was asked to go online (`--online`, `--online-above`):
         /// its mode (offline too, when found small), progress and the app's waits.
         public var online: OnlineProgress? = nil
