@@ -116,6 +116,8 @@ extension StepArchive {
     /// what ``checkRestorable()`` kept, pair by pair in the order the step crosses them, each
     /// entry's names translated to the step's destination; removes the entries it used. Entries
     /// it cannot use stay, marked superseded (``supersededCount``), until pruned or restored on request.
+    /// The pair's other entries, which nothing will use any more (rows of a table a mapping made
+    /// anew, the way up's markers), are removed too: the pair is consumed.
     ///
     /// - Whole rows (of a table or entity the up step removed) go back into tables this step
     ///   recreated rather than filled by a mapping, where no row has their id yet and the rows

@@ -131,9 +131,11 @@ public final class StepArchive {
         }
     }
 
-    /// Once the step ran: sends what policies archived, and notes, for each archived column, what
-    /// the step left in its row (compare-and-restore compares with it): the column's value where
-    /// it survives, or the values a mapping derived from it where it was dropped.
+    /// Once the step ran and gave back what it restores (``restore()``): sends what policies
+    /// archived, and notes, for each archived column, what the step left in its row
+    /// (compare-and-restore compares with it): the column's value where it survives, or the values
+    /// a mapping derived from it where it was dropped. Of a ``ArchivePlan/Item/changedOnly`` item,
+    /// it then drops the entries whose row holds the value it had (``dropUnchanged(_:)``).
     func afterStep() throws {
         try flushPolicyValues(final: true)
         for item in archivedItems where !item.proved {
