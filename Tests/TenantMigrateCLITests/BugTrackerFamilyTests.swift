@@ -60,4 +60,41 @@ struct BugTrackerFamilyTests {
             #expect(output.status == 0 && report.passed, "\(output.stdout)\n\(output.stderr)")
         }
     }
+
+    /// Issue 35: the priority's account is one item (the mapping's `coalesce`, then the backfill of
+    /// v3's default), said without SQL; the archive keeps only the values the step changed (the NULLs
+    /// that became 0, which the way back cannot tell from a real 0), not the unchanged priorities;
+    /// and the way down still gives every value back, every NULL included. With and without the
+    /// default.
+    @Test func thePriorityIsOneItemAndTheArchiveKeepsOnlyTheNullsItChanged() async throws {
+        let withDefault = try BugTrackerMistake.priorityWithDefault()
+        for family in [PackagePaths.bugTrackerFamily, withDefault.directory] {
+            try await TestPostgres.withDatabaseURL { conninfo in
+                let check = try await TenantMigrateExecutable.run(["check"], database: conninfo, migrations: family)
+                #expect(check.status == 0, "\(check.stderr)")
+                let upward = check.stdout.components(separatedBy: "v2 → v3: mapped").last?.components(separatedBy: "v3 → v2").first ?? ""
+                let priority = upward.split(separator: "\n").filter { $0.contains("issue.priority") }
+                #expect(priority.count == 1, "one item for the priority: \(upward)")
+                #expect(!upward.contains("source.\"") && !upward.contains("{schema}"), "no SQL in the account: \(upward)")
+                if family == withDefault.directory {
+                    #expect(priority.first?.contains("coalesce(source.priority, 0), then the backfill") == true, "\(priority)")
+                }
+
+                let issues = BugTrackerIssues(count: 200, seed: 35, nullPriorities: true)
+                #expect(try await TenantMigrateExecutable.run(["tenant", "create", "acme", "--version", "v2"], database: conninfo, migrations: family).status == 0)
+                let connection = try Connection(conninfo)
+                try issues.insert(into: "tenant_acme", version: "v2", on: connection)
+                let before = try BugTrackerIssues.issues(in: "tenant_acme", version: "v2", on: connection)
+                let up = try await TenantMigrateExecutable.run(["migrate", "--tenant", "acme"], database: conninfo, migrations: family)
+                #expect(up.status == 0, "\(up.stdout)\n\(up.stderr)")
+                let archived = try connection.rows("SELECT row_id::text, value FROM tenant_acme._tm_archive WHERE table_name = 'issue' AND column_name = 'priority' ORDER BY row_id::bigint")
+                let nulls = issues.rows.filter { $0.priority == nil }.map { [String($0.id), nil] as [String?] }
+                #expect(!nulls.isEmpty && archived == nulls, "only the NULLs that became 0: \(archived.prefix(4)) against \(nulls.prefix(4))")
+
+                let down = try await TenantMigrateExecutable.run(["rollback", "--tenant", "acme", "--to", "v2"], database: conninfo, migrations: family)
+                #expect(down.status == 0, "\(down.stdout)\n\(down.stderr)")
+                #expect(try BugTrackerIssues.issues(in: "tenant_acme", version: "v2", on: connection) == before, "every value back, every NULL included")
+            }
+        }
+    }
 }

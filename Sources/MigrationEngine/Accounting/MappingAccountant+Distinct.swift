@@ -16,6 +16,7 @@ extension MappingAccountant {
         guard let distinct = mapping.distinct, let rows = try compiler.distinctRows(mapping) else { return [] }
         let by = "mapping \(mapping.name): one \(mapping.destination) per distinct \(distinct.key)"
         let scope = try filterPredicate(of: mapping)
+        let scopeInWords = Self.selection(of: mapping)
         // The foreign key that links each row to the row made for its key: what the mapping derives
         // from the row's values there (the archive compares it before it gives them back).
         let link = self.link(to: mapping)
@@ -27,12 +28,12 @@ extension MappingAccountant {
                 let key = read.table + "." + read.column
                 guard read.table == sourceTable, read.reached == nil else {
                     // A related row's column: read where the row is reached, as by any mapping.
-                    claims.append((key, Claim(fate: .transformed(by: by), rows: read.reached, keepsEveryValue: false, byDistinctMapping: true)))
+                    claims.append((key, Claim(fate: .transformed(by: by), rows: read.reached, keepsEveryValue: false, byDistinctMapping: true, rowsInWords: read.reachedInWords)))
                     continue
                 }
                 guard linked else { continue }
                 if isKey(distinct.key, column: read.column, of: mapping.source) {
-                    claims.append((key, Claim(fate: .transformed(by: by), rows: scope, keepsEveryValue: false, derived: link, byDistinctMapping: true)))
+                    claims.append((key, Claim(fate: .transformed(by: by), rows: scope, keepsEveryValue: false, derived: link, byDistinctMapping: true, rowsInWords: scopeInWords)))
                     continue
                 }
                 let column: SQL = "source.\(id: differ.currentName(ofOldColumn: read.column, in: read.table))"
@@ -45,7 +46,9 @@ extension MappingAccountant {
                     fate: .transformed(by: by), rows: scope, keepsEveryValue: false, derived: link, merges: notKept,
                     mergedBy: "mapping \(mapping.name) keeps one value per distinct \(distinct.key), its first row's "
                         + "(by \(distinct.orderBy.map { "\($0), then source.id" } ?? "source.id")); the other values of each key are merged into it",
-                    byDistinctMapping: true
+                    byDistinctMapping: true, rowsInWords: scopeInWords,
+                    mergesInWords: "the \(mapping.source) rows whose \(read.column) differs from their key's first row's (key \(distinct.key))"
+                        + (scopeInWords.map { ", or outside \($0) where it holds a value" } ?? "")
                 )))
             }
         }
@@ -55,10 +58,13 @@ extension MappingAccountant {
     /// The rows no claim keeps, where some claims merge: outside every other claim's rows (and not
     /// NULL there), and among the rows each merging claim does not keep (whose NULLs count too: the
     /// value of the key's first row takes their place).
-    func mergedRest(_ claims: [Claim], notNull: String) -> String {
-        claims.map { claim in
+    func mergedRest(_ claims: [Claim], notNull: String) -> StepAccount.RowSet {
+        let words = claims.map { claim in
+            claim.merges == nil ? claim.rowsInWords.map { "outside \($0)" + (notNull.isEmpty ? "" : " where it holds a value") } : claim.mergesInWords
+        }
+        return StepAccount.RowSet(claims.map { claim in
             claim.merges.map { "(\($0))" } ?? "(NOT (\(claim.rows ?? "true"))\(notNull))"
-        }.joined(separator: " AND ")
+        }.joined(separator: " AND "), words: words.contains(nil) ? nil : words.compactMap { $0 }.joined(separator: ", and "))
     }
 
     /// Every expression whose columns the distinct mapping reads: its key, its attribute values

@@ -40,6 +40,11 @@ struct MappingAccountant {
         /// ``rows`` in model terms, for the account's sentences: `the Status rows an Issue links
         /// to through Issue.status`, `the rows mapping X selects (filter)`.
         var rowsInWords: String? = nil
+        /// ``merges`` in model terms.
+        var mergesInWords: String? = nil
+
+        /// ``rows`` as the account's row set, with its words.
+        var rowSet: StepAccount.RowSet? { rows.map { StepAccount.RowSet($0, words: rowsInWords) } }
     }
 
     func account() throws -> StepAccount {
@@ -47,7 +52,7 @@ struct MappingAccountant {
         var result = StepAccount()
         for entry in differ.account.entries {
             guard case let .destroyed(change) = entry.fate else {
-                result.entries += overwritten(entry, claims)
+                result.entries += rewrittenThenBackfilled(entry, claims) ?? overwritten(entry, claims)
                 continue
             }
             switch (entry.item.kind, change.kind) {
@@ -73,27 +78,27 @@ struct MappingAccountant {
     private func resolve(_ entry: StepAccount.Entry, _ change: DestructiveChange, _ claims: [Claim]) -> [StepAccount.Entry] {
         guard !claims.isEmpty else { return [entry] }
         var entries = claims.map { claim in
-            StepAccount.Entry(entry.item.restricted(to: claim.rows.map(StepAccount.RowSet.init)), claim.fate, derived: claim.derived.map { [$0] })
+            StepAccount.Entry(entry.item.restricted(to: claim.rowSet), claim.fate, derived: claim.derived.map { [$0] })
         }
         // (A distinct mapping's claim covers its rows but for the values it merges.)
         if claims.contains(where: { ($0.rows == nil && $0.merges == nil) || $0.keepsEveryValue }) { return entries }
         let notNull = entry.item.column.map { " AND source.\(q.quoteIdentifier(differ.currentName(ofOldColumn: $0, in: entry.item.table))) IS NOT NULL" } ?? ""
         var restricted = change
-        let rest: String
+        let rest: StepAccount.RowSet
         if claims.contains(where: { $0.merges != nil }) {
             rest = mergedRest(claims, notNull: notNull)
             restricted.detail += ": " + claims.compactMap(\.mergedBy).joined(separator: "; ")
         } else {
-            rest = "NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")" + notNull
-            // In model terms where every claim's rows can be said so; the predicate otherwise.
+            // In model terms where every claim's rows can be said so (the predicate is for counting and archiving).
             let words = claims.filter { $0.rows != nil }.compactMap(\.rowsInWords)
-            restricted.detail += words.count == claims.filter({ $0.rows != nil }).count
-                ? " (where no mapping reads it: outside " + words.joined(separator: " and ") + (notNull.isEmpty ? "" : ", where it holds a value") + ")"
-                : " (in the rows no mapping reads: \(rest))"
+            rest = StepAccount.RowSet("NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")" + notNull,
+                                      words: words.count == claims.filter({ $0.rows != nil }).count
+                                        ? "the rows outside " + words.joined(separator: " and ") + (notNull.isEmpty ? "" : ", where it holds a value") : nil)
+            restricted.detail += rest.words.map { " (where no mapping reads it: \($0.dropFirst("the rows ".count)))" } ?? " (in the rows no mapping reads: \(rest.predicate))"
         }
         restricted.dependsOnData = true
-        restricted.rows = StepAccount.RowSet.both(change.rows.map(StepAccount.RowSet.init), StepAccount.RowSet(rest))?.predicate
-        entries.append(.init(entry.item.restricted(to: StepAccount.RowSet(rest)), .destroyed(restricted)))
+        restricted.rows = StepAccount.RowSet.both(change.rows.map { StepAccount.RowSet($0) }, rest)?.predicate
+        entries.append(.init(entry.item.restricted(to: rest), .destroyed(restricted)))
         return entries
     }
 
@@ -108,12 +113,30 @@ struct MappingAccountant {
             if case .transformed = claim.fate { return claim.overwrites } else { return false }
         }
         guard !rewriting.isEmpty else { return [entry] }
-        var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rows.map(StepAccount.RowSet.init)), $0.fate, overwritesInPlace: true) }
+        var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rowSet), $0.fate, overwritesInPlace: true) }
         if !rewriting.contains(where: { $0.rows == nil }) {
-            let rest = StepAccount.RowSet("NOT (" + rewriting.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")")
+            let words = rewriting.compactMap(\.rowsInWords)
+            let rest = StepAccount.RowSet("NOT (" + rewriting.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")",
+                                          words: words.count == rewriting.count ? "the rows outside " + words.joined(separator: " and ") : nil)
             entries.append(.init(entry.item.restricted(to: rest), entry.fate))
         }
         return entries
+    }
+
+    /// A column that becomes required with a default, which an in-place mapping writes in every
+    /// row before the step backfills what it left NULL: one item, the mapping then the backfill,
+    /// in every row (the inferred account's backfill of the NULLs and the carrying of the other
+    /// values are both the mapping's now). Nil for any other entry; empty for the carried part.
+    private func rewrittenThenBackfilled(_ entry: StepAccount.Entry, _ claims: [String: [Claim]]) -> [StepAccount.Entry]? {
+        guard entry.item.kind == .column, let column = entry.item.column else { return nil }
+        let all = differ.account.entries(table: entry.item.table, column: column)
+        guard let backfill = all.first(where: { $0.overwritesInPlace == true }), case let .transformed(backfilled) = backfill.fate,
+              let claim = (claims[entry.item.table + "." + column] ?? []).first(where: { $0.overwrites && $0.rows == nil }),
+              case let .transformed(by) = claim.fate else { return nil }
+        guard entry == backfill else { return [] }
+        var item = entry.item
+        item.rows = nil
+        return [StepAccount.Entry(item, .transformed(by: "\(by), then \(backfilled)"), overwritesInPlace: true)]
     }
 
     /// A dropped table that mappings read: accounted column by column.
@@ -144,7 +167,7 @@ struct MappingAccountant {
                 continue
             }
             let rows = try filterPredicate(of: mapping)
-            let rowsInWords = mapping.filter.map { "the rows mapping \(mapping.name) selects (\($0))" }
+            let rowsInWords = Self.selection(of: mapping)
             /// A claim on a column (or, with `column` nil, a join table's links).
             func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil, reachedInWords: String? = nil,
                        derived: StepAccount.Location? = nil, overwrites: Bool = false) {
@@ -317,6 +340,11 @@ struct MappingAccountant {
         return PlaceholderQuoting.text("source.id IN (SELECT source.id FROM \(selection.from(table)) WHERE \(rewritten))")
     }
 
+    /// The rows a mapping's filter selects, in words (nil without a filter).
+    static func selection(of mapping: EntityMapping) -> String? {
+        mapping.filter.map { "the rows mapping \(mapping.name) selects (\($0))" }
+    }
+
     /// Whether a filter is exactly `[source.]column IS NOT NULL` for this column: the rows it
     /// skips have no value to lose.
     private func isNotNullFilter(_ filter: String, column: String, table: String) -> Bool {
@@ -335,7 +363,7 @@ struct MappingAccountant {
             guard removed.contains(mapping.source), compiler.isInPlace(mapping),
                   differ.old.table(forEntity: source.rootEntity(of: mapping.source))?.name == entry.item.table else { return nil }
             return Claim(fate: .transformed(by: "mapping \(mapping.name): the rows become \(mapping.destination)"),
-                         rows: (try? filterPredicate(of: mapping)) ?? nil, keepsEveryValue: false)
+                         rows: (try? filterPredicate(of: mapping)) ?? nil, keepsEveryValue: false, rowsInWords: Self.selection(of: mapping))
         }
     }
 
@@ -351,7 +379,8 @@ struct MappingAccountant {
             guard oldOwners.contains(mapping.source), owners.contains(mapping.destination), compiler.isInPlace(mapping) else { return nil }
             let rows = (try? filterPredicate(of: mapping)) ?? nil
             let keepsEveryValue = mapping.filter.map { isNotNullFilter($0, column: column, table: oldTable.name) } ?? false
-            return Claim(fate: .carried(to: .init(table: newTable.name, column: newName)), rows: rows, keepsEveryValue: keepsEveryValue)
+            return Claim(fate: .carried(to: .init(table: newTable.name, column: newName)), rows: rows, keepsEveryValue: keepsEveryValue,
+                         rowsInWords: Self.selection(of: mapping))
         }
     }
 
@@ -374,9 +403,10 @@ struct MappingAccountant {
                     column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute))?.name
                 }
                 var selection = MappingCompiler.Selection()
-                let rows = try loss.rows.map { PlaceholderQuoting.text(try compiler.rewrite($0, from: mapping.source, into: &selection)) }
-                let filter = try filterPredicate(of: mapping)
-                let predicate = StepAccount.RowSet.both(filter.map(StepAccount.RowSet.init), rows.map(StepAccount.RowSet.init))
+                let rows = try loss.rows.map { StepAccount.RowSet(PlaceholderQuoting.text(try compiler.rewrite($0, from: mapping.source, into: &selection)),
+                                                                  words: "the rows where \($0)") }
+                let filter = try filterPredicate(of: mapping).map { StepAccount.RowSet($0, words: Self.selection(of: mapping)) }
+                let predicate = StepAccount.RowSet.both(filter, rows)
                 let what = loss.attribute.map { "\(mapping.source).\($0)" } ?? "rows of \(mapping.source)"
                 entries.append(.init(.init(kind: column == nil ? .rows : .column, table: table.name, column: column,
                                            property: loss.attribute.map { "\(mapping.source).\($0)" }, rows: predicate),

@@ -46,7 +46,8 @@ extension StepAccount {
             let what = entry.item.column.map { "\(entry.item.table).\($0)" } ?? entry.item.table
             return DestructiveChange(kind: .custom, table: entry.item.table, column: entry.item.column, rows: entry.item.rows?.predicate,
                                      detail: "\(by) overwrites \(what)\(entry.item.property.map { " (\($0))" } ?? "")"
-                                        + (entry.item.rows.map { " where \($0)" } ?? ""))
+                                        + (entry.item.rows.map { " \($0.clause)" } ?? "")
+                                        + (entry.changedOnly == true ? "; the archive keeps the values it changes (the way back carries the others back as they are)" : ""))
         }
     }
 

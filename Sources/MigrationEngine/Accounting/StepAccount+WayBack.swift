@@ -18,6 +18,17 @@ extension StepAccount {
     }
 }
 
+extension StepAccount {
+    /// Notes, on the in-place overwrites of the columns `keys` names (`table.column`), that the
+    /// archive keeps only the values they change (``Entry/changedOnly``).
+    mutating func noteChangedOnly(_ keys: Set<String>) {
+        for index in entries.indices where entries[index].overwritesInPlace == true {
+            guard let column = entries[index].item.column, keys.contains(entries[index].item.table + "." + column) else { continue }
+            entries[index].changedOnly = true
+        }
+    }
+}
+
 extension StepAccount.Entry {
     /// How the archive keeps what this entry's step drops, for `plan`, `check` and the plan
     /// document: `transformed; the way back (file) gives it back, checked row by row where …; rows where it

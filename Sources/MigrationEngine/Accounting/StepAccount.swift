@@ -41,6 +41,10 @@ public struct StepAccount: Sendable, Hashable, Codable {
         /// expression will derive, and archives only the rows where it would not give the value
         /// back exactly. See docs/Archive.md, "Proof by the way back".
         public var wayBack: String?
+        /// Set on a ``Fate/transformed(by:)`` entry that overwrites a column in place when the
+        /// step's way back carries the column back as it is: the archive keeps only the values the
+        /// step changed (see docs/Archive.md, "Only what an overwrite changes").
+        public var changedOnly: Bool?
 
         public init(_ item: Item, _ fate: Fate, overwritesInPlace: Bool? = nil, reversible: Bool? = nil, derived: [Location]? = nil, wayBack: String? = nil) {
             self.item = item
@@ -85,7 +89,7 @@ public struct StepAccount: Sendable, Hashable, Codable {
 
         public var description: String {
             let what = column.map { "\(table).\($0)" } ?? table
-            return "\(kind.rawValue) \(what)\(property.map { " (\($0))" } ?? "")\(rows.map { " where \($0)" } ?? "")"
+            return "\(kind.rawValue) \(what)\(property.map { " (\($0))" } ?? "")\(rows.map { " \($0.clause)" } ?? "")"
         }
 
         /// The same item, restricted to `rows`.
@@ -97,13 +101,23 @@ public struct StepAccount: Sendable, Hashable, Codable {
     }
 
     /// A set of rows of the item's table, as an SQL predicate over the source row `source`.
-    /// `{schema}` stands for the tenant's quoted schema.
+    /// `{schema}` stands for the tenant's quoted schema. Where the account knows them in model
+    /// terms, ``words`` says which rows they are; the sentences print those, never the SQL.
     public struct RowSet: Sendable, Hashable, Codable, CustomStringConvertible {
         public var predicate: String
+        /// The rows in model terms (`the Status rows an Issue links to through Issue.status`), if known.
+        public var words: String?
 
-        public init(_ predicate: String) { self.predicate = predicate }
+        public init(_ predicate: String, words: String? = nil) {
+            self.predicate = predicate
+            self.words = words
+        }
 
-        public var description: String { predicate }
+        /// The rows in words, else the predicate.
+        public var description: String { words ?? predicate }
+
+        /// `in <words>` (`in the rows where it holds a value`), or `where <predicate>`.
+        public var clause: String { words.map { "in \($0)" } ?? "where \(predicate)" }
 
         /// The predicate as SQL for any tenant: `{schema}` becomes the tenant's schema.
         public var sql: SQL {
@@ -117,7 +131,9 @@ public struct StepAccount: Sendable, Hashable, Codable {
             switch (a, b) {
             case (nil, nil): return nil
             case let (x?, nil), let (nil, x?): return x
-            case let (x?, y?): return RowSet("(\(x.predicate)) AND (\(y.predicate))")
+            case let (x?, y?):
+                let words = x.words.flatMap { a in y.words.map { b in "\(a), and of those \(b)" } }
+                return RowSet("(\(x.predicate)) AND (\(y.predicate))", words: words)
             }
         }
     }

@@ -99,6 +99,10 @@ struct ArchivePlan: Sendable {
         /// A dropped column the step's way back writes (a ``WayBackProof``): copied at the end of
         /// the step, only in the rows where the way back would not give the value back.
         var proved = false
+        /// A column the step overwrites in place and its way back carries back as it is
+        /// (``StepAccount/Entry/changedOnly``): once the step ran, only the values it changed stay
+        /// in the archive.
+        var changedOnly = false
 
         init(table: String, column: String?, rows: String?, narrowing: Bool) {
             self.table = table
@@ -148,6 +152,7 @@ struct ArchivePlan: Sendable {
                 item.rowKeys = table.columns.map { RowKey(column: $0.name, key: $0.name) }
             }
             item.proved = item.column.map { column in proofs.contains { $0.table == item.table && $0.columns.contains { $0.name == column } } } ?? false
+            item.changedOnly = item.column.map { account.entries(table: item.table, column: $0) }.map { !$0.isEmpty && $0.allSatisfy { $0.changedOnly == true } } ?? false
             return item
         }
     }

@@ -120,6 +120,8 @@ extension StepArchive {
     /// what ``checkRestorable()`` kept, pair by pair in the order the step crosses them, each
     /// entry's names translated to the step's destination; removes the entries it used. Entries
     /// it cannot use stay, marked superseded (``supersededCount``), until pruned or restored on request.
+    /// The pair's other entries, which nothing will use any more (rows of a table a mapping made
+    /// anew, the way up's markers), are removed too: the pair is consumed.
     ///
     /// - Whole rows (of a table or entity the up step removed) go back into tables this step
     ///   recreated rather than filled by a mapping, where no row has their id yet and the rows
@@ -157,10 +159,11 @@ extension StepArchive {
                 restored += try restoreValues(restore, of: table, column, into: definition, of: target, madeAnew: madeAnew)
             }
             let pair = "a.step_from = \(connection.quoteLiteral(restore.key.from)) AND a.step_to = \(connection.quoteLiteral(restore.key.to))"
-            // The way up's markers served their check.
-            if entries.contains(where: { $0.column == WayBackProof.markerColumn }) {
-                try connection.execute("DELETE FROM \(archiveTable) AS a WHERE \(pair) AND a.column_name = \(connection.quoteLiteral(WayBackProof.markerColumn))")
-            }
+            // The pair's entries are consumed: what was put back is gone, what was not used is
+            // superseded (kept). What is left nothing will use any more: the way up's markers,
+            // which served their check, and entries no table or column of this step takes (rows
+            // of a table a mapping made anew). The next crossing the other way archives afresh.
+            try connection.execute("DELETE FROM \(archiveTable) AS a WHERE \(pair) AND NOT a.superseded")
         }
         return restored
     }

@@ -138,9 +138,11 @@ public final class StepArchive {
         }
     }
 
-    /// Once the step ran: sends what policies archived, and notes, for each archived column, what
-    /// the step left in its row (compare-and-restore compares with it): the column's value where
-    /// it survives, or the values a mapping derived from it where it was dropped.
+    /// Once the step ran and gave back what it restores (``restore()``): sends what policies
+    /// archived, and notes, for each archived column, what the step left in its row
+    /// (compare-and-restore compares with it): the column's value where it survives, or the values
+    /// a mapping derived from it where it was dropped. Of a ``ArchivePlan/Item/changedOnly`` item,
+    /// it then drops the entries whose row holds the value it had (``dropUnchanged(_:)``).
     func afterStep() throws {
         try flushPolicyValues(final: true)
         for item in archivedItems where !item.proved {
@@ -159,6 +161,7 @@ public final class StepArchive {
                 "UPDATE \(archiveTable) AS a SET left_value = \(left), compares = true "
                     + "FROM \(connection.qualified(schema, table)) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
                     + "AND a.column_name = $4 AND t.id = a.row_id AND NOT a.superseded", [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
+            try dropUnchanged(item)
         }
     }
 

@@ -123,8 +123,12 @@ public struct StepExecutor {
             try connection.sendWithNextRoundTrip(Statement(statement.sql, schema: schema))
             batch.statistics.statements += 1
         }
-        try archiving?.afterStep()
-        batch.statistics.rowsAffected += try archive.restore()
+        // What the step gives back is part of what it leaves: the archive notes what this step left
+        // in a row once the reverse pairs' values are back in it, so that the next way back finds
+        // the row as noted (else it would count the values given back here as the app's changes).
+        let restored = try archive.restore()
+        batch.statistics.rowsAffected += restored
+        batch.statistics.restoredEntries += restored
         batch.statistics.supersededEntries += archive.supersededCount
         batch.statistics.linksRestoredByTarget += archive.linksRestoredByTarget
         batch.statistics.recordedWayBacks += archive.recordedWayBacks
@@ -133,6 +137,7 @@ public struct StepExecutor {
             batch.statistics.provedColumns += proved
             batch.statistics.withheldProofs += options.archivePlan(of: step).items.filter(\.proved).count - proved
         }
+        try archiving?.afterStep()
         try archive.requireRestoredValues()
         if step.direction == .down { try restoreColumnOrder(after: step) }
         try runHook(\.didMigrate, "didMigrate", of: step)

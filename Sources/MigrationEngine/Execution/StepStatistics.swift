@@ -22,12 +22,16 @@ public struct StepStatistics: Sendable, Codable, Hashable {
     /// Tables whose values the way up did not archive were given back by the way back the archive
     /// recorded, the family's having changed since (``RecordedWayBack``).
     public var recordedWayBacks: Int = 0
+    /// Archived values and rows the step's way back gave back (compare-and-restore), counted in
+    /// ``rowsAffected`` too.
+    public var restoredEntries: Int = 0
 
-    public init(statements: Int = 0, rowsAffected: Int = 0, milliseconds: Double = 0, supersededEntries: Int = 0) {
+    public init(statements: Int = 0, rowsAffected: Int = 0, milliseconds: Double = 0, supersededEntries: Int = 0, restoredEntries: Int = 0) {
         self.statements = statements
         self.rowsAffected = rowsAffected
         self.milliseconds = milliseconds
         self.supersededEntries = supersededEntries
+        self.restoredEntries = restoredEntries
     }
 
     public static func + (lhs: StepStatistics, rhs: StepStatistics) -> StepStatistics {
@@ -35,6 +39,7 @@ public struct StepStatistics: Sendable, Codable, Hashable {
                                  milliseconds: lhs.milliseconds + rhs.milliseconds)
         sum.addArchiveCounts(of: lhs)
         sum.addArchiveCounts(of: rhs)
+        sum.restoredEntries = lhs.restoredEntries + rhs.restoredEntries
         return sum
     }
 
@@ -64,10 +69,10 @@ public struct StepStatistics: Sendable, Codable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case statements, rowsAffected, milliseconds, supersededEntries, provedColumns, withheldProofs, linksRestoredByTarget, recordedWayBacks
+        case statements, rowsAffected, milliseconds, supersededEntries, restoredEntries, provedColumns, withheldProofs, linksRestoredByTarget, recordedWayBacks
     }
 
-    /// (Reports written before the archive's counts decode with 0 for them.)
+    /// (Reports written before ``supersededEntries``, ``restoredEntries`` or the archive's counts decode with 0 for them.)
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         statements = try container.decode(Int.self, forKey: .statements)
@@ -78,5 +83,6 @@ public struct StepStatistics: Sendable, Codable, Hashable {
         withheldProofs = try container.decodeIfPresent(Int.self, forKey: .withheldProofs) ?? 0
         linksRestoredByTarget = try container.decodeIfPresent(Int.self, forKey: .linksRestoredByTarget) ?? 0
         recordedWayBacks = try container.decodeIfPresent(Int.self, forKey: .recordedWayBacks) ?? 0
+        restoredEntries = try container.decodeIfPresent(Int.self, forKey: .restoredEntries) ?? 0
     }
 }

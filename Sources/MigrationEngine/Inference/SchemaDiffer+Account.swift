@@ -27,13 +27,15 @@ extension SchemaDiffer {
 
     /// The rows where a source column holds a value, while the step runs.
     private func notNull(_ column: Column, of table: Table) -> StepAccount.RowSet {
-        StepAccount.RowSet("source.\(PlaceholderQuoting().quoteIdentifier(currentName(ofOldColumn: column.name, in: table.name))) IS NOT NULL")
+        StepAccount.RowSet("source.\(PlaceholderQuoting().quoteIdentifier(currentName(ofOldColumn: column.name, in: table.name))) IS NOT NULL",
+                           words: "the rows where it holds a value")
     }
 
     /// A column that becomes required with a default: the backfill writes the default over its
     /// NULLs, and the way back cannot tell them from real values, so the NULLs are archived.
     mutating func accountBackfill(_ column: Column, of table: Table, with value: DefaultValue, type: SQLType) {
-        let rows = StepAccount.RowSet("source.\(PlaceholderQuoting().quoteIdentifier(currentName(ofOldColumn: column.name, in: table.name))) IS NULL")
+        let rows = StepAccount.RowSet("source.\(PlaceholderQuoting().quoteIdentifier(currentName(ofOldColumn: column.name, in: table.name))) IS NULL",
+                                      words: "the rows where it is NULL")
         account.append(.init(kind: .column, table: table.name, column: column.name, property: property(column.origin), rows: rows),
                        .transformed(by: "the backfill of its NULLs with the default \(value.sql(for: type).text(schema: "", quoting: PlaceholderQuoting()))"),
                        overwritesInPlace: true)
@@ -65,7 +67,8 @@ extension SchemaDiffer {
         let q = PlaceholderQuoting()
         // Evaluated once the mappings ran (a mapping may retype rows into the sub-entity).
         let rows = StepAccount.RowSet("source.\"entity\" NOT IN (\(newOwners.map(q.quoteLiteral).joined(separator: ", "))) "
-            + "AND source.\(q.quoteIdentifier(currentName(ofOldColumn: oldColumn.name, in: oldTable.name))) IS NOT NULL")
+            + "AND source.\(q.quoteIdentifier(currentName(ofOldColumn: oldColumn.name, in: oldTable.name))) IS NOT NULL",
+            words: "the rows of \(losing.joined(separator: ", ")) where it holds a value")
         let what = property(newColumn.origin) ?? newColumn.name
         account.append(.init(kind: .column, table: oldTable.name, column: oldColumn.name, property: property(oldColumn.origin), rows: rows),
                        .destroyed(DestructiveChange(kind: .hideValues, table: oldTable.name, column: oldColumn.name, rows: rows.predicate,

@@ -36,7 +36,8 @@ extension SchemaDiffer {
                     }
                 }
                 emit(.deleteRows, .deleteEntityRows(table: target, entities: removed))
-                let rows = StepAccount.RowSet("source.\"entity\" IN (\(removed.map(PlaceholderQuoting().quoteLiteral).joined(separator: ", ")))")
+                let rows = StepAccount.RowSet("source.\"entity\" IN (\(removed.map(PlaceholderQuoting().quoteLiteral).joined(separator: ", ")))",
+                                              words: "the rows of \(removed.joined(separator: ", "))")
                 account.append(.init(kind: .rows, table: oldTable.name, property: removed.joined(separator: ", "), rows: rows),
                                .destroyed(DestructiveChange(kind: .deleteRows, table: oldTable.name, rows: rows.predicate,
                     detail: "deletes the rows of \(removed.joined(separator: ", ")), which no longer exist, from \(oldTable.name)")))

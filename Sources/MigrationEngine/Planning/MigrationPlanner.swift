@@ -42,7 +42,8 @@ public struct MigrationPlanner: Sendable {
                 let account = reverseAccount(of: pair)
                 reverseAccounts[key] = account
                 return account
-            }, wayBack: pairs.count == 1 ? mapping(from: pairs[0].destination.name, to: pairs[0].source.name) : nil)
+            }, wayBack: pairs.count == 1 ? mapping(from: pairs[0].destination.name, to: pairs[0].source.name) : nil,
+               wayBackHooked: pairs.count == 1 && registry.hooks(family: family.name, from: pairs[0].destination.name, to: pairs[0].source.name) != nil)
         }
         var steps: [MigrationStep] = []
         var pending: [ModelVersion] = []           // versions of the inferred run being fused

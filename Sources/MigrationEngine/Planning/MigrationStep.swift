@@ -63,6 +63,10 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
             if case let .mapped(model) = kind, let reverse = context.reverseAccounts.first ?? nil {
                 reverseProofs = WayBackProof.proofs(of: reverse, from: versions[1], to: versions[0], wayBack: model)
             }
+            if let names = account.names, !context.wayBackHooked, let wayBack = context.reverseAccounts.first ?? nil {
+                account.noteChangedOnly(ArchivePlan.changedOnly(account: account, names: names, sourceSchema: versions[0].relationalSchema(),
+                                                                destinationSchema: versions[1].relationalSchema(), wayBack: wayBack))
+            }
         }
         self.account = account
         let restores = ArchivePlan.restores(versions: versions, direction: direction, reverseAccounts: context.reverseAccounts, proofs: reverseProofs)
@@ -87,6 +91,9 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         /// For a single step: the family's mapping model for its pair crossed the other way (its
         /// way back), if there is one.
         var wayBack: MappingModel?
+        /// For a single step: whether hooks run when its pair is crossed the other way (Swift code
+        /// that may change any value the way back would otherwise carry back as it is).
+        var wayBackHooked = false
     }
 
     /// A fused step archives a value that more than one of its pairs changes: its pairs run one by one.

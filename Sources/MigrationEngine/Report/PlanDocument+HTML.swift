@@ -6,6 +6,10 @@ extension PlanDocument {
     /// `<pre>` with a note saying how to see it drawn.
     public func html(graphviz: Graphviz?) -> String {
         var body = "<h1>\(Self.escape(title))</h1>\n<p class=\"summary\">\(Self.escape(summary))</p>\n"
+        if !givenBack.isEmpty {
+            body += "<section class=\"given-back\">\n<h2>\(Self.escape(Self.givenBackHeading))</h2>\n<p>\(Self.escape(Self.givenBackSummary(givenBack)))</p>\n<ul>"
+                + Self.givenBackLines(givenBack).map { "<li>\(Self.escape($0))</li>" }.joined() + "</ul>\n</section>\n"
+        }
         body += "<p class=\"legend\">Marks: <span class=\"added\">added</span> · <span class=\"removed\">removed</span> · "
             + "<span class=\"renamed\">renamed or moved</span> · <span class=\"changed\">changed</span></p>\n"
         for section in sections {
@@ -26,6 +30,12 @@ extension PlanDocument {
                         + "<td>\(Self.escape(row.detail))</td><td>\(Self.escape(row.responsible))</td></tr>\n"
                 }
                 body += "</tbody>\n</table>\n"
+                let predicates = section.rows.filter { $0.rowsSQL != nil }
+                if !predicates.isEmpty {
+                    body += "<details><summary>Which rows, as SQL (\(predicates.count))</summary>\n<dl class=\"rows-sql\">"
+                        + predicates.map { "<dt>\(Self.escape($0.source))</dt><dd><pre class=\"sql\">\(Self.escape($0.rowsSQL!))</pre></dd>" }.joined()
+                        + "</dl>\n</details>\n"
+                }
             }
             if !section.statements.isEmpty {
                 let count = section.statements.count

@@ -8,6 +8,9 @@ extension PlanDocument {
     public func markdown() -> String {
         let text = MarkdownText.inline
         var out = "# \(text(title))\n\n\(text(summary))\n"
+        if !givenBack.isEmpty {
+            out += "\n## \(text(Self.givenBackHeading))\n\n\(text(Self.givenBackSummary(givenBack)))\n\n" + Self.givenBackLines(givenBack).map { "- \(text($0))\n" }.joined()
+        }
         for section in sections {
             out += "\n## \(text(section.heading)): \(text(section.resolution))\n\n"
             if !section.problems.isEmpty {
@@ -20,6 +23,12 @@ extension PlanDocument {
                 out += "\nWhere the data goes:\n\n| Source | Fate | Where, or how | Responsible |\n| --- | --- | --- | --- |\n"
                 for row in section.rows {
                     out += "| \(text(row.source)) | **\(row.fate.rawValue)** | \(text(row.detail)) | \(text(row.responsible)) |\n"
+                }
+                let predicates = section.rows.filter { $0.rowsSQL != nil }
+                if !predicates.isEmpty {
+                    out += "\n<details><summary>Which rows, as SQL (\(predicates.count))</summary>\n\n"
+                        + predicates.map { "\(text($0.source)):\n\n" + MarkdownText.fenced($0.rowsSQL!, language: "sql") + "\n" }.joined(separator: "\n")
+                        + "</details>\n"
                 }
             }
             if !section.statements.isEmpty {

@@ -15,6 +15,8 @@ public struct PlanDocument: Sendable {
     public var summary: String
     /// One section per step.
     public var sections: [Section]
+    /// For a tenant's plan: what its archive gives back on the way (``ArchiveGivenBack``).
+    public var givenBack: [ArchiveGivenBack] = []
 
     /// One step.
     public struct Section: Sendable {
@@ -59,6 +61,9 @@ public struct PlanDocument: Sendable {
         public var detail: String
         /// The mapping model or policy responsible, or `inferred`.
         public var responsible: String
+        /// Which rows, as the SQL predicate the step counts and archives them with, when
+        /// ``source`` names only some rows (it says which in words): for the detail view.
+        public var rowsSQL: String? = nil
     }
 
     /// A document of these parts.
@@ -71,7 +76,8 @@ public struct PlanDocument: Sendable {
     /// The document of `plan`, its SQL rendered for `schema` with `.postgreSQL` quoting.
     ///
     /// - Parameter subject: Who the plan is for (`tenant acme (schema tenant_acme)`), if anyone.
-    public init(plan: MigrationPlan, schema: String, subject: String? = nil) {
+    /// - Parameter givenBack: what the tenant's archive gives back on the way.
+    public init(plan: MigrationPlan, schema: String, subject: String? = nil, givenBack: [ArchiveGivenBack] = []) {
         let count = plan.steps.count
         self.init(
             title: "\(plan.family): \(plan.source.name) → \(plan.destination.name)",
@@ -82,6 +88,7 @@ public struct PlanDocument: Sendable {
                 Section(step: step, heading: "Step \(index + 1) of \(count): " + step.versions.map(\.name).joined(separator: " → "), schema: schema)
             }
         )
+        self.givenBack = givenBack
     }
 
     /// Every adjacent pair of `planner`'s family, both ways, as `check` sees them: mapped, inferred,
@@ -111,6 +118,21 @@ public struct PlanDocument: Sendable {
             sections: sections
         )
     }
+
+    /// The heading of ``givenBack``.
+    public static let givenBackHeading = "Given back from the tenant's archive"
+
+    /// What a tenant's archive gives back, in a sentence that introduces ``givenBackLines(_:)``.
+    public static func givenBackSummary(_ givenBack: [ArchiveGivenBack]) -> String {
+        let total = givenBack.reduce(0) { $0 + $1.entries }
+        return "The tenant's archive holds \(total) entr\(total == 1 ? "y" : "ies") that earlier steps the other way took; "
+            + "this plan puts them back where the rows still hold what those steps left (compare-and-restore), by the pair that took them:"
+    }
+
+    /// One line per pair: `v3 → v2: 7 links of Issue.status, 15 values of Issue.dueDate`.
+    public static func givenBackLines(_ givenBack: [ArchiveGivenBack]) -> [String] {
+        givenBack.map { "\($0.pair): \($0.items.map(\.sentence).joined(separator: ", "))" }
+    }
 }
 
 extension PlanDocument.Section {
@@ -126,7 +148,7 @@ extension PlanDocument.Section {
         }
         self.init(
             heading: heading, resolution: resolution, diagram: diagram, changes: diagram.changeList,
-            rows: PlanDocument.AccountRow.rows(of: step.account, responsible: responsible),
+            rows: PlanDocument.AccountRow.rows(of: step.account, responsible: responsible, schema: schema),
             statements: step.describe(inSchema: schema, quoting: .postgreSQL), problems: []
         )
     }
@@ -136,23 +158,31 @@ extension PlanDocument.AccountRow {
     /// The account's entries as table rows. A destroyed item in a named table is archived (the
     /// archive copies it and the way down restores it); one with no table is lost; a value written
     /// over in place is transformed, its old values archived.
-    static func rows(of account: StepAccount, responsible: String) -> [PlanDocument.AccountRow] {
+    static func rows(of account: StepAccount, responsible: String, schema: String) -> [PlanDocument.AccountRow] {
         account.entries.map { entry in
-            let source = entry.item.description
-            switch entry.fate {
-            case let .carried(location):
-                return .init(source: source, fate: .carried, detail: "to \(location)" + (entry.wayBackCheck.map { "; " + $0 } ?? ""), responsible: responsible)
-            case let .transformed(by):
-                let detail = "by \(by)" + (entry.overwritesInPlace == true ? "; the old values go to the archive" : "")
-                    + (entry.wayBackCheck.map { "; " + $0 } ?? "")
-                // A policy names itself first: `policy RecipeTypeToEntree (mapping Recipe)`.
-                let policy = by.hasPrefix("policy ") ? by.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces) : nil
-                return .init(source: source, fate: .transformed, detail: detail, responsible: policy ?? responsible)
-            case let .destroyed(change):
-                let fate: PlanDocument.Fate = change.table.isEmpty ? .lost : .archived
-                let detail = change.detail + (change.dependsOnData ? " (where rows match; counted when the step runs)" : "")
-                return .init(source: source, fate: fate, detail: detail, responsible: responsible)
-            }
+            var row = row(of: entry, responsible: responsible)
+            row.rowsSQL = entry.item.rows.map { $0.sql.text(schema: schema, quoting: .postgreSQL) }
+            return row
+        }
+    }
+
+    private static func row(of entry: StepAccount.Entry, responsible: String) -> PlanDocument.AccountRow {
+        let source = entry.item.description
+        switch entry.fate {
+        case let .carried(location):
+            return .init(source: source, fate: .carried, detail: "to \(location)" + (entry.wayBackCheck.map { "; " + $0 } ?? ""), responsible: responsible)
+        case let .transformed(by):
+            let archive = entry.changedOnly == true ? "; the values it changes go to the archive (the way back carries the others back as they are)"
+                : "; the old values go to the archive"
+            let detail = "by \(by)" + (entry.overwritesInPlace == true ? archive : "")
+                + (entry.wayBackCheck.map { "; " + $0 } ?? "")
+            // A policy names itself first: `policy RecipeTypeToEntree (mapping Recipe)`.
+            let policy = by.hasPrefix("policy ") ? by.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces) : nil
+            return .init(source: source, fate: .transformed, detail: detail, responsible: policy ?? responsible)
+        case let .destroyed(change):
+            let fate: PlanDocument.Fate = change.table.isEmpty ? .lost : .archived
+            let detail = change.detail + (change.dependsOnData ? " (where rows match; counted when the step runs)" : "")
+            return .init(source: source, fate: fate, detail: detail, responsible: responsible)
         }
     }
 }

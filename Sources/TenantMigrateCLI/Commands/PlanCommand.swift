@@ -54,7 +54,8 @@ struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
         if json { return try Console.printJSON(report) }
         if format != .text {
             let plan = try migrator.plan(from: report.source, to: report.destination)
-            return format.print(PlanDocument(plan: plan, schema: report.schema, subject: report.tenant.map { "tenant \($0) (schema \(report.schema))" }))
+            return format.print(PlanDocument(plan: plan, schema: report.schema, subject: report.tenant.map { "tenant \($0) (schema \(report.schema))" },
+                                             givenBack: report.givenBack ?? []))
         }
         let subject = report.tenant.map { "tenant \($0) (schema \(report.schema))" } ?? "schema \(report.schema)"
         guard !report.isEmpty else {
@@ -72,30 +73,18 @@ struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
             }
         }
         printLosses(LossListing(archived: report.archived, lost: report.lost, dataDependent: report.dataDependentLosses))
-        if let tenant = report.tenant {
-            printGivenBack(try await migrator.archiveUsage(tenant: tenant), report: report, versions: migrator.family.versionNames)
-        }
+        printGivenBack(report.givenBack ?? [])
         printOnline(report.steps.compactMap(\.online))
         Console.line("")
         Console.line("nothing was run")
     }
 
-    /// What the tenant's archive holds from steps the other way across the pairs this plan crosses:
-    /// the plan gives it back, where the rows still hold what those steps left.
-    private func printGivenBack(_ usage: [ArchiveUsage], report: MigrationPlanReport, versions: [String]) {
-        guard let source = versions.firstIndex(of: report.source), let destination = versions.firstIndex(of: report.destination) else { return }
-        let span = min(source, destination)...max(source, destination)
-        let back = usage.map(\.usage).filter { entry in
-            guard let from = versions.firstIndex(of: entry.stepFrom), let to = versions.firstIndex(of: entry.stepTo) else { return false }
-            // Taken the other way: down when the plan goes up, and up when it goes down.
-            return entry.entries > 0 && span.contains(from) && span.contains(to) && (from > to) == (destination > source)
-        }
-        guard !back.isEmpty else { return }
-        let total = back.reduce(0) { $0 + $1.entries }
+    /// What the tenant's archive gives back on the way (``ArchiveGivenBack``), per pair, entity and attribute.
+    private func printGivenBack(_ givenBack: [ArchiveGivenBack]) {
+        guard !givenBack.isEmpty else { return }
         Console.line("")
-        Console.line(TextStyle.output.green("GIVEN BACK: the tenant's archive holds \(total) entr\(total == 1 ? "y" : "ies") from earlier steps the other way; "
-            + "this plan restores them where the rows still hold what those steps left:"))
-        back.forEach { Console.line("  - \($0.stepFrom) → \($0.stepTo): \($0.entries) entr\($0.entries == 1 ? "y" : "ies")") }
+        Console.line(TextStyle.output.green("GIVEN BACK: " + PlanDocument.givenBackSummary(givenBack)))
+        PlanDocument.givenBackLines(givenBack).forEach { Console.line("  - " + $0) }
     }
 
     /// How the plan runs with --online: the step that decides it.

@@ -13,7 +13,8 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
                 object in the tenant schema that the model does not define (triggers, functions, views, sequences, \
                 row-level security policies, rules, types, …) or a CREATE right on the schema for another role. \
                 With --strict, also tables whose columns are in another order than the model's (a rollback or an \
-                added attribute appends columns).
+                added attribute appends columns); with --strict --reorder, first puts them back in model order \
+                (tables of at most 10,000 rows, each tenant in one transaction under its lock), as a rollback does.
                 """
         )
     }
@@ -22,12 +23,23 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     @Option(name: .long, help: ArgumentHelp("Verify only this tenant (repeatable). Default: all.", valueName: "name"))
     var tenant: [String] = []
     @Flag(help: "Also report tables whose columns are in another order than the model's (for apps that read columns by position: SELECT *, positional decoding).") var strict = false
+    @Flag(help: "With --strict: first rebuild the tables whose columns are out of model order (at most 10,000 rows each), then verify.") var reorder = false
     @Flag(help: "Print JSON.") var json = false
 
     var printsJSON: Bool { json }
 
+    func validate() throws {
+        if reorder && !strict { throw ValidationError("--reorder puts columns in model order for --strict; give both") }
+    }
+
     func perform() async throws {
         let (migrator, database) = try options.makeMigratorAndDatabase()
+        let rebuilt = reorder ? try await migrator.reorderColumns(tenants: tenant.isEmpty ? nil : tenant) : [:]
+        if !json {
+            for (name, tables) in rebuilt.sorted(by: { $0.key < $1.key }) {
+                Console.line("\(name): put the columns of \(tables.joined(separator: ", ")) back in model order")
+            }
+        }
         let reports = try await migrator.verify(tenants: tenant.isEmpty ? nil : tenant, strict: strict)
         let drifted = reports.filter { !$0.isClean }.count
         if json {
@@ -53,7 +65,9 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
                 + "the columns, their types, data and constraints match the model. --strict reports it for apps that read columns by position "
                 + "(SELECT *, positional decoding); plain verify compares columns by name. PostgreSQL appends the columns a migration adds; "
                 + "a rollback puts a table of at most 10,000 rows back in model order, a larger one keeps its order "
-                + "(docs/Archive.md, \"Column order after a rollback\").")
+                + "(docs/Archive.md, \"Column order after a rollback\"). To rebuild them in model order now: "
+                + "tenant-migrate verify --strict --reorder " + orderOnly.map { "--tenant \($0.tenant)" }.joined(separator: " ")
+                + " (tables of at most 10,000 rows, each tenant in one transaction under its lock).")
         }
         let count = "\(reports.count) tenant\(reports.count == 1 ? "" : "s")"
         Console.line((drifted > 0 ? "\(drifted) of \(count) drifted" : "\(count) verified, no drift") + database.summaryNote)

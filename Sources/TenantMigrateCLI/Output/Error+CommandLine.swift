@@ -72,13 +72,10 @@ enum CommandLineMessage {
     private static func text(for error: TenantMigrationError, mode: MigrationRunMode) -> String? {
         let tenant = error.tenant, target = error.toVersion
         switch error.reason {
-        case .stepFailed where mode.isTrial:
-            let path = "\(error.fromVersion) → \(target)"
-            return "tenant \(tenant): " + (mode == .rehearse ? "rehearsal of \(path) failed" : "dry run of \(path) would fail")
-                + (error.failedStep.map { " in step \($0)" } ?? "")
-                + "; everything was rolled back, nothing was changed"
-                + (error.underlying.map { ". Cause: " + describe($0) } ?? "")
         case .stepFailed:
+            // (A trial's own words, where the error does not know them yet.)
+            var error = error
+            if mode.isTrial { error.mode = mode }
             return error.summary + (error.underlying.map { ". Cause: " + describe($0) } ?? "")
         case .lockTimeout:
             return error.summary + ". Retry when the database is quieter, or raise --lock-timeout / --max-attempts"

@@ -77,6 +77,11 @@ extension FleetReport {
         Console.line("\(creating ? "Created" : "Moved") tenants \(creating ? "at" : "to") \(family) \(target) "
             + "in \(Duration.milliseconds(milliseconds).commandLineText): \(migrated) \(verb), \(skipped) \(creating ? "skipped" : "already there"), "
             + failures + pinnedNote + (notStarted > 0 ? ", \(notStarted) not started" : "") + databaseNote)
+        let restored = entries.reduce(0) { $0 + ($1.restoredEntries ?? 0) }
+        if restored > 0 {
+            Console.line("Given back from the tenants' archives: \(restored) archived value\(restored == 1 ? "" : "s") and rows "
+                + "(compare-and-restore: where the rows still held what the earlier way left).")
+        }
         if pinned > 0 {
             Console.line("Pinned tenants stay where they are: `migrate --tenant NAME` moves one (and clears its pin), `tenant unpin NAME` releases it.")
         }

@@ -8,7 +8,8 @@ import TenantMigrator
 /// ```
 /// {"family", "target", "operation", "mode", "startedAt", "milliseconds", "interrupted",
 ///  "summary": {"total", "<moved>", "skipped", "failed", "notStarted", "pinned"},
-///  "entries": [{"tenant", "outcome", "fromVersion", "toVersion", "milliseconds", "rowsAffected", "error", "sqlState", "online"}],
+///  "entries": [{"tenant", "outcome", "fromVersion", "toVersion", "milliseconds", "rowsAffected", "restoredEntries",
+///               "supersededEntries", "error", "sqlState", "online"}],
 ///  "error": {"message", "sqlState"}}
 /// ```
 ///
@@ -30,6 +31,8 @@ struct MoveDocument: Encodable {
         var supersededEntries: Int? = nil
         /// Proofs by the way back made and withheld, links restored by target, recorded ways back.
         var archive: StepStatistics.ArchiveCounts? = nil
+        /// Archived values and rows the run gave back from the archive (counted in `rowsAffected` too).
+        var restoredEntries: Int? = nil
         var error: String?
         var sqlState: String?
         var online: OnlineProgress?
@@ -64,7 +67,7 @@ struct MoveDocument: Encodable {
         let entries = report.entries.map { entry in
             Entry(tenant: entry.tenant, outcome: entry.outcome == .migrated ? moved : entry.outcome.rawValue, fromVersion: entry.fromVersion,
                   toVersion: entry.toVersion, milliseconds: entry.milliseconds, rowsAffected: entry.rowsAffected,
-                  supersededEntries: entry.supersededEntries, archive: entry.archive, error: entry.error, sqlState: entry.sqlState, online: entry.online)
+                  supersededEntries: entry.supersededEntries, archive: entry.archive, restoredEntries: entry.restoredEntries, error: entry.error, sqlState: entry.sqlState, online: entry.online)
         }
         self.init(family: report.family, target: report.target, operation: operation, mode: report.mode, startedAt: report.startedAt,
                   milliseconds: report.milliseconds, interrupted: report.interrupted, entries: entries,
@@ -98,6 +101,7 @@ struct MoveDocument: Encodable {
                          milliseconds: result.milliseconds, rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil,
                          supersededEntries: result.outcome == .migrated && result.statistics.supersededEntries > 0 ? result.statistics.supersededEntries : nil,
                          archive: result.outcome == .migrated ? result.statistics.archiveCounts : nil,
+                         restoredEntries: result.outcome == .migrated && result.statistics.restoredEntries > 0 ? result.statistics.restoredEntries : nil,
                          error: result.error, sqlState: result.sqlState, online: result.online)
         }
         self.init(family: family, target: target, operation: operation, mode: mode, startedAt: startedAt,

@@ -7,7 +7,9 @@ extension TenantMigrationResult {
     /// the first row, when one did not come back).
     func printLine(mode: MigrationRunMode = .apply, operation: MigrationRequest.Operation = .migrate) {
         let style = TextStyle.output
+        let restored = statistics.restoredEntries
         let rows = "\(statistics.rowsAffected) row\(statistics.rowsAffected == 1 ? "" : "s")"
+            + (restored > 0 ? ", \(restored) archived value\(restored == 1 ? "" : "s") given back" : "")
         let time = Duration.milliseconds(milliseconds).commandLineText
         let back = operation == .rollback
         if mode.isTrial, outcome == .migrated {

@@ -49,7 +49,9 @@ extension TenantMigrator {
                 throw TenantMigratorError.familyMismatch(tenant: name, recorded: record.family, configured: family.name)
             }
             let plan = try planner.plan(from: record.version, to: destination)
-            return (plan, MigrationPlanReport(plan: plan, tenant: name.rawValue, schema: record.schema))
+            var report = MigrationPlanReport(plan: plan, tenant: name.rawValue, schema: record.schema)
+            report.givenBack = try ArchiveGivenBack.along(plan, inSchema: record.schema, on: connection)
+            return (plan, report)
         }
     }
 
@@ -189,6 +191,9 @@ public struct MigrationPlanReport: Sendable, Codable {
     public var destination: String
     public var direction: MigrationDirection
     public var steps: [Step]
+    /// Planned for a tenant: what its archive gives back on the way, per pair the plan crosses,
+    /// counted per entity and attribute (empty when nothing; nil when planned without a tenant).
+    public var givenBack: [ArchiveGivenBack]?
 
     /// Every change that drops data, over all steps.
     public var destructiveChanges: [DestructiveChange] { steps.flatMap(\.destructiveChanges) }

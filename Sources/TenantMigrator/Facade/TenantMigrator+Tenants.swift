@@ -1,4 +1,5 @@
 import EntityModel
+import MigrationEngine
 
 extension TenantMigrator {
     /// Creates a tenant at `version` (the latest by default), in one transaction.
@@ -65,6 +66,30 @@ extension TenantMigrator {
         }) { connection in
             let selected = try names ?? catalog.tenants(family: family, on: connection).map(\.name)
             return try selected.map { try lifecycle.verify($0, on: connection, strict: strict) }
+        }
+    }
+
+    /// Puts the columns of the tenants' tables back in model order where they are not (columns an
+    /// up migration appended), as a rollback does: tables of at most
+    /// ``ColumnOrderRebuild/smallTableRows`` rows, each tenant in one transaction under its lock
+    /// (``ColumnOrderRebuild``). Returns the tables rebuilt per tenant (tenants with none left out).
+    ///
+    /// - Throws: ``TenantMigratorError/unknownTenant(_:)``. Waits for a migration of a tenant to end.
+    public func reorderColumns(tenants names: [String]? = nil) async throws -> [String: [String]] {
+        let names = try names.map { try $0.map(TenantName.init) }
+        let catalog = self.catalog, family = self.family
+        return try await withConnection { connection in
+            var rebuilt: [String: [String]] = [:]
+            for name in try names ?? catalog.tenants(family: family.name, on: connection).map(\.name) {
+                let tables = try connection.transaction { connection in
+                    try catalog.lockTenant(name, on: connection)
+                    let record = try catalog.requireTenant(name, on: connection)
+                    guard record.family == family.name, let version = family.version(named: record.version) else { throw TenantMigratorError.unknownTenant(name) }
+                    return try ColumnOrderRebuild.rebuild(version, inSchema: record.schema, on: connection)
+                }
+                if !tables.isEmpty { rebuilt[name.rawValue] = tables }
+            }
+            return rebuilt
         }
     }
 }

@@ -34,6 +34,8 @@ public struct FleetReport: Sendable, Codable {
         /// What else the archive showed (proofs made and withheld, links restored by target, ways
         /// back the archive recorded); nil when nothing.
         public var archive: StepStatistics.ArchiveCounts? = nil
+        /// Archived values and rows its way back gave back from the archive; nil when none.
+        public var restoredEntries: Int? = nil
         /// How the tenant ran when the run was asked to go online (`--online`, `--online-above`):
         /// its mode (offline too, when found small), progress and the app's waits.
         public var online: OnlineProgress? = nil

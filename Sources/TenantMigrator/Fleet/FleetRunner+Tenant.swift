@@ -46,6 +46,7 @@ extension FleetRunner {
                                                 rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil, online: result.online)
             if result.outcome == .migrated, result.statistics.supersededEntries > 0 { entry.supersededEntries = result.statistics.supersededEntries }
             if result.outcome == .migrated { entry.archive = result.statistics.archiveCounts }
+            if result.outcome == .migrated, result.statistics.restoredEntries > 0 { entry.restoredEntries = result.statistics.restoredEntries }
             return TenantLine(entry: entry)
         } catch let error as TenantMigrationError where error.isInterruption {
             return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,

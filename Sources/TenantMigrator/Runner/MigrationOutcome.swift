@@ -91,6 +91,9 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
     /// connection was lost before it could be written; a fleet run then records it on a new
     /// connection.
     public var isRecorded: Bool = false
+    /// The run's mode: a trial (``MigrationRunMode/dryRun``, ``MigrationRunMode/rehearse``) says
+    /// that it would fail, and that nothing was changed, where a real run says that it was rolled back.
+    public var mode: MigrationRunMode = .apply
 
     /// Whether the run was stopped before this tenant changed anything.
     public var isInterruption: Bool {
@@ -153,6 +156,9 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
     public var summary: String {
         let path = "\(fromVersion) → \(toVersion)"
         switch reason {
+        case .stepFailed where mode.isTrial:
+            return "tenant \(tenant): " + (mode == .rehearse ? "rehearsal of \(path) failed" : "dry run of \(path) would fail")
+                + (failedStep.map { " in step \($0)" } ?? "") + "; everything was rolled back, nothing was changed"
         case .stepFailed:
             var text = "tenant \(tenant): migration \(path) failed"
             if let failedStep { text += " in step \(failedStep)" }

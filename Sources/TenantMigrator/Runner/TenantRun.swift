@@ -165,6 +165,7 @@ struct TenantRun {
             underlying: lockTimedOut ? error : state.runningStep.map { FailureDiagnosis.explaining(error, in: $0.step, schema: $0.schema, on: connection) } ?? error,
             attempts: attempt, milliseconds: elapsed()
         )
+        failure.mode = request.mode
         logger.error("\(failure)", metadata: ["step": "\(from) → \(destination.name)"])
         failure.isRecorded = request.mode.isTrial || runner.recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
         return failure

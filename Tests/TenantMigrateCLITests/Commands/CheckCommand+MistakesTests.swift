@@ -74,4 +74,23 @@ struct CheckCommandMistakesTests {
             }
         }
     }
+
+    /// The account of the Markdown and HTML documents (`check`, `plan`) says which rows in model
+    /// terms: no SQL predicate, no `{schema}` placeholder where a sentence belongs. The predicate
+    /// stays available in a detail, written for the schema.
+    @Test func theAccountSaysWhichRowsInWords() async throws {
+        let family = ["--migrations", PackagePaths.bugTrackerFamily.path]
+        for arguments in [["check", "--offline"], ["plan", "--offline", "--from", "v3", "--to", "v2"], ["plan", "--offline", "--from", "v2", "--to", "v3"]] {
+            for format in ["markdown", "html"] {
+                let output = try await TenantMigrateExecutable.run(arguments + ["--format", format] + family)
+                #expect(output.status == 0, "\(arguments) \(format): \(output.stderr)")
+                #expect(!output.stdout.contains("{schema}"), "\(arguments) \(format)")
+                // The account's rows, without their SQL details.
+                let rows = format == "markdown" ? output.stdout.split(separator: "\n").filter { $0.hasPrefix("| ") }.joined(separator: "\n")
+                    : output.stdout.components(separatedBy: "<tbody>").dropFirst().map { $0.components(separatedBy: "</tbody>")[0] }.joined()
+                #expect(!rows.isEmpty && !rows.contains("SELECT") && !rows.contains("source.\""), "\(arguments) \(format): \(rows)")
+                #expect(output.stdout.localizedCaseInsensitiveContains("which rows, as SQL"), "\(arguments) \(format)")
+            }
+        }
+    }
 }

@@ -77,6 +77,28 @@ struct MigrateCommandJSONTests {
 
     /// The text says the same: "rolled back" for a rollback, and a rehearsal says that the way back
     /// gave every value back.
+    /// A trial that fails says so in its own words in each tenant's entry too, as its document's
+    /// error does: `dry run of v1 → v3 would fail …; nothing was changed`, not `migration v1 → v3
+    /// failed … the tenant is still at v1`; a real run keeps the latter.
+    @Test func aFailingTrialSpeaksAsATrialInItsEntries() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            #expect(try await bugTracker(["tenant", "create", "acme", "--version", "v1"], on: conninfo).status == 0)
+            // Its schema changed by hand: v2 → v3 cannot read Issue.status.
+            try Connection(conninfo).execute("ALTER TABLE tenant_acme.issue DROP COLUMN status")
+            for (arguments, words) in [(["migrate", "--tenant", "acme", "--dry-run"], "dry run of v1 → v3 would fail"),
+                                       (["migrate", "--all", "--dry-run"], "dry run of v1 → v3 would fail"),
+                                       (["migrate", "--tenant", "acme", "--rehearse"], "rehearsal of v1 → v3 failed"),
+                                       (["migrate", "--all", "--rehearse"], "rehearsal of v1 → v3 failed"),
+                                       (["migrate", "--tenant", "acme"], "migration v1 → v3 failed")] {
+                let run = try await document(arguments, on: conninfo)
+                let error = ((run.object["entries"] as? [[String: Any]])?.first?["error"] as? String) ?? ""
+                #expect(run.status == 1 && error.hasPrefix("tenant acme: " + words), "\(arguments): \(run.stdout)")
+                let trial = arguments.contains("--dry-run") || arguments.contains("--rehearse")
+                #expect(trial ? error.contains("nothing was changed") : error.contains("the tenant is still at v1"), "\(arguments): \(error)")
+            }
+        }
+    }
+
     @Test func theTextSaysWhatHappened() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             #expect(try await bugTracker(["tenant", "create", "acme", "--version", "v1"], on: conninfo).status == 0)

@@ -46,4 +46,10 @@ struct BugTrackerMistake {
             $0.replacingOccurrences(of: "distinct: \"lower(btrim(source.status))\"", with: "distinct: \"lower(btrim(state))\"")
         }])
     }
+
+    /// Not a mistake: v3's Issue.priority with `default: 0`, as a new user writes it. The step then
+    /// runs the mapping's `coalesce(source.priority, 0)` and the backfill of the default.
+    static func priorityWithDefault() throws -> BugTrackerMistake {
+        try BugTrackerMistake(["v3.yaml": { $0.replacingOccurrences(of: "priority: { type: int32 }", with: "priority: { type: int32, default: 0 }") }])
+    }
 }
