@@ -51,7 +51,7 @@ struct CanonicalModelSerializer {
             [
                 "attribute", owner, CanonicalText.quoted(attribute.name),
                 "column", CanonicalText.quoted(attribute.columnName),
-                "type", attribute.type.rawValue,
+                "type", attribute.type.rawValue + (attribute.columnType.map { " sqlType " + CanonicalText.quoted($0.rawValue) } ?? ""),
                 "optional", CanonicalText.flag(attribute.isOptional),
                 "default", attribute.defaultValue?.canonicalText ?? "-",
                 "unique", CanonicalText.flag(attribute.isUnique),

@@ -36,7 +36,7 @@ extension ImportPlan {
             return
         }
         draft.readColumns.insert(column.name)
-        let (type, isExact) = CatalogText.attributeType(for: column.type)
+        let (type, columnType, isExact) = CatalogText.attributeType(for: column.type)
         if !isExact {
             note(.adapted, element, "its type \(column.type) is carried as \(type.rawValue) (\(type.sqlType.catalogName)); adopting needs ALTER TABLE to change it")
         }
@@ -44,7 +44,11 @@ extension ImportPlan {
         var defaultValue: DefaultValue?
         if let expression = column.defaultExpression {
             defaultValue = CatalogText.defaultValue(expression, as: type)
-            if defaultValue == nil { note(.notExpressed, element, "its default \(expression) is not a constant the model can write") }
+            if defaultValue == nil, CatalogText.isExpressibleDefault(expression) {
+                defaultValue = .expression(expression)
+            } else if defaultValue == nil {
+                note(.notExpressed, element, "its default \(expression) is generated or draws from a sequence, which the model does not carry")
+            }
         }
         let owner = draft.owner(of: column.name)
         let isUnique = draft.table.uniqueConstraints.contains([column.name])
@@ -55,7 +59,7 @@ extension ImportPlan {
             draft.readIndexes.insert(index)
         }
         draft.attributes[owner, default: []].append(Attribute(
-            name: name, type: type, isOptional: owner == draft.name && column.isNullable, defaultValue: defaultValue,
+            name: name, type: type, columnType: columnType, isOptional: owner == draft.name && column.isNullable, defaultValue: defaultValue,
             isUnique: isUnique, isIndexed: isIndexed, columnOverride: name.snakeCased == column.name ? nil : column.name
         ))
     }

@@ -7,11 +7,15 @@ struct VersionFileDecoder {
     static let versionKeys = ["entities"]
     static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract"]
     static let attributeKeys = [
-        "type", "optional", "default", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing",
+        "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing",
     ]
     static let relationshipKeys = [
         "destination", "toMany", "inverse", "deleteRule", "optional", "minCount", "maxCount", "renamingIdentifier", "column",
     ]
+
+    /// The types a version file may name, for messages.
+    static let typesSpelledOut = AttributeType.spelledOut
+        + ", or a PostgreSQL type such as varchar(255), numeric(12,2), timestamp(3), pg.date, text[] (see docs/ModelFormat.md)"
 
     private var reader: YAMLReader
 
@@ -71,7 +75,7 @@ struct VersionFileDecoder {
     }
 
     private mutating func decodeAttribute(_ entry: YAMLReader.Entry, of entity: String) -> Attribute? {
-        let required = (key: "type", withWhat: "one of: \(AttributeType.spelledOut)")
+        let required = (key: "type", withWhat: "one of: \(Self.typesSpelledOut)")
         guard let (what, entries, typeNode) = propertyEntries(entry, "attribute", of: entity, Self.attributeKeys, required) else { return nil }
         // An attribute whose type is unknown is kept (as a string) so its name is still checked.
         var attribute = Attribute(name: entry.key, type: .string, location: reader.location(of: entry.keyNode))
@@ -80,8 +84,12 @@ struct VersionFileDecoder {
             if let type = AttributeType(rawValue: typeName) {
                 attribute.type = type
                 typeIsKnown = true
+            } else if let sqlType = PostgreSQLTypeName.parse(typeName) {
+                attribute.type = PostgreSQLTypeName.kind(of: sqlType)
+                attribute.columnType = attribute.type.sqlType == sqlType ? nil : sqlType
+                typeIsKnown = true
             } else {
-                reader.report(typeNode, "\(what) has unknown type \"\(typeName)\"; the types are: \(AttributeType.spelledOut).")
+                reader.report(typeNode, "\(what) has unknown type \"\(typeName)\"; the types are: \(Self.typesSpelledOut).")
             }
         }
         for item in entries {
@@ -93,6 +101,15 @@ struct VersionFileDecoder {
             case "renamingIdentifier": attribute.renamingIdentifier = reader.string(item.value, what: "renamingIdentifier of \(what)")
             case "column": attribute.columnOverride = reader.string(item.value, what: "column of \(what)")
             case "default" where typeIsKnown: attribute.defaultValue = decodeDefault(item.value, type: attribute.type, what: what)
+            case "defaultExpression":
+                guard let expression = reader.string(item.value, what: "defaultExpression of \(what)") else { continue }
+                if reader.value("default", in: entries).map(reader.isNull) == false {
+                    reader.report(item.value, "\(what) has both default and defaultExpression; give one.")
+                } else if expression.allSatisfy(\.isWhitespace) || expression.contains(where: \.isNewline) {
+                    reader.report(item.value, "the defaultExpression of \(what) must be one line of SQL, such as now().")
+                } else {
+                    attribute.defaultValue = .expression(expression)
+                }
             default: break
             }
         }

@@ -68,7 +68,7 @@ struct RelationalMapper {
     ) {
         let column = attribute.columnName
         builder.columns.append(Column(
-            name: column, type: attribute.type.sqlType, isNullable: attribute.isOptional || isSubentity,
+            name: column, type: attribute.sqlType, isNullable: attribute.isOptional || isSubentity,
             defaultValue: attribute.defaultValue, origin: .attribute(entity: entity, attribute: attribute.name)
         ))
         if isSubentity && !attribute.isOptional { builder.requireColumn(column, forEntities: requiredFor) }

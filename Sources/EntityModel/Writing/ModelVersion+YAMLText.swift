@@ -59,9 +59,13 @@ private extension Entity {
 
 private extension Attribute {
     var yamlKeys: [(key: String, value: String)] {
-        var keys: [(key: String, value: String)] = [("type", type.rawValue)]
+        var keys: [(key: String, value: String)] = [("type", columnType == nil ? type.rawValue : YAMLScalar.versionName(typeName))]
         if isOptional { keys.append(("optional", "true")) }
-        if let defaultValue { keys.append(("default", defaultValue.yamlText)) }
+        if case .expression? = defaultValue {
+            keys.append(("defaultExpression", defaultValue!.yamlText))
+        } else if let defaultValue {
+            keys.append(("default", defaultValue.yamlText))
+        }
         if isUnique { keys.append(("unique", "true")) }
         if isIndexed { keys.append(("indexed", "true")) }
         if let columnOverride { keys.append(("column", YAMLScalar.name(columnOverride))) }
