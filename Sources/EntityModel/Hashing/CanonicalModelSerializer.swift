@@ -43,6 +43,9 @@ struct CanonicalModelSerializer {
             "parent", CanonicalText.optional(graph.parentOf[entity.name]),
             "abstract", CanonicalText.flag(entity.isAbstract),
         ].joined(separator: " ")
+            // Written only where given, so that the hash of every model without them stays as it was.
+            + entity.uniques.map { " unique " + $0.map(CanonicalText.quoted).joined(separator: ",") }.joined()
+            + entity.checks.map { " check " + CanonicalText.quoted($0) }.joined()
     }
 
     private func propertyLines(of entity: Entity) -> [String] {
@@ -56,7 +59,7 @@ struct CanonicalModelSerializer {
                 "default", attribute.defaultValue?.canonicalText ?? "-",
                 "unique", CanonicalText.flag(attribute.isUnique),
                 "indexed", CanonicalText.flag(attribute.isIndexed),
-            ].joined(separator: " ")
+            ].joined(separator: " ") + (attribute.check.map { " check " + CanonicalText.quoted($0) } ?? "")
         }
         let relationships = entity.relationships.map { relationship in
             let holdsKey = mapper.holdsForeignKey(relationship, declaredBy: entity.name)

@@ -14,6 +14,7 @@ extension ImportPlan {
                     readAttribute(column, in: &draft)
                 }
             }
+            readConstraints(in: &draft)
             noteUnread(draft)
             drafts[tableName] = draft
         }
@@ -104,6 +105,26 @@ extension ImportPlan {
     /// The name of a plain index on `column` (btree, not unique, no predicate) not yet read.
     private func plainIndex(on column: String, in table: TableSnapshot, excluding read: Set<String>) -> String? {
         table.indexes.first { $0.columns == [column] && !$0.isUnique && $0.method == "btree" && $0.predicate == nil && !read.contains($0.name) }?.name
+    }
+
+    /// The unique constraints over several columns of the root's properties, as the root's
+    /// `uniques:`, and the check constraints the model does not make itself, as its `checks:`
+    /// (a `NOT VALID` or `NO INHERIT` one stays noted).
+    private mutating func readConstraints(in draft: inout EntityDraft) {
+        var propertyOfColumn: [String: String] = [:]
+        for attribute in draft.attributes[draft.name] ?? [] { propertyOfColumn[attribute.columnName] = attribute.name }
+        for relationship in draft.relationships[draft.name] ?? [] { propertyOfColumn[relationship.foreignKeyColumnName] = relationship.name }
+        for unique in draft.table.uniqueConstraints where unique.count > 1 && !draft.readUniques.contains(unique) {
+            let properties = unique.compactMap { propertyOfColumn[$0] }
+            guard properties.count == unique.count else { continue }
+            draft.uniques.append(properties)
+            draft.readUniques.insert(unique)
+        }
+        for check in draft.table.checks where !draft.readChecks.contains(check) {
+            guard check.hasPrefix("CHECK ("), check.hasSuffix(")") else { continue }
+            draft.checks.append(String(check.dropFirst("CHECK (".count).dropLast()))
+            draft.readChecks.insert(check)
+        }
     }
 
     /// Notes the constraints and indexes of `draft`'s table that the model does not hold.

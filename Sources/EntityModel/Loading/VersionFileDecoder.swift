@@ -5,9 +5,9 @@ import Yams
 /// to ``ModelValidator``.
 struct VersionFileDecoder {
     static let versionKeys = ["entities"]
-    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract"]
+    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques"]
     static let attributeKeys = [
-        "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing",
+        "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check",
     ]
     static let relationshipKeys = [
         "destination", "toMany", "inverse", "deleteRule", "optional", "minCount", "maxCount", "renamingIdentifier", "column",
@@ -65,6 +65,14 @@ struct VersionFileDecoder {
             case "attributes":
                 let attributes = reader.entries(of: item.value, what: "attributes of \(what)", allowsNull: true) ?? []
                 entity.attributes = attributes.compactMap { decodeAttribute($0, of: name) }
+            case "checks":
+                entity.checks = sequence(item.value, what: "checks of \(what)").compactMap { sqlCondition($0, what: "a check of \(what)") }
+            case "uniques":
+                entity.uniques = sequence(item.value, what: "uniques of \(what)").compactMap { group in
+                    let names = sequence(group, what: "a unique group of \(what)").compactMap { reader.string($0, what: "a property of a unique group of \(what)") }
+                    if names.count < 2 { reader.report(group, "a unique group of \(what) names two or more properties; for one, write unique: true on it.") }
+                    return names.count < 2 ? nil : names
+                }
             case "relationships":
                 let relationships = reader.entries(of: item.value, what: "relationships of \(what)", allowsNull: true) ?? []
                 entity.relationships = relationships.compactMap { decodeRelationship($0, of: name) }
@@ -100,6 +108,7 @@ struct VersionFileDecoder {
             case "allowsNarrowing": attribute.allowsNarrowing = reader.bool(item.value, what: "allowsNarrowing of \(what)") ?? false
             case "renamingIdentifier": attribute.renamingIdentifier = reader.string(item.value, what: "renamingIdentifier of \(what)")
             case "column": attribute.columnOverride = reader.string(item.value, what: "column of \(what)")
+            case "check": attribute.check = sqlCondition(item.value, what: "check of \(what)")
             case "default" where typeIsKnown: attribute.defaultValue = decodeDefault(item.value, type: attribute.type, what: what)
             case "defaultExpression":
                 guard let expression = reader.string(item.value, what: "defaultExpression of \(what)") else { continue }
@@ -158,6 +167,25 @@ struct VersionFileDecoder {
             return nil
         }
         return (what, entries, node)
+    }
+
+    /// The items of a YAML sequence, or reports that `what` must be a list.
+    private mutating func sequence(_ node: Node, what: String) -> [Node] {
+        guard let items = node.sequence else {
+            reader.report(node, "\(what) must be a list ([…]).")
+            return []
+        }
+        return Array(items)
+    }
+
+    /// One line of SQL, a condition (`price >= 0`), or reports what is wrong with it.
+    private mutating func sqlCondition(_ node: Node, what: String) -> String? {
+        guard let condition = reader.string(node, what: what) else { return nil }
+        guard !condition.allSatisfy(\.isWhitespace), !condition.contains(where: \.isNewline) else {
+            reader.report(node, "\(what) must be one line of SQL, such as price >= 0.")
+            return nil
+        }
+        return condition
     }
 
     private mutating func decodeDefault(_ node: Node, type: AttributeType, what: String) -> DefaultValue? {

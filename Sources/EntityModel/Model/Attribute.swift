@@ -26,6 +26,8 @@ public struct Attribute: Hashable, Sendable, Codable {
     public var allowsNarrowing: Bool
     /// Where the attribute was declared, when it came from a file.
     public var location: SourceLocation?
+    /// A condition its values meet, in SQL over its column (`price >= 0`): a `CHECK` constraint.
+    public var check: String?
 
     /// Creates an attribute.
     public init(

@@ -11,7 +11,7 @@ extension ModelVersion {
         lines.append("entities:")
         for entity in entities {
             let keys = entity.yamlKeys
-            if keys.isEmpty && entity.attributes.isEmpty && entity.relationships.isEmpty {
+            if keys.isEmpty && entity.attributes.isEmpty && entity.relationships.isEmpty && entity.checks.isEmpty && entity.uniques.isEmpty {
                 lines.append("  \(YAMLScalar.name(entity.name)): {}")
                 continue
             }
@@ -24,6 +24,14 @@ extension ModelVersion {
             if !entity.relationships.isEmpty {
                 lines.append("    relationships:")
                 lines += entity.relationships.map { "      \(YAMLScalar.name($0.name)): { \(flow($0.yamlKeys)) }" }
+            }
+            if !entity.uniques.isEmpty {
+                lines.append("    uniques:")
+                lines += entity.uniques.map { "      - [\($0.map(YAMLScalar.name).joined(separator: ", "))]" }
+            }
+            if !entity.checks.isEmpty {
+                lines.append("    checks:")
+                lines += entity.checks.map { "      - \(YAMLScalar.quoted($0))" }
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -71,6 +79,7 @@ private extension Attribute {
         if let columnOverride { keys.append(("column", YAMLScalar.name(columnOverride))) }
         if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
         if allowsNarrowing { keys.append(("allowsNarrowing", "true")) }
+        if let check { keys.append(("check", YAMLScalar.quoted(check))) }
         return keys
     }
 }

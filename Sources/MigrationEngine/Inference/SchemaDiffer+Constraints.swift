@@ -80,6 +80,11 @@ extension SchemaDiffer {
         case let .requiredForEntities(column, discriminator, entities):
             guard let mapped = columns[column], let mappedDiscriminator = columns[discriminator] else { return nil }
             return .requiredForEntities(column: mapped, discriminator: mappedDiscriminator, entities: entities)
+        case let .expression(condition, read):
+            // The condition's text names the columns as the destination writes it; a renamed column
+            // it reads makes it another check (PostgreSQL's rename would keep the old one in step).
+            let mapped = read.compactMap { columns[$0] }
+            return mapped.count == read.count ? .expression(condition, columns: mapped) : nil
         }
     }
 }
@@ -91,6 +96,7 @@ extension CheckConstraint.Condition {
         case let .isOneOf(column, values): return .isOneOf(column: column, values: values.sorted())
         case let .requiredForEntities(column, discriminator, entities):
             return .requiredForEntities(column: column, discriminator: discriminator, entities: entities.sorted())
+        case .expression: return self
         }
     }
 }
