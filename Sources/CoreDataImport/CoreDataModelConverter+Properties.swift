@@ -114,22 +114,21 @@ extension CoreDataModelConverter {
         }
     }
 
-    /// Attributes with a uniqueness constraint of their own; constraints over several properties
-    /// are noted.
-    mutating func uniqueAttributes(of entity: CoreDataXML.Element, entity name: String) -> Set<String> {
-        var unique: Set<String> = []
+    /// Attributes with a uniqueness constraint of their own, and the groups of properties that a
+    /// compound uniqueness constraint makes unique together (the entity's `uniques:`).
+    func uniqueAttributes(of entity: CoreDataXML.Element) -> (single: Set<String>, groups: [[String]]) {
+        var unique: Set<String> = [], groups: [[String]] = []
         for constraints in entity.children(named: "uniquenessConstraints") {
             for constraint in constraints.children(named: "uniquenessConstraint") {
                 let properties = constraint.children(named: "constraint").compactMap { $0.attributes["value"] }
                 if properties.count == 1 {
                     unique.insert(properties[0])
-                } else {
-                    note(.notExpressed, "uniqueness constraint of \(name) (\(properties.joined(separator: ", ")))",
-                         "the model's unique constraints are on one attribute each", constraint)
+                } else if properties.count > 1 {
+                    groups.append(properties)
                 }
             }
         }
-        return unique
+        return (unique, groups)
     }
 
     /// Attributes with a fetch index of their own (one element, binary); other indexes are noted.
