@@ -72,6 +72,9 @@ struct CanonicalModelSerializer {
                 "deleteRule", relationship.deleteRule.rawValue,
                 "column", CanonicalText.optional(holdsKey ? relationship.foreignKeyColumnName : nil),
             ].joined(separator: " ")
+                // Written only where given, so that the hash of every model without them stays as it was.
+                + (relationship.onUpdate.map { " onUpdate " + $0.rawValue } ?? "")
+                + (relationship.isDeferred ? " deferred" : "") + (relationship.isIndexed ? "" : " unindexed")
         }
         return attributes + relationships
     }

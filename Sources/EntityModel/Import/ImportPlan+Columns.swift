@@ -76,30 +76,44 @@ extension ImportPlan {
         }
         if column.defaultExpression != nil { note(.notExpressed, "column \(table.name).\(column.name)", "a to-one's key column has no default") }
         let isOneToOne = table.uniqueConstraints.contains([column.name])
+        var isIndexed = true
         if isOneToOne {
             draft.readUniques.insert([column.name])
         } else if let index = plainIndex(on: column.name, in: table, excluding: draft.readIndexes) {
             draft.readIndexes.insert(index)
+        } else {
+            isIndexed = false
+        }
+        let onUpdate = key.onUpdate.flatMap(Self.rule(for:))
+        if let action = key.onUpdate, onUpdate == nil { note(.notExpressed, element, "ON UPDATE \(action)") }
+        if let deferral = key.deferral, deferral != "DEFERRABLE INITIALLY DEFERRED" {
+            note(.notExpressed, element, "\(deferral) (a foreign key is deferred or not deferrable)")
         }
         let deleteRule: DeleteRule
-        switch key.onDelete {
-        case "CASCADE": deleteRule = .cascade
-        case "SET NULL": deleteRule = .nullify
-        case "RESTRICT": deleteRule = .deny
-        case "NO ACTION": deleteRule = .noAction
-        default:
+        if let rule = Self.rule(for: key.onDelete) {
+            deleteRule = rule
+        } else {
             note(.notExpressed, element, "ON DELETE \(key.onDelete) (a delete rule is nullify, cascade, deny or noAction)")
             deleteRule = .noAction
         }
         let owner = draft.owner(of: column.name)
-        draft.relationships[owner, default: []].append(Relationship(
+        var relationship = Relationship(
             name: name, destination: drafts[key.referencedTable]!.name, isOptional: owner == draft.name && column.isNullable,
             columnOverride: name.snakeCased + "_id" == column.name ? nil : column.name
-        ))
+        )
+        relationship.onUpdate = onUpdate == .noAction ? nil : onUpdate
+        relationship.isDeferred = key.deferral == "DEFERRABLE INITIALLY DEFERRED"
+        relationship.isIndexed = isIndexed
+        draft.relationships[owner, default: []].append(relationship)
         pendingInverses.append(PendingInverse(
             holder: owner, holderRoot: draft.name, relationship: name, destinationTable: key.referencedTable,
             isOneToOne: isOneToOne, deleteRule: deleteRule, element: element
         ))
+    }
+
+    /// The delete rule whose foreign-key action is `action` (`CASCADE` → cascade), or nil for `SET DEFAULT`.
+    static func rule(for action: String) -> DeleteRule? {
+        DeleteRule.allCases.first { $0.referentialAction.sql == action }
     }
 
     /// The name of a plain index on `column` (btree, not unique, no predicate) not yet read.

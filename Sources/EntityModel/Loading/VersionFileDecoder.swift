@@ -11,6 +11,7 @@ struct VersionFileDecoder {
     ]
     static let relationshipKeys = [
         "destination", "toMany", "inverse", "deleteRule", "optional", "minCount", "maxCount", "renamingIdentifier", "column",
+        "onUpdate", "deferred", "indexed",
     ]
 
     /// The types a version file may name, for messages.
@@ -140,6 +141,15 @@ struct VersionFileDecoder {
             case "maxCount": relationship.maxCount = reader.int(item.value, what: "maxCount of \(what)")
             case "renamingIdentifier": relationship.renamingIdentifier = reader.string(item.value, what: "renamingIdentifier of \(what)")
             case "column": relationship.columnOverride = reader.string(item.value, what: "column of \(what)")
+            case "deferred": relationship.isDeferred = reader.bool(item.value, what: "deferred of \(what)") ?? false
+            case "indexed": relationship.isIndexed = reader.bool(item.value, what: "indexed of \(what)") ?? true
+            case "onUpdate":
+                guard let rule = reader.string(item.value, what: "onUpdate of \(what)") else { continue }
+                if let updateRule = DeleteRule(rawValue: rule) {
+                    relationship.onUpdate = updateRule == .noAction ? nil : updateRule
+                } else {
+                    reader.report(item.value, "\(what) has unknown onUpdate \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
+                }
             case "deleteRule":
                 guard let rule = reader.string(item.value, what: "deleteRule of \(what)") else { continue }
                 if let deleteRule = DeleteRule(rawValue: rule) {

@@ -103,11 +103,12 @@ struct RelationalMapper {
         builder.foreignKeys.append(ForeignKey(
             name: SQLName.derived([builder.name, column], suffix: "fkey"), columns: [column],
             referencedTable: tableName(of: relationship.destination),
-            referencedColumns: [SQLName.primaryKeyColumn], onDelete: onDelete
+            referencedColumns: [SQLName.primaryKeyColumn], onDelete: onDelete,
+            onUpdate: relationship.onUpdate?.referentialAction, isDeferred: relationship.isDeferred
         ))
         if let inverse, !inverse.isToMany {
             builder.uniques.append(UniqueConstraint(name: SQLName.derived([builder.name, column], suffix: "key"), columns: [column]))
-        } else {
+        } else if relationship.isIndexed {
             builder.indexes.append(Index(name: SQLName.derived([builder.name, column], suffix: "idx"), columns: [column]))
         }
     }

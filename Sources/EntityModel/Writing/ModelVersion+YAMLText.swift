@@ -95,6 +95,9 @@ private extension Relationship {
         if let maxCount { keys.append(("maxCount", String(maxCount))) }
         if let columnOverride { keys.append(("column", YAMLScalar.name(columnOverride))) }
         if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
+        if let onUpdate { keys.append(("onUpdate", onUpdate.rawValue)) }
+        if isDeferred { keys.append(("deferred", "true")) }
+        if !isIndexed { keys.append(("indexed", "false")) }
         return keys
     }
 }

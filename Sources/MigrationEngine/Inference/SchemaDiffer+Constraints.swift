@@ -17,7 +17,7 @@ extension SchemaDiffer {
         }
 
         matchConstraints(oldTable.foreignKeys, newTable.foreignKeys, oldTable: oldTable.name, newTable: table, name: \.name, add: { .addForeignKey(table: table, $0) }) { old, new in
-            translate(old.columns) == new.columns && new.onDelete == old.onDelete
+            translate(old.columns) == new.columns && new.onDelete == old.onDelete && new.onUpdate == old.onUpdate && new.isDeferred == old.isDeferred
                 && new.referencedTable == (tables[old.referencedTable] ?? old.referencedTable)
         }
         matchConstraints(oldTable.uniqueConstraints, newTable.uniqueConstraints, oldTable: oldTable.name, newTable: table, name: \.name,

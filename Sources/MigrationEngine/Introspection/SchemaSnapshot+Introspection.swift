@@ -64,7 +64,9 @@ extension SchemaSnapshot {
                     columns: columns,
                     referencedTable: try row.decode(String.self, column: "referenced_table"),
                     referencedColumns: try row.decode(PQJSON.self, column: "referenced_columns").decode([String].self),
-                    onDelete: Self.referentialAction(try row.decode(String.self, column: "delete_action"))
+                    onDelete: Self.referentialAction(try row.decode(String.self, column: "delete_action")),
+                    onUpdate: try row.decode(String?.self, column: "update_action").map(Self.referentialAction),
+                    deferral: try row.decode(String?.self, column: "deferral")
                 ))
             default:
                 builders[table]?.checks.append(normalizer.strip(try row.decode(String.self, column: "definition")))
@@ -178,6 +180,8 @@ private enum Catalog {
                    JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
                    ORDER BY k.position))::text AS referenced_columns,
                con.confdeltype::text AS delete_action,
+               CASE WHEN con.confupdtype <> 'a' THEN con.confupdtype::text END AS update_action,
+               CASE WHEN con.condeferrable THEN 'DEFERRABLE INITIALLY ' || CASE WHEN con.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END END AS deferral,
                CASE WHEN con.contype = 'c' THEN pg_catalog.pg_get_constraintdef(con.oid) END AS definition
         FROM pg_catalog.pg_constraint con
         JOIN pg_catalog.pg_class c ON c.oid = con.conrelid

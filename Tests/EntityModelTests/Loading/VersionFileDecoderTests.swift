@@ -40,7 +40,7 @@ struct VersionFileDecoderTests {
             (2, "unknown key \"description\" in a version file; the keys are: entities."),
             (5, "unknown key \"comment\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract, checks, uniques."),
             (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check."),
-            (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column."),
+            (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column, onUpdate, deferred, indexed."),
         ]),
         BrokenFixture("DuplicateKey", [
             (5, "the key \"name\" appears more than once in the same mapping."),
