@@ -46,6 +46,7 @@ struct CanonicalModelSerializer {
             // Written only where given, so that the hash of every model without them stays as it was.
             + entity.uniques.map { " unique " + $0.map(CanonicalText.quoted).joined(separator: ",") }.joined()
             + entity.checks.map { " check " + CanonicalText.quoted($0) }.joined()
+            + entity.indexes.map { " " + $0.canonicalText }.joined()
     }
 
     private func propertyLines(of entity: Entity) -> [String] {

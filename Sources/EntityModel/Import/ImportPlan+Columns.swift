@@ -122,8 +122,9 @@ extension ImportPlan {
     }
 
     /// The unique constraints over several columns of the root's properties, as the root's
-    /// `uniques:`, and the check constraints the model does not make itself, as its `checks:`
-    /// (a `NOT VALID` or `NO INHERIT` one stays noted).
+    /// `uniques:`; the indexes not read as `indexed: true`, as its `indexes:` (keys that are columns
+    /// of its properties by the property's name); and the check constraints the model does not make
+    /// itself, as its `checks:` (a `NOT VALID` or `NO INHERIT` one stays noted).
     private mutating func readConstraints(in draft: inout EntityDraft) {
         var propertyOfColumn: [String: String] = [:]
         for attribute in draft.attributes[draft.name] ?? [] { propertyOfColumn[attribute.columnName] = attribute.name }
@@ -133,6 +134,15 @@ extension ImportPlan {
             guard properties.count == unique.count else { continue }
             draft.uniques.append(properties)
             draft.readUniques.insert(unique)
+        }
+        for index in draft.table.indexes where !draft.readIndexes.contains(index.name) {
+            let keys = index.columns.map { key -> String in
+                let words = key.split(separator: " ", maxSplits: 1).map(String.init)
+                guard !key.hasPrefix("("), let property = propertyOfColumn[words[0]] else { return key }
+                return property + (words.count > 1 ? " " + words[1] : "")
+            }
+            draft.indexes.append(EntityIndex(keys: keys, isUnique: index.isUnique, method: index.method, predicate: index.predicate))
+            draft.readIndexes.insert(index.name)
         }
         for check in draft.table.checks where !draft.readChecks.contains(check) {
             guard check.hasPrefix("CHECK ("), check.hasSuffix(")") else { continue }

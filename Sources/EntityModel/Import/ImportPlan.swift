@@ -35,6 +35,7 @@ struct ImportPlan {
         /// The root's `checks:` and `uniques:` (property names).
         var checks: [String] = []
         var uniques: [[String]] = []
+        var indexes: [EntityIndex] = []
 
         init(table: TableSnapshot, name: String) {
             self.table = table
@@ -161,6 +162,7 @@ struct ImportPlan {
             )
             root.checks = draft.checks
             root.uniques = draft.uniques
+            root.indexes = draft.indexes
             return [root] + draft.subentities.map { sub in
                 Entity(name: sub, parent: draft.name, attributes: draft.attributes[sub] ?? [], relationships: draft.relationships[sub] ?? [])
             }

@@ -5,7 +5,7 @@ import Yams
 /// to ``ModelValidator``.
 struct VersionFileDecoder {
     static let versionKeys = ["entities"]
-    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques"]
+    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes"]
     static let attributeKeys = [
         "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check",
     ]
@@ -74,6 +74,8 @@ struct VersionFileDecoder {
                     if names.count < 2 { reader.report(group, "a unique group of \(what) names two or more properties; for one, write unique: true on it.") }
                     return names.count < 2 ? nil : names
                 }
+            case "indexes":
+                entity.indexes = sequence(item.value, what: "indexes of \(what)").compactMap { decodeIndex($0, of: what) }
             case "relationships":
                 let relationships = reader.entries(of: item.value, what: "relationships of \(what)", allowsNull: true) ?? []
                 entity.relationships = relationships.compactMap { decodeRelationship($0, of: name) }
@@ -177,6 +179,33 @@ struct VersionFileDecoder {
             return nil
         }
         return (what, entries, node)
+    }
+
+    /// One entry of an entity's `indexes:`: `{ on: [keys], unique:, using:, where: }`.
+    private mutating func decodeIndex(_ node: Node, of entity: String) -> EntityIndex? {
+        let what = "an index of \(entity)"
+        guard let entries = reader.entries(of: node, what: what) else { return nil }
+        reader.checkKeys(entries, allowed: ["on", "unique", "using", "where"], in: what)
+        guard let keysNode = reader.value("on", in: entries) else {
+            reader.report(node, "\(what) has no on; add on: [its keys].")
+            return nil
+        }
+        let keys = sequence(keysNode, what: "on of \(what)").compactMap { sqlCondition($0, what: "a key of \(what)") }
+        guard !keys.isEmpty else { return nil }
+        var index = EntityIndex(keys: keys)
+        for item in entries {
+            switch item.key {
+            case "unique": index.isUnique = reader.bool(item.value, what: "unique of \(what)") ?? false
+            case "using": index.method = reader.string(item.value, what: "using of \(what)").flatMap { $0 == "btree" ? nil : $0 }
+            case "where": index.predicate = sqlCondition(item.value, what: "where of \(what)")
+            default: break
+            }
+        }
+        if let method = index.method, method.wholeMatch(of: /[a-z_][a-z0-9_]*/) == nil {
+            reader.report(node, "\(what) uses \"\(method)\", which is not an access method's name (btree, gin, gist, hash, brin).")
+            return nil
+        }
+        return index
     }
 
     /// The items of a YAML sequence, or reports that `what` must be a list.

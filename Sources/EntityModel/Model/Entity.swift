@@ -26,6 +26,8 @@ public struct Entity: Hashable, Sendable, Codable {
     /// Groups of properties (attributes and to-ones) whose values together are unique: one
     /// `UNIQUE` constraint over their columns each, in the order given.
     public var uniques: [[String]] = []
+    /// Indexes beyond `indexed: true` on one property (`indexes:`).
+    public var indexes: [EntityIndex] = []
     /// The table that stores this entity's rows: its root entity's table. Resolved when the entity
     /// becomes part of a ``ModelVersion``; until then, this entity's own table name.
     public internal(set) var tableName: String

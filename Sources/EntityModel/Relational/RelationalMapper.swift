@@ -131,6 +131,26 @@ struct RelationalMapper {
             guard columns.count == group.count else { continue }
             builder.uniques.append(UniqueConstraint(name: builder.freeName(SQLName.derived([builder.name] + columns, suffix: "key")), columns: columns))
         }
+        for index in entity.indexes {
+            var elements: [String] = [], columns: [String] = [], isPlain = true
+            for key in index.keys {
+                let words = key.split(separator: " ", maxSplits: 1).map(String.init)
+                if let name = column(of: words[0]) {
+                    elements.append(PostgreSQLQuoting().quoteIdentifier(name) + (words.count > 1 ? " " + words[1] : ""))
+                    columns.append(name)
+                    isPlain = isPlain && words.count == 1
+                } else {
+                    elements.append(key)
+                    columns += builder.columns.map(\.name).filter { SQLName.mentions(key, column: $0) && !columns.contains($0) }
+                    isPlain = false
+                }
+            }
+            builder.indexes.append(Index(
+                name: builder.freeName(SQLName.derived([builder.name] + (isPlain ? columns : columns.prefix(1) + ["expr"]), suffix: index.isUnique ? "key" : "idx")),
+                columns: columns, elements: isPlain ? nil : elements, isUnique: index.isUnique, method: index.method,
+                predicate: index.predicate
+            ))
+        }
         for check in entity.checks {
             let read = builder.columns.map(\.name).filter { SQLName.mentions(check, column: $0) }
             builder.checks.append(CheckConstraint(name: builder.freeName(SQLName.derived([builder.name], suffix: "check")),

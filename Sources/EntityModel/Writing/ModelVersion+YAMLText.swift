@@ -11,7 +11,7 @@ extension ModelVersion {
         lines.append("entities:")
         for entity in entities {
             let keys = entity.yamlKeys
-            if keys.isEmpty && entity.attributes.isEmpty && entity.relationships.isEmpty && entity.checks.isEmpty && entity.uniques.isEmpty {
+            if keys.isEmpty && entity.attributes.isEmpty && entity.relationships.isEmpty && entity.checks.isEmpty && entity.uniques.isEmpty && entity.indexes.isEmpty {
                 lines.append("  \(YAMLScalar.name(entity.name)): {}")
                 continue
             }
@@ -28,6 +28,16 @@ extension ModelVersion {
             if !entity.uniques.isEmpty {
                 lines.append("    uniques:")
                 lines += entity.uniques.map { "      - [\($0.map(YAMLScalar.name).joined(separator: ", "))]" }
+            }
+            if !entity.indexes.isEmpty {
+                lines.append("    indexes:")
+                lines += entity.indexes.map { index in
+                    var keys: [(key: String, value: String)] = [("on", "[" + index.keys.map(YAMLScalar.versionName).joined(separator: ", ") + "]")]
+                    if index.isUnique { keys.append(("unique", "true")) }
+                    if let method = index.method { keys.append(("using", YAMLScalar.name(method))) }
+                    if let predicate = index.predicate { keys.append(("where", YAMLScalar.quoted(predicate))) }
+                    return "      - { \(flow(keys)) }"
+                }
             }
             if !entity.checks.isEmpty {
                 lines.append("    checks:")

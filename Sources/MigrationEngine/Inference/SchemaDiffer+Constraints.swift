@@ -29,8 +29,14 @@ extension SchemaDiffer {
 
         var keptIndexes: Set<String> = []
         for index in oldTable.indexes {
+            // Kept when it is the same definition in the destination's column names (an index of
+            // SQL keys is kept only where those read no renamed column: its text names them).
             let match = translate(index.columns).flatMap { mapped in
-                newTable.indexes.first { !keptIndexes.contains($0.name) && $0.columns == mapped }
+                var translated = index
+                translated.columns = mapped
+                return newTable.indexes.first {
+                    !keptIndexes.contains($0.name) && $0.hasDefinition(of: translated) && (index.elements == nil || mapped == index.columns)
+                }
             }
             if let match {
                 keptIndexes.insert(match.name)
