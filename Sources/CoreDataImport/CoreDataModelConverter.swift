@@ -61,7 +61,8 @@ struct CoreDataModelConverter {
         noteUserInfoAndHashModifier(of: element, what: name)
         let (unique, uniqueGroups) = uniqueAttributes(of: element)
         entity.uniques = uniqueGroups
-        let indexed = indexedAttributes(of: element, entity: name)
+        let (indexed, indexes) = indexedAttributes(of: element, entity: name)
+        entity.indexes = indexes
         // Gathered here and set once: each change to an entity's list sorts it again.
         var attributes: [Attribute] = [], relationships: [Relationship] = []
         for child in element.children {

@@ -16,6 +16,19 @@ struct CompoundUniquenessTests {
             <attribute name="budget" optional="YES" attributeType="Decimal" defaultValueString="0.0"/>
             <attribute name="key" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>
             <relationship name="chain" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Chain" inverseName="stores" inverseEntity="Chain"/>
+            <fetchIndex name="byCountryAndOpened">
+                <fetchIndexElement property="country" type="Binary" order="ascending"/>
+                <fetchIndexElement property="opened" type="Binary" order="descending"/>
+            </fetchIndex>
+            <fetchIndex name="byCode">
+                <fetchIndexElement property="code" type="Binary" order="ascending"/>
+            </fetchIndex>
+            <compoundIndexes>
+                <compoundIndex>
+                    <index value="name"/>
+                    <index value="budget"/>
+                </compoundIndex>
+            </compoundIndexes>
             <uniquenessConstraints>
                 <uniquenessConstraint>
                     <constraint value="name"/>
@@ -52,5 +65,11 @@ struct CompoundUniquenessTests {
         let table = try #require(version.relationalSchema().table(named: "store"))
         #expect(Set(table.uniqueConstraints.map(\.columns)) == [["name", "country"], ["chain_id", "code"], ["key"]])
         #expect(version.yamlText().contains("    uniques:\n      - [name, country]\n      - [chain, code]\n"), "\(version.yamlText())")
+        // Fetch indexes of several properties or descending, and compound indexes, are the entity's indexes.
+        #expect(!imported.notes.contains { $0.element.contains("index") }, "\(imported.notes)")
+        #expect(store.indexes == [EntityIndex(keys: ["country", "opened DESC"]), EntityIndex(keys: ["name", "budget"])])
+        #expect(store.attribute(named: "code")?.isIndexed == true)
+        let ddl = version.relationalSchema().createStatements(inSchema: "s", quoting: PostgreSQLQuoting()).joined(separator: "\n")
+        #expect(ddl.contains(#"ON "s"."store" ("country", "opened" DESC)"#) && ddl.contains(#"ON "s"."store" ("name", "budget")"#), "\(ddl)")
     }
 }
