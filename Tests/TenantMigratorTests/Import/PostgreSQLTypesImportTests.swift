@@ -129,6 +129,7 @@ struct PostgreSQLTypesImportTests {
                 .replacingOccurrences(of: "      starCount: { type: int32, column: starCount }",
                                       with: "      starCount: { type: int32, column: starCount, check: \"\\\"starCount\\\" BETWEEN 1 AND 5\" }")
                 .replacingOccurrences(of: "  Customer:\n", with: "  Customer:\n    uniques:\n      - [name, country]\n")
+                .replacingOccurrences(of: "  Product:\n", with: "  Product:\n    indexes:\n      - { on: [\"(lower((title)::text))\"], where: \"price > 0\" }\n")
             let v2 = try ModelVersion(name: "v2", yaml: v2Text, file: "Shop/v2.yaml")
             #expect(v2.versionHash != v1.versionHash)
             let family = try ModelFamily(name: "Shop", versions: [v1, v2])
@@ -155,6 +156,8 @@ struct PostgreSQLTypesImportTests {
                 #expect(types == ["customer.email character varying(500)", "order.placed_on timestamp without time zone",
                                   "product.price numeric(10,2)"], "\(name)")
                 let added = try connection.column("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = $1::regnamespace AND conname IN ('Review_starCount_check', 'customer_name_country_key') ORDER BY 1", [schema], as: String.self)
+                #expect(try connection.column("SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = $1::regclass AND indpred IS NOT NULL", [schema + ".product"], as: String.self)
+                    == ["CREATE INDEX product_title_expr_idx ON \(schema).product USING btree (lower((title)::text)) WHERE (price > (0)::numeric)"], "\(name)")
                 #expect(added == ["CHECK (((\"starCount\" >= 1) AND (\"starCount\" <= 5)))", "UNIQUE (name, country)"], "\(name)")
                 #expect(try connection.scalar("SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE adrelid = $1::regclass AND attname = 'status'", [schema + ".\"order\""], as: String.self) == "'open'::character varying")
                 let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
