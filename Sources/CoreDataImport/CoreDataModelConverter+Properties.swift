@@ -114,39 +114,49 @@ extension CoreDataModelConverter {
         }
     }
 
-    /// Attributes with a uniqueness constraint of their own; constraints over several properties
-    /// are noted.
-    mutating func uniqueAttributes(of entity: CoreDataXML.Element, entity name: String) -> Set<String> {
-        var unique: Set<String> = []
+    /// Attributes with a uniqueness constraint of their own, and the groups of properties that a
+    /// compound uniqueness constraint makes unique together (the entity's `uniques:`).
+    func uniqueAttributes(of entity: CoreDataXML.Element) -> (single: Set<String>, groups: [[String]]) {
+        var unique: Set<String> = [], groups: [[String]] = []
         for constraints in entity.children(named: "uniquenessConstraints") {
             for constraint in constraints.children(named: "uniquenessConstraint") {
                 let properties = constraint.children(named: "constraint").compactMap { $0.attributes["value"] }
                 if properties.count == 1 {
                     unique.insert(properties[0])
-                } else {
-                    note(.notExpressed, "uniqueness constraint of \(name) (\(properties.joined(separator: ", ")))",
-                         "the model's unique constraints are on one attribute each", constraint)
+                } else if properties.count > 1 {
+                    groups.append(properties)
                 }
             }
         }
-        return unique
+        return (unique, groups)
     }
 
-    /// Attributes with a fetch index of their own (one element, binary); other indexes are noted.
-    mutating func indexedAttributes(of entity: CoreDataXML.Element, entity name: String) -> Set<String> {
-        var indexed: Set<String> = []
+    /// Attributes with a fetch index of their own (one element, binary, ascending), and the
+    /// entity's other indexes: fetch indexes of several properties or in descending order, and
+    /// compound indexes (the entity's `indexes:`). An R-tree index or one on an expression is noted.
+    mutating func indexedAttributes(of entity: CoreDataXML.Element, entity name: String) -> (single: Set<String>, indexes: [EntityIndex]) {
+        var indexed: Set<String> = [], indexes: [EntityIndex] = []
         for index in entity.children(named: "fetchIndex") {
             let elements = index.children(named: "fetchIndexElement")
-            if elements.count == 1, let property = elements[0].attributes["property"], (elements[0].attributes["type"] ?? "Binary") == "Binary" {
-                indexed.insert(property)
-            } else {
+            let keys = elements.compactMap { element -> String? in
+                guard let property = element.attributes["property"], (element.attributes["type"] ?? "Binary") == "Binary" else { return nil }
+                return property + (element.attributes["order"] == "descending" ? " DESC" : "")
+            }
+            if keys.count != elements.count || keys.isEmpty {
                 note(.notExpressed, "fetch index \(name).\(index.attributes["name"] ?? "")",
-                     "the model's indexes are plain indexes on one attribute", index)
+                     "the model's indexes are B-tree indexes on properties (not R-tree indexes or expressions)", index)
+            } else if keys.count == 1, !keys[0].hasSuffix(" DESC") {
+                indexed.insert(keys[0])
+            } else {
+                indexes.append(EntityIndex(keys: keys))
             }
         }
         for compound in entity.children(named: "compoundIndexes") {
-            note(.notExpressed, "compound indexes of \(name)", "the model's indexes are plain indexes on one attribute", compound)
+            for index in compound.children(named: "compoundIndex") {
+                let keys = index.children(named: "index").compactMap { $0.attributes["value"] }
+                if keys.count > 1 { indexes.append(EntityIndex(keys: keys)) } else if let key = keys.first { indexed.insert(key) }
+            }
         }
-        return indexed
+        return (indexed, indexes)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Turns one Core Data model (`contents`) into the model's entities: entities with `parentEntity`
 /// and `isAbstract`; attributes with their types, `optional`, `defaultValueString`, indexes and
-/// single-attribute uniqueness constraints; relationships with `toMany`, `inverseName`,
+/// uniqueness constraints (of several properties: the entity's `uniques`); relationships with `toMany`, `inverseName`,
 /// `deletionRule` and counts. What has no place in the model (fetched properties, fetch requests,
 /// configurations, transient properties, validation rules, …) becomes a note.
 struct CoreDataModelConverter {
@@ -59,8 +59,10 @@ struct CoreDataModelConverter {
         var entity = Entity(name: name, parent: element.attributes["parentEntity"], isAbstract: element.flag("isAbstract"), location: location(of: element))
         if let id = element.attributes["elementID"] { elementIDs[name] = id }
         noteUserInfoAndHashModifier(of: element, what: name)
-        let unique = uniqueAttributes(of: element, entity: name)
-        let indexed = indexedAttributes(of: element, entity: name)
+        let (unique, uniqueGroups) = uniqueAttributes(of: element)
+        entity.uniques = uniqueGroups
+        let (indexed, indexes) = indexedAttributes(of: element, entity: name)
+        entity.indexes = indexes
         // Gathered here and set once: each change to an entity's list sorts it again.
         var attributes: [Attribute] = [], relationships: [Relationship] = []
         for child in element.children {

@@ -141,6 +141,7 @@ public struct TenantWorkload {
         case .uuid: return PostgreSQLQuoting().quoteLiteral(UUID(uuidString: String(format: "00000000-0000-4000-8000-%012x", pick))!.uuidString.lowercased())
         case .bytea: return "'\\x\(String(format: "%04x", pick))'::bytea"
         case .jsonb: return PostgreSQLQuoting().quoteLiteral("{\"n\": \(pick)}")
+        default: return "NULL"
         }
     }
 }

@@ -48,7 +48,7 @@ extension ERDiagram {
         if attribute.isIndexed && !attribute.isUnique { notes.append("indexed") }
         if let value = attribute.defaultValue { notes.append("default " + value.diagramText) }
         if !SQLName.isConventional(attribute.columnName, for: attribute.name) { notes.append("column \(attribute.columnName)") }
-        var row = Row(name: attribute.name, type: attribute.type.rawValue, keys: attribute.isUnique ? ["UK"] : [], notes: notes)
+        var row = Row(name: attribute.name, type: attribute.typeName, keys: attribute.isUnique ? ["UK"] : [], notes: notes)
         row.property = PropertyKey(entity: entity, isRelationship: false, name: attribute.name)
         return row
     }
@@ -121,6 +121,7 @@ extension DefaultValue {
         case .bool(let value): value ? "true" : "false"
         case .date(let value), .uuid(let value), .json(let value): "'" + value + "'"
         case .binary(let bytes): "0x" + bytes.hexString
+        case .expression(let value): value
         }
     }
 }

@@ -43,6 +43,10 @@ struct CanonicalModelSerializer {
             "parent", CanonicalText.optional(graph.parentOf[entity.name]),
             "abstract", CanonicalText.flag(entity.isAbstract),
         ].joined(separator: " ")
+            // Written only where given, so that the hash of every model without them stays as it was.
+            + entity.uniques.map { " unique " + $0.map(CanonicalText.quoted).joined(separator: ",") }.joined()
+            + entity.checks.map { " check " + CanonicalText.quoted($0) }.joined()
+            + entity.indexes.map { " " + $0.canonicalText }.joined()
     }
 
     private func propertyLines(of entity: Entity) -> [String] {
@@ -51,12 +55,12 @@ struct CanonicalModelSerializer {
             [
                 "attribute", owner, CanonicalText.quoted(attribute.name),
                 "column", CanonicalText.quoted(attribute.columnName),
-                "type", attribute.type.rawValue,
+                "type", attribute.type.rawValue + (attribute.columnType.map { " sqlType " + CanonicalText.quoted($0.rawValue) } ?? ""),
                 "optional", CanonicalText.flag(attribute.isOptional),
                 "default", attribute.defaultValue?.canonicalText ?? "-",
                 "unique", CanonicalText.flag(attribute.isUnique),
                 "indexed", CanonicalText.flag(attribute.isIndexed),
-            ].joined(separator: " ")
+            ].joined(separator: " ") + (attribute.check.map { " check " + CanonicalText.quoted($0) } ?? "")
         }
         let relationships = entity.relationships.map { relationship in
             let holdsKey = mapper.holdsForeignKey(relationship, declaredBy: entity.name)
@@ -69,6 +73,9 @@ struct CanonicalModelSerializer {
                 "deleteRule", relationship.deleteRule.rawValue,
                 "column", CanonicalText.optional(holdsKey ? relationship.foreignKeyColumnName : nil),
             ].joined(separator: " ")
+                // Written only where given, so that the hash of every model without them stays as it was.
+                + (relationship.onUpdate.map { " onUpdate " + $0.rawValue } ?? "")
+                + (relationship.isDeferred ? " deferred" : "") + (relationship.isIndexed ? "" : " unindexed")
         }
         return attributes + relationships
     }

@@ -4,10 +4,21 @@ import Foundation
 /// `pg_get_constraintdef`) as model values: column types, defaults, and the check constraints a
 /// model renders for inheritance.
 enum CatalogText {
-    /// The model type of a column printed as `sqlType`, and whether the model's type is exactly
-    /// that column type (`text` is; `character varying(20)` is carried as a `string`).
-    static func attributeType(for sqlType: String) -> (type: AttributeType, isExact: Bool) {
-        if let exact = AttributeType.allCases.first(where: { $0.sqlType.catalogName == sqlType }) { return (exact, true) }
+    /// The model type of a column printed as `sqlType`, the PostgreSQL type it names where that is
+    /// not the model type's own (`character varying(20)`), and whether the model carries the column
+    /// type exactly (it does for every type ``PostgreSQLTypeName`` reads; a `citext` is carried as a
+    /// `string`).
+    static func attributeType(for sqlType: String) -> (type: AttributeType, columnType: SQLType?, isExact: Bool) {
+        if let exact = AttributeType.allCases.first(where: { $0.sqlType.catalogName == sqlType }) { return (exact, nil, true) }
+        if let parsed = PostgreSQLTypeName.parse(PostgreSQLTypeName.prefix + sqlType), PostgreSQLTypeName.catalogName(parsed) == sqlType {
+            return (PostgreSQLTypeName.kind(of: parsed), parsed, true)
+        }
+        let (type, isExact) = nearestType(for: sqlType)
+        return (type, nil, isExact)
+    }
+
+    /// The model type nearest to a column type the model cannot carry.
+    private static func nearestType(for sqlType: String) -> (type: AttributeType, isExact: Bool) {
         let base = sqlType.prefix { $0 != "(" && $0 != "[" }.trimmingCharacters(in: .whitespaces)
         switch base {
         case _ where sqlType.hasSuffix("]"): return (.json, false)
@@ -46,6 +57,13 @@ enum CatalogText {
         default:
             return DefaultValue.parsing(text, as: type)
         }
+    }
+
+    /// Whether a default that is not a constant can be a ``DefaultValue/expression(_:)``: anything but
+    /// a generated column's expression and a sequence's `nextval`, whose sequence the model does not
+    /// carry (a tenant created from the model would not have it).
+    static func isExpressibleDefault(_ expression: String) -> Bool {
+        !expression.hasPrefix("GENERATED ") && !expression.contains("nextval(")
     }
 
     /// The text of a literal `'…'` or `'…'::type` (also `E'…'`), or nil when `expression` is not one.

@@ -14,6 +14,7 @@ extension ImportPlan {
                     readAttribute(column, in: &draft)
                 }
             }
+            readConstraints(in: &draft)
             noteUnread(draft)
             drafts[tableName] = draft
         }
@@ -36,7 +37,7 @@ extension ImportPlan {
             return
         }
         draft.readColumns.insert(column.name)
-        let (type, isExact) = CatalogText.attributeType(for: column.type)
+        let (type, columnType, isExact) = CatalogText.attributeType(for: column.type)
         if !isExact {
             note(.adapted, element, "its type \(column.type) is carried as \(type.rawValue) (\(type.sqlType.catalogName)); adopting needs ALTER TABLE to change it")
         }
@@ -44,7 +45,11 @@ extension ImportPlan {
         var defaultValue: DefaultValue?
         if let expression = column.defaultExpression {
             defaultValue = CatalogText.defaultValue(expression, as: type)
-            if defaultValue == nil { note(.notExpressed, element, "its default \(expression) is not a constant the model can write") }
+            if defaultValue == nil, CatalogText.isExpressibleDefault(expression) {
+                defaultValue = .expression(expression)
+            } else if defaultValue == nil {
+                note(.notExpressed, element, "its default \(expression) is generated or draws from a sequence, which the model does not carry")
+            }
         }
         let owner = draft.owner(of: column.name)
         let isUnique = draft.table.uniqueConstraints.contains([column.name])
@@ -55,7 +60,7 @@ extension ImportPlan {
             draft.readIndexes.insert(index)
         }
         draft.attributes[owner, default: []].append(Attribute(
-            name: name, type: type, isOptional: owner == draft.name && column.isNullable, defaultValue: defaultValue,
+            name: name, type: type, columnType: columnType, isOptional: owner == draft.name && column.isNullable, defaultValue: defaultValue,
             isUnique: isUnique, isIndexed: isIndexed, columnOverride: name.snakeCased == column.name ? nil : column.name
         ))
     }
@@ -71,35 +76,79 @@ extension ImportPlan {
         }
         if column.defaultExpression != nil { note(.notExpressed, "column \(table.name).\(column.name)", "a to-one's key column has no default") }
         let isOneToOne = table.uniqueConstraints.contains([column.name])
+        var isIndexed = true
         if isOneToOne {
             draft.readUniques.insert([column.name])
         } else if let index = plainIndex(on: column.name, in: table, excluding: draft.readIndexes) {
             draft.readIndexes.insert(index)
+        } else {
+            isIndexed = false
+        }
+        let onUpdate = key.onUpdate.flatMap(Self.rule(for:))
+        if let action = key.onUpdate, onUpdate == nil { note(.notExpressed, element, "ON UPDATE \(action)") }
+        if let deferral = key.deferral, deferral != "DEFERRABLE INITIALLY DEFERRED" {
+            note(.notExpressed, element, "\(deferral) (a foreign key is deferred or not deferrable)")
         }
         let deleteRule: DeleteRule
-        switch key.onDelete {
-        case "CASCADE": deleteRule = .cascade
-        case "SET NULL": deleteRule = .nullify
-        case "RESTRICT": deleteRule = .deny
-        case "NO ACTION": deleteRule = .noAction
-        default:
+        if let rule = Self.rule(for: key.onDelete) {
+            deleteRule = rule
+        } else {
             note(.notExpressed, element, "ON DELETE \(key.onDelete) (a delete rule is nullify, cascade, deny or noAction)")
             deleteRule = .noAction
         }
         let owner = draft.owner(of: column.name)
-        draft.relationships[owner, default: []].append(Relationship(
+        var relationship = Relationship(
             name: name, destination: drafts[key.referencedTable]!.name, isOptional: owner == draft.name && column.isNullable,
             columnOverride: name.snakeCased + "_id" == column.name ? nil : column.name
-        ))
+        )
+        relationship.onUpdate = onUpdate == .noAction ? nil : onUpdate
+        relationship.isDeferred = key.deferral == "DEFERRABLE INITIALLY DEFERRED"
+        relationship.isIndexed = isIndexed
+        draft.relationships[owner, default: []].append(relationship)
         pendingInverses.append(PendingInverse(
             holder: owner, holderRoot: draft.name, relationship: name, destinationTable: key.referencedTable,
             isOneToOne: isOneToOne, deleteRule: deleteRule, element: element
         ))
     }
 
+    /// The delete rule whose foreign-key action is `action` (`CASCADE` → cascade), or nil for `SET DEFAULT`.
+    static func rule(for action: String) -> DeleteRule? {
+        DeleteRule.allCases.first { $0.referentialAction.sql == action }
+    }
+
     /// The name of a plain index on `column` (btree, not unique, no predicate) not yet read.
     private func plainIndex(on column: String, in table: TableSnapshot, excluding read: Set<String>) -> String? {
         table.indexes.first { $0.columns == [column] && !$0.isUnique && $0.method == "btree" && $0.predicate == nil && !read.contains($0.name) }?.name
+    }
+
+    /// The unique constraints over several columns of the root's properties, as the root's
+    /// `uniques:`; the indexes not read as `indexed: true`, as its `indexes:` (keys that are columns
+    /// of its properties by the property's name); and the check constraints the model does not make
+    /// itself, as its `checks:` (a `NOT VALID` or `NO INHERIT` one stays noted).
+    private mutating func readConstraints(in draft: inout EntityDraft) {
+        var propertyOfColumn: [String: String] = [:]
+        for attribute in draft.attributes[draft.name] ?? [] { propertyOfColumn[attribute.columnName] = attribute.name }
+        for relationship in draft.relationships[draft.name] ?? [] { propertyOfColumn[relationship.foreignKeyColumnName] = relationship.name }
+        for unique in draft.table.uniqueConstraints where unique.count > 1 && !draft.readUniques.contains(unique) {
+            let properties = unique.compactMap { propertyOfColumn[$0] }
+            guard properties.count == unique.count else { continue }
+            draft.uniques.append(properties)
+            draft.readUniques.insert(unique)
+        }
+        for index in draft.table.indexes where !draft.readIndexes.contains(index.name) {
+            let keys = index.columns.map { key -> String in
+                let words = key.split(separator: " ", maxSplits: 1).map(String.init)
+                guard !key.hasPrefix("("), let property = propertyOfColumn[words[0]] else { return key }
+                return property + (words.count > 1 ? " " + words[1] : "")
+            }
+            draft.indexes.append(EntityIndex(keys: keys, isUnique: index.isUnique, method: index.method, predicate: index.predicate))
+            draft.readIndexes.insert(index.name)
+        }
+        for check in draft.table.checks where !draft.readChecks.contains(check) {
+            guard check.hasPrefix("CHECK ("), check.hasSuffix(")") else { continue }
+            draft.checks.append(String(check.dropFirst("CHECK (".count).dropLast()))
+            draft.readChecks.insert(check)
+        }
     }
 
     /// Notes the constraints and indexes of `draft`'s table that the model does not hold.

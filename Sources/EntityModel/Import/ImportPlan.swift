@@ -32,6 +32,10 @@ struct ImportPlan {
         var readIndexes: Set<String> = []
         var readForeignKeys: Set<[String]> = []
         var readColumns: Set<String> = [SQLName.primaryKeyColumn]
+        /// The root's `checks:` and `uniques:` (property names).
+        var checks: [String] = []
+        var uniques: [[String]] = []
+        var indexes: [EntityIndex] = []
 
         init(table: TableSnapshot, name: String) {
             self.table = table
@@ -152,10 +156,13 @@ struct ImportPlan {
     func entities() -> [Entity] {
         drafts.keys.sorted().flatMap { tableName -> [Entity] in
             let draft = drafts[tableName]!
-            let root = Entity(
+            var root = Entity(
                 name: draft.name, tableOverride: draft.name.snakeCased == tableName ? nil : tableName, isAbstract: draft.isAbstract,
                 attributes: draft.attributes[draft.name] ?? [], relationships: draft.relationships[draft.name] ?? []
             )
+            root.checks = draft.checks
+            root.uniques = draft.uniques
+            root.indexes = draft.indexes
             return [root] + draft.subentities.map { sub in
                 Entity(name: sub, parent: draft.name, attributes: draft.attributes[sub] ?? [], relationships: draft.relationships[sub] ?? [])
             }

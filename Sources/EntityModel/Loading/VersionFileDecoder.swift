@@ -5,13 +5,18 @@ import Yams
 /// to ``ModelValidator``.
 struct VersionFileDecoder {
     static let versionKeys = ["entities"]
-    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract"]
+    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes"]
     static let attributeKeys = [
-        "type", "optional", "default", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing",
+        "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check",
     ]
     static let relationshipKeys = [
         "destination", "toMany", "inverse", "deleteRule", "optional", "minCount", "maxCount", "renamingIdentifier", "column",
+        "onUpdate", "deferred", "indexed",
     ]
+
+    /// The types a version file may name, for messages.
+    static let typesSpelledOut = AttributeType.spelledOut
+        + ", or a PostgreSQL type such as varchar(255), numeric(12,2), timestamp(3), pg.date, text[] (see docs/ModelFormat.md)"
 
     private var reader: YAMLReader
 
@@ -61,6 +66,16 @@ struct VersionFileDecoder {
             case "attributes":
                 let attributes = reader.entries(of: item.value, what: "attributes of \(what)", allowsNull: true) ?? []
                 entity.attributes = attributes.compactMap { decodeAttribute($0, of: name) }
+            case "checks":
+                entity.checks = sequence(item.value, what: "checks of \(what)").compactMap { sqlCondition($0, what: "a check of \(what)") }
+            case "uniques":
+                entity.uniques = sequence(item.value, what: "uniques of \(what)").compactMap { group in
+                    let names = sequence(group, what: "a unique group of \(what)").compactMap { reader.string($0, what: "a property of a unique group of \(what)") }
+                    if names.count < 2 { reader.report(group, "a unique group of \(what) names two or more properties; for one, write unique: true on it.") }
+                    return names.count < 2 ? nil : names
+                }
+            case "indexes":
+                entity.indexes = sequence(item.value, what: "indexes of \(what)").compactMap { decodeIndex($0, of: what) }
             case "relationships":
                 let relationships = reader.entries(of: item.value, what: "relationships of \(what)", allowsNull: true) ?? []
                 entity.relationships = relationships.compactMap { decodeRelationship($0, of: name) }
@@ -71,7 +86,7 @@ struct VersionFileDecoder {
     }
 
     private mutating func decodeAttribute(_ entry: YAMLReader.Entry, of entity: String) -> Attribute? {
-        let required = (key: "type", withWhat: "one of: \(AttributeType.spelledOut)")
+        let required = (key: "type", withWhat: "one of: \(Self.typesSpelledOut)")
         guard let (what, entries, typeNode) = propertyEntries(entry, "attribute", of: entity, Self.attributeKeys, required) else { return nil }
         // An attribute whose type is unknown is kept (as a string) so its name is still checked.
         var attribute = Attribute(name: entry.key, type: .string, location: reader.location(of: entry.keyNode))
@@ -80,8 +95,12 @@ struct VersionFileDecoder {
             if let type = AttributeType(rawValue: typeName) {
                 attribute.type = type
                 typeIsKnown = true
+            } else if let sqlType = PostgreSQLTypeName.parse(typeName) {
+                attribute.type = PostgreSQLTypeName.kind(of: sqlType)
+                attribute.columnType = attribute.type.sqlType == sqlType ? nil : sqlType
+                typeIsKnown = true
             } else {
-                reader.report(typeNode, "\(what) has unknown type \"\(typeName)\"; the types are: \(AttributeType.spelledOut).")
+                reader.report(typeNode, "\(what) has unknown type \"\(typeName)\"; the types are: \(Self.typesSpelledOut).")
             }
         }
         for item in entries {
@@ -92,7 +111,17 @@ struct VersionFileDecoder {
             case "allowsNarrowing": attribute.allowsNarrowing = reader.bool(item.value, what: "allowsNarrowing of \(what)") ?? false
             case "renamingIdentifier": attribute.renamingIdentifier = reader.string(item.value, what: "renamingIdentifier of \(what)")
             case "column": attribute.columnOverride = reader.string(item.value, what: "column of \(what)")
+            case "check": attribute.check = sqlCondition(item.value, what: "check of \(what)")
             case "default" where typeIsKnown: attribute.defaultValue = decodeDefault(item.value, type: attribute.type, what: what)
+            case "defaultExpression":
+                guard let expression = reader.string(item.value, what: "defaultExpression of \(what)") else { continue }
+                if reader.value("default", in: entries).map(reader.isNull) == false {
+                    reader.report(item.value, "\(what) has both default and defaultExpression; give one.")
+                } else if expression.allSatisfy(\.isWhitespace) || expression.contains(where: \.isNewline) {
+                    reader.report(item.value, "the defaultExpression of \(what) must be one line of SQL, such as now().")
+                } else {
+                    attribute.defaultValue = .expression(expression)
+                }
             default: break
             }
         }
@@ -114,6 +143,15 @@ struct VersionFileDecoder {
             case "maxCount": relationship.maxCount = reader.int(item.value, what: "maxCount of \(what)")
             case "renamingIdentifier": relationship.renamingIdentifier = reader.string(item.value, what: "renamingIdentifier of \(what)")
             case "column": relationship.columnOverride = reader.string(item.value, what: "column of \(what)")
+            case "deferred": relationship.isDeferred = reader.bool(item.value, what: "deferred of \(what)") ?? false
+            case "indexed": relationship.isIndexed = reader.bool(item.value, what: "indexed of \(what)") ?? true
+            case "onUpdate":
+                guard let rule = reader.string(item.value, what: "onUpdate of \(what)") else { continue }
+                if let updateRule = DeleteRule(rawValue: rule) {
+                    relationship.onUpdate = updateRule == .noAction ? nil : updateRule
+                } else {
+                    reader.report(item.value, "\(what) has unknown onUpdate \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
+                }
             case "deleteRule":
                 guard let rule = reader.string(item.value, what: "deleteRule of \(what)") else { continue }
                 if let deleteRule = DeleteRule(rawValue: rule) {
@@ -141,6 +179,52 @@ struct VersionFileDecoder {
             return nil
         }
         return (what, entries, node)
+    }
+
+    /// One entry of an entity's `indexes:`: `{ on: [keys], unique:, using:, where: }`.
+    private mutating func decodeIndex(_ node: Node, of entity: String) -> EntityIndex? {
+        let what = "an index of \(entity)"
+        guard let entries = reader.entries(of: node, what: what) else { return nil }
+        reader.checkKeys(entries, allowed: ["on", "unique", "using", "where"], in: what)
+        guard let keysNode = reader.value("on", in: entries) else {
+            reader.report(node, "\(what) has no on; add on: [its keys].")
+            return nil
+        }
+        let keys = sequence(keysNode, what: "on of \(what)").compactMap { sqlCondition($0, what: "a key of \(what)") }
+        guard !keys.isEmpty else { return nil }
+        var index = EntityIndex(keys: keys)
+        for item in entries {
+            switch item.key {
+            case "unique": index.isUnique = reader.bool(item.value, what: "unique of \(what)") ?? false
+            case "using": index.method = reader.string(item.value, what: "using of \(what)").flatMap { $0 == "btree" ? nil : $0 }
+            case "where": index.predicate = sqlCondition(item.value, what: "where of \(what)")
+            default: break
+            }
+        }
+        if let method = index.method, method.wholeMatch(of: /[a-z_][a-z0-9_]*/) == nil {
+            reader.report(node, "\(what) uses \"\(method)\", which is not an access method's name (btree, gin, gist, hash, brin).")
+            return nil
+        }
+        return index
+    }
+
+    /// The items of a YAML sequence, or reports that `what` must be a list.
+    private mutating func sequence(_ node: Node, what: String) -> [Node] {
+        guard let items = node.sequence else {
+            reader.report(node, "\(what) must be a list ([…]).")
+            return []
+        }
+        return Array(items)
+    }
+
+    /// One line of SQL, a condition (`price >= 0`), or reports what is wrong with it.
+    private mutating func sqlCondition(_ node: Node, what: String) -> String? {
+        guard let condition = reader.string(node, what: what) else { return nil }
+        guard !condition.allSatisfy(\.isWhitespace), !condition.contains(where: \.isNewline) else {
+            reader.report(node, "\(what) must be one line of SQL, such as price >= 0.")
+            return nil
+        }
+        return condition
     }
 
     private mutating func decodeDefault(_ node: Node, type: AttributeType, what: String) -> DefaultValue? {

@@ -2,8 +2,12 @@
 public struct Attribute: Hashable, Sendable, Codable {
     /// The attribute's name, unique among the entity's properties including inherited ones.
     public var name: String
-    /// The attribute's type.
+    /// The attribute's type: for a PostgreSQL type (``columnType``), the model's kind of value it
+    /// holds (`string` for `varchar(255)`, `decimal` for `numeric(12,2)`), which reads its default.
     public var type: AttributeType
+    /// The PostgreSQL column type when the version file names one the model's type does not map to
+    /// (`type: varchar(255)`); nil for the model's own types. Never ``AttributeType/sqlType`` of ``type``.
+    public var columnType: SQLType?
     /// Whether the attribute may be absent (`NULL`). Defaults to `false`.
     public var isOptional: Bool
     /// The value a new row gets when none is given.
@@ -22,11 +26,14 @@ public struct Attribute: Hashable, Sendable, Codable {
     public var allowsNarrowing: Bool
     /// Where the attribute was declared, when it came from a file.
     public var location: SourceLocation?
+    /// A condition its values meet, in SQL over its column (`price >= 0`): a `CHECK` constraint.
+    public var check: String?
 
     /// Creates an attribute.
     public init(
         name: String,
         type: AttributeType,
+        columnType: SQLType? = nil,
         isOptional: Bool = false,
         defaultValue: DefaultValue? = nil,
         isUnique: Bool = false,
@@ -38,6 +45,7 @@ public struct Attribute: Hashable, Sendable, Codable {
     ) {
         self.name = name
         self.type = type
+        self.columnType = columnType
         self.isOptional = isOptional
         self.defaultValue = defaultValue
         self.isUnique = isUnique
@@ -47,6 +55,12 @@ public struct Attribute: Hashable, Sendable, Codable {
         self.allowsNarrowing = allowsNarrowing
         self.location = location
     }
+
+    /// The PostgreSQL type of the attribute's column: ``columnType``, or the model type's.
+    public var sqlType: SQLType { columnType ?? type.sqlType }
+
+    /// The type as a version file writes it: `string`, or PostgreSQL's name (`character varying(255)`).
+    public var typeName: String { columnType.map(PostgreSQLTypeName.written) ?? type.rawValue }
 
     /// The column this attribute is stored in: ``columnOverride``, or the snake_case of ``name``.
     public var columnName: String { columnOverride ?? name.snakeCased }

@@ -19,6 +19,10 @@ public enum DefaultValue: Hashable, Sendable, Codable {
     case binary([UInt8])
     /// A `json` default, as compact JSON text with sorted keys.
     case json(String)
+    /// An SQL expression PostgreSQL evaluates for each new row (`now()`, `CURRENT_TIMESTAMP`,
+    /// `gen_random_uuid()`), written `defaultExpression:` in a version file. Held as written; the
+    /// column's DDL carries it as it is, so PostgreSQL is what accepts or refuses it.
+    case expression(String)
 
     /// A stable, unambiguous text form used by the version hash.
     var canonicalText: String {
@@ -32,6 +36,7 @@ public enum DefaultValue: Hashable, Sendable, Codable {
         case .uuid(let value): "uuid:" + value
         case .binary(let bytes): "binary:" + bytes.hexString
         case .json(let value): "json:" + CanonicalText.quoted(value)
+        case .expression(let value): "sql:" + CanonicalText.quoted(value)
         }
     }
 }

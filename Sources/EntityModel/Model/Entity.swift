@@ -20,6 +20,14 @@ public struct Entity: Hashable, Sendable, Codable {
     public var relationships: [Relationship] { didSet { relationships.sort { $0.name < $1.name } } }
     /// Where the entity was declared, when it came from a file.
     public var location: SourceLocation?
+    /// Conditions every row of the entity meets, in SQL over its columns (`price >= 0`): `CHECK`
+    /// constraints on its table.
+    public var checks: [String] = []
+    /// Groups of properties (attributes and to-ones) whose values together are unique: one
+    /// `UNIQUE` constraint over their columns each, in the order given.
+    public var uniques: [[String]] = []
+    /// Indexes beyond `indexed: true` on one property (`indexes:`).
+    public var indexes: [EntityIndex] = []
     /// The table that stores this entity's rows: its root entity's table. Resolved when the entity
     /// becomes part of a ``ModelVersion``; until then, this entity's own table name.
     public internal(set) var tableName: String

@@ -26,6 +26,13 @@ public struct Relationship: Hashable, Sendable, Codable {
     public var columnOverride: String?
     /// Where the relationship was declared, when it came from a file.
     public var location: SourceLocation?
+    /// For the to-one that holds the key: the foreign key's `ON UPDATE` action (`cascade` is
+    /// `CASCADE`, `nullify` `SET NULL`, `deny` `RESTRICT`); nil for `NO ACTION`.
+    public var onUpdate: DeleteRule?
+    /// For the to-one that holds the key: the foreign key is `DEFERRABLE INITIALLY DEFERRED`.
+    public var isDeferred = false
+    /// For the to-one that holds the key: whether its column gets an index (not when unique). Defaults to `true`.
+    public var isIndexed = true
 
     /// Creates a relationship.
     public init(

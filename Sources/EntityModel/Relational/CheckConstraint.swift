@@ -8,6 +8,9 @@ public struct CheckConstraint: Hashable, Sendable, Codable {
         /// sub-entity, stored in a nullable column of its root's table, must be set on rows of that
         /// sub-entity and its descendants.
         case requiredForEntities(column: String, discriminator: String, entities: [String])
+        /// A condition the model states in SQL (an attribute's `check:` or an entity's `checks:`),
+        /// with the columns it reads.
+        case expression(String, columns: [String])
     }
 
     /// The constraint's name.

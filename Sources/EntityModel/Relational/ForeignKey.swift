@@ -12,7 +12,15 @@ public struct ForeignKey: Hashable, Sendable, Codable {
     public var onDelete: ReferentialAction
 
     /// Creates a foreign key.
-    public init(name: String, columns: [String], referencedTable: String, referencedColumns: [String], onDelete: ReferentialAction) {
+    /// The `ON UPDATE` action, where it is not `NO ACTION`.
+    public var onUpdate: ReferentialAction?
+    /// Whether the key is `DEFERRABLE INITIALLY DEFERRED` (checked at commit), as Django makes them.
+    public var isDeferred: Bool?
+
+    public init(name: String, columns: [String], referencedTable: String, referencedColumns: [String], onDelete: ReferentialAction,
+                onUpdate: ReferentialAction? = nil, isDeferred: Bool? = nil) {
+        self.onUpdate = onUpdate == ReferentialAction.noAction ? nil : onUpdate
+        self.isDeferred = isDeferred == true ? true : nil
         self.name = name
         self.columns = columns
         self.referencedTable = referencedTable

@@ -60,6 +60,10 @@ struct RelationalMapper {
                 addForeignKey(relationship, of: name, isSubentity: isSubentity, requiredFor: requiredFor, to: &builder)
             }
         }
+        for name in hierarchy {
+            guard let entity = graph.byName[name] else { continue }
+            addConstraints(of: entity, to: &builder)
+        }
         return builder.build(origin: .entity(root.name))
     }
 
@@ -68,10 +72,15 @@ struct RelationalMapper {
     ) {
         let column = attribute.columnName
         builder.columns.append(Column(
-            name: column, type: attribute.type.sqlType, isNullable: attribute.isOptional || isSubentity,
+            name: column, type: attribute.sqlType, isNullable: attribute.isOptional || isSubentity,
             defaultValue: attribute.defaultValue, origin: .attribute(entity: entity, attribute: attribute.name)
         ))
         if isSubentity && !attribute.isOptional { builder.requireColumn(column, forEntities: requiredFor) }
+        if let check = attribute.check {
+            builder.checks.append(CheckConstraint(
+                name: builder.freeName(SQLName.derived([builder.name, column], suffix: "check")), condition: .expression(check, columns: [column])
+            ))
+        }
         if attribute.isUnique {
             builder.uniques.append(UniqueConstraint(name: SQLName.derived([builder.name, column], suffix: "key"), columns: [column]))
         } else if attribute.isIndexed {
@@ -94,12 +103,58 @@ struct RelationalMapper {
         builder.foreignKeys.append(ForeignKey(
             name: SQLName.derived([builder.name, column], suffix: "fkey"), columns: [column],
             referencedTable: tableName(of: relationship.destination),
-            referencedColumns: [SQLName.primaryKeyColumn], onDelete: onDelete
+            referencedColumns: [SQLName.primaryKeyColumn], onDelete: onDelete,
+            onUpdate: relationship.onUpdate?.referentialAction, isDeferred: relationship.isDeferred
         ))
         if let inverse, !inverse.isToMany {
             builder.uniques.append(UniqueConstraint(name: SQLName.derived([builder.name, column], suffix: "key"), columns: [column]))
-        } else {
+        } else if relationship.isIndexed {
             builder.indexes.append(Index(name: SQLName.derived([builder.name, column], suffix: "idx"), columns: [column]))
+        }
+    }
+
+    /// An entity's own `uniques:` and `checks:`: a `UNIQUE` constraint over the columns of each
+    /// group of properties (`<table>_<columns>_key`, skipped where a property is missing), a `CHECK`
+    /// for each condition (`<table>_check`, `<table>_check1`, … as PostgreSQL names them).
+    private func addConstraints(of entity: Entity, to builder: inout TableBuilder) {
+        let lineage = graph.ancestors(of: entity.name).compactMap { graph.byName[$0] } + [entity]
+        func column(of property: String) -> String? {
+            for owner in lineage {
+                if let attribute = owner.attribute(named: property) { return attribute.columnName }
+                if let relationship = owner.relationships.first(where: { $0.name == property }),
+                   holdsForeignKey(relationship, declaredBy: owner.name) { return relationship.foreignKeyColumnName }
+            }
+            return nil
+        }
+        for group in entity.uniques {
+            let columns = group.compactMap(column(of:))
+            guard columns.count == group.count else { continue }
+            builder.uniques.append(UniqueConstraint(name: builder.freeName(SQLName.derived([builder.name] + columns, suffix: "key")), columns: columns))
+        }
+        for index in entity.indexes {
+            var elements: [String] = [], columns: [String] = [], isPlain = true
+            for key in index.keys {
+                let words = key.split(separator: " ", maxSplits: 1).map(String.init)
+                if let name = column(of: words[0]) {
+                    elements.append(PostgreSQLQuoting().quoteIdentifier(name) + (words.count > 1 ? " " + words[1] : ""))
+                    columns.append(name)
+                    isPlain = isPlain && words.count == 1
+                } else {
+                    elements.append(key)
+                    columns += builder.columns.map(\.name).filter { SQLName.mentions(key, column: $0) && !columns.contains($0) }
+                    isPlain = false
+                }
+            }
+            builder.indexes.append(Index(
+                name: builder.freeName(SQLName.derived([builder.name] + (isPlain ? columns : columns.prefix(1) + ["expr"]), suffix: index.isUnique ? "key" : "idx")),
+                columns: columns, elements: isPlain ? nil : elements, isUnique: index.isUnique, method: index.method,
+                predicate: index.predicate
+            ))
+        }
+        for check in entity.checks {
+            let read = builder.columns.map(\.name).filter { SQLName.mentions(check, column: $0) }
+            builder.checks.append(CheckConstraint(name: builder.freeName(SQLName.derived([builder.name], suffix: "check")),
+                                                  condition: .expression(check, columns: read)))
         }
     }
 
@@ -172,6 +227,17 @@ private struct TableBuilder {
     var indexes: [Index] = []
 
     init(name: String) { self.name = name }
+
+    /// `name`, or where a constraint or index of the table has it, `name` followed by the first
+    /// number that makes it free (`order_check1`), as PostgreSQL names constraints.
+    func freeName(_ name: String) -> String {
+        let taken = Set(checks.map(\.name) + uniques.map(\.name) + indexes.map(\.name) + foreignKeys.map(\.name))
+        guard taken.contains(name) else { return name }
+        return (1...).lazy.map { number in
+            let numbered = name + String(number)
+            return numbered.utf8.count <= SQLName.maximumLength ? numbered : SQLName.derived([name], suffix: String(number))
+        }.first { !taken.contains($0) }!
+    }
 
     /// Adds `discriminator NOT IN (entities) OR column IS NOT NULL`.
     mutating func requireColumn(_ column: String, forEntities entities: [String]) {

@@ -6,6 +6,8 @@ extension CheckConstraint.Condition {
             "\(id: column) IN (\(values.map { "\(literal: $0)" }, joinedBy: ", "))"
         case .requiredForEntities(let column, let discriminator, let entities):
             "\(id: discriminator) NOT IN (\(entities.map { "\(literal: $0)" }, joinedBy: ", ")) OR \(id: column) IS NOT NULL"
+        case .expression(let condition, _):
+            "\(raw: condition)"
         }
     }
 

@@ -16,6 +16,7 @@ extension DefaultValue {
         case .uuid(let value): "\(literal: value)::uuid"
         case .binary(let bytes): "\(literal: "\\x" + bytes.hexString)::bytea"
         case .json(let value): "\(literal: value)::jsonb"
+        case .expression(let value): "\(raw: value)"
         }
     }
 

@@ -3,6 +3,7 @@ extension ForeignKey {
     public func addition(toTable table: String) -> SQL {
         "ALTER TABLE \(table: table) ADD CONSTRAINT \(id: name) FOREIGN KEY (\(ids: columns)) "
             + "REFERENCES \(table: referencedTable) (\(ids: referencedColumns)) ON DELETE \(raw: onDelete.sql)"
+            + "\(raw: onUpdate.map { " ON UPDATE " + $0.sql } ?? "")\(raw: isDeferred == true ? " DEFERRABLE INITIALLY DEFERRED" : "")"
     }
 
     /// ``addition(toTable:)`` for `schema`.

@@ -87,7 +87,9 @@ extension TableSnapshot {
     private func foreignKeyDifferences(from expected: TableSnapshot) -> [SchemaDifference] {
         let paired = pairUp(expected.foreignKeys, foreignKeys) { [$0.columns, [$0.referencedTable], $0.referencedColumns] }
         return paired.missing.map { difference(.missingForeignKey, column: $0.columnsText, expected: $0.text) }
-            + paired.matched.filter { $0.expected.onDelete != $0.actual.onDelete }.map {
+            + paired.matched.filter {
+                ($0.expected.onDelete, $0.expected.onUpdate, $0.expected.deferral) != ($0.actual.onDelete, $0.actual.onUpdate, $0.actual.deferral)
+            }.map {
                 difference(.foreignKeyDeleteRule, column: $0.actual.columnsText, expected: $0.expected.text, actual: $0.actual.text)
             }
             + paired.extra.map { difference(.extraForeignKey, column: $0.columnsText, actual: $0.text) }
@@ -178,6 +180,7 @@ extension ForeignKeySnapshot {
         var target = referencedTable
         if referencedColumns != [SQLName.primaryKeyColumn] { target += " " + TableSnapshot.columnList(referencedColumns) }
         return TableSnapshot.columnList(columns) + " → " + target + SchemaDifference.deleteRuleSeparator + onDelete
+            + (onUpdate.map { " ON UPDATE " + $0 } ?? "") + (deferral.map { " " + $0 } ?? "")
     }
 }
 

@@ -103,17 +103,23 @@ public struct ForeignKeySnapshot: Codable, Equatable, Sendable {
     public var referencedColumns: [String]
     /// The `ON DELETE` action: `CASCADE`, `SET NULL`, `RESTRICT`, `NO ACTION` or `SET DEFAULT`.
     public var onDelete: String
+    /// The `ON UPDATE` action where it is not `NO ACTION`.
+    public var onUpdate: String?
+    /// `DEFERRABLE INITIALLY DEFERRED` or `DEFERRABLE INITIALLY IMMEDIATE` where the key is deferrable.
+    public var deferral: String?
 
     /// Creates a foreign-key snapshot.
-    public init(columns: [String], referencedTable: String, referencedColumns: [String], onDelete: String) {
+    public init(columns: [String], referencedTable: String, referencedColumns: [String], onDelete: String, onUpdate: String? = nil, deferral: String? = nil) {
         self.columns = columns
         self.referencedTable = referencedTable
         self.referencedColumns = referencedColumns
         self.onDelete = onDelete
+        self.onUpdate = onUpdate
+        self.deferral = deferral
     }
 
     var sortKey: [String] {
-        [columns.joined(separator: "\u{0}"), referencedTable, referencedColumns.joined(separator: "\u{0}"), onDelete]
+        [columns.joined(separator: "\u{0}"), referencedTable, referencedColumns.joined(separator: "\u{0}"), onDelete, onUpdate ?? "", deferral ?? ""]
     }
 }
 

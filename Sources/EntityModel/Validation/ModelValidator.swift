@@ -136,6 +136,26 @@ struct ModelValidator {
             }
         }
         checkDuplicateProperties(of: entity)
+        checkUniqueGroups(of: entity)
+    }
+
+    /// Each property a `uniques:` group names is an attribute or a to-one stored in the entity's
+    /// table (its own or inherited), named once.
+    private mutating func checkUniqueGroups(of entity: Entity) {
+        let lineage = graph.ancestors(of: entity.name).compactMap { graph.byName[$0] } + [entity]
+        for group in entity.uniques {
+            for property in group {
+                let isStored = lineage.contains { owner in
+                    owner.attribute(named: property) != nil || owner.relationships.contains { $0.name == property && !$0.isToMany }
+                }
+                if !isStored {
+                    report(entity.location, "entity \(entity.name) has a unique group naming \(property), which is not an attribute or to-one of \(entity.name).")
+                }
+            }
+            if Set(group).count != group.count {
+                report(entity.location, "entity \(entity.name) has a unique group naming a property twice: \(group.joined(separator: ", ")).")
+            }
+        }
     }
 
     private mutating func checkDuplicateProperties(of entity: Entity) {

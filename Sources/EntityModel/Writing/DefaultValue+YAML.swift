@@ -15,7 +15,7 @@ extension DefaultValue {
         case .date(let value): YAMLScalar.quoted(value)
         case .uuid(let value): YAMLScalar.quoted(value)
         case .binary(let bytes): YAMLScalar.quoted(Data(bytes).base64EncodedString())
-        case .json(let value): YAMLScalar.quoted(value)
+        case .json(let value), .expression(let value): YAMLScalar.quoted(value)
         }
     }
 }

@@ -11,7 +11,7 @@ extension ModelVersion {
         lines.append("entities:")
         for entity in entities {
             let keys = entity.yamlKeys
-            if keys.isEmpty && entity.attributes.isEmpty && entity.relationships.isEmpty {
+            if keys.isEmpty && entity.attributes.isEmpty && entity.relationships.isEmpty && entity.checks.isEmpty && entity.uniques.isEmpty && entity.indexes.isEmpty {
                 lines.append("  \(YAMLScalar.name(entity.name)): {}")
                 continue
             }
@@ -24,6 +24,24 @@ extension ModelVersion {
             if !entity.relationships.isEmpty {
                 lines.append("    relationships:")
                 lines += entity.relationships.map { "      \(YAMLScalar.name($0.name)): { \(flow($0.yamlKeys)) }" }
+            }
+            if !entity.uniques.isEmpty {
+                lines.append("    uniques:")
+                lines += entity.uniques.map { "      - [\($0.map(YAMLScalar.name).joined(separator: ", "))]" }
+            }
+            if !entity.indexes.isEmpty {
+                lines.append("    indexes:")
+                lines += entity.indexes.map { index in
+                    var keys: [(key: String, value: String)] = [("on", "[" + index.keys.map(YAMLScalar.versionName).joined(separator: ", ") + "]")]
+                    if index.isUnique { keys.append(("unique", "true")) }
+                    if let method = index.method { keys.append(("using", YAMLScalar.name(method))) }
+                    if let predicate = index.predicate { keys.append(("where", YAMLScalar.quoted(predicate))) }
+                    return "      - { \(flow(keys)) }"
+                }
+            }
+            if !entity.checks.isEmpty {
+                lines.append("    checks:")
+                lines += entity.checks.map { "      - \(YAMLScalar.quoted($0))" }
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -59,14 +77,19 @@ private extension Entity {
 
 private extension Attribute {
     var yamlKeys: [(key: String, value: String)] {
-        var keys: [(key: String, value: String)] = [("type", type.rawValue)]
+        var keys: [(key: String, value: String)] = [("type", columnType == nil ? type.rawValue : YAMLScalar.versionName(typeName))]
         if isOptional { keys.append(("optional", "true")) }
-        if let defaultValue { keys.append(("default", defaultValue.yamlText)) }
+        if case .expression? = defaultValue {
+            keys.append(("defaultExpression", defaultValue!.yamlText))
+        } else if let defaultValue {
+            keys.append(("default", defaultValue.yamlText))
+        }
         if isUnique { keys.append(("unique", "true")) }
         if isIndexed { keys.append(("indexed", "true")) }
         if let columnOverride { keys.append(("column", YAMLScalar.name(columnOverride))) }
         if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
         if allowsNarrowing { keys.append(("allowsNarrowing", "true")) }
+        if let check { keys.append(("check", YAMLScalar.quoted(check))) }
         return keys
     }
 }
@@ -82,6 +105,9 @@ private extension Relationship {
         if let maxCount { keys.append(("maxCount", String(maxCount))) }
         if let columnOverride { keys.append(("column", YAMLScalar.name(columnOverride))) }
         if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
+        if let onUpdate { keys.append(("onUpdate", onUpdate.rawValue)) }
+        if isDeferred { keys.append(("deferred", "true")) }
+        if !isIndexed { keys.append(("indexed", "false")) }
         return keys
     }
 }

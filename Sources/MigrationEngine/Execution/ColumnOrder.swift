@@ -74,6 +74,7 @@ extension CheckConstraint {
         switch condition {
         case let .isOneOf(column, _): return [column]
         case let .requiredForEntities(column, discriminator, _): return [column, discriminator]
+        case let .expression(_, columns): return columns
         }
     }
 }

@@ -111,9 +111,13 @@ public struct StepExecutor {
             let losses = archiving == nil ? mapped.dataDependentLosses : []
             try DataDependentLossCheck(losses: losses, differ: mapped.compiler.differ, schema: schema, step: "\(step.source.name) → \(step.destination.name)")
                 .run(on: connection, allowDestructive: options.allowDestructive, logger: connection.logger)
-            try ValidationStage(differ: mapped.compiler.differ, schema: schema).run(closing, on: connection, statistics: &batch.statistics)
+            try ValidationStage(destination: mapped.compiler.differ.new, schema: schema).run(closing, on: connection, statistics: &batch.statistics)
             try policies?.finish()
             batch.statistics.rowsAffected += policies?.session.rowsWritten ?? 0
+        } else if closing.contains(where: \.addsRowConstraint) {
+            // A check or unique constraint the model adds: a row that breaks it is named (issue 34).
+            try batch.send()
+            try ValidationStage(destination: step.destination.relationalSchema(), schema: schema).run(closing, on: connection, statistics: &batch.statistics)
         } else {
             batch.add(closing)
             try batch.send()

@@ -5,7 +5,8 @@ import LibPQ
 /// violation turned into a ``ConstraintViolation`` that names the entity, a row id and the
 /// constraint (Core Data's validation pass).
 struct ValidationStage {
-    let differ: SchemaDiffer
+    /// The step's destination schema, which names the entity of a table.
+    let destination: RelationalSchema
     let schema: String
 
     /// All at once first, in one round trip inside a savepoint; only when a constraint is violated,
@@ -58,7 +59,7 @@ struct ValidationStage {
         }
         let rowID = query.flatMap { try? connection.execute($0, schema: schema).first?.decode(Int64?.self, at: 0) } ?? nil
         var entity = entityName(ofTable: table)
-        if let rowID, differ.new.table(named: table)?.column(withOrigin: .discriminator) != nil,
+        if let rowID, destination.table(named: table)?.column(withOrigin: .discriminator) != nil,
            let concrete = try? connection.execute("SELECT entity FROM \(table: table) WHERE id = \(bind: .integer(rowID))", schema: schema)
             .first?.decode(String.self, at: 0) {
             entity = concrete
@@ -67,7 +68,7 @@ struct ValidationStage {
     }
 
     private func entityName(ofTable table: String) -> String {
-        switch differ.new.table(named: table)?.origin {
+        switch destination.table(named: table)?.origin {
         case let .entity(root)?: return root
         case let .joinTable(entity, relationship)?: return "\(entity).\(relationship)"
         case nil: return table
@@ -88,5 +89,15 @@ public struct ConstraintViolation: Error, Sendable, CustomStringConvertible {
     public var description: String {
         "validation failed: \(entity)\(rowID.map { " row id \($0)" } ?? "") violates \(constraint) (table \(table)): "
             + "\(underlying.message) [SQLSTATE \(underlying.sqlState?.rawValue ?? "?")]"
+    }
+}
+
+extension StepProgram.Statement {
+    /// Whether it adds a check or unique constraint, which existing rows may break.
+    var addsRowConstraint: Bool {
+        switch operation {
+        case .addCheck, .addUnique: true
+        default: false
+        }
     }
 }

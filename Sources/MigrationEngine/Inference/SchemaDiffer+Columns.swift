@@ -174,6 +174,10 @@ enum TypeChange {
     case widening, narrowing, impossible
 
     init(from: SQLType, to: SQLType) {
+        if let change = Self.parameterized(from: from, to: to) {
+            self = change
+            return
+        }
         let numeric: [SQLType] = [.smallint, .integer, .bigint, .numeric, .real, .doublePrecision]
         let widenings: [SQLType: Set<SQLType>] = [
             .smallint: [.integer, .bigint, .numeric, .real, .doublePrecision],

@@ -17,7 +17,7 @@ extension SchemaDiffer {
         }
 
         matchConstraints(oldTable.foreignKeys, newTable.foreignKeys, oldTable: oldTable.name, newTable: table, name: \.name, add: { .addForeignKey(table: table, $0) }) { old, new in
-            translate(old.columns) == new.columns && new.onDelete == old.onDelete
+            translate(old.columns) == new.columns && new.onDelete == old.onDelete && new.onUpdate == old.onUpdate && new.isDeferred == old.isDeferred
                 && new.referencedTable == (tables[old.referencedTable] ?? old.referencedTable)
         }
         matchConstraints(oldTable.uniqueConstraints, newTable.uniqueConstraints, oldTable: oldTable.name, newTable: table, name: \.name,
@@ -29,8 +29,14 @@ extension SchemaDiffer {
 
         var keptIndexes: Set<String> = []
         for index in oldTable.indexes {
+            // Kept when it is the same definition in the destination's column names (an index of
+            // SQL keys is kept only where those read no renamed column: its text names them).
             let match = translate(index.columns).flatMap { mapped in
-                newTable.indexes.first { !keptIndexes.contains($0.name) && $0.columns == mapped }
+                var translated = index
+                translated.columns = mapped
+                return newTable.indexes.first {
+                    !keptIndexes.contains($0.name) && $0.hasDefinition(of: translated) && (index.elements == nil || mapped == index.columns)
+                }
             }
             if let match {
                 keptIndexes.insert(match.name)
@@ -80,6 +86,11 @@ extension SchemaDiffer {
         case let .requiredForEntities(column, discriminator, entities):
             guard let mapped = columns[column], let mappedDiscriminator = columns[discriminator] else { return nil }
             return .requiredForEntities(column: mapped, discriminator: mappedDiscriminator, entities: entities)
+        case let .expression(condition, read):
+            // The condition's text names the columns as the destination writes it; a renamed column
+            // it reads makes it another check (PostgreSQL's rename would keep the old one in step).
+            let mapped = read.compactMap { columns[$0] }
+            return mapped.count == read.count ? .expression(condition, columns: mapped) : nil
         }
     }
 }
@@ -91,6 +102,7 @@ extension CheckConstraint.Condition {
         case let .isOneOf(column, values): return .isOneOf(column: column, values: values.sorted())
         case let .requiredForEntities(column, discriminator, entities):
             return .requiredForEntities(column: column, discriminator: discriminator, entities: entities.sorted())
+        case .expression: return self
         }
     }
 }

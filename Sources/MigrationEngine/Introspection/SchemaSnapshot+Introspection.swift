@@ -64,7 +64,9 @@ extension SchemaSnapshot {
                     columns: columns,
                     referencedTable: try row.decode(String.self, column: "referenced_table"),
                     referencedColumns: try row.decode(PQJSON.self, column: "referenced_columns").decode([String].self),
-                    onDelete: Self.referentialAction(try row.decode(String.self, column: "delete_action"))
+                    onDelete: Self.referentialAction(try row.decode(String.self, column: "delete_action")),
+                    onUpdate: try row.decode(String?.self, column: "update_action").map(Self.referentialAction),
+                    deferral: try row.decode(String?.self, column: "deferral")
                 ))
             default:
                 builders[table]?.checks.append(normalizer.strip(try row.decode(String.self, column: "definition")))
@@ -178,6 +180,8 @@ private enum Catalog {
                    JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
                    ORDER BY k.position))::text AS referenced_columns,
                con.confdeltype::text AS delete_action,
+               CASE WHEN con.confupdtype <> 'a' THEN con.confupdtype::text END AS update_action,
+               CASE WHEN con.condeferrable THEN 'DEFERRABLE INITIALLY ' || CASE WHEN con.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END END AS deferral,
                CASE WHEN con.contype = 'c' THEN pg_catalog.pg_get_constraintdef(con.oid) END AS definition
         FROM pg_catalog.pg_constraint con
         JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
@@ -188,7 +192,9 @@ private enum Catalog {
         """
 
     /// Indexes that back no primary-key or unique constraint. A key column is its name; an
-    /// expression is `pg_get_indexdef`'s text for that column, in parentheses.
+    /// expression is `pg_get_indexdef`'s text for that column, in parentheses; either is followed by
+    /// its operator class where that is not the type's default (`title varchar_pattern_ops`) and its
+    /// order where that is not ascending with NULLs last (`last_seen DESC`).
     static let indexes = """
         SELECT c.relname::text AS table_name, i.relname::text AS index_name,
                x.indisunique AS is_unique, x.indisprimary AS is_primary, am.amname::text AS method,
@@ -196,8 +202,12 @@ private enum Catalog {
                to_json(ARRAY(
                    SELECT CASE WHEN x.indkey[k] <> 0 THEN a.attname::text
                                ELSE '(' || pg_catalog.pg_get_indexdef(x.indexrelid, k + 1, true) || ')' END
+                          || CASE WHEN opc.opcdefault THEN '' ELSE ' ' || opc.opcname::text END
+                          || CASE x.indoption[k]::int & 3 WHEN 3 THEN ' DESC' WHEN 1 THEN ' DESC NULLS LAST'
+                                                          WHEN 2 THEN ' NULLS FIRST' ELSE '' END
                    FROM generate_series(0, x.indnkeyatts - 1) AS k
                    LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[k]
+                   LEFT JOIN pg_catalog.pg_opclass opc ON opc.oid = x.indclass[k]
                    ORDER BY k))::text AS columns
         FROM pg_catalog.pg_index x
         JOIN pg_catalog.pg_class c ON c.oid = x.indrelid

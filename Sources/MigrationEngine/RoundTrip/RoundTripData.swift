@@ -182,6 +182,10 @@ public struct RoundTripData: Sendable {
                 + "WHEN \(i) = 4 THEN \(q.quoteLiteral(#"{"ü": "東京 🍰", "n": [1e300, -0.5, true, null, ""]}"#))::jsonb "
                 + (unique ? "" : "WHEN \(i) % 5 = 0 THEN '[]'::jsonb ")
                 + "ELSE pg_catalog.jsonb_build_object('i', \(i), 'h', \(md5(table, column, row: i, q))) END)"
+        default:
+            // A PostgreSQL type a version file names (issue 34): one character where it holds text, else empty.
+            value = column.type.rawValue.hasPrefix("character")
+                ? "pg_catalog.left(\(md5(table, column, row: i, q)), 1)::\(column.type.rawValue)" : "NULL::\(column.type.rawValue)"
         }
         guard mayBeNull(column, in: table) else { return value }
         // The third row of every entity (rows of a hierarchy take turns), so every optional

@@ -58,7 +58,7 @@ struct ModelFamilyLoadingTests {
             try ModelFamily.load(from: Fixtures.brokenFamily("SeveralFiles"))
         }
         #expect(error?.description == """
-            SeveralFiles/v1.yaml:4: attribute Recipe.name has unknown type "text"; the types are: \(VersionFileDecoderTests.types).
+            SeveralFiles/v1.yaml:4: attribute Recipe.name has unknown type "txt"; the types are: \(VersionFileDecoderTests.types).
             SeveralFiles/v2.yaml:5: the default many of attribute Recipe.servings is not an int16 value.
             SeveralFiles/v2.yaml:7: relationship Recipe.author points to entity Author, which does not exist.
             """)

@@ -3,13 +3,14 @@ import Testing
 
 /// Mistakes of form in a version file, each reported with its line.
 struct VersionFileDecoderTests {
-    static let types = "string, int16, int32, int64, decimal, double, float, bool, date, uuid, binary, json"
+    static let types = "string, int16, int32, int64, decimal, double, float, bool, date, uuid, binary, json, "
+        + "or a PostgreSQL type such as varchar(255), numeric(12,2), timestamp(3), pg.date, text[] (see docs/ModelFormat.md)"
     static let notADate = "is not an ISO-8601 date such as \"2024-01-01T00:00:00Z\"."
 
     /// Each broken file and what it must report.
     static let brokenFiles: [BrokenFixture] = [
         BrokenFixture("UnknownType", [
-            (6, "attribute Recipe.servings has unknown type \"integer\"; the types are: \(Self.types)."),
+            (6, "attribute Recipe.servings has unknown type \"integr\"; the types are: \(Self.types)."),
         ]),
         BrokenFixture("MissingType", [
             (5, "attribute Recipe.name has no type; add type: with one of: \(Self.types)."),
@@ -37,9 +38,9 @@ struct VersionFileDecoderTests {
         ]),
         BrokenFixture("UnknownKey", [
             (2, "unknown key \"description\" in a version file; the keys are: entities."),
-            (5, "unknown key \"comment\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract."),
-            (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, unique, indexed, renamingIdentifier, column, allowsNarrowing."),
-            (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column."),
+            (5, "unknown key \"comment\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract, checks, uniques, indexes."),
+            (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check."),
+            (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column, onUpdate, deferred, indexed."),
         ]),
         BrokenFixture("DuplicateKey", [
             (5, "the key \"name\" appears more than once in the same mapping."),

@@ -64,6 +64,9 @@ struct RuleHarness {
             Issue.record("expected SQLSTATE \(state), but it succeeded", sourceLocation: sourceLocation)
         } catch let error as PQError {
             #expect(error.sqlState == state, "\(error)", sourceLocation: sourceLocation)
+        } catch let violation as ConstraintViolation {
+            // A constraint the step adds, with the row that breaks it named (issue 34).
+            #expect(violation.underlying.sqlState == state && violation.rowID != nil, "\(violation)", sourceLocation: sourceLocation)
         } catch {
             Issue.record("expected SQLSTATE \(state), got \(error)", sourceLocation: sourceLocation)
         }
