@@ -77,8 +77,9 @@ struct OnlineBenchmark: AsyncParsableCommand {
         let connection = try Connection(database.conninfo, logger: logger)
         var migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url, policies: RecipesPolicies.registry, logger: logger)
         migrator.lockTimeout = .milliseconds(lockTimeout)
-        // Recipes v2 → v3 both ways: the family's Swift policies (which catch-up cannot follow, so
-        // writes wait while they run) and the declarative distinct mappings (caught up by key).
+        // Recipes v2 → v3 both ways: the family's Swift policies (row-local: run again for the
+        // changed rows, their rows made per key followed by key) and the declarative distinct
+        // mappings (caught up by key).
         var declarative = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
                                              mappingsDirectory: family.url.appendingPathComponent("Mappings/Declarative"),
                                              policies: RecipesPolicies.registry, logger: logger)

@@ -77,19 +77,34 @@ extension OnlinePlan {
             guard case let .perKey(rows) = compiled.ids else { continue }
             let mapping = compiled.mapping
             if let reason = last.distinctRefusal(mapping, rows: rows, in: model, compiler: compiler) { return ([], reason) }
-            // The rows it reads are the live ones: no earlier step changes its source table's names.
-            for earlier in steps.dropLast() {
-                let names = earlier.account.names ?? ArchiveNames()
-                let unchanged = names.survivingTables[rows.sourceTable] == rows.sourceTable
-                    && names.survivingColumns.allSatisfy { !$0.key.hasPrefix(rows.sourceTable + ".") || $0.key == rows.sourceTable + "." + $0.value }
-                if !unchanged {
-                    return ([], "distinct mapping \(mapping.name) reads \(rows.sourceTable), which step \(earlier.source.name) → \(earlier.destination.name) changes first")
-                }
-            }
+            if let reason = unchangedBefore(rows, by: steps.dropLast(), mapping: mapping.name) { return ([], reason) }
             guard let destination = compiler.destinationTable(of: mapping.destination)?.name else { continue }
             found.append(OnlineDistinct(index: found.count, rows: rows, sourceTable: rows.sourceTable, destinationTable: destination))
         }
+        for shared in last.policyRowsMadePerKey {
+            guard let rows = shared.rows else {
+                return ([], "policy \(shared.policy) keys its \(shared.mapping.destination) rows by \(shared.attribute), which \(shared.mapping.source) does not have")
+            }
+            if let reason = last.distinctRefusal(shared.mapping, rows: rows, in: model, compiler: compiler) { return ([], reason) }
+            if let reason = unchangedBefore(rows, by: steps.dropLast(), mapping: shared.mapping.name) { return ([], reason) }
+            guard let destination = compiler.destinationTable(of: shared.mapping.destination)?.name else { continue }
+            found.append(OnlineDistinct(index: found.count, rows: rows, sourceTable: rows.sourceTable, destinationTable: destination))
+        }
         return (found, nil)
+    }
+
+    /// Why the rows a distinct mapping reads are not the live ones (an earlier step changes its
+    /// source table's names); nil when they are.
+    private static func unchangedBefore(_ rows: DistinctRows, by earlierSteps: ArraySlice<MigrationStep>, mapping: String) -> String? {
+        for earlier in earlierSteps {
+            let names = earlier.account.names ?? ArchiveNames()
+            let unchanged = names.survivingTables[rows.sourceTable] == rows.sourceTable
+                && names.survivingColumns.allSatisfy { !$0.key.hasPrefix(rows.sourceTable + ".") || $0.key == rows.sourceTable + "." + $0.value }
+            if !unchanged {
+                return "distinct mapping \(mapping) reads \(rows.sourceTable), which step \(earlier.source.name) → \(earlier.destination.name) changes first"
+            }
+        }
+        return nil
     }
 }
 

@@ -6,15 +6,16 @@ import TenantMigrator
 import TenantMigratorTestSupport
 import Testing
 
-/// Rows made per key (`distinct:`) follow the key's first row (lowest id) during catch-up, as an
-/// offline migration of the final data has them: when the app deletes or changes a key's first
-/// row, every other row of the key is looked at again.
+/// Rows made per key (`distinct:`, or a row-local policy's `sharedRows`) follow the key's first row
+/// (lowest id) during catch-up, as an offline migration of the final data has them: when the app
+/// deletes or changes a key's first row, every other row of the key is looked at again.
 @Suite("Online runs and distinct keys")
 struct OnlineRunDistinctTests {
     enum Change: String, CaseIterable { case delete, update }
 
-    @Test(arguments: Change.allCases, [OnlinePhase.copying, .built, .catchingUp])
-    func aKeysFirstRowChangedDuringCatchUpEndsAsOffline(change: Change, phase: OnlinePhase) async throws {
+    @Test(arguments: Change.allCases.flatMap { change in [RecipesWay.declarative, .policies].map { (change, $0) } }, [OnlinePhase.copying, .built, .catchingUp])
+    func aKeysFirstRowChangedDuringCatchUpEndsAsOffline(change: (Change, RecipesWay), phase: OnlinePhase) async throws {
+        let (change, way) = change
         try await TestPostgres.withDatabaseURL { conninfo in
             let (connection, lifecycle) = try installedLifecycle(conninfo)
             for name in ["online", "twin"] {
@@ -37,7 +38,7 @@ struct OnlineRunDistinctTests {
                 case .update: try connection.execute("UPDATE \(schema).recipe_ingredient SET name = name || ' (old)' WHERE id IN (\(rows))")
                 }
             }
-            let base = try recipesMigrator(conninfo, .declarative)
+            let base = try recipesMigrator(conninfo, way)
             var migrator = base
             migrator.settings.online.batchRows = 1000
             migrator.settings.online.cutoverChanges = 1
@@ -48,7 +49,7 @@ struct OnlineRunDistinctTests {
             }
             let result = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: "v3", online: .on))
             #expect(result.outcome == .migrated)
-            #expect(result.online?.mode == "shadow")
+            #expect(result.online?.mode == "shadow", "\(result.online?.reason ?? "")")
             #expect(changed.value)
 
             try apply(in: "tenant_twin", on: connection)
