@@ -68,4 +68,47 @@ struct OnlineRunDistinctTests {
                 == tenantContents(schema: "tenant_twin", version: destination, naturalKeys: natural, on: connection))
         }
     }
+
+    /// The ids of rows made per key are the keys' ranks by first row, as offline, even when the app
+    /// adds a key before others (a row renamed to a new name or unit) and removes the first key
+    /// (every row of the first name deleted) while the tenant catches up: every key after them
+    /// moves, those that existed before the run included (issue 33: "other ids than offline").
+    @Test(arguments: [RecipesWay.declarative, .policies], [OnlinePhase.built, .catchingUp])
+    func idsOfRowsMadePerKeyAreOfflinesWhenKeysComeAndGo(way: RecipesWay, phase: OnlinePhase) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            for name in ["online", "twin"] {
+                try lifecycle.create(try tenant(name), version: "v2", on: connection)
+                try connection.loadRecipes(tenants: [name], version: "v2", recipes: 300)
+            }
+            @Sendable func apply(in schema: String, on connection: Connection) throws {
+                try connection.execute("UPDATE \(schema).recipe_ingredient SET name = 'A new ingredient', unit_of_measure = 'pinch' "
+                    + "WHERE id = (SELECT min(id) + 3 FROM \(schema).recipe_ingredient)")
+                try connection.execute("DELETE FROM \(schema).recipe_ingredient WHERE name = (SELECT name FROM \(schema).recipe_ingredient ORDER BY id LIMIT 1)")
+            }
+            let base = try recipesMigrator(conninfo, way)
+            var migrator = base
+            migrator.settings.online.batchRows = 100
+            let changed = Locked(false)
+            migrator.settings.online.checkpoint = { checkpoint in
+                guard checkpoint.phase == phase, changed.withLock({ done in defer { done = true }; return !done }) else { return }
+                try apply(in: "tenant_online", on: Connection(conninfo))
+            }
+            let result = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: "v3", online: .on))
+            #expect(result.outcome == .migrated)
+            #expect(result.online?.mode == "shadow")
+            #expect(changed.value)
+
+            try apply(in: "tenant_twin", on: connection)
+            _ = try await base.migrate(tenant: "twin", MigrationRequest(.move, to: "v3"))
+            let destination = try recipesFamily().version(named: "v3")!
+            let online = try tenantContents(schema: "tenant_online", version: destination, on: connection)
+            let twin = try tenantContents(schema: "tenant_twin", version: destination, on: connection)
+            for table in twin.keys.sorted() {
+                let (a, b) = (online[table] ?? [], twin[table] ?? [])
+                let difference = zip(a, b).first { $0 != $1 }.map { "online \($0), offline \($1)" } ?? "in the number of rows"
+                #expect(a == b, "\(table): \(a.count) rows online, \(b.count) offline; first difference \(difference)")
+            }
+        }
+    }
 }
