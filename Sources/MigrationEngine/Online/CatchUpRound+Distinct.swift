@@ -92,6 +92,23 @@ extension CatchUpRound {
     /// shadow's, as the row's own link is (``mergedValue(of:in:)``). Without this, the way down
     /// would find the link changed and keep the app's value: the archived spelling would be lost.
     func mergedLeftValue() -> SQL {
+        let links = archivedLinks()
+        var value: SQL = "a.left_value::pg_catalog.jsonb"
+        for (column, target) in links.sorted(by: { $0.key < $1.key }) {
+            let shadowID: SQL = "(SELECT pg_catalog.to_jsonb(m.shadow_id::pg_catalog.text) FROM pg_temp.\(id: target.idsTable) AS m "
+                + "WHERE m.delta_id::pg_catalog.text = a.left_value::pg_catalog.jsonb ->> \(literal: column))"
+            value = "CASE WHEN a.left_value::pg_catalog.jsonb ? \(literal: column) THEN pg_catalog.jsonb_set(\(value), ARRAY[\(literal: column)], "
+                + "COALESCE(\(shadowID), a.left_value::pg_catalog.jsonb -> \(literal: column))) ELSE \(value) END"
+        }
+        guard !links.isEmpty else { return "a.left_value" }
+        // Only a JSON object is parsed (a surviving column's left_value is its text).
+        return "CASE WHEN a.left_value LIKE '{%' THEN (\(value))::pg_catalog.text ELSE a.left_value END"
+    }
+
+    /// The columns an archive entry's `left_value` object may hold a link to a row made per key
+    /// in, and that key's distinct mapping: a destination foreign key's column to its table, where
+    /// no other such column of that name links elsewhere.
+    func archivedLinks() -> [String: OnlineDistinct] {
         var links: [String: OnlineDistinct] = [:]
         var ambiguous: Set<String> = []
         for table in destination.tables {
@@ -102,16 +119,12 @@ extension CatchUpRound {
                 links[column] = target
             }
         }
-        var value: SQL = "a.left_value::pg_catalog.jsonb"
-        for (column, target) in links.sorted(by: { $0.key < $1.key }) where !ambiguous.contains(column) {
-            let shadowID: SQL = "(SELECT pg_catalog.to_jsonb(m.shadow_id::pg_catalog.text) FROM pg_temp.\(id: target.idsTable) AS m "
-                + "WHERE m.delta_id::pg_catalog.text = a.left_value::pg_catalog.jsonb ->> \(literal: column))"
-            value = "CASE WHEN a.left_value::pg_catalog.jsonb ? \(literal: column) THEN pg_catalog.jsonb_set(\(value), ARRAY[\(literal: column)], "
-                + "COALESCE(\(shadowID), a.left_value::pg_catalog.jsonb -> \(literal: column))) ELSE \(value) END"
-        }
-        guard !links.isEmpty else { return "a.left_value" }
-        // Only a JSON object is parsed (a surviving column's left_value is its text).
-        return "CASE WHEN a.left_value LIKE '{%' THEN (\(value))::pg_catalog.text ELSE a.left_value END"
+        return links.filter { !ambiguous.contains($0.key) }
+    }
+
+    /// The `left_value` columns that link to `distinct`'s rows (``archivedLinks()``).
+    func archivedLinks(to distinct: OnlineDistinct) -> [String] {
+        archivedLinks().filter { $0.value.index == distinct.index }.map(\.key).sorted()
     }
 
     /// The rows made for the affected keys, inserted or updated in the shadow under its ids,

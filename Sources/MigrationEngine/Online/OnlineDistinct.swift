@@ -14,10 +14,9 @@ import LibPQ
 ///   (what each keeps or merges is decided against the first row);
 /// - matches the delta's rows to the shadow's by key: an existing key keeps its id, a new key gets
 ///   the next id past the shadow's, a key no row has any more loses its row; every foreign key to
-///   the table, in the rows merged, is translated from the delta's ids to the shadow's.
-///
-/// Ids of rows made for keys that appear while the tenant migrates are therefore not the ranks an
-/// offline migration would give them; every row is otherwise the same.
+///   the table, in the rows merged, is translated from the delta's ids to the shadow's;
+/// - renumbers the keys whose id is no longer their rank, with every link to them
+///   (``CatchUpRound/renumberDistinctRows()``), so the ids are those of an offline migration.
 public struct OnlineDistinct: Sendable {
     /// Its position among the plan's distinct mappings, for table names.
     let index: Int
