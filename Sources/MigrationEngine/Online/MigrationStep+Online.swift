@@ -31,6 +31,10 @@ extension MigrationStep {
             if case let .readsOtherRows(why) = policy.locality {
                 return "mapping \(mapping.name) runs the Swift policy \(name), which declares that it reads other rows: \(why)"
             }
+            if let compiler = program.mapped?.compiler, !compiler.isInPlace(mapping), policy.locality.sharedRows[mapping.destination] == nil {
+                return "mapping \(mapping.name) runs the Swift policy \(name), which makes its \(mapping.destination) rows with ids from the table's "
+                    + "sequence, not its source rows' (nor once per key, `sharedRows`), so catch-up cannot tell which row came from which"
+            }
         }
         return nil
     }

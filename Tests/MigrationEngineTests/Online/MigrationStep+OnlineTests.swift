@@ -66,6 +66,16 @@ struct MigrationStepOnlineTests {
             + "it numbers the entrées of each author")
     }
 
+    /// Tracks' policy makes its artists once per name of a JSON list (several keys per row): it
+    /// declares so, and its step waits for writes with that reason.
+    @Test func theTracksPolicyDeclaresItsArtistsAndWaitsForWrites() throws {
+        var registry = PolicyRegistry()
+        registry.register("TrackArtistsFromJSON") { TrackArtistsFromJSON() }
+        let mode = try modes(try planner(fixture("Tracks"), policies: registry), "v1", "v2")[0]
+        #expect(mode.kind == .writesWait)
+        #expect(mode.reason.contains("which declares that it reads other rows: its Artist rows are made once per name in a JSON list"), "\(mode)")
+    }
+
     @Test func aMappingThatReadsOtherRowsMakesWritesWait() throws {
         let family = try ModelFamily.load(from: fixture("Notes"))
         let mapping = try MappingModel.load(yaml: """
