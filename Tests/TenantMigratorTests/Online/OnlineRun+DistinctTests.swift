@@ -38,19 +38,7 @@ struct OnlineRunDistinctTests {
                 case .update: try connection.execute("UPDATE \(schema).recipe_ingredient SET name = name || ' (old)' WHERE id IN (\(rows))")
                 }
             }
-            let base = try recipesMigrator(conninfo, way)
-            var migrator = base
-            migrator.settings.online.batchRows = 1000
-            migrator.settings.online.cutoverChanges = 1
-            let changed = Locked(false)
-            migrator.settings.online.checkpoint = { checkpoint in
-                guard checkpoint.phase == phase, changed.withLock({ done in defer { done = true }; return !done }) else { return }
-                try apply(in: "tenant_online", on: Connection(conninfo))
-            }
-            let result = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: "v3", online: .on))
-            #expect(result.outcome == .migrated)
-            #expect(result.online?.mode == "shadow", "\(result.online?.reason ?? "")")
-            #expect(changed.value)
+            let base = try await migrateOnline(conninfo, way, batchRows: 1000, cutoverChanges: 1, changingAt: phase) { try apply(in: "tenant_online", on: $0) }
 
             try apply(in: "tenant_twin", on: connection)
             _ = try await base.migrate(tenant: "twin", MigrationRequest(.move, to: "v3"))
@@ -85,29 +73,34 @@ struct OnlineRunDistinctTests {
                     + "WHERE id = (SELECT min(id) + 3 FROM \(schema).recipe_ingredient)")
                 try connection.execute("DELETE FROM \(schema).recipe_ingredient WHERE name = (SELECT name FROM \(schema).recipe_ingredient ORDER BY id LIMIT 1)")
             }
-            let base = try recipesMigrator(conninfo, way)
-            var migrator = base
-            migrator.settings.online.batchRows = 100
-            let changed = Locked(false)
-            migrator.settings.online.checkpoint = { checkpoint in
-                guard checkpoint.phase == phase, changed.withLock({ done in defer { done = true }; return !done }) else { return }
-                try apply(in: "tenant_online", on: Connection(conninfo))
-            }
-            let result = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: "v3", online: .on))
-            #expect(result.outcome == .migrated)
-            #expect(result.online?.mode == "shadow")
-            #expect(changed.value)
+            let base = try await migrateOnline(conninfo, way, batchRows: 100, changingAt: phase) { try apply(in: "tenant_online", on: $0) }
 
             try apply(in: "tenant_twin", on: connection)
             _ = try await base.migrate(tenant: "twin", MigrationRequest(.move, to: "v3"))
             let destination = try recipesFamily().version(named: "v3")!
-            let online = try tenantContents(schema: "tenant_online", version: destination, on: connection)
-            let twin = try tenantContents(schema: "tenant_twin", version: destination, on: connection)
-            for table in twin.keys.sorted() {
-                let (a, b) = (online[table] ?? [], twin[table] ?? [])
-                let difference = zip(a, b).first { $0 != $1 }.map { "online \($0), offline \($1)" } ?? "in the number of rows"
-                #expect(a == b, "\(table): \(a.count) rows online, \(b.count) offline; first difference \(difference)")
-            }
+            expectSameContents(try tenantContents(schema: "tenant_online", version: destination, on: connection),
+                               try tenantContents(schema: "tenant_twin", version: destination, on: connection))
         }
+    }
+
+    /// Migrates tenant `online` to v3 online, the app's `change` made once when the run reaches
+    /// `phase` (on a connection of its own); expects it migrated in a shadow. Returns the migrator
+    /// without the checkpoint, for the offline twin.
+    func migrateOnline(_ conninfo: String, _ way: RecipesWay, batchRows: Int, cutoverChanges: Int? = nil, changingAt phase: OnlinePhase,
+                       _ change: @escaping @Sendable (Connection) throws -> Void) async throws -> TenantMigrator {
+        let base = try recipesMigrator(conninfo, way)
+        var migrator = base
+        migrator.settings.online.batchRows = batchRows
+        if let cutoverChanges { migrator.settings.online.cutoverChanges = cutoverChanges }
+        let changed = Locked(false)
+        migrator.settings.online.checkpoint = { checkpoint in
+            guard checkpoint.phase == phase, changed.withLock({ done in defer { done = true }; return !done }) else { return }
+            try change(Connection(conninfo))
+        }
+        let result = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: "v3", online: .on))
+        #expect(result.outcome == .migrated)
+        #expect(result.online?.mode == "shadow", "\(result.online?.reason ?? "")")
+        #expect(changed.value)
+        return base
     }
 }

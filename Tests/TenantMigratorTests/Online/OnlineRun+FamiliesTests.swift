@@ -78,11 +78,7 @@ struct OnlineRunFamiliesTests {
                 // Rows made per key (BugTracker's statuses) too have offline's ids.
                 let a = try tenantContents(schema: "tenant_online", version: destination, on: connection)
                 let b = try tenantContents(schema: "tenant_twin", version: destination, on: connection)
-                for table in b.keys.sorted() {
-                    let (mine, theirs) = (a[table] ?? [], b[table] ?? [])
-                    let difference = zip(mine, theirs).first { $0 != $1 }.map { "online \($0), offline \($1)" } ?? "in the number of rows"
-                    #expect(mine == theirs, "\(name) \(from) → \(to), \(table): \(mine.count) rows online, \(theirs.count) offline; first difference \(difference)")
-                }
+                expectSameContents(a, b, "\(name) \(from) → \(to), ")
                 #expect(try connection.tenantVersions()["online"]?.version == to)
                 if result.online?.mode != "catalog-only" { #expect(seen.value.contains(.cutoverSwapped)) }
             case (.failure, .failure):

@@ -74,12 +74,7 @@ struct OnlineRunTests {
             // Rows made per key (declaratively or by a policy's lookups) too have offline's ids.
             let online = try tenantContents(schema: "tenant_online", version: destination, on: connection)
             let twin = try tenantContents(schema: "tenant_twin", version: destination, on: connection)
-            for table in twin.keys.sorted() {
-                let (a, b) = (online[table] ?? [], twin[table] ?? [])
-                let difference = zip(a, b).first { $0 != $1 }.map { "online \($0), offline \($1)" } ?? "in the number of rows"
-                #expect(a == b, "\(table): \(a.count) rows online, \(b.count) offline; first difference \(difference)")
-            }
-            #expect(Set(online.keys) == Set(twin.keys))
+            expectSameContents(online, twin)
             try expectNoLeftovers(on: connection, schema: "tenant_online")
             #expect(try connection.tenantVersions()["online"]?.version == to)
         }
