@@ -8,6 +8,10 @@ public struct TrackArtistsFromJSON: MigrationPolicy {
 
     public var transforms: [String] { ["artistsJSON"] }
 
+    /// Its Artist rows are keyed by names inside a JSON list, several per row: not one key per row,
+    /// which catch-up could follow. Online, its step runs writes-wait.
+    public var locality: PolicyLocality { .readsOtherRows("its Artist rows are made once per name in a JSON list, several per row, which catch-up cannot follow by key") }
+
     public func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {
         guard let json = try source.string("artistsJSON") else { return }
         let names = try JSONDecoder().decode([String].self, from: Data(json.utf8))

@@ -11,6 +11,9 @@ final class AppTraffic: @unchecked Sendable {
         var reads = 0, writes = 0
         var worstRead: Duration = .zero, worstWrite: Duration = .zero
         var errors: [String] = []
+        /// The writes that committed, in order: replayed on a twin, they give it the same data
+        /// (each is valid at v2 and v3, and they commute with the migration).
+        var applied: [String] = []
     }
 
     private let conninfo: String
@@ -89,6 +92,7 @@ final class AppTraffic: @unchecked Sendable {
             lock.lock()
             if writes {
                 report.writes += 1
+                if failure == nil { report.applied.append(sql) }
                 report.worstWrite = max(report.worstWrite, elapsed)
             } else {
                 report.reads += 1

@@ -51,6 +51,9 @@ struct OnlineBenchmark: AsyncParsableCommand {
         var total: Duration
         var traffic: AppTraffic.Report
         var progress: OnlineProgress?
+        /// Online: whether the tenant ended as its offline twin (same rows, the app's writes
+        /// replayed, migrated offline): every table's rows and the archive, compared by digest.
+        var equalsTwin: Bool?
     }
 
     var rowCounts: [Int] {
@@ -77,8 +80,9 @@ struct OnlineBenchmark: AsyncParsableCommand {
         let connection = try Connection(database.conninfo, logger: logger)
         var migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url, policies: RecipesPolicies.registry, logger: logger)
         migrator.lockTimeout = .milliseconds(lockTimeout)
-        // Recipes v2 → v3 both ways: the family's Swift policies (which catch-up cannot follow, so
-        // writes wait while they run) and the declarative distinct mappings (caught up by key).
+        // Recipes v2 → v3 both ways: the family's Swift policies (row-local: run again for the
+        // changed rows, their rows made per key followed by key) and the declarative distinct
+        // mappings (caught up by key).
         var declarative = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
                                              mappingsDirectory: family.url.appendingPathComponent("Mappings/Declarative"),
                                              policies: RecipesPolicies.registry, logger: logger)
@@ -105,7 +109,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
                         // The way down is the family's own mapping; the way v2 → v3 was taken decides what the archive holds.
                         let label = from == "v2" ? name : "mapping (up by \(name))"
                         results.append(Result(rows: rows, path: "\(from) → \(to)", way: label, online: online, total: result.total,
-                                              traffic: result.traffic, progress: result.progress))
+                                              traffic: result.traffic, progress: result.progress, equalsTwin: result.equalsTwin))
                         print(Self.line(results.last!))
                     }
                 }
@@ -117,17 +121,9 @@ struct OnlineBenchmark: AsyncParsableCommand {
 
     /// One migration on a fresh copy of the source rows, with the app at work.
     private func measureRun(_ migrator: TenantMigrator, from: String, to: String, online: Bool, data: RecipesData, source: String,
-                            connection: Connection) async throws -> (total: Duration, traffic: AppTraffic.Report, progress: OnlineProgress?) {
+                            connection: Connection) async throws -> (total: Duration, traffic: AppTraffic.Report, progress: OnlineProgress?, equalsTwin: Bool?) {
         let tenant = "bench_online_run"
-        _ = try? await migrator.dropTenant(tenant, confirmed: true)
-        let schema = try await migrator.createTenant(tenant, version: "v2").schema
-        try data.copy(from: source, to: schema, on: connection)
-        if from == "v3" {
-            _ = try await migrator.migrate(tenant: tenant, to: "v3")
-            for table in ["recipe", "recipe_ingredient", "ingredient", "unit_of_measure", "_tm_archive"] {
-                try connection.execute("VACUUM ANALYZE \(schema).\(table)")
-            }
-        }
+        let schema = try await freshCopy(tenant, migrator, from: from, data: data, source: source, connection: connection)
         let traffic = AppTraffic(conninfo: migrator.connectionString, schema: schema, rate: rate, recipes: data.recipes, ingredients: data.ingredients)
         traffic.start()
         try await Task.sleep(for: .seconds(1))
@@ -138,8 +134,52 @@ struct OnlineBenchmark: AsyncParsableCommand {
         try await Task.sleep(for: .milliseconds(500))
         let report = traffic.stop()
         guard result.outcome == .migrated else { throw BenchError("\(tenant): \(result.outcome)") }
+        var equalsTwin: Bool?
+        if online {
+            // The twin: the same rows, the app's writes replayed, migrated offline.
+            let twin = try await freshCopy("bench_online_twin", migrator, from: from, data: data, source: source, connection: connection)
+            let replay = try Connection(migrator.connectionString)
+            try replay.setSearchPath([twin])
+            for statement in report.applied { try replay.execute(statement) }
+            _ = try await migrator.migrate(tenant: "bench_online_twin", MigrationRequest(request.operation, to: to))
+            let version = try require(family: migrator, to)
+            equalsTwin = try digests(of: schema, version, on: connection) == digests(of: twin, version, on: connection)
+            try await migrator.dropTenant("bench_online_twin", confirmed: true)
+        }
         try await migrator.dropTenant(tenant, confirmed: true)
-        return (total, report, result.online)
+        return (total, report, result.online, equalsTwin)
+    }
+
+    /// A fresh tenant `tenant` holding the source rows, at `from` (v3 reached offline first).
+    private func freshCopy(_ tenant: String, _ migrator: TenantMigrator, from: String, data: RecipesData, source: String,
+                           connection: Connection) async throws -> String {
+        _ = try? await migrator.dropTenant(tenant, confirmed: true)
+        let schema = try await migrator.createTenant(tenant, version: "v2").schema
+        try data.copy(from: source, to: schema, on: connection)
+        if from == "v3" {
+            _ = try await migrator.migrate(tenant: tenant, to: "v3")
+            for table in ["recipe", "recipe_ingredient", "ingredient", "unit_of_measure", "_tm_archive"] {
+                try connection.execute("VACUUM ANALYZE \(schema).\(table)")
+            }
+        }
+        return schema
+    }
+
+    /// The version `name` of the migrator's family.
+    private func require(family migrator: TenantMigrator, _ name: String) throws -> ModelVersion {
+        guard let version = migrator.family.version(named: name) else { throw BenchError("the family has no version \(name)") }
+        return version
+    }
+
+    /// A digest of each table of `version` in `schema` (rows as JSON, sorted) and of its archive
+    /// (without the time of each entry and its link target, which an online run does not keep).
+    private func digests(of schema: String, _ version: ModelVersion, on connection: Connection) throws -> [String] {
+        var tables = version.relationalSchema().tables.map { ("pg_catalog.to_jsonb(t)::text", connection.qualified(schema, $0.name)) }
+        tables.append(("(pg_catalog.to_jsonb(t) - 'archived_at' - 'target')::text", connection.qualified(schema, "_tm_archive")))
+        return try tables.map { row, table in
+            try connection.execute("SELECT pg_catalog.md5(coalesce(pg_catalog.string_agg(s.x, E'\\n' ORDER BY s.x), '')) FROM (SELECT \(row) AS x FROM \(table) AS t) AS s")
+                .first?.decode(String.self, at: 0) ?? ""
+        }
     }
 
     static func line(_ result: Result) -> String {
@@ -150,6 +190,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
             text += "; \(progress.mode): \(format(count: progress.rowsCopied)) rows copied, \(progress.changesCaughtUp) changes caught up in \(progress.rounds) rounds, "
                 + "cutover held writes \(format(.milliseconds(progress.writesBlockedMilliseconds))) and reads \(format(.milliseconds(progress.readsBlockedMilliseconds)))"
         }
+        if let equal = result.equalsTwin { text += equal ? "; equals its offline twin" : "; DIFFERS from its offline twin" }
         if !result.traffic.errors.isEmpty { text += "; \(result.traffic.errors.count) app errors, first: \(result.traffic.errors[0])" }
         return text
     }
@@ -176,6 +217,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
             print("\(result.path) \(result.way) (\(result.progress?.mode ?? "?")): worst write \(format(result.traffic.worstWrite)) \(writeOK ? "<= 1 s" : "ABOVE 1 s"), "
                 + "worst read \(format(result.traffic.worstRead)) \(readOK ? "<=" : "ABOVE") lock_timeout, "
                 + String(format: "online/offline time %.2f %@", ratio, ratio <= 2 ? "<= 2" : "ABOVE 2")
+                + (result.equalsTwin == true ? ", equals its offline twin" : ", DIFFERS from its offline twin")
                 + (small.map { "; from \(format(count: smallest)) rows: write \(format($0.traffic.worstWrite)) → \(format(result.traffic.worstWrite)), read \(format($0.traffic.worstRead)) → \(format(result.traffic.worstRead))" } ?? ""))
         }
     }

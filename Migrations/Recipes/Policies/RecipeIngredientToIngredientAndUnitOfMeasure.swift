@@ -17,6 +17,10 @@ public struct RecipeIngredientToIngredientAndUnitOfMeasure: MigrationPolicy {
     /// Each name becomes an Ingredient's name, each unit a UnitOfMeasure's name.
     public var transforms: [String] { ["name", "unitOfMeasure"] }
 
+    /// Row-local: it reads its own row and makes each Ingredient at its name's first row, each
+    /// UnitOfMeasure at its unit's first row (online, catch-up follows them by key).
+    public var locality: PolicyLocality { .rowLocal(sharedRows: ["Ingredient": "name", "UnitOfMeasure": "unitOfMeasure"]) }
+
     public var loses: [PolicyLoss] {
         [PolicyLoss(
             attribute: "unitOfMeasure",

@@ -160,7 +160,8 @@ public struct StepExecutor {
             let exclusive = try !options.online && connection.capabilities.holdsPolicyTablesAlone
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
                                         exclusive: exclusive, createdTables: program.createdTables, ownTablesTaken: mapped.ownTablesTaken)
-            policies = PolicyRunner(model: mapped.model, session: session, relationshipPasses: relationshipPasses, sourceQueries: mapped.sourceQueries)
+            policies = PolicyRunner(model: mapped.model, session: session, relationshipPasses: relationshipPasses, sourceQueries: mapped.sourceQueries,
+                                    checksLocality: options.online)
         }
         var batch = Batch(schema: schema, connection: connection)
         for compiled in program.mappings {

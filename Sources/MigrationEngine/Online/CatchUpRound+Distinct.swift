@@ -22,12 +22,28 @@ extension CatchUpRound {
     /// In id order a key's first row now is the smaller of its first row before, when that row did
     /// not change, and the changed rows that have the key now; only a key whose first row changed
     /// needs its other rows read.
+    ///
+    /// The rows one distinct mapping adds are changed rows for the others (two keys of one source
+    /// row: an Ingredient's name and a UnitOfMeasure's unit): their keys there are affected too,
+    /// and their first rows join the delta, so the groups are worked out again until none adds a
+    /// row. Without that, a row migrated again for its unit would be compared, in the delta, with
+    /// no first row of its name.
     func addDistinctGroups() throws {
+        guard !plan.distinct.isEmpty else { return }
+        // (One distinct mapping's rows added are of keys already affected: one pass is enough.)
+        while try addDistinctGroupsOnce() > 0, plan.distinct.count > 1 {}
+    }
+
+    /// One pass of ``addDistinctGroups()`` over every distinct mapping; returns the rows it added.
+    private func addDistinctGroupsOnce() throws -> Int {
+        var added = 0
         for distinct in plan.distinct {
             let rows = qualified(shadow, distinct.rowsTable), keys = qualified(shadow, distinct.keysTable)
             let affected: SQL = "pg_temp.\(id: distinct.affectedTable)", now: SQL = "pg_temp.\(id: distinct.liveKeysTable)"
             let changedIDs = changedIDs(of: distinct.sourceTable)
-            try connection.pipeline([
+            added += try connection.pipeline([
+                "DROP TABLE IF EXISTS \(now)",
+                "DROP TABLE IF EXISTS \(affected)",
                 "CREATE TEMPORARY TABLE \(id: distinct.liveKeysTable) ON COMMIT DROP AS \(rendered(distinct.sourceKeys(ids: changedIDs), in: live))",
                 "ANALYZE \(now)",
                 "CREATE TEMPORARY TABLE \(id: distinct.affectedTable) ON COMMIT DROP AS SELECT a.key, k.first AS old_first, NULL::pg_catalog.int8 AS first "
@@ -43,8 +59,9 @@ extension CatchUpRound {
                 "INSERT INTO \(Self.changed) (relation, key, direct) SELECT \(literal: distinct.sourceTable), ARRAY[r.source_id], false "
                     + "FROM \(rows) AS r JOIN \(affected) AS a ON a.key = r.key "
                     + "WHERE a.first IS DISTINCT FROM a.old_first OR a.old_first IN (\(changedIDs)) ON CONFLICT DO NOTHING",
-            ], schema: shadow)
+            ], schema: shadow).last?.affectedRows ?? 0
         }
+        return added
     }
 
     /// Each affected key's first row now, for the delta (where it is not changed itself).
@@ -92,6 +109,23 @@ extension CatchUpRound {
     /// shadow's, as the row's own link is (``mergedValue(of:in:)``). Without this, the way down
     /// would find the link changed and keep the app's value: the archived spelling would be lost.
     func mergedLeftValue() -> SQL {
+        let links = archivedLinks()
+        var value: SQL = "a.left_value::pg_catalog.jsonb"
+        for (column, target) in links.sorted(by: { $0.key < $1.key }) {
+            let shadowID: SQL = "(SELECT pg_catalog.to_jsonb(m.shadow_id::pg_catalog.text) FROM pg_temp.\(id: target.idsTable) AS m "
+                + "WHERE m.delta_id::pg_catalog.text = a.left_value::pg_catalog.jsonb ->> \(literal: column))"
+            value = "CASE WHEN a.left_value::pg_catalog.jsonb ? \(literal: column) THEN pg_catalog.jsonb_set(\(value), ARRAY[\(literal: column)], "
+                + "COALESCE(\(shadowID), a.left_value::pg_catalog.jsonb -> \(literal: column))) ELSE \(value) END"
+        }
+        guard !links.isEmpty else { return "a.left_value" }
+        // Only a JSON object is parsed (a surviving column's left_value is its text).
+        return "CASE WHEN a.left_value LIKE '{%' THEN (\(value))::pg_catalog.text ELSE a.left_value END"
+    }
+
+    /// The columns an archive entry's `left_value` object may hold a link to a row made per key
+    /// in, and that key's distinct mapping: a destination foreign key's column to its table, where
+    /// no other such column of that name links elsewhere.
+    func archivedLinks() -> [String: OnlineDistinct] {
         var links: [String: OnlineDistinct] = [:]
         var ambiguous: Set<String> = []
         for table in destination.tables {
@@ -102,16 +136,12 @@ extension CatchUpRound {
                 links[column] = target
             }
         }
-        var value: SQL = "a.left_value::pg_catalog.jsonb"
-        for (column, target) in links.sorted(by: { $0.key < $1.key }) where !ambiguous.contains(column) {
-            let shadowID: SQL = "(SELECT pg_catalog.to_jsonb(m.shadow_id::pg_catalog.text) FROM pg_temp.\(id: target.idsTable) AS m "
-                + "WHERE m.delta_id::pg_catalog.text = a.left_value::pg_catalog.jsonb ->> \(literal: column))"
-            value = "CASE WHEN a.left_value::pg_catalog.jsonb ? \(literal: column) THEN pg_catalog.jsonb_set(\(value), ARRAY[\(literal: column)], "
-                + "COALESCE(\(shadowID), a.left_value::pg_catalog.jsonb -> \(literal: column))) ELSE \(value) END"
-        }
-        guard !links.isEmpty else { return "a.left_value" }
-        // Only a JSON object is parsed (a surviving column's left_value is its text).
-        return "CASE WHEN a.left_value LIKE '{%' THEN (\(value))::pg_catalog.text ELSE a.left_value END"
+        return links.filter { !ambiguous.contains($0.key) }
+    }
+
+    /// The `left_value` columns that link to `distinct`'s rows (``archivedLinks()``).
+    func archivedLinks(to distinct: OnlineDistinct) -> [String] {
+        archivedLinks().filter { $0.value.index == distinct.index }.map(\.key).sorted()
     }
 
     /// The rows made for the affected keys, inserted or updated in the shadow under its ids,

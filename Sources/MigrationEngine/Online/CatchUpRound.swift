@@ -84,6 +84,7 @@ public struct CatchUpRound {
         let executor = StepExecutor(schema: delta, connection: connection, options: options)
         for step in plan.caughtUp { _ = try executor.run(step) }
         try merge()
+        try renumberDistinctRows()
         try connection.execute("DROP SCHEMA \(id: delta) CASCADE", schema: delta)
         return outcome
     }

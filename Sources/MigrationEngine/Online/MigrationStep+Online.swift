@@ -6,10 +6,37 @@ extension MigrationStep {
     /// follows them by key, migrating every row of a key again when that key's row changes.
     var tablesMadePerKey: Set<String> {
         guard let compiler = program.mapped?.compiler else { return [] }
-        return Set(program.mappings.compactMap { compiled in
+        let declarative = program.mappings.compactMap { compiled -> String? in
             guard case .perKey = compiled.ids else { return nil }
             return compiler.destinationTable(of: compiled.mapping.destination)?.name
-        })
+        }
+        return Set(declarative + policyRowsMadePerKey.compactMap { compiler.destinationTable(of: $0.mapping.destination)?.name })
+    }
+
+    /// Whether a mapping of this step makes rows per key: a distinct mapping, or a row-local
+    /// policy's shared rows.
+    var makesRowsPerKey: Bool {
+        program.mappings.contains { if case .perKey = $0.ids { true } else { false } } || !policyRowsMadePerKey.isEmpty
+    }
+
+    /// Why a Swift policy of this step cannot run again for the changed rows alone (it is not
+    /// registered, or it declares that it reads other rows), nil when every policy is row-local.
+    private func policyReadingOtherRows() -> String? {
+        guard let model = mappingModel else { return nil }
+        for mapping in model.entityMappings {
+            guard let name = mapping.policy else { continue }
+            guard let policy = model.policies.makePolicy(named: name) else {
+                return "mapping \(mapping.name) runs the Swift policy \(name), which is not registered, so what it reads is not known"
+            }
+            if case let .readsOtherRows(why) = policy.locality {
+                return "mapping \(mapping.name) runs the Swift policy \(name), which declares that it reads other rows: \(why)"
+            }
+            if let compiler = program.mapped?.compiler, !compiler.isInPlace(mapping), policy.locality.sharedRows[mapping.destination] == nil {
+                return "mapping \(mapping.name) runs the Swift policy \(name), which makes its \(mapping.destination) rows with ids from the table's "
+                    + "sequence, not its source rows' (nor once per key, `sharedRows`), so catch-up cannot tell which row came from which"
+            }
+        }
+        return nil
     }
 
     /// How this step runs when its tenant migrates online (see ``OnlineStepMode``), decided from
@@ -20,9 +47,7 @@ extension MigrationStep {
             let names = [hooks.willMigrate.map { _ in "willMigrate" }, hooks.didMigrate.map { _ in "didMigrate" }].compactMap(\.self)
             return OnlineStepMode(.writesWait, "the pair's \(names.joined(separator: " and ")) hook is Swift code that catch-up cannot run again for the changed rows alone")
         }
-        if let policy = mappingModel?.entityMappings.first(where: { $0.policy != nil }) {
-            return OnlineStepMode(.writesWait, "mapping \(policy.name) runs the Swift policy \(policy.policy!), whose rows cannot be made again exactly for the rows the app changes meanwhile")
-        }
+        if let reason = policyReadingOtherRows() { return OnlineStepMode(.writesWait, reason) }
         for operation in program.operations {
             switch operation {
             case .moveLinks, .dropLinksTo:
@@ -35,7 +60,12 @@ extension MigrationStep {
         }
         if let reason = mappingReadingOtherRows() { return OnlineStepMode(.writesWait, reason) }
         if let reason = predicateReadingOtherRows() { return OnlineStepMode(.writesWait, reason) }
-        if mappingModel != nil {
+        if let model = mappingModel {
+            let policies = model.entityMappings.compactMap(\.policy)
+            guard policies.isEmpty else {
+                return OnlineStepMode(.shadow, "its mappings move data; changed rows are mapped again by id, and its row-local Swift "
+                    + "\(policies.count == 1 ? "policy" : "policies") \(policies.joined(separator: ", ")) run again for them (checked as they run)")
+            }
             return OnlineStepMode(.shadow, "its mappings move data; changed rows are mapped again by id")
         }
         if archivePlan.archivesSomething {
@@ -62,6 +92,10 @@ extension MigrationStep {
         for compiled in program.mappings {
             if case let .perKey(rows) = compiled.ids, let reason = distinctRefusal(compiled.mapping, rows: rows, in: model, compiler: compiler) { return reason }
         }
+        for shared in policyRowsMadePerKey {
+            guard let rows = shared.rows else { return "policy \(shared.policy) keys its \(shared.mapping.destination) rows by \(shared.attribute), which its source entity does not have" }
+            if let reason = distinctRefusal(shared.mapping, rows: rows, in: model, compiler: compiler) { return reason }
+        }
         for mapping in model.entityMappings {
             let expressions = [("filter", mapping.filter), ("distinct key", mapping.distinct?.key)] + mapping.attributes.map { ("attribute \($0.attribute)", Optional($0.expression)) }
                 + mapping.relationships.map { ("relationship \($0.relationship)", Optional($0.from)) }
@@ -85,12 +119,27 @@ extension MigrationStep {
     /// other rows; nil when none does. "Some row of H refers to this one" (a mapping reads the
     /// row through H's key) is followed: catch-up knows which rows of H refer to which.
     private func predicateReadingOtherRows() -> String? {
-        let distinct = distinctPredicates
+        let distinct = distinctPredicates + rowLocalPolicyLossPredicates
         let predicates = archivePlan.items.compactMap(\.rows) + account.entries.compactMap(\.item.rows?.predicate)
         guard let predicate = predicates.first(where: { predicate in
             Self.readsOtherRows(Self.withoutHolderTests(distinct.reduce(predicate) { $0.replacingOccurrences(of: $1, with: "true") }))
         }) else { return nil }
         return "the rows it archives are chosen by a predicate that reads other rows (\(predicate.prefix(60)))"
+    }
+
+    /// The `loses` predicates of this step's row-local policies that make rows per key, as the
+    /// account writes them. Such a predicate may read the rows of its row's keys (the loss of a
+    /// value that differs from its key's first row's): catch-up puts each affected key's first row
+    /// in the delta, as for a distinct mapping. What else it reads is not seen (docs/Online.md).
+    private var rowLocalPolicyLossPredicates: [String] {
+        guard let model = mappingModel, let compiler = program.mapped?.compiler else { return [] }
+        return model.entityMappings.flatMap { mapping -> [String] in
+            guard let name = mapping.policy, let policy = model.policies.makePolicy(named: name), !policy.locality.sharedRows.isEmpty else { return [] }
+            return policy.loses.compactMap { loss in
+                var selection = MappingCompiler.Selection()
+                return loss.rows.flatMap { try? PlaceholderQuoting.text(compiler.rewrite($0, from: mapping.source, into: &selection)) }
+            }
+        }
     }
 
     /// `predicate` without its tests that a row of another table refers to the row (the

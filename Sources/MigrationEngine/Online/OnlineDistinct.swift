@@ -14,10 +14,9 @@ import LibPQ
 ///   (what each keeps or merges is decided against the first row);
 /// - matches the delta's rows to the shadow's by key: an existing key keeps its id, a new key gets
 ///   the next id past the shadow's, a key no row has any more loses its row; every foreign key to
-///   the table, in the rows merged, is translated from the delta's ids to the shadow's.
-///
-/// Ids of rows made for keys that appear while the tenant migrates are therefore not the ranks an
-/// offline migration would give them; every row is otherwise the same.
+///   the table, in the rows merged, is translated from the delta's ids to the shadow's;
+/// - renumbers the keys whose id is no longer their rank, with every link to them
+///   (``CatchUpRound/renumberDistinctRows()``), so the ids are those of an offline migration.
 public struct OnlineDistinct: Sendable {
     /// Its position among the plan's distinct mappings, for table names.
     let index: Int
@@ -77,19 +76,34 @@ extension OnlinePlan {
             guard case let .perKey(rows) = compiled.ids else { continue }
             let mapping = compiled.mapping
             if let reason = last.distinctRefusal(mapping, rows: rows, in: model, compiler: compiler) { return ([], reason) }
-            // The rows it reads are the live ones: no earlier step changes its source table's names.
-            for earlier in steps.dropLast() {
-                let names = earlier.account.names ?? ArchiveNames()
-                let unchanged = names.survivingTables[rows.sourceTable] == rows.sourceTable
-                    && names.survivingColumns.allSatisfy { !$0.key.hasPrefix(rows.sourceTable + ".") || $0.key == rows.sourceTable + "." + $0.value }
-                if !unchanged {
-                    return ([], "distinct mapping \(mapping.name) reads \(rows.sourceTable), which step \(earlier.source.name) → \(earlier.destination.name) changes first")
-                }
-            }
+            if let reason = unchangedBefore(rows, by: steps.dropLast(), mapping: mapping.name) { return ([], reason) }
             guard let destination = compiler.destinationTable(of: mapping.destination)?.name else { continue }
             found.append(OnlineDistinct(index: found.count, rows: rows, sourceTable: rows.sourceTable, destinationTable: destination))
         }
+        for shared in last.policyRowsMadePerKey {
+            guard let rows = shared.rows else {
+                return ([], "policy \(shared.policy) keys its \(shared.mapping.destination) rows by \(shared.attribute), which \(shared.mapping.source) does not have")
+            }
+            if let reason = last.distinctRefusal(shared.mapping, rows: rows, in: model, compiler: compiler) { return ([], reason) }
+            if let reason = unchangedBefore(rows, by: steps.dropLast(), mapping: shared.mapping.name) { return ([], reason) }
+            guard let destination = compiler.destinationTable(of: shared.mapping.destination)?.name else { continue }
+            found.append(OnlineDistinct(index: found.count, rows: rows, sourceTable: rows.sourceTable, destinationTable: destination))
+        }
         return (found, nil)
+    }
+
+    /// Why the rows a distinct mapping reads are not the live ones (an earlier step changes its
+    /// source table's names); nil when they are.
+    private static func unchangedBefore(_ rows: DistinctRows, by earlierSteps: ArraySlice<MigrationStep>, mapping: String) -> String? {
+        for earlier in earlierSteps {
+            let names = earlier.account.names ?? ArchiveNames()
+            let unchanged = names.survivingTables[rows.sourceTable] == rows.sourceTable
+                && names.survivingColumns.allSatisfy { !$0.key.hasPrefix(rows.sourceTable + ".") || $0.key == rows.sourceTable + "." + $0.value }
+            if !unchanged {
+                return "distinct mapping \(mapping) reads \(rows.sourceTable), which step \(earlier.source.name) → \(earlier.destination.name) changes first"
+            }
+        }
+        return nil
     }
 }
 

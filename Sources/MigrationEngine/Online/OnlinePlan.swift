@@ -27,7 +27,7 @@ public struct OnlinePlan: Sendable {
         var modes = plan.steps.map(\.onlineMode)
         var cut = modes.firstIndex { $0.kind == .writesWait } ?? plan.steps.count
         // A distinct mapping is followed only in the last caught-up step, reading live rows.
-        for index in 0..<cut where plan.steps[index].program.mappings.contains(where: { if case .perKey = $0.ids { true } else { false } }) {
+        for index in 0..<cut where plan.steps[index].makesRowsPerKey {
             let (_, refusal) = Self.distinctMappings(of: Array(plan.steps[...index]), source: plan.source)
             if let refusal {
                 modes[index] = OnlineStepMode(.writesWait, refusal)

@@ -7,9 +7,10 @@
 /// - ``Kind/shadow``: the step moves data, so it runs on a shadow copy of the tenant while the app
 ///   goes on; what the app changes meanwhile is caught up exactly by running the same step again
 ///   on the changed rows (each destination row keeps the id of the source row it came from).
-/// - ``Kind/writesWait``: the step cannot be caught up exactly (Swift code, or an expression that
-///   reads other rows), so it runs on the shadow while the live tables are locked against writes:
-///   reads go on, writes wait until the cutover.
+/// - ``Kind/writesWait``: the step cannot be caught up exactly (a policy that declares it reads
+///   other rows, a stage hook, an expression that reads other rows), so it runs on the shadow while
+///   the live tables are locked against writes: reads go on, writes wait until the cutover. A
+///   row-local Swift policy (``PolicyLocality``) does not make a step writes-wait.
 public struct OnlineStepMode: Sendable, Hashable, Codable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, Codable, Comparable {
         case catalogOnly = "catalog-only"

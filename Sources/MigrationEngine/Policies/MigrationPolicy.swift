@@ -28,6 +28,9 @@ public protocol MigrationPolicy: Sendable {
     var transforms: [String] { get }
     /// What this policy cannot keep, listed in the plan as destructive.
     var loses: [PolicyLoss] { get }
+    /// What it reads besides its source row, which decides how its step runs online: row-local
+    /// by default, checked as it runs (``PolicyLocality``).
+    var locality: PolicyLocality { get }
 
     func begin(_ context: PolicyContext) throws
     func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws
@@ -41,6 +44,7 @@ public protocol MigrationPolicy: Sendable {
 extension MigrationPolicy {
     public var transforms: [String] { [] }
     public var loses: [PolicyLoss] { [] }
+    public var locality: PolicyLocality { .rowLocal() }
     public func begin(_ context: PolicyContext) throws {}
     public func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {}
     public func endInstanceCreation(_ context: PolicyContext) throws {}

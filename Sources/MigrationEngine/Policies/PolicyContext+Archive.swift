@@ -10,6 +10,7 @@ extension PolicyContext {
     /// Without an archive (`--no-archive`) this does nothing; declare the loss under `loses:`
     /// so the plan lists it and running it needs consent.
     public func archive(entity: String, id: Int64, attribute: String, value: (any PQEncodable)?) throws {
+        locality?.writes(id, "archives \(entity).\(attribute)")
         guard let archive = session.archive else { return }
         let (table, column) = try session.archiveLocation(of: entity, attribute, in: archive)
         try archive.archive(table: table, column: column, id: id, value: value.flatMap { Self.text(of: $0) })
@@ -23,6 +24,7 @@ extension PolicyContext {
     /// Whatever a policy does with it, archived values are also restored set-based after the
     /// step (compare-and-restore), and the entries used are then removed.
     public func archived(entity: String, id: Int64, attribute: String) throws -> String? {
+        locality?.writes(id, "reads the archived \(entity).\(attribute)")
         guard let archive = session.archive else { return nil }
         let (table, column) = try StepArchive.location(of: entity, attribute, in: session.destination, schema: archive.destinationSchema)
         return try archive.archived(table: table, column: column, id: id) ?? nil

@@ -18,21 +18,29 @@ public final class PolicyContext {
     /// Set by the default `createRelationships`: the policy has no relationship pass, so the
     /// runner need not stream the source rows a second time.
     var relationshipPassIsDefault = false
+    /// The check of a row-local policy run online (nil offline, or for a policy that declares it
+    /// reads other rows).
+    let locality: RowLocalityCheck?
 
-    init(mapping: EntityMapping, session: PolicySession) {
+    init(mapping: EntityMapping, session: PolicySession, locality: RowLocalityCheck? = nil) {
         self.mapping = mapping
         self.session = session
+        self.locality = locality
     }
 
     /// The tenant's schema.
     public var schema: String { session.schema }
     /// The tenant's migration transaction: run any SQL here.
-    public var connection: Connection { session.connection }
+    public var connection: Connection {
+        locality?.sql("the migration's connection")
+        return session.connection
+    }
     public var logger: Logger { session.logger }
 
     /// `"schema"."table"` of a destination entity, for hand-written SQL.
     public func qualifiedTable(of entity: String) -> String {
-        connection.qualified(schema, session.tableName(of: entity))
+        locality?.sql("the name of table \(entity)")
+        return session.connection.qualified(schema, session.tableName(of: entity))
     }
 
     // MARK: Writing destination rows
@@ -42,7 +50,10 @@ public final class PolicyContext {
     /// sent with COPY in batches; its id is allocated from the table's identity sequence at once.
     @discardableResult
     public func insert(_ entity: String, _ values: [String: (any PQEncodable)?]) throws -> Int64 {
-        try session.insert(entity, values)
+        locality?.willInsert(entity)
+        let id = try session.insert(entity, values)
+        locality?.didInsert(entity, id: id)
+        return id
     }
 
     /// Sets attributes or key-holding to-one relationships of an existing destination row.
@@ -50,6 +61,7 @@ public final class PolicyContext {
     /// when the context flushes (at the end of each stage, or before ``execute(_:_:)``). If one row
     /// is updated twice with the same keys before a flush, which value wins is unspecified.
     public func update(_ entity: String, id: Int64, _ values: [String: (any PQEncodable)?]) throws {
+        locality?.writes(id, "updates \(entity)")
         try session.update(entity, id: id, values)
     }
 
@@ -62,6 +74,7 @@ public final class PolicyContext {
     /// Linking the same pair twice through a join table violates its primary key (the migration
     /// fails): de-duplicate in the policy.
     public func link(_ entity: String, _ relationship: String, from: Int64, to: Int64) throws {
+        locality?.writes(from, "links \(entity).\(relationship)")
         try session.link(entity, relationship, from: from, to: to)
     }
 
@@ -74,23 +87,30 @@ public final class PolicyContext {
     /// Runs SQL in the migration's transaction (after flushing buffered writes).
     @discardableResult
     public func execute(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> QueryResult {
+        locality?.sql("SQL (execute)")
         try flush()
-        return try connection.execute(sql, parameters)
+        return try session.connection.execute(sql, parameters)
     }
 
     // MARK: Lookups (the migration manager's userInfo)
 
     /// The id remembered under `key` in lookup table `name`.
-    public func lookup(_ name: String, _ key: String) -> Int64? { session.lookup(name, key) }
+    public func lookup(_ name: String, _ key: String) -> Int64? {
+        locality?.lookup(name, key, writing: false, known: false)
+        return session.lookup(name, key)
+    }
 
     /// Remembers `id` under `key` in lookup table `name`.
-    public func remember(_ name: String, _ key: String, id: Int64) { session.remember(name, key, id: id) }
+    public func remember(_ name: String, _ key: String, id: Int64) {
+        locality?.lookup(name, key, writing: true, known: session.lookup(name, key) != nil)
+        session.remember(name, key, id: id)
+    }
 
     /// The id under `key` in lookup table `name`, created with `create` (and remembered) the first time.
     public func lookupOrCreate(_ name: String, _ key: String, create: () throws -> Int64) rethrows -> Int64 {
-        if let id = session.lookup(name, key) { return id }
+        if let id = lookup(name, key) { return id }
         let id = try create()
-        session.remember(name, key, id: id)
+        remember(name, key, id: id)
         return id
     }
 
@@ -99,6 +119,7 @@ public final class PolicyContext {
     /// Records that this context's mapping made `destination` from the source row `source`.
     /// Associations are kept in memory up to a limit, and beyond it in a temporary table.
     public func associate(source: Int64, destination: Int64) {
+        locality?.writes(source, "records an association")
         session.associate(mapping: mapping.name, source: source, destination: destination)
     }
 
@@ -107,7 +128,8 @@ public final class PolicyContext {
     /// order, as the rows stream, is cheapest; where a mapping's associations were spilled to a
     /// temporary table, a source far from the last one asked costs a query.
     public func destinations(of source: Int64, mapping name: String) -> [Int64] {
-        session.destinations(of: source, mapping: name)
+        locality?.readsDestinations(of: source)
+        return session.destinations(of: source, mapping: name)
     }
 
     // MARK: Warnings
@@ -127,7 +149,8 @@ public final class PolicyContext {
         guard session.source.entity(named: entity) != nil, let table = session.compiler.sourceTable(of: entity) else {
             throw PolicyUsageError("version \(session.source.name) has no entity \(entity)")
         }
-        return connection.qualified(schema, table)
+        locality?.sql("the name of source table \(entity)")
+        return session.connection.qualified(schema, table)
     }
 
     /// The join table of a source many-to-many (or one-directional to-many) relationship, while
@@ -136,6 +159,8 @@ public final class PolicyContext {
         guard let join = session.compiler.sourceJoinTable(of: entity, relationship) else {
             throw PolicyUsageError("\(entity).\(relationship) has no join table in \(session.source.name)")
         }
+        locality?.sql("the name of a source join table")
+        let connection = session.connection
         return (connection.qualified(schema, join.name), connection.quoteIdentifier(join.this), connection.quoteIdentifier(join.other))
     }
 }

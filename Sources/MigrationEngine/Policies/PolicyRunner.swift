@@ -22,9 +22,12 @@ final class PolicyRunner {
 
     /// Each mapping's source query, shared by the tenants that run the same compiled step.
     let sourceQueries: SourceQueries
+    /// Whether row-local policies are checked as they run (online: ``RowLocalityCheck``).
+    let checksLocality: Bool
 
     init(model: MappingModel, session: PolicySession, relationshipPasses: RelationshipPasses? = nil, sourceQueries: SourceQueries = SourceQueries(),
-         fetchSize: Int = 5_000) {
+         fetchSize: Int = 5_000, checksLocality: Bool = false) {
+        self.checksLocality = checksLocality
         self.model = model
         self.session = session
         self.relationshipPasses = relationshipPasses
@@ -55,16 +58,21 @@ final class PolicyRunner {
         guard let policy = model.policies.makePolicy(named: name) else {
             throw PolicyError(mapping: mapping.name, policy: name, stage: "begin", sourceRowID: nil, underlying: "no policy named \(name) is registered")
         }
-        let context = PolicyContext(mapping: mapping, session: session)
+        var locality: RowLocalityCheck?
+        if checksLocality, case let .rowLocal(shared) = policy.locality {
+            locality = RowLocalityCheck(policy: name, mapping: mapping.name, sharedRows: shared)
+        }
+        let context = PolicyContext(mapping: mapping, session: session, locality: locality)
         policies.append((context, policy))
         try stage("begin", context, policy) { try policy.begin(context) }
         try stream(mapping, related: policy.transforms) { row in
-            try self.stage("createDestinationInstances", context, policy, row: row.id) { try policy.createDestinationInstances(for: row, in: context) }
+            try self.stage("createDestinationInstances", context, policy, row: row, instancePass: true) { try policy.createDestinationInstances(for: row, in: context) }
             return true
         }
         try stage("endInstanceCreation", context, policy) {
             try policy.endInstanceCreation(context)
             try context.flush()
+            try locality?.finishInstancePass()
         }
     }
 
@@ -74,7 +82,7 @@ final class PolicyRunner {
         if !hasIdleRelationshipPass(mapping) {
             context.relationshipPassIsDefault = false
             let pass = { (row: SourceRow) throws -> Bool in
-                try self.stage("createRelationships", context, policy, row: row.id) { try policy.createRelationships(for: row, in: context) }
+                try self.stage("createRelationships", context, policy, row: row) { try policy.createRelationships(for: row, in: context) }
                 // A policy without a relationship pass: no need to read every row again.
                 return !context.relationshipPassIsDefault
             }
@@ -100,9 +108,17 @@ final class PolicyRunner {
     }
 
     /// Runs one stage, naming the mapping, the policy, the stage and the row in any error.
-    private func stage(_ name: String, _ context: PolicyContext, _ policy: any MigrationPolicy, row: Int64? = nil, _ body: () throws -> Void) throws {
+    /// A row-local policy's calls are checked (``RowLocalityCheck``), for `row` when given.
+    private func stage(_ name: String, _ context: PolicyContext, _ policy: any MigrationPolicy, row source: SourceRow? = nil, instancePass: Bool = false,
+                       _ body: () throws -> Void) throws {
+        let row = source?.id
         do {
+            if let locality = context.locality {
+                if let source { try locality.enter(source, instancePass: instancePass) } else { locality.leave() }
+            }
+            defer { context.locality?.leave() }
             try body()
+            try context.locality?.throwViolation()
             try session.afterPolicyCall()
         } catch let error as PolicyError {
             throw error

@@ -16,7 +16,9 @@ import MigrationEngine
 ///   schema the migrator's alone, nothing the run checked here can change under it later;
 /// - the migrator must own every table: an owner can switch a table's triggers off, and with them
 ///   the change capture;
-/// - not on Citus: the triggers would run on the workers, the log on the coordinator.
+/// - not on Citus: the triggers would run on the tenant's worker, which cannot read the catalog that
+///   says whether the run is alive, and the shadow would be swapped in by copying through the
+///   coordinator (measured in docs/Citus.md).
 struct OnlinePreconditions {
     let plan: MigrationPlan
     let schemas: OnlineSchemas
@@ -28,7 +30,9 @@ struct OnlinePreconditions {
 
     func check(on connection: Connection) throws {
         if try !connection.capabilities.capturesChangesOnline {
-            throw refuse("online migrations do not run on Citus (the change capture's triggers would run on the workers); migrate it offline")
+            throw refuse("online migrations do not run on Citus: the change capture's triggers would run on the tenant's worker, which cannot see "
+                + "whether the run is alive, and the shadow, in a schema of its own, would be swapped in by copying every table through the "
+                + "coordinator under the cutover's lock (docs/Citus.md); migrate it offline")
         }
         if let reason = try schemaRefusal(on: connection) { throw refuse(reason) }
         let expected = try SchemaSnapshot.expected(for: plan.source, on: connection)

@@ -47,8 +47,8 @@ struct OnlineRunCrashTests {
         }
     }
 
-    /// `pg_terminate_backend` of the runner's connection at `phase` (v1 → v2 in a shadow; v2 → v3,
-    /// whose policy steps run while writes wait).
+    /// `pg_terminate_backend` of the runner's connection at `phase` (v1 → v2 in a shadow; v2 → v3
+    /// with the family's Swift policies, row-local, in a shadow too).
     @Test(arguments: [OnlinePhase.prepared, .copying, .built, .catchingUp, .cutoverLocked, .cutoverSwapped].flatMap { [($0, "v2"), ($0, "v3")] })
     func terminatedBackendLeavesTheOldVersion(phase: OnlinePhase, to: String) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in

@@ -57,7 +57,8 @@ struct OnlineRunModesTests {
                                                              migrations: URL(fileURLWithPath: migrationsDirectory))
             #expect(text.status == 0, "\(text.stderr)")
             #expect(text.stdout.contains("MODE"), "\(text.stdout)")
-            #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("big") && $0.contains("writes-wait") }, "\(text.stdout)")
+            // v2 → v3 with the family's row-local policies: in a shadow.
+            #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("big") && $0.contains("shadow") }, "\(text.stdout)")
             #expect(text.stdout.split(separator: "\n").contains { $0.hasPrefix("small") && $0.contains("offline") }, "\(text.stdout)")
         }
     }

@@ -20,15 +20,16 @@ struct OnlineRunRollbackTests {
         }
     }
 
-    /// Declarative Recipes there and back: what the archive keeps (issue 22 makes it keep NULL
-    /// originals too) comes back online exactly as offline, archive included.
-    @Test(arguments: [("v2", "v3", UInt64(5)), ("v1", "v3", 6)])
-    func aDeclarativeRoundTripOnlineEndsAsOffline(from: String, to: String, seed: UInt64) async throws {
+    /// Recipes there and back, declarative or with the family's row-local policies (both ways
+    /// in a shadow): what the archive keeps (issue 22 makes it keep NULL originals too) comes back
+    /// online exactly as offline, archive included.
+    @Test(arguments: [("v2", "v3", UInt64(5), RecipesWay.declarative), ("v1", "v3", 6, .declarative), ("v2", "v3", 7, .policies), ("v1", "v3", 8, .policies)])
+    func aRoundTripOnlineEndsAsOffline(from: String, to: String, seed: UInt64, way: RecipesWay) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, _, twin) = try await roundTrip(conninfo, from: from, to: to, seed: seed, way: .declarative)
+            let (connection, _, twin) = try await roundTrip(conninfo, from: from, to: to, seed: seed, way: way)
             let version = try recipesFamily().version(named: from)!
             let online = try tenantContents(schema: "tenant_acme", version: version, on: connection)
-            expectSame(twin, online, "\(from) → \(to) → \(from), declarative")
+            expectSame(twin, online, "\(from) → \(to) → \(from), \(way)")
         }
     }
 

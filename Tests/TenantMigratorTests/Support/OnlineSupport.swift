@@ -117,3 +117,14 @@ func recipesMigrator(_ conninfo: String, _ way: RecipesWay) throws -> TenantMigr
                               mappingsDirectory: recipesDirectory.appendingPathComponent("Mappings/Declarative"), policies: RecipesPolicies.registry,
                               logger: .quiet("RecipesMigrator"))
 }
+
+/// Expects two tenants' contents (``tenantContents(schema:version:naturalKeys:on:)``) equal table by
+/// table, naming the table, the row counts and the first row that differs.
+func expectSameContents(_ online: [String: [String]], _ offline: [String: [String]], _ label: String = "",
+                        sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    for table in Set(offline.keys).union(online.keys).sorted() {
+        let (a, b) = (online[table] ?? [], offline[table] ?? [])
+        let difference = zip(a, b).first { $0 != $1 }.map { "online \($0), offline \($1)" } ?? "in the number of rows"
+        #expect(a == b, "\(label)\(table): \(a.count) rows online, \(b.count) offline; first difference \(difference)", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,35 @@
+import EntityModel
+
+/// The rows a row-local Swift policy makes once per key (``PolicyLocality/rowLocal(sharedRows:)``),
+/// seen as the distinct mapping they amount to: `distinct: source.<attribute>` from the policy's
+/// source rows into the shared entity, keys in id order. Catch-up follows them as it follows a
+/// distinct mapping (``OnlineDistinct``); ``RowLocalityCheck`` checks, as the policy runs, that it
+/// makes them as such a mapping would (at each key's first row, ids the keys' ranks).
+struct PolicyRowsMadePerKey {
+    /// The policy's name, and the source attribute that keys the rows.
+    let policy: String
+    let attribute: String
+    /// The policy's mapping with the shared entity as its destination and the attribute as its
+    /// distinct key (its name is the policy mapping's).
+    let mapping: EntityMapping
+    /// The compiled key; nil when the source entity has no such attribute.
+    let rows: DistinctRows?
+}
+
+extension MigrationStep {
+    /// The rows this step's row-local policies make once per key, in mapping order, then by entity.
+    var policyRowsMadePerKey: [PolicyRowsMadePerKey] {
+        guard let model = mappingModel, let compiler = program.mapped?.compiler else { return [] }
+        return model.entityMappings.flatMap { mapping -> [PolicyRowsMadePerKey] in
+            guard let name = mapping.policy, let policy = model.policies.makePolicy(named: name) else { return [] }
+            return policy.locality.sharedRows.sorted { $0.key < $1.key }.map { entity, attribute in
+                let keyed = EntityMapping(name: mapping.name, source: mapping.source, destination: entity, filter: mapping.filter, attributes: [],
+                                          relationships: [], policy: name, location: mapping.location, filterLocation: mapping.filterLocation,
+                                          distinct: .init(key: "source.\(attribute)"))
+                let rows = compiler.source.allAttributes(of: mapping.source).contains { $0.attribute.name == attribute }
+                    ? (try? compiler.distinctRows(keyed)) ?? nil : nil
+                return PolicyRowsMadePerKey(policy: name, attribute: attribute, mapping: keyed, rows: rows)
+            }
+        }
+    }
+}
