@@ -9,7 +9,7 @@ import Testing
 ///
 /// Runs against `TEST_CITUS_URL`; without it every test is reported as skipped (start a local
 /// three-node cluster with `scripts/citus-cluster.sh start`, which prints the URL to use).
-@Suite("Citus schema-based sharding", .enabled(if: citusURL != nil, "TEST_CITUS_URL is not set: run scripts/citus-cluster.sh start and export the URL it prints"))
+@Suite("Citus schema-based sharding", .serialized, .enabled(if: citusURL != nil, "TEST_CITUS_URL is not set: run scripts/citus-cluster.sh start and export the URL it prints"))
 struct CitusTests {
     @Test func oneTenantAndManyBecomeDistributedSchemasAndTheCatalogStaysLocal() async throws {
         try await CitusFixture.with { fixture in

@@ -63,7 +63,9 @@ struct CitusFixture {
         try connection.scalar("SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_schema WHERE schemaid::regnamespace::text = $1)", [schema])
     }
 
-    /// Prepared (two-phase) transactions left on the coordinator and on every worker.
+    /// Prepared (two-phase) transactions left on the coordinator and on every worker, of any
+    /// database: the suite runs its tests one at a time (`.serialized`), so none of another test's
+    /// commits can be in flight.
     func preparedTransactions() throws -> Int {
         let local: Int = try connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_prepared_xacts")
         let remote = try connection.execute("SELECT result FROM run_command_on_workers('SELECT count(*) FROM pg_catalog.pg_prepared_xacts')")
