@@ -13,10 +13,14 @@ import Testing
 struct CrossedAgainTests {
     /// Walks `path` (version numbers, 1-based) over a family of `versions` and expects every value
     /// back, through `jsonb` and as text with the schema and identities.
-    func expectWhole(_ versions: [String], path: [Int], sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+    /// `mappings`: mapping model files, by their pair (`"v1-to-v2"`).
+    func expectWhole(_ versions: [String], mappings: [String: String] = [:], path: [Int], sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
         let loaded = try versions.enumerated().map { try ModelVersion(name: "v\($0 + 1)", yaml: $1, file: "CrossedAgain/v\($0 + 1).yaml") }
         let family = try ModelFamily(name: "CrossedAgain", versions: loaded)
-        let planner = MigrationPlanner(family: family, mappings: [])
+        let models = try mappings.sorted { $0.key < $1.key }.map { pair, yaml in
+            try MappingModel.load(yaml: yaml, file: "CrossedAgain/Mappings/\(pair).yaml", family: family, policies: PolicyRegistry())
+        }
+        let planner = MigrationPlanner(family: family, mappings: models)
         let plans = try zip(path, path.dropFirst()).map { (try planner.plan(from: "v\($0)", to: "v\($1)"), false) }
         let outcome = try await TestPostgres.withDatabaseURL { conninfo in
             try RoundTripPropertyTests.walk(plans, from: loaded[path[0] - 1], seed: 7, on: try Connection(conninfo))
@@ -113,5 +117,47 @@ struct CrossedAgainTests {
                   note: { type: string, optional: true }
             """
         try await expectWhole([v1, v2, v3, v4], path: [3, 4, 1, 2, 3])
+    }
+
+    /// The round-trip property's hidden gap: v1 → v2 upper-cases `name` in place. Data written at
+    /// v2 (mixed case) taken down to v1 and up again must come back as it was, not upper-cased.
+    static let inPlace = (v1: """
+        entities:
+          Item:
+            attributes:
+              name: { type: string, optional: true }
+        """, v2: """
+        entities:
+          Item:
+            attributes:
+              name: { type: string, optional: true }
+              note: { type: string, optional: true }
+        """, up: """
+        source: v1
+        destination: v2
+        entityMappings:
+          - name: ItemToItem
+            source: Item
+            destination: Item
+            attributes:
+              name: "upper(source.name)"
+        """, down: """
+        source: v2
+        destination: v1
+        entityMappings:
+          - name: ItemToItem
+            source: Item
+            destination: Item
+            attributes:
+              name: "lower(source.name)"
+        """)
+
+    @Test func valuesAnInPlaceMappingWouldRewriteComeBackAfterACycleFromAboveIt() async throws {
+        let (v1, v2, up, _) = Self.inPlace
+        try await expectWhole([v1, v2], mappings: ["v1-to-v2": up], path: [2, 1, 2])
+        try await expectWhole([v1, v2, v2.replacingOccurrences(of: "note:", with: "memo:")], mappings: ["v1-to-v2": up], path: [3, 1, 3])
+        // Starting below it, and with a mapped way down too.
+        try await expectWhole([v1, v2], mappings: ["v1-to-v2": up], path: [1, 2, 1, 2, 1])
+        try await expectWhole([v1, v2], mappings: ["v1-to-v2": up, "v2-to-v1": Self.inPlace.down], path: [2, 1, 2, 1, 2])
     }
 }
