@@ -160,4 +160,57 @@ struct CrossedAgainTests {
         try await expectWhole([v1, v2], mappings: ["v1-to-v2": up], path: [1, 2, 1, 2, 1])
         try await expectWhole([v1, v2], mappings: ["v1-to-v2": up, "v2-to-v1": Self.inPlace.down], path: [2, 1, 2, 1, 2])
     }
+
+    /// The round-trip property's other hidden gap: an entity v2 adds (with a link to it) and v4
+    /// removes again, starting where it exists, along v3 → v2 → v5 → v1 → v3: its rows and links
+    /// all come back.
+    @Test func anEntityAddedThenRemovedComesBackAlongACycleThroughBothEnds() async throws {
+        let v1 = """
+            entities:
+              A:
+                attributes:
+                  name: { type: string, optional: true }
+            """
+        let v2 = """
+            entities:
+              A:
+                attributes:
+                  name: { type: string, optional: true }
+                relationships:
+                  n: { destination: N }
+              N:
+                attributes:
+                  title: { type: string, optional: true }
+            """
+        let v3 = """
+            entities:
+              A:
+                attributes:
+                  name: { type: string, optional: true }
+                  note: { type: string, optional: true }
+                relationships:
+                  n: { destination: N }
+              N:
+                attributes:
+                  title: { type: string, optional: true }
+            """
+        let v4 = """
+            entities:
+              A:
+                attributes:
+                  name: { type: string, optional: true }
+                  note: { type: string, optional: true }
+            """
+        let v5 = """
+            entities:
+              A:
+                attributes:
+                  name: { type: string, optional: true }
+                  note: { type: string, optional: true }
+                  extra: { type: int32, optional: true }
+            """
+        try await expectWhole([v1, v2, v3, v4, v5], path: [3, 2, 5, 1, 3])
+        try await expectWhole([v1, v2, v3, v4, v5], path: [3, 5, 1, 3])
+        try await expectWhole([v1, v2, v3, v4, v5], path: [2, 5, 2])
+    }
 }
