@@ -154,6 +154,11 @@ struct CrossedAgainTests {
 
     @Test func valuesAnInPlaceMappingWouldRewriteComeBackAfterACycleFromAboveIt() async throws {
         let (v1, v2, up, _) = Self.inPlace
+        // The way down says what it keeps, and why.
+        let family = try ModelFamily(name: "CrossedAgain", versions: [try ModelVersion(name: "v1", yaml: v1, file: "v1.yaml"), try ModelVersion(name: "v2", yaml: v2, file: "v2.yaml")])
+        let mapping = try MappingModel.load(yaml: up, file: "v1-to-v2.yaml", family: family, policies: PolicyRegistry())
+        let down = try MigrationPlanner(family: family, mappings: [mapping]).plan(from: "v2", to: "v1")
+        #expect(down.archivedChanges.map(\.detail).contains("keeps item.name (Item.name): the way up rewrites it in place"), "\(down.archivedChanges)")
         try await expectWhole([v1, v2], mappings: ["v1-to-v2": up], path: [2, 1, 2])
         try await expectWhole([v1, v2, v2.replacingOccurrences(of: "note:", with: "memo:")], mappings: ["v1-to-v2": up], path: [3, 1, 3])
         // Starting below it, and with a mapped way down too.
