@@ -11,7 +11,17 @@ extension StepAccount {
         unique(destroyed.compactMap { entry in
             guard case let .destroyed(change) = entry.fate, !change.table.isEmpty else { return nil }
             return change
-        } + overwrites + droppedAfterReading)
+        } + overwrites + droppedAfterReading + keptForTheWayBack)
+    }
+
+    /// Columns the step carries as they are that its way back rewrites in place
+    /// (``Entry/overwrittenByWayBack``): the archive keeps them, to give them back over the rewrite.
+    var keptForTheWayBack: [DestructiveChange] {
+        entries.compactMap { entry in
+            guard entry.overwrittenByWayBack == true, let column = entry.item.column else { return nil }
+            return DestructiveChange(kind: .custom, table: entry.item.table, column: column, rows: entry.item.rows?.predicate,
+                                     detail: "keeps \(entry.item.table).\(column)\(entry.item.property.map { " (\($0))" } ?? ""): the way up rewrites it in place")
+        }
     }
 
     /// Columns the step drops that a mapping or policy read (or carried elsewhere): the archive

@@ -45,6 +45,11 @@ public struct StepAccount: Sendable, Hashable, Codable {
         /// step's way back carries the column back as it is: the archive keeps only the values the
         /// step changed (see docs/Archive.md, "Only what an overwrite changes").
         public var changedOnly: Bool?
+        /// Set on a ``Fate/carried(to:)`` entry of a column the step's way back (the pair crossed
+        /// the other way) overwrites in place: the step archives the column, so that crossing back
+        /// gives back the values this version had rather than rewrite them (see docs/Archive.md,
+        /// "Values the way back would rewrite").
+        public var overwrittenByWayBack: Bool?
 
         public init(_ item: Item, _ fate: Fate, overwritesInPlace: Bool? = nil, reversible: Bool? = nil, derived: [Location]? = nil, wayBack: String? = nil) {
             self.item = item

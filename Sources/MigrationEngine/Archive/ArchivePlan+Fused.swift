@@ -41,7 +41,18 @@ extension ArchivePlan {
             return false
         }
         var restored: Set<String> = []
+        var restoredByVersion: [RestoredValues] = []
         for (index, pair) in pairs.enumerated() {
+            // What this pair archives on its own, against what earlier pairs' restores write: a
+            // fused step copies before it restores, so it would archive the values as they were
+            // before the restore (rows given back at its end, links given back to a column a later
+            // pair drops again), and they would be lost. Run one by one, each pair archives what the
+            // previous one gave back.
+            if !restoredByVersion.isEmpty,
+               restoredByVersion.contains(where: { $0.meet(items(account: pair.account, names: pair.account.names ?? ArchiveNames(), sourceSchema: versions[index].relationalSchema()),
+                                                           at: index, along: versions, direction: direction) }) {
+                return false
+            }
             // What this pair changes, against what earlier pairs' restores write.
             if !restored.isEmpty {
                 // Links and rows a later pair moves read storage an earlier restore may fill.
@@ -53,11 +64,38 @@ extension ArchivePlan {
                 }
             }
             guard let reverse = reverseAccounts.indices.contains(index) ? reverseAccounts[index] : nil else { continue }
-            for item in items(account: reverse, names: reverse.names ?? ArchiveNames(), sourceSchema: pair.destination.relationalSchema()) {
+            let given = items(account: reverse, names: reverse.names ?? ArchiveNames(), sourceSchema: pair.destination.relationalSchema())
+            for item in given {
                 if let key = atEnd((item.table, item.column), from: index + 1) { restored.insert(key) }
             }
+            if !given.isEmpty { restoredByVersion.append(RestoredValues(version: index + 1, items: given)) }
         }
         return true
+    }
+
+    /// What one pair of a run gives back, named in the version it gives them back to.
+    struct RestoredValues {
+        let version: Int
+        let items: [Item]
+
+        /// Whether `archived` (what the pair starting at version `index` archives, in that version's
+        /// names) takes any of these values: a restored column itself, or any column of a table
+        /// whose rows are given back. A restored table or column that no longer exists there was
+        /// dropped by a pair in between, which archived it: that meets too.
+        func meet(_ archived: [Item], at index: Int, along versions: [ModelVersion], direction: MigrationDirection) -> Bool {
+            guard !archived.isEmpty else { return false }
+            let translation = NameTranslation(along: Array(versions[version...index]), direction: direction)
+            for item in items {
+                guard let table = translation.table(item.table) else { return true }
+                if let column = item.column {
+                    guard let (_, now) = translation.column(column, of: item.table) else { return true }
+                    if archived.contains(where: { $0.table == table && ($0.column == nil || $0.column == now) }) { return true }
+                } else if archived.contains(where: { $0.table == table }) {
+                    return true
+                }
+            }
+            return false
+        }
     }
 }
 

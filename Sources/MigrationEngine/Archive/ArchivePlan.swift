@@ -195,6 +195,10 @@ struct ArchivePlan: Sendable {
                 add(item.table, item.column, item.rows?.predicate)
             case .transformed where entry.reversible == true:
                 continue
+            case .carried where entry.overwrittenByWayBack == true:
+                // Carried as it is, but the way back rewrites it in place: archived, so that it can
+                // give back what this version had.
+                add(item.table, column, item.rows?.predicate)
             case .transformed, .carried:
                 // Kept elsewhere, or read and written in another form: the way back may not give it
                 // back exactly, so what the step drops is archived.

@@ -60,6 +60,8 @@ public struct MigrationPlanner: Sendable {
             if pendingSteps.count > 1, !run.pairs.contains(where: { hooks($0) != nil }), let fused = try? InferredChanges.fuse(run),
                fused.isEquivalentFusion(of: pendingSteps),
                ArchivePlan.restoresAllowFusion(of: pendingSteps, direction: path.direction, reverseAccounts: archive.reverseAccounts),
+               // (A pair whose way back overwrites what it carries archives that on its own.)
+               path.direction == .up || !zip(pendingSteps, archive.reverseAccounts).contains(where: { changes, reverse in reverse.map(changes.account.carriesWhatIsOverwritten) ?? false }),
                !zip(run.pairs, pendingSteps).contains(where: { provesByWayBack($0, $1) }),
                let step = try? MigrationStep(versions: pending, direction: path.direction, kind: .inferred(fused), archive: archive) {
                 steps.append(step)

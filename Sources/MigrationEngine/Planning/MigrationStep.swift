@@ -55,6 +55,10 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         // mapped step is itself the way back of its reverse pair, whose entries it compares so.
         var proofs: [WayBackProof] = [], reverseProofs: [WayBackProof] = []
         if versions.count == 2 {
+            // (Down only: the way down's rewrite of what a way up carried is the rollback the team
+            // declared, which `check --round-trip` reports where it loses; a way up must not rewrite
+            // what the app wrote above it.)
+            if direction == .down, let wayBack = context.reverseAccounts.first ?? nil { account.noteOverwrittenByWayBack(wayBack) }
             // (A `didMigrate` hook runs after the proof and could change what the way back reads.)
             if let wayBack = context.wayBack, hooks?.didMigrate == nil {
                 proofs = WayBackProof.proofs(of: account, from: versions[0], to: versions[1], wayBack: wayBack)

@@ -32,16 +32,23 @@ import Testing
             #expect(try h.rows("SELECT id, title, size, qty, price FROM $S.item ORDER BY id", schema: "fused", on: c)
                     == (try h.rows("SELECT id, title, size, qty, price FROM $S.item ORDER BY id", schema: "steps", on: c)))
 
+            // Down, v3 → v2 gives back the NULLs the backfill overwrote, and v2 → v1 drops qty again:
+            // fused, the drop would archive the backfilled zeros before the restore (issue 30), so
+            // the pairs run one by one here too.
             let down = try h.planner.plan(from: "v3", to: "v1")
-            #expect(down.steps.count == 1 && down.steps.first?.isFused == true)
-            #expect(down.steps.first?.versions.map(\.name) == ["v3", "v2", "v1"])
-            #expect(down.steps.first?.description.contains("v3 → v2 → v1") == true, "\(down.steps.first.map(String.init(describing:)) ?? "")")
+            #expect(down.steps.map { $0.versions.map(\.name) } == [["v3", "v2"], ["v2", "v1"]])
+            #expect(down.steps.allSatisfy { !$0.isFused })
             try h.migrate("v3", "v1", schema: "fused", on: c)
             try h.migrate("v3", "v2", schema: "steps", on: c)
             try h.migrate("v2", "v1", schema: "steps", on: c)
             for schema in ["fused", "steps"] { try h.expectSchema("v1", schema: schema, on: c) }
             #expect(try h.rows("SELECT id, name, size FROM $S.item ORDER BY id", schema: "fused", on: c) == ["1|a|3", "2|b|∅"])
             #expect(try h.rows("SELECT id, name, size FROM $S.item ORDER BY id", schema: "steps", on: c) == ["1|a|3", "2|b|∅"])
+            // Up again to v2: qty is NULL as it was there, not the zeros of v3.
+            for schema in ["fused", "steps"] {
+                try h.migrate("v1", "v2", schema: schema, on: c)
+                #expect(try h.rows("SELECT id, label, qty FROM $S.item ORDER BY id", schema: schema, on: c) == ["1|a|∅", "2|b|∅"])
+            }
         }
     }
 

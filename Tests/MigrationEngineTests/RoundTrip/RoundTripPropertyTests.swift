@@ -12,8 +12,8 @@ import Testing
 /// every type, to-one, to-many and many-to-many relationships, a hierarchy whose sub-entities are
 /// added, removed and moved, inferred and mapped steps, ways back of dropped attributes that can be
 /// proved and others of the same values that must not be: volatile, setting-dependent, reading
-/// outside the tenant), a schema of a random version (the first where the family rewrites values
-/// in place or widens a type) is filled with synthetic data (``RoundTripData``: NULLs in every
+/// outside the tenant), a schema of a random version (the first where the family widens a type)
+/// is filled with synthetic data (``RoundTripData``: NULLs in every
 /// optional attribute), then a random sequence of calls up and down (cycles among them; some down
 /// calls without archiving where the path starts at the first version) ends where it started, and
 /// every value must be as it was unless a step of the trip declared it lost: compared through

@@ -91,11 +91,9 @@ struct FamilyGenerator {
         /// expected where a single step crosses their pair up), and those it cannot (volatile,
         /// setting-dependent, reading outside the tenant: no proof may be made).
         var safeWayBacks = 0, unsafeWayBacks = 0
-        /// Whether data of a later version may start a path: not where a mapping rewrites values in
-        /// place (a cycle down and up again from above it rewrites values that version's app wrote,
-        /// and nothing archives them: a known gap, issue 30's note) or a step widens a type (data of
-        /// the wider type need not fit when narrowed back), nor where an entity the family adds is
-        /// removed again (its rows do not all come back along some cycles from above: a known gap).
+        /// Whether data of a later version may start a path: not where a step widens a type (data
+        /// of the wider type need not fit when narrowed back). (Paths from above an in-place
+        /// rewrite, and through an entity added and removed again, are walked: issue 30.)
         var laterStartsAllowed = true
     }
 
@@ -231,9 +229,6 @@ struct FamilyGenerator {
             model.entities.remove(at: e)
             for i in model.entities.indices { model.entities[i].relationships.removeAll { $0.destination == name } }
             changes.append("remove entity \(name)")
-            // (Rows of an entity a later version adds and a still later one removes, starting
-            // where it exists, do not all come back along v3 → v2 → v5 → v1 → v3: a known gap.)
-            if changes.contains("add entity \(name)") { laterStartsAllowed = false }
         case 7:   // add a relationship (to-one, to-many, many-to-many, or one-directional)
             addRelationship(&model)
         case 8:   // remove a relationship (and its inverse)
@@ -333,7 +328,6 @@ struct FamilyGenerator {
             let down = text ? "lower(source.\(attribute.name))" : "source.\(attribute.name) - source.\(attribute.name) % 2"
             model.entities[e].attributes.append(optionalAttribute())
             changes.append("mapped: \(entity).\(attribute.name) = \(filled)")
-            laterStartsAllowed = false
             return (file("{from}", "{to}", "      \(attribute.name): \"\(filled)\"\n"),
                     chance(50) ? file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n") : nil)
         }
