@@ -94,17 +94,8 @@ struct FanOut: Sendable {
         var itemsOnConnection = 0
         while !control.isStopped, !Task.isCancelled {
             if let renewingAfter, itemsOnConnection >= renewingAfter, await queue.hasMore {
-                // A fresh session, so the backend's caches do not grow with the run (see above).
-                _ = cancelling.disarm()
-                await source.giveBack(connection, false)
-                do {
-                    connection = try await source.take(reconnectTimeout)
-                } catch {
-                    logger.error("could not open a new session (\(error)); going on with one connection fewer")
-                    return done
-                }
-                cancelling = CancelArming(connection, control: control)
-                itemsOnConnection = 0
+                guard let renewed = await renew(connection, cancelling) else { return done }
+                (connection, cancelling, itemsOnConnection) = (renewed, CancelArming(renewed, control: control), 0)
             }
             guard let index = await queue.next() else { break }
             itemsOnConnection += 1
@@ -141,6 +132,19 @@ struct FanOut: Sendable {
         }
         await source.giveBack(connection, cancelling.disarm())
         return done
+    }
+
+    /// Gives `connection` back (closed) and takes a fresh session, so the backend's caches do not
+    /// grow with the run (see above); nil when none could be opened.
+    private func renew(_ connection: AsyncConnection, _ cancelling: CancelArming) async -> AsyncConnection? {
+        _ = cancelling.disarm()
+        await source.giveBack(connection, false)
+        do {
+            return try await source.take(reconnectTimeout)
+        } catch {
+            source.logger.error("could not open a new session (\(error)); going on with one connection fewer")
+            return nil
+        }
     }
 }
 
