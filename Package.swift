@@ -32,9 +32,12 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        // Statements as typed values: SQL text, names, string constants and parameters, rendered for a
+        // tenant's schema without a connection. LibPQ runs them; the models and the engine build them.
+        .target(name: "TypedSQL"),
         .target(
             name: "LibPQ",
-            dependencies: ["CLibPQ", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibPQ", "TypedSQL", .product(name: "Logging", package: "swift-log")]
         ),
         // Programs run as child processes (posix_spawn, wait4), for the server's programs, Graphviz,
         // the benchmarks and the tests.
@@ -52,7 +55,7 @@ let package = Package(
         ),
         .target(
             name: "EntityModel",
-            dependencies: ["CCrypto", "ChildProcesses", "Yams"]
+            dependencies: ["CCrypto", "ChildProcesses", "TypedSQL", "Yams"]
         ),
 
         // Core Data model bundles (.xcdatamodeld) as model families, read with FoundationXML; a
@@ -177,6 +180,7 @@ let package = Package(
             ],
             path: "Tests/TenantMigratorTestSupport"
         ),
+        .testTarget(name: "TypedSQLTests", dependencies: ["TypedSQL", "LibPQ", "PostgresTestSupport"]),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "EmbeddedPostgres", "PostgresTestSupport"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(name: "EmbeddedPostgresTests", dependencies: ["EmbeddedPostgres", "PostgresTestSupport"]),

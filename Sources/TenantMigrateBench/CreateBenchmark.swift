@@ -6,6 +6,7 @@ import LibPQ
 import Logging
 import RecipesPolicies
 import TenantMigrator
+import TypedSQL
 
 /// `tenant-migrate-bench create`: creating many tenants at the latest version with
 /// `createTenants(jobs:)`, against psql running the very same SQL (one transaction per tenant,

@@ -7,6 +7,7 @@ import Logging
 import MigrationEngine
 import RecipesPolicies
 import TenantMigrator
+import TypedSQL
 
 /// `tenant-migrate-bench fleet`: a deployment-time run over many tenants.
 ///

@@ -3,6 +3,7 @@ import EntityModel
 import LibPQ
 import MigrationEngine
 import TenantMigrator
+import TypedSQL
 
 /// The DBA's psql script the fleet benchmark compares the tool with: v1 → v3 by hand, doing the same
 /// useful work as the tool, so that the ratio compares equal work.

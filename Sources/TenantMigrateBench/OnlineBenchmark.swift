@@ -6,6 +6,7 @@ import Logging
 import MigrationEngine
 import RecipesPolicies
 import TenantMigrator
+import TypedSQL
 
 /// `tenant-migrate-bench online`: how long an app waits while one large Recipes tenant migrates,
 /// offline and online, in one run.

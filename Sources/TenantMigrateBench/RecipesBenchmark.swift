@@ -6,6 +6,7 @@ import Logging
 import MigrationEngine
 import RecipesPolicies
 import TenantMigrator
+import TypedSQL
 
 /// `tenant-migrate-bench recipes`: Recipes v2 → v3 (seed 003) on one large tenant, four ways,
 /// each on a fresh copy of the same data:

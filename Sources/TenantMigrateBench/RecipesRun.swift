@@ -3,6 +3,7 @@ import Foundation
 import LibPQ
 import MigrationEngine
 import TenantMigrator
+import TypedSQL
 
 /// One size of `tenant-migrate-bench recipes`: generates the source tenant, times every way on
 /// fresh copies of it, checks they agree, and prints the runs and their summary.

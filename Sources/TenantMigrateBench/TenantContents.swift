@@ -1,5 +1,6 @@
 import ArgumentParser
 import EntityModel
+import TypedSQL
 
 /// The default size of a fleet benchmark's tenants.
 protocol TenantContentsDefaults {

@@ -4,6 +4,7 @@ import MigrationEngine
 import PostgresTestSupport
 import TenantMigratorTestSupport
 import Testing
+import TypedSQL
 
 /// Issue 20's first hour, as a test: a bug tracker modelled from the docs alone, written only in
 /// YAML (`PackagePaths.bugTrackerFamily`), run by the stock `tenant-migrate` up and down. v2 → v3

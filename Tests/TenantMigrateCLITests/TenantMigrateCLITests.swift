@@ -7,6 +7,7 @@ import RecipesPolicies
 import TenantMigrateCLI
 import TenantMigrator
 import Testing
+import TypedSQL
 
 /// The repository's root, found from this file.
 private let repositoryRoot = PackagePaths.root

@@ -2,6 +2,7 @@ import EntityModel
 import Foundation
 import LibPQ
 import PostgresTestSupport
+import TypedSQL
 
 /// An app at work on one tenant: seeded random inserts, updates and deletes on every table of a
 /// model version, NULLs included, made from the model (any family). Each statement that succeeds

@@ -1,3 +1,4 @@
+import TypedSQL
 import Yams
 
 /// Turns the text of a version file into entities, reporting every mistake of form (wrong kinds,

@@ -1,3 +1,5 @@
+import TypedSQL
+
 /// Maps the entities of one version to tables, following the rules in `docs/ModelFormat.md`.
 ///
 /// It works on an ``EntityGraph`` and tolerates a broken model (it skips relationships to missing

@@ -1,3 +1,5 @@
+import TypedSQL
+
 extension CheckConstraint.Condition {
     /// The condition: `"entity" IN ('A', 'B')` or `"entity" NOT IN ('A') OR "col" IS NOT NULL`.
     public var sql: SQL {

@@ -1,3 +1,5 @@
+import TypedSQL
+
 extension Column {
     /// The column's definition inside `CREATE TABLE` or after `ADD COLUMN`:
     /// `"name" text NOT NULL DEFAULT 'Other'`.

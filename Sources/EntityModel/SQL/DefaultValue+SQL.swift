@@ -1,3 +1,5 @@
+import TypedSQL
+
 extension DefaultValue {
     /// This default as an SQL expression for a `DEFAULT` clause: numbers and Booleans bare, everything
     /// else as a quoted literal with a cast where the type is not text: `'Other'`, `42`, `true`,

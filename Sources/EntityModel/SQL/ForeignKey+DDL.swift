@@ -1,3 +1,5 @@
+import TypedSQL
+
 extension ForeignKey {
     /// `ALTER TABLE <schema>."table" ADD CONSTRAINT "name" FOREIGN KEY (…) REFERENCES <schema>."other" (…) ON DELETE …`.
     public func addition(toTable table: String) -> SQL {

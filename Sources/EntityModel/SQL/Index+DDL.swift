@@ -1,3 +1,5 @@
+import TypedSQL
+
 extension Index {
     /// `CREATE INDEX "name" ON <schema>."table" (…)`.
     public func creation(onTable table: String) -> SQL {

@@ -1,3 +1,5 @@
+import TypedSQL
+
 extension RelationalSchema {
     /// The DDL that creates this schema's tables inside an existing PostgreSQL schema: every
     /// `CREATE TABLE` (columns, primary key, unique and check constraints), then every foreign key as

@@ -1,3 +1,5 @@
+import TypedSQL
+
 extension Table {
     /// `CREATE TABLE <schema>."table" (…)` with the columns, primary key, unique and check
     /// constraints, but no foreign keys (see ``ForeignKey/addition(toTable:)``).

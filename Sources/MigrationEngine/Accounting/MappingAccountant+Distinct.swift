@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// What a distinct mapping keeps of the source columns it reads.
 ///

@@ -1,5 +1,6 @@
 import EntityModel
 import Foundation
+import TypedSQL
 
 /// Builds a mapped step's account (see ``MappingModel/account(from:to:)``).
 struct MappingAccountant {

@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// The data-flow account of one step: for every source column, link storage and row set the step
 /// reads, where its values go. A value counts as kept only when the account shows where it goes;

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// What a tenant's archive gives back along a plan (`plan --tenant`, in every format): for each
 /// adjacent pair the plan crosses, the entries that the pair crossed the other way archived and

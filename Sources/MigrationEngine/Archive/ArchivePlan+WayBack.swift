@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 extension ArchivePlan {
     /// The proved items' columns, as the step drops them (``SchemaOperation/dropColumn(table:column:)``):

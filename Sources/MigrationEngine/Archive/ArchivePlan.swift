@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// What one step copies into the tenant's archive before it destroys or overwrites it, and what it
 /// gives back from the archive, worked out once, when the step is compiled.

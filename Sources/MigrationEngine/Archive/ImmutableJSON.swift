@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// `pg_catalog.jsonb_build_object(k, v, …)::text` of text values, written with IMMUTABLE functions
 /// only (`replace`, `chr`, `||`, `CASE`). Citus refuses a STABLE function (as `jsonb_build_object`

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// Archive entries written before entries were keyed by adjacent pair: a fused inferred step
 /// (v1 → v3) keyed everything it archived by its ends, with the names of its first version, and

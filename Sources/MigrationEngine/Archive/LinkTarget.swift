@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// What an archived link pointed at, so that a restore points it at the same row again.
 ///

@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// What a step gives back for one adjacent pair it crosses: the entries that the pair crossed the
 /// other way archived (named as the version this crossing arrives at names them), where they go at

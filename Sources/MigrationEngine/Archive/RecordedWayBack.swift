@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// The way back as the way up recorded it with the archive (issue 30, class 6): the archive is
 /// self-contained.

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 extension StepArchive {
     /// Once the step gave back what the archive held: makes each new required column without a

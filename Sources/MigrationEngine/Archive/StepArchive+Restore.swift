@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 extension StepArchive {
     /// At the step's start, before it changes anything: finds the entries it will give back (those

@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// The archive work of one step in one tenant: before the step destroys or overwrites anything,
 /// copy those values into the tenant's archive (``TenantArchive``), set-based, in the step's

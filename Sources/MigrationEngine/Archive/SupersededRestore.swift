@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 extension TenantArchive {
     /// Puts back, on request, the archived values that a way back did not give back because the

@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// The tenant's archive: a table in the tenant's schema, `_tm_archive`, that holds every value a
 /// step destroyed or overwrote, so the reverse step can give it back (compare-and-restore).

@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// Proof by the way back: which values of the columns a step drops its way back gives back
 /// exactly, checked row by row, so the archive keeps only the others.

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// Whether PostgreSQL vouches for what a step's proofs by the way back derive (``WayBackProof``):
 /// a proof assumes that the way back's expression gives at the way down what it gave at the way

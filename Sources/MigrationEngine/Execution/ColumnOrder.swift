@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// Puts a small table's columns back in model order after a rollback re-added some of them at the
 /// end (PostgreSQL appends what it adds), so a rolled-back tenant reads like a fresh one

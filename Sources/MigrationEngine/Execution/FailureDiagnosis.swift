@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// Why a step failed on a tenant's data, found with a few queries after the failure: the column
 /// that could not take a value, the value, and a row that holds it.

@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// Runs compiled steps (``MigrationStep``) in one tenant's schema, inside the caller's
 /// transaction: the one place where a step's statements, archive work, hooks and policies meet a

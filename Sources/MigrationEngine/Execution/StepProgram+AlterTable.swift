@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 extension Array where Element == StepProgram.Statement {
     /// The statements with each run of adjacent column changes of one table (columns added,

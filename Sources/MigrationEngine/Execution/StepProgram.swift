@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// What a compiled step runs, in order, as typed ``SQL`` for any tenant: built once with the step
 /// (``MigrationStep``), run by the ``StepExecutor``, listed by `plan`.

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// The step's closing operations — NOT NULL, drops, constraints, indexes — with every constraint
 /// violation turned into a ``ConstraintViolation`` that names the entity, a row id and the

@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// The in-place changes that take a tenant's schema from one model version to another, inferred
 /// from the model difference by Core Data's lightweight rules carried over to PostgreSQL.

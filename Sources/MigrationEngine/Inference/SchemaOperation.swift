@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// One in-place change to a tenant's schema, as an inferred step runs it.
 ///

@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// A distinct mapping, compiled: **one destination row per distinct, non-NULL key K of the source
 /// rows S that its filter selects, computed from each key's first row in order O** (ties, and no

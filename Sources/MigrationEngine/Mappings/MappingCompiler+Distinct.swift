@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// Distinct mappings (`distinct:`), compiled into set-based SQL: pass 1 is one `INSERT … SELECT`
 /// of the keys' first rows, pass 2 links rows to their key's row with one `UPDATE … FROM` joined

@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 extension MappingCompiler {
     /// Replaces the placeholders of a mapping expression, so SQL over other source tables works

@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 /// Compiles declarative entity mappings into set-based SQL that runs inside the in-place step,
 /// after the step's renames and additions and before its drops: `UPDATE … FROM (SELECT …)` when a

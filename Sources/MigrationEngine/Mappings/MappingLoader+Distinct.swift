@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 import Yams
 
 /// Reading and checking distinct mappings (`distinct:`, `orderBy:`) and the relationship mappings

@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// A filter or value expression of a mapping model that PostgreSQL rejects: found by
 /// ``MappingModel/checkExpressions(in:on:)`` before any tenant runs it.

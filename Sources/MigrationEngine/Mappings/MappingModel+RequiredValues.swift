@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 extension MappingModel {
     /// Every required destination value the step's mappings leave empty, found without data, as

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// A catch-up round's work for the plan's distinct mappings (see ``OnlineDistinct``): the
 /// affected keys and their first rows, the delta's keys matched to the shadow's, and the

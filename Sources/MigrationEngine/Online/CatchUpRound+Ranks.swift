@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// The last part of a catch-up round for the plan's distinct mappings (see ``OnlineDistinct``):
 /// the rows made per key get, as ids, their keys' ranks by first row, as an offline migration of

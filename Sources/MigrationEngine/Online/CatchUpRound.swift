@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// One catch-up round of an online migration, in the caller's transaction: the source rows the app
 /// changed since the shadow was built are migrated again, and their results replace what the

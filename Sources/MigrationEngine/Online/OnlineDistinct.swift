@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// A distinct mapping (`distinct:`) of the last caught-up step, as catch-up follows it: its rows
 /// are one per key, not one per source row, so they are found by key.

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// The tables of one version built in a schema of their own from a tenant's live tables: the
 /// shadow an online migration runs its steps on, and the small delta each catch-up round runs

@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// The ordered, compiled steps that take a tenant from one version to another. Planning touches no
 /// database; a plan that exists can run, and renders its SQL without a connection.

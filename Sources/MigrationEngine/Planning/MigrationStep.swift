@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// One step of a plan, compiled: a mapping model between two adjacent versions, or an inferred
 /// change set covering one or more adjacent versions (fused).

@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// Buffers a policy's destination rows for one table and one set of columns, and sends them with
 /// COPY in batches:

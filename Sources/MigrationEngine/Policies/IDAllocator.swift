@@ -1,4 +1,5 @@
 import LibPQ
+import TypedSQL
 
 /// Hands out ids for the rows a policy inserts, from each table's identity sequence, in blocks:
 /// one round trip per block, not per row. Blocks double from 64 up to the writers' batch size, so

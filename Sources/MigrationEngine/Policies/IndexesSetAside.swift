@@ -1,4 +1,5 @@
 import LibPQ
+import TypedSQL
 
 /// The plain secondary indexes of a large table whose every row a policy rewrites, dropped while it
 /// does and built again afterwards, as a bulk load would do.

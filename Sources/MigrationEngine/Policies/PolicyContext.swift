@@ -2,6 +2,7 @@ import EntityModel
 import Foundation
 import LibPQ
 import Logging
+import TypedSQL
 
 /// What a ``MigrationPolicy`` works with while it migrates one entity mapping: the tenant's
 /// transaction, writers that buffer destination rows and send them with COPY, lookup tables for

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// Runs the Swift policies of a mapped step through their stages, streaming each mapping's source
 /// rows through a cursor in batches, so memory does not grow with the number of rows. Each policy

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// The query of a mapping's source rows (its filter applied, in id order), but for the tenant's
 /// schema: what it selects depends on the step and the mapping alone, so a fleet run works it out

@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 extension PlanDocument {
     /// The document as one HTML page that needs no network: styles inline, no scripts, each step's

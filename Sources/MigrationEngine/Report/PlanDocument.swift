@@ -1,5 +1,6 @@
 import EntityModel
 import Foundation
+import TypedSQL
 
 /// A migration plan, or every adjacent step of a family, as one self-contained document to read
 /// or publish next to the models (`plan --format markdown|html`, `check --format html`).

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// Synthetic data for one version of a family, generated from its relational mapping, for
 /// `check --round-trip`.

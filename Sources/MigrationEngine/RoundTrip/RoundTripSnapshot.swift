@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// The rows of a version's tables before a round trip, and the values that did not come back.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import MigrationEngine
 import TenantMigrator
+import TypedSQL
 
 /// `tenant-migrate check`: can every adjacent pair of versions migrate, both ways?
 struct CheckCommand<Runner: TenantMigrateRunner>: RunnerCommand {

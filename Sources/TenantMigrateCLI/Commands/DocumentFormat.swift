@@ -1,6 +1,7 @@
 import ArgumentParser
 import EntityModel
 import MigrationEngine
+import TypedSQL
 
 /// `plan --format` and `check --format`: the usual text, or one self-contained document.
 enum DocumentFormat: String, CaseIterable, ExpressibleByArgument {

@@ -1,5 +1,6 @@
 import MigrationEngine
 import TenantMigrator
+import TypedSQL
 
 /// `check` and `plan`: the mapping models' filters and expressions, checked against PostgreSQL
 /// before any tenant runs them.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import MigrationEngine
 import TenantMigrator
+import TypedSQL
 
 /// `tenant-migrate plan`: the steps, their exact SQL and what they archive or lose. Runs nothing.
 struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {

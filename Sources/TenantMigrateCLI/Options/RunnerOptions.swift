@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import MigrationEngine
 import TenantMigrator
+import TypedSQL
 
 /// Options every command of a runner shares: where the database and the models are. A runner's
 /// own commands take them too (`@OptionGroup var options: RunnerOptions<MyRunner>`) and get their

@@ -1,4 +1,5 @@
 import LibPQ
+import TypedSQL
 
 /// What a fleet run reads from the catalog: the selected tenants that are not at the target, as
 /// records, and those that are, as a count (and, when asked, their names). The cost of a deploy

@@ -1,4 +1,5 @@
 import LibPQ
+import TypedSQL
 
 /// Reading the migration history: every attempt to create, migrate, roll back, adopt, pin or drop
 /// a tenant, successful or not (`migration_history`; written by ``recordHistory(_:on:)``).

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 extension TenantCatalog {
     /// Pins `tenant` at `version`: fleet runs and `migrateIfNeeded` then leave it where it is, and

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// Registering and removing tenants: the catalog rows behind adopt and drop.
 extension TenantCatalog {

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// The catalog's writes as SQL text with literals, one statement each: for pipelines that send a
 /// tenant's whole creation in one round trip, and for the benchmarks' psql baselines, which must

@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import TypedSQL
 
 extension TenantCatalog {
     /// Every tenant, by name; optionally only those of `family`.

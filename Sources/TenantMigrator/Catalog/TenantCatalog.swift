@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// The tool's own schema: which tenants exist, at which version, and every migration attempt.
 ///

@@ -3,6 +3,7 @@ import Foundation
 import Instrumentation
 import LibPQ
 import MigrationEngine
+import TypedSQL
 
 extension TenantMigrator {
     /// The runner that migrates one tenant safely (tenant lock, lock_timeout, retries).

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// What the app changes in a tenant's live tables while it migrates online: AFTER ROW triggers on
 /// every live table append the key of each inserted, updated or deleted row to a change log.

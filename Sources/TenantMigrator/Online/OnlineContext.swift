@@ -3,6 +3,7 @@ import Foundation
 import LibPQ
 import Logging
 import MigrationEngine
+import TypedSQL
 
 /// What one online run knows and has done, shared by its phases: the plan, the tenant, its
 /// schemas, the change capture, and the progress reported in logs, metrics and the result.

@@ -2,6 +2,7 @@ import EntityModel
 import Foundation
 import LibPQ
 import MigrationEngine
+import TypedSQL
 
 /// The end of an online migration: one transaction, retried when a lock wait runs past
 /// `lock_timeout` (55P03), as offline attempts are.

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// The tenant held by one online run for its whole length, across its transactions: a lease,
 /// the row `online run of <tenant>` in the catalog's `catalog_info`, naming the runner's session

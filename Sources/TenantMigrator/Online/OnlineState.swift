@@ -1,5 +1,6 @@
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// The durable state of an online run: one row in its private schema (`_tm_online_state`), written
 /// at every phase, so that the next run of the tenant (or an operator) sees where a crashed one

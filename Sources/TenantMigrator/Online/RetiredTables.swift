@@ -1,5 +1,6 @@
 import Foundation
 import LibPQ
+import TypedSQL
 
 /// The tables an online cutover replaced, kept in the tenant's retired schema
 /// (``OnlineSchemas/retired``, the migrator's alone) with a note of when and why, until the next

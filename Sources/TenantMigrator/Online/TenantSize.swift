@@ -1,6 +1,7 @@
 import EntityModel
 import LibPQ
 import MigrationEngine
+import TypedSQL
 
 /// What the runner reads about a tenant's data to choose how it migrates online.
 enum TenantSize {

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// `--rehearse`: the tenant's tables before its migration, and after it went to the target and
 /// back, compared row by row.

@@ -1,6 +1,7 @@
 import EntityModel
 import LibPQ
 import MigrationEngine
+import TypedSQL
 
 /// The first round trip of an attempt: everything the runner needs before it can plan, sent as one
 /// pipeline behind the transaction's `BEGIN`:

@@ -3,6 +3,7 @@ import EntityModel
 import Foundation
 import PostgresTestSupport
 import Testing
+import TypedSQL
 
 /// Issue 34: a compound uniqueness constraint of Core Data (Xcode's Constraints field holding
 /// `name,country`) is the entity's unique group, not a note.

@@ -2,6 +2,7 @@ import EntityModel
 import LibPQ
 import PostgresTestSupport
 import Testing
+import TypedSQL
 
 /// Every type's default, rendered through libpq's quoting, run on PostgreSQL, and read back.
 struct DefaultValueSQLTests {

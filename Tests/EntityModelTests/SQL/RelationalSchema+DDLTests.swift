@@ -3,6 +3,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import Testing
+import TypedSQL
 
 /// The DDL of every example version, compared with readable golden files and run on PostgreSQL.
 ///

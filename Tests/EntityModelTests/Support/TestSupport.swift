@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import Testing
+import TypedSQL
 
 /// A quoter for tests that need no database: wraps identifiers in `"` and literals in `'`, doubling
 /// the quote inside. The library never quotes by hand; golden tests use a real libpq connection.

@@ -1,5 +1,6 @@
 import EntityModel
 import Testing
+import TypedSQL
 
 /// Mistakes of meaning in a version, each reported with its line, and all of them at once.
 struct ModelValidatorTests {

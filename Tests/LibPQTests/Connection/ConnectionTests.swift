@@ -2,6 +2,7 @@ import Foundation
 import LibPQ
 import PostgresTestSupport
 import Testing
+import TypedSQL
 
 @Suite struct ConnectionTests {
     @Test func connectsAndReportsSessionFacts() async throws {

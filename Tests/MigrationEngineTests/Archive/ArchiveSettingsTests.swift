@@ -4,6 +4,7 @@ import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
 import Testing
+import TypedSQL
 
 /// Issue 30, item 3: what the archive keeps does not depend on the server's settings. With the
 /// database and the role set to hostile values for everything that formats or parses values, a

@@ -5,6 +5,7 @@ import LibPQ
 import PostgresTestSupport
 import TenantMigratorTestSupport
 import Testing
+import TypedSQL
 
 /// Distinct mappings compile to set-based SQL (one `INSERT … SELECT` of the keys' first rows, one
 /// `UPDATE … FROM` joined on the key for the links) and give, on generated data, exactly what the

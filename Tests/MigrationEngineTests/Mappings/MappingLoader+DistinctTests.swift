@@ -3,6 +3,7 @@ import Foundation
 import MigrationEngine
 import PostgresTestSupport
 import Testing
+import TypedSQL
 
 /// `distinct:` and `orderBy:` are read and checked when a mapping file loads, like every other
 /// key: each mistake with its file and line.

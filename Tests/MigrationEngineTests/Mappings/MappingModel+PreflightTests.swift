@@ -7,6 +7,7 @@ import RecipesPolicies
 import TenantMigrator
 import TenantMigratorTestSupport
 import Testing
+import TypedSQL
 
 /// Mapping filters and expressions are checked against PostgreSQL before any tenant runs them
 /// (issue 11): a mistake is reported with its file and line, PostgreSQL's message and SQLSTATE,

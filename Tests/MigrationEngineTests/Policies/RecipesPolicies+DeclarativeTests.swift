@@ -8,6 +8,7 @@ import RecipesPolicies
 import TenantMigrator
 import TenantMigratorTestSupport
 import Testing
+import TypedSQL
 
 /// `Migrations/Recipes/Mappings/Declarative/v2-to-v3.yaml`: the ingredient and unit extraction and
 /// Meat/Fish → Entrée without Swift, next to the family's own policies. Both give the same v3

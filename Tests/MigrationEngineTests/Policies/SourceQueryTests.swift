@@ -1,6 +1,7 @@
 import EntityModel
 @testable import MigrationEngine
 import Testing
+import TypedSQL
 
 /// A mapping's source query is worked out once and rendered for each tenant's schema, with the
 /// bound of a cursor over the rows after a first batch joined to its filter, or as its only

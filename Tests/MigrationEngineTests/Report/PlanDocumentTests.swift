@@ -6,6 +6,7 @@ import RecipesPolicies
 import Testing
 #if canImport(FoundationXML)
 import FoundationXML
+import TypedSQL
 #endif
 
 /// The visual plan: `plan --format markdown|html` and `check --format html`.

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import TypedSQL
 
 /// Everything of a tenant's schema a round trip must give back, read as text: every value of every
 /// column as `::text` (so `1.0` against `1.00`, `-0`, trailing spaces and leftover columns are

@@ -2,6 +2,7 @@ import EntityModel
 import LibPQ
 import PostgresTestSupport
 import Testing
+import TypedSQL
 
 /// Helpers shared by the snapshot and drift tests.
 enum SnapshotFixtures {

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresTestSupport
 import Testing
+import TypedSQL
 
 /// Issue 35: `check` and `plan` catch, before any tenant runs it, what the first real `migrate`
 /// would fail on, in every output format, naming the mapping and the attribute, and exit non-zero.

@@ -4,6 +4,7 @@ import Logging
 import PostgresTestSupport
 import TenantMigrator
 import Testing
+import TypedSQL
 
 /// Retrying is for a server lost during a run; a server never reached fails at once (issue 20).
 @Suite("Migrator sessions") struct MigratorSessionTests {

@@ -1,4 +1,4 @@
-import EntityModel
+import TypedSQL
 import Testing
 
 /// Typed SQL renders for any schema, with values inline for a plan or as parameters to run, and

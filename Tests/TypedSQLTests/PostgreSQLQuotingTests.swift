@@ -1,4 +1,4 @@
-import EntityModel
+import TypedSQL
 import LibPQ
 import PostgresTestSupport
 import Testing
