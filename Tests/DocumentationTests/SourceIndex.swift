@@ -7,7 +7,7 @@ import Foundation
 struct SourceIndex: Sendable {
     /// One Swift file: the types it declares or extends, and the names it declares.
     struct File: Sendable {
-        /// Relative to Sources/: `TenantMigrateCLI/Running/TenantMove.swift`.
+        /// Relative to Sources/: `TenantMigrateCLI/Migrating/TenantMove.swift`.
         var path: String
         /// Types declared (at any depth) or extended here, by their last component and in full
         /// (`RowSet`, `StepAccount.RowSet`).
