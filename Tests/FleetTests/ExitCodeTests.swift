@@ -16,9 +16,10 @@ struct FleetExitCodeTests {
         return try JSONDecoder().decode(FleetReport.self, from: Data(json.utf8))
     }
 
+    /// The exit code the command ends with once it has printed the report.
     static func exitCode(_ report: FleetReport) -> Int32 {
         do {
-            try report.print(json: false, verb: "migrated")
+            try OutputOptions<FleetRunReport>.parse([]).show(FleetRunReport(report: report, verb: "migrated"))
             return 0
         } catch let exit as ExitCode {
             return exit.rawValue

@@ -4,7 +4,7 @@ import TenantMigrator
 import TypedSQL
 
 /// `tenant-migrate check`: can every adjacent pair of versions migrate, both ways?
-struct CheckCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+struct CheckCommand<Runner: TenantMigrateRunner>: ReportingCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "check",
@@ -42,56 +42,44 @@ struct CheckCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     @Option(help: "Rows per entity of the --round-trip data.")
     var rows: Int = 50
 
-    @Flag(help: "Print the check as one JSON document (with --round-trip: the round trips' results).") var json = false
-
-    @Option(help: DocumentFormat.help(" With markdown or html, check writes the document, with the SQL check's problems under their step; it exits as the text form does."))
-    var format: DocumentFormat = .text
-
-    var printsJSON: Bool { json }
+    /// JSON: the check as one document (with --round-trip: the round trips' results); Markdown or
+    /// HTML: the document of every step, with the SQL check's problems under their step. Every
+    /// format exits as the text form does.
+    @OptionGroup var output: OutputOptions<CheckReport>
 
     func validate() throws {
         guard !(offline && roundTrip) else { throw ValidationError("--round-trip needs a database; it cannot run with --offline") }
         guard rows >= 1 else { throw ValidationError("--rows must be at least 1") }
-        guard format == .text || !json else { throw ValidationError("--json and --format \(format.rawValue) are alternatives; choose one") }
-        guard format == .text || !roundTrip else { throw ValidationError("--format \(format.rawValue) documents the steps; run --round-trip separately") }
+        guard !roundTrip || output.chosen == .text || output.chosen == .json else {
+            throw ValidationError("--format \(output.chosen.rawValue) documents the steps; run --round-trip separately")
+        }
     }
 
-    func perform() async throws {
-        let trips = RoundTripCommand(seed: seed, rows: rows, json: json)
-        if roundTrip, json {
-            return try await trips.run(on: try options.makeMigrator())
+    func report() async throws -> CheckReport {
+        let format = output.chosen
+        if roundTrip, format == .json {
+            return try await options.withMigrator(offline: false) { CheckReport(roundTripsOnly: try await $0.checkRoundTrips(seed: seed, rowsPerEntity: rows)) }
         }
-        let migrator = try options.makeOfflineMigrator()
-        let checks = migrator.checkFamily()
-        let impossible = checks.filter { !$0.isPossible }
-        // Every format runs the same checks: the SQL of the mappings once every step can be planned.
-        let sqlChecked = impossible.isEmpty && !offline && !migrator.mappings.isEmpty
-        let problems = sqlChecked ? try await options.makeMigrator().checkMappingExpressions() : []
-        let failure: CLIError? = impossible.isEmpty ? MappingExpressionCheck.failure(problems) : CLIError(
-            "\(impossible.count) of \(checks.count) steps cannot migrate ("
-                + impossible.map { "\($0.source) → \($0.destination)" }.joined(separator: ", ")
-                // (The text lists the reasons above; the other formats' message carries them.)
-                + (format == .text && !json ? "); each reason above says what to add or change"
-                    : "):" + impossible.flatMap(Self.reasons).map { "\n  \($0)" }.joined())
-        )
-        if json {
-            try Console.printJSON(CheckDocument(migrator: migrator, checks: checks, sqlChecked: sqlChecked, problems: problems, failure: failure))
-            if let failure { throw ReportedFailure(error: failure) }
-            return
+        return try await options.withMigrator(offline: offline) { migrator in
+            let checks = migrator.checkFamily()
+            let impossible = checks.filter { !$0.isPossible }
+            // Every format runs the same checks: the SQL of the mappings once every step can be planned.
+            let sqlChecked = impossible.isEmpty && !offline && !migrator.mappings.isEmpty
+            let problems = sqlChecked ? try await migrator.checkMappingExpressions() : []
+            let failure: CLIError? = impossible.isEmpty ? MappingExpressionCheck.failure(problems) : CLIError(
+                "\(impossible.count) of \(checks.count) steps cannot migrate ("
+                    + impossible.map { "\($0.source) → \($0.destination)" }.joined(separator: ", ")
+                    // (The text lists the reasons above; the other formats' message carries them.)
+                    + (format == .text ? "); each reason above says what to add or change"
+                        : "):" + impossible.flatMap(Self.reasons).map { "\n  \($0)" }.joined())
+            )
+            let trips = roundTrip && failure == nil ? try await migrator.checkRoundTrips(seed: seed, rowsPerEntity: rows) : nil
+            return CheckReport(
+                check: CheckDocument(migrator: migrator, checks: checks, sqlChecked: sqlChecked, problems: problems, failure: failure),
+                document: format == .markdown || format == .html ? document(migrator, sqlChecked: sqlChecked, problems: problems) : nil,
+                roundTrips: trips.map { (report: $0, seed: seed, rows: rows) }, checkFailure: failure
+            )
         }
-        if format != .text {
-            format.print(document(migrator, sqlChecked: sqlChecked, problems: problems))
-            if let failure { throw ReportedFailure(error: failure) }
-            return
-        }
-        Console.line("family \(migrator.family.name): versions \(migrator.family.versionNames.joined(separator: " → "))")
-        if checks.isEmpty { Console.line("  (a single version: nothing to migrate)") }
-        for check in checks { printCheck(check, migrator) }
-        guard impossible.isEmpty else { throw failure! }
-        Console.line("all \(checks.count) steps can migrate")
-        if let failure { throw failure }
-        if sqlChecked { Console.line("every mapping filter and expression is valid SQL") }
-        if roundTrip { try await trips.run(on: try options.makeMigrator()) }
     }
 
     /// The document of every step, the SQL check's problems listed under the step of their mapping.
@@ -115,23 +103,5 @@ struct CheckCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     private static func reasons(_ check: MigrationPlanner.PairCheck) -> [String] {
         guard case let .impossible(reasons) = check.resolution else { return [] }
         return reasons.map { "\(check.source) → \(check.destination): \($0)" }
-    }
-
-    /// `v2 → v1: inferred`, then what the step archives or loses, one item a line.
-    private func printCheck(_ check: MigrationPlanner.PairCheck, _ migrator: TenantMigrator) {
-        let style = TextStyle.output
-        switch check.resolution {
-        case let .mapped(origin, _, _):
-            Console.line("  \(check.source) → \(check.destination): mapped (\(origin))")
-        case .inferred:
-            Console.line("  \(check.source) → \(check.destination): inferred")
-        case let .impossible(reasons):
-            Console.line("  \(check.source) → \(check.destination): \(style.red("IMPOSSIBLE"))")
-            reasons.forEach { Console.line("    - \($0)") }
-            return
-        }
-        // The pair's one step, planned as `plan` plans it, so that both say the same.
-        guard let step = (try? migrator.plan(from: check.source, to: check.destination))?.steps.first else { return }
-        LossListing(step.account).taggedLines.forEach { Console.line("      " + $0) }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import TenantMigrator
 
 /// `tenant-migrate history`: the catalog's record of every attempt, newest first.
-struct HistoryCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+struct HistoryCommand<Runner: TenantMigrateRunner>: ReportingCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "history",
@@ -18,26 +18,41 @@ struct HistoryCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     @OptionGroup var options: RunnerOptions<Runner>
     @Option(help: ArgumentHelp("Only this tenant's history.", valueName: "name")) var tenant: String?
     @Option(help: ArgumentHelp("At most this many entries, the newest.", valueName: "n")) var limit: Int = 50
-    @Flag(help: "Print JSON.") var json = false
-
-    var printsJSON: Bool { json }
+    @OptionGroup var output: OutputOptions<HistoryReport>
 
     func validate() throws {
         guard limit >= 1 else { throw ValidationError("--limit must be at least 1") }
         if let tenant { _ = try TenantName(tenant) }
     }
 
-    func perform() async throws {
-        let (migrator, database) = try options.makeMigratorAndDatabase()
-        let catalog = migrator.catalog, family = migrator.family.name, limit = self.limit
-        let name = try tenant.map(TenantName.init)
-        // The pool's plain connection: the facade's withConnection would install the catalog.
-        let entries = try await migrator.connectionPool.withConnection { connection in
-            // A read-only command never creates the catalog: none yet, no history.
-            guard try catalog.isInstalled(on: connection) else { return [HistoryEntry]() }
-            return try catalog.history(family: family, tenant: name, limit: limit, on: connection)
+    func report() async throws -> HistoryReport {
+        let name = try tenant.map(TenantName.init), limit = self.limit
+        return try await options.withMigrator { migrator, database in
+            let catalog = migrator.catalog, family = migrator.family.name
+            // The pool's plain connection: the facade's withConnection would install the catalog.
+            let entries = try await migrator.connectionPool.withConnection { connection in
+                // A read-only command never creates the catalog: none yet, no history.
+                guard try catalog.isInstalled(on: connection) else { return [HistoryEntry]() }
+                return try catalog.history(family: family, tenant: name, limit: limit, on: connection)
+            }
+            return HistoryReport(entries: entries, subject: name.map { "tenant \($0)" } ?? "family \(family)", limit: limit, databaseNote: database.summaryNote)
         }
-        if json { return try Console.printJSON(entries) }
+    }
+}
+
+/// What `history` prints: the entries, newest first (the JSON is their array).
+struct HistoryReport: CommandReport {
+    let entries: [HistoryEntry]
+    /// `tenant acme` or `family Recipes`.
+    let subject: String
+    let limit: Int
+    let databaseNote: String
+
+    func encode(to encoder: any Encoder) throws {
+        try entries.encode(to: encoder)
+    }
+
+    func printText() {
         let style = TextStyle.output
         let formatter = ISO8601DateFormatter()
         TextTable.print(
@@ -50,8 +65,7 @@ struct HistoryCommand<Runner: TenantMigrateRunner>: RunnerCommand {
             },
             styles: [5: { $0 == "failed" ? style.red($0) : style.green($0) }]
         )
-        let subject = name.map { "tenant \($0)" } ?? "family \(family)"
         Console.line("\(entries.count) entr\(entries.count == 1 ? "y" : "ies") of \(subject)"
-            + (entries.count == limit ? " (the newest \(limit); --limit shows more)" : "") + database.summaryNote)
+            + (entries.count == limit ? " (the newest \(limit); --limit shows more)" : "") + databaseNote)
     }
 }

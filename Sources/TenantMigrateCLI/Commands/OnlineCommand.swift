@@ -11,7 +11,7 @@ struct OnlineCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         )
     }
 
-    struct Cleanup: TenantReportCommand {
+    struct Cleanup: ReportingCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(
                 commandName: "cleanup",
@@ -25,16 +25,28 @@ struct OnlineCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
             )
         }
         @OptionGroup var options: RunnerOptions<Runner>
-        @OptionGroup var report: TenantReportOptions
+        @OptionGroup var filter: TenantFilterOptions
+        @OptionGroup var output: OutputOptions<OnlineCleanupReport>
 
-        func perform() async throws {
-            try report.show(try await options.withMigrator { migrator, _ in try await migrator.cleanUpOnlineMigrations(tenant: report.tenant) }) { results in
-                for result in results where result.outcome != .clean {
-                    Console.line("\(result.tenant): \(result.outcome == .removed ? "removed what a stopped online migration left" : "an online migration is running; left alone")")
-                }
-                let removed = results.count { $0.outcome == .removed }
-                Console.line("\(results.count) tenant\(results.count == 1 ? "" : "s") checked, \(removed) cleaned up")
-            }
+        func report() async throws -> OnlineCleanupReport {
+            OnlineCleanupReport(results: try await options.withMigrator { migrator, _ in try await migrator.cleanUpOnlineMigrations(tenant: filter.tenant) })
         }
+    }
+}
+
+/// What `online cleanup` prints: each tenant checked (the JSON is their array).
+struct OnlineCleanupReport: CommandReport {
+    let results: [OnlineCleanupResult]
+
+    func encode(to encoder: any Encoder) throws {
+        try results.encode(to: encoder)
+    }
+
+    func printText() {
+        for result in results where result.outcome != .clean {
+            Console.line("\(result.tenant): \(result.outcome == .removed ? "removed what a stopped online migration left" : "an online migration is running; left alone")")
+        }
+        let removed = results.count { $0.outcome == .removed }
+        Console.line("\(results.count) tenant\(results.count == 1 ? "" : "s") checked, \(removed) cleaned up")
     }
 }

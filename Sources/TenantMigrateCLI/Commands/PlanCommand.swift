@@ -4,7 +4,7 @@ import TenantMigrator
 import TypedSQL
 
 /// `tenant-migrate plan`: the steps, their exact SQL and what they archive or lose. Runs nothing.
-struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+struct PlanCommand<Runner: TenantMigrateRunner>: ReportingCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "plan",
@@ -27,10 +27,7 @@ struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     @Option(help: ArgumentHelp("The target version. Default with --tenant: the latest.", valueName: "v")) var to: String?
     @Option(help: ArgumentHelp("With --from: the schema to render the SQL for.", valueName: "schema")) var schema: String = "<tenant schema>"
     @Flag(help: "With --from: render the plan without a database (no expression check).") var offline = false
-    @Flag(help: "Print JSON.") var json = false
-    @Option(help: DocumentFormat.help()) var format: DocumentFormat = .text
-
-    var printsJSON: Bool { json }
+    @OptionGroup var output: OutputOptions<PlanReport>
 
     func validate() throws {
         switch (tenant, from) {
@@ -40,24 +37,37 @@ struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
         case (.some, nil) where offline: throw ValidationError("--offline plans between versions: give --from A --to B instead of --tenant")
         default: break
         }
-        if json && format != .text { throw ValidationError("--json and --format \(format.rawValue) are alternatives; choose one") }
     }
 
-    func perform() async throws {
-        let migrator = try offline ? options.makeOfflineMigrator() : options.makeMigrator()
-        let report: MigrationPlanReport
-        if let tenant {
-            report = try await migrator.planReport(tenant: tenant, to: to)
-        } else {
-            report = try migrator.planReport(from: from!, to: to!, schema: schema)
+    func report() async throws -> PlanReport {
+        try await options.withMigrator(offline: offline) { migrator in
+            let (plan, report) = if let tenant {
+                try await migrator.planReportAndPlan(tenant: tenant, to: to)
+            } else {
+                try migrator.plan(from: from!, to: to!).withReport(schema: schema)
+            }
+            if !offline { try await MappingExpressionCheck.run(on: migrator, from: report.source, to: report.destination) }
+            return PlanReport(plan: plan, report: report)
         }
-        if !offline { try await MappingExpressionCheck.run(on: migrator, from: report.source, to: report.destination) }
-        if json { return try Console.printJSON(report) }
-        if format != .text {
-            let plan = try migrator.plan(from: report.source, to: report.destination)
-            return format.print(PlanDocument(plan: plan, schema: report.schema, subject: report.tenant.map { "tenant \($0) (schema \(report.schema))" },
-                                             givenBack: report.givenBack ?? []))
-        }
+    }
+}
+
+/// What `plan` prints: the steps with their SQL, what they archive, lose and give back, and how
+/// they run online; in JSON the ``MigrationPlanReport``; in Markdown or HTML a ``PlanDocument``.
+struct PlanReport: CommandReport {
+    static var formats: [OutputFormat] { OutputFormat.allCases }
+
+    let plan: MigrationPlan
+    let report: MigrationPlanReport
+
+    func encode(to encoder: any Encoder) throws { try report.encode(to: encoder) }
+
+    func document(_ format: OutputFormat) -> String {
+        format.render(PlanDocument(plan: plan, schema: report.schema, subject: report.tenant.map { "tenant \($0) (schema \(report.schema))" },
+                                   givenBack: report.givenBack ?? []))
+    }
+
+    func printText() {
         let subject = report.tenant.map { "tenant \($0) (schema \(report.schema))" } ?? "schema \(report.schema)"
         guard !report.isEmpty else {
             Console.line("\(subject) is already at \(report.destination); nothing to do")
@@ -116,5 +126,12 @@ struct PlanCommand<Runner: TenantMigrateRunner>: RunnerCommand {
             Console.line("")
             Console.line(LossListing.noArchiveNote)
         }
+    }
+}
+
+extension MigrationPlan {
+    /// The plan with its report, its SQL rendered for `schema`.
+    func withReport(schema: String) -> (plan: MigrationPlan, report: MigrationPlanReport) {
+        (self, MigrationPlanReport(plan: self, tenant: nil, schema: schema))
     }
 }

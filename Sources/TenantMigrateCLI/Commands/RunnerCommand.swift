@@ -34,6 +34,26 @@ extension RunnerCommand {
     }
 }
 
+/// A command that returns its results as a value, a ``CommandReport``, which its ``OutputOptions``
+/// print: `--format text|json|…` and `--json` are declared once, in the option group, and rendered
+/// by one generator per format. (The commands that write a file or a diagram, such as `diagram`
+/// and `model import`, are plain ``RunnerCommand``s.)
+protocol ReportingCommand: RunnerCommand {
+    associatedtype Report: CommandReport
+    /// `--format` and `--json`.
+    var output: OutputOptions<Report> { get }
+    /// The command's work, and what it found or did.
+    func report() async throws -> Report
+}
+
+extension ReportingCommand {
+    var printsJSON: Bool { output.chosen == .json }
+
+    func perform() async throws {
+        try output.show(try await report())
+    }
+}
+
 /// A command's failure, thrown after its report (the JSON document) is on stdout.
 struct ReportedFailure: Error {
     let error: any Error

@@ -3,7 +3,7 @@ import TenantMigrator
 
 extension TenantCommand {
     /// `tenant pin NAME [--version V]`: keep a tenant where it is (or move it, then keep it there).
-    struct Pin: RunnerCommand {
+    struct Pin: ReportingCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(
                 commandName: "pin",
@@ -23,17 +23,18 @@ extension TenantCommand {
         @Option(help: ArgumentHelp("The version to pin it at. Default: the one it is at.", valueName: "v")) var version: String?
         @Option(help: ArgumentHelp("Why, shown by `status` and `tenant list`.", valueName: "text")) var reason: String?
         @Flag(name: .long, help: "Reaching --version may lose data for good (declared losses, or anything with --no-archive).") var allowDestructive = false
+        @OptionGroup var output: OutputOptions<PinReport>
 
-        func perform() async throws {
+        func report() async throws -> PinReport {
             _ = try TenantName(name)
-            let result = try await options.withMigrator { migrator, _ in try await migrator.pin(tenant: name, at: version, reason: reason, allowDestructive: allowDestructive) }
-            if result.outcome == .migrated { result.printLine() }
-            Console.line("pinned tenant \(name) at \(result.toVersion)")
+            return PinReport(result: try await options.withMigrator { migrator, _ in
+                try await migrator.pin(tenant: name, at: version, reason: reason, allowDestructive: allowDestructive)
+            })
         }
     }
 
     /// `tenant unpin NAME`: let fleet runs and migrateIfNeeded move the tenant again.
-    struct Unpin: RunnerCommand {
+    struct Unpin: ReportingCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(
                 commandName: "unpin",
@@ -43,12 +44,26 @@ extension TenantCommand {
 
         @OptionGroup var options: RunnerOptions<Runner>
         @Argument(help: "The tenant's name.") var name: String
+        @OptionGroup var output: OutputOptions<MessageReport<[String: Bool]>>
 
-        func perform() async throws {
+        func report() async throws -> MessageReport<[String: Bool]> {
             _ = try TenantName(name)
             let wasPinned = try await options.withMigrator { migrator, _ in try await migrator.unpin(tenant: name) }
-            Console.line(wasPinned ? "unpinned tenant \(name)" : "tenant \(name) was not pinned")
+            return MessageReport(message: wasPinned ? "unpinned tenant \(name)" : "tenant \(name) was not pinned", details: ["wasPinned": wasPinned])
         }
+    }
+}
+
+/// What `tenant pin` prints: the migration to the pinned version, if there was one, and the pin
+/// (JSON: the migration's result).
+struct PinReport: CommandReport {
+    let result: TenantMigrationResult
+
+    func encode(to encoder: any Encoder) throws { try result.encode(to: encoder) }
+
+    func printText() {
+        if result.outcome == .migrated { result.printLine() }
+        Console.line("pinned tenant \(result.tenant) at \(result.toVersion)")
     }
 }
 

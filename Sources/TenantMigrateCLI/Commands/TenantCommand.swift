@@ -16,7 +16,7 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         )
     }
 
-    struct Create: RunnerCommand {
+    struct Create: ReportingCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(commandName: "create", abstract: "Create tenants directly at a version (the latest by default).")
         }
@@ -31,57 +31,45 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         var owner: String?
         @Option(name: .customLong("app-role"), help: ArgumentHelp("The tenant's application role: USAGE on its schema and DML on its tables only, never CREATE.", valueName: "role"))
         var appRole: String?
-        @Flag(help: "Print the report as JSON (several tenants).") var json = false
+        @OptionGroup var output: OutputOptions<CreateReport>
 
         var access: TenantAccess { TenantAccess(owner: owner, appRole: appRole) }
-        var printsJSON: Bool { json }
 
-        func perform() async throws {
+        func report() async throws -> CreateReport {
             let all = try names + (file.map { try TenantListFile(path: $0).names() } ?? [])
             guard !all.isEmpty else { throw ValidationError("name at least one tenant, or --from-file") }
             _ = try all.map(TenantName.init)  // reject bad names before touching anything
-            try await options.withMigrator { migrator, database in
-                if all.count == 1 && !json {
+            return try await options.withMigrator { migrator, database in
+                // One tenant is created directly and said in a line; JSON is always the fleet's report.
+                if all.count == 1 && output.chosen != .json {
                     let record = try await migrator.createTenant(all[0], version: version, access: access)
-                    Console.line("created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)\(database.summaryNote)")
-                    return
+                    return .one(MessageReport(message: "created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)\(database.summaryNote)",
+                                              details: record))
                 }
                 let jobs = self.jobs, version = self.version, access = self.access
-                let run = FleetRun(verb: "created", activity: "creating", mode: .apply, json: json, console: console, databaseNote: database.summaryNote)
-                try await run.run { control, progress in
+                let run = FleetRun(verb: "created", activity: "creating", mode: .apply, console: console, databaseNote: database.summaryNote)
+                return .fleet(try await run.run { control, progress in
                     try await migrator.createTenants(all, version: version, access: access, jobs: jobs, control: control, progress: progress)
-                }
+                })
             }
         }
     }
 
-    struct List: RunnerCommand {
+    struct List: ReportingCommand {
         static var configuration: CommandConfiguration { CommandConfiguration(commandName: "list", abstract: "List the tenants.") }
 
         @OptionGroup var options: RunnerOptions<Runner>
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var output: OutputOptions<TenantListReport>
 
-        var printsJSON: Bool { json }
-
-        func perform() async throws {
+        func report() async throws -> TenantListReport {
             try await options.withMigrator { migrator, database in
-                let tenants = try await migrator.tenants()
                 // On Citus, each tenant's node (its distributed schema's tables live on one).
-                let placement = try await migrator.citusPlacement()
-                if json { return try Console.printJSON(tenants.map { ListedTenant(record: $0, node: placement?.nodeBySchema[$0.schema]) }) }
-                TextTable.print(
-                    ["TENANT", "SCHEMA", "VERSION", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]),
-                    tenants.map { record in
-                        [record.name.rawValue, record.schema, record.version, record.state.rawValue, record.pinDescription]
-                            + (placement == nil ? [] : [placement?.nodeBySchema[record.schema] ?? "coordinator (not distributed)"])
-                    }
-                )
-                Console.line("\(tenants.count) tenant\(tenants.count == 1 ? "" : "s")\(database.summaryNote)")
+                TenantListReport(tenants: try await migrator.tenants(), placement: try await migrator.citusPlacement(), databaseNote: database.summaryNote)
             }
         }
     }
 
-    struct Drop: RunnerCommand {
+    struct Drop: ReportingCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(commandName: "drop", abstract: "Drop a tenant: its schema, all its data, and its record.")
         }
@@ -89,16 +77,17 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         @OptionGroup var options: RunnerOptions<Runner>
         @Argument(help: "The tenant's name.") var name: String
         @Flag(name: .customLong("yes-drop-data"), help: "Confirm that the tenant's data is to be deleted.") var confirmed = false
+        @OptionGroup var output: OutputOptions<MessageReport<[String: String]>>
 
-        func perform() async throws {
+        func report() async throws -> MessageReport<[String: String]> {
             _ = try TenantName(name)
             guard confirmed else { throw TenantMigratorError.dropNotConfirmed(try TenantName(name)) }
             try await options.withMigrator { migrator, _ in try await migrator.dropTenant(name, confirmed: confirmed) }
-            Console.line("dropped tenant \(name)")
+            return MessageReport(message: "dropped tenant \(name)", details: ["tenant": name])
         }
     }
 
-    struct Adopt: RunnerCommand {
+    struct Adopt: ReportingCommand {
         static var configuration: CommandConfiguration {
             CommandConfiguration(
                 commandName: "adopt",
@@ -110,11 +99,51 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         @OptionGroup var options: RunnerOptions<Runner>
         @Argument(help: "The tenant's name.") var name: String
         @Option(help: ArgumentHelp("The existing schema.", valueName: "schema")) var schema: String
+        @OptionGroup var output: OutputOptions<MessageReport<TenantRecord>>
 
-        func perform() async throws {
+        func report() async throws -> MessageReport<TenantRecord> {
             let record = try await options.withMigrator { migrator, _ in try await migrator.adoptTenant(name, schema: schema) }
-            Console.line("adopted schema \(record.schema) as tenant \(record.name) at \(record.family) \(record.version)")
+            return MessageReport(message: "adopted schema \(record.schema) as tenant \(record.name) at \(record.family) \(record.version)", details: record)
         }
+    }
+}
+
+/// What `tenant create` prints: a line for one tenant, the fleet's report for several (and for JSON).
+enum CreateReport: CommandReport {
+    case one(MessageReport<TenantRecord>)
+    case fleet(FleetRunReport)
+
+    private var report: any CommandReport {
+        switch self {
+        case let .one(report): report
+        case let .fleet(report): report
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws { try report.encode(to: encoder) }
+    func printText() { report.printText() }
+    var failure: (any Error)? { report.failure }
+}
+
+/// What `tenant list` prints: the tenants (the JSON is their records, with `node` on Citus).
+struct TenantListReport: CommandReport {
+    let tenants: [TenantRecord]
+    let placement: CitusPlacement?
+    let databaseNote: String
+
+    func encode(to encoder: any Encoder) throws {
+        try tenants.map { ListedTenant(record: $0, node: placement?.nodeBySchema[$0.schema]) }.encode(to: encoder)
+    }
+
+    func printText() {
+        TextTable.print(
+            ["TENANT", "SCHEMA", "VERSION", "STATE", "PINNED"] + (placement == nil ? [] : ["NODE"]),
+            tenants.map { record in
+                [record.name.rawValue, record.schema, record.version, record.state.rawValue, record.pinDescription]
+                    + (placement == nil ? [] : [placement?.nodeBySchema[record.schema] ?? "coordinator (not distributed)"])
+            }
+        )
+        Console.line("\(tenants.count) tenant\(tenants.count == 1 ? "" : "s")\(databaseNote)")
     }
 }
 

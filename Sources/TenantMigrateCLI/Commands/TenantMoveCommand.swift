@@ -3,7 +3,7 @@ import TenantMigrator
 
 /// `migrate` and `rollback`: one move of tenants, forward or back, checked and run the same way
 /// (``TenantMove``).
-protocol TenantMoveCommand: RunnerCommand {
+protocol TenantMoveCommand: ReportingCommand where Report == MoveReport {
     /// `.migrate` or `.rollback`.
     static var operation: MigrationRequest.Operation { get }
     /// The verb of the error that names no tenants.
@@ -22,9 +22,8 @@ extension TenantMoveCommand {
         try TenantMove.validate(tenant, fleet: fleet, verb: Self.verb)
     }
 
-    var printsJSON: Bool { migration.json }
-
-    func perform() async throws {
-        try await TenantMove(operation: Self.operation, target: target, tenants: tenant, migration: migration, fleet: fleet).run(options)
+    func report() async throws -> MoveReport {
+        try await TenantMove(operation: Self.operation, target: target, tenants: tenant, migration: migration, fleet: fleet)
+            .run(options, for: output.chosen)
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import TenantMigrator
 
 /// `tenant-migrate verify`: compare live schemas with their recorded versions.
-struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
+struct VerifyCommand<Runner: TenantMigrateRunner>: ReportingCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "verify",
@@ -24,28 +24,38 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
     var tenant: [String] = []
     @Flag(help: "Also report tables whose columns are in another order than the model's (for apps that read columns by position: SELECT *, positional decoding).") var strict = false
     @Flag(help: "With --strict: first rebuild the tables whose columns are out of model order (at most 10,000 rows each), then verify.") var reorder = false
-    @Flag(help: "Print JSON.") var json = false
-
-    var printsJSON: Bool { json }
+    @OptionGroup var output: OutputOptions<VerifyReport>
 
     func validate() throws {
         if reorder && !strict { throw ValidationError("--reorder puts columns in model order for --strict; give both") }
     }
 
-    func perform() async throws {
-        let (migrator, database) = try options.makeMigratorAndDatabase()
-        let rebuilt = reorder ? try await migrator.reorderColumns(tenants: tenant.isEmpty ? nil : tenant) : [:]
-        if !json {
-            for (name, tables) in rebuilt.sorted(by: { $0.key < $1.key }) {
-                Console.line("\(name): put the columns of \(tables.joined(separator: ", ")) back in model order")
-            }
+    func report() async throws -> VerifyReport {
+        let tenants = tenant.isEmpty ? nil : tenant
+        return try await options.withMigrator { migrator, database in
+            let rebuilt = reorder ? try await migrator.reorderColumns(tenants: tenants) : [:]
+            return VerifyReport(rebuilt: rebuilt, reports: try await migrator.verify(tenants: tenants, strict: strict), databaseNote: database.summaryNote)
         }
-        let reports = try await migrator.verify(tenants: tenant.isEmpty ? nil : tenant, strict: strict)
-        let drifted = reports.filter { !$0.isClean }.count
-        if json {
-            try Console.printJSON(reports)
-            if drifted > 0 { throw ExitCode(2) }
-            return
+    }
+}
+
+/// What `verify` prints: each tenant's drift report (the JSON is their array), and in text the
+/// tables `--reorder` rebuilt first. Drift ends the command with exit status 2.
+struct VerifyReport: CommandReport {
+    /// The tables `--strict --reorder` put back in model order, per tenant.
+    let rebuilt: [String: [String]]
+    let reports: [VerificationReport]
+    let databaseNote: String
+
+    var failure: (any Error)? { reports.contains { !$0.isClean } ? ExitCode(2) : nil }
+
+    func encode(to encoder: any Encoder) throws {
+        try reports.encode(to: encoder)
+    }
+
+    func printText() {
+        for (name, tables) in rebuilt.sorted(by: { $0.key < $1.key }) {
+            Console.line("\(name): put the columns of \(tables.joined(separator: ", ")) back in model order")
         }
         let style = TextStyle.output
         for report in reports {
@@ -69,8 +79,8 @@ struct VerifyCommand<Runner: TenantMigrateRunner>: RunnerCommand {
                 + "tenant-migrate verify --strict --reorder " + orderOnly.map { "--tenant \($0.tenant)" }.joined(separator: " ")
                 + " (tables of at most 10,000 rows, each tenant in one transaction under its lock).")
         }
+        let drifted = reports.filter { !$0.isClean }.count
         let count = "\(reports.count) tenant\(reports.count == 1 ? "" : "s")"
-        Console.line((drifted > 0 ? "\(drifted) of \(count) drifted" : "\(count) verified, no drift") + database.summaryNote)
-        if drifted > 0 { throw ExitCode(2) }
+        Console.line((drifted > 0 ? "\(drifted) of \(count) drifted" : "\(count) verified, no drift") + databaseNote)
     }
 }

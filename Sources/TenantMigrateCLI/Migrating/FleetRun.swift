@@ -1,21 +1,20 @@
 import TenantMigrator
 
-/// A fleet operation as a command runs it: Ctrl-C handling, a progress display on stderr, then
-/// its report on stdout (and the exit code).
+/// A fleet operation as a command runs it: Ctrl-C handling and a progress display on stderr, then
+/// its report (``FleetRunReport``), which the command prints.
 struct FleetRun {
     /// The report's word for a tenant that moved: `migrated`, `rolled back`, `created`.
     let verb: String
     /// What the progress line says is going on: `migrating`, `rolling back`, `creating`.
     let activity: String
     let mode: MigrationRunMode
-    let json: Bool
     let console: Console
     /// What the summary line adds about the database (the embedded server, when it is the one).
     var databaseNote = ""
     /// `migrate` or `rollback` (its JSON is a ``MoveDocument``); nil for `tenant create`.
     var move: MigrationRequest.Operation? = nil
 
-    func run(_ operation: (FleetControl, @escaping @Sendable (FleetProgress) -> Void) async throws -> FleetReport) async throws {
+    func run(_ operation: (FleetControl, @escaping @Sendable (FleetProgress) -> Void) async throws -> FleetReport) async throws -> FleetRunReport {
         let control = FleetControl()
         let interrupts = InterruptHandler(control: control, console: console)
         let activity = mode.isTrial ? (mode == .rehearse ? "rehearsing" : "dry run") : self.activity
@@ -23,6 +22,6 @@ struct FleetRun {
             try await operation(control, progress)
         }
         withExtendedLifetime(interrupts) {}
-        try report.print(json: json, verb: verb, databaseNote: databaseNote, operation: move)
+        return FleetRunReport(report: report, verb: verb, databaseNote: databaseNote, operation: move)
     }
 }

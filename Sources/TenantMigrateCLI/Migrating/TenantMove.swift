@@ -20,8 +20,9 @@ struct TenantMove {
         _ = try tenants.map(TenantName.init)
     }
 
-    /// Moves the tenants on the database and models `options` name.
-    func run<Runner>(_ options: RunnerOptions<Runner>) async throws {
+    /// Moves the tenants on the database and models `options` name, for a report in `format`: JSON
+    /// lists the tenants already there too; text prints each named tenant's line as it ends.
+    func run<Runner>(_ options: RunnerOptions<Runner>, for format: OutputFormat) async throws -> MoveReport {
         try await options.withMigrator { migrator, database in
             var migrator = migrator
             let console = options.console
@@ -33,22 +34,22 @@ struct TenantMove {
             if fleet.isFleet {
                 // The summary counts the tenants already there; only --json and trials list each one.
                 let fleetRequest = FleetRequest(selection: fleet.selection(names: tenants), jobs: fleet.jobs, failFast: fleet.failFast,
-                                                listsCurrentTenants: migration.json || request.mode.isTrial)
+                                                listsCurrentTenants: format == .json || request.mode.isTrial)
                 let run = FleetRun(verb: up ? "migrated" : "rolled back", activity: up ? "migrating" : "rolling back", mode: request.mode,
-                                   json: migration.json, console: console, databaseNote: database.summaryNote, move: operation)
-                return try await run.run { control, progress in
+                                   console: console, databaseNote: database.summaryNote, move: operation)
+                return .fleet(try await run.run { control, progress in
                     try await migrator.moveAll(request, fleet: fleetRequest, control: control, progress: progress)
-                }
+                })
             }
             // One tenant named alone is the operator's decision to move it; a list is a selection.
             var named = request
             named.pins = tenants.count == 1 ? .override : .respect
             let each = named
-            let results = TenantResults(json: migration.json, mode: request.mode, operation: operation, family: migrator.family.name,
+            let results = TenantResults(mode: request.mode, operation: operation, family: migrator.family.name,
                                         target: target ?? migrator.family.versionNames.last ?? "")
-            try await results.collect(tenants) { name in
+            return .named(await results.collect(tenants, live: format == .text) { name in
                 try await migrator.migrate(tenant: name, each)
-            }
+            })
         }
     }
 }

@@ -28,8 +28,6 @@ struct MigrationOptions: ParsableArguments {
     @Flag(name: .long, help: "Do not copy what steps destroy or overwrite into the tenant's archive (for huge tables); such plans then need --allow-destructive, and a rollback cannot give those values back.")
     var noArchive = false
 
-    @Flag(help: "Print the results as JSON: one document on stdout, an error object when the run fails before it starts.") var json = false
-
     @Flag(help: "Migrate online: build the new version in a shadow schema while the app reads and writes the tenant, then swap it in with one short transaction (docs/Online.md).")
     var online = false
 

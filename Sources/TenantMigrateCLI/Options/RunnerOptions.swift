@@ -68,8 +68,19 @@ public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
     /// gets its migrator.
     func withMigrator<Result>(_ body: (TenantMigrator, DatabaseResolver.Choice) async throws -> Result) async throws -> Result {
         let (migrator, database) = try makeMigratorAndDatabase()
+        return try await Self.shuttingDown(migrator) { try await body($0, database) }
+    }
+
+    /// Runs `body` with a migrator for offline work (``makeOfflineMigrator()``), or with the command's
+    /// one migrator when `offline` is false, and shuts it down when `body` returns or throws.
+    func withMigrator<Result>(offline: Bool, _ body: (TenantMigrator) async throws -> Result) async throws -> Result {
+        guard offline else { return try await withMigrator { migrator, _ in try await body(migrator) } }
+        return try await Self.shuttingDown(try makeOfflineMigrator(), body)
+    }
+
+    private static func shuttingDown<Result>(_ migrator: TenantMigrator, _ body: (TenantMigrator) async throws -> Result) async throws -> Result {
         do {
-            let result = try await body(migrator, database)
+            let result = try await body(migrator)
             await migrator.shutdown()
             return result
         } catch {

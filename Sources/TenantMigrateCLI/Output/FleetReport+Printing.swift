@@ -2,29 +2,38 @@ import ArgumentParser
 import Foundation
 import TenantMigrator
 
-extension FleetReport {
-    /// The summary table on stdout (or the whole report as JSON), then the exit code: 1 when a
-    /// tenant failed, 130 when the run was interrupted (and none failed).
-    ///
-    /// - Parameter databaseNote: what the summary line adds about the database (the embedded server).
-    /// - Parameter operation: `migrate` or `rollback`, whose JSON is a ``MoveDocument``.
-    func print(json: Bool, verb: String, databaseNote: String = "", operation: MigrationRequest.Operation? = nil) throws {
-        if json, let operation {
-            try Console.printJSON(MoveDocument(self, operation: operation))
-        } else if json {
-            try Console.printJSON(self)
-        } else if mode.isTrial {
-            printTrial(verb: verb, databaseNote: databaseNote)
-        } else {
-            printRun(verb: verb, databaseNote: databaseNote)
-        }
-        // 130 (as for SIGINT) only for a run stopped without failures; a failure, --fail-fast's
-        // included, is 1. Pinned tenants are not failures.
-        if failed > 0 || notStarted > 0 || interrupted { throw ExitCode(failed == 0 && interrupted ? 130 : 1) }
+/// What a fleet command prints (`migrate`, `rollback` with --all, --match or --limit, `tenant create`
+/// of several tenants): the summary table, or the whole report as JSON (a ``MoveDocument`` for a
+/// move); then the exit code: 1 when a tenant failed, 130 when the run was interrupted (and none
+/// failed).
+struct FleetRunReport: CommandReport {
+    let report: FleetReport
+    /// The report's word for a tenant that moved: `migrated`, `rolled back`, `created`.
+    let verb: String
+    /// What the summary line adds about the database (the embedded server).
+    var databaseNote = ""
+    /// `migrate` or `rollback`, whose JSON is a ``MoveDocument``; nil for `tenant create`.
+    var operation: MigrationRequest.Operation? = nil
+
+    func encode(to encoder: any Encoder) throws {
+        if let operation { try MoveDocument(report, operation: operation).encode(to: encoder) } else { try report.encode(to: encoder) }
     }
 
+    func printText() {
+        report.mode.isTrial ? report.printTrial(verb: verb, databaseNote: databaseNote) : report.printRun(verb: verb, databaseNote: databaseNote)
+    }
+
+    // 130 (as for SIGINT) only for a run stopped without failures; a failure, --fail-fast's
+    // included, is 1. Pinned tenants are not failures.
+    var failure: (any Error)? {
+        guard report.failed > 0 || report.notStarted > 0 || report.interrupted else { return nil }
+        return ExitCode(report.failed == 0 && report.interrupted ? 130 : 1)
+    }
+}
+
+extension FleetReport {
     /// A trial reports every tenant: what it would do, with its rows and time, or why it would fail.
-    private func printTrial(verb: String, databaseNote: String) {
+    fileprivate func printTrial(verb: String, databaseNote: String) {
         let style = TextStyle.output
         // The table's heading says WOULD: `migrate`, `roll back`, or `rehearse` (there and back).
         let movedWord = mode == .rehearse ? "rehearse" : (verb == "rolled back" ? "roll back" : "migrate")
@@ -45,7 +54,7 @@ extension FleetReport {
             + pinnedNote + (notStarted > 0 ? ", \(notStarted) not started" : "") + databaseNote)
     }
 
-    private func printRun(verb: String, databaseNote: String) {
+    fileprivate func printRun(verb: String, databaseNote: String) {
         let style = TextStyle.output
         // Pinned tenants are listed too: they were left behind on purpose, but not silently.
         let problems = entries.filter { $0.outcome == .failed || $0.outcome == .notStarted || $0.outcome == .pinned }

@@ -40,7 +40,9 @@ extension TenantMigrator {
         MigrationPlanReport(plan: try plan(from: source, to: destination), tenant: nil, schema: schema)
     }
 
-    private func planReportAndPlan(tenant: String, to target: String?) async throws -> (plan: MigrationPlan, report: MigrationPlanReport) {
+    /// ``planReport(tenant:to:)`` and the plan it shows, for a document drawn from the plan itself
+    /// (`plan --format html`) without planning twice.
+    public func planReportAndPlan(tenant: String, to target: String?) async throws -> (plan: MigrationPlan, report: MigrationPlanReport) {
         let name = try TenantName(tenant)
         let catalog = self.catalog, planner = self.planner, family = self.family
         let destination = try TenantMigratorError.reporting { try family.requireVersion(named: target).name }

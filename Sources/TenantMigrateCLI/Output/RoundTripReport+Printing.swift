@@ -1,32 +1,17 @@
 import MigrationEngine
 import TenantMigrator
 
-/// `check --round-trip`: runs the check and prints each trip and each value that did not come back.
-struct RoundTripCommand {
+/// `check --round-trip`'s part of the check: each trip and each value that did not come back.
+extension RoundTripReport {
     /// How many differences are printed per trip (all of them are in `--json`).
     static let printedPerTrip = 50
 
-    let seed: Int
-    let rows: Int
-    let json: Bool
-
-    /// - Throws: ``CLIError`` (exit 1) when a value did not come back or a trip failed, with advice
-    ///   that fits: declare a loss under `loses:` for values that did not come back, fix the step
-    ///   for a trip that failed.
-    func run(on migrator: TenantMigrator) async throws {
-        let report = try await migrator.checkRoundTrips(seed: seed, rowsPerEntity: rows)
-        if json {
-            try Console.printJSON(report)
-        } else {
-            Console.line("round trips (seed \(seed), \(rows) row\(rows == 1 ? "" : "s") per entity):")
-            for trip in report.trips { printTrip(trip) }
-        }
-        let failed = report.trips.filter { !$0.passed }
-        guard failed.isEmpty else {
-            let error = CLIError(Self.failureSummary(failed, of: report.trips.count))
-            throw json ? ReportedFailure(error: error) : error
-        }
-        if !json { Console.line("every round trip gave every value back") }
+    /// ``CLIError`` (exit 1) when a value did not come back or a trip failed, with advice that fits:
+    /// declare a loss under `loses:` for values that did not come back, fix the step for a trip
+    /// that failed.
+    var failure: CLIError? {
+        let failed = trips.filter { !$0.passed }
+        return failed.isEmpty ? nil : CLIError(Self.failureSummary(failed, of: trips.count))
     }
 
     /// What went wrong, and what to do about each kind of failure.
@@ -43,7 +28,14 @@ struct RoundTripCommand {
         return "\(failed.count) of \(total) round trips did not give the data back (\(paths)); " + advice.joined(separator: "; ")
     }
 
-    private func printTrip(_ trip: RoundTripResult) {
+    /// The trips as text, and a closing line when all of them passed.
+    func printText(seed: Int, rows: Int) {
+        Console.line("round trips (seed \(seed), \(rows) row\(rows == 1 ? "" : "s") per entity):")
+        for trip in trips { Self.printTrip(trip) }
+        if failure == nil { Console.line("every round trip gave every value back") }
+    }
+
+    private static func printTrip(_ trip: RoundTripResult) {
         let style = TextStyle.output
         let path = trip.path.joined(separator: " → ")
         let excused = (trip.excused == 0 ? "" : ", \(trip.excused) declared lost") + (trip.statistics?.archiveSummary ?? "")
@@ -53,8 +45,8 @@ struct RoundTripCommand {
             Console.line("  \(path): \(style.green("ok")) (\(trip.rows) rows\(excused))")
         } else {
             Console.line("  \(path): \(style.red("\(trip.differences.count) value\(trip.differences.count == 1 ? "" : "s") did not come back")) (\(trip.rows) rows\(excused)):")
-            for difference in trip.differences.prefix(Self.printedPerTrip) { Console.line("    \(difference)") }
-            if trip.differences.count > Self.printedPerTrip { Console.line("    … and \(trip.differences.count - Self.printedPerTrip) more (see --json)") }
+            for difference in trip.differences.prefix(printedPerTrip) { Console.line("    \(difference)") }
+            if trip.differences.count > printedPerTrip { Console.line("    … and \(trip.differences.count - printedPerTrip) more (see --json)") }
         }
     }
 }
