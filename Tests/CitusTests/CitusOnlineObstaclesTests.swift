@@ -157,6 +157,47 @@ extension CitusTests {
         }
     }
 
+    /// A liveness test the worker can answer: a lease row in a table of the tenant's own schema
+    /// (colocated, the migrator's alone), which the runner would renew and whose expiry the
+    /// capture compares with the clock. The capture reads it on the worker without failing the
+    /// app's write: it logs while the lease is fresh and nothing once it expired (a run that stopped
+    /// renewing it), and the renewal through the coordinator reaches the worker at once (with the
+    /// time as a value or `now()`: Citus refuses `clock_timestamp()` in an UPDATE of such a table).
+    @Test func onlineOnCitusALeaseInTheTenantsSchemaIsALivenessTestTheWorkerAnswers() async throws {
+        try await CitusFixture.with { fixture in
+            let schema = try await fixture.onlineTenant()
+            let connection = fixture.connection
+            try connection.execute("CREATE TABLE \(table: "_tm_online_lease") (expires_at timestamptz NOT NULL)", schema: schema)
+            try connection.execute("INSERT INTO \(table: "_tm_online_lease") VALUES (pg_catalog.clock_timestamp() + interval '1 hour')", schema: schema)
+            let probe: SQL = "EXISTS (SELECT FROM \(table: "_tm_online_lease") WHERE expires_at > pg_catalog.clock_timestamp())"
+            try fixture.createCaptureLog(in: schema, probe: probe.text(schema: schema))
+            try fixture.withUnsafeTriggers {
+                try connection.execute("CREATE TRIGGER \(id: "_tm_online_capture") AFTER INSERT OR UPDATE OR DELETE ON \(table: "recipe") "
+                    + "FOR EACH ROW EXECUTE FUNCTION \(SQL.schema).\(id: "_tm_capture")()", schema: schema)
+            }
+            #expect(try fixture.colocationGroups(of: schema).count == 1)
+            let app = try Connection(fixture.conninfo, logger: quietLogger)
+            let logged = "SELECT count(*)::int FROM \(schema)._tm_change_log"
+            try app.execute("UPDATE \(table: "recipe") SET \(id: "name") = \(id: "name") || '!' WHERE \(id: "id") <= 2", schema: schema)
+            #expect(try connection.scalar(logged, as: Int.self) == 2)
+
+            // Citus refuses a volatile function in an UPDATE of a distributed table (0A000): the
+            // renewal sends the time, or uses now(), which the coordinator evaluates.
+            let volatile = #expect(throws: PQError.self) {
+                try connection.execute("UPDATE \(table: "_tm_online_lease") SET expires_at = pg_catalog.clock_timestamp()", schema: schema)
+            }
+            #expect(volatile?.sqlState?.rawValue == "0A000", "\(String(describing: volatile))")
+            try connection.execute("UPDATE \(table: "_tm_online_lease") SET expires_at = pg_catalog.now() - interval '1 second'", schema: schema)
+            try app.execute("UPDATE \(table: "recipe") SET \(id: "name") = \(id: "name") || '!' WHERE \(id: "id") <= 3", schema: schema)
+            #expect(try connection.scalar(logged, as: Int.self) == 2, "an expired lease logs nothing")
+
+            try connection.execute("UPDATE \(table: "_tm_online_lease") SET expires_at = pg_catalog.now() + interval '1 hour'", schema: schema)
+            try app.execute("DELETE FROM \(table: "recipe_ingredient") WHERE \(id: "recipe_id") = 4", schema: schema)
+            try app.execute("DELETE FROM \(table: "recipe") WHERE \(id: "id") = 4", schema: schema)
+            #expect(try connection.scalar(logged, as: Int.self) == 3, "a renewed lease logs again")
+        }
+    }
+
     /// What a layout inside the tenant's schema could build on: a shadow table there is colocated,
     /// the copy into it runs on the worker as one task, and an app role that may use the schema
     /// but owns nothing in it can neither write the migrator's log nor replace or drop its
