@@ -198,6 +198,35 @@ extension CitusTests {
         }
     }
 
+    /// The copy's and the catch-up's statements, in the shapes `ShadowTables` sends, run on a
+    /// shadow table in the tenant's schema: a batch (`INSERT … SELECT … ORDER BY … LIMIT … RETURNING`
+    /// in a CTE that reports the last key), and the sync of the change set, a temporary table
+    /// (`pg_temp._tm_changed`), into the shadow (`DELETE … WHERE key IN (SELECT … FROM pg_temp…)`,
+    /// then `INSERT … SELECT` of the same keys from the live table).
+    @Test func onlineOnCitusTheCopyAndSyncStatementsRunOnAShadowInTheTenantsSchema() async throws {
+        try await CitusFixture.with { fixture in
+            let schema = try await fixture.onlineTenant(recipes: 30)
+            let connection = fixture.connection
+            try connection.execute("CREATE TABLE \(table: "_tm_shadow_recipe") (LIKE \(table: "recipe"))", schema: schema)
+            let batch: SQL = "WITH moved AS (INSERT INTO \(table: "_tm_shadow_recipe") SELECT l.* FROM \(table: "recipe") AS l WHERE l.id > \(bind: .integer(10)) "
+                + "ORDER BY l.id LIMIT \(bind: .integer(15)) RETURNING id) SELECT (SELECT pg_catalog.count(*) FROM moved)::int, last.id::int "
+                + "FROM (SELECT 1) AS one LEFT JOIN (SELECT m.id FROM moved AS m ORDER BY m.id DESC LIMIT 1) AS last ON true"
+            let row = try #require(try connection.execute(batch, schema: schema).first)
+            #expect(try row.decode(Int.self, at: 0) == 15 && row.decode(Int.self, at: 1) == 25)
+
+            try connection.execute("CREATE TEMPORARY TABLE _tm_changed (relation text NOT NULL, key pg_catalog.int8[] NOT NULL, direct boolean NOT NULL, PRIMARY KEY (relation, key))")
+            try connection.execute("INSERT INTO pg_temp._tm_changed VALUES ('recipe', '{3}', true), ('recipe', '{12}', true), ('recipe', '{13}', true)")
+            try connection.execute("UPDATE \(table: "recipe") SET \(id: "name") = 'changed' WHERE \(id: "id") IN (3, 12, 13)", schema: schema)
+            let keys: SQL = "SELECT c.key[1] FROM pg_temp._tm_changed AS c WHERE c.relation = 'recipe'"
+            let deleted = try connection.execute("DELETE FROM \(table: "_tm_shadow_recipe") AS s WHERE s.id IN (\(keys))", schema: schema).affectedRows
+            let copied = try connection.execute("INSERT INTO \(table: "_tm_shadow_recipe") SELECT l.* FROM \(table: "recipe") AS l WHERE l.id IN (\(keys))", schema: schema).affectedRows
+            #expect(deleted == 2 && copied == 3)
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_shadow_recipe WHERE name = 'changed'", as: Int.self) == 3)
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema)._tm_shadow_recipe", as: Int.self) == 16)
+            try connection.execute("DROP TABLE pg_temp._tm_changed")
+        }
+    }
+
     /// What a layout inside the tenant's schema could build on: a shadow table there is colocated,
     /// the copy into it runs on the worker as one task, and an app role that may use the schema
     /// but owns nothing in it can neither write the migrator's log nor replace or drop its
