@@ -118,8 +118,10 @@ extension CitusTests {
     /// SCHEMA`. From a private distributed schema Citus first undistributes the table, which it
     /// refuses for a table with an identity column (every entity table has one: `id`); a table
     /// without one is undistributed and distributed again, its rows copied through the coordinator
-    /// (new shards, under the table's ACCESS EXCLUSIVE lock). A rename within the tenant's schema
-    /// keeps the shard: a catalog change, as the swap is on one server.
+    /// (new shards, under the table's ACCESS EXCLUSIVE lock). From a local schema the table is
+    /// distributed on the way in, identity and all, by copying its rows to the worker, and the
+    /// coordinator keeps its own copy. A rename within the tenant's schema keeps the shard: a
+    /// catalog change, as the swap is on one server.
     @Test func onlineOnCitusMovingAShadowIntoTheTenantsSchemaCopiesItsRowsAndARenameDoesNot() async throws {
         try await CitusFixture.with { fixture in
             let schema = try await fixture.onlineTenant(recipes: 2_000)
@@ -146,6 +148,27 @@ extension CitusTests {
             #expect(try fixture.colocationGroups(of: schema).count == 1)
             #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).recipe_shadow", as: Int.self) == 2_000)
 
+            // From a local schema (schema-based sharding off when it was made), identity and all:
+            // distributed on the way in, its rows copied to the worker, and the coordinator keeps
+            // its local copy of them until truncate_local_data_after_distributing_table.
+            let local = "_tm_local_\(oid)"
+            defer { _ = try? connection.execute("DROP SCHEMA IF EXISTS \(id: local) CASCADE", schema: schema) }
+            try connection.execute("BEGIN")
+            try connection.execute("SET LOCAL citus.enable_schema_based_sharding = off")
+            try connection.execute("CREATE SCHEMA \(id: local)", schema: schema)
+            try connection.execute("COMMIT")
+            try connection.execute("CREATE TABLE \(id: local).\(id: "recipe_local") (LIKE \(table: "recipe") INCLUDING ALL)", schema: schema)
+            try connection.execute("INSERT INTO \(id: local).\(id: "recipe_local") SELECT * FROM \(table: "recipe")", schema: schema)
+            #expect(try !fixture.isDistributed(local))
+            let distributing = ContinuousClock.now
+            try connection.execute("ALTER TABLE \(id: local).\(id: "recipe_local") SET SCHEMA \(SQL.schema)", schema: schema)
+            let distributed = ContinuousClock.now - distributing
+            #expect(try fixture.colocationGroups(of: schema).count == 1)
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).recipe_local", as: Int.self) == 2_000)
+            let leftOnCoordinator = try connection.execute("SELECT pg_catalog.pg_relation_size(\(qualifiedNameLiteral: "recipe_local"))::int", schema: schema)
+                .first?.decode(Int.self, at: 0) ?? 0
+            #expect(leftOnCoordinator > 0)
+
             let renaming = ContinuousClock.now
             try connection.execute("BEGIN")
             try connection.execute("ALTER TABLE \(table: "recipe") RENAME TO \(id: "_tm_retired_recipe")", schema: schema)
@@ -153,7 +176,8 @@ extension CitusTests {
             try connection.execute("COMMIT")
             let renamed = ContinuousClock.now - renaming
             #expect(try fixture.shardID(of: "recipe", in: schema) == shardAfter)
-            print("Citus online swap of 2,000 recipes: SET SCHEMA from a private schema \(moved) (rows copied), two renames within the tenant's schema \(renamed)")
+            print("Citus online swap of 2,000 recipes: SET SCHEMA from a private distributed schema \(moved), from a local schema \(distributed) "
+                + "(rows copied both times), two renames within the tenant's schema \(renamed)")
         }
     }
 
