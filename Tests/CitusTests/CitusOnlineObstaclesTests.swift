@@ -13,6 +13,35 @@ import TypedSQL
 /// and what a layout for Citus could build on. Each test does by hand, with the statements an
 /// online run sends, one part of the run on a real tenant, and asserts what Citus did.
 extension CitusTests {
+    /// `--online-above` on Citus sizes each tenant through the coordinator (its tables there are
+    /// never analyzed, so their rows are counted up to the bound, on the worker): a tenant below
+    /// the bound migrates offline as usual, one above it is refused with the measured reason and
+    /// left at its old version, with no capture, shadow or trigger anywhere.
+    @Test func onlineAboveOnCitusMigratesSmallTenantsOfflineAndRefusesTheBigOnesPrecisely() async throws {
+        try await CitusFixture.with { fixture in
+            let migrator = try fixture.migrator()
+            let small = fixture.names(1, "small")[0], big = fixture.names(1, "big")[0]
+            _ = try await migrator.createTenants([small, big], version: "v2", jobs: 1)
+            try fixture.connection.loadRecipes(tenants: [small], version: "v2", recipes: 3)
+            try fixture.connection.loadRecipes(tenants: [big], version: "v2", recipes: 30)
+            let report = try await migrator.moveAll(.migrate(to: "v3", online: .above(rows: 50)), jobs: 1)
+            let entries = Dictionary(uniqueKeysWithValues: report.entries.map { ($0.tenant, $0) })
+            #expect(entries[small]?.outcome == .migrated, "\(String(describing: entries[small]))")
+            #expect(entries[big]?.outcome == .failed)
+            #expect(entries[big]?.error?.contains("online migrations do not run on Citus") == true, "\(entries[big]?.error ?? "")")
+            let version: (String) throws -> String = { name in
+                try fixture.connection.execute("SELECT version FROM \(id: fixture.catalog.schema).\(id: "tenants") WHERE name = \(bind: .text(name))", schema: "")
+                    .first!.decode(String.self, at: 0)
+            }
+            #expect(try version(big) == "v2" && version(small) == "v3")
+            let leftovers: Int = try fixture.connection.scalar("""
+                SELECT ((SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname LIKE '\\_tm\\_%')
+                     + (SELECT count(*) FROM pg_catalog.pg_trigger WHERE tgname LIKE '\\_tm\\_online%'))::int
+                """, as: Int.self)
+            #expect(leftovers == 0)
+        }
+    }
+
     /// Capture: a row trigger on a tenant's table is refused unless `citus.enable_unsafe_triggers`
     /// is on in the transaction that creates it. Then it fires on the tenant's worker for the
     /// writes of every session, logging into a table of the tenant's schema (colocated), but it
