@@ -1,8 +1,10 @@
 import EntityModel
 import Foundation
+import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 import TypedSQL
 
@@ -76,17 +78,13 @@ struct OnlineRunGeneratedPolicyTests {
         return nil
     }
 
-    @Test func theGeneratedPolicyAppliesToMostFamilies() {
-        #expect(Self.cases.count >= 12, "\(Self.cases.map(\.testDescription))")
-    }
-
-    @Test(arguments: cases)
-    func anOnlineRunOfTheGeneratedPolicyEndsAsAnOfflineOne(_ test: Case) async throws {
+    /// A copy of the case's family with the generated mapping file, the registry with its policy,
+    /// and the directory to remove afterwards.
+    static func generatedFamily(for test: Case) throws -> (directory: URL, policies: PolicyRegistry, copy: URL) {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("generated-policy-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: copy) }
         let directory = copy.appendingPathComponent(test.family)
         try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent(test.family), to: directory)
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent(test.family), to: directory)
         let mappings = directory.appendingPathComponent("Mappings")
         try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
         try """
@@ -99,10 +97,74 @@ struct OnlineRunGeneratedPolicyTests {
                 policy: \(ReversedText.name)
 
             """.write(to: mappings.appendingPathComponent("\(test.from)-to-\(test.next).yaml"), atomically: true, encoding: .utf8)
-        let column = try #require(try ModelFamily.load(from: directory).version(named: test.from)?.entity(named: test.entity)?.attribute(named: test.attribute)).columnName
         var policies = PolicyRegistry()
         let (entity, attribute) = (test.entity, test.attribute)
         policies.register(ReversedText.name) { ReversedText(entity: entity, attribute: attribute) }
+        return (directory, policies, copy)
+    }
+
+    /// `pg_terminate_backend` of the runner's connection after a catch-up round (which ran the
+    /// policy again for the rows the app changed) or while it holds the cutover's lock: the tenant
+    /// stays at its old version with its rows as the app left them and nothing of the run left,
+    /// and the rerun ends where an offline migration of a twin given the same data ends.
+    @Test(arguments: cases.flatMap { test in [OnlinePhase.catchingUp, .cutoverLocked].map { (test, $0) } })
+    func aTerminatedRunOfTheGeneratedPolicyLeavesTheOldVersionAndTheRerunCompletes(_ test: Case, phase: OnlinePhase) async throws {
+        let (directory, policies, copy) = try Self.generatedFamily(for: test)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let family = try ModelFamily.load(from: directory)
+            let source = try #require(family.version(named: test.from)), destination = try #require(family.version(named: test.to))
+            let base = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, policies: policies, logger: .quiet("GeneratedPolicyCrash"))
+            let connection = try Connection(conninfo)
+            for name in ["online", "twin"] { _ = try await base.createTenant(name, version: test.from) }
+            var filling = TenantWorkload(version: source, schema: "tenant_online", seed: 33, firstID: 1)
+            try filling.run(200, on: connection)
+            try filling.replay(inSchema: "tenant_twin", on: connection)
+
+            // The app changes rows once the shadow is built, so the first catch-up round runs the
+            // policy again; a plan that catches nothing up (writes-wait from its first step) is
+            // stopped once built instead.
+            let catchesUp = try !OnlinePlan(base.plan(from: test.from, to: test.to)).caughtUp.isEmpty
+            let stopAt = phase == .catchingUp && !catchesUp ? OnlinePhase.built : phase
+            let app = BackgroundWorkload(TenantWorkload(version: source, schema: "tenant_online", seed: 34), conninfo: conninfo)
+            var migrator = base
+            migrator.settings.online.batchRows = 20
+            let terminated = Locked(false)
+            migrator.settings.online.checkpoint = { checkpoint in
+                if checkpoint.phase == .built { try app.drive(15) }
+                guard checkpoint.phase == stopAt, terminated.withLock({ done in defer { done = true }; return !done }) else { return }
+                _ = try Connection(conninfo).execute("SELECT pg_terminate_backend($1)", [checkpoint.backendPID])
+            }
+            let request = MigrationRequest(.move, to: test.to, allowDestructive: true, online: .on)
+            await #expect(throws: (any Error).self) { _ = try await migrator.migrate(tenant: "online", request) }
+            #expect(terminated.value)
+            #expect(try connection.tenantVersions()["online"]?.version == test.from)
+            let changes = try app.result()
+            #expect(changes.applied.count > 5, "\(changes.applied.count) changes kept, \(changes.refused) refused")
+            try changes.replay(inSchema: "tenant_twin", on: connection)
+            expectSameContents(try tenantContents(schema: "tenant_online", version: source, on: connection),
+                               try tenantContents(schema: "tenant_twin", version: source, on: connection), "\(test.testDescription), stopped: ")
+
+            let again = try await base.migrate(tenant: "online", request)
+            #expect(again.outcome == .migrated)
+            _ = try await base.migrate(tenant: "twin", MigrationRequest(.move, to: test.to, allowDestructive: true))
+            expectSameContents(try tenantContents(schema: "tenant_online", version: destination, on: connection),
+                               try tenantContents(schema: "tenant_twin", version: destination, on: connection), "\(test.testDescription), rerun: ")
+            let left: SQL = "SELECT (SELECT pg_catalog.count(*) FROM pg_catalog.pg_namespace WHERE nspname ~ '^_tm_(online|delta)_')::int "
+                + "+ (SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger WHERE tgname ~ '^_tm_online_')::int"
+            #expect(try connection.execute(left, schema: "tenant_online").first?.decode(Int.self, at: 0) == 0)
+        }
+    }
+
+    @Test func theGeneratedPolicyAppliesToMostFamilies() {
+        #expect(Self.cases.count >= 12, "\(Self.cases.map(\.testDescription))")
+    }
+
+    @Test(arguments: cases)
+    func anOnlineRunOfTheGeneratedPolicyEndsAsAnOfflineOne(_ test: Case) async throws {
+        let (directory, policies, copy) = try Self.generatedFamily(for: test)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let column = try #require(try ModelFamily.load(from: directory).version(named: test.from)?.entity(named: test.entity)?.attribute(named: test.attribute)).columnName
         try await expectOnlineEndsAsOffline(
             directory: directory, from: test.from, to: test.to, policies: policies, label: test.family + " (generated policy)", bothMustSucceed: true
         ) { connection, result in
