@@ -46,7 +46,7 @@ extension CitusTests {
     /// is on in the transaction that creates it. Then it fires on the tenant's worker for the
     /// writes of every session, logging into a table of the tenant's schema (colocated), but it
     /// sees the **shard's** name as `TG_TABLE_NAME`, not the table's, which the capture logs and
-    /// catch-up matches by.
+    /// catch-up matches by. `ENABLE ALWAYS TRIGGER` and `DROP TRIGGER` need the setting as well.
     @Test func onlineOnCitusTheCaptureTriggerNeedsUnsafeTriggersAndSeesTheShardsName() async throws {
         try await CitusFixture.with { fixture in
             let schema = try await fixture.onlineTenant()
@@ -70,6 +70,20 @@ extension CitusTests {
             let shard = try fixture.shardName(of: "recipe", in: schema)
             #expect(logged.count == 1 && logged.first?.1 == 3, "\(logged)")
             #expect(logged.first?.0 == shard && shard != "recipe", "logged \(logged), shard \(shard)")
+
+            // Every other trigger statement of the run needs the setting too: `ENABLE ALWAYS` (so
+            // that it fires under session_replication_role = replica), and the DROP TRIGGER of the
+            // cutover, of the next run and of `online cleanup`.
+            let always: SQL = "ALTER TABLE \(table: "recipe") ENABLE ALWAYS TRIGGER \(id: "_tm_online_capture")"
+            let drop: SQL = "DROP TRIGGER \(id: "_tm_online_capture") ON \(table: "recipe")"
+            for statement in [always, drop] {
+                let error = #expect(throws: PQError.self) { try connection.execute(statement, schema: schema) }
+                #expect(error?.message.contains("triggers are not supported on distributed tables") == true, "\(String(describing: error))")
+            }
+            try fixture.withUnsafeTriggers {
+                try connection.execute(always, schema: schema)
+                try connection.execute(drop, schema: schema)
+            }
         }
     }
 
