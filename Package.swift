@@ -237,7 +237,7 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "CitusTests", dependencies: ["TenantMigrator", "RecipesPolicies", "LibPQ", "PostgresTestSupport", "TenantMigratorTestSupport"]
+            name: "CitusTests", dependencies: ["TenantMigrator", "RecipesPolicies", "LibPQ", "PostgresTestSupport", "TenantMigratorTestSupport", "EntityModel", "MigrationEngine", "TypedSQL"]
         ),
 
         // The docs' Swift snippets are excerpts of Examples/ (no product dependencies: it reads files).

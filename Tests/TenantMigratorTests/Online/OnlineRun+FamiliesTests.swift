@@ -1,7 +1,4 @@
-import EntityModel
 import Foundation
-import LibPQ
-import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
 import TenantMigratorTestSupport
@@ -27,68 +24,7 @@ struct OnlineRunFamiliesTests {
 
     @Test(arguments: cases)
     func anOnlineMigrationEndsAsAnOfflineOne(family name: String, from: String, to: String) async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let directory = PackagePaths.root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/\(name)")
-            let family = try ModelFamily.load(from: directory)
-            let source = try #require(family.version(named: from))
-            let base = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineFamilies"))
-            let connection = try Connection(conninfo)
-            _ = try await base.createTenant("online", version: from)
-            _ = try await base.createTenant("twin", version: from)
-            let seed = UInt64(truncatingIfNeeded: "\(name)\(from)\(to)".utf8.reduce(5381) { ($0 << 5) &+ $0 &+ UInt64($1) })
-            var filling = TenantWorkload(version: source, schema: "tenant_online", seed: seed, firstID: 1)
-            try filling.run(300, on: connection)
-            try filling.replay(inSchema: "tenant_twin", on: connection)
-
-            let workload = BackgroundWorkload(TenantWorkload(version: source, schema: "tenant_online", seed: seed ^ 0xFACE), conninfo: conninfo)
-            let seen = Locked<Set<OnlinePhase>>([])
-            var migrator = base
-            migrator.settings.online.batchRows = 5
-            migrator.settings.online.cutoverChanges = 1_000_000
-            migrator.settings.online.checkpoint = { checkpoint in
-                guard seen.withLock({ $0.insert(checkpoint.phase).inserted }) else { return }
-                switch checkpoint.phase {
-                case .copying, .built:
-                    workload.stop()
-                    try workload.drive(20)
-                    workload.resume()
-                case .catchingUp:
-                    workload.stop()
-                    try workload.drive(20)
-                default:
-                    break
-                }
-            }
-            // A catalog-only plan runs offline, in one short transaction: no app at work meanwhile.
-            let catalogOnly = try OnlinePlan(base.plan(from: from, to: to)).kind == .catalogOnly
-            if !catalogOnly { workload.resume() } else { try workload.drive(20) }
-            let request = MigrationRequest(.move, to: to, allowDestructive: true, online: .on)
-            let online: Result<TenantMigrationResult, any Error>
-            do { online = .success(try await migrator.migrate(tenant: "online", request)) } catch { online = .failure(error) }
-            workload.stop()
-            let changes = try workload.result()
-            try changes.replay(inSchema: "tenant_twin", on: connection)
-            let offline: Result<TenantMigrationResult, any Error>
-            do { offline = .success(try await base.migrate(tenant: "twin", MigrationRequest(.move, to: to, allowDestructive: true))) } catch { offline = .failure(error) }
-
-            switch (online, offline) {
-            case let (.success(result), .success):
-                #expect(result.outcome == .migrated)
-                let destination = try #require(family.version(named: to))
-                // Rows made per key (BugTracker's statuses) too have offline's ids.
-                let a = try tenantContents(schema: "tenant_online", version: destination, on: connection)
-                let b = try tenantContents(schema: "tenant_twin", version: destination, on: connection)
-                expectSameContents(a, b, "\(name) \(from) → \(to), ")
-                #expect(try connection.tenantVersions()["online"]?.version == to)
-                if result.online?.mode != "catalog-only" { #expect(seen.value.contains(.cutoverSwapped)) }
-            case (.failure, .failure):
-                #expect(try connection.tenantVersions()["online"]?.version == from)
-            case let (.success, .failure(error)):
-                Issue.record("\(name) \(from) → \(to): online succeeded, offline failed: \(error)")
-            case let (.failure(error), .success):
-                Issue.record("\(name) \(from) → \(to): online failed, offline succeeded: \(error)")
-            }
-            #expect(changes.applied.count > (catalogOnly ? 5 : 20), "\(changes.applied.count) changes kept, \(changes.refused) refused")
-        }
+        let directory = PackagePaths.root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/\(name)")
+        try await expectOnlineEndsAsOffline(directory: directory, from: from, to: to, label: name)
     }
 }
