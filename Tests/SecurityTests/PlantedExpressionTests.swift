@@ -21,7 +21,7 @@ struct PlantedExpressionTests {
         "GRANT INSERT, SELECT ON public.pwned TO PUBLIC",
         "CREATE FUNCTION public.code_for(bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$SELECT 'C' || $1$$",
         "CREATE FUNCTION public.is_valid(text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT length($1) > 0$$",
-        "CREATE FUNCTION public.normalize(text) RETURNS text LANGUAGE sql IMMUTABLE AS $$SELECT lower($1)$$",
+        "CREATE FUNCTION public.fold_name(text) RETURNS text LANGUAGE sql IMMUTABLE AS $$SELECT lower($1)$$",
         "CREATE FUNCTION public.is_live(text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT $1 <> 'gone'$$",
         "CREATE FUNCTION public.same(text, text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT $1 = $2$$",
         "CREATE OPERATOR public.=== (LEFTARG = text, RIGHTARG = text, FUNCTION = public.same)",
@@ -65,8 +65,8 @@ struct PlantedExpressionTests {
          [plant("code_for", "integer", returns: "text", result: "'planted'")], ["Item.tag", "public.code_for(integer)"]),
         ("a check", "", ["      label: { type: varchar(20), optional: true, check: \"public.is_valid(label) OR label IS NULL\" }"],
          [plant("is_valid", "varchar", returns: "boolean", result: "true")], ["Item", "public.is_valid(character varying)"]),
-        ("an expression index", "    indexes:\n      - { on: [\"(public.normalize(name))\"] }", [],
-         [plant("normalize", "varchar", returns: "text", result: "'planted'")], ["Item", "public.normalize(character varying)"]),
+        ("an expression index", "    indexes:\n      - { on: [\"(public.fold_name(name))\"] }", [],
+         [plant("fold_name", "varchar", returns: "text", result: "'planted'")], ["Item", "public.fold_name(character varying)"]),
         ("a partial index", "    indexes:\n      - { on: [code], where: \"public.is_live(state)\" }", [],
          [plant("is_live", "varchar", returns: "boolean", result: "true")], ["Item", "public.is_live(character varying)"]),
         ("an operator", "    checks:\n      - \"NOT (code OPERATOR(public.===) 'forbidden')\"", [],
@@ -108,7 +108,7 @@ struct PlantedExpressionTests {
     /// in: the migration runs and calls the administrator's functions.
     @Test func functionsInASchemaOnlyTrustedRolesCreateInAreUsed() async throws {
         let migrations = try Self.family(
-            v2Entity: "    indexes:\n      - { on: [\"(ext.normalize(name))\"] }\n      - { on: [code], where: \"ext.is_live(state)\" }\n    checks:\n      - \"NOT (code OPERATOR(ext.===) 'forbidden')\"",
+            v2Entity: "    indexes:\n      - { on: [\"(ext.fold_name(name))\"] }\n      - { on: [code], where: \"ext.is_live(state)\" }\n    checks:\n      - \"NOT (code OPERATOR(ext.===) 'forbidden')\"",
             v2Attributes: ["      tag: { type: text, defaultExpression: \"ext.code_for(7)\" }",
                            "      label: { type: varchar(20), optional: true, check: \"ext.is_valid(label) OR label IS NULL\" }"]
         )
