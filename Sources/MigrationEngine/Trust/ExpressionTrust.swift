@@ -75,7 +75,7 @@ public struct ExpressionTrust {
                     guard case .indexKey = expression.kind else { continue }
                     try makeView(index, of: expression, on: connection)
                 }
-                let rows = try connection.execute(Statement(Self.verdicts.text(schema: "pg_temp", quoting: connection)))
+                let rows = try connection.execute(Statement(Self.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: true).text(schema: "pg_temp", quoting: connection)))
                 throw Verdict(findings: try rows.map { try finding(from: $0) })
             }
         } catch let verdict as Verdict {
@@ -101,14 +101,34 @@ public struct ExpressionTrust {
         }
     }
 
+    /// What the tables of `schema` (a tenant's) already use that is not trusted: their checks,
+    /// defaults, indexes and column types, as ``check(on:)`` judges the model's. Such an object
+    /// runs with the migrator's rights whenever the migrator writes the table's rows, so a schema
+    /// that has one is not adopted, and `verify` reports it.
+    public static func existing(inSchema schema: String, on connection: Connection) throws -> [UntrustedExpression.Finding] {
+        let namespace: SQL = "(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = \(literal: schema))"
+        return try connection.execute(Statement(verdicts(in: namespace, searchPath: false).text(schema: schema, quoting: connection))).map { row in
+            let kind = try row.decode(String.self, at: 0), relation = try row.decode(String.self, at: 1), part = try row.decode(String.self, at: 2)
+            let place = switch kind {
+            case "constraint": "constraint \(part) of table \(relation)"
+            case "default": "the default of column \(relation).\(part)"
+            case "column": "the type of column \(relation).\(part)"
+            case "index": "index \(relation)"
+            default: "\(kind) \(relation)"
+            }
+            return try finding(place: "schema \(schema): " + place, row)
+        }
+    }
+
     /// One row of ``verdicts`` as what the model says and what it uses.
     private func finding(from row: Row) throws -> UntrustedExpression.Finding {
         let kind = try row.decode(String.self, at: 0), relation = try row.decode(String.self, at: 1), part = try row.decode(String.self, at: 2)
         let place: String
         let tables = version.relationalSchema().tables
         switch kind {
-        case "probe":
-            let index = Int(relation.dropFirst("#expression ".count)) ?? Int(part.dropFirst("#expression ".count)) ?? -1
+        case "constraint", "view":
+            let name = kind == "view" ? relation : part
+            let index = name.hasPrefix("#expression ") ? Int(name.dropFirst("#expression ".count)) ?? -1 : -1
             let expression = expressions.indices.contains(index) ? expressions[index] : nil
             place = expression.map { "\($0.place) (`\($0.sql)`)" } ?? "an expression of version \(version.name)"
         case "default", "column":
@@ -120,7 +140,12 @@ public struct ExpressionTrust {
         default:
             place = "version \(version.name): the session's search_path, used by its expressions,"
         }
-        return UntrustedExpression.Finding(
+        return try Self.finding(place: place, row)
+    }
+
+    /// A row of ``verdicts(in:searchPath:)``, found at `place`.
+    private static func finding(place: String, _ row: Row) throws -> UntrustedExpression.Finding {
+        UntrustedExpression.Finding(
             place: place, object: try row.decode(String.self, at: 3), owner: try row.decode(String.self, at: 4),
             ownerIsTrusted: try row.decode(Bool.self, at: 5), creator: try row.decode(String?.self, at: 6), schema: try row.decode(String.self, at: 7)
         )
@@ -131,25 +156,30 @@ public struct ExpressionTrust {
     /// the object as `pg_describe_object` names it, its owner, whether the owner is trusted, a
     /// role other than a superuser and the migrator that may create objects in its schema (or
     /// NULL), the schema. Then each schema of the session's `search_path` that is not trusted.
-    static let verdicts: SQL = """
+    static func verdicts(in namespace: SQL, searchPath: Bool) -> SQL {
+        """
         WITH source AS (
             SELECT 'column' AS kind, c.relname::text AS relation, a.attname::text AS part, d.refclassid, d.refobjid
             FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_class AS c ON c.oid = d.objid
                 JOIN pg_catalog.pg_attribute AS a ON a.attrelid = c.oid AND a.attnum = d.objsubid
-            WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.relnamespace = pg_catalog.pg_my_temp_schema() AND c.relkind = 'r'
+            WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.relnamespace = \(namespace) AND c.relkind = 'r'
             UNION ALL
             SELECT 'default', c.relname::text, a.attname::text, d.refclassid, d.refobjid
             FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_attrdef AS f ON f.oid = d.objid JOIN pg_catalog.pg_class AS c ON c.oid = f.adrelid
                 JOIN pg_catalog.pg_attribute AS a ON a.attrelid = f.adrelid AND a.attnum = f.adnum
-            WHERE d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND c.relnamespace = pg_catalog.pg_my_temp_schema()
+            WHERE d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND c.relnamespace = \(namespace)
             UNION ALL
-            SELECT 'probe', c.relname::text, k.conname::text, d.refclassid, d.refobjid
+            SELECT 'constraint', c.relname::text, k.conname::text, d.refclassid, d.refobjid
             FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_constraint AS k ON k.oid = d.objid JOIN pg_catalog.pg_class AS c ON c.oid = k.conrelid
-            WHERE d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass AND c.relnamespace = pg_catalog.pg_my_temp_schema()
+            WHERE d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass AND c.relnamespace = \(namespace)
             UNION ALL
-            SELECT 'probe', c.relname::text, '', d.refclassid, d.refobjid
+            SELECT 'view', c.relname::text, '', d.refclassid, d.refobjid
             FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_rewrite AS r ON r.oid = d.objid JOIN pg_catalog.pg_class AS c ON c.oid = r.ev_class
-            WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND c.relnamespace = pg_catalog.pg_my_temp_schema()
+            WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND c.relnamespace = \(namespace)
+            UNION ALL
+            SELECT 'index', c.relname::text, '', d.refclassid, d.refobjid
+            FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_class AS c ON c.oid = d.objid
+            WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.relnamespace = \(namespace) AND c.relkind IN ('i', 'I')
         ), used AS (
             SELECT kind, relation, part, refclassid AS classid, refobjid AS objid FROM source
             WHERE refclassid IN ('pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass,
@@ -174,7 +204,7 @@ public struct ExpressionTrust {
             UNION ALL
             SELECT 'search_path', '', '', 'schema ' || pg_catalog.quote_ident(n.nspname), n.nspowner, n.oid, true
             FROM pg_catalog.unnest(pg_catalog.current_schemas(false)) AS s(name) JOIN pg_catalog.pg_namespace AS n ON n.nspname = s.name
-            WHERE n.oid <> pg_catalog.pg_my_temp_schema()
+            WHERE \(raw: searchPath ? "true" : "false") AND n.oid <> pg_catalog.pg_my_temp_schema()
         ), verdict AS (
             SELECT judged.*, pg_catalog.pg_get_userbyid(owner)::text AS owner_name,
                 EXISTS (SELECT FROM pg_catalog.pg_roles AS r
@@ -192,4 +222,5 @@ public struct ExpressionTrust {
         WHERE NOT trusted_owner OR creator IS NOT NULL
         ORDER BY kind, relation, part, object
         """
+    }
 }

@@ -31,6 +31,10 @@ public struct UntrustedExpression: Error, Sendable, CustomStringConvertible {
     /// What was found, one per expression and object.
     public let findings: [Finding]
 
+    public init(findings: [Finding]) {
+        self.findings = findings
+    }
+
     /// `42501`, insufficient privilege.
     public var sqlState: String { "42501" }
 
