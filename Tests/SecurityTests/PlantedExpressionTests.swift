@@ -1,5 +1,8 @@
+import EntityModel
 import Foundation
 import LibPQ
+import MigrationEngine
+import TenantMigrator
 import PostgresTestSupport
 import TenantMigratorTestSupport
 import Testing
@@ -248,6 +251,64 @@ struct PlantedExpressionTests {
             #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned WHERE who = $1", [setup.migratorRole], as: String.self).isEmpty)
             #expect(try admin.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_migrator'", as: Int.self) == 0
                     || admin.scalar("SELECT count(*)::int FROM tenant_migrator.tenants", as: Int.self) == 0)
+        }
+    }
+
+    /// The library's lower layers take the app's own connection, whose `search_path` may hold a
+    /// schema an untrusted role may create in (`public` here): `lower(name)` on a `varchar` then
+    /// resolves to a planted `public.lower(varchar)`, however the path is ordered, since it is a
+    /// better match than `pg_catalog.lower(text)`. Such a path is refused while the model has
+    /// expressions.
+    @Test func aSearchPathAnUntrustedRoleMayCreateInIsRefused() async throws {
+        let migrations = try Self.family(v2Entity: "    indexes:\n      - { on: [\"(lower(name))\"] }")
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try setup.adminConnection()
+            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
+            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            try attacker.execute(Self.logger)
+            try attacker.execute(Self.plant("lower", "varchar", returns: "text", result: "'planted'"))
+            // The app's connection, with the default search_path ("$user", public).
+            let connection = try Connection(setup.migratorURL, logger: quietLogger)
+            let family = try ModelFamily.load(from: migrations.appendingPathComponent("Shop"))
+            let catalog = TenantCatalog()
+            try catalog.install(on: connection)
+            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
+            #expect(throws: UntrustedExpression.self) { try lifecycle.create(try TenantName("t"), version: "v2", on: connection) }
+            do {
+                try lifecycle.create(try TenantName("t"), version: "v2", on: connection)
+            } catch {
+                #expect("\(error)".contains("schema public") && "\(error)".contains(setup.attackerRole), "\(error)")
+            }
+            #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
+            // With the migrator's own search_path, the same model is fine: only pg_catalog is searched.
+            try connection.setSearchPath(["pg_catalog", "pg_temp"])
+            try lifecycle.create(try TenantName("t"), version: "v2", on: connection)
+            try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Tea', 'T', 'live')")
+            #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
+        }
+    }
+
+    /// An operator the administrator made in a schema of its own, but over a function the attacker
+    /// owns: the function behind the operator is what runs, so it is judged too.
+    @Test func anOperatorOverAnUntrustedFunctionIsRefused() async throws {
+        let migrations = try Self.family(v2Entity: "    checks:\n      - \"NOT (code OPERATOR(ext.===) 'forbidden')\"")
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try setup.adminConnection()
+            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
+            try admin.execute("CREATE SCHEMA ext")
+            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
+            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            try attacker.execute(Self.logger)
+            try attacker.execute(Self.plant("same_planted", "varchar, text", returns: "boolean", result: "false"))
+            try admin.execute("CREATE OPERATOR ext.=== (LEFTARG = varchar, RIGHTARG = text, FUNCTION = public.same_planted)")
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
+            try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Tea', 'T', 'live')")
+            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
+            let message = "\(error.map { "\($0)" } ?? "no error")"
+            #expect(message.contains("function public.same_planted(character varying,text)") && message.contains(setup.attackerRole), "\(message)")
+            #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
         }
     }
 }
