@@ -311,4 +311,31 @@ struct PlantedExpressionTests {
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
         }
     }
+
+    /// An administrator's operator whose negator the attacker made first (`NEGATOR = !==` found the
+    /// attacker's `public.!==`): the planner evaluates `NOT (a === b)` as `a !== b`, so validating
+    /// the check would run the attacker's function. The negator and its function are judged too.
+    @Test func anOperatorWithAnUntrustedNegatorIsRefused() async throws {
+        let migrations = try Self.family(v2Entity: "    checks:\n      - \"NOT (code OPERATOR(ext.===) 'forbidden')\"")
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try setup.adminConnection()
+            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
+            try admin.execute("CREATE SCHEMA ext")
+            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
+            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            try attacker.execute(Self.logger)
+            try attacker.execute(Self.plant("differs", "varchar, text", returns: "boolean", result: "true"))
+            try attacker.execute("CREATE OPERATOR public.!== (LEFTARG = varchar, RIGHTARG = text, FUNCTION = public.differs)")
+            // Not SQL, so that it is not inlined (inlined, the negator of its body's = would be used).
+            try admin.execute("CREATE FUNCTION ext.same(varchar, text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $f$BEGIN RETURN $1 = $2; END$f$")
+            try admin.execute("CREATE OPERATOR ext.=== (LEFTARG = varchar, RIGHTARG = text, FUNCTION = ext.same, NEGATOR = OPERATOR(public.!==))")
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
+            try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Tea', 'T', 'live')")
+            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
+            let message = "\(error.map { "\($0)" } ?? "no error")"
+            #expect(message.contains("function public.differs(character varying,text)") && message.contains(setup.attackerRole), "\(message)")
+            #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
+        }
+    }
 }
