@@ -20,8 +20,10 @@ import TypedSQL
 /// view is created), and resolved exactly as the DDL will resolve them, with the session's own
 /// `search_path`. `pg_depend` then names by OID every function, operator, type and collation each
 /// of them uses (built-in objects are pinned and never listed). Each must be owned by a superuser
-/// or by the migrator (`current_user`; `pg_database_owner` stands for the database's owner), and a function or operator (and the function behind an
-/// operator) must also lie in a schema no other role may create objects in: else a better match
+/// or by the migrator (`current_user`; `pg_database_owner` stands for the database's owner); so
+/// must an operator's commutator and negator (which the planner may put in its place) and the
+/// functions behind them. A function or operator must also lie in a schema no other role may
+/// create objects in: else a better match
 /// could be planted there at any time, between this check and the DDL, or before the next tenant.
 /// The session's `search_path` must hold no such schema either, since an unqualified name could
 /// then be captured. Anything else is refused with ``UntrustedExpression``, before the DDL runs.
@@ -180,13 +182,20 @@ public struct ExpressionTrust {
             SELECT 'index', c.relname::text, '', d.refclassid, d.refobjid
             FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_class AS c ON c.oid = d.objid
             WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.relnamespace = \(namespace) AND c.relkind IN ('i', 'I')
+        ), operator AS (
+            SELECT kind, relation, part, o.oid, o.oprcom, o.oprnegate
+            FROM source JOIN pg_catalog.pg_operator AS o ON source.refclassid = 'pg_catalog.pg_operator'::pg_catalog.regclass AND o.oid = source.refobjid
         ), used AS (
             SELECT kind, relation, part, refclassid AS classid, refobjid AS objid FROM source
             WHERE refclassid IN ('pg_catalog.pg_proc'::pg_catalog.regclass, 'pg_catalog.pg_operator'::pg_catalog.regclass,
                                  'pg_catalog.pg_type'::pg_catalog.regclass, 'pg_catalog.pg_collation'::pg_catalog.regclass)
             UNION
+            SELECT kind, relation, part, 'pg_catalog.pg_operator'::pg_catalog.regclass, linked.oid
+            FROM operator CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[operator.oprcom, operator.oprnegate]) AS linked(oid)
+            WHERE linked.oid <> 0
+            UNION
             SELECT kind, relation, part, 'pg_catalog.pg_proc'::pg_catalog.regclass, f.oid
-            FROM source JOIN pg_catalog.pg_operator AS o ON source.refclassid = 'pg_catalog.pg_operator'::pg_catalog.regclass AND o.oid = source.refobjid
+            FROM operator JOIN pg_catalog.pg_operator AS o ON o.oid IN (operator.oid, operator.oprcom, operator.oprnegate)
                 CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[o.oprcode::pg_catalog.oid, o.oprrest::pg_catalog.oid, o.oprjoin::pg_catalog.oid]) AS f(oid)
             WHERE f.oid <> 0
         ), owned AS (
