@@ -153,11 +153,13 @@ public struct ExpressionTrust {
         )
     }
 
-    /// What the probe objects use that is not trusted, one row each: how the model says it
-    /// (`probe` with the check's or view's name, `default` or `column` with the table and column),
-    /// the object as `pg_describe_object` names it, its owner, whether the owner is trusted, a
-    /// role other than a superuser and the migrator that may create objects in its schema (or
-    /// NULL), the schema. Then each schema of the session's `search_path` that is not trusted.
+    /// What the tables, views and indexes in `namespace` use that is not trusted, one row each:
+    /// where (`constraint` with the table and the constraint's name, `view` with its name, `index`
+    /// with its name, `default` or `column` with the table and column), the object as
+    /// `pg_describe_object` names it, its owner, whether the owner is trusted, a role other than a
+    /// superuser and the migrator that may create objects in its schema (or NULL), the schema.
+    /// With `searchPath`, then each schema of the session's `search_path` that is not trusted
+    /// (`search_path`).
     static func verdicts(in namespace: SQL, searchPath: Bool) -> SQL {
         """
         WITH source AS (
