@@ -279,6 +279,7 @@ struct PlantedExpressionTests {
                 try lifecycle.create(try TenantName("t"), version: "v2", on: connection)
             } catch {
                 #expect("\(error)".contains("schema public") && "\(error)".contains(setup.attackerRole), "\(error)")
+                #expect((error as? UntrustedExpression)?.sqlState.rawValue == "42501")
             }
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
             // With the migrator's own search_path, the same model is fine: only pg_catalog is searched.

@@ -1,3 +1,5 @@
+import LibPQ
+
 /// A model version's SQL expression (a default, a check, an index key or condition) resolves to a
 /// function, operator, type or collation that a role other than a superuser or the migrator owns,
 /// or to a function or operator in a schema where such a role may create objects (so that a
@@ -36,7 +38,7 @@ public struct UntrustedExpression: Error, Sendable, CustomStringConvertible {
     }
 
     /// `42501`, insufficient privilege.
-    public var sqlState: String { "42501" }
+    public var sqlState: SQLState { "42501" }
 
     public var description: String {
         findings.map(\.description).joined(separator: "; ")
