@@ -339,4 +339,27 @@ struct PlantedExpressionTests {
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
         }
     }
+
+    /// A schema only the administrator creates in, holding a function of the attacker's (made
+    /// there once, or given to it since) beside the administrator's of the same name: the model's
+    /// call resolves to the administrator's today, but would resolve to the attacker's wherever
+    /// the column's type differs when the DDL runs. Every function of that name is judged.
+    @Test func anUntrustedOverloadBesideTheResolvedFunctionIsRefused() async throws {
+        let migrations = try Self.family(v2Entity: "", v2Attributes: ["      note: { type: string, optional: true, check: \"ext.is_valid(note)\" }"])
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try setup.adminConnection()
+            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
+            try admin.execute("CREATE SCHEMA ext")
+            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
+            try admin.execute("CREATE FUNCTION ext.is_valid(text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT length($1) > 0$$")
+            try admin.execute("CREATE FUNCTION ext.is_valid(varchar) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT true$$")
+            try admin.execute("ALTER FUNCTION ext.is_valid(varchar) OWNER TO \(admin.quoteIdentifier(setup.attackerRole))")
+            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
+            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
+            let message = "\(error.map { "\($0)" } ?? "no error")"
+            #expect(message.contains("function ext.is_valid(character varying)") && message.contains(setup.attackerRole), "\(message)")
+            #expect(!message.contains("function ext.is_valid(text)"), "\(message)")
+        }
+    }
 }
