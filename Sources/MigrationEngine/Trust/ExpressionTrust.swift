@@ -22,8 +22,9 @@ import TypedSQL
 /// of them uses (built-in objects are pinned and never listed). Each must be owned by a superuser
 /// or by the migrator (`current_user`; `pg_database_owner` stands for the database's owner); so
 /// must an operator's commutator and negator (which the planner may put in its place) and the
-/// functions behind them. A function or operator must also lie in a schema no other role may
-/// create objects in: else a better match
+/// functions behind them, and every other function or operator of the same name in the same
+/// schema (what a name might resolve to where a column's type differs when the DDL runs). A
+/// function or operator must also lie in a schema no other role may create objects in: else a better match
 /// could be planted there at any time, between this check and the DDL, or before the next tenant.
 /// The session's `search_path` must hold no such schema either, since an unqualified name could
 /// then be captured. Anything else is refused with ``UntrustedExpression``, before the DDL runs.
@@ -200,10 +201,20 @@ public struct ExpressionTrust {
             FROM operator JOIN pg_catalog.pg_operator AS o ON o.oid IN (operator.oid, operator.oprcom, operator.oprnegate)
                 CROSS JOIN LATERAL pg_catalog.unnest(ARRAY[o.oprcode::pg_catalog.oid, o.oprrest::pg_catalog.oid, o.oprjoin::pg_catalog.oid]) AS f(oid)
             WHERE f.oid <> 0
+        ), candidate AS (
+            SELECT used.* FROM used
+            UNION
+            SELECT used.kind, used.relation, used.part, used.classid, q.oid
+            FROM used JOIN pg_catalog.pg_proc AS p ON used.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND p.oid = used.objid
+                JOIN pg_catalog.pg_proc AS q ON q.proname = p.proname AND q.pronamespace = p.pronamespace
+            UNION
+            SELECT used.kind, used.relation, used.part, used.classid, q.oid
+            FROM used JOIN pg_catalog.pg_operator AS o ON used.classid = 'pg_catalog.pg_operator'::pg_catalog.regclass AND o.oid = used.objid
+                JOIN pg_catalog.pg_operator AS q ON q.oprname = o.oprname AND q.oprnamespace = o.oprnamespace
         ), owned AS (
             SELECT used.*, coalesce(p.proowner, o.oprowner, t.typowner, l.collowner) AS owner,
                 coalesce(p.pronamespace, o.oprnamespace, t.typnamespace, l.collnamespace) AS namespace
-            FROM used
+            FROM candidate AS used
                 LEFT JOIN pg_catalog.pg_proc AS p ON used.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND p.oid = used.objid
                 LEFT JOIN pg_catalog.pg_operator AS o ON used.classid = 'pg_catalog.pg_operator'::pg_catalog.regclass AND o.oid = used.objid
                 LEFT JOIN pg_catalog.pg_type AS t ON used.classid = 'pg_catalog.pg_type'::pg_catalog.regclass AND t.oid = used.objid
