@@ -88,6 +88,8 @@ public struct StepExecutor {
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"
         defer { connection.logger = previousLogger }
+        // The model's expressions resolve to trusted objects only, before any DDL runs (ExpressionTrust).
+        for version in step.versions.dropFirst() { try ExpressionTrust(version: version).check(on: connection) }
         let archive = StepArchive(plan: try options.archivePlan(of: step, on: connection), schema: schema, connection: connection, copies: options.archives, presence: self.archive,
                                   notesCopiedRows: step.isPolicyStep)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil

@@ -19,6 +19,7 @@ extension SchemaSnapshot {
         let scratch = "_tm_expected_" + randomHex()
         do {
             try connection.savepoint { connection in
+                try ExpressionTrust(version: version).check(on: connection)
                 try connection.pipeline(try scratchSchemaStatements(scratch, for: version, on: connection))
                 throw Discard(snapshot: try read(schema: scratch, on: connection))
             }

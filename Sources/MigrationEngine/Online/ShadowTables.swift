@@ -34,6 +34,7 @@ public struct ShadowTables: Sendable {
 
     /// Creates the tables bare.
     public func create(on connection: Connection) throws {
+        try ExpressionTrust(version: version).check(on: connection)
         try connection.pipeline(creation, schema: schema)
     }
 

@@ -84,6 +84,7 @@ public struct RoundTripCheck: Sendable {
         do {
             guard let version = family.version(named: path[0]) else { throw RoundTripError("no version \(path[0]) in family \(family.name)") }
             let plans = try zip(path, path.dropFirst()).map { try planner.plan(from: $0, to: $1) }
+            try ExpressionTrust(version: version).check(on: connection)
             try connection.execute("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
             for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) {
                 try connection.execute(statement)

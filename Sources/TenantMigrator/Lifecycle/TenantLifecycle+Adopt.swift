@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import MigrationEngine
 
 extension TenantLifecycle {
     /// Registers an existing, unregistered schema as tenant `name`, at whichever version of the
@@ -26,6 +27,9 @@ extension TenantLifecycle {
             for version in family.versions.reversed() {
                 let differences = live.differences(from: try SchemaSnapshot.expected(for: version, on: connection))
                 if differences.isEmpty {
+                    // What the schema's tables already use runs as the migrator when it writes their rows.
+                    let untrusted = try ExpressionTrust.existing(inSchema: schema, on: connection)
+                    guard untrusted.isEmpty else { throw UntrustedExpression(findings: untrusted) }
                     try catalog.register(name, schema: schema, family: family.name, version: version, on: connection)
                     try catalog.recordHistory(
                         HistoryEntry(tenant: name, family: family.name, operation: .adopt, fromVersion: nil,

@@ -1,6 +1,7 @@
 import EntityModel
 import Foundation
 import LibPQ
+import MigrationEngine
 
 extension TenantLifecycle {
     /// Creates tenant `name` directly at `version` (the latest by default): its schema, every
@@ -18,6 +19,7 @@ extension TenantLifecycle {
         let version = try version(named: versionName)
         let schema = name.defaultSchemaName
         let started = Date()
+        try ExpressionTrust(version: version).check(on: connection)
         // No lock to take: the catalog's primary key serializes two creations of one tenant.
         var statements = try connection.distributingNewSchemas().map(\.sql)
         statements += access.schemaStatements(schema, connection)

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import MigrationEngine
 
 /// What `verify` found for one tenant.
 public struct VerificationReport: Sendable, Codable {
@@ -35,6 +36,10 @@ extension TenantLifecycle {
             differences: live.differences(from: expected)
         )
         report.foreignObjects = try ForeignObject.inventory(inSchema: record.schema, on: connection)
+        // A check, default, index or column type of the tenant's tables that uses an object no trusted role controls.
+        report.foreignObjects += try ExpressionTrust.existing(inSchema: record.schema, on: connection).map {
+            ForeignObject(kind: "untrusted dependency", name: "\($0.place) uses \($0.object)", owner: $0.owner)
+        }
         if strict { report.columnOrder = try SchemaSnapshot.columnOrderDifferences(inSchema: record.schema, from: version, on: connection) }
         if record.versionHash != version.versionHash {
             report.hashMismatch = "the model file of \(version.name) changed since the tenant reached it "
