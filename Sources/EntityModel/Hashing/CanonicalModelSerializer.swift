@@ -81,6 +81,7 @@ struct CanonicalModelSerializer {
                 + (relationship.onUpdate.map { " onUpdate " + $0.rawValue } ?? "")
                 + (relationship.isDeferred ? " deferred" : "") + (relationship.isIndexed ? "" : " unindexed")
                 + referencedKeyText(relationship, holdsKey: holdsKey)
+                + (relationship.joinOnDelete.map { " joinOnDelete " + $0.rawValue } ?? "")
         }
         return attributes + relationships
     }

@@ -147,7 +147,7 @@ extension ImportPlan {
         }
         for check in draft.table.checks where !draft.readChecks.contains(check) {
             guard check.hasPrefix("CHECK ("), check.hasSuffix(")") else { continue }
-            draft.checks.append(String(check.dropFirst("CHECK (".count).dropLast()))
+            draft.checks.append(CatalogText.condition(ofCheck: String(check.dropFirst("CHECK (".count).dropLast())))
             draft.readChecks.insert(check)
         }
     }

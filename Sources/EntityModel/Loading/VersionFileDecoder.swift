@@ -12,7 +12,7 @@ struct VersionFileDecoder {
     ]
     static let relationshipKeys = [
         "destination", "toMany", "inverse", "deleteRule", "optional", "minCount", "maxCount", "renamingIdentifier", "column",
-        "onUpdate", "deferred", "indexed",
+        "onUpdate", "deferred", "indexed", "joinOnDelete",
     ]
 
     /// The types a version file may name, for messages.
@@ -150,6 +150,13 @@ struct VersionFileDecoder {
             case "column": relationship.columnOverride = reader.string(item.value, what: "column of \(what)")
             case "deferred": relationship.isDeferred = reader.bool(item.value, what: "deferred of \(what)") ?? false
             case "indexed": relationship.isIndexed = reader.bool(item.value, what: "indexed of \(what)") ?? true
+            case "joinOnDelete":
+                guard let rule = reader.string(item.value, what: "joinOnDelete of \(what)") else { continue }
+                if let joinRule = DeleteRule(rawValue: rule) {
+                    relationship.joinOnDelete = joinRule == .cascade ? nil : joinRule
+                } else {
+                    reader.report(item.value, "\(what) has unknown joinOnDelete \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
+                }
             case "onUpdate":
                 guard let rule = reader.string(item.value, what: "onUpdate of \(what)") else { continue }
                 if let updateRule = DeleteRule(rawValue: rule) {

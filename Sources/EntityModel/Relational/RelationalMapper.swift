@@ -210,10 +210,13 @@ struct RelationalMapper {
         for (column, target) in [(source, entity), (destination, relationship.destination)] {
             builder.foreignKeys.append(ForeignKey(
                 name: SQLName.derived([name, column], suffix: "fkey"), columns: [column],
-                referencedTable: tableName(of: target), referencedColumns: [foreignKeyTarget(of: target).column], onDelete: .cascade
+                referencedTable: tableName(of: target), referencedColumns: [foreignKeyTarget(of: target).column],
+                onDelete: relationship.joinOnDelete?.referentialAction ?? .cascade
             ))
         }
-        builder.indexes.append(Index(name: SQLName.derived([name, destination], suffix: "idx"), columns: [destination]))
+        if relationship.isIndexed {
+            builder.indexes.append(Index(name: SQLName.derived([name, destination], suffix: "idx"), columns: [destination]))
+        }
         return builder.build(origin: .joinTable(entity: entity, relationship: relationship.name))
     }
 }

@@ -46,7 +46,7 @@ extension ModelVersion {
         }
         if !sequences.isEmpty {
             lines.append("sequences:")
-            lines += sequences.map { "  \(YAMLScalar.name($0.name)): { \(flow($0.writtenKeys)) }" }
+            lines += sequences.map { "  \(YAMLScalar.name($0.name)): " + ($0.writtenKeys.isEmpty ? "{}" : "{ \(flow($0.writtenKeys)) }") }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -113,6 +113,7 @@ private extension Relationship {
         if let onUpdate { keys.append(("onUpdate", onUpdate.rawValue)) }
         if isDeferred { keys.append(("deferred", "true")) }
         if !isIndexed { keys.append(("indexed", "false")) }
+        if let joinOnDelete { keys.append(("joinOnDelete", joinOnDelete.rawValue)) }
         return keys
     }
 }
