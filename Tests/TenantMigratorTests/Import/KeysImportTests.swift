@@ -116,7 +116,7 @@ struct KeysImportTests {
             }
             let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
             for (name, schema) in [("adopted", "depot"), ("created", created.schema)] {
-                let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.rowsByKey(of: schema)
+                let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
                 let sequencesBefore = try connection.sequenceValues(of: schema)
                 let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
                 #expect(up.outcome == .migrated, "\(name): \(up)")
@@ -131,7 +131,7 @@ struct KeysImportTests {
                 let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
                 #expect(down.outcome == .migrated, "\(name): \(down)")
                 #expect(try connection.keyedCatalogShape(of: schema) == shapeBefore, "\(name)")
-                #expect(try connection.rowsByKey(of: schema) == dataBefore, "\(name)")
+                #expect(try connection.userData(of: schema) == dataBefore, "\(name)")
                 #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
                 #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) back at v1")
             }
@@ -148,14 +148,14 @@ struct KeysImportTests {
             let catalog = TenantCatalog()
             try catalog.install(on: connection)
             try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "depot", on: connection)
-            let before = try connection.rowsByKey(of: "depot")
+            let before = try connection.userData(of: "depot")
             let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
             #expect {
                 _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
             } throws: { error in
                 "\(error)".contains("entity Token (table token) is keyed by (id uuid): the step archives values of it (label)")
             }
-            #expect(try connection.rowsByKey(of: "depot") == before)
+            #expect(try connection.userData(of: "depot") == before)
         }
     }
 }
@@ -172,15 +172,6 @@ extension Connection {
             FROM pg_class c JOIN pg_sequence s ON s.seqrelid = c.oid WHERE c.relnamespace = $1::regnamespace ORDER BY 1
             """, [schema], as: String.self)
         return try catalogShape(of: schema).map { $0.replacingOccurrences(of: "'\(schema).", with: "'S.") } + sequences
-    }
-
-    /// md5 of each table's rows, in the order of their text (a table may have no `id`).
-    func rowsByKey(of schema: String) throws -> [String: String] {
-        var sums: [String: String] = [:]
-        for table in try column("SELECT tablename::text FROM pg_tables WHERE schemaname = $1 AND tablename NOT LIKE '\\_%' ORDER BY 1", [schema], as: String.self) {
-            sums[table] = try scalar("SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) t", as: String.self)
-        }
-        return sums
     }
 
     /// Each sequence's last value and whether it was called.
