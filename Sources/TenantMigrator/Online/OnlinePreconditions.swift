@@ -35,6 +35,7 @@ struct OnlinePreconditions {
                 + "coordinator under the cutover's lock (docs/Citus.md); migrate it offline")
         }
         if let reason = try schemaRefusal(on: connection) { throw refuse(reason) }
+        if let reason = sequenceRefusal { throw refuse(reason) }
         let expected = try SchemaSnapshot.expected(for: plan.source, on: connection)
         let live = try SchemaSnapshot.read(schema: schemas.tenant, on: connection)
         let differences = live.differences(from: expected)
