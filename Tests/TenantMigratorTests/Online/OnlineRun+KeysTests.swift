@@ -28,4 +28,40 @@ struct OnlineRunKeysTests {
             #expect(try connection.scalar("INSERT INTO tenant_online.shelf (label) VALUES ('d') RETURNING id::bigint", as: Int64.self) == 4)
         }
     }
+
+    /// A model with sequences of its own migrates offline only: the shadow would make them anew from
+    /// their start. The online run is refused before anything is touched; offline, the sequence
+    /// keeps its current value.
+    @Test func aModelWithSequencesOfItsOwnIsRefusedOnline() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sequences-\(UUID().uuidString)/Parts")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let v1 = """
+            entities:
+              Part:
+                key: { type: bigint, defaultExpression: "nextval('part_seq'::regclass)" }
+                attributes:
+                  name: { type: varchar(40), allowsNarrowing: true }
+            sequences:
+              part_seq: { increment: 50 }
+            """
+        try "family: Parts\nversions: [v1, v2]\n".write(to: directory.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)
+        try v1.write(to: directory.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
+            .write(to: directory.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineKeys"))
+            let connection = try Connection(conninfo)
+            _ = try await migrator.createTenant("parts", version: "v1")
+            try connection.fixtureScript("INSERT INTO tenant_parts.part (name) VALUES ('bolt'), ('nut')")
+            await #expect {
+                _ = try await migrator.migrate(tenant: "parts", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
+            } throws: { error in
+                "\(error)".contains("the model has sequences of its own (part_seq)")
+            }
+            #expect(try connection.tenantVersions()["parts"]?.version == "v1")
+            _ = try await migrator.migrate(tenant: "parts", MigrationRequest(.move, to: "v2", allowDestructive: true))
+            #expect(try connection.scalar("INSERT INTO tenant_parts.part (name) VALUES ('washer') RETURNING id", as: Int64.self) == 101)
+        }
+    }
 }
