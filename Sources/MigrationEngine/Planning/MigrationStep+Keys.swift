@@ -9,7 +9,7 @@ import EntityModel
 /// defaults, foreign-key options); a step that would is refused when it is planned, naming the entity.
 extension MigrationStep {
     /// The integer types an `id` the archive and the mapping models key rows by may have.
-    static let rowIDTypes: Set<SQLType> = [.smallint, .integer, .bigint]
+    public static let rowIDTypes: Set<SQLType> = [.smallint, .integer, .bigint]
 
     /// Why the engine cannot migrate `table` by a step that archives or maps its rows, or nil when it can.
     static func keyProblem(of table: Table) -> String? {
