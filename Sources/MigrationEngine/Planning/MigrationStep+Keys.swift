@@ -34,6 +34,11 @@ extension MigrationStep {
                 + "(smallint, integer or bigint); migrate it by a step that archives none of its values, or key it by an integer id")
         }
         for item in archivePlan.items { refuse(source.table(named: item.table), because: "archives values of it (\(item.column ?? "whole rows"))") }
+        if versions.first!.sequences != versions.last!.sequences {
+            let describe = { (version: ModelVersion) in version.sequences.map { "\($0.name) (\($0.type), start \($0.start), increment \($0.increment))" }.joined(separator: ", ") }
+            reasons.append("the version's sequences change (\(describe(versions.first!)) → \(describe(versions.last!))), and a migration does not "
+                + "create, alter or drop sequences yet; keep them as they are from version to version")
+        }
         if let mapping {
             for entityMapping in mapping.entityMappings {
                 refuse(source.table(forEntity: versions.first!.rootEntity(of: entityMapping.source)), because: "maps its rows (\(mapping.file))")
