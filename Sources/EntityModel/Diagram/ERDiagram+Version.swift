@@ -21,11 +21,21 @@ extension ERDiagram {
 
     private static func box(for entity: Entity, in version: ModelVersion, mapper: RelationalMapper) -> Box {
         var rows: [Row] = []
+        // (For a key of properties, the table's notes go on its first key row.)
+        var keyNotes: [String] = []
         if entity.parent == nil {
             var notes: [String] = []
             if !SQLName.isConventional(entity.tableName, for: entity.name) { notes.append("table \(entity.tableName)") }
             if entity.isAbstract { notes.append("abstract") }
-            rows.append(Row(name: SQLName.primaryKeyColumn, type: AttributeType.int64.rawValue, keys: ["PK"], notes: notes))
+            if let key = entity.key?.surrogate {
+                // (An id of another type, or generated otherwise: as `key:` writes it.)
+                notes.append(key.generation == .serial ? key.serialTypeName : key.generation.map { "identity \($0.rawValue)" } ?? "key")
+                rows.append(Row(name: SQLName.primaryKeyColumn, type: PostgreSQLTypeName.written(key.type), keys: ["PK"], notes: notes))
+            } else if entity.key == nil {
+                rows.append(Row(name: SQLName.primaryKeyColumn, type: AttributeType.int64.rawValue, keys: ["PK"], notes: notes))
+            } else {
+                keyNotes = notes
+            }
             if !version.subentities(of: entity.name).isEmpty {
                 rows.append(Row(name: SQLName.discriminatorColumn, type: AttributeType.string.rawValue, notes: ["discriminator"]))
             }
@@ -35,9 +45,18 @@ extension ERDiagram {
                 notes: ["in table \(entity.tableName)"] + (entity.isAbstract ? ["abstract"] : [])
             ))
         }
-        rows += entity.attributes.map { attributeRow($0, of: entity.name) }
+        let keyProperties = Set(entity.key?.properties ?? [])
+        rows += entity.attributes.map { attribute in
+            var row = attributeRow(attribute, of: entity.name)
+            if keyProperties.contains(attribute.name) { row.keys.insert("PK", at: 0) }
+            if attribute.name == entity.key?.properties.first { row.notes = keyNotes + row.notes }
+            return row
+        }
         for relationship in entity.relationships where mapper.holdsForeignKey(relationship, declaredBy: entity.name) {
-            rows.append(foreignKeyRow(relationship, of: entity.name, in: version))
+            var row = foreignKeyRow(relationship, of: entity.name, in: version)
+            if keyProperties.contains(relationship.name) { row.keys.insert("PK", at: 0) }
+            if relationship.name == entity.key?.properties.first { row.notes = keyNotes + row.notes }
+            rows.append(row)
         }
         return Box(name: entity.name, rows: rows)
     }

@@ -9,6 +9,8 @@
 struct CanonicalModelSerializer {
     let graph: EntityGraph
     let mapper: RelationalMapper
+    /// The version's own sequences, hashed after the entities (only where there are any).
+    var sequences: [ModelSequence] = []
 
     /// The first line, naming the format, so that a future format cannot collide with this one.
     static let header = "tenantmigrator-model-shape 1"
@@ -20,6 +22,7 @@ struct CanonicalModelSerializer {
             lines.append(entityLine(entity))
             lines += propertyLines(of: entity)
         }
+        lines += sequences.map(\.canonicalText)
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -47,6 +50,7 @@ struct CanonicalModelSerializer {
             + entity.uniques.map { " unique " + $0.map(CanonicalText.quoted).joined(separator: ",") }.joined()
             + entity.checks.map { " check " + CanonicalText.quoted($0) }.joined()
             + entity.indexes.map { " " + $0.canonicalText }.joined()
+            + (entity.key.map { " " + $0.canonicalText } ?? "")
     }
 
     private func propertyLines(of entity: Entity) -> [String] {
@@ -76,7 +80,38 @@ struct CanonicalModelSerializer {
                 // Written only where given, so that the hash of every model without them stays as it was.
                 + (relationship.onUpdate.map { " onUpdate " + $0.rawValue } ?? "")
                 + (relationship.isDeferred ? " deferred" : "") + (relationship.isIndexed ? "" : " unindexed")
+                + referencedKeyText(relationship, holdsKey: holdsKey)
+                + (relationship.joinOnDelete.map { " joinOnDelete " + $0.rawValue } ?? "")
         }
         return attributes + relationships
+    }
+
+    /// ` references "code" "character varying(8)"` where a key-holding to-one references another key
+    /// than the standard `id bigint`, so that a change of the destination's key changes this entity's hash.
+    private func referencedKeyText(_ relationship: Relationship, holdsKey: Bool) -> String {
+        guard holdsKey else { return "" }
+        let target = mapper.foreignKeyTarget(of: relationship.destination)
+        guard target.column != SQLName.primaryKeyColumn || target.type != .bigint else { return "" }
+        return " references " + CanonicalText.quoted(target.column) + " " + CanonicalText.quoted(target.type.rawValue)
+    }
+}
+
+extension EntityKey {
+    /// `key id "uuid" - sql:"gen_random_uuid()"`, or `key properties "order","product"`.
+    var canonicalText: String {
+        switch self {
+        case .id(let key):
+            "key id " + CanonicalText.quoted(key.type.rawValue) + " " + (key.generation?.rawValue ?? "-")
+                + (key.defaultExpression.map { " sql:" + CanonicalText.quoted($0) } ?? "")
+        case .properties(let names):
+            "key properties " + names.map(CanonicalText.quoted).joined(separator: ",")
+        }
+    }
+}
+
+extension ModelSequence {
+    /// `sequence "hibernate_sequence" "bigint" start 1 increment 50`.
+    var canonicalText: String {
+        "sequence \(CanonicalText.quoted(name)) \(CanonicalText.quoted(type.rawValue)) start \(start) increment \(increment)"
     }
 }

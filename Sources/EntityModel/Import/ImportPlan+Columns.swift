@@ -8,7 +8,7 @@ extension ImportPlan {
             var draft = drafts[tableName]!
             for column in draft.table.columns where !draft.readColumns.contains(column.name) {
                 if let key = draft.table.foreignKeys.first(where: { $0.columns == [column.name] }),
-                   key.referencedColumns == [SQLName.primaryKeyColumn], drafts[key.referencedTable] != nil {
+                   referencesEntityKey(key) {
                     readToOne(column, key: key, in: &draft)
                 } else {
                     readAttribute(column, in: &draft)
@@ -45,7 +45,7 @@ extension ImportPlan {
         var defaultValue: DefaultValue?
         if let expression = column.defaultExpression {
             defaultValue = CatalogText.defaultValue(expression, as: type)
-            if defaultValue == nil, CatalogText.isExpressibleDefault(expression) {
+            if defaultValue == nil, CatalogText.isExpressibleDefault(expression) || drawsFromDeclaredSequence(expression) {
                 defaultValue = .expression(expression)
             } else if defaultValue == nil {
                 note(.notExpressed, element, "its default \(expression) is generated or draws from a sequence, which the model does not carry")
@@ -71,8 +71,9 @@ extension ImportPlan {
         guard let name = propertyName(for: column.name, default: stem, in: &draft) else { return }
         draft.readColumns.insert(column.name)
         draft.readForeignKeys.insert([column.name])
-        if column.type != "bigint" {
-            note(.adapted, "column \(table.name).\(column.name)", "it is \(column.type); a to-one's key column is bigint, so adopting needs ALTER TABLE to change it")
+        if let expected = referencedType(of: key), column.type != expected {
+            note(.adapted, "column \(table.name).\(column.name)", "it is \(column.type); a to-one's key column has the type of the key it references, \(expected), "
+                + "so adopting needs ALTER TABLE to change it")
         }
         if column.defaultExpression != nil { note(.notExpressed, "column \(table.name).\(column.name)", "a to-one's key column has no default") }
         let isOneToOne = table.uniqueConstraints.contains([column.name])
@@ -146,7 +147,7 @@ extension ImportPlan {
         }
         for check in draft.table.checks where !draft.readChecks.contains(check) {
             guard check.hasPrefix("CHECK ("), check.hasSuffix(")") else { continue }
-            draft.checks.append(String(check.dropFirst("CHECK (".count).dropLast()))
+            draft.checks.append(CatalogText.condition(ofCheck: String(check.dropFirst("CHECK (".count).dropLast())))
             draft.readChecks.insert(check)
         }
     }

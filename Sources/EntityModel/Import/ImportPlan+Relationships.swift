@@ -40,10 +40,14 @@ extension ImportPlan {
                 destinationDraft.takenNames.remove(candidate.snakeCased)
             }
             drafts[destinationTable] = destinationDraft
-            drafts[sourceTable]!.relationships[source, default: []].append(Relationship(
-                name: found.relationship, destination: destination, isToMany: true, inverse: inverse
-            ))
-            for key in join.foreignKeys where key.onDelete != "CASCADE" {
+            var owning = Relationship(name: found.relationship, destination: destination, isToMany: true, inverse: inverse)
+            // (Hibernate's join tables have no index on the destination column.)
+            owning.isIndexed = join.indexes.contains { $0.columns == [order.1] && !$0.isUnique && $0.method == "btree" && $0.predicate == nil }
+            // (And their foreign keys delete with NO ACTION: Hibernate deletes the links itself.)
+            let joinRules = Set(join.foreignKeys.map(\.onDelete))
+            if joinRules.count == 1, let rule = joinRules.first.flatMap(Self.rule(for:)), rule != .cascade { owning.joinOnDelete = rule }
+            drafts[sourceTable]!.relationships[source, default: []].append(owning)
+            for key in join.foreignKeys where key.onDelete != (owning.joinOnDelete?.referentialAction.sql ?? "CASCADE") {
                 note(.notExpressed, "foreign key on \(join.name) \(key.text)", "a join table's foreign keys are ON DELETE CASCADE")
             }
             for index in join.indexes where index.columns != [order.1] || index.isUnique || index.method != "btree" || index.predicate != nil {

@@ -37,8 +37,10 @@ public struct SchemaImporter: Sendable {
         plan.readColumns()
         plan.readJoinTables()
         plan.nameInverses()
+        plan.readKeys()
+        let sequences = plan.readSequences()
         let entities = plan.entities()
-        let version = try ModelVersion(name: name, entities: entities, file: "imported \(name)")
+        let version = try ModelVersion(name: name, entities: entities, sequences: sequences, file: "imported \(name)")
         return Result(version: version, notes: plan.notes)
     }
 }

@@ -5,21 +5,23 @@ import Yams
 /// unknown keys, unknown types, defaults that do not fit) with its line. Mistakes of meaning are left
 /// to ``ModelValidator``.
 struct VersionFileDecoder {
-    static let versionKeys = ["entities"]
-    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes"]
+    static let versionKeys = ["entities", "sequences"]
+    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes", "key"]
     static let attributeKeys = [
         "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check",
     ]
     static let relationshipKeys = [
         "destination", "toMany", "inverse", "deleteRule", "optional", "minCount", "maxCount", "renamingIdentifier", "column",
-        "onUpdate", "deferred", "indexed",
+        "onUpdate", "deferred", "indexed", "joinOnDelete",
     ]
 
     /// The types a version file may name, for messages.
     static let typesSpelledOut = AttributeType.spelledOut
         + ", or a PostgreSQL type such as varchar(255), numeric(12,2), timestamp(3), pg.date, text[] (see docs/ModelFormat.md)"
 
-    private var reader: YAMLReader
+    var reader: YAMLReader
+    /// The sequences the file declares (`sequences:`), once ``decode(yaml:)`` has run.
+    var sequences: [ModelSequence] = []
 
     init(file: String) {
         reader = YAMLReader(file: file)
@@ -48,6 +50,7 @@ struct VersionFileDecoder {
             reader.report(root, "a version file needs the key entities.")
             return []
         }
+        if let sequencesNode = reader.value("sequences", in: entries) { sequences = decodeSequences(sequencesNode) }
         guard let declared = reader.entries(of: entitiesNode, what: "entities", allowsNull: true) else { return [] }
         return declared.compactMap { decodeEntity($0) }
     }
@@ -75,6 +78,7 @@ struct VersionFileDecoder {
                     if names.count < 2 { reader.report(group, "a unique group of \(what) names two or more properties; for one, write unique: true on it.") }
                     return names.count < 2 ? nil : names
                 }
+            case "key": entity.key = decodeKey(item.value, of: what)
             case "indexes":
                 entity.indexes = sequence(item.value, what: "indexes of \(what)").compactMap { decodeIndex($0, of: what) }
             case "relationships":
@@ -146,6 +150,13 @@ struct VersionFileDecoder {
             case "column": relationship.columnOverride = reader.string(item.value, what: "column of \(what)")
             case "deferred": relationship.isDeferred = reader.bool(item.value, what: "deferred of \(what)") ?? false
             case "indexed": relationship.isIndexed = reader.bool(item.value, what: "indexed of \(what)") ?? true
+            case "joinOnDelete":
+                guard let rule = reader.string(item.value, what: "joinOnDelete of \(what)") else { continue }
+                if let joinRule = DeleteRule(rawValue: rule) {
+                    relationship.joinOnDelete = joinRule == .cascade ? nil : joinRule
+                } else {
+                    reader.report(item.value, "\(what) has unknown joinOnDelete \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
+                }
             case "onUpdate":
                 guard let rule = reader.string(item.value, what: "onUpdate of \(what)") else { continue }
                 if let updateRule = DeleteRule(rawValue: rule) {

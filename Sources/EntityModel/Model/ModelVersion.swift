@@ -11,6 +11,8 @@ public struct ModelVersion: Hashable, Sendable {
     public let entities: [Entity]
     /// The hex SHA-256 of the version's stored shape; see `docs/ModelFormat.md`, "Version hash".
     public let versionHash: String
+    /// The sequences no column owns (`sequences:`), sorted by name.
+    public let sequences: [ModelSequence]
     let graph: EntityGraph
     private let positions: [String: Int]
     /// The version's tables, mapped once when the version is made.
@@ -20,18 +22,21 @@ public struct ModelVersion: Hashable, Sendable {
     ///
     /// - Parameter file: The file named in diagnostics for entities that carry no location.
     /// - Throws: ``ModelLoadError`` with every mistake found.
-    public init(name: String, entities: [Entity], file: String? = nil) throws(ModelLoadError) {
+    public init(name: String, entities: [Entity], sequences: [ModelSequence] = [], file: String? = nil) throws(ModelLoadError) {
         let diagnostics = ModelValidator(entities: entities, file: file ?? name).validate()
+            + ModelValidator.validate(sequences: sequences, entities: entities, file: file ?? name)
         guard diagnostics.isEmpty else { throw ModelLoadError(diagnostics: diagnostics) }
-        self.init(validated: entities, name: name)
+        self.init(validated: entities, sequences: sequences, name: name)
     }
 
     /// Creates a version from entities that passed validation.
-    init(validated entities: [Entity], name: String) {
+    init(validated entities: [Entity], sequences: [ModelSequence] = [], name: String) {
         let graph = EntityGraph(entities)
         let mapper = RelationalMapper(graph: graph)
-        let serializer = CanonicalModelSerializer(graph: graph, mapper: mapper)
+        let sequences = sequences.sorted { $0.name < $1.name }
+        let serializer = CanonicalModelSerializer(graph: graph, mapper: mapper, sequences: sequences)
         self.name = name
+        self.sequences = sequences
         self.graph = graph
         self.entities = graph.entities.map { entity in
             var resolved = entity
@@ -41,7 +46,9 @@ public struct ModelVersion: Hashable, Sendable {
         }
         self.versionHash = SHA256Digest.hex(serializer.versionText())
         self.positions = Dictionary(uniqueKeysWithValues: self.entities.enumerated().map { ($1.name, $0) })
-        self.schema = mapper.schema()
+        var schema = mapper.schema()
+        schema.sequences = sequences
+        self.schema = schema
     }
 
     /// The physical shape of this version in PostgreSQL: one table per root entity (sub-entities
@@ -57,7 +64,7 @@ public struct ModelVersion: Hashable, Sendable {
 
     /// Two versions are equal when their names and entities are (source locations aside).
     public static func == (lhs: ModelVersion, rhs: ModelVersion) -> Bool {
-        lhs.name == rhs.name && lhs.entities == rhs.entities
+        lhs.name == rhs.name && lhs.entities == rhs.entities && lhs.sequences == rhs.sequences
     }
 
     /// Hashes the name and the version hash.

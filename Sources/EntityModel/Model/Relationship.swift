@@ -33,6 +33,10 @@ public struct Relationship: Hashable, Sendable, Codable {
     public var isDeferred = false
     /// For the to-one that holds the key: whether its column gets an index (not when unique). Defaults to `true`.
     public var isIndexed = true
+    /// For the to-many that owns a join table: the `ON DELETE` of the join table's two foreign keys
+    /// where it is not `CASCADE` (`noAction` for Hibernate's join tables, whose links the
+    /// application deletes); nil for `CASCADE`.
+    public var joinOnDelete: DeleteRule?
 
     /// Creates a relationship.
     public init(

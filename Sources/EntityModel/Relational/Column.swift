@@ -28,6 +28,9 @@ public struct Column: Hashable, Sendable, Codable {
     public var isIdentity: Bool
     /// Which entity and property the column stores.
     public var origin: Origin
+    /// How a key column other than the standard identity is generated: `always` for
+    /// `GENERATED ALWAYS AS IDENTITY` (with ``isIdentity``), `serial` for a `serial` column; nil otherwise.
+    public var generation: SurrogateKey.Generation?
 
     /// Creates a column.
     public init(
@@ -36,8 +39,10 @@ public struct Column: Hashable, Sendable, Codable {
         isNullable: Bool,
         defaultValue: DefaultValue? = nil,
         isIdentity: Bool = false,
-        origin: Origin
+        origin: Origin,
+        generation: SurrogateKey.Generation? = nil
     ) {
+        self.generation = generation
         self.name = name
         self.type = type
         self.isNullable = isNullable

@@ -38,9 +38,7 @@ struct RelationalMapper {
         let hierarchy = graph.subtree(of: root.name)
         let hasInheritance = hierarchy.count > 1
         var builder = TableBuilder(name: table)
-        builder.columns.append(Column(
-            name: SQLName.primaryKeyColumn, type: .bigint, isNullable: false, isIdentity: true, origin: .primaryKey
-        ))
+        builder.columns += keyColumns(of: root)
         if hasInheritance {
             builder.columns.append(Column(
                 name: SQLName.discriminatorColumn, type: .text, isNullable: false,
@@ -66,6 +64,7 @@ struct RelationalMapper {
             guard let entity = graph.byName[name] else { continue }
             addConstraints(of: entity, to: &builder)
         }
+        builder.primaryKeyColumns = primaryKeyColumns(of: root)
         return builder.build(origin: .entity(root.name))
     }
 
@@ -94,8 +93,9 @@ struct RelationalMapper {
         _ relationship: Relationship, of entity: String, isSubentity: Bool, requiredFor: [String], to builder: inout TableBuilder
     ) {
         let column = relationship.foreignKeyColumnName
+        let target = foreignKeyTarget(of: relationship.destination)
         builder.columns.append(Column(
-            name: column, type: .bigint, isNullable: relationship.isOptional || isSubentity,
+            name: column, type: target.type, isNullable: relationship.isOptional || isSubentity,
             origin: .relationship(entity: entity, relationship: relationship.name)
         ))
         if isSubentity && !relationship.isOptional { builder.requireColumn(column, forEntities: requiredFor) }
@@ -105,7 +105,7 @@ struct RelationalMapper {
         builder.foreignKeys.append(ForeignKey(
             name: SQLName.derived([builder.name, column], suffix: "fkey"), columns: [column],
             referencedTable: tableName(of: relationship.destination),
-            referencedColumns: [SQLName.primaryKeyColumn], onDelete: onDelete,
+            referencedColumns: [target.column], onDelete: onDelete,
             onUpdate: relationship.onUpdate?.referentialAction, isDeferred: relationship.isDeferred
         ))
         if let inverse, !inverse.isToMany {
@@ -201,19 +201,22 @@ struct RelationalMapper {
         let (source, destination) = joinColumnNames(for: relationship, declaredBy: entity)
         var builder = TableBuilder(name: name)
         builder.columns = [
-            Column(name: source, type: .bigint, isNullable: false,
+            Column(name: source, type: foreignKeyTarget(of: entity).type, isNullable: false,
                    origin: .joinSource(entity: entity, relationship: relationship.name)),
-            Column(name: destination, type: .bigint, isNullable: false,
+            Column(name: destination, type: foreignKeyTarget(of: relationship.destination).type, isNullable: false,
                    origin: .joinDestination(entity: entity, relationship: relationship.name)),
         ]
         builder.primaryKeyColumns = [source, destination]
         for (column, target) in [(source, entity), (destination, relationship.destination)] {
             builder.foreignKeys.append(ForeignKey(
                 name: SQLName.derived([name, column], suffix: "fkey"), columns: [column],
-                referencedTable: tableName(of: target), referencedColumns: [SQLName.primaryKeyColumn], onDelete: .cascade
+                referencedTable: tableName(of: target), referencedColumns: [foreignKeyTarget(of: target).column],
+                onDelete: relationship.joinOnDelete?.referentialAction ?? .cascade
             ))
         }
-        builder.indexes.append(Index(name: SQLName.derived([name, destination], suffix: "idx"), columns: [destination]))
+        if relationship.isIndexed {
+            builder.indexes.append(Index(name: SQLName.derived([name, destination], suffix: "idx"), columns: [destination]))
+        }
         return builder.build(origin: .joinTable(entity: entity, relationship: relationship.name))
     }
 }

@@ -7,6 +7,9 @@
 public struct RelationalSchema: Hashable, Sendable, Codable {
     /// The tables, sorted by name.
     public var tables: [Table]
+    /// The sequences no column owns, sorted by name; created before the tables, whose defaults may
+    /// draw from them.
+    public var sequences: [ModelSequence] = []
 
     /// Creates a schema; the tables are sorted by name.
     public init(tables: [Table]) {

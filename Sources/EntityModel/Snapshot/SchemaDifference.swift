@@ -30,6 +30,7 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
         case missingUniqueConstraint, extraUniqueConstraint
         case missingCheck, extraCheck
         case missingIndex, extraIndex
+        case missingSequence, sequenceSettings
     }
 
     /// What differs.
@@ -74,6 +75,9 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
             let has = self.actual.map { "has default \($0)" } ?? "has no default"
             return "table \(table): column \(subject) \(has), expected \(self.expected ?? "no default")"
         case .columnIdentity:
+            if let wanted = self.expected, let found = self.actual {
+                return "table \(table): column \(subject) is \(found == "identity" ? "an identity by default" : "an identity always"), expected \(wanted == "identity" ? "by default" : "always")"
+            }
             return self.actual == nil
                 ? "table \(table): column \(subject) is not an identity column, expected one"
                 : "table \(table): column \(subject) is an identity column, expected none"
@@ -103,6 +107,10 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
             return "table \(table): \(Self.indexPhrase(expected)) is missing"
         case .extraIndex:
             return "table \(table): \(Self.indexPhrase(actual)) is not in the model"
+        case .missingSequence:
+            return "sequence \(table) is missing (expected \(expected))"
+        case .sequenceSettings:
+            return "sequence \(table) is \(actual), expected \(expected)"
         }
     }
 

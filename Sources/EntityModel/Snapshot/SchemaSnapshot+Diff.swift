@@ -24,7 +24,7 @@ extension SchemaSnapshot {
                 break
             }
         }
-        return differences
+        return differences + sequenceDifferences(from: expected)
     }
 }
 
@@ -59,7 +59,7 @@ extension TableSnapshot {
                         .columnDefault, column: name, expected: want.defaultExpression, actual: have.defaultExpression
                     ))
                 }
-                if have.isIdentity != want.isIdentity {
+                if have.isIdentity != want.isIdentity || have.identityGeneration != want.identityGeneration {
                     differences.append(difference(
                         .columnIdentity, column: name, expected: want.identityText, actual: have.identityText
                     ))
@@ -159,14 +159,14 @@ private func pairUp<Item, Key: Hashable>(
 
 extension ColumnSnapshot {
     var nullabilityText: String { isNullable ? "nullable" : "NOT NULL" }
-    var identityText: String? { isIdentity ? "identity" : nil }
+    var identityText: String? { isIdentity ? (identityGeneration == "ALWAYS" ? "identity always" : "identity") : nil }
 
     /// `text NOT NULL DEFAULT 'Other'::text`, `bigint NOT NULL GENERATED AS IDENTITY`.
     var definitionText: String {
         var text = type
         if !isNullable { text += " NOT NULL" }
         if let defaultExpression { text += " DEFAULT " + defaultExpression }
-        if isIdentity { text += " GENERATED AS IDENTITY" }
+        if isIdentity { text += identityGeneration == "ALWAYS" ? " GENERATED ALWAYS AS IDENTITY" : " GENERATED AS IDENTITY" }
         return text
     }
 }

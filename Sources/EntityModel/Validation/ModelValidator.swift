@@ -29,7 +29,9 @@ struct ModelValidator {
             }
         }
         validator.checkSQLNames()
-        return ModelDiagnostic.sortedForDisplay(validator.diagnostics)
+        var keys = KeyValidator(graph: validator.graph, file: validator.file)
+        keys.checkKeys()
+        return ModelDiagnostic.sortedForDisplay(validator.diagnostics + keys.diagnostics)
     }
 
     private mutating func report(_ location: SourceLocation?, _ message: String) {

@@ -44,6 +44,10 @@ extension ModelVersion {
                 lines += entity.checks.map { "      - \(YAMLScalar.quoted($0))" }
             }
         }
+        if !sequences.isEmpty {
+            lines.append("sequences:")
+            lines += sequences.map { "  \(YAMLScalar.name($0.name)): " + ($0.writtenKeys.isEmpty ? "{}" : "{ \(flow($0.writtenKeys)) }") }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -71,6 +75,7 @@ private extension Entity {
         if isAbstract { keys.append(("abstract", "true")) }
         if let tableOverride { keys.append(("table", YAMLScalar.name(tableOverride))) }
         if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
+        if let key { keys.append(("key", key.yamlText)) }
         return keys
     }
 }
@@ -108,6 +113,7 @@ private extension Relationship {
         if let onUpdate { keys.append(("onUpdate", onUpdate.rawValue)) }
         if isDeferred { keys.append(("deferred", "true")) }
         if !isIndexed { keys.append(("indexed", "false")) }
+        if let joinOnDelete { keys.append(("joinOnDelete", joinOnDelete.rawValue)) }
         return keys
     }
 }

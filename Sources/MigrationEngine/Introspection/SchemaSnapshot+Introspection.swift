@@ -34,7 +34,8 @@ extension SchemaSnapshot {
         for row in tableRows {
             if let name = try row.decode(String?.self, column: "table_name") { builders[name] = TableBuilder() }
         }
-        guard !builders.isEmpty else { return SchemaSnapshot(tables: []) }
+        let sequences = try readSequences(schema: schema, on: connection)
+        guard !builders.isEmpty else { return SchemaSnapshot(tables: [], sequences: sequences) }
 
         for row in try connection.execute(Catalog.columns, [schema]) {
             let table = try row.decode(String.self, column: "table_name")
@@ -47,7 +48,8 @@ extension SchemaSnapshot {
                 type: normalizer.strip(try row.decode(String.self, column: "type")),
                 isNullable: try row.decode(Bool.self, column: "is_nullable"),
                 defaultExpression: defaultExpression,
-                isIdentity: try row.decode(Bool.self, column: "is_identity")
+                isIdentity: try row.decode(Bool.self, column: "is_identity"),
+                identityGeneration: try row.decode(String?.self, column: "identity_generation")
             ))
         }
 
@@ -85,7 +87,7 @@ extension SchemaSnapshot {
             ))
         }
 
-        return SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) })
+        return SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) }, sequences: sequences)
     }
 
     /// The tables of `schema` whose columns are in another order than `version`'s model order
@@ -156,6 +158,7 @@ private enum Catalog {
                NOT a.attnotnull AS is_nullable,
                pg_catalog.pg_get_expr(d.adbin, d.adrelid) AS default_expression,
                a.attidentity <> '' AS is_identity,
+               CASE WHEN a.attidentity = 'a' THEN 'ALWAYS' END AS identity_generation,
                a.attgenerated <> '' AS is_generated
         FROM pg_catalog.pg_class c
         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace

@@ -82,6 +82,10 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         } else {
             archivePlan = ArchivePlan(account: account, versions: versions, direction: direction, restores: restores, family: context.family, proofs: proofs)
         }
+        let keyRefusals = Self.keyRefusals(archivePlan: archivePlan, mapping: mappingModel, versions: versions)
+        if !keyRefusals.isEmpty {
+            throw PlanningError.stepNotPossible(from: versions.first!.name, to: versions.last!.name, reasons: keyRefusals)
+        }
     }
 
     /// What the planner knows, around one step, that the step's archive plan needs.

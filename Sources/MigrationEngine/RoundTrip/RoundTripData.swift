@@ -68,7 +68,8 @@ public struct RoundTripData: Sendable {
         try connection.execute(
             "INSERT INTO \(target) (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM pg_catalog.generate_series(1, \(count)) AS g(i)"
         )
-        if table.column(named: "id")?.isIdentity == true {
+        // (A serial key's sequence moves on as an identity's does.)
+        if let id = table.column(named: "id"), id.isIdentity || id.generation == .serial {
             try connection.execute("SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence($1, 'id'), $2)", [target, Int64(count)])
         }
     }

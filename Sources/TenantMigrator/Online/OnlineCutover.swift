@@ -126,7 +126,8 @@ struct OnlineCutover {
         for table in destination.tables {
             let old = origins[table.name].map { connection.qualified(schemas.retired, $0) }
             let new = connection.qualified(schemas.tenant, table.name)
-            let identity = table.column(named: "id")?.isIdentity == true
+            // (A serial key's sequence is the table's own as an identity's is: the same steps.)
+            let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
             try TableGrants.carry(to: new, from: old, schema: schemas.tenant, hasIdentity: identity, on: connection)
             if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
         }

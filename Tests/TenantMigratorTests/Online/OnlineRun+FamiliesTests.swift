@@ -18,7 +18,7 @@ struct OnlineRunFamiliesTests {
         ("Properties", "v2", "v1"), ("Renames", "v1", "v2"), ("Skip", "v1", "v3"), ("Skip", "v3", "v1"), ("SubEntityMoves", "v1", "v2"),
         ("SubEntityRename", "v1", "v2"), ("Tracker", "v2", "v1"), ("Widening", "v1", "v3"), ("Widening", "v3", "v1"), ("DeclaredLoss", "v1", "v2"),
         ("LossyNames", "v1", "v2"), ("ToMany", "v1", "v2"), ("ToMany", "v2", "v1"), ("Posts", "v1", "v2"), ("FlipKey", "v1", "v2"),
-        ("BugTracker", "v2", "v3"), ("BugTracker", "v1", "v3"), ("BugTracker", "v3", "v2"),
+        ("BugTracker", "v2", "v3"), ("BugTracker", "v1", "v3"), ("BugTracker", "v3", "v2"), ("SerialKeys", "v1", "v2"), ("SerialKeys", "v2", "v1"),
     ]
 
 

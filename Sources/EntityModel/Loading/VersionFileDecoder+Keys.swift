@@ -1,0 +1,106 @@
+import Yams
+
+/// `key:` of an entity and the version's `sequences:` (docs/ModelFormat.md, "Keys and sequences").
+extension VersionFileDecoder {
+    /// The keys of a `key:` mapping.
+    static let keyKeys = ["type", "identity", "defaultExpression"]
+    /// The keys of a sequence.
+    static let sequenceKeys = ["type", "start", "increment"]
+
+    /// `key: [properties]` or `key: { type:, identity:, defaultExpression: }`.
+    mutating func decodeKey(_ node: Node, of what: String) -> EntityKey? {
+        if let items = node.sequence {
+            let names = items.compactMap { reader.string($0, what: "a property of the key of \(what)") }
+            guard !names.isEmpty else {
+                reader.report(node, "the key of \(what) names no property; list its properties ([code]) or give its type ({ type: uuid }).")
+                return nil
+            }
+            return .properties(names)
+        }
+        guard let entries = reader.entries(of: node, what: "key of \(what)") else { return nil }
+        reader.checkKeys(entries, allowed: Self.keyKeys, in: "key of \(what)")
+        guard let typeNode = reader.value("type", in: entries), let typeName = reader.string(typeNode, what: "type of the key of \(what)") else {
+            reader.report(node, "the key of \(what) has no type; give one: bigserial, serial, integer, bigint, uuid, ….")
+            return nil
+        }
+        var key: SurrogateKey
+        switch typeName {
+        case "bigserial", "serial8": key = SurrogateKey(type: .bigint, generation: .serial)
+        case "serial", "serial4": key = SurrogateKey(type: .integer, generation: .serial)
+        case "smallserial", "serial2": key = SurrogateKey(type: .smallint, generation: .serial)
+        default:
+            let type = AttributeType(rawValue: typeName)?.sqlType ?? PostgreSQLTypeName.parse(typeName)
+            guard let type else {
+                reader.report(typeNode, "the key of \(what) has unknown type \"\(typeName)\"; the types are: bigserial, serial, smallserial, \(Self.typesSpelledOut).")
+                return nil
+            }
+            key = SurrogateKey(type: type)
+        }
+        for item in entries {
+            switch item.key {
+            case "identity":
+                guard let text = reader.string(item.value, what: "identity of the key of \(what)") else { continue }
+                guard let generation = SurrogateKey.Generation(rawValue: text), generation != .serial else {
+                    reader.report(item.value, "the identity of the key of \(what) is always or byDefault, not \"\(text)\".")
+                    continue
+                }
+                if key.generation == .serial {
+                    reader.report(item.value, "the key of \(what) is serial; it cannot be an identity as well.")
+                } else if !SurrogateKey.integerTypes.contains(key.type) {
+                    reader.report(item.value, "the key of \(what) is an identity, so its type is smallint, integer or bigint, not \(key.type).")
+                } else {
+                    key.generation = generation
+                }
+            case "defaultExpression":
+                guard let expression = reader.string(item.value, what: "defaultExpression of the key of \(what)") else { continue }
+                if key.generation != nil || reader.value("identity", in: entries) != nil {
+                    reader.report(item.value, "the key of \(what) is generated (serial or identity); it takes no defaultExpression.")
+                } else if expression.allSatisfy(\.isWhitespace) || expression.contains(where: \.isNewline) {
+                    reader.report(item.value, "the defaultExpression of the key of \(what) must be one line of SQL, such as gen_random_uuid().")
+                } else {
+                    key.defaultExpression = expression
+                }
+            default: break
+            }
+        }
+        return key == .standard ? nil : .id(key)
+    }
+
+    /// `sequences: { name: { type:, start:, increment: } }`.
+    mutating func decodeSequences(_ node: Node) -> [ModelSequence] {
+        let declared = reader.entries(of: node, what: "sequences", allowsNull: true) ?? []
+        return declared.compactMap { entry in
+            let what = "sequence \(entry.key)"
+            guard let entries = reader.entries(of: entry.value, what: what, allowsNull: true) else { return nil }
+            reader.checkKeys(entries, allowed: Self.sequenceKeys, in: what)
+            var sequence = ModelSequence(name: entry.key, location: reader.location(of: entry.keyNode))
+            for item in entries {
+                switch item.key {
+                case "type":
+                    guard let name = reader.string(item.value, what: "type of \(what)") else { continue }
+                    let type = AttributeType(rawValue: name)?.sqlType ?? PostgreSQLTypeName.parse(name)
+                    if let type, SurrogateKey.integerTypes.contains(type) {
+                        sequence.type = type
+                    } else {
+                        reader.report(item.value, "the type of \(what) is smallint, integer or bigint, not \"\(name)\".")
+                    }
+                case "start": sequence.start = int64(item.value, what: "start of \(what)") ?? 1
+                case "increment":
+                    let increment = int64(item.value, what: "increment of \(what)") ?? 1
+                    if increment == 0 { reader.report(item.value, "the increment of \(what) must not be zero.") }
+                    sequence.increment = increment == 0 ? 1 : increment
+                default: break
+                }
+            }
+            return sequence
+        }
+    }
+
+    private mutating func int64(_ node: Node, what: String) -> Int64? {
+        guard let text = node.scalar?.string, let value = Int64(text) else {
+            reader.report(node, "\(what) must be a whole number.")
+            return nil
+        }
+        return value
+    }
+}

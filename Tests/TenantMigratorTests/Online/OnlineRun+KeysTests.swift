@@ -1,0 +1,135 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import TenantMigrator
+import Testing
+
+/// Issue 34: keys as they are, online. A serial key's sequence is the table's own, as an
+/// identity's is: after the cutover it draws past every id in use, in every table the shadow built.
+@Suite("Online runs of keyed entities", .serialized)
+struct OnlineRunKeysTests {
+    @Test func aSerialKeysSequenceDrawsPastEveryIDAfterTheCutover() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let directory = PackagePaths.root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/SerialKeys")
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineKeys"))
+            let connection = try Connection(conninfo)
+            _ = try await migrator.createTenant("online", version: "v1")
+            try connection.fixtureScript("""
+                INSERT INTO tenant_online.shelf (label) VALUES ('a'), ('b'), ('c');
+                INSERT INTO tenant_online.book (title, shelf_id, pages) VALUES ('x', 1, 10), ('y', 2, NULL)
+                """)
+            let result = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
+            #expect(result.outcome == .migrated)
+            #expect(result.online != nil && result.online?.mode != "catalog-only", "\(String(describing: result.online))")
+            // The next shelf and book take the ids after the last ones in use, not ids taken already.
+            #expect(try connection.scalar("INSERT INTO tenant_online.book (title) VALUES ('z') RETURNING id", as: Int64.self) == 3)
+            #expect(try connection.scalar("INSERT INTO tenant_online.shelf (label) VALUES ('d') RETURNING id::bigint", as: Int64.self) == 4)
+        }
+    }
+
+    /// A model with sequences of its own migrates offline only: the shadow would make them anew from
+    /// their start. The online run is refused before anything is touched; offline, the sequence
+    /// keeps its current value.
+    @Test func aModelWithSequencesOfItsOwnIsRefusedOnline() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sequences-\(UUID().uuidString)/Parts")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let v1 = """
+            entities:
+              Part:
+                key: { type: bigint, defaultExpression: "nextval('part_seq'::regclass)" }
+                attributes:
+                  name: { type: varchar(40), allowsNarrowing: true }
+            sequences:
+              part_seq: { increment: 50 }
+            """
+        try "family: Parts\nversions: [v1, v2]\n".write(to: directory.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)
+        try v1.write(to: directory.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
+            .write(to: directory.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineKeys"))
+            let connection = try Connection(conninfo)
+            _ = try await migrator.createTenant("parts", version: "v1")
+            try connection.fixtureScript("INSERT INTO tenant_parts.part (name) VALUES ('bolt'), ('nut')")
+            await #expect {
+                _ = try await migrator.migrate(tenant: "parts", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
+            } throws: { error in
+                "\(error)".contains("the model has sequences of its own (part_seq)")
+            }
+            #expect(try connection.tenantVersions()["parts"]?.version == "v1")
+            _ = try await migrator.migrate(tenant: "parts", MigrationRequest(.move, to: "v2", allowDestructive: true))
+            #expect(try connection.scalar("INSERT INTO tenant_parts.part (name) VALUES ('washer') RETURNING id", as: Int64.self) == 101)
+        }
+    }
+
+    /// Entities keyed by a uuid, a natural and a composite key with a text column: the change
+    /// capture logs rows by integer keys, so the online run is refused before anything is touched,
+    /// naming the entity; offline, the step (which archives a column of an integer-keyed entity)
+    /// migrates and verifies clean.
+    @Test func entitiesKeyedOtherwiseThanByIntegersAreRefusedOnlineAndMigrateOffline() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)/Keyed")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let v1 = """
+            entities:
+              Token:
+                key: { type: uuid, defaultExpression: "gen_random_uuid()" }
+                attributes:
+                  label: { type: varchar(40) }
+              Country:
+                key: [code]
+                attributes:
+                  code: { type: char(2) }
+                  name: { type: string }
+              Stock:
+                key: [item, warehouse]
+                attributes:
+                  warehouse: { type: varchar(20) }
+                  quantity: { type: int32, default: 0 }
+                relationships:
+                  item: { destination: Item, optional: false }
+              Item:
+                attributes:
+                  title: { type: string }
+                  note: { type: string, optional: true }
+            """
+        try "family: Keyed\nversions: [v1, v2]\n".write(to: directory.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)
+        try v1.write(to: directory.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try v1.replacingOccurrences(of: "      note: { type: string, optional: true }\n", with: "")
+            .replacingOccurrences(of: "  Country:\n", with: "  Country:\n    checks:\n      - \"code = upper(code)\"\n")
+            .write(to: directory.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineKeys"))
+            let connection = try Connection(conninfo)
+            for name in ["online", "twin"] {
+                _ = try await migrator.createTenant(name, version: "v1")
+                try connection.fixtureScript("""
+                    INSERT INTO tenant_\(name).token (id, label) VALUES ('00000000-0000-4000-8000-000000000001', 'ci'), ('00000000-0000-4000-8000-000000000002', 'ops');
+                    INSERT INTO tenant_\(name).country (code, name) VALUES ('DE', 'Germany'), ('FR', 'France');
+                    INSERT INTO tenant_\(name).item (title, note) VALUES ('bolt', 'zinc'), ('nut', NULL);
+                    INSERT INTO tenant_\(name).stock (item_id, warehouse, quantity) VALUES (1, 'north', 5), (2, 'north', 0), (2, 'south', 7)
+                    """)
+            }
+            let before = try connection.userData(of: "tenant_online")
+            await #expect {
+                _ = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
+            } throws: { error in
+                "\(error)".contains("entity Country (table country) is keyed by (code character(2)), and the change capture logs rows by keys of integers")
+            }
+            #expect(try connection.tenantVersions()["online"]?.version == "v1")
+            #expect(try connection.userData(of: "tenant_online") == before)
+            // Offline, the same step migrates (it archives only the integer-keyed item's note).
+            for name in ["online", "twin"] {
+                let offline = try await migrator.migrate(tenant: name, MigrationRequest(.move, to: "v2", allowDestructive: true))
+                #expect(offline.outcome == .migrated)
+            }
+            #expect(try connection.userData(of: "tenant_online") == connection.userData(of: "tenant_twin"))
+            for report in try await migrator.verify(tenants: ["online", "twin"]) {
+                #expect(report.isClean, "\(report.tenant): \(report.differences.map(\.description)) \(report.foreignObjects)")
+            }
+        }
+    }
+}
