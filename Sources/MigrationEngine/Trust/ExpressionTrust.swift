@@ -43,9 +43,11 @@ public struct ExpressionTrust {
     /// The name of the probe object (a check or a view) of `expressions[index]`.
     static func probeName(_ index: Int) -> String { "#expression \(index)" }
 
-    /// The temporary tables with their defaults and checks (partial-index conditions as checks), for schema `pg_temp`.
+    /// The temporary tables with their defaults and checks (partial-index conditions as checks), for
+    /// schema `pg_temp`, after the version's own sequences (which a `nextval` default names).
     var tableStatements: [SQL] {
-        version.relationalSchema().tables.compactMap { table in
+        let schema = version.relationalSchema()
+        let tables: [SQL] = schema.tables.compactMap { table in
             let own = expressions.indices.filter { expressions[$0].table == table.name }
             guard !own.isEmpty else { return nil }
             var parts: [SQL] = table.columns.map { column in
@@ -62,6 +64,7 @@ public struct ExpressionTrust {
             }
             return "CREATE TEMPORARY TABLE \(table: table.name) (\(parts, joinedBy: ", "))"
         }
+        return tables.isEmpty ? [] : schema.sequences.map(\.creation) + tables
     }
 
     /// Raises ``UntrustedExpression`` when an expression of the version uses an object that an
