@@ -38,7 +38,7 @@ public struct SchemaImporter: Sendable {
         plan.readJoinTables()
         plan.nameInverses()
         let entities = plan.entities()
-        let version = try ModelVersion(name: name, entities: entities, file: "imported \(name)")
+        let version = try ModelVersion(name: name, entities: entities, enums: plan.enumTypes, file: "imported \(name)")
         return Result(version: version, notes: plan.notes)
     }
 }

@@ -5,7 +5,7 @@ import Yams
 /// unknown keys, unknown types, defaults that do not fit) with its line. Mistakes of meaning are left
 /// to ``ModelValidator``.
 struct VersionFileDecoder {
-    static let versionKeys = ["entities"]
+    static let versionKeys = ["entities", "enums"]
     static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes"]
     static let attributeKeys = [
         "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check",
@@ -20,6 +20,8 @@ struct VersionFileDecoder {
         + ", or a PostgreSQL type such as varchar(255), numeric(12,2), timestamp(3), pg.date, text[] (see docs/ModelFormat.md)"
 
     private var reader: YAMLReader
+    /// The enum types declared in `enums:`, once ``decode(yaml:)`` ran.
+    private(set) var enums: [EnumType] = []
 
     init(file: String) {
         reader = YAMLReader(file: file)
@@ -44,6 +46,7 @@ struct VersionFileDecoder {
         }
         guard let entries = reader.entries(of: root, what: "a version file") else { return [] }
         reader.checkKeys(entries, allowed: Self.versionKeys, in: "a version file")
+        if let enumsNode = reader.value("enums", in: entries) { enums = Self.decodeEnums(enumsNode, reader: &reader) }
         guard let entitiesNode = reader.value("entities", in: entries) else {
             reader.report(root, "a version file needs the key entities.")
             return []
@@ -95,6 +98,9 @@ struct VersionFileDecoder {
         if let typeName = reader.string(typeNode, what: "type of \(what)") {
             if let type = AttributeType(rawValue: typeName) {
                 attribute.type = type
+                typeIsKnown = true
+            } else if let enumType = Self.enumType(typeName) {
+                attribute.columnType = enumType
                 typeIsKnown = true
             } else if let sqlType = PostgreSQLTypeName.parse(typeName) {
                 attribute.type = PostgreSQLTypeName.kind(of: sqlType)

@@ -11,6 +11,8 @@ public struct ModelVersion: Hashable, Sendable {
     public let entities: [Entity]
     /// The hex SHA-256 of the version's stored shape; see `docs/ModelFormat.md`, "Version hash".
     public let versionHash: String
+    /// The enum types (`enums:`), sorted by name.
+    public let enums: [EnumType]
     let graph: EntityGraph
     private let positions: [String: Int]
     /// The version's tables, mapped once when the version is made.
@@ -20,15 +22,18 @@ public struct ModelVersion: Hashable, Sendable {
     ///
     /// - Parameter file: The file named in diagnostics for entities that carry no location.
     /// - Throws: ``ModelLoadError`` with every mistake found.
-    public init(name: String, entities: [Entity], file: String? = nil) throws(ModelLoadError) {
+    public init(name: String, entities: [Entity], enums: [EnumType] = [], file: String? = nil) throws(ModelLoadError) {
         let diagnostics = ModelValidator(entities: entities, file: file ?? name).validate()
+            + EnumValidator(enums: enums, entities: entities, file: file ?? name).validate()
         guard diagnostics.isEmpty else { throw ModelLoadError(diagnostics: diagnostics) }
-        self.init(validated: entities, name: name)
+        self.init(validated: entities, name: name, enums: enums)
     }
 
     /// Creates a version from entities that passed validation.
-    init(validated entities: [Entity], name: String) {
+    init(validated entities: [Entity], name: String, enums: [EnumType] = []) {
         let graph = EntityGraph(entities)
+        let enums = enums.sorted { $0.name < $1.name }
+        self.enums = enums
         let mapper = RelationalMapper(graph: graph)
         let serializer = CanonicalModelSerializer(graph: graph, mapper: mapper)
         self.name = name
@@ -39,9 +44,11 @@ public struct ModelVersion: Hashable, Sendable {
             resolved.versionHash = SHA256Digest.hex(serializer.entityText(entity.name))
             return resolved
         }
-        self.versionHash = SHA256Digest.hex(serializer.versionText())
+        self.versionHash = SHA256Digest.hex(serializer.versionText() + CanonicalModelSerializer.enumText(enums))
         self.positions = Dictionary(uniqueKeysWithValues: self.entities.enumerated().map { ($1.name, $0) })
-        self.schema = mapper.schema()
+        var schema = mapper.schema()
+        schema.enumTypes = enums
+        self.schema = schema
     }
 
     /// The physical shape of this version in PostgreSQL: one table per root entity (sub-entities
@@ -57,7 +64,7 @@ public struct ModelVersion: Hashable, Sendable {
 
     /// Two versions are equal when their names and entities are (source locations aside).
     public static func == (lhs: ModelVersion, rhs: ModelVersion) -> Bool {
-        lhs.name == rhs.name && lhs.entities == rhs.entities
+        lhs.name == rhs.name && lhs.entities == rhs.entities && lhs.enums == rhs.enums
     }
 
     /// Hashes the name and the version hash.

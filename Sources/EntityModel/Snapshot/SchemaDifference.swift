@@ -20,6 +20,7 @@ import Foundation
 /// | unique-constraint kinds | `(name)` |
 /// | check kinds | the definition: `CHECK ((entity = ANY (ARRAY['A'::text])))` |
 /// | index kinds | `(type)`, `UNIQUE (code)`, `(lower(name)) USING gin WHERE (x > 0)` |
+/// | enum kinds (`table` is the type's name) | the values in order: `('pending', 'paid')` |
 public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConvertible {
     /// What differs.
     public enum Kind: String, Codable, Sendable {
@@ -30,6 +31,8 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
         case missingUniqueConstraint, extraUniqueConstraint
         case missingCheck, extraCheck
         case missingIndex, extraIndex
+        /// An enum type (its name in ``table``) missing, not in the model, or with other values.
+        case missingEnum, extraEnum, enumValues
     }
 
     /// What differs.
@@ -103,6 +106,12 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
             return "table \(table): \(Self.indexPhrase(expected)) is missing"
         case .extraIndex:
             return "table \(table): \(Self.indexPhrase(actual)) is not in the model"
+        case .missingEnum:
+            return "enum type \(table) \(expected) is missing"
+        case .extraEnum:
+            return "enum type \(table) \(actual) is not in the model"
+        case .enumValues:
+            return "enum type \(table) has the values \(actual), expected \(expected)"
         }
     }
 

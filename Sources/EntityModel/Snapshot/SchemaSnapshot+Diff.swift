@@ -24,7 +24,7 @@ extension SchemaSnapshot {
                 break
             }
         }
-        return differences
+        return differences + enumDifferences(from: expected)
     }
 }
 

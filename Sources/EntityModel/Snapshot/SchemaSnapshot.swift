@@ -11,10 +11,13 @@
 public struct SchemaSnapshot: Codable, Equatable, Sendable {
     /// The tables, sorted by name.
     public var tables: [TableSnapshot]
+    /// The enum types of the schema, sorted by name.
+    public var enums: [EnumSnapshot] = []
 
-    /// Creates a snapshot; the tables are sorted by name.
-    public init(tables: [TableSnapshot]) {
+    /// Creates a snapshot; the tables and enum types are sorted by name.
+    public init(tables: [TableSnapshot], enums: [EnumSnapshot] = []) {
         self.tables = tables.sorted { $0.name < $1.name }
+        self.enums = enums.sorted { $0.name < $1.name }
     }
 
     /// The table named `name`.

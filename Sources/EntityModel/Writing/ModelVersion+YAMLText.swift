@@ -8,6 +8,7 @@ extension ModelVersion {
     ///   character is escaped (``VisibleText``), so that no text in them can end a comment.
     public func yamlText(header: [String] = []) -> String {
         var lines = VisibleText.yamlComments(header)
+        lines += enumLines
         lines.append("entities:")
         for entity in entities {
             let keys = entity.yamlKeys

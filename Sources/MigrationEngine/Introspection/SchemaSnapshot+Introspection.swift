@@ -34,7 +34,8 @@ extension SchemaSnapshot {
         for row in tableRows {
             if let name = try row.decode(String?.self, column: "table_name") { builders[name] = TableBuilder() }
         }
-        guard !builders.isEmpty else { return SchemaSnapshot(tables: []) }
+        let enums = try enumTypes(inSchema: schema, on: connection)
+        guard !builders.isEmpty else { return SchemaSnapshot(tables: [], enums: enums) }
 
         for row in try connection.execute(Catalog.columns, [schema]) {
             let table = try row.decode(String.self, column: "table_name")
@@ -85,7 +86,7 @@ extension SchemaSnapshot {
             ))
         }
 
-        return SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) })
+        return SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) }, enums: enums)
     }
 
     /// The tables of `schema` whose columns are in another order than `version`'s model order
