@@ -15,3 +15,13 @@ extension EnumType {
         "CREATE TYPE \(table: name) AS ENUM (\(values.map { "\(literal: $0)" as SQL }, joinedBy: ", "))"
     }
 }
+
+extension SQLType {
+    /// A cast to the type, to follow a value: `::numeric(12,2)`, or for an enum of the model
+    /// `::text::<schema>."order_status"` (a value reaches an enum through its text; no cast leads
+    /// there from another enum or from a number).
+    public var cast: SQL {
+        if let enumName { return "::text::\(table: enumName)" }
+        return "::\(raw: rawValue)"
+    }
+}

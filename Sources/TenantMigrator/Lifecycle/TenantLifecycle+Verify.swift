@@ -34,7 +34,7 @@ extension TenantLifecycle {
             tenant: name, schema: record.schema, version: record.version,
             differences: live.differences(from: expected)
         )
-        report.foreignObjects = try ForeignObject.inventory(inSchema: record.schema, on: connection)
+        report.foreignObjects = try ForeignObject.inventory(inSchema: record.schema, on: connection).notDefined(by: version)
         if strict { report.columnOrder = try SchemaSnapshot.columnOrderDifferences(inSchema: record.schema, from: version, on: connection) }
         if record.versionHash != version.versionHash {
             report.hashMismatch = "the model file of \(version.name) changed since the tenant reached it "
