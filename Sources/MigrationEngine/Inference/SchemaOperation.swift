@@ -106,7 +106,9 @@ enum SchemaOperation: Sendable, Hashable {
         case let .addUnique(name, unique):
             return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: unique.name) UNIQUE (\(ids: unique.columns))"]
         case let .addCheck(name, check):
-            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql))"]
+            // Added without reading the rows, then validated: VALIDATE takes a lock that lets writes go on.
+            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql)) NOT VALID",
+                    "ALTER TABLE \(table: name) VALIDATE CONSTRAINT \(id: check.name)"]
         case let .createIndex(name, index):
             return [index.creation(onTable: name)]
         case let .resetIdentity(name):
