@@ -47,6 +47,7 @@ struct CanonicalModelSerializer {
             + entity.uniques.map { " unique " + $0.map(CanonicalText.quoted).joined(separator: ",") }.joined()
             + entity.checks.map { " check " + CanonicalText.quoted($0) }.joined()
             + entity.indexes.map { " " + $0.canonicalText }.joined()
+            + (entity.comment.map { " comment " + CanonicalText.quoted($0) } ?? "")
     }
 
     private func propertyLines(of entity: Entity) -> [String] {
@@ -61,6 +62,7 @@ struct CanonicalModelSerializer {
                 "unique", CanonicalText.flag(attribute.isUnique),
                 "indexed", CanonicalText.flag(attribute.isIndexed),
             ].joined(separator: " ") + (attribute.check.map { " check " + CanonicalText.quoted($0) } ?? "")
+                + (attribute.comment.map { " comment " + CanonicalText.quoted($0) } ?? "")
         }
         let relationships = entity.relationships.map { relationship in
             let holdsKey = mapper.holdsForeignKey(relationship, declaredBy: entity.name)

@@ -39,6 +39,7 @@ public struct SchemaImporter: Sendable {
         plan.nameInverses()
         let entities = plan.entities()
         let version = try ModelVersion(name: name, entities: entities, enums: plan.enumTypes, file: "imported \(name)")
+            .takingComments(from: snapshot, file: "imported \(name)")
         return Result(version: version, notes: plan.notes)
     }
 }

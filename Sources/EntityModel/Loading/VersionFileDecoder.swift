@@ -6,9 +6,9 @@ import Yams
 /// to ``ModelValidator``.
 struct VersionFileDecoder {
     static let versionKeys = ["entities", "enums"]
-    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes"]
+    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes", "comment"]
     static let attributeKeys = [
-        "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check",
+        "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check", "comment",
     ]
     static let relationshipKeys = [
         "destination", "toMany", "inverse", "deleteRule", "optional", "minCount", "maxCount", "renamingIdentifier", "column",
@@ -64,6 +64,7 @@ struct VersionFileDecoder {
         for item in entries {
             switch item.key {
             case "table": entity.tableOverride = reader.string(item.value, what: "table of \(what)")
+            case "comment": entity.comment = reader.string(item.value, what: "comment of \(what)")
             case "renamingIdentifier": entity.renamingIdentifier = reader.string(item.value, what: "renamingIdentifier of \(what)")
             case "parent": entity.parent = reader.string(item.value, what: "parent of \(what)")
             case "abstract": entity.isAbstract = reader.bool(item.value, what: "abstract of \(what)") ?? false
@@ -119,6 +120,7 @@ struct VersionFileDecoder {
             case "renamingIdentifier": attribute.renamingIdentifier = reader.string(item.value, what: "renamingIdentifier of \(what)")
             case "column": attribute.columnOverride = reader.string(item.value, what: "column of \(what)")
             case "check": attribute.check = sqlCondition(item.value, what: "check of \(what)")
+            case "comment": attribute.comment = reader.string(item.value, what: "comment of \(what)")
             case "default" where typeIsKnown: attribute.defaultValue = decodeDefault(item.value, type: attribute.type, what: what)
             case "defaultExpression":
                 guard let expression = reader.string(item.value, what: "defaultExpression of \(what)") else { continue }

@@ -28,6 +28,8 @@ public struct Entity: Hashable, Sendable, Codable {
     public var uniques: [[String]] = []
     /// Indexes beyond `indexed: true` on one property (`indexes:`).
     public var indexes: [EntityIndex] = []
+    /// A comment on the entity's table (`COMMENT ON TABLE`; a root entity's only).
+    public var comment: String?
     /// The table that stores this entity's rows: its root entity's table. Resolved when the entity
     /// becomes part of a ``ModelVersion``; until then, this entity's own table name.
     public internal(set) var tableName: String

@@ -48,6 +48,7 @@ public struct ModelVersion: Hashable, Sendable {
         self.positions = Dictionary(uniqueKeysWithValues: self.entities.enumerated().map { ($1.name, $0) })
         var schema = mapper.schema()
         schema.enumTypes = enums
+        schema.takeComments(from: self.entities)
         self.schema = schema
     }
 

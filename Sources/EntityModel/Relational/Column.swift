@@ -28,6 +28,8 @@ public struct Column: Hashable, Sendable, Codable {
     public var isIdentity: Bool
     /// Which entity and property the column stores.
     public var origin: Origin
+    /// The column's comment (its attribute's `comment:`).
+    public var comment: String?
 
     /// Creates a column.
     public init(

@@ -33,6 +33,8 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
         case missingIndex, extraIndex
         /// An enum type (its name in ``table``) missing, not in the model, or with other values.
         case missingEnum, extraEnum, enumValues
+        /// A table's or a column's comment differs (nil for none).
+        case tableComment, columnComment
     }
 
     /// What differs.
@@ -112,6 +114,10 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
             return "enum type \(table) \(actual) is not in the model"
         case .enumValues:
             return "enum type \(table) has the values \(actual), expected \(expected)"
+        case .tableComment:
+            return "table \(table) has the comment \(actual), expected \(expected)"
+        case .columnComment:
+            return "table \(table): column \(subject) has the comment \(actual), expected \(expected)"
         }
     }
 

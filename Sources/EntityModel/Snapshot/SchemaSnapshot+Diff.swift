@@ -24,7 +24,7 @@ extension SchemaSnapshot {
                 break
             }
         }
-        return differences + enumDifferences(from: expected)
+        return differences + enumDifferences(from: expected) + commentDifferences(from: expected)
     }
 }
 

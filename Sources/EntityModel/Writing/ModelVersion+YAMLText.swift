@@ -72,6 +72,7 @@ private extension Entity {
         if isAbstract { keys.append(("abstract", "true")) }
         if let tableOverride { keys.append(("table", YAMLScalar.name(tableOverride))) }
         if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
+        if let comment { keys.append(("comment", YAMLScalar.quoted(comment))) }
         return keys
     }
 }
@@ -91,6 +92,7 @@ private extension Attribute {
         if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
         if allowsNarrowing { keys.append(("allowsNarrowing", "true")) }
         if let check { keys.append(("check", YAMLScalar.quoted(check))) }
+        if let comment { keys.append(("comment", YAMLScalar.quoted(comment))) }
         return keys
     }
 }

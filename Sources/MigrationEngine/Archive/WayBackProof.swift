@@ -257,6 +257,8 @@ private extension SchemaOperation {
         case let .enumChange(change):
             guard case let .rebuild(_, _, columns) = change else { return [] }
             return Set(columns.map(\.table))
+        case .setComment:
+            return []
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
              .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
             return []

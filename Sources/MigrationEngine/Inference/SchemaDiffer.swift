@@ -109,6 +109,7 @@ struct SchemaDiffer {
             createTable(newTable)
         }
         finishEnums()
+        diffComments()
         if !reasons.isEmpty {
             throw PlanningError.stepNotPossible(from: source.name, to: destination.name, reasons: reasons)
         }

@@ -40,6 +40,8 @@ enum SchemaOperation: Sendable, Hashable {
     case resetIdentity(table: String)
     /// Creates, changes or drops an enum type of the model.
     case enumChange(EnumChange)
+    /// `COMMENT ON TABLE` (column nil) or `COMMENT ON COLUMN`; nil removes the comment.
+    case setComment(table: String, column: String?, comment: String?)
 
     /// Whether the operation reads or writes rows (rather than only the catalog).
     ///
@@ -49,6 +51,7 @@ enum SchemaOperation: Sendable, Hashable {
         switch self {
         case .backfill, .moveLinks, .moveRows, .renameDiscriminatorValue, .deleteEntityRows, .dropLinksTo, .alterType: return true
         case let .enumChange(change): return change.movesData
+        case .setComment: return false
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
              .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
             return false
@@ -74,7 +77,7 @@ enum SchemaOperation: Sendable, Hashable {
             var bare = definition
             bare.foreignKeys = []
             bare.indexes = []
-            return [bare.creation]
+            return [bare.creation] + bare.commentStatements
         case .addColumn, .alterType, .setNullable, .dropColumn:
             let (name, _, clause) = alterTableClause!
             return ["ALTER TABLE \(table: name) \(clause)"]
@@ -116,6 +119,8 @@ enum SchemaOperation: Sendable, Hashable {
                 + "coalesce((SELECT pg_catalog.max(id) FROM \(table: name)), 0) + 1, false)"]
         case let .enumChange(change):
             return change.statements
+        case let .setComment(name, column, comment):
+            return [Table.comment(table: name, column: column, comment)]
         }
     }
 

@@ -86,7 +86,9 @@ extension SchemaSnapshot {
             ))
         }
 
-        return SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) }, enums: enums)
+        var snapshot = SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) }, enums: enums)
+        try snapshot.readComments(inSchema: schema, on: connection)
+        return snapshot
     }
 
     /// The tables of `schema` whose columns are in another order than `version`'s model order

@@ -176,6 +176,8 @@ extension SchemaOperation {
             return false
         case let .enumChange(change):
             return !change.movesData
+        case .setComment:
+            return true
         }
     }
 
