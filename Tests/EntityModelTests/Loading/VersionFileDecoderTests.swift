@@ -38,8 +38,8 @@ struct VersionFileDecoderTests {
         ]),
         BrokenFixture("UnknownKey", [
             (2, "unknown key \"description\" in a version file; the keys are: entities, enums."),
-            (5, "unknown key \"comment\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract, checks, uniques, indexes."),
-            (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check."),
+            (5, "unknown key \"remark\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract, checks, uniques, indexes, comment."),
+            (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check, comment."),
             (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column, onUpdate, deferred, indexed."),
         ]),
         BrokenFixture("DuplicateKey", [
