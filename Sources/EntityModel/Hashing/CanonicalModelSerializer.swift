@@ -51,6 +51,7 @@ struct CanonicalModelSerializer {
             + entity.checks.map { " check " + CanonicalText.quoted($0) }.joined()
             + entity.indexes.map { " " + $0.canonicalText }.joined()
             + (entity.key.map { " " + $0.canonicalText } ?? "")
+            + (entity.comment.map { " comment " + CanonicalText.quoted($0) } ?? "")
     }
 
     private func propertyLines(of entity: Entity) -> [String] {
@@ -65,6 +66,7 @@ struct CanonicalModelSerializer {
                 "unique", CanonicalText.flag(attribute.isUnique),
                 "indexed", CanonicalText.flag(attribute.isIndexed),
             ].joined(separator: " ") + (attribute.check.map { " check " + CanonicalText.quoted($0) } ?? "")
+                + (attribute.comment.map { " comment " + CanonicalText.quoted($0) } ?? "")
         }
         let relationships = entity.relationships.map { relationship in
             let holdsKey = mapper.holdsForeignKey(relationship, declaredBy: entity.name)

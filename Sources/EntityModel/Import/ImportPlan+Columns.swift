@@ -37,7 +37,7 @@ extension ImportPlan {
             return
         }
         draft.readColumns.insert(column.name)
-        let (type, columnType, isExact) = CatalogText.attributeType(for: column.type)
+        let (type, columnType, isExact) = attributeType(for: column.type)
         if !isExact {
             note(.adapted, element, "its type \(column.type) is carried as \(type.rawValue) (\(type.sqlType.catalogName)); adopting needs ALTER TABLE to change it")
         }

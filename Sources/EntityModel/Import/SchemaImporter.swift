@@ -40,7 +40,8 @@ public struct SchemaImporter: Sendable {
         plan.readKeys()
         let sequences = plan.readSequences()
         let entities = plan.entities()
-        let version = try ModelVersion(name: name, entities: entities, sequences: sequences, file: "imported \(name)")
+        let version = try ModelVersion(name: name, entities: entities, sequences: sequences, enums: plan.enumTypes, file: "imported \(name)")
+            .takingComments(from: snapshot, file: "imported \(name)")
         return Result(version: version, notes: plan.notes)
     }
 }

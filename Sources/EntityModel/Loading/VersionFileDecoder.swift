@@ -5,10 +5,10 @@ import Yams
 /// unknown keys, unknown types, defaults that do not fit) with its line. Mistakes of meaning are left
 /// to ``ModelValidator``.
 struct VersionFileDecoder {
-    static let versionKeys = ["entities", "sequences"]
-    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes", "key"]
+    static let versionKeys = ["entities", "sequences", "enums"]
+    static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes", "key", "comment"]
     static let attributeKeys = [
-        "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check",
+        "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check", "comment",
     ]
     static let relationshipKeys = [
         "destination", "toMany", "inverse", "deleteRule", "optional", "minCount", "maxCount", "renamingIdentifier", "column",
@@ -22,6 +22,8 @@ struct VersionFileDecoder {
     var reader: YAMLReader
     /// The sequences the file declares (`sequences:`), once ``decode(yaml:)`` has run.
     var sequences: [ModelSequence] = []
+    /// The enum types declared in `enums:`, once ``decode(yaml:)`` ran.
+    private(set) var enums: [EnumType] = []
 
     init(file: String) {
         reader = YAMLReader(file: file)
@@ -46,6 +48,7 @@ struct VersionFileDecoder {
         }
         guard let entries = reader.entries(of: root, what: "a version file") else { return [] }
         reader.checkKeys(entries, allowed: Self.versionKeys, in: "a version file")
+        if let enumsNode = reader.value("enums", in: entries) { enums = Self.decodeEnums(enumsNode, reader: &reader) }
         guard let entitiesNode = reader.value("entities", in: entries) else {
             reader.report(root, "a version file needs the key entities.")
             return []
@@ -64,6 +67,7 @@ struct VersionFileDecoder {
         for item in entries {
             switch item.key {
             case "table": entity.tableOverride = reader.string(item.value, what: "table of \(what)")
+            case "comment": entity.comment = reader.string(item.value, what: "comment of \(what)")
             case "renamingIdentifier": entity.renamingIdentifier = reader.string(item.value, what: "renamingIdentifier of \(what)")
             case "parent": entity.parent = reader.string(item.value, what: "parent of \(what)")
             case "abstract": entity.isAbstract = reader.bool(item.value, what: "abstract of \(what)") ?? false
@@ -100,6 +104,9 @@ struct VersionFileDecoder {
             if let type = AttributeType(rawValue: typeName) {
                 attribute.type = type
                 typeIsKnown = true
+            } else if let enumType = Self.enumType(typeName) {
+                attribute.columnType = enumType
+                typeIsKnown = true
             } else if let sqlType = PostgreSQLTypeName.parse(typeName) {
                 attribute.type = PostgreSQLTypeName.kind(of: sqlType)
                 attribute.columnType = attribute.type.sqlType == sqlType ? nil : sqlType
@@ -117,6 +124,7 @@ struct VersionFileDecoder {
             case "renamingIdentifier": attribute.renamingIdentifier = reader.string(item.value, what: "renamingIdentifier of \(what)")
             case "column": attribute.columnOverride = reader.string(item.value, what: "column of \(what)")
             case "check": attribute.check = sqlCondition(item.value, what: "check of \(what)")
+            case "comment": attribute.comment = reader.string(item.value, what: "comment of \(what)")
             case "default" where typeIsKnown: attribute.defaultValue = decodeDefault(item.value, type: attribute.type, what: what)
             case "defaultExpression":
                 guard let expression = reader.string(item.value, what: "defaultExpression of \(what)") else { continue }

@@ -28,6 +28,8 @@ public struct Attribute: Hashable, Sendable, Codable {
     public var location: SourceLocation?
     /// A condition its values meet, in SQL over its column (`price >= 0`): a `CHECK` constraint.
     public var check: String?
+    /// A comment on its column (`COMMENT ON COLUMN`).
+    public var comment: String?
 
     /// Creates an attribute.
     public init(

@@ -30,6 +30,8 @@ public struct Entity: Hashable, Sendable, Codable {
     public var indexes: [EntityIndex] = []
     /// The primary key (`key:`, root entities only); nil for the standard `id bigint` identity.
     public var key: EntityKey?
+    /// A comment on the entity's table (`COMMENT ON TABLE`; a root entity's only).
+    public var comment: String?
     /// The table that stores this entity's rows: its root entity's table. Resolved when the entity
     /// becomes part of a ``ModelVersion``; until then, this entity's own table name.
     public internal(set) var tableName: String

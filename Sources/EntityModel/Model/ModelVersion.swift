@@ -13,6 +13,8 @@ public struct ModelVersion: Hashable, Sendable {
     public let versionHash: String
     /// The sequences no column owns (`sequences:`), sorted by name.
     public let sequences: [ModelSequence]
+    /// The enum types (`enums:`), sorted by name.
+    public let enums: [EnumType]
     let graph: EntityGraph
     private let positions: [String: Int]
     /// The version's tables, mapped once when the version is made.
@@ -22,16 +24,19 @@ public struct ModelVersion: Hashable, Sendable {
     ///
     /// - Parameter file: The file named in diagnostics for entities that carry no location.
     /// - Throws: ``ModelLoadError`` with every mistake found.
-    public init(name: String, entities: [Entity], sequences: [ModelSequence] = [], file: String? = nil) throws(ModelLoadError) {
+    public init(name: String, entities: [Entity], sequences: [ModelSequence] = [], enums: [EnumType] = [], file: String? = nil) throws(ModelLoadError) {
         let diagnostics = ModelValidator(entities: entities, file: file ?? name).validate()
             + ModelValidator.validate(sequences: sequences, entities: entities, file: file ?? name)
+            + EnumValidator(enums: enums, entities: entities, file: file ?? name).validate()
         guard diagnostics.isEmpty else { throw ModelLoadError(diagnostics: diagnostics) }
-        self.init(validated: entities, sequences: sequences, name: name)
+        self.init(validated: entities, sequences: sequences, name: name, enums: enums)
     }
 
     /// Creates a version from entities that passed validation.
-    init(validated entities: [Entity], sequences: [ModelSequence] = [], name: String) {
+    init(validated entities: [Entity], sequences: [ModelSequence] = [], name: String, enums: [EnumType] = []) {
         let graph = EntityGraph(entities)
+        let enums = enums.sorted { $0.name < $1.name }
+        self.enums = enums
         let mapper = RelationalMapper(graph: graph)
         let sequences = sequences.sorted { $0.name < $1.name }
         let serializer = CanonicalModelSerializer(graph: graph, mapper: mapper, sequences: sequences)
@@ -44,10 +49,12 @@ public struct ModelVersion: Hashable, Sendable {
             resolved.versionHash = SHA256Digest.hex(serializer.entityText(entity.name))
             return resolved
         }
-        self.versionHash = SHA256Digest.hex(serializer.versionText())
+        self.versionHash = SHA256Digest.hex(serializer.versionText() + CanonicalModelSerializer.enumText(enums))
         self.positions = Dictionary(uniqueKeysWithValues: self.entities.enumerated().map { ($1.name, $0) })
         var schema = mapper.schema()
         schema.sequences = sequences
+        schema.enumTypes = enums
+        schema.takeComments(from: self.entities)
         self.schema = schema
     }
 
@@ -64,7 +71,7 @@ public struct ModelVersion: Hashable, Sendable {
 
     /// Two versions are equal when their names and entities are (source locations aside).
     public static func == (lhs: ModelVersion, rhs: ModelVersion) -> Bool {
-        lhs.name == rhs.name && lhs.entities == rhs.entities && lhs.sequences == rhs.sequences
+        lhs.name == rhs.name && lhs.entities == rhs.entities && lhs.sequences == rhs.sequences && lhs.enums == rhs.enums
     }
 
     /// Hashes the name and the version hash.

@@ -31,6 +31,8 @@ public struct Column: Hashable, Sendable, Codable {
     /// How a key column other than the standard identity is generated: `always` for
     /// `GENERATED ALWAYS AS IDENTITY` (with ``isIdentity``), `serial` for a `serial` column; nil otherwise.
     public var generation: SurrogateKey.Generation?
+    /// The column's comment (its attribute's `comment:`).
+    public var comment: String?
 
     /// Creates a column.
     public init(

@@ -10,10 +10,13 @@ public struct RelationalSchema: Hashable, Sendable, Codable {
     /// The sequences no column owns, sorted by name; created before the tables, whose defaults may
     /// draw from them.
     public var sequences: [ModelSequence] = []
+    /// The enum types its columns use (`CREATE TYPE … AS ENUM`), sorted by name.
+    public var enumTypes: [EnumType] = []
 
     /// Creates a schema; the tables are sorted by name.
-    public init(tables: [Table]) {
+    public init(tables: [Table], enumTypes: [EnumType] = []) {
         self.tables = tables.sorted { $0.name < $1.name }
+        self.enumTypes = enumTypes.sorted { $0.name < $1.name }
     }
 
     /// The table named `name`.

@@ -26,6 +26,8 @@ public struct Table: Hashable, Sendable, Codable {
     public var checkConstraints: [CheckConstraint]
     /// The indexes, sorted by name.
     public var indexes: [Index]
+    /// The table's comment (its root entity's `comment:`).
+    public var comment: String?
 
     /// Creates a table; constraints and indexes are sorted by name, columns keep their order.
     public init(

@@ -1,13 +1,13 @@
 import TypedSQL
 
 extension RelationalSchema {
-    /// The DDL that creates this schema's tables inside an existing PostgreSQL schema: every
-    /// `CREATE TABLE` (columns, primary key, unique and check constraints), then every foreign key as
+    /// The DDL that creates this schema's tables inside an existing PostgreSQL schema: every enum
+    /// type as `CREATE TYPE … AS ENUM`, every `CREATE TABLE` (columns, primary key, unique and check constraints), then every foreign key as
     /// `ALTER TABLE … ADD CONSTRAINT` (so tables may reference each other in any order), then every
     /// `CREATE INDEX`. Tables go in name order. Every name is schema-qualified and quoted, so
     /// nothing depends on `search_path`.
     public var creationStatements: [SQL] {
-        sequences.map(\.creation) + tables.map(\.creation) + tables.flatMap(\.foreignKeyAdditions) + tables.flatMap(\.indexCreations)
+        enumTypes.map(\.creation) + sequences.map(\.creation) + tables.map(\.creation) + tables.flatMap(\.foreignKeyAdditions) + tables.flatMap(\.indexCreations) + tables.flatMap(\.commentStatements)
     }
 
     /// ``creationStatements`` for `schema`.

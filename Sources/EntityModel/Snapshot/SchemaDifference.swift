@@ -20,6 +20,7 @@ import Foundation
 /// | unique-constraint kinds | `(name)` |
 /// | check kinds | the definition: `CHECK ((entity = ANY (ARRAY['A'::text])))` |
 /// | index kinds | `(type)`, `UNIQUE (code)`, `(lower(name)) USING gin WHERE (x > 0)` |
+/// | enum kinds (`table` is the type's name) | the values in order: `('pending', 'paid')` |
 public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConvertible {
     /// What differs.
     public enum Kind: String, Codable, Sendable {
@@ -31,6 +32,10 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
         case missingCheck, extraCheck
         case missingIndex, extraIndex
         case missingSequence, sequenceSettings
+        /// An enum type (its name in ``table``) missing, not in the model, or with other values.
+        case missingEnum, extraEnum, enumValues
+        /// A table's or a column's comment differs (nil for none).
+        case tableComment, columnComment
     }
 
     /// What differs.
@@ -111,6 +116,16 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
             return "sequence \(table) is missing (expected \(expected))"
         case .sequenceSettings:
             return "sequence \(table) is \(actual), expected \(expected)"
+        case .missingEnum:
+            return "enum type \(table) \(expected) is missing"
+        case .extraEnum:
+            return "enum type \(table) \(actual) is not in the model"
+        case .enumValues:
+            return "enum type \(table) has the values \(actual), expected \(expected)"
+        case .tableComment:
+            return "table \(table) has the comment \(actual), expected \(expected)"
+        case .columnComment:
+            return "table \(table): column \(subject) has the comment \(actual), expected \(expected)"
         }
     }
 

@@ -24,7 +24,7 @@ extension SchemaSnapshot {
                 break
             }
         }
-        return differences + sequenceDifferences(from: expected)
+        return differences + sequenceDifferences(from: expected) + enumDifferences(from: expected) + commentDifferences(from: expected)
     }
 }
 

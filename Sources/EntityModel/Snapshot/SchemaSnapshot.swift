@@ -13,11 +13,14 @@ public struct SchemaSnapshot: Codable, Equatable, Sendable {
     public var tables: [TableSnapshot]
     /// The sequences no identity column owns, sorted by name.
     public var sequences: [SequenceSnapshot]
+    /// The enum types of the schema, sorted by name.
+    public var enums: [EnumSnapshot] = []
 
-    /// Creates a snapshot; the tables and sequences are sorted by name.
-    public init(tables: [TableSnapshot], sequences: [SequenceSnapshot] = []) {
+    /// Creates a snapshot; the tables, sequences and enum types are sorted by name.
+    public init(tables: [TableSnapshot], sequences: [SequenceSnapshot] = [], enums: [EnumSnapshot] = []) {
         self.tables = tables.sorted { $0.name < $1.name }
         self.sequences = sequences.sorted { $0.name < $1.name }
+        self.enums = enums.sorted { $0.name < $1.name }
     }
 
     /// The table named `name`.
@@ -43,6 +46,8 @@ public struct TableSnapshot: Codable, Equatable, Sendable {
     public var checks: [String]
     /// The indexes that back no primary-key or unique constraint, sorted by content.
     public var indexes: [IndexSnapshot]
+    /// The table's comment (`obj_description`), nil for none.
+    public var comment: String?
 
     /// Creates a table snapshot; every list is put in its canonical order.
     public init(
@@ -86,6 +91,8 @@ public struct ColumnSnapshot: Codable, Equatable, Sendable {
     public var isIdentity: Bool
     /// `ALWAYS` for a `GENERATED ALWAYS AS IDENTITY` column; nil otherwise.
     public var identityGeneration: String?
+    /// The column's comment (`col_description`), nil for none.
+    public var comment: String?
 
     /// Creates a column snapshot.
     public init(name: String, type: String, isNullable: Bool, defaultExpression: String? = nil, isIdentity: Bool = false, identityGeneration: String? = nil) {

@@ -8,6 +8,7 @@ extension ModelVersion {
     ///   character is escaped (``VisibleText``), so that no text in them can end a comment.
     public func yamlText(header: [String] = []) -> String {
         var lines = VisibleText.yamlComments(header)
+        lines += enumLines
         lines.append("entities:")
         for entity in entities {
             let keys = entity.yamlKeys
@@ -76,6 +77,7 @@ private extension Entity {
         if let tableOverride { keys.append(("table", YAMLScalar.name(tableOverride))) }
         if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
         if let key { keys.append(("key", key.yamlText)) }
+        if let comment { keys.append(("comment", YAMLScalar.quoted(comment))) }
         return keys
     }
 }
@@ -95,6 +97,7 @@ private extension Attribute {
         if let renamingIdentifier { keys.append(("renamingIdentifier", YAMLScalar.name(renamingIdentifier))) }
         if allowsNarrowing { keys.append(("allowsNarrowing", "true")) }
         if let check { keys.append(("check", YAMLScalar.quoted(check))) }
+        if let comment { keys.append(("comment", YAMLScalar.quoted(comment))) }
         return keys
     }
 }

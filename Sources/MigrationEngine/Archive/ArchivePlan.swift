@@ -260,8 +260,11 @@ struct ArchivePlan: Sendable {
             if item.narrowing, let surviving = names.survivingColumns[item.table + "." + name],
                let newTable = names.survivingTables[item.table], let newType = destinationSchema.table(named: newTable)?.column(named: surviving)?.type,
                let oldType = table?.column(named: name)?.type {
-                // The value as the narrowed column will hold it differs from the value now.
-                conditions.append("\(live)::\(raw: newType.rawValue)::\(raw: oldType.rawValue) IS DISTINCT FROM \(live)")
+                // The value as the narrowed column will hold it differs from the value now. A value
+                // into or out of an enum keeps its text (or does not fit, and the step stops); the
+                // enum may not exist yet when the archive is copied.
+                conditions.append(newType.enumName != nil || oldType.enumName != nil ? "false"
+                    : "\(live)\(newType.cast)\(oldType.cast) IS DISTINCT FROM \(live)")
             }
         } else {
             // A jsonb value goes in as its text, so a JSON null stays apart from an SQL NULL.

@@ -97,7 +97,7 @@ extension StepArchive {
         }
         var failing: [String] = []
         func value(_ column: PairRestore.Check.Column) -> String {
-            let live = "t.\(q.quoteIdentifier(column.live!))::\(column.type.rawValue)::text"
+            let live = "t.\(q.quoteIdentifier(column.live!))\(column.type.cast.text(schema: schema, quoting: q))::text"
             guard !column.nearer.isEmpty else { return live }
             // A pair this step crosses first may have archived the value the way up left here.
             let cases = column.nearer.map { nearer -> String in
@@ -174,7 +174,7 @@ extension StepArchive {
     private func restoreValues(_ restore: PairRestore, of table: String, _ column: String, into target: Column, of targetTable: Table,
                                madeAnew: Set<String>) throws -> Int {
         let q = connection
-        var value = "a.value::\(target.type.rawValue)"
+        var value = "a.value\(target.type.cast.text(schema: schema, quoting: q))"
         var conditions = [entryIs("a", restore.key, table, column), "NOT a.compares", "t.id = a.row_id"]
         var from = "\(archiveTable) AS a"
         var byTarget = false
@@ -215,7 +215,7 @@ extension StepArchive {
         // jsonb value is kept as its text); columns without a key get their default.
         let members = target.columns.compactMap { column -> (column: String, value: String)? in
             restore.toEnd.sourceColumn(becoming: column.name, of: table).map { key in
-                (column.name, "(a.value::jsonb ->> \(q.quoteLiteral(key)))::\(column.type.rawValue)")
+                (column.name, "(a.value::jsonb ->> \(q.quoteLiteral(key)))\(column.type.cast.text(schema: schema, quoting: q))")
             }
         }
         let values = Dictionary(uniqueKeysWithValues: members.map { ($0.column, $0.value) })

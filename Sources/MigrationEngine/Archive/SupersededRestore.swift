@@ -25,7 +25,7 @@ extension TenantArchive {
         var restored = 0
         for (tableName, columnName) in columns {
             guard let table = relational.table(named: tableName), let column = table.column(named: columnName) else { continue }
-            let value = "a.value::\(column.type.rawValue)"
+            let value = "a.value\(column.type.cast.text(schema: schema, quoting: connection))"
             var conditions = ["t.id = a.row_id"]
             if let key = table.foreignKeys.first(where: { $0.columns == [columnName] && $0.referencedColumns.count == 1 }) {
                 conditions.append("(a.value IS NULL OR EXISTS (SELECT 1 FROM \(connection.qualified(schema, key.referencedTable)) AS ref "

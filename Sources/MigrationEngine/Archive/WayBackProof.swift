@@ -170,7 +170,7 @@ private struct Prover {
               let conditions = try? live.conditions(of: mapping, into: &trial) else { return nil }
         selection = trial
         let selects: SQL = conditions.isEmpty ? "true" : "((\(conditions, joinedBy: " AND ")) IS TRUE)"
-        return WayBackProof.Column(name: column.name, selects: selects, value: "((\(value)))::\(raw: column.type.rawValue)",
+        return WayBackProof.Column(name: column.name, selects: selects, value: "((\(value)))\(column.type.cast)",
                                    declaration: "\(mapping.name) (\(mapping.source) → \(mapping.destination)): \(expression.attribute) = \(expression.expression)"
                                        + (mapping.filter.map { " where \($0)" } ?? ""),
                                    reads: reads, writer: mapping, expression: expression)
@@ -254,6 +254,11 @@ private extension SchemaOperation {
             return [move.from.table, move.to.table]
         case let .moveRows(move):
             return Set([move.fromTable, move.toTable] + move.references.map(\.table))
+        case let .enumChange(change):
+            guard case let .rebuild(_, _, columns) = change else { return [] }
+            return Set(columns.map(\.table))
+        case .setComment:
+            return []
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
              .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
             return []

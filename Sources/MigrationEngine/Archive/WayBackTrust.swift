@@ -29,7 +29,7 @@ struct WayBackTrust {
     /// The statements that make the temporary tables and views, for schema `pg_temp`.
     var statements: [SQL] {
         let tables: [SQL] = destination.tables.map { table in
-            let columns = table.columns.map { "\(id: $0.name) \(raw: $0.type.rawValue)" as SQL }
+            let columns = table.columns.map { "\(id: $0.name) \($0.type.sql)" as SQL }
             return "CREATE TEMPORARY TABLE \(table: table.name) (\(columns, joinedBy: ", "))"
         }
         let views: [SQL] = proofs.enumerated().map { index, proof in

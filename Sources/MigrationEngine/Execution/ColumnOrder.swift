@@ -40,7 +40,7 @@ struct ColumnOrder {
         let names = Set(moved.map { $0.name })
         var statements: [String] = []
         for (index, column) in moved.enumerated() {
-            statements.append("ALTER TABLE \(qualified) ADD COLUMN \(q.quoteIdentifier("tm_reorder_\(index)")) \(column.type.rawValue)")
+            statements.append("ALTER TABLE \(qualified) ADD COLUMN \(q.quoteIdentifier("tm_reorder_\(index)")) \(column.type.sql.text(schema: schema, quoting: q))")
         }
         statements.append("UPDATE \(qualified) SET " + moved.enumerated().map { "\(q.quoteIdentifier("tm_reorder_\($0.offset)")) = \(q.quoteIdentifier($0.element.name))" }.joined(separator: ", "))
         for (index, column) in moved.enumerated() {

@@ -52,6 +52,10 @@ public struct FailureDiagnosis: Sendable, Hashable, CustomStringConvertible {
         guard error.sqlState?.errorClass == "22" else { return nil }
         let operations = schemaOperations(of: step)
         for (index, operation) in operations.enumerated() {
+            if case let .enumChange(rebuild) = operation,
+               let found = removedEnumValue(rebuild, before: operations[..<index], error: error, schema: schema, on: connection) {
+                return found
+            }
             guard case let .alterType(table, column, type) = operation else { continue }
             // The rolled-back tenant holds the names from before the step's renames.
             let (oldTable, oldColumn) = namesBefore(operations[..<index], table: table, column: column)

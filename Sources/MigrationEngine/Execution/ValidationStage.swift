@@ -54,18 +54,21 @@ struct ValidationStage {
         case let .addCheck(name, check):
             table = name
             constraint = check.name
-            query = "SELECT id FROM \(table: name) WHERE NOT (\(check.condition.sql)) ORDER BY id LIMIT 1"
+            query = "SELECT id FROM \(table: name) WHERE NOT (\(check.condition.sql)) ORDER BY id LIMIT \(raw: String(ConstraintViolation.rowsNamed))"
         default:
             break
         }
-        let rowID = query.flatMap { try? connection.execute($0, schema: schema).first?.decode(Int64?.self, at: 0) } ?? nil
+        let rowIDs = query.flatMap { try? connection.execute($0, schema: schema).compactMap { try $0.decode(Int64?.self, at: 0) } } ?? []
+        let rowID = rowIDs.first
         var entity = entityName(ofTable: table)
         if let rowID, destination.table(named: table)?.column(withOrigin: .discriminator) != nil,
            let concrete = try? connection.execute("SELECT entity FROM \(table: table) WHERE id = \(bind: .integer(rowID))", schema: schema)
             .first?.decode(String.self, at: 0) {
             entity = concrete
         }
-        return ConstraintViolation(entity: entity, table: table, rowID: rowID, constraint: constraint, underlying: error)
+        var violation = ConstraintViolation(entity: entity, table: table, rowID: rowID, constraint: constraint, underlying: error)
+        violation.rowIDs = rowIDs
+        return violation
     }
 
     private func entityName(ofTable table: String) -> String {
@@ -86,9 +89,26 @@ public struct ConstraintViolation: Error, Sendable, CustomStringConvertible {
     public let constraint: String
     /// The server's error (SQLSTATE class 23).
     public let underlying: PQError
+    /// The lowest ids of the rows that break a check, up to ``rowsNamed`` (the first is ``rowID``);
+    /// for other constraints, ``rowID`` alone.
+    public var rowIDs: [Int64] = []
+
+    /// How many rows that break a check are named.
+    static let rowsNamed = 5
+
+    public init(entity: String, table: String, rowID: Int64?, constraint: String, underlying: PQError) {
+        self.entity = entity
+        self.table = table
+        self.rowID = rowID
+        self.constraint = constraint
+        self.underlying = underlying
+    }
 
     public var description: String {
-        "validation failed: \(entity)\(rowID.map { " row id \($0)" } ?? "") violates \(constraint) (table \(table)): "
+        let rows = rowIDs.count > 1
+            ? " row ids \(rowIDs.map(String.init).joined(separator: ", "))\(rowIDs.count == Self.rowsNamed ? " (and perhaps more)" : "") violate"
+            : "\(rowID.map { " row id \($0)" } ?? "") violates"
+        return "validation failed: \(entity)\(rows) \(constraint) (table \(table)): "
             + "\(underlying.message) [SQLSTATE \(underlying.sqlState?.rawValue ?? "?")]"
     }
 }

@@ -59,6 +59,9 @@ struct SchemaDiffer {
     var requiredFromArchive: [ArchiveNames.RequiredColumn] = []
 
     var phases: [Phase: [SchemaOperation]] = [:]
+    /// Enum types rebuilt (their old type dropped after the tables) and dropped (``diffEnums()``).
+    var rebuiltEnums: [EnumChange] = []
+    var droppedEnums: [String] = []
     /// Where every source column, link storage and row set goes (see ``StepAccount``).
     var account = StepAccount()
     var reasons: [String] = []
@@ -93,6 +96,7 @@ struct SchemaDiffer {
         planDisplacements()
         planLinkMoves()
         planRowMoves()
+        diffEnums()
         for oldTable in old.tables {
             if let newName = tableMatch[oldTable.name], let newTable = new.table(named: newName) {
                 diffTable(oldTable, newTable)
@@ -104,6 +108,8 @@ struct SchemaDiffer {
         for newTable in new.tables where !matchedNew.contains(newTable.name) {
             createTable(newTable)
         }
+        finishEnums()
+        diffComments()
         if !reasons.isEmpty {
             throw PlanningError.stepNotPossible(from: source.name, to: destination.name, reasons: reasons)
         }

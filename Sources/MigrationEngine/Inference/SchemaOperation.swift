@@ -38,6 +38,10 @@ enum SchemaOperation: Sendable, Hashable {
     case createIndex(table: String, Index)
     /// Moves the identity sequence past the largest id, after rows arrived with explicit ids.
     case resetIdentity(table: String)
+    /// Creates, changes or drops an enum type of the model.
+    case enumChange(EnumChange)
+    /// `COMMENT ON TABLE` (column nil) or `COMMENT ON COLUMN`; nil removes the comment.
+    case setComment(table: String, column: String?, comment: String?)
 
     /// Whether the operation reads or writes rows (rather than only the catalog).
     ///
@@ -46,6 +50,8 @@ enum SchemaOperation: Sendable, Hashable {
     var movesData: Bool {
         switch self {
         case .backfill, .moveLinks, .moveRows, .renameDiscriminatorValue, .deleteEntityRows, .dropLinksTo, .alterType: return true
+        case let .enumChange(change): return change.movesData
+        case .setComment: return false
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
              .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
             return false
@@ -71,7 +77,7 @@ enum SchemaOperation: Sendable, Hashable {
             var bare = definition
             bare.foreignKeys = []
             bare.indexes = []
-            return [bare.creation]
+            return [bare.creation] + bare.commentStatements
         case .addColumn, .alterType, .setNullable, .dropColumn:
             let (name, _, clause) = alterTableClause!
             return ["ALTER TABLE \(table: name) \(clause)"]
@@ -103,12 +109,18 @@ enum SchemaOperation: Sendable, Hashable {
         case let .addUnique(name, unique):
             return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: unique.name) UNIQUE (\(ids: unique.columns))"]
         case let .addCheck(name, check):
-            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql))"]
+            // Added without reading the rows, then validated: VALIDATE takes a lock that lets writes go on.
+            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql)) NOT VALID",
+                    "ALTER TABLE \(table: name) VALIDATE CONSTRAINT \(id: check.name)"]
         case let .createIndex(name, index):
             return [index.creation(onTable: name)]
         case let .resetIdentity(name):
             return ["SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: name), 'id')::regclass, "
                 + "coalesce((SELECT pg_catalog.max(id) FROM \(table: name)), 0) + 1, false)"]
+        case let .enumChange(change):
+            return change.statements
+        case let .setComment(name, column, comment):
+            return [Table.comment(table: name, column: column, comment)]
         }
     }
 
@@ -120,7 +132,9 @@ enum SchemaOperation: Sendable, Hashable {
         case let .addColumn(name, column):
             return (name, column.name, "ADD COLUMN \(column.definition)")
         case let .alterType(name, column, type):
-            return (name, column, "ALTER COLUMN \(id: column) TYPE \(raw: type.rawValue) USING \(id: column)::\(raw: type.rawValue)")
+            // A value becomes an enum's through its text (no cast leads from another enum, or from a number).
+            let through: SQL = type.enumName == nil ? "" : "::text"
+            return (name, column, "ALTER COLUMN \(id: column) TYPE \(type.sql) USING \(id: column)\(through)::\(type.sql)")
         case let .setNullable(name, column, isNullable):
             return (name, column, "ALTER COLUMN \(id: column) \(raw: isNullable ? "DROP" : "SET") NOT NULL")
         case let .dropColumn(name, column):

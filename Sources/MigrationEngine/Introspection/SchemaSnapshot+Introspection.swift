@@ -35,7 +35,8 @@ extension SchemaSnapshot {
             if let name = try row.decode(String?.self, column: "table_name") { builders[name] = TableBuilder() }
         }
         let sequences = try readSequences(schema: schema, on: connection)
-        guard !builders.isEmpty else { return SchemaSnapshot(tables: [], sequences: sequences) }
+        let enums = try enumTypes(inSchema: schema, on: connection)
+        guard !builders.isEmpty else { return SchemaSnapshot(tables: [], sequences: sequences, enums: enums) }
 
         for row in try connection.execute(Catalog.columns, [schema]) {
             let table = try row.decode(String.self, column: "table_name")
@@ -87,7 +88,9 @@ extension SchemaSnapshot {
             ))
         }
 
-        return SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) }, sequences: sequences)
+        var snapshot = SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) }, sequences: sequences, enums: enums)
+        try snapshot.readComments(inSchema: schema, on: connection)
+        return snapshot
     }
 
     /// The tables of `schema` whose columns are in another order than `version`'s model order

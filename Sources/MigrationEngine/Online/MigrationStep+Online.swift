@@ -174,6 +174,10 @@ extension SchemaOperation {
             return newTables.contains(table)
         case .alterType, .backfill, .renameDiscriminatorValue, .deleteEntityRows, .dropLinksTo, .moveLinks, .moveRows:
             return false
+        case let .enumChange(change):
+            return !change.movesData
+        case .setComment:
+            return true
         }
     }
 
@@ -189,6 +193,7 @@ extension SchemaOperation {
         case let .addUnique(table, unique): return "adding the unique constraint \(unique.name) to \(table)"
         case let .addCheck(table, check): return "adding the check \(check.name) to \(table)"
         case let .createIndex(table, index): return "creating the index \(index.name) on \(table)"
+        case let .enumChange(change): return change.summary
         default: return "\(self)"
         }
     }

@@ -44,15 +44,16 @@ public struct ExpressionTrust {
     static func probeName(_ index: Int) -> String { "#expression \(index)" }
 
     /// The temporary tables with their defaults and checks (partial-index conditions as checks), for
-    /// schema `pg_temp`, after the version's own sequences (which a `nextval` default names).
+    /// schema `pg_temp`, after the version's own enum types (a column's type) and sequences (which a
+    /// `nextval` default names).
     var tableStatements: [SQL] {
         let schema = version.relationalSchema()
         let tables: [SQL] = schema.tables.compactMap { table in
             let own = expressions.indices.filter { expressions[$0].table == table.name }
             guard !own.isEmpty else { return nil }
             var parts: [SQL] = table.columns.map { column in
-                guard case .expression(let sql)? = column.defaultValue else { return "\(id: column.name) \(raw: column.type.rawValue)" }
-                return "\(id: column.name) \(raw: column.type.rawValue) DEFAULT \(raw: sql)"
+                guard case .expression(let sql)? = column.defaultValue else { return "\(id: column.name) \(column.type.sql)" }
+                return "\(id: column.name) \(column.type.sql) DEFAULT \(raw: sql)"
             }
             for index in own {
                 switch expressions[index].kind {
@@ -64,7 +65,7 @@ public struct ExpressionTrust {
             }
             return "CREATE TEMPORARY TABLE \(table: table.name) (\(parts, joinedBy: ", "))"
         }
-        return tables.isEmpty ? [] : schema.sequences.map(\.creation) + tables
+        return tables.isEmpty ? [] : schema.enumTypes.map(\.creation) + schema.sequences.map(\.creation) + tables
     }
 
     /// Raises ``UntrustedExpression`` when an expression of the version uses an object that an

@@ -36,7 +36,7 @@ public struct SchemaImport: Sendable {
         try connection.transaction { connection in
             let live = try SchemaSnapshot.read(schema: schema, on: connection)
             let imported = try SchemaImporter(snapshot: live).importVersion(named: versionName)
-            let foreign = try ForeignObject.inventory(inSchema: schema, on: connection).excludingSequences(of: imported.version)
+            let foreign = try ForeignObject.inventory(inSchema: schema, on: connection).excludingSequences(of: imported.version).notDefined(by: imported.version)
             let differences = live.differences(from: try SchemaSnapshot.expected(for: imported.version, on: connection))
             let notes = imported.notes
                 + foreign.map { ImportNote(.notExpressed, "\($0.kind) \($0.name)", "the model describes tables only; verify reports it as a foreign object") }

@@ -35,7 +35,7 @@ extension TenantLifecycle {
             tenant: name, schema: record.schema, version: record.version,
             differences: live.differences(from: expected)
         )
-        report.foreignObjects = try ForeignObject.inventory(inSchema: record.schema, on: connection).excludingSequences(of: version)
+        report.foreignObjects = try ForeignObject.inventory(inSchema: record.schema, on: connection).excludingSequences(of: version).notDefined(by: version)
         // A check, default, index or column type of the tenant's tables that uses an object no trusted role controls.
         report.foreignObjects += try ExpressionTrust.existing(inSchema: record.schema, on: connection).map {
             ForeignObject(kind: "untrusted dependency", name: "\($0.place) uses \($0.object)", owner: $0.owner)

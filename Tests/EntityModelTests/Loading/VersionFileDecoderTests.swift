@@ -37,10 +37,10 @@ struct VersionFileDecoderTests {
             (7, "the default \"2024-01-01 10:00:00\" of attribute Recipe.publishedAt \(Self.notADate)"),
         ]),
         BrokenFixture("UnknownKey", [
-            (2, "unknown key \"description\" in a version file; the keys are: entities, sequences."),
-            (5, "unknown key \"comment\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract, checks, uniques, indexes, key."),
-            (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check."),
-            (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column, onUpdate, deferred, indexed."),
+            (2, "unknown key \"description\" in a version file; the keys are: entities, sequences, enums."),
+            (5, "unknown key \"remark\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract, checks, uniques, indexes, key, comment."),
+            (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check, comment."),
+            (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column, onUpdate, deferred, indexed, joinOnDelete."),
         ]),
         BrokenFixture("DuplicateKey", [
             (5, "the key \"name\" appears more than once in the same mapping."),
@@ -64,7 +64,7 @@ struct VersionFileDecoderTests {
         #expect(diagnostics("") == ["v1.yaml:1: the file is empty; a version file is a mapping with the key entities."])
         #expect(diagnostics("entity: {}\n") == [
             "v1.yaml:1: a version file needs the key entities.",
-            "v1.yaml:1: unknown key \"entity\" in a version file; the keys are: entities, sequences.",
+            "v1.yaml:1: unknown key \"entity\" in a version file; the keys are: entities, sequences, enums.",
         ])
     }
 

@@ -84,7 +84,7 @@ struct ModelValidatorTests {
             (9, "relationship Recipe.ingredients points to entity Ingredient, which does not exist."),
             (10, "relationship Recipe.author names inverse recipes, but entity Person has no relationship recipes."),
             (11, "entity Person has parent Human, which does not exist."),
-            (14, "unknown key \"shade\" in attribute Person.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check."),
+            (14, "unknown key \"shade\" in attribute Person.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check, comment."),
         ]),
     ]
 

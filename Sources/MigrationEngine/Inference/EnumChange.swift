@@ -1,0 +1,77 @@
+import EntityModel
+import TypedSQL
+
+/// A change to an enum type of the model, as an inferred step makes it in the tenant's schema.
+///
+/// Adding and renaming a value change the catalog only. Removing or reordering values rebuilds the
+/// type: the old one steps aside, the new one is created under the name, and every column of the
+/// type is cast to it through its text (a row holding a removed value stops the step with
+/// SQLSTATE 22P02, naming the value); the old type is dropped once the step's old columns are gone.
+enum EnumChange: Sendable, Hashable {
+    /// `CREATE TYPE … AS ENUM`.
+    case create(EnumType)
+    /// `ALTER TYPE … ADD VALUE … AFTER …` (or `BEFORE` the first value).
+    case addValue(type: String, value: String, after: String?, before: String?)
+    /// `ALTER TYPE … RENAME VALUE … TO …`.
+    case renameValue(type: String, from: String, to: String)
+    /// Rebuilds the type with `values`, casting each of `columns` (names as the step has them at
+    /// that point) to the new type.
+    case rebuild(type: String, values: [String], columns: [TypedColumn])
+    /// `DROP TYPE`, once no column uses it.
+    case drop(String)
+
+    /// A column of an enum type, with its default, which must be dropped while the type changes.
+    struct TypedColumn: Sendable, Hashable {
+        var table: String
+        var column: String
+        var defaultValue: DefaultValue?
+    }
+
+    /// Whether it reads or writes rows: a rebuild casts every row of its columns.
+    var movesData: Bool {
+        if case .rebuild = self { return true }
+        return false
+    }
+
+    var statements: [SQL] {
+        switch self {
+        case let .create(type):
+            return [type.creation]
+        case let .addValue(type, value, after, before):
+            let place: SQL = after.map { " AFTER \(literal: $0)" } ?? before.map { " BEFORE \(literal: $0)" } ?? ""
+            return ["ALTER TYPE \(table: type) ADD VALUE \(literal: value)\(place)"]
+        case let .renameValue(type, from, to):
+            return ["ALTER TYPE \(table: type) RENAME VALUE \(literal: from) TO \(literal: to)"]
+        case let .rebuild(type, values, columns):
+            let aside = Self.asideName(type)
+            var statements: [SQL] = ["ALTER TYPE \(table: type) RENAME TO \(id: aside)", EnumType(name: type, values: values).creation]
+            for column in columns {
+                if column.defaultValue != nil {
+                    statements.append("ALTER TABLE \(table: column.table) ALTER COLUMN \(id: column.column) DROP DEFAULT")
+                }
+                statements.append("ALTER TABLE \(table: column.table) ALTER COLUMN \(id: column.column) TYPE \(table: type) "
+                    + "USING \(id: column.column)::text::\(table: type)")
+                if let value = column.defaultValue {
+                    statements.append("ALTER TABLE \(table: column.table) ALTER COLUMN \(id: column.column) SET DEFAULT \(value.sql(for: .enumeration(type)))")
+                }
+            }
+            return statements
+        case let .drop(type):
+            return ["DROP TYPE \(table: type)"]
+        }
+    }
+
+    /// The name the old type has while a rebuild replaces it.
+    static func asideName(_ type: String) -> String { "_tm_old_" + type.prefix(50) }
+
+    /// What it does, in a few words, for plans.
+    var summary: String {
+        switch self {
+        case let .create(type): "creating the enum type \(type.name)"
+        case let .addValue(type, value, _, _): "adding the value \(value) to the enum type \(type)"
+        case let .renameValue(type, from, to): "renaming the value \(from) of the enum type \(type) to \(to)"
+        case let .rebuild(type, values, _): "rebuilding the enum type \(type) with the values \(values.joined(separator: ", "))"
+        case let .drop(type): "dropping the enum type \(type)"
+        }
+    }
+}

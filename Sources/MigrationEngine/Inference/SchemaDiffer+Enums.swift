@@ -1,0 +1,82 @@
+import EntityModel
+
+extension SchemaDiffer {
+    /// The changes to the enum types: new ones are created before any table uses them, and old
+    /// ones dropped once nothing does. A kept type whose values were only added to (anywhere in the
+    /// order) gains them with `ADD VALUE`; renamed values (`renamed:` of the later version) are
+    /// renamed in place. Any other change of the values (one removed, the order changed), or a
+    /// value added that the destination's defaults use (PostgreSQL refuses a value added in the
+    /// transaction that uses it, SQLSTATE 55P04), rebuilds the type under its name, once the
+    /// step's new tables and columns exist and before its columns change type.
+    mutating func diffEnums() {
+        let oldTypes = Dictionary(old.enumTypes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let newNames = Set(new.enumTypes.map(\.name))
+        for type in new.enumTypes {
+            guard let previous = oldTypes[type.name] else {
+                emit(.renameConstraints, .enumChange(.create(type)))
+                continue
+            }
+            var current = previous.values
+            for (from, to) in Self.renamedValues(from: previous, to: type) {
+                emit(.renameConstraints, .enumChange(.renameValue(type: type.name, from: from, to: to)))
+                current = current.map { $0 == from ? to : $0 }
+            }
+            guard current != type.values else { continue }
+            let added = type.values.filter { !current.contains($0) }
+            let usedAtOnce = new.tables.contains { table in
+                table.columns.contains { column in
+                    guard column.type == type.sqlType, case let .string(value)? = column.defaultValue else { return false }
+                    return added.contains(value)
+                }
+            }
+            if type.values.filter(current.contains) == current, !usedAtOnce {
+                for value in added {
+                    let index = type.values.firstIndex(of: value)!
+                    let after = type.values[..<index].last
+                    emit(.renameConstraints, .enumChange(.addValue(type: type.name, value: value, after: after, before: after == nil ? current.first : nil)))
+                }
+            } else {
+                let columns = new.tables.flatMap { table in
+                    table.columns.filter { $0.type == type.sqlType }.map { EnumChange.TypedColumn(table: table.name, column: $0.name, defaultValue: $0.defaultValue) }
+                }
+                rebuiltEnums.append(.rebuild(type: type.name, values: type.values, columns: columns))
+            }
+        }
+        for type in old.enumTypes where !newNames.contains(type.name) {
+            droppedEnums.append(type.name)
+        }
+    }
+
+    /// What waits for the step's tables and columns: the rebuilds, after the columns changed type
+    /// (and new tables and columns of the type exist); the drops of the types a rebuild set aside
+    /// and of those the destination no longer has, after the old tables and columns went.
+    mutating func finishEnums() {
+        // A default cannot follow a column into an enum (SQLSTATE 42804): it goes first, and the
+        // column's new default is set after the type changed (``diffColumn``).
+        phases[.alterColumns] = phases[.alterColumns]?.flatMap { operation -> [SchemaOperation] in
+            guard case let .alterType(table, column, type) = operation, type.enumName != nil else { return [operation] }
+            return [.setDefault(table: table, column: column, value: nil, type: type), operation]
+        }
+        // First among the type changes, so that a default of a new value is set on the new type.
+        phases[.alterColumns, default: []].insert(contentsOf: rebuiltEnums.map { .enumChange($0) }, at: 0)
+        for rebuild in rebuiltEnums {
+            if case let .rebuild(name, _, _) = rebuild { emit(.dropTables, .enumChange(.drop(EnumChange.asideName(name)))) }
+        }
+        for name in droppedEnums { emit(.dropTables, .enumChange(.drop(name))) }
+    }
+
+    /// The values of `old` renamed in `new`, old name → new name: those `new` says it renamed
+    /// (`renamed:`), and, on a way down, those `old` says it renamed, backwards.
+    static func renamedValues(from old: EnumType, to new: EnumType) -> [(String, String)] {
+        var renames: [(String, String)] = []
+        for (newName, oldName) in new.renamedValues.sorted(by: { $0.key < $1.key })
+        where old.values.contains(oldName) && !old.values.contains(newName) && new.values.contains(newName) {
+            renames.append((oldName, newName))
+        }
+        for (laterName, earlierName) in old.renamedValues.sorted(by: { $0.key < $1.key })
+        where old.values.contains(laterName) && !new.values.contains(laterName) && new.values.contains(earlierName) && !old.values.contains(earlierName) {
+            renames.append((laterName, earlierName))
+        }
+        return renames
+    }
+}
