@@ -13,6 +13,13 @@ extension Statement {
         self.init(unsafeSQL: text, binds: values.isEmpty ? parameters.map { $0?.postgresBind ?? .null } : values.map(\.bind))
     }
 
+    /// `sql` for `schema` with its `bind:` values inline as string constants and no parameters: for
+    /// statements that take none (`DECLARE … CURSOR FOR`, `PREPARE … AS`), or a text that must be
+    /// the same whatever the values.
+    public init(inlining sql: SQL, schema: String? = nil) {
+        self.init(unsafeSQL: sql.renderedInline(schema: schema))
+    }
+
     /// `sql` (literal text with `$1`, `$2`, …, and names) with parameters already in wire form.
     public init(_ sql: SQL, schema: String? = nil, binds: [PQBind]) {
         let (text, values) = sql.rendered(schema: schema)
