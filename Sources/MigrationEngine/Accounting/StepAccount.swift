@@ -119,6 +119,11 @@ public struct StepAccount: Sendable, Hashable, Codable {
             self.words = words
         }
 
+        /// The rows `sql` selects (``SQL/schema`` for the tenant's schema), kept as the account's text.
+        init(_ sql: SQL, words: String? = nil) {
+            self.init(PlaceholderQuoting.text(sql), words: words)
+        }
+
         /// The rows in words, else the predicate.
         public var description: String { words ?? predicate }
 
