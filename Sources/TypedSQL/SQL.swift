@@ -117,6 +117,18 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
         return (text, values)
     }
 
+    /// The statement with the tenant's schema fixed to `schema`: a statement over one schema's
+    /// tables, to put inside a statement rendered for another.
+    public func naming(schema: String, quoting q: some SQLQuoting = .postgreSQL) -> SQL {
+        SQL(fragments: fragments.map { fragment in
+            switch fragment {
+            case .tenantSchema: .identifier(schema)
+            case let .qualifiedNameLiteral(name): .literal(q.quoteIdentifier(schema) + "." + q.quoteIdentifier(name))
+            default: fragment
+            }
+        })
+    }
+
     /// The statement with `<schema>` for the tenant's schema, for messages and debugging.
     public var description: String { text(schema: "<schema>") }
 
@@ -177,6 +189,12 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
         /// a catalog-owned name, put in as it came back, never text from elsewhere.
         public mutating func appendInterpolation(quotedByServer name: String) {
             appendText(name)
+        }
+
+        /// Text inside a `--` comment: a name, a user's expression. Line breaks become spaces, so
+        /// that the text cannot end the comment.
+        public mutating func appendInterpolation(comment text: String) {
+            appendText(String(text.map { $0.isNewline ? " " : $0 }))
         }
 
         /// A number, as digits: `LIMIT \(int: 100)`.
