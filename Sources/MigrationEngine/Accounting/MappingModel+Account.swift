@@ -405,7 +405,7 @@ struct MappingAccountant {
                     column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute))?.name
                 }
                 var selection = MappingCompiler.Selection()
-                let rows = try loss.rows.map { StepAccount.RowSet(PlaceholderQuoting.text(try compiler.rewrite($0, from: mapping.source, into: &selection)),
+                let rows = try loss.rows.map { StepAccount.RowSet(try compiler.rewrite($0, from: mapping.source, into: &selection),
                                                                   words: "the rows where \($0)") }
                 let filter = try filterPredicate(of: mapping).map { StepAccount.RowSet($0, words: Self.selection(of: mapping)) }
                 let predicate = StepAccount.RowSet.both(filter, rows)
