@@ -73,8 +73,8 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     static func insertSampleRecipes(schema: String, on connection: Connection) throws {
-        let recipe = connection.quoteIdentifier(schema) + ".recipe"
-        let ingredient = connection.quoteIdentifier(schema) + ".recipe_ingredient"
+        let recipe: SQL = "\(schema: schema, table: "recipe")"
+        let ingredient: SQL = "\(schema: schema, table: "recipe_ingredient")"
         let samples: [(String, String, Int16, [(String, Decimal, String)])] = [
             ("Beef stew", "Meat", 4, [("Beef", 800, "g"), ("Carrot", 3, "piece"), ("Red wine", 250, "ml")]),
             ("Grilled salmon", "Fish", 2, [("Salmon", 400, "g"), ("Lemon", 1, "piece")]),
@@ -108,7 +108,7 @@ struct DemoCommand: AsyncParsableCommand {
                     [schema, table]
                 ).map { try $0.decode(String.self, at: 0) }
                 guard !columns.isEmpty else { return nil }
-                let result = try connection.execute("SELECT * FROM \(connection.quoteIdentifier(schema)).\(connection.quoteIdentifier(table)) ORDER BY id")
+                let result = try connection.execute("SELECT * FROM \(schema: schema, table: table) ORDER BY id")
                 return (table, [columns] + result.map { row in columns.indices.map { row[$0] ?? "NULL" } })
             }
         }

@@ -141,9 +141,9 @@ struct CreateBenchmark: AsyncParsableCommand {
         let catalog = TenantCatalog()
         var statements = ["CREATE SCHEMA \(q.quoteIdentifier(schema))"]
         statements += version.relationalSchema().createStatements(inSchema: schema, quoting: q)
-        statements.append(catalog.registerSQL(tenant, schema: schema, family: "Recipes", version: version, quoting: q))
+        statements.append(catalog.registerSQL(tenant, schema: schema, family: "Recipes", version: version).text(schema: schema, quoting: q))
         statements.append(catalog.historySQL(tenant, family: "Recipes", operation: .create, to: version.name,
-                                             statisticsJSON: "{\"tables\": 4}", quoting: q))
+                                             statisticsJSON: "{\"tables\": 4}").text(schema: schema, quoting: q))
         return "BEGIN;\n" + statements.joined(separator: ";\n") + ";\nCOMMIT;\n"
     }
 }

@@ -58,8 +58,8 @@ extension FleetBench {
                     FOREIGN KEY (unit_of_measure_id) REFERENCES \(s).unit_of_measure (id) ON DELETE SET NULL;
                 CREATE INDEX recipe_ingredient_ingredient_id_idx ON \(s).recipe_ingredient (ingredient_id);
                 CREATE INDEX ingredient_unit_of_measure_id_idx ON \(s).ingredient (unit_of_measure_id);
-                \(catalog.recordVersionSQL(tenant, version: version, quoting: q));
-                \(catalog.historySQL(tenant, family: "Recipes", operation: .migrate, from: "v1", to: version.name, quoting: q));
+                \(catalog.recordVersionSQL(tenant, version: version).text(schema: catalog.schema, quoting: q));
+                \(catalog.historySQL(tenant, family: "Recipes", operation: .migrate, from: "v1", to: version.name).text(schema: catalog.schema, quoting: q));
                 COMMIT;
 
                 """

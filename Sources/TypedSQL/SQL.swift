@@ -53,6 +53,22 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
     /// Whether there is nothing to run.
     public var isEmpty: Bool { fragments.isEmpty }
 
+    /// Whether the statement names the tenant's schema (``schema``, `table:`, `qualifiedNameLiteral:`),
+    /// so that it can be rendered only for a given schema.
+    public var usesTenantSchema: Bool {
+        fragments.contains { fragment in
+            switch fragment {
+            case .tenantSchema, .qualifiedNameLiteral: true
+            default: false
+            }
+        }
+    }
+
+    /// Whether the statement carries values to send as parameters (`bind:`).
+    public var hasBinds: Bool {
+        fragments.contains { if case .bind = $0 { true } else { false } }
+    }
+
     /// `lhs` followed by `rhs`.
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
         SQL(fragments: lhs.fragments + rhs.fragments)
@@ -99,6 +115,18 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
             }
         }
         return (text, values)
+    }
+
+    /// The statement with the tenant's schema fixed to `schema`: a statement over one schema's
+    /// tables, to put inside a statement rendered for another.
+    public func naming(schema: String, quoting q: some SQLQuoting = .postgreSQL) -> SQL {
+        SQL(fragments: fragments.map { fragment in
+            switch fragment {
+            case .tenantSchema: .identifier(schema)
+            case let .qualifiedNameLiteral(name): .literal(q.quoteIdentifier(schema) + "." + q.quoteIdentifier(name))
+            default: fragment
+            }
+        })
     }
 
     /// The statement with `<schema>` for the tenant's schema, for messages and debugging.
@@ -148,6 +176,39 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
             fragments.append(.identifier(name))
         }
 
+        /// An object in a schema named here, not the tenant's: `"tenant_migrator"."tenants"`, or the
+        /// catalog's `"pg_catalog"."pg_class"`.
+        public mutating func appendInterpolation(schema: String, table name: String) {
+            fragments.append(.identifier(schema))
+            appendText(".")
+            fragments.append(.identifier(name))
+        }
+
+        /// A name as PostgreSQL's catalog gave it, quoted by the server itself
+        /// (`pg_catalog.format('%I.%I', n.nspname, c.relname)`, `c.oid::pg_catalog.regclass::text`):
+        /// a catalog-owned name, put in as it came back, never text from elsewhere.
+        public mutating func appendInterpolation(quotedByServer name: String) {
+            appendText(name)
+        }
+
+        /// Text inside a `--` comment: a name, a user's expression. Line breaks become spaces, so
+        /// that the text cannot end the comment.
+        public mutating func appendInterpolation(comment text: String) {
+            appendText(String(text.map { $0.isNewline ? " " : $0 }))
+        }
+
+        /// A number, as digits: `LIMIT \(int: 100)`.
+        public mutating func appendInterpolation(int number: some BinaryInteger) {
+            appendText(String(number))
+        }
+
+        /// A keyword chosen from a closed set: an enumeration whose raw values are SQL text
+        /// (`\(keyword: LockMode.forUpdate)`), never text from outside.
+        public mutating func appendInterpolation<Keyword: RawRepresentable & CaseIterable>(keyword: Keyword)
+        where Keyword.RawValue == String {
+            appendText(keyword.rawValue)
+        }
+
         /// A string constant in the text: `'Other'`.
         public mutating func appendInterpolation(literal value: String) {
             fragments.append(.literal(value))
@@ -168,7 +229,23 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
             fragments.append(.bind(value))
         }
 
-        /// SQL text as it is: a type name, a number, a mapping's value expression.
+        /// Text sent as a parameter; `nil` as NULL.
+        public mutating func appendInterpolation(bind value: String?) {
+            fragments.append(.bind(value.map(SQLValue.text) ?? .null))
+        }
+
+        /// A number sent as a parameter (`bigint`).
+        public mutating func appendInterpolation(bind value: Int) {
+            fragments.append(.bind(.integer(Int64(value))))
+        }
+
+        /// A flag sent as a parameter.
+        public mutating func appendInterpolation(bind value: Bool) {
+            fragments.append(.bind(.boolean(value)))
+        }
+
+        /// SQL text as it is, unchecked: a mapping's value expression after it was checked, text a
+        /// model's DDL renderer made. Each use says why its text is safe.
         public mutating func appendInterpolation(raw text: String) {
             appendText(text)
         }

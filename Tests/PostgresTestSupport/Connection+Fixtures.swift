@@ -12,7 +12,7 @@ extension Connection {
         let strict = isStrictOneStatement
         isStrictOneStatement = false
         defer { isStrictOneStatement = strict }
-        return try script(sql)
+        return try script(unsafeSQL: sql)
     }
 }
 

@@ -2,22 +2,23 @@ import LibPQ
 
 /// Queries the tests use to look at a database, whatever they test.
 extension Connection {
-    /// The first column of the first row.
+    /// The first column of the first row. Test helpers take SQL as text (`unsafeSQL:`): a test's own
+    /// statements, never a user's.
     ///
     /// - Throws: ``TestFailure`` when there is no row.
     public func scalar<T: PQDecodable>(_ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> T {
-        guard let row = try execute(sql, parameters).first else { throw TestFailure("no row for \(sql)") }
+        guard let row = try execute(unsafeSQL: sql, parameters).first else { throw TestFailure("no row for \(sql)") }
         return try row.decode(T.self, at: 0)
     }
 
     /// The first column of every row.
     public func column<T: PQDecodable>(_ sql: String, _ parameters: [(any PQEncodable)?] = [], as type: T.Type = T.self) throws -> [T] {
-        try execute(sql, parameters).map { try $0.decode(T.self, at: 0) }
+        try execute(unsafeSQL: sql, parameters).map { try $0.decode(T.self, at: 0) }
     }
 
     /// Every row, every column as text (NULL as nil); cast non-text columns with `::text` in `sql`.
     public func rows(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> [[String?]] {
-        let result = try execute(sql, parameters)
+        let result = try execute(unsafeSQL: sql, parameters)
         return try result.map { row in try (0..<result.columnCount).map { try row.decode(String?.self, at: $0) } }
     }
 

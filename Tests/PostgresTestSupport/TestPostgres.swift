@@ -24,13 +24,13 @@ public enum TestPostgres {
         let server = try await TestServer.shared.start()
         let name = "tm_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try Connection(server.adminConnectionString)
-        try admin.execute("CREATE DATABASE \(admin.quoteIdentifier(name)) TEMPLATE template0 ENCODING 'UTF8'")
+        try admin.execute("CREATE DATABASE \(id: name) TEMPLATE template0 ENCODING 'UTF8'")
         do {
             let value = try await body(server.connectionString(database: name))
-            _ = try? admin.execute("DROP DATABASE \(admin.quoteIdentifier(name)) WITH (FORCE)")
+            _ = try? admin.execute("DROP DATABASE \(id: name) WITH (FORCE)")
             return value
         } catch {
-            _ = try? admin.execute("DROP DATABASE \(admin.quoteIdentifier(name)) WITH (FORCE)")
+            _ = try? admin.execute("DROP DATABASE \(id: name) WITH (FORCE)")
             throw error
         }
     }

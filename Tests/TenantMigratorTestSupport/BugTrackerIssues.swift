@@ -82,23 +82,24 @@ public struct BugTrackerIssues: Sendable {
 
     /// Inserts the issues, and their project, into a tenant's schema at `version` (v1 or v2).
     public func insert(into schema: String, version: String, on connection: Connection) throws {
-        let s = connection.quoteIdentifier(schema)
-        try connection.execute("INSERT INTO \(s).project (id, name) VALUES (1, 'Web')")
-        let columns = version == "v1" ? "id, title, status, priority, project_id" : "id, summary, status, priority, project_id, due_date"
-        try connection.copyIn("COPY \(s).issue (\(columns)) FROM STDIN") { writer in
+        try connection.execute("INSERT INTO \(schema: schema, table: "project") (id, name) VALUES (1, 'Web')")
+        let columns = version == "v1" ? ["id", "title", "status", "priority", "project_id"] : ["id", "summary", "status", "priority", "project_id", "due_date"]
+        try connection.copyIn("COPY \(schema: schema, table: "issue") (\(ids: columns)) FROM STDIN") { writer in
             for row in rows {
                 try writer.writeRow([String(row.id), "Issue \(row.id)", row.status, row.priority.map(String.init), "1"]
                     + (version == "v1" ? [] : [row.dueDay.map { "2026-01-\(String(format: "%02d", $0 + 1)) 09:00:00+00" }]))
             }
         }
-        try connection.execute("SELECT setval(pg_get_serial_sequence($1, 'id'), (SELECT max(id) FROM \(s).issue))", ["\(s).issue"])
+        try connection.execute(
+            "SELECT setval(pg_get_serial_sequence(\(qualifiedNameLiteral: "issue"), 'id'), (SELECT max(id) FROM \(table: "issue")))", schema: schema
+        )
     }
 
     /// A new schema at BugTracker v2 (the family's DDL), holding the issues.
     public func insert(intoNewSchema schema: String, family: ModelFamily, on connection: Connection) throws {
-        try connection.execute("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
-        for statement in family.version(named: "v2")!.relationalSchema().createStatements(inSchema: schema, quoting: connection) {
-            try connection.execute(statement)
+        try connection.execute("CREATE SCHEMA \(id: schema)")
+        for statement in family.version(named: "v2")!.relationalSchema().creationStatements {
+            try connection.execute(statement, schema: schema)
         }
         try insert(into: schema, version: "v2", on: connection)
     }

@@ -28,7 +28,7 @@ struct PostgreSQLQuotingTests {
                 let literal = PostgreSQLQuoting().quoteLiteral(text)
                 #expect(literal == connection.quoteLiteral(text))
                 #expect(PostgreSQLQuoting().quoteIdentifier(text) == connection.quoteIdentifier(text))
-                let back = try connection.execute("SELECT \(literal)::text").first?.decode(String.self, at: 0)
+                let back = try connection.execute(unsafeSQL: "SELECT \(literal)::text").first?.decode(String.self, at: 0)
                 #expect(back == text, "\(text.debugDescription) came back as \(String(describing: back).debugDescription)")
             }
         }

@@ -32,4 +32,18 @@ struct SQLTests {
         let sql: SQL = "SELECT pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: "recipe"), 'id')"
         #expect(sql.text(schema: "Tenant A") == #"SELECT pg_catalog.pg_get_serial_sequence('"Tenant A"."recipe"', 'id')"#)
     }
+
+    @Test func namesInAGivenSchemaNumbersKeywordsAndCommentsAreTyped() {
+        enum Lock: String, CaseIterable { case share = "SHARE", exclusive = "ACCESS EXCLUSIVE" }
+        let sql: SQL = "LOCK TABLE \(schema: "cat\"alog", table: "tenants") IN \(keyword: Lock.exclusive) MODE -- \(comment: "a\nDROP TABLE x") \(int: 42)"
+        #expect(sql.text(schema: "ignored") == #"LOCK TABLE "cat""alog"."tenants" IN ACCESS EXCLUSIVE MODE -- a DROP TABLE x 42"#)
+        #expect(!sql.usesTenantSchema)
+        #expect(("SELECT \(bind: "x") FROM \(table: "t")" as SQL).usesTenantSchema)
+    }
+
+    @Test func aStatementOverOneSchemaGoesInsideOneRenderedForAnother() {
+        let inner: SQL = "SELECT * FROM \(table: "t") WHERE pg_catalog.to_regclass(\(qualifiedNameLiteral: "t")) IS NOT NULL"
+        let outer: SQL = "INSERT INTO \(table: "t") \(inner.naming(schema: "delta"))"
+        #expect(outer.text(schema: "shadow") == #"INSERT INTO "shadow"."t" SELECT * FROM "delta"."t" WHERE pg_catalog.to_regclass('"delta"."t"') IS NOT NULL"#)
+    }
 }

@@ -1,3 +1,4 @@
+import TypedSQL
 import CLibPQ
 
 extension Connection {
@@ -11,7 +12,13 @@ extension Connection {
     /// If `body` throws, the COPY is aborted (nothing is inserted) and the error is rethrown.
     /// - Returns: the number of rows the server copied.
     @discardableResult
-    public func copyIn(_ sql: String, bufferSize: Int = 256 * 1024, _ body: (inout CopyInWriter) throws -> Void) throws -> Int {
+    public func copyIn(_ sql: SQL, schema: String? = nil, bufferSize: Int = 256 * 1024, _ body: (inout CopyInWriter) throws -> Void) throws -> Int {
+        try copyIn(unsafeSQL: sql.renderedInline(schema: schema), bufferSize: bufferSize, body)
+    }
+
+    /// ``copyIn(_:schema:bufferSize:_:)`` for `sql` as it is, unchecked.
+    @discardableResult
+    public func copyIn(unsafeSQL sql: String, bufferSize: Int = 256 * 1024, _ body: (inout CopyInWriter) throws -> Void) throws -> Int {
         try startCopy(sql, expecting: PGRES_COPY_IN, "COPY FROM STDIN")
         var writer = CopyInWriter(connection: self, bufferSize: bufferSize)
         do {
@@ -32,7 +39,13 @@ extension Connection {
     /// If `onChunk` throws, the statement is cancelled and the error is rethrown.
     /// - Returns: the number of rows copied.
     @discardableResult
-    public func copyOut(_ sql: String, chunkSize: Int = 256 * 1024, _ onChunk: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+    public func copyOut(_ sql: SQL, schema: String? = nil, chunkSize: Int = 256 * 1024, _ onChunk: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        try copyOut(unsafeSQL: sql.renderedInline(schema: schema), chunkSize: chunkSize, onChunk)
+    }
+
+    /// ``copyOut(_:schema:chunkSize:_:)`` for `sql` as it is, unchecked.
+    @discardableResult
+    public func copyOut(unsafeSQL sql: String, chunkSize: Int = 256 * 1024, _ onChunk: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
         try startCopy(sql, expecting: PGRES_COPY_OUT, "COPY TO STDOUT")
         var chunk: [UInt8] = []
         chunk.reserveCapacity(chunkSize + 4096)

@@ -17,7 +17,7 @@ extension Connection {
     /// queued on this connection until read with ``notifications()`` or
     /// ``waitForNotifications(timeout:)``.
     public func listen(_ channel: String) throws {
-        try execute("LISTEN \(quoteIdentifier(channel))")
+        try execute("LISTEN \(id: channel)")
     }
 
     /// The notifications that have arrived so far, without waiting and without a round trip.

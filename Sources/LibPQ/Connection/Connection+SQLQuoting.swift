@@ -4,11 +4,6 @@ import TypedSQL
 extension Connection: SQLQuoting {}
 
 extension Connection {
-    /// Runs `sql` in the tenant schema `schema`, its values sent as parameters.
-    @discardableResult
-    public func execute(_ sql: SQL, schema: String) throws -> QueryResult {
-        try execute(Statement(sql, schema: schema))
-    }
 
     /// Runs `statements` in the tenant schema `schema` as one pipeline: one round trip.
     @discardableResult

@@ -1,3 +1,4 @@
+import TypedSQL
 import CLibPQ
 
 extension Connection {
@@ -12,7 +13,7 @@ extension Connection {
     ///
     /// - Parameter beginStatement: the statement that opens the transaction, for isolation levels
     ///   (`BEGIN ISOLATION LEVEL SERIALIZABLE`).
-    public func transaction<T>(beginStatement: String = "BEGIN", _ body: (Connection) throws -> T) throws -> T {
+    public func transaction<T>(beginStatement: SQL = "BEGIN", _ body: (Connection) throws -> T) throws -> T {
         if transactionDepth > 0 { return try savepoint(body) }
         // Whatever was queued before belongs to no transaction: it never is (see sendWithNextRoundTrip).
         transactionDepth = 1
@@ -85,7 +86,7 @@ extension Connection {
     }
 
     /// Runs `statements`, one per message, in one round trip; logs rather than throws a failure.
-    private func rollbackQuietly(_ statements: String...) {
+    private func rollbackQuietly(_ statements: SQL...) {
         do {
             if statements.count == 1 {
                 try script(statements[0])
@@ -110,7 +111,7 @@ extension Connection {
     @discardableResult
     public func transactionPipeline(_ statements: [Statement]) throws -> [QueryResult] {
         guard !statements.isEmpty else { return [] }
-        let opening: String, closing: String, undo: [String]
+        let opening: SQL, closing: SQL, undo: [SQL]
         if transactionDepth > 0 {
             let name = nextSavepointName()
             (opening, closing, undo) = ("SAVEPOINT \(name)", "RELEASE SAVEPOINT \(name)", ["ROLLBACK TO SAVEPOINT \(name)", "RELEASE SAVEPOINT \(name)"])
@@ -136,8 +137,8 @@ extension Connection {
     }
 
     /// A savepoint name not used before on this connection.
-    private func nextSavepointName() -> String {
+    private func nextSavepointName() -> SQL {
         savepointCounter += 1
-        return "tm_savepoint_\(savepointCounter)"
+        return "tm_savepoint_\(int: savepointCounter)"
     }
 }

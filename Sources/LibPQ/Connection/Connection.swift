@@ -1,6 +1,7 @@
 import CLibPQ
 import Foundation
 import Logging
+import TypedSQL
 
 /// A connection to PostgreSQL through libpq.
 ///
@@ -131,13 +132,20 @@ public final class Connection {
 
     // MARK: Running statements
 
-    /// Runs one statement with parameters (`$1`, `$2`, …) through the extended protocol, and
-    /// returns its rows. Values are never interpolated into the SQL text.
+    /// Runs one statement through the extended protocol, and returns its rows: `sql` for the tenant
+    /// schema `schema` (needed when it names it), its `bind:` values or `parameters` (`$1`, `$2`, …)
+    /// sent as parameters. Values are never interpolated into the SQL text.
     ///
     /// - Throws: ``PQError`` with the server's SQLSTATE and diagnostics.
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> QueryResult {
-        try execute(Statement(sql, parameters))
+    public func execute(_ sql: SQL, schema: String? = nil, _ parameters: [(any PQEncodable)?] = []) throws -> QueryResult {
+        try execute(Statement(sql, schema: schema, parameters))
+    }
+
+    /// Runs `sql` as it is, unchecked, with `parameters`: for text that really comes from outside.
+    @discardableResult
+    public func execute(unsafeSQL sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> QueryResult {
+        try execute(Statement(unsafeSQL: sql, parameters))
     }
 
     /// Runs a prepared ``Statement``.
@@ -158,12 +166,22 @@ public final class Connection {
     ///
     /// In strict one-statement mode (``isStrictOneStatement``) the script must be one statement;
     /// one of several is refused, before any of it runs, with a client error of SQLSTATE 42601.
+    ///
+    /// `sql` is rendered for the tenant schema `schema` (needed when it names it), its `bind:` values
+    /// inline as literals.
     @discardableResult
-    public func script(_ sql: String) throws -> QueryResult {
+    public func script(_ sql: SQL, schema: String? = nil) throws -> QueryResult {
+        try script(unsafeSQL: sql.renderedInline(schema: schema))
+    }
+
+    /// Runs the script `sql` as it is, unchecked: for text that really comes from outside (a file of
+    /// the user's).
+    @discardableResult
+    public func script(unsafeSQL sql: String) throws -> QueryResult {
         if hasQueuedStatements {
             // One statement in strict mode: it goes out with the queue, in its pipeline.
-            guard isStrictOneStatement else { try sendQueuedStatements(); return try script(sql) }
-            return try refusingSeveralStatements(sql) { try pipeline([Statement(sql)])[0] }
+            guard isStrictOneStatement else { try sendQueuedStatements(); return try script(unsafeSQL: sql) }
+            return try refusingSeveralStatements(sql) { try pipeline([Statement(unsafeSQL: sql)])[0] }
         }
         logStatement(sql)
         countRoundTrip(statements: 1)
@@ -237,9 +255,10 @@ public final class Connection {
     /// session, in one statement, through `pg_catalog.set_config` so that the call itself cannot be
     /// redirected.
     public func setSession(_ settings: [String: String]) throws {
-        let sorted = settings.sorted { $0.key < $1.key }
-        let calls = sorted.indices.map { "pg_catalog.set_config($\(2 * $0 + 1), $\(2 * $0 + 2), false)" }.joined(separator: ", ")
-        try execute("SELECT " + calls, sorted.flatMap { [$0.key, $0.value] })
+        let calls = settings.sorted { $0.key < $1.key }.map { name, value -> SQL in
+            "pg_catalog.set_config(\(bind: name), \(bind: value), false)"
+        }
+        try execute("SELECT \(calls, joinedBy: ", ")")
     }
 
     /// The startup packet's `options` for `settings`: `-c name=value` each, spaces and backslashes escaped.

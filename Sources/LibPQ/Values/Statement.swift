@@ -1,19 +1,26 @@
 /// A SQL statement with its parameters already in wire form, ready to execute or to pipeline.
+///
+/// Its text comes from typed ``SQL`` (`Statement("SELECT … WHERE name = $1", [name])`, or with
+/// names and values interpolated by kind: see Statement+SQL.swift), or, unchecked, from
+/// ``init(unsafeSQL:_:)``, whose name says that nothing checked it.
 public struct Statement: Sendable, CustomStringConvertible {
     /// The SQL text, with `$1`, `$2`, … placeholders.
-    public var sql: String
+    public private(set) var sql: String
     /// The parameters, in order.
     public var binds: [PQBind]
     /// Whether each connection prepares the text once and then only binds and executes it
     /// (``preparedPerConnection()``).
     public private(set) var isPreparedPerConnection = false
 
-    public init(_ sql: String, _ parameters: [(any PQEncodable)?] = []) {
+    /// `sql` as it is, unchecked, with `parameters` for its `$1`, `$2`, …: for text that really comes
+    /// from outside (a test's, a user's checked expression). Everything else is typed ``SQL``.
+    public init(unsafeSQL sql: String, _ parameters: [(any PQEncodable)?] = []) {
         self.sql = sql
         self.binds = parameters.map { $0?.postgresBind ?? .null }
     }
 
-    public init(_ sql: String, binds: [PQBind]) {
+    /// `sql` as it is, unchecked, with parameters already in wire form.
+    public init(unsafeSQL sql: String, binds: [PQBind]) {
         self.sql = sql
         self.binds = binds
     }

@@ -83,7 +83,7 @@ struct MappingAccountant {
         }
         // (A distinct mapping's claim covers its rows but for the values it merges.)
         if claims.contains(where: { ($0.rows == nil && $0.merges == nil) || $0.keepsEveryValue }) { return entries }
-        let notNull = entry.item.column.map { " AND source.\(q.quoteIdentifier(differ.currentName(ofOldColumn: $0, in: entry.item.table))) IS NOT NULL" } ?? ""
+        let notNull = entry.item.column.map { PlaceholderQuoting.text(" AND source.\(id: differ.currentName(ofOldColumn: $0, in: entry.item.table)) IS NOT NULL") } ?? ""
         var restricted = change
         let rest: StepAccount.RowSet
         if claims.contains(where: { $0.merges != nil }) {
@@ -315,8 +315,9 @@ struct MappingAccountant {
                 if let key = holder.column(withOrigin: .relationship(entity: hop.entity, relationship: hop.relationship)) {
                     found.append((holder.name, key.name, reached, reachedInWords))
                     let live = differ.currentName(ofOldColumn: key.name, in: holder.name)
-                    reached = "EXISTS (SELECT 1 FROM \(q.qualified(PlaceholderQuoting.schema, differ.currentName(ofOldTable: holder.name))) AS tm_holder "
-                        + "WHERE tm_holder.\(q.quoteIdentifier(live)) = source.id)"
+                    reached = PlaceholderQuoting.text(
+                        "EXISTS (SELECT 1 FROM \(table: differ.currentName(ofOldTable: holder.name)) AS tm_holder WHERE tm_holder.\(id: live) = source.id)"
+                    )
                     let article = hop.entity.first.map { "AEIOU".contains($0) } == true ? "an" : "a"
                     reachedInWords = "the \(hop.destination) rows \(article) \(hop.entity) links to through \(hop.entity).\(hop.relationship)"
                 } else {
@@ -404,7 +405,7 @@ struct MappingAccountant {
                     column = table.column(withOrigin: .attribute(entity: declaredBy, attribute: attribute))?.name
                 }
                 var selection = MappingCompiler.Selection()
-                let rows = try loss.rows.map { StepAccount.RowSet(PlaceholderQuoting.text(try compiler.rewrite($0, from: mapping.source, into: &selection)),
+                let rows = try loss.rows.map { StepAccount.RowSet(try compiler.rewrite($0, from: mapping.source, into: &selection),
                                                                   words: "the rows where \($0)") }
                 let filter = try filterPredicate(of: mapping).map { StepAccount.RowSet($0, words: Self.selection(of: mapping)) }
                 let predicate = StepAccount.RowSet.both(filter, rows)

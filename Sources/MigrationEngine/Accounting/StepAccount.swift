@@ -106,17 +106,56 @@ public struct StepAccount: Sendable, Hashable, Codable {
         }
     }
 
-    /// A set of rows of the item's table, as an SQL predicate over the source row `source`.
-    /// `{schema}` stands for the tenant's quoted schema. Where the account knows them in model
-    /// terms, ``words`` says which rows they are; the sentences print those, never the SQL.
+    /// A set of rows of the item's table, as an SQL predicate over the source row `source`, typed
+    /// (``sql``) until it is rendered: for a tenant where it runs, or as the account's text
+    /// (``predicate``, `{schema}` standing for the tenant's quoted schema) in plans and JSON. Where
+    /// the account knows them in model terms, ``words`` says which rows they are; the sentences print
+    /// those, never the SQL.
     public struct RowSet: Sendable, Hashable, Codable, CustomStringConvertible {
-        public var predicate: String
+        /// The predicate, the tenant's schema as ``SQL/schema``.
+        public let sql: SQL
         /// The rows in model terms (`the Status rows an Issue links to through Issue.status`), if known.
         public var words: String?
 
-        public init(_ predicate: String, words: String? = nil) {
-            self.predicate = predicate
+        /// The rows `sql` selects (``SQL/schema`` for the tenant's schema).
+        init(_ sql: SQL, words: String? = nil) {
+            self.sql = sql
             self.words = words
+        }
+
+        /// The rows the account's text `predicate` selects (`{schema}` for the tenant's schema).
+        public init(_ predicate: String, words: String? = nil) {
+            let parts = predicate.components(separatedBy: PlaceholderQuoting.schema)
+            let sql = parts.dropFirst().reduce(SQL(fragments: parts[0].isEmpty ? [] : [.text(parts[0])])) { sql, part in
+                sql + SQL.schema + SQL(stringLiteral: part)
+            }
+            self.init(sql, words: words)
+        }
+
+        /// The predicate as the account's text: `{schema}` for the tenant's schema.
+        public var predicate: String { PlaceholderQuoting.text(sql) }
+
+        private enum CodingKeys: String, CodingKey { case predicate, words }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(try container.decode(String.self, forKey: .predicate), words: try container.decodeIfPresent(String.self, forKey: .words))
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(predicate, forKey: .predicate)
+            try container.encodeIfPresent(words, forKey: .words)
+        }
+
+        /// Equal when they render the same: a set read back from JSON equals the one written.
+        public static func == (lhs: RowSet, rhs: RowSet) -> Bool {
+            (lhs.predicate, lhs.words) == (rhs.predicate, rhs.words)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(predicate)
+            hasher.combine(words)
         }
 
         /// The rows in words, else the predicate.
@@ -125,21 +164,13 @@ public struct StepAccount: Sendable, Hashable, Codable {
         /// `in <words>` (`in the rows where it holds a value`), or `where <predicate>`.
         public var clause: String { words.map { "in \($0)" } ?? "where \(predicate)" }
 
-        /// The predicate as SQL for any tenant: `{schema}` becomes the tenant's schema.
-        public var sql: SQL {
-            let parts = predicate.components(separatedBy: PlaceholderQuoting.schema)
-            return parts.dropFirst().reduce(SQL(fragments: parts[0].isEmpty ? [] : [.text(parts[0])])) { sql, part in
-                sql + SQL.schema + SQL(stringLiteral: part)
-            }
-        }
-
         static func both(_ a: RowSet?, _ b: RowSet?) -> RowSet? {
             switch (a, b) {
             case (nil, nil): return nil
             case let (x?, nil), let (nil, x?): return x
             case let (x?, y?):
                 let words = x.words.flatMap { a in y.words.map { b in "\(a), and of those \(b)" } }
-                return RowSet("(\(x.predicate)) AND (\(y.predicate))", words: words)
+                return RowSet("(\(x.sql)) AND (\(y.sql))" as SQL, words: words)
             }
         }
     }

@@ -77,10 +77,12 @@ public enum TenantArchive {
     /// The columns that say whether the relation `c` (an alias of `pg_class`) is the migrator's own
     /// table: its kind (`relkind`), its owner's name, its qualified name, and whether it is a table
     /// (`r`) owned by `current_user`. Read by ``ForeignArchive/check(_:from:)``.
-    package static func ownershipSQL(_ c: String) -> String {
-        "\(c).relkind::pg_catalog.text, pg_catalog.pg_get_userbyid(\(c).relowner)::pg_catalog.text, "
-            + "pg_catalog.format('%I.%I', (SELECT n.nspname FROM pg_catalog.pg_namespace AS n WHERE n.oid = \(c).relnamespace), \(c).relname), "
-            + "(\(c).relkind = 'r' AND pg_catalog.pg_get_userbyid(\(c).relowner) = CURRENT_USER)"
+    package static func ownershipSQL(_ c: SQL) -> SQL {
+        """
+        \(c).relkind::pg_catalog.text, pg_catalog.pg_get_userbyid(\(c).relowner)::pg_catalog.text, \
+        pg_catalog.format('%I.%I', (SELECT n.nspname FROM pg_catalog.pg_namespace AS n WHERE n.oid = \(c).relnamespace), \(c).relname), \
+        (\(c).relkind = 'r' AND pg_catalog.pg_get_userbyid(\(c).relowner) = CURRENT_USER)
+        """
     }
 
     /// Locks the archive in `mode` (inside the caller's transaction) when it exists and is the

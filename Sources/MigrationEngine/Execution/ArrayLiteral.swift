@@ -82,8 +82,8 @@ struct ArrayLiteral {
 
     /// `ROWS FROM (pg_catalog.unnest($first::text::type[]), …)`: one column per type, parameters
     /// numbered from `first`.
-    static func rows(types: [String], firstParameter first: Int) -> String {
-        "ROWS FROM (" + types.enumerated().map { "pg_catalog.unnest($\($0.offset + first)::pg_catalog.text::\($0.element)[])" }
-            .joined(separator: ", ") + ")"
+    static func rows(types: [String], firstParameter first: Int) -> SQL {
+        // The types are the model's column types (and `bigint`, `text`), as its DDL writes them.
+        "ROWS FROM (\(types.enumerated().map { "pg_catalog.unnest($\(int: $0.offset + first)::pg_catalog.text::\(raw: $0.element)[])" as SQL }, joinedBy: ", "))"
     }
 }

@@ -26,40 +26,41 @@ struct ColumnOrder {
     /// whether it did.
     @discardableResult
     func restore() throws -> Bool {
-        let q = connection
-        let qualified = q.qualified(schema, table.name)
+        let qualified: SQL = "\(table: table.name)"
         let live = try connection.execute(
-            "SELECT a.attname::text FROM pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
-            [qualified]).map { try $0.decode(String.self, at: 0) }
+            """
+            SELECT a.attname::text FROM pg_catalog.pg_attribute a WHERE a.attrelid = pg_catalog.to_regclass(\(qualifiedNameLiteral: table.name)) \
+            AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+            """, schema: schema).map { try $0.decode(String.self, at: 0) }
         let model = table.columns.map(\.name).filter(live.contains)
         let actual = live.filter(model.contains)
         guard actual != model, let first = model.indices.first(where: { model[$0] != actual[$0] }) else { return false }
-        let rows = try connection.execute("SELECT pg_catalog.count(*) FROM (SELECT 1 FROM \(qualified) LIMIT \(Self.smallTableRows + 1)) AS t").first!.decode(Int64.self, at: 0)
+        let rows = try connection.execute("SELECT pg_catalog.count(*) FROM (SELECT 1 FROM \(qualified) LIMIT \(int: Self.smallTableRows + 1)) AS t", schema: schema).first!.decode(Int64.self, at: 0)
         guard rows <= Self.smallTableRows else { return false }
         let moved = table.columns.filter { model[first...].contains($0.name) && $0.origin != .primaryKey }
         let names = Set(moved.map { $0.name })
-        var statements: [String] = []
+        var statements: [SQL] = []
         for (index, column) in moved.enumerated() {
-            statements.append("ALTER TABLE \(qualified) ADD COLUMN \(q.quoteIdentifier("tm_reorder_\(index)")) \(column.type.sql.text(schema: schema, quoting: q))")
+            statements.append("ALTER TABLE \(qualified) ADD COLUMN \(id: "tm_reorder_\(index)") \(type: column.type)")
         }
-        statements.append("UPDATE \(qualified) SET " + moved.enumerated().map { "\(q.quoteIdentifier("tm_reorder_\($0.offset)")) = \(q.quoteIdentifier($0.element.name))" }.joined(separator: ", "))
+        statements.append("UPDATE \(qualified) SET \(moved.enumerated().map { "\(id: "tm_reorder_\($0.offset)") = \(id: $0.element.name)" as SQL }, joinedBy: ", ")")
         for (index, column) in moved.enumerated() {
-            statements.append("ALTER TABLE \(qualified) DROP COLUMN \(q.quoteIdentifier(column.name))")
-            statements.append("ALTER TABLE \(qualified) RENAME COLUMN \(q.quoteIdentifier("tm_reorder_\(index)")) TO \(q.quoteIdentifier(column.name))")
+            statements.append("ALTER TABLE \(qualified) DROP COLUMN \(id: column.name)")
+            statements.append("ALTER TABLE \(qualified) RENAME COLUMN \(id: "tm_reorder_\(index)") TO \(id: column.name)")
             var operations: [SchemaOperation] = []
             if column.defaultValue != nil { operations.append(.setDefault(table: table.name, column: column.name, value: column.defaultValue, type: column.type)) }
             if !column.isNullable { operations.append(.setNullable(table: table.name, column: column.name, isNullable: false)) }
-            statements += operations.flatMap { $0.sql(inSchema: schema, quoting: q) }
+            statements += operations.flatMap(\.statements)
         }
         var constraints: [SchemaOperation] = []
         constraints += table.uniqueConstraints.filter { !names.isDisjoint(with: $0.columns) }.map { .addUnique(table: table.name, $0) }
         constraints += table.checkConstraints.filter { !names.isDisjoint(with: $0.columns) }.map { .addCheck(table: table.name, $0) }
         constraints += table.foreignKeys.filter { !names.isDisjoint(with: $0.columns) }.map { .addForeignKey(table: table.name, $0) }
         constraints += table.indexes.filter { !names.isDisjoint(with: $0.columns) }.map { .createIndex(table: table.name, $0) }
-        statements += constraints.flatMap { $0.sql(inSchema: schema, quoting: q) }
+        statements += constraints.flatMap(\.statements)
         do {
             try connection.savepoint { connection in
-                for statement in statements { try connection.execute(statement) }
+                for statement in statements { try connection.execute(statement, schema: schema) }
             }
             return true
         } catch let error as PQError {

@@ -61,7 +61,7 @@ public struct FailureDiagnosis: Sendable, Hashable, CustomStringConvertible {
             let (oldTable, oldColumn) = namesBefore(operations[..<index], table: table, column: column)
             // The failed statement casts the column to the type: the type change itself, or the
             // archive's copy of the values it changes, which runs first.
-            let casts = [column, oldColumn].map { connection.quoteIdentifier($0) + "::" + type.rawValue }
+            let casts = [column, oldColumn].map { ("\(id: $0)::\(type: type)" as SQL).text(schema: schema) }
             guard error.statement.map({ statement in casts.contains { statement.contains($0) } }) ?? true else { continue }
             let probe = CastProbe(schema: schema, table: oldTable, column: oldColumn, type: type, sqlState: error.sqlState)
             guard let (rowID, value) = try? probe.firstFailingRow(on: connection) else { continue }
@@ -113,7 +113,7 @@ private struct CastProbe {
 
     /// The lowest id whose value the cast rejects, with that value as text; nil when none does.
     func firstFailingRow(on connection: Connection) throws -> (Int64, String?)? {
-        let table = connection.qualified(schema, self.table), column = connection.quoteIdentifier(self.column)
+        let table: SQL = "\(schema: schema, table: self.table)", column: SQL = "\(id: self.column)"
         return try connection.transaction { connection -> (Int64, String?)? in
             // Read-only, and never queued for long behind another session's lock.
             try connection.execute("SET TRANSACTION READ ONLY")
@@ -123,7 +123,7 @@ private struct CastProbe {
             func fails(_ low: Int64, _ high: Int64) throws -> Bool {
                 do {
                     _ = try connection.savepoint {
-                        try $0.execute("SELECT pg_catalog.count((\(column))::\(type.rawValue)) FROM \(table) WHERE id BETWEEN $1 AND $2", [low, high])
+                        try $0.execute("SELECT pg_catalog.count((\(column))::\(type: type)) FROM \(table) WHERE id BETWEEN $1 AND $2", [low, high])
                     }
                     return false
                 } catch let error as PQError where error.sqlState == sqlState {

@@ -112,18 +112,18 @@ struct StepProgram: Sendable {
         var lines = (schemaChanges + dataMoves).map(\.sql)
         for compiled in mappings {
             let mapping = compiled.mapping
-            lines.append("-- mapping \(raw: mapping.name): \(raw: mapping.source) → \(raw: mapping.destination)\(raw: mapping.filter.map { " where \($0)" } ?? "")"
-                + "\(raw: mapping.distinct.map { ", one per distinct \($0.key) (first row by \($0.orderBy ?? "source.id"))" } ?? "")")
+            lines.append("-- mapping \(comment: mapping.name): \(comment: mapping.source) → \(comment: mapping.destination)\(comment: mapping.filter.map { " where \($0)" } ?? "")"
+                + "\(comment: mapping.distinct.map { ", one per distinct \($0.key) (first row by \($0.orderBy ?? "source.id"))" } ?? "")")
             lines += compiled.createInstances
-            if let policy = mapping.policy { lines.append("-- policy \(raw: policy): createDestinationInstances for each source row (streamed), rows written with COPY") }
+            if let policy = mapping.policy { lines.append("-- policy \(comment: policy): createDestinationInstances for each source row (streamed), rows written with COPY") }
         }
         for compiled in mappings {
             lines += compiled.createRelationships
-            if let policy = compiled.mapping.policy { lines.append("-- policy \(raw: policy): createRelationships for each source row (skipped if it has none)") }
+            if let policy = compiled.mapping.policy { lines.append("-- policy \(comment: policy): createRelationships for each source row (skipped if it has none)") }
         }
         lines += mappingsTearDown
         lines += closing.map(\.sql)
-        lines += mappings.compactMap { $0.mapping.policy.map { "-- policy \(raw: $0): validate, end" } }
+        lines += mappings.compactMap { $0.mapping.policy.map { "-- policy \(comment: $0): validate, end" } }
         return lines
     }
 }

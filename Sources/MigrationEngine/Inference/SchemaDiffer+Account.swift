@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 extension SchemaDiffer {
     /// Accounts for a column that exists on both sides: carried (cast when its type widens),
@@ -27,14 +28,14 @@ extension SchemaDiffer {
 
     /// The rows where a source column holds a value, while the step runs.
     private func notNull(_ column: Column, of table: Table) -> StepAccount.RowSet {
-        StepAccount.RowSet("source.\(PlaceholderQuoting().quoteIdentifier(currentName(ofOldColumn: column.name, in: table.name))) IS NOT NULL",
+        StepAccount.RowSet("source.\(id: currentName(ofOldColumn: column.name, in: table.name)) IS NOT NULL" as SQL,
                            words: "the rows where it holds a value")
     }
 
     /// A column that becomes required with a default: the backfill writes the default over its
     /// NULLs, and the way back cannot tell them from real values, so the NULLs are archived.
     mutating func accountBackfill(_ column: Column, of table: Table, with value: DefaultValue, type: SQLType) {
-        let rows = StepAccount.RowSet("source.\(PlaceholderQuoting().quoteIdentifier(currentName(ofOldColumn: column.name, in: table.name))) IS NULL",
+        let rows = StepAccount.RowSet("source.\(id: currentName(ofOldColumn: column.name, in: table.name)) IS NULL" as SQL,
                                       words: "the rows where it is NULL")
         account.append(.init(kind: .column, table: table.name, column: column.name, property: property(column.origin), rows: rows),
                        .transformed(by: "the backfill of its NULLs with the default \(value.sql(for: type).text(schema: "", quoting: PlaceholderQuoting()))"),
@@ -64,10 +65,9 @@ extension SchemaDiffer {
             return !newOwners.contains(mapped)
         }
         guard !losing.isEmpty else { return }
-        let q = PlaceholderQuoting()
         // Evaluated once the mappings ran (a mapping may retype rows into the sub-entity).
-        let rows = StepAccount.RowSet("source.\"entity\" NOT IN (\(newOwners.map(q.quoteLiteral).joined(separator: ", "))) "
-            + "AND source.\(q.quoteIdentifier(currentName(ofOldColumn: oldColumn.name, in: oldTable.name))) IS NOT NULL",
+        let rows = StepAccount.RowSet(
+            "source.\"entity\" NOT IN (\(literals: newOwners)) AND source.\(id: currentName(ofOldColumn: oldColumn.name, in: oldTable.name)) IS NOT NULL" as SQL,
             words: "the rows of \(losing.joined(separator: ", ")) where it holds a value")
         let what = property(newColumn.origin) ?? newColumn.name
         account.append(.init(kind: .column, table: oldTable.name, column: oldColumn.name, property: property(oldColumn.origin), rows: rows),

@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 extension SchemaDiffer {
     /// Moves rows between tables when inheritance changes: entities leaving a hierarchy take their
@@ -36,7 +37,7 @@ extension SchemaDiffer {
                     }
                 }
                 emit(.deleteRows, .deleteEntityRows(table: target, entities: removed))
-                let rows = StepAccount.RowSet("source.\"entity\" IN (\(removed.map(PlaceholderQuoting().quoteLiteral).joined(separator: ", ")))",
+                let rows = StepAccount.RowSet("source.\"entity\" IN (\(literals: removed))" as SQL,
                                               words: "the rows of \(removed.joined(separator: ", "))")
                 account.append(.init(kind: .rows, table: oldTable.name, property: removed.joined(separator: ", "), rows: rows),
                                .destroyed(DestructiveChange(kind: .deleteRows, table: oldTable.name, rows: rows.predicate,

@@ -33,8 +33,8 @@ extension SchemaSnapshot {
     /// Citus, one statement each so that they can run as one pipeline.
     public static func scratchSchemaStatements(_ scratch: String, for version: ModelVersion, on connection: Connection) throws -> [Statement] {
         try connection.keepingNewSchemasLocal()
-            + [Statement("CREATE SCHEMA \(connection.quoteIdentifier(scratch))")]
-            + version.relationalSchema().createStatements(inSchema: scratch, quoting: connection).map { Statement($0) }
+            + [Statement("CREATE SCHEMA \(id: scratch)")]
+            + version.relationalSchema().creationStatements.map { Statement($0, schema: scratch) }
     }
 
     /// Thrown to roll the scratch schema back once it has been read, carrying what was read.

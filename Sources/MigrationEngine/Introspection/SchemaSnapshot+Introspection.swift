@@ -98,9 +98,11 @@ extension SchemaSnapshot {
     public static func columnOrderDifferences(inSchema schema: String, from version: ModelVersion, on connection: Connection) throws -> [ColumnOrderDifference] {
         var live: [String: [String]] = [:]
         for row in try connection.execute(
-            "SELECT c.relname::text, a.attname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-                + "JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
-                + "WHERE n.nspname = $1 AND \(Catalog.tableFilter) ORDER BY c.relname, a.attnum", [schema]) {
+            """
+            SELECT c.relname::text, a.attname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped \
+            WHERE n.nspname = $1 AND \(Catalog.tableFilter) ORDER BY c.relname, a.attnum
+            """, [schema]) {
             live[try row.decode(String.self, at: 0), default: []].append(try row.decode(String.self, at: 1))
         }
         return version.relationalSchema().tables.compactMap { table in
@@ -144,18 +146,18 @@ private struct TableBuilder {
 /// The catalog queries. Each takes the schema's name as `$1` and covers every table of the schema.
 private enum Catalog {
     /// The tables the snapshot covers: ordinary and partitioned, not starting with `_`.
-    static let tableFilter = "c.relkind IN ('r', 'p') AND left(c.relname, 1) <> '_'"
+    static let tableFilter: SQL = "c.relkind IN ('r', 'p') AND left(c.relname, 1) <> '_'"
 
     /// One row per table, or one row with a NULL table when the schema is empty; no row when the
     /// schema does not exist. `quoted_schema` is the name as catalog functions print it.
-    static let tables = """
+    static let tables: SQL = """
         SELECT quote_ident(n.nspname) AS quoted_schema, c.relname::text AS table_name
         FROM pg_catalog.pg_namespace n
         LEFT JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND \(tableFilter)
         WHERE n.nspname = $1
         """
 
-    static let columns = """
+    static let columns: SQL = """
         SELECT c.relname::text AS table_name, a.attname::text AS column_name,
                pg_catalog.format_type(a.atttypid, a.atttypmod) AS type,
                NOT a.attnotnull AS is_nullable,
@@ -171,7 +173,7 @@ private enum Catalog {
         """
 
     /// Primary-key, unique, foreign-key and check constraints, with their column lists in key order.
-    static let constraints = """
+    static let constraints: SQL = """
         SELECT c.relname::text AS table_name, con.contype::text AS kind,
                to_json(ARRAY(
                    SELECT a.attname::text
@@ -201,7 +203,7 @@ private enum Catalog {
     /// expression is `pg_get_indexdef`'s text for that column, in parentheses; either is followed by
     /// its operator class where that is not the type's default (`title varchar_pattern_ops`) and its
     /// order where that is not ascending with NULLs last (`last_seen DESC`).
-    static let indexes = """
+    static let indexes: SQL = """
         SELECT c.relname::text AS table_name, i.relname::text AS index_name,
                x.indisunique AS is_unique, x.indisprimary AS is_primary, am.amname::text AS method,
                pg_catalog.pg_get_expr(x.indpred, x.indrelid) AS predicate,

@@ -9,6 +9,10 @@ extension MappingCompiler {
     ///   mappings run (a table the step drops still exists then);
     /// - `{source:Entity.relationship}`: the join table of a source many-to-many or
     ///   one-directional to-many relationship.
+    ///
+    /// The expression's own text goes in as it is (`raw:`): it is the mapping author's SQL, which
+    /// the migration runs by design (the preflight parses it first); only the names it asks for
+    /// through placeholders are typed.
     func substitutePlaceholders(_ expression: String) throws -> SQL {
         guard expression.contains("{") else { return "\(raw: expression)" }
         var result: SQL = ""

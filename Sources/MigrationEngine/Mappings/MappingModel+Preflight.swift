@@ -75,7 +75,7 @@ extension MappingModel {
             var selection = MappingCompiler.Selection()
             // A key path that does not resolve was reported when the file was loaded.
             guard let compiled = try? compiler.rewrite(expression, from: mapping.source, into: &selection) else { return }
-            if let error = try Self.prepareError(query(compiled, selection.from(table)).text(schema: scratch), on: connection) {
+            if let error = try Self.prepareError(query(compiled, selection.from(table)), schema: scratch, on: connection) {
                 problems.append(MappingExpressionProblem(location: location ?? fallback, mapping: mapping.name, subject: subject,
                                                          expression: expression, message: error.message, sqlState: error.sqlState?.rawValue))
             }
@@ -100,7 +100,7 @@ extension MappingModel {
         let statements = (((try? compiler.createInstances(mapping)) ?? []) + ((try? compiler.createRelationships(mapping, in: self)) ?? []))
             .filter { !setUp.contains($0) }
         for statement in statements {
-            if let error = try Self.prepareError(statement.text(schema: scratch), on: connection) {
+            if let error = try Self.prepareError(statement, schema: scratch, on: connection) {
                 return [MappingExpressionProblem(location: fallback, mapping: mapping.name, subject: "the compiled statement", expression: nil,
                                                  message: error.message, sqlState: error.sqlState?.rawValue)]
             }
@@ -118,7 +118,7 @@ extension MappingModel {
             let offset: SQL = "SELECT pg_catalog.set_config(\(rows.offsetSetting), '0', true)"
             do {
                 try connection.savepoint { connection in
-                    for statement in [offset] + rows.setUp { try connection.execute(statement.text(schema: scratch)) }
+                    for statement in [offset] + rows.setUp { try connection.execute(Statement(inlining: statement, schema: scratch)) }
                 }
             } catch {
                 failed.insert(mapping.name)
@@ -130,10 +130,10 @@ extension MappingModel {
     /// PostgreSQL's error for `sql`, parsed and analysed but not run (PREPARE, then DEALLOCATE:
     /// prepared statements outlive transactions), in a savepoint so a failure leaves the
     /// transaction usable.
-    private static func prepareError(_ sql: String, on connection: Connection) throws -> PQError? {
+    private static func prepareError(_ sql: SQL, schema: String, on connection: Connection) throws -> PQError? {
         do {
             try connection.savepoint { connection in
-                try connection.execute("PREPARE tm_preflight AS \(sql)")
+                try connection.execute(Statement(inlining: "PREPARE tm_preflight AS \(sql)", schema: schema))
                 try connection.execute("DEALLOCATE tm_preflight")
             }
             return nil

@@ -13,7 +13,7 @@ extension CatchUpRound {
 
     /// `sql`, whose tables are those of `schema`, inside a statement rendered for another schema.
     func rendered(_ sql: SQL, in schema: String) -> SQL {
-        "\(raw: sql.text(schema: schema, quoting: connection))"
+        sql.naming(schema: schema)
     }
 
     /// Before the delta is filled: each distinct mapping's affected keys (those its changed rows

@@ -215,7 +215,7 @@ public struct CatchUpRound {
         guard try TenantArchive.exists(inSchema: shadow, on: connection), try TenantArchive.exists(inSchema: delta, on: connection) else { return }
         let archive = TenantArchive.tableName
         let columns = try connection.execute(
-            "SELECT a.attname::pg_catalog.text FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass(\(bind: .text(connection.qualified(delta, archive)))) "
+            "SELECT a.attname::pg_catalog.text FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass(\(qualifiedNameLiteral: archive)) "
                 + "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum", schema: delta
         ).map { try $0.decode(String.self, at: 0) }
         var statements: [SQL] = []

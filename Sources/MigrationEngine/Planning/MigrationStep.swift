@@ -147,7 +147,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         let columns = archivePlan.items.filter(\.proved).map { "\($0.table).\($0.column ?? "")" }.joined(separator: ", ")
         let files = Set(archivePlan.proofs.map(\.file)).sorted().joined(separator: ", ")
         return program.listing.filter { !last.contains($0) }
-            + ["-- archive: \(raw: columns), in the rows where the way back (\(raw: files)) would not give the value back"] + last
+            + ["-- archive: \(comment: columns), in the rows where the way back (\(comment: files)) would not give the value back"] + last
     }
 
     /// The SQL this step runs in `schema`.

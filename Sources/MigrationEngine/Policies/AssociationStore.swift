@@ -49,9 +49,9 @@ final class AssociationStore {
     /// Sends the mapping's in-memory pairs to its temporary table (created on the first spill).
     private func spill(_ associations: inout MappingAssociations, on connection: Connection) throws {
         if associations.table == nil {
-            let name = connection.quoteIdentifier("_tm_associations_\(String(UInt32.random(in: .min ... .max), radix: 16))")
+            let name: SQL = "pg_temp.\(id: "_tm_associations_\(String(UInt32.random(in: .min ... .max), radix: 16))")"
             try connection.execute("CREATE TEMPORARY TABLE \(name) (source bigint NOT NULL, destination bigint NOT NULL) ON COMMIT DROP")
-            associations.table = "pg_temp." + name
+            associations.table = name
         }
         let pairs = associations.recent
         _ = try connection.copyIn("COPY \(associations.table!) (source, destination) FROM STDIN") { writer in
@@ -90,7 +90,7 @@ final class AssociationStore {
 private struct MappingAssociations {
     var recent = AssociationTable()
     /// The temporary table, qualified and quoted, once pairs were spilled.
-    var table: String?
+    var table: SQL?
     var isIndexed = false
     /// The spilled pairs last read back.
     var window: AssociationWindow?

@@ -192,18 +192,18 @@ final class DestinationWriter {
         let connection = destination.connection
         var literals = [ArrayLiteral](repeating: ArrayLiteral(), count: fieldsPerRow)
         for (index, field) in fields.enumerated() { literals[index % fieldsPerRow].append(field) }
-        let columns = copyColumns.map(connection.quoteIdentifier)
         let rows = ArrayLiteral.rows(types: columnTypes, firstParameter: 1)
-        let sql: String
+        let sql: SQL
         switch kind {
         case .insert, .link:
             sql = "INSERT INTO \(target) (\(columnList)) SELECT * FROM \(rows)"
         case .update:
-            let assignments = columns.dropFirst().map { "\($0) = u.\($0)" }.joined(separator: ", ")
             sql = idsIncrease
-                ? "UPDATE \(target) AS t SET \(assignments) FROM \(rows) AS u(\(columns.joined(separator: ", "))) WHERE t.id = u.id"
-                : "UPDATE \(target) AS t SET \(assignments) FROM (SELECT DISTINCT ON (v.id) v.* FROM \(rows) WITH ORDINALITY "
-                    + "AS v(\(columns.joined(separator: ", ")), tm_n) ORDER BY v.id, v.tm_n DESC) AS u WHERE t.id = u.id"
+                ? "UPDATE \(target) AS t SET \(assignments) FROM \(rows) AS u(\(columnList)) WHERE t.id = u.id"
+                : """
+                UPDATE \(target) AS t SET \(assignments) FROM (SELECT DISTINCT ON (v.id) v.* FROM \(rows) WITH ORDINALITY \
+                AS v(\(columnList), tm_n) ORDER BY v.id, v.tm_n DESC) AS u WHERE t.id = u.id
+                """
         }
         try connection.sendWithNextRoundTrip(Statement(sql, binds: literals.map(\.bind)))
         fields.removeAll(keepingCapacity: true)
@@ -213,8 +213,10 @@ final class DestinationWriter {
         idsIncrease = true
     }
 
-    private var target: String { destination.connection.qualified(destination.schema, table) }
-    private var columnList: String { copyColumns.map(destination.connection.quoteIdentifier).joined(separator: ", ") }
+    private var target: SQL { "\(schema: destination.schema, table: table)" }
+    private var columnList: SQL { "\(ids: copyColumns)" }
+    /// `"a" = u."a"` for every column but the id.
+    private var assignments: SQL { copyColumns.dropFirst().map { "\(id: $0) = u.\(id: $0)" as SQL }.joined(separator: ", ") }
 
     private func sendUpdates() throws {
         var pending = try updates ?? PendingUpdates(creatingFor: table, columns: Array(zip(copyColumns.dropFirst(), valueTypes)),
@@ -234,11 +236,9 @@ final class DestinationWriter {
     /// `UPDATE … FROM` the temporary table (limited to the ids in `range`), then empties it.
     private func applyUpdates(_ pending: inout PendingUpdates, range: ClosedRange<Int64>?) throws {
         let connection = destination.connection
-        let assignments = copyColumns.dropFirst()
-            .map { "\(connection.quoteIdentifier($0)) = u.\(connection.quoteIdentifier($0))" }.joined(separator: ", ")
-        var statement = "UPDATE \(target) AS t SET \(assignments) FROM \(pending.table) AS u WHERE t.id = u.id"
+        var statement: SQL = "UPDATE \(target) AS t SET \(assignments) FROM \(pending.table) AS u WHERE t.id = u.id"
         if let range {
-            statement += " AND t.id BETWEEN \(range.lowerBound) AND \(range.upperBound)"
+            statement.append(" AND t.id BETWEEN \(int: range.lowerBound) AND \(int: range.upperBound)")
         } else {
             // Everything waiting, at once: with statistics, so the join is planned for its size.
             try connection.sendWithNextRoundTrip(Statement("ANALYZE \(pending.table)"))
@@ -250,7 +250,7 @@ final class DestinationWriter {
         pending.unappliedRows = 0
     }
 
-    private func copy(into target: String) throws {
+    private func copy(into target: SQL) throws {
         let rows = bufferedRows
         let perRow = fieldsPerRow
         _ = try fields.withUnsafeBufferPointer { buffer in
@@ -291,16 +291,16 @@ final class DestinationWriter {
 /// An update writer's temporary table (id and the updated columns), created on its first batch,
 /// emptied each time it is applied, dropped at commit; and how many rows wait in it.
 private struct PendingUpdates {
-    /// Qualified and quoted.
-    let table: String
+    /// In `pg_temp`.
+    let table: SQL
     var unappliedRows = 0
 
     init(creatingFor table: String, columns: [(name: String, type: SQLType)], on connection: Connection) throws {
         // Unique per writer: two mapped steps of one transaction each have their own.
-        let name = connection.quoteIdentifier("_tm_update_\(table.prefix(30))_\(String(UInt64.random(in: .min ... .max), radix: 16))")
-        let definitions = ["id bigint"] + columns.map { "\(connection.quoteIdentifier($0.name)) \($0.type.rawValue)" }
-        try connection.sendWithNextRoundTrip(Statement("CREATE TEMPORARY TABLE \(name) (\(definitions.joined(separator: ", "))) ON COMMIT DROP"))
-        self.table = "pg_temp." + name
+        let name: SQL = "\(id: "_tm_update_\(table.prefix(30))_\(String(UInt64.random(in: .min ... .max), radix: 16))")"
+        let definitions: [SQL] = ["id bigint"] + columns.map { "\(id: $0.name) \(type: $0.type)" }
+        try connection.sendWithNextRoundTrip(Statement("CREATE TEMPORARY TABLE \(name) (\(definitions, joinedBy: ", ")) ON COMMIT DROP"))
+        self.table = "pg_temp.\(name)"
     }
 }
 

@@ -45,9 +45,9 @@ struct IDAllocator {
         }
         let count = Int64(min(largestBlock, (blockSizes[table] ?? 32) * 2))
         blockSizes[table] = Int(count)
-        let sequence = connection.quoteLiteral(connection.qualified(schema, table))
         let ids = try connection.execute(
-            "SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence(\(sequence), 'id')::regclass) FROM pg_catalog.generate_series(1, $1)", [count]
+            "SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: table), 'id')::regclass) FROM pg_catalog.generate_series(1, $1)",
+            schema: schema, [count]
         ).map { try $0.decode(Int64.self, at: 0) }
         // Sequences hand out increasing values; one block is contiguous unless another session raced us.
         guard let first = ids.first, ids.last == first + count - 1 else {
@@ -61,12 +61,14 @@ struct IDAllocator {
     /// Takes the next block of each of `tables` (new tables of the step), in one statement.
     private mutating func reserveBlocks(of tables: [String], on connection: Connection) throws {
         let counts = tables.map { Int64(min(largestBlock, (blockSizes[$0] ?? 32) * 2)) }
-        let selects = tables.indices.map { index in
-            "SELECT \(index), pg_catalog.setval(s.id, pg_catalog.nextval(s.id) + $\(index + 1) - 1) FROM (SELECT pg_catalog.pg_get_serial_sequence("
-                + "\(connection.quoteLiteral(connection.qualified(schema, tables[index]))), 'id')::regclass AS id) AS s"
+        let selects = tables.indices.map { index -> SQL in
+            """
+            SELECT \(int: index), pg_catalog.setval(s.id, pg_catalog.nextval(s.id) + $\(int: index + 1) - 1) FROM (SELECT pg_catalog.pg_get_serial_sequence(\
+            \(qualifiedNameLiteral: tables[index]), 'id')::regclass AS id) AS s
+            """
         }
-        let sql = selects.count == 1 ? selects[0] : selects.joined(separator: " UNION ALL ") + " ORDER BY 1"
-        let lasts = try connection.execute(sql, counts).map { try $0.decode(Int64.self, at: 1) }
+        let sql: SQL = selects.count == 1 ? selects[0] : "\(selects, joinedBy: " UNION ALL ") ORDER BY 1"
+        let lasts = try connection.execute(sql, schema: schema, counts).map { try $0.decode(Int64.self, at: 1) }
         for (index, table) in tables.enumerated() {
             let count = counts[index], last = index < lasts.count ? lasts[index] : 0
             blockSizes[table] = Int(count)

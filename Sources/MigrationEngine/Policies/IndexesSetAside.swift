@@ -59,11 +59,10 @@ final class IndexesSetAside {
               AND NOT EXISTS (SELECT FROM pg_catalog.pg_description d
                               WHERE d.objoid = i.indexrelid AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass)
             ORDER BY ic.relname
-            """, [connection.qualified(schema, table), minimumRows])
+            """, [Statement("\(schema: schema, table: table)").sql, minimumRows])
         let indexes = try candidates.map { (name: try $0.decode(String.self, at: 0), definition: try $0.decode(String.self, at: 1)) }
         guard !indexes.isEmpty else { return 0 }
-        let quotedSchema = connection.quoteIdentifier(schema)
-        let drops = indexes.map { Statement("DROP INDEX \(quotedSchema).\($0.name)") }
+        let drops = indexes.map { Statement("DROP INDEX \(id: schema).\(quotedByServer: $0.name)") }
         let outcome = try connection.pipelineUntilFailure([Statement("SAVEPOINT tm_indexes")] + drops + [Statement("RELEASE SAVEPOINT tm_indexes")])
         if let failure = outcome.failure {
             connection.logger.debug("keeping the indexes of \(table) while the policy updates it: \(failure.message)")
@@ -80,7 +79,8 @@ final class IndexesSetAside {
     @discardableResult
     func restore() throws -> Int {
         guard !definitions.isEmpty else { return 0 }
-        let statements = definitions.map { Statement($0) }
+        // pg_get_indexdef's own text, read from the catalog above: PostgreSQL wrote and quoted it.
+        let statements = definitions.map { Statement(unsafeSQL: $0) }
         definitions = []
         try connection.pipeline(statements)
         return statements.count

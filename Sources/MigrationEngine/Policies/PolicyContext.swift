@@ -41,7 +41,7 @@ public final class PolicyContext {
     /// `"schema"."table"` of a destination entity, for hand-written SQL.
     public func qualifiedTable(of entity: String) -> String {
         locality?.sql("the name of table \(entity)")
-        return session.connection.qualified(schema, session.tableName(of: entity))
+        return ("\(table: session.tableName(of: entity))" as SQL).text(schema: schema)
     }
 
     // MARK: Writing destination rows
@@ -151,7 +151,7 @@ public final class PolicyContext {
             throw PolicyUsageError("version \(session.source.name) has no entity \(entity)")
         }
         locality?.sql("the name of source table \(entity)")
-        return session.connection.qualified(schema, table)
+        return ("\(table: table)" as SQL).text(schema: schema)
     }
 
     /// The join table of a source many-to-many (or one-directional to-many) relationship, while
@@ -161,7 +161,8 @@ public final class PolicyContext {
             throw PolicyUsageError("\(entity).\(relationship) has no join table in \(session.source.name)")
         }
         locality?.sql("the name of a source join table")
-        let connection = session.connection
-        return (connection.qualified(schema, join.name), connection.quoteIdentifier(join.this), connection.quoteIdentifier(join.other))
+        let names: [SQL] = ["\(table: join.name)", "\(id: join.this)", "\(id: join.other)"]
+        let text = names.map { $0.text(schema: schema) }
+        return (text[0], text[1], text[2])
     }
 }

@@ -153,11 +153,11 @@ final class PolicyRunner {
         defer {
             session.readingEveryRowOf = nil
             // Closed with the next round trip.
-            try? connection.sendWithNextRoundTrip(Statement("CLOSE \(cursor)"))
+            try? connection.sendWithNextRoundTrip(Statement("CLOSE \(id: cursor)"))
         }
         var size = firstFetch ?? fetchSize
         while true {
-            let batch = try connection.execute("FETCH FORWARD \(size) FROM \(cursor)")
+            let batch = try connection.execute("FETCH FORWARD \(int: size) FROM \(id: cursor)")
             if batch.rowCount == 0 { break }
             for row in batch {
                 guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: source.query.columns)) else { return }
@@ -177,14 +177,14 @@ final class PolicyRunner {
         let query = try sourceQuery(mapping, related: related)
         session.readingEveryRowOf = query.readsEveryRow ? query.table : nil
         defer { session.readingEveryRowOf = nil }
-        let rows = try session.connection.execute(query.text(schema: session.schema, quoting: session.connection) + " LIMIT \(first)")
+        let rows = try session.connection.execute(Statement(inlining: query.sql() + " LIMIT \(int: first)", schema: session.schema))
         var rest: SourceCursor?
         if rows.rowCount == first, first > 0 {
             rest = try declareCursor(mapping, related: related, after: try rows[first - 1].decode(Int64.self, at: 0))
         }
         for row in rows {
             guard try body(SourceRow(id: try row.decode(Int64.self, at: 0), row: row, columns: query.columns)) else {
-                if let rest { try session.connection.sendWithNextRoundTrip(Statement("CLOSE \(rest.name)")) }
+                if let rest { try session.connection.sendWithNextRoundTrip(Statement("CLOSE \(id: rest.name)")) }
                 return
             }
         }
@@ -244,8 +244,9 @@ final class PolicyRunner {
         let cursor = "tm_source_\(cursorCount)"
         // Declared with the next round trip: the first FETCH (or, for a cursor opened before a
         // mapping's SQL, that SQL's pipeline, which it precedes).
-        let text = query.text(schema: session.schema, after: after, quoting: session.connection)
-        try session.connection.sendWithNextRoundTrip(Statement("DECLARE \(cursor) NO SCROLL CURSOR FOR \(text)"))
+        try session.connection.sendWithNextRoundTrip(
+            Statement(inlining: "DECLARE \(id: cursor) NO SCROLL CURSOR FOR \(query.sql(after: after))", schema: session.schema)
+        )
         return SourceCursor(name: cursor, query: query)
     }
 }

@@ -17,11 +17,12 @@ struct SourceQuery: Sendable {
     /// Where each property is in its rows.
     let columns: [String: Int]
 
-    /// The query's text in `schema`, after the row `after` when given, in id order.
-    func text(schema: String, after: Int64? = nil, quoting q: some SQLQuoting) -> String {
-        var text = head.text(schema: schema, quoting: q)
-        if let after { text += (isFiltered ? " AND " : " WHERE ") + "source.id > \(after)" }
-        return text + " ORDER BY source.id"
+    /// The query, after the row `after` when given, in id order.
+    func sql(after: Int64? = nil) -> SQL {
+        var sql = head
+        if let after { sql.append(isFiltered ? " AND source.id > \(int: after)" : " WHERE source.id > \(int: after)") }
+        sql.append(" ORDER BY source.id")
+        return sql
     }
 }
 

@@ -85,9 +85,9 @@ public struct RoundTripCheck: Sendable {
             guard let version = family.version(named: path[0]) else { throw RoundTripError("no version \(path[0]) in family \(family.name)") }
             let plans = try zip(path, path.dropFirst()).map { try planner.plan(from: $0, to: $1) }
             try ExpressionTrust(version: version).check(on: connection)
-            try connection.execute("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
-            for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) {
-                try connection.execute(statement)
+            try connection.execute("CREATE SCHEMA \(id: schema)")
+            for statement in version.relationalSchema().creationStatements {
+                try connection.execute(statement, schema: schema)
             }
             try RoundTripData(version: version, seed: seed, rowsPerEntity: rowsPerEntity).insert(inSchema: schema, on: connection)
             let snapshot = RoundTripSnapshot(version: version, schema: schema)

@@ -9,7 +9,7 @@ import TypedSQL
 /// for missing rows, one for changed values (`jsonb_each` of the row before against the row
 /// after), one for rows that were not there before.
 struct RoundTripSnapshot {
-    static let table = "pg_temp.tm_round_trip_before"
+    static let table: SQL = "pg_temp.tm_round_trip_before"
 
     let tables: [Table]
     let schema: String
@@ -24,7 +24,7 @@ struct RoundTripSnapshot {
         try connection.execute("CREATE TEMP TABLE tm_round_trip_before (tbl text NOT NULL, key text NOT NULL, item jsonb NOT NULL)")
         for table in tables {
             try connection.execute(
-                "INSERT INTO \(Self.table) SELECT $1, \(key(table, connection)), pg_catalog.to_jsonb(t) FROM \(connection.qualified(schema, table.name)) AS t",
+                "INSERT INTO \(Self.table) SELECT $1, \(key(table)), pg_catalog.to_jsonb(t) FROM \(schema: schema, table: table.name) AS t",
                 [table.name]
             )
         }
@@ -34,11 +34,13 @@ struct RoundTripSnapshot {
     func differences(on connection: Connection) throws -> [RoundTripDifference] {
         var found: [RoundTripDifference] = []
         for table in tables {
-            let now = "SELECT \(key(table, connection)) AS key, pg_catalog.to_jsonb(t) AS item FROM \(connection.qualified(schema, table.name)) AS t"
+            let now: SQL = "SELECT \(key(table)) AS key, pg_catalog.to_jsonb(t) AS item FROM \(schema: schema, table: table.name) AS t"
             let changed = try connection.execute(
-                "SELECT b.key, b.item ->> 'entity', k.key, k.value::text, (a.item -> k.key)::text "
-                    + "FROM \(Self.table) AS b JOIN (\(now)) AS a ON a.key = b.key CROSS JOIN LATERAL pg_catalog.jsonb_each(b.item) AS k "
-                    + "WHERE b.tbl = $1 AND (a.item -> k.key) IS DISTINCT FROM k.value ORDER BY pg_catalog.length(b.key), b.key, k.key",
+                """
+                SELECT b.key, b.item ->> 'entity', k.key, k.value::text, (a.item -> k.key)::text \
+                FROM \(Self.table) AS b JOIN (\(now)) AS a ON a.key = b.key CROSS JOIN LATERAL pg_catalog.jsonb_each(b.item) AS k \
+                WHERE b.tbl = $1 AND (a.item -> k.key) IS DISTINCT FROM k.value ORDER BY pg_catalog.length(b.key), b.key, k.key
+                """,
                 [table.name]
             )
             for row in changed {
@@ -49,12 +51,14 @@ struct RoundTripSnapshot {
                     before: try row.decode(String?.self, at: 3), after: try row.decode(String?.self, at: 4)
                 ))
             }
-            let before = "SELECT key, item FROM \(Self.table) WHERE tbl = $1"
+            let before: SQL = "SELECT key, item FROM \(Self.table) WHERE tbl = $1"
             // Rows before that are gone, then rows now that were not there.
             for (from, to, missing) in [(before, now, true), (now, before, false)] {
                 let rows = try connection.execute(
-                    "SELECT x.key, x.item ->> 'entity', x.item::text FROM (\(from)) AS x WHERE NOT EXISTS (SELECT FROM (\(to)) AS y WHERE y.key = x.key) "
-                        + "ORDER BY pg_catalog.length(x.key), x.key",
+                    """
+                    SELECT x.key, x.item ->> 'entity', x.item::text FROM (\(from)) AS x WHERE NOT EXISTS (SELECT FROM (\(to)) AS y WHERE y.key = x.key) \
+                    ORDER BY pg_catalog.length(x.key), x.key
+                    """,
                     [table.name]
                 )
                 for row in rows {
@@ -70,9 +74,9 @@ struct RoundTripSnapshot {
     }
 
     /// The row's primary key as text: `17`, or `3,8` for a join table.
-    private func key(_ table: Table, _ q: Connection) -> String {
-        let columns = table.primaryKey.columns.map { "t.\(q.quoteIdentifier($0))::text" }
-        return columns.count == 1 ? columns[0] : "pg_catalog.concat_ws(',', \(columns.joined(separator: ", ")))"
+    private func key(_ table: Table) -> SQL {
+        let columns = table.primaryKey.columns.map { "t.\(id: $0)::text" as SQL }
+        return columns.count == 1 ? columns[0] : "pg_catalog.concat_ws(',', \(columns, joinedBy: ", "))"
     }
 
     /// The row's entity: its discriminator, else the table's root entity (nil for a join table).

@@ -34,11 +34,11 @@ extension TenantCatalog {
     }
 
     private func fleetStanding(
-        family: String, target: String, selection: TenantSelection, listingCurrent: Bool, columns: String, on connection: Connection
+        family: String, target: String, selection: TenantSelection, listingCurrent: Bool, columns: SQL, on connection: Connection
     ) throws -> FleetStanding {
-        let tenants = qualified("tenants", connection)
+        let tenants = table("tenants")
         // $1 family, $2 target, $3 the selected names (NULL: any), $4 the pattern as LIKE (NULL: any).
-        let selected = "family = $1 AND ($3::text[] IS NULL OR name = ANY ($3::text[])) AND ($4::text IS NULL OR name LIKE $4 ESCAPE '\\')"
+        let selected: SQL = "family = $1 AND ($3::text[] IS NULL OR name = ANY ($3::text[])) AND ($4::text IS NULL OR name LIKE $4 ESCAPE '\\')"
         let parameters: [(any PQEncodable)?] = [
             family, target, selection.names.isEmpty ? nil : CatalogArray.text(selection.names), selection.pattern.map(Self.likePattern),
         ]

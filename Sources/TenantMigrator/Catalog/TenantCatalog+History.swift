@@ -7,7 +7,7 @@ extension TenantCatalog {
     /// The history of `tenant`, oldest first.
     public func history(of tenant: TenantName, on connection: Connection) throws -> [HistoryEntry] {
         try connection.execute(
-            "SELECT \(Self.historyColumns) FROM \(qualified("migration_history", connection)) WHERE tenant = $1 ORDER BY id",
+            "SELECT \(Self.historyColumns) FROM \(table("migration_history")) WHERE tenant = $1 ORDER BY id",
             [tenant.rawValue]
         ).map(HistoryEntry.init(row:))
     }
@@ -17,7 +17,7 @@ extension TenantCatalog {
     public func history(family: String, tenant: TenantName? = nil, limit: Int? = nil, on connection: Connection) throws -> [HistoryEntry] {
         try connection.execute(
             """
-            SELECT \(Self.historyColumns) FROM \(qualified("migration_history", connection))
+            SELECT \(Self.historyColumns) FROM \(table("migration_history"))
             WHERE family = $1 AND ($2::text IS NULL OR tenant = $2)
             ORDER BY id DESC LIMIT $3
             """,
@@ -26,5 +26,5 @@ extension TenantCatalog {
     }
 
     /// The columns ``HistoryEntry/init(row:)`` reads.
-    private static let historyColumns = "tenant, family, operation, from_version, to_version, started_at, finished_at, outcome, error, sqlstate, statistics"
+    private static let historyColumns: SQL = "tenant, family, operation, from_version, to_version, started_at, finished_at, outcome, error, sqlstate, statistics"
 }

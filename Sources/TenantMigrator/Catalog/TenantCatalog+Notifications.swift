@@ -11,7 +11,7 @@ extension TenantCatalog {
 
     /// `RETURNING` clause that announces the changed rows on ``notificationChannel`` (whose value
     /// is bound as parameter `$<parameter>`): the write and its announcement cost one statement.
-    static func announcingChanges(parameter: Int) -> String {
-        " RETURNING pg_catalog.pg_notify($\(parameter), name)"
+    static func announcingChanges(parameter: Int) -> SQL {
+        " RETURNING pg_catalog.pg_notify($\(int: parameter), name)"
     }
 }

@@ -25,13 +25,13 @@ extension TenantCatalog {
     /// Sets (`version`) or clears (nil) the pin and records it, in one statement; clearing a pin
     /// that is not there changes and records nothing.
     private func changePin(of tenant: TenantName, to version: String?, reason: String?, on connection: Connection) throws -> Bool {
-        try connection.execute(pinStatement(tenant, to: version, reason: reason, connection)).rowCount > 0
+        try connection.execute(pinStatement(tenant, to: version, reason: reason)).rowCount > 0
     }
 
     /// The statement that pins `tenant` at `version` (nil: unpins it) and records it, to send in a
     /// pipeline; it returns a row when it recorded a change.
-    func pinStatement(_ tenant: TenantName, to version: String?, reason: String?, _ quoting: some SQLQuoting) -> Statement {
-        let tenants = qualified("tenants", quoting)
+    func pinStatement(_ tenant: TenantName, to version: String?, reason: String?) -> Statement {
+        let tenants = table("tenants")
         return Statement(
             """
             WITH previous AS (
@@ -44,7 +44,7 @@ extension TenantCatalog {
                 WHERE t.name = previous.name AND ($2::text IS NOT NULL OR previous.pinned_version IS NOT NULL)
                 RETURNING t.name, t.family, previous.pinned_version
             )
-            INSERT INTO \(qualified("migration_history", quoting))
+            INSERT INTO \(table("migration_history"))
                 (tenant, family, operation, from_version, to_version, started_at, outcome)
             SELECT name, family, $4::text, pinned_version, $2::text, pg_catalog.now(), 'succeeded' FROM changed
             RETURNING id

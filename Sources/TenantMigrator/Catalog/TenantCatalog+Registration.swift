@@ -12,8 +12,7 @@ extension TenantCatalog {
         do {
             try connection.savepoint { connection in
                 _ = try connection.execute(
-                    "INSERT INTO \(qualified("tenants", connection)) (name, schema_name, family, version, version_hash) "
-                        + "VALUES ($1, $2, $3, $4, $5)",
+                    "INSERT INTO \(table("tenants")) (name, schema_name, family, version, version_hash) VALUES ($1, $2, $3, $4, $5)",
                     [name.rawValue, schema, family, version.name, version.versionHash]
                 )
             }
@@ -29,20 +28,20 @@ extension TenantCatalog {
     /// The tenant registered with `schema`, if any (of any family).
     public func tenant(owning schema: String, on connection: Connection) throws -> TenantName? {
         try connection.execute(
-            "SELECT name FROM \(qualified("tenants", connection)) WHERE schema_name = $1", [schema]
+            "SELECT name FROM \(table("tenants")) WHERE schema_name = $1", [schema]
         ).first.map { try TenantName(try $0.decode(String.self, at: 0)) }
     }
 
     /// Removes tenant `name`'s row (its history stays), and announces it on ``notificationChannel``.
     public func deregister(_ name: TenantName, on connection: Connection) throws {
         try connection.execute(
-            "DELETE FROM \(qualified("tenants", connection)) WHERE name = $1" + Self.announcingChanges(parameter: 2),
+            "DELETE FROM \(table("tenants")) WHERE name = $1\(Self.announcingChanges(parameter: 2))",
             [name.rawValue, notificationChannel]
         )
     }
 
     /// Refreshes the planner's statistics of the tenants table (after creating thousands at once).
     package func analyze(on connection: Connection) throws {
-        try connection.execute("VACUUM ANALYZE \(qualified("tenants", connection))")
+        try connection.execute("VACUUM ANALYZE \(table("tenants"))")
     }
 }

@@ -8,7 +8,7 @@ extension TenantCatalog {
     public func tenants(family: String? = nil, on connection: Connection) throws -> [TenantRecord] {
         try records(on: connection) { columns in
             try connection.execute(
-                "SELECT \(columns) FROM \(qualified("tenants", connection)) WHERE $1::text IS NULL OR family = $1 ORDER BY name",
+                "SELECT \(columns) FROM \(table("tenants")) WHERE $1::text IS NULL OR family = $1 ORDER BY name",
                 [family]
             )
         }
@@ -18,7 +18,7 @@ extension TenantCatalog {
     public func tenant(_ name: TenantName, on connection: Connection, forUpdate: Bool = false) throws -> TenantRecord? {
         try records(on: connection) { columns in
             try connection.execute(
-                "SELECT \(columns) FROM \(qualified("tenants", connection)) WHERE name = $1\(forUpdate ? " FOR UPDATE" : "")",
+                "SELECT \(columns) FROM \(table("tenants")) WHERE name = $1\(forUpdate ? " FOR UPDATE" : "" as SQL)",
                 [name.rawValue]
             )
         }.first
@@ -28,7 +28,7 @@ extension TenantCatalog {
     /// which read-only calls and trial runs never upgrade, is read again without the pin columns:
     /// its tenants are unpinned. Inside a transaction the first try runs in a savepoint, so that its
     /// failure does not abort the transaction (a trial run, or a drop, on a catalog not upgraded yet).
-    private func records(on connection: Connection, _ query: (String) throws -> QueryResult) throws -> [TenantRecord] {
+    private func records(on connection: Connection, _ query: (SQL) throws -> QueryResult) throws -> [TenantRecord] {
         do {
             let rows = try connection.isInTransaction
                 ? connection.savepoint { _ in try query(TenantRecord.columns) }
@@ -49,7 +49,7 @@ extension TenantCatalog {
     /// it (a migration, online or not); returns whether it did.
     public func tryLockTenant(_ name: TenantName, on connection: Connection) throws -> Bool {
         let locked = try connection.execute(
-            "SELECT 1 FROM \(qualified("tenants", connection)) WHERE name = $1 FOR UPDATE SKIP LOCKED", [name.rawValue]
+            "SELECT 1 FROM \(table("tenants")) WHERE name = $1 FOR UPDATE SKIP LOCKED", [name.rawValue]
         ).first != nil
         return try locked && !isHeldByOnlineRun(name, on: connection)
     }
@@ -70,7 +70,7 @@ extension TenantCatalog {
 
     /// Whether a live online run of another session holds tenant `name`.
     func isHeldByOnlineRun(_ name: TenantName, on connection: Connection) throws -> Bool {
-        try connection.execute("SELECT \(OnlineLease.heldElsewhereSQL(key: "$1", catalog: self, connection))", [OnlineLease.key(of: name)])
+        try connection.execute("SELECT \(OnlineLease.heldElsewhereSQL(key: "$1", catalog: self))", [OnlineLease.key(of: name)])
             .first?.decode(Bool.self, at: 0) ?? false
     }
 
@@ -88,8 +88,8 @@ extension TenantCatalog {
     /// The online lease must be read by a later statement: one that waited for the row sees
     /// nothing its last holder committed, but a statement after it does.
     func lockStatement(_ name: TenantName, settingLockTimeout lockTimeout: String? = nil) -> Statement {
-        let row = { (parameter: Int) in
-            "(SELECT 1 FROM \(self.qualified("tenants", PostgreSQLQuoting())) WHERE name = $\(parameter) FOR UPDATE)"
+        let row = { (parameter: Int) -> SQL in
+            "(SELECT 1 FROM \(self.table("tenants")) WHERE name = $\(int: parameter) FOR UPDATE)"
         }
         guard let lockTimeout else { return Statement("SELECT \(row(1))", [name.rawValue]).preparedPerConnection() }
         return Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true), \(row(2))", [lockTimeout, name.rawValue]).preparedPerConnection()
@@ -99,24 +99,28 @@ extension TenantCatalog {
     /// in a pipeline after ``lockStatement(_:settingLockTimeout:)``; its rows decode with
     /// ``TenantRecord/init(row:)``, and their column `held_online` says whether a live online run
     /// of another session holds the tenant.
-    func lockedRecordStatement(_ name: TenantName, _ quoting: some SQLQuoting) -> Statement {
+    func lockedRecordStatement(_ name: TenantName) -> Statement {
         Statement(
-            "SELECT \(TenantRecord.columns), \(OnlineLease.heldElsewhereSQL(key: "$2", catalog: self, quoting)) AS held_online "
-                + "FROM \(qualified("tenants", quoting)) WHERE name = $1 FOR UPDATE",
+            """
+            SELECT \(TenantRecord.columns), \(OnlineLease.heldElsewhereSQL(key: "$2", catalog: self)) AS held_online \
+            FROM \(table("tenants")) WHERE name = $1 FOR UPDATE
+            """,
             [name.rawValue, OnlineLease.key(of: name)]
         ).preparedPerConnection()
     }
 
     /// Records that `tenant` is now at `version`, ready, and announces it on ``notificationChannel``.
     public func recordVersion(_ tenant: TenantName, version: String, versionHash: String, on connection: Connection) throws {
-        try connection.execute(recordVersionStatement(tenant, version: version, versionHash: versionHash, connection))
+        try connection.execute(recordVersionStatement(tenant, version: version, versionHash: versionHash))
     }
 
     /// The statement of ``recordVersion(_:version:versionHash:on:)``, to send in a pipeline.
-    func recordVersionStatement(_ tenant: TenantName, version: String, versionHash: String, _ quoting: some SQLQuoting) -> Statement {
+    func recordVersionStatement(_ tenant: TenantName, version: String, versionHash: String) -> Statement {
         Statement(
-            "UPDATE \(qualified("tenants", quoting)) SET version = $2, version_hash = $3, state = 'ready', "
-                + "last_error = NULL, updated_at = now() WHERE name = $1" + Self.announcingChanges(parameter: 4),
+            """
+            UPDATE \(table("tenants")) SET version = $2, version_hash = $3, state = 'ready', \
+            last_error = NULL, updated_at = now() WHERE name = $1\(Self.announcingChanges(parameter: 4))
+            """,
             [tenant.rawValue, version, versionHash, notificationChannel]
         ).preparedPerConnection()
     }
@@ -124,22 +128,21 @@ extension TenantCatalog {
     /// Marks `tenant` failed with `error` (its version is unchanged), and announces it on ``notificationChannel``.
     public func recordFailure(_ tenant: TenantName, error: String, on connection: Connection) throws {
         try connection.execute(
-            "UPDATE \(qualified("tenants", connection)) SET state = 'failed', last_error = $2, updated_at = now() WHERE name = $1"
-                + Self.announcingChanges(parameter: 3),
+            "UPDATE \(table("tenants")) SET state = 'failed', last_error = $2, updated_at = now() WHERE name = $1\(Self.announcingChanges(parameter: 3))",
             [tenant.rawValue, error, notificationChannel]
         )
     }
 
     /// Appends one row to the migration history.
     public func recordHistory(_ entry: HistoryEntry, on connection: Connection) throws {
-        try connection.execute(try historyStatement(entry, connection))
+        try connection.execute(try historyStatement(entry))
     }
 
     /// The statement of ``recordHistory(_:on:)``, to send in a pipeline.
-    func historyStatement(_ entry: HistoryEntry, _ quoting: some SQLQuoting) throws -> Statement {
+    func historyStatement(_ entry: HistoryEntry) throws -> Statement {
         Statement(
             """
-            INSERT INTO \(qualified("migration_history", quoting))
+            INSERT INTO \(table("migration_history"))
                 (tenant, family, operation, from_version, to_version, started_at, outcome, error, sqlstate, statistics)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
             """,

@@ -18,7 +18,13 @@ public struct TenantCatalog: Sendable, Hashable {
         self.schema = schema
     }
 
-    /// The schema, quoted for SQL.
+    /// A table of the catalog's schema: `"tenant_migrator"."tenants"`.
+    func table(_ name: String) -> SQL {
+        "\(schema: schema, table: name)"
+    }
+
+    /// A table of the catalog's schema as quoted text, for the online run's statements, which are
+    /// still strings (TenantMigrator/Online).
     func qualified(_ table: String, _ quoting: some SQLQuoting) -> String {
         quoting.quoteIdentifier(schema) + "." + quoting.quoteIdentifier(table)
     }
@@ -38,9 +44,9 @@ public struct TenantCatalog: Sendable, Hashable {
                 [Statement("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('tenant-migrate catalog'), pg_catalog.hashtext($1))", [schema])]
                     + (try connection.keepingNewSchemasLocal())
                     + [
-                        Statement("CREATE SCHEMA IF NOT EXISTS \(connection.quoteIdentifier(schema))"),
+                        Statement("CREATE SCHEMA IF NOT EXISTS \(id: schema)"),
                         Statement("""
-                            CREATE TABLE IF NOT EXISTS \(qualified("catalog_info", connection)) (
+                            CREATE TABLE IF NOT EXISTS \(table("catalog_info")) (
                                 key text PRIMARY KEY,
                                 value text NOT NULL
                             )
@@ -51,11 +57,13 @@ public struct TenantCatalog: Sendable, Hashable {
             guard found <= CatalogSchema.currentVersion else {
                 throw TenantMigratorError.catalogTooNew(catalog: schema, found: found, supported: CatalogSchema.currentVersion)
             }
-            let upgrades = ((found + 1)..<(CatalogSchema.currentVersion + 1)).flatMap { CatalogSchema.upgrade(to: $0, catalog: self, connection) }
+            let upgrades = ((found + 1)..<(CatalogSchema.currentVersion + 1)).flatMap { CatalogSchema.upgrade(to: $0, catalog: self) }
             try connection.pipeline(upgrades.map { Statement($0) } + [
                 Statement(
-                    "INSERT INTO \(qualified("catalog_info", connection)) (key, value) VALUES ('catalog_version', $1) "
-                        + "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    """
+                    INSERT INTO \(table("catalog_info")) (key, value) VALUES ('catalog_version', $1) \
+                    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
+                    """,
                     [String(CatalogSchema.currentVersion)]
                 ),
             ])
@@ -101,7 +109,7 @@ public struct TenantCatalog: Sendable, Hashable {
         ).first?.decode(Bool.self, at: 0) ?? false
         guard exists else { return nil }
         let row = try connection.execute(
-            "SELECT value FROM \(qualified("catalog_info", connection)) WHERE key = 'catalog_version'"
+            "SELECT value FROM \(table("catalog_info")) WHERE key = 'catalog_version'"
         ).first
         return try row.flatMap { Int(try $0.decode(String.self, at: 0)) }
     }
@@ -112,9 +120,9 @@ enum CatalogSchema {
     static let currentVersion = 2
 
     /// The statements that bring the catalog from `version - 1` to `version`, one statement each.
-    static func upgrade(to version: Int, catalog: TenantCatalog, _ connection: Connection) -> [String] {
-        let tenants = catalog.qualified("tenants", connection)
-        let history = catalog.qualified("migration_history", connection)
+    static func upgrade(to version: Int, catalog: TenantCatalog) -> [SQL] {
+        let tenants = catalog.table("tenants")
+        let history = catalog.table("migration_history")
         switch version {
         case 1:
             return [
@@ -153,8 +161,10 @@ enum CatalogSchema {
         case 2:
             // Pins (TenantCatalog+Pins.swift). IF NOT EXISTS: a half-upgraded catalog upgrades again.
             return [
-                "ALTER TABLE \(tenants) ADD COLUMN IF NOT EXISTS pinned_version text, "
-                    + "ADD COLUMN IF NOT EXISTS pinned_at timestamptz, ADD COLUMN IF NOT EXISTS pinned_reason text",
+                """
+                ALTER TABLE \(tenants) ADD COLUMN IF NOT EXISTS pinned_version text, \
+                ADD COLUMN IF NOT EXISTS pinned_at timestamptz, ADD COLUMN IF NOT EXISTS pinned_reason text
+                """,
             ]
         default:
             preconditionFailure("no catalog upgrade to version \(version)")

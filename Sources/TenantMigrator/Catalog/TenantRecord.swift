@@ -35,7 +35,7 @@ public struct TenantRecord: Sendable, Codable, Hashable {
     /// Whether the tenant is pinned.
     public var isPinned: Bool { pinnedVersion != nil }
 
-    private static let columnsBeforePins = "name, schema_name, family, version, version_hash, state, last_error, created_at, updated_at"
+    private static let columnsBeforePins: SQL = "name, schema_name, family, version, version_hash, state, last_error, created_at, updated_at"
     /// The columns a record is read from.
     static let columns = columnsBeforePins + ", pinned_version, pinned_at, pinned_reason"
     /// The same from a catalog of version 1, before pins: read-only calls never upgrade the catalog.

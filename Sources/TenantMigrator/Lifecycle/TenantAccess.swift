@@ -19,19 +19,19 @@ public struct TenantAccess: Sendable, Hashable {
     }
 
     /// `CREATE SCHEMA` and, with an owner, the switch to that role for what follows.
-    func schemaStatements(_ schema: String, _ connection: Connection) -> [String] {
-        let quoted = connection.quoteIdentifier(schema)
-        guard let owner else { return ["CREATE SCHEMA \(quoted)"] }
-        let role = connection.quoteIdentifier(owner)
-        return ["CREATE SCHEMA \(quoted) AUTHORIZATION \(role)", "SET LOCAL ROLE \(role)"]
+    /// The statements name the tenant's schema (``SQL/schema``).
+    func schemaStatements() -> [SQL] {
+        guard let owner else { return ["CREATE SCHEMA \(SQL.schema)"] }
+        return ["CREATE SCHEMA \(SQL.schema) AUTHORIZATION \(id: owner)", "SET LOCAL ROLE \(id: owner)"]
     }
 
     /// The app role's grants (after the tables exist), then back to the connecting role.
-    func grantStatements(_ schema: String, _ connection: Connection) -> [String] {
-        var statements: [String] = []
-        let quoted = connection.quoteIdentifier(schema)
+    /// The statements name the tenant's schema (``SQL/schema``).
+    func grantStatements() -> [SQL] {
+        var statements: [SQL] = []
+        let quoted = SQL.schema
         if let appRole {
-            let app = connection.quoteIdentifier(appRole)
+            let app: SQL = "\(id: appRole)"
             statements += [
                 "GRANT USAGE ON SCHEMA \(quoted) TO \(app)",
                 "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA \(quoted) TO \(app)",

@@ -21,17 +21,16 @@ extension TenantLifecycle {
         let started = Date()
         try ExpressionTrust(version: version).check(on: connection)
         // No lock to take: the catalog's primary key serializes two creations of one tenant.
-        var statements = try connection.distributingNewSchemas().map(\.sql)
-        statements += access.schemaStatements(schema, connection)
-        statements += version.relationalSchema().createStatements(inSchema: schema, quoting: connection)
-        statements += access.grantStatements(schema, connection)
-        statements.append(catalog.registerSQL(name.rawValue, schema: schema, family: family.name, version: version, quoting: connection))
-        statements.append(catalog.historySQL(
+        var statements = try connection.distributingNewSchemas()
+        statements += (access.schemaStatements() + version.relationalSchema().creationStatements + access.grantStatements())
+            .map { Statement($0, schema: schema) }
+        statements.append(Statement(catalog.registerSQL(name.rawValue, schema: schema, family: family.name, version: version)))
+        statements.append(Statement(catalog.historySQL(
             name.rawValue, family: family.name, operation: .create, to: version.name,
-            statisticsJSON: "{\"tables\": \(version.relationalSchema().tables.count)}", quoting: connection
-        ))
+            statisticsJSON: "{\"tables\": \(version.relationalSchema().tables.count)}"
+        )))
         do {
-            try connection.transactionPipeline(statements.map { Statement($0) })
+            try connection.transactionPipeline(statements)
         } catch SQLState.duplicateSchema {
             if try catalog.tenant(name, on: connection) != nil { throw TenantMigratorError.tenantExists(name) }
             throw TenantMigratorError.schemaExists(schema, tenant: name)

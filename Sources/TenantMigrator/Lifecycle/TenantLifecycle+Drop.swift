@@ -13,7 +13,7 @@ extension TenantLifecycle {
             try catalog.lockTenant(name, on: connection)
             let record = try catalog.requireTenant(name, on: connection, forUpdate: true)
             try OnlineSchemas.dropAll(forTenantSchema: record.schema, on: connection)
-            try connection.script("DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(record.schema)) CASCADE")
+            try connection.script("DROP SCHEMA IF EXISTS \(id: record.schema) CASCADE")
             try catalog.deregister(name, on: connection)
             try catalog.recordHistory(
                 HistoryEntry(tenant: name, family: record.family, operation: .drop, fromVersion: record.version,

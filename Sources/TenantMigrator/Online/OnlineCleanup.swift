@@ -43,7 +43,7 @@ struct OnlineCleanup {
                         guard try isNeeded(on: connection) else { return .clean }
                     }
                     let captured = try ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection)
-                    try TenantMigrationRunner.lockTables(captured, on: connection)
+                    try TenantMigrationRunner.lockTables(captured.map { "\(quotedByServer: $0)" }, on: connection)
                     try ChangeCapture.removeTriggers(from: captured, on: connection)
                     try OnlineSchemas.drop(schemas.work, on: connection)
                     try OnlineSchemas.drop(schemas.delta, on: connection)

@@ -41,7 +41,7 @@ final class OnlineContext {
     var preconditions: OnlinePreconditions { OnlinePreconditions(plan: plan.plan, schemas: schemas, tenant: run.tenant) }
 
     /// The live tables (the source version's), qualified, in the fixed order every migration locks them.
-    var liveTables: [String] { TenantMigrationRunner.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant, connection) }
+    var liveTables: [String] { TenantMigrationRunner.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant).map { $0.text(schema: schemas.tenant) } }
 
     /// The executor's options for the steps caught up, as offline but for proofs by the way back:
     /// only those catch-up follows (``StepExecutor/Options/online``).

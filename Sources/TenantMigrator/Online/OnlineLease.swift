@@ -32,23 +32,27 @@ struct OnlineLease {
     static func key(of tenant: TenantName) -> String { "online run of " + tenant.rawValue }
 
     /// `backend_start` (a column of `pg_stat_get_activity`) as microseconds since the epoch.
-    static func startedSQL(_ column: String) -> String {
+    static func startedSQL(_ column: SQL) -> SQL {
         "(EXTRACT(epoch FROM \(column)) * 1000000)::pg_catalog.int8"
     }
 
     /// SQL true while the session `pid` (SQL int4), started at `started` (SQL int8) as user `user`
     /// (SQL int8), lives. A process whose start another role may not see (NULL) counts by its
     /// number and user alone.
-    static func liveSQL(pid: String, started: String, user: String) -> String {
-        "EXISTS (SELECT FROM pg_catalog.pg_stat_get_activity(\(pid)) AS a WHERE a.usesysid::pg_catalog.int8 = \(user) "
-            + "AND (a.backend_start IS NULL OR \(startedSQL("a.backend_start")) = \(started)))"
+    static func liveSQL(pid: SQL, started: SQL, user: SQL) -> SQL {
+        """
+        EXISTS (SELECT FROM pg_catalog.pg_stat_get_activity(\(pid)) AS a WHERE a.usesysid::pg_catalog.int8 = \(user) \
+        AND (a.backend_start IS NULL OR \(startedSQL("a.backend_start")) = \(started)))
+        """
     }
 
     /// SQL true when the lease `key` (an SQL text) is held by a live session other than this one.
-    static func heldElsewhereSQL(key: String, catalog: TenantCatalog, _ quoting: some SQLQuoting) -> String {
-        let part = { (n: Int, type: String) in "pg_catalog.split_part(lease.value, ' ', \(n))::pg_catalog.\(type)" }
-        return "EXISTS (SELECT FROM \(catalog.qualified("catalog_info", quoting)) AS lease WHERE lease.key = \(key) "
-            + "AND \(part(1, "int4")) <> pg_catalog.pg_backend_pid() AND \(liveSQL(pid: part(1, "int4"), started: part(2, "int8"), user: part(3, "int8"))))"
+    static func heldElsewhereSQL(key: SQL, catalog: TenantCatalog) -> SQL {
+        let part = { (n: Int, type: SQL) -> SQL in "pg_catalog.split_part(lease.value, ' ', \(int: n))::pg_catalog.\(type)" }
+        return """
+        EXISTS (SELECT FROM \(catalog.table("catalog_info")) AS lease WHERE lease.key = \(key) \
+        AND \(part(1, "int4")) <> pg_catalog.pg_backend_pid() AND \(liveSQL(pid: part(1, "int4"), started: part(2, "int8"), user: part(3, "int8"))))
+        """
     }
 
     /// Takes the lease: retried with backoff when the tenant's row stays locked longer than
@@ -59,11 +63,11 @@ struct OnlineLease {
         let previous = try connection.execute("SELECT pg_catalog.current_setting('lock_timeout')").first?.decode(String.self, at: 0) ?? "0"
         try connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)",
                                ["\(TenantMigrationRunner.wholeMilliseconds(run.settings.lockTimeout))ms"])
-        let take = """
-            INSERT INTO \(catalog.qualified("catalog_info", connection)) (key, value)
+        let take: SQL = """
+            INSERT INTO \(catalog.table("catalog_info")) (key, value)
             SELECT $1, a.pid || ' ' || \(startedSQL("a.backend_start")) || ' ' || a.usesysid::pg_catalog.int8
             FROM pg_catalog.pg_stat_get_activity(pg_catalog.pg_backend_pid()) AS a
-            WHERE NOT \(heldElsewhereSQL(key: "$1", catalog: catalog, connection))
+            WHERE NOT \(heldElsewhereSQL(key: "$1", catalog: catalog))
             ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value
             RETURNING pg_catalog.split_part(value, ' ', 1)::pg_catalog.int4, pg_catalog.split_part(value, ' ', 2)::pg_catalog.int8,
                       pg_catalog.split_part(value, ' ', 3)::pg_catalog.int8
@@ -105,16 +109,18 @@ struct OnlineLease {
     /// migrator): its lease is in the catalog (it goes when the run ends, however it ends, if the
     /// session lives on) and its session lives (after a crash the lease stays, but the session is gone).
     var heldSQL: String {
-        let q = PostgreSQLQuoting()
-        return "(EXISTS (SELECT FROM \(catalog.qualified("catalog_info", q)) AS lease WHERE lease.key = \(q.quoteLiteral(key)) "
-            + "AND lease.value = \(q.quoteLiteral(value))) AND \(Self.liveSQL(pid: String(pid), started: String(started), user: String(user))))"
+        let held: SQL = """
+        (EXISTS (SELECT FROM \(catalog.table("catalog_info")) AS lease WHERE lease.key = \(literal: key) \
+        AND lease.value = \(literal: value)) AND \(Self.liveSQL(pid: "\(int: pid)", started: "\(int: started)", user: "\(int: user)")))
+        """
+        return held.text(schema: catalog.schema)
     }
 
     /// Gives the lease back and puts the session's `lock_timeout` back (nothing to do on a lost
     /// connection: the lease died with the session).
     func release(catalog: TenantCatalog, on connection: Connection) {
         guard connection.isHealthy, !connection.isInTransaction else { return }
-        _ = try? connection.execute("DELETE FROM \(catalog.qualified("catalog_info", connection)) WHERE key = $1 AND value = $2",
+        _ = try? connection.execute("DELETE FROM \(catalog.table("catalog_info")) WHERE key = $1 AND value = $2",
                                     [key, value])
         _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)", [previousLockTimeout])
     }

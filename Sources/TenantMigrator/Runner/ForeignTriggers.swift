@@ -20,7 +20,7 @@ struct ForeignTriggers {
         let name: String
         /// `pg_trigger.tgenabled`: `O` (origin), `A` (always) or `R` (replica).
         let mode: String
-        /// Its table, qualified and quoted.
+        /// Its table, qualified and quoted by the server (`format('%I.%I', …)`).
         let table: String
     }
 
@@ -41,7 +41,7 @@ struct ForeignTriggers {
     static func disable(_ triggers: [Trigger], on connection: Connection) throws -> ForeignTriggers {
         for trigger in triggers {
             connection.logger.warning("disabling trigger \(trigger.name) on \(trigger.table) for the migration: the model does not define it")
-            try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(trigger.table) DISABLE TRIGGER \(connection.quoteIdentifier(trigger.name))"))
+            try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(quotedByServer: trigger.table) DISABLE TRIGGER \(id: trigger.name)"))
         }
         return ForeignTriggers(triggers: triggers)
     }
@@ -61,12 +61,12 @@ struct ForeignTriggers {
         for row in rows { tables[UInt32(try row.decode(Int64.self, at: 0))] = try row.decode(String.self, at: 1) }
         for trigger in triggers {
             guard let table = tables[trigger.oid] else { continue }
-            let enable = switch trigger.mode {
+            let enable: SQL = switch trigger.mode {
             case "A": "ENABLE ALWAYS TRIGGER"
             case "R": "ENABLE REPLICA TRIGGER"
             default: "ENABLE TRIGGER"
             }
-            try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(table) \(enable) \(connection.quoteIdentifier(trigger.name))"))
+            try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(quotedByServer: table) \(enable) \(id: trigger.name)"))
         }
     }
 }

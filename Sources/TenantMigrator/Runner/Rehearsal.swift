@@ -14,7 +14,7 @@ struct Rehearsal {
     let tables: [String]
     let schema: String
 
-    static let snapshotTable = "pg_temp.tm_rehearsal_before"
+    static let snapshotTable: SQL = "pg_temp.tm_rehearsal_before"
 
     init(version: ModelVersion, schema: String) {
         self.tables = version.relationalSchema().tables.map(\.name).filter { !$0.hasPrefix("_") }.sorted()
@@ -26,7 +26,7 @@ struct Rehearsal {
         try connection.execute("CREATE TEMP TABLE tm_rehearsal_before (tbl text NOT NULL, item jsonb NOT NULL) ON COMMIT DROP")
         for table in tables {
             try connection.execute(
-                "INSERT INTO \(Self.snapshotTable) SELECT $1, pg_catalog.to_jsonb(t) FROM \(qualified(table, connection)) AS t", [table]
+                "INSERT INTO \(Self.snapshotTable) SELECT $1, pg_catalog.to_jsonb(t) FROM \(schema: schema, table: table) AS t", [table]
             )
         }
     }
@@ -34,8 +34,8 @@ struct Rehearsal {
     /// The first difference between the tables now and the snapshot, or nil when they are equal.
     func firstDifference(on connection: Connection) throws -> RehearsalDifference? {
         for table in tables {
-            let now = "SELECT pg_catalog.to_jsonb(t) FROM \(qualified(table, connection)) AS t"
-            let before = "SELECT item FROM \(Self.snapshotTable) WHERE tbl = $1"
+            let now: SQL = "SELECT pg_catalog.to_jsonb(t) FROM \(schema: schema, table: table) AS t"
+            let before: SQL = "SELECT item FROM \(Self.snapshotTable) WHERE tbl = $1"
             if let row = try connection.execute("(\(before)) EXCEPT ALL (\(now)) LIMIT 1", [table]).first {
                 return RehearsalDifference(table: table, before: try row.decode(String.self, at: 0), after: nil)
             }
@@ -44,10 +44,6 @@ struct Rehearsal {
             }
         }
         return nil
-    }
-
-    private func qualified(_ table: String, _ connection: Connection) -> String {
-        connection.quoteIdentifier(schema) + "." + connection.quoteIdentifier(table)
     }
 }
 

@@ -26,7 +26,7 @@ extension TenantMigrationRunner {
         if try connection.capabilities.propagatesOnlySetStatements {
             return [
                 Statement("SET LOCAL citus.propagate_set_commands = 'local'"),
-                Statement("SET LOCAL lock_timeout = '\(value)'"),
+                Statement("SET LOCAL lock_timeout = \(literal: value)"),
             ]
         }
         return [Statement("SELECT pg_catalog.set_config('lock_timeout', $1, true)", [value])]
@@ -43,8 +43,8 @@ extension TenantMigrationRunner {
     private static func lockTimeoutValue(_ timeout: Duration) -> String { "\(TenantMigrationRunner.wholeMilliseconds(timeout))ms" }
 
     /// `LOCK TABLE` of `tables` (qualified and quoted) in ACCESS EXCLUSIVE mode, `NOWAIT` unless `wait`.
-    static func lockStatement(_ tables: [String], wait: Bool) -> String {
-        "LOCK TABLE \(tables.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE\(wait ? "" : " NOWAIT")"
+    static func lockStatement(_ tables: [SQL], wait: Bool) -> SQL {
+        "LOCK TABLE \(tables, joinedBy: ", ") IN ACCESS EXCLUSIVE MODE\(wait ? "" : " NOWAIT" as SQL)"
     }
 
     /// Rounds of "all at once, else wait for the busy one alone" before giving up with 55P03 (the
@@ -53,7 +53,7 @@ extension TenantMigrationRunner {
 
     /// Takes ACCESS EXCLUSIVE on `tables` (already qualified and quoted), in the given order, without
     /// ever waiting on one while holding another.
-    static func lockTables(_ tables: [String], on connection: Connection) throws {
+    static func lockTables(_ tables: [SQL], on connection: Connection) throws {
         guard !tables.isEmpty else { return }
         for _ in 0..<lockRounds {
             do {
@@ -80,10 +80,8 @@ extension TenantMigrationRunner {
 
     /// The tables of `version` in `schema`, qualified, quoted and sorted by name: the fixed order in
     /// which every migration locks them.
-    static func tablesToLock(of version: ModelVersion, inSchema schema: String, _ connection: Connection) -> [String] {
-        version.relationalSchema().tables.map(\.name).sorted().map {
-            connection.quoteIdentifier(schema) + "." + connection.quoteIdentifier($0)
-        }
+    static func tablesToLock(of version: ModelVersion, inSchema schema: String) -> [SQL] {
+        version.relationalSchema().tables.map(\.name).sorted().map { "\(schema: schema, table: $0)" }
     }
 }
 

@@ -32,11 +32,11 @@ extension TenantRun {
         // Read in a savepoint unless the catalog is known to have pins (see ``TenantMigrationRunner/catalogIsCurrent``).
         let fallsBack = !runner.catalogIsCurrent
         if fallsBack { pipeline.add(Statement("SAVEPOINT tm_record")) }
-        let recordStatement = pipeline.add(catalog.lockedRecordStatement(tenant, connection))
+        let recordStatement = pipeline.add(catalog.lockedRecordStatement(tenant))
         if fallsBack { pipeline.add(Statement("RELEASE SAVEPOINT tm_record")) }
-        let factsStatement = pipeline.add(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection))
+        let factsStatement = pipeline.add(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family))
         var tablesLock: Pipeline.Handle?
-        let expectedTables = expectation.map { TenantMigrationRunner.tablesToLock(of: $0.version, inSchema: $0.schema, connection) } ?? []
+        let expectedTables = expectation.map { TenantMigrationRunner.tablesToLock(of: $0.version, inSchema: $0.schema) } ?? []
         if !expectedTables.isEmpty {
             pipeline.add(Statement("SAVEPOINT tm_tables"))
             tablesLock = pipeline.add(Statement(TenantMigrationRunner.lockStatement(expectedTables, wait: false)))
@@ -59,7 +59,7 @@ extension TenantRun {
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_record"))
             let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
             if try catalog.isHeldByOnlineRun(tenant, on: connection) { throw TenantHeldOnline(tenant: tenant) }
-            let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family, connection)))
+            let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family)))
             return Opening(record: record, facts: facts, lockedVersion: nil)
         }
         guard let row = records.first else { throw TenantMigratorError.unknownTenant(tenant) }
@@ -105,11 +105,12 @@ struct TenantSchemaFacts {
     /// then counts them alike with and without their values, so after its first custom plans the
     /// prepared statement keeps a generic one (an `unnest` of an array parameter counts as 100
     /// rows without its value, which kept the planner making a custom plan, 0.8 ms, for every tenant).
-    static func statement(of tenant: TenantName, in catalog: TenantCatalog, family: ModelFamily, _ quoting: some SQLQuoting) -> Statement {
+    static func statement(of tenant: TenantName, in catalog: TenantCatalog, family: ModelFamily) -> Statement {
         let tables = Set(family.versions.flatMap { $0.relationalSchema().tables.map(\.name) }).sorted()
-        let names = tables.isEmpty ? "(NULL::pg_catalog.text)" : tables.indices.map { "($\($0 + 3)" + ($0 == 0 ? "::pg_catalog.text)" : ")") }.joined(separator: ", ")
+        let names: SQL = tables.isEmpty ? "(NULL::pg_catalog.text)"
+            : tables.indices.map { "($\(int: $0 + 3)\($0 == 0 ? "::pg_catalog.text)" : ")" as SQL)" }.joined(separator: ", ")
         return Statement("""
-            WITH tenant AS (SELECT schema_name FROM \(catalog.qualified("tenants", quoting)) WHERE name = $1),
+            WITH tenant AS (SELECT schema_name FROM \(catalog.table("tenants")) WHERE name = $1),
             tables AS (
                 SELECT pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, t.name)) AS oid
                 FROM tenant, (VALUES \(names)) AS t(name) WHERE t.name IS NOT NULL
@@ -123,7 +124,7 @@ struct TenantSchemaFacts {
             WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
             UNION ALL
             SELECT 'archive', (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = c.oid
-                AND a.attname = '\(TenantArchive.latestColumn)' AND NOT a.attisdropped), \(TenantArchive.ownershipSQL("c")) FROM tenant, pg_catalog.pg_class AS c
+                AND a.attname = \(literal: TenantArchive.latestColumn) AND NOT a.attisdropped), \(TenantArchive.ownershipSQL("c")) FROM tenant, pg_catalog.pg_class AS c
             WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text))
             UNION ALL
             SELECT 'schema owner', 0, NULL, NULL, NULL, NULL FROM tenant, pg_catalog.pg_namespace AS n

@@ -221,7 +221,7 @@ struct TenantRun {
         let plan = try checkedPlan(for: record, attempt: attempt)
         if opening.lockedVersion != plan.source.name {
             try runner.waitingForLocks(connection) {
-                try TenantMigrationRunner.lockTables(TenantMigrationRunner.tablesToLock(of: plan.source, inSchema: record.schema, connection), on: connection)
+                try TenantMigrationRunner.lockTables(TenantMigrationRunner.tablesToLock(of: plan.source, inSchema: record.schema), on: connection)
             }
         }
         let triggers = try ForeignTriggers.disable(opening.facts.triggers, inSchema: record.schema, on: connection)
@@ -296,7 +296,7 @@ struct TenantRun {
     /// Writes the new version, a history row and the pin the move sets or clears.
     /// The statements go out with the transaction's `COMMIT`, in one round trip.
     func recordMove(_ plan: MigrationPlan, for record: TenantRecord, statistics: StepStatistics, attempt: Int, extra: [String: Double] = [:]) throws {
-        try connection.sendWithNextRoundTrip(catalog.recordVersionStatement(tenant, version: destination.name, versionHash: destination.versionHash, connection))
+        try connection.sendWithNextRoundTrip(catalog.recordVersionStatement(tenant, version: destination.name, versionHash: destination.versionHash))
         try connection.sendWithNextRoundTrip(try catalog.historyStatement(
             HistoryEntry(
                 tenant: tenant, family: family.name, operation: plan.direction == .down ? .rollback : .migrate,
@@ -305,15 +305,14 @@ struct TenantRun {
                     "statements": Double(statistics.statements), "rows": Double(statistics.rowsAffected),
                     "ms": statistics.milliseconds, "steps": Double(plan.steps.count), "attempts": Double(attempt),
                 ].merging(extra) { _, online in online }
-            ),
-            connection
+            )
         ))
         if case let .pin(reason) = request.pins {
-            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: plan.destination.name, reason: reason, connection))
+            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: plan.destination.name, reason: reason))
         } else if plan.direction == .down {
-            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: plan.destination.name, reason: TenantMigrationRunner.rollbackPinReason, connection))
+            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: plan.destination.name, reason: TenantMigrationRunner.rollbackPinReason))
         } else if record.isPinned {
-            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: nil, reason: nil, connection))
+            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: nil, reason: nil))
         }
     }
 }

@@ -125,7 +125,7 @@ import Testing
             try connection.script("CREATE TABLE copy_rows (id int, t text)")
             let sql = "COPY copy_rows FROM STDIN"
             let error = try expectPostgresError {
-                try connection.copyIn(sql) { writer in
+                try connection.copyIn(unsafeSQL: sql) { writer in
                     try writer.writeRow(["1", "fine"])
                     try writer.writeRow(["not a number", "bad"])
                 }

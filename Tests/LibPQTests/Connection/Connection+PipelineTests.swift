@@ -6,7 +6,7 @@ import Testing
 @Suite struct ConnectionPipelineTests {
     private static func inserts(_ count: Int) -> [Statement] {
         // Distinct SQL text per statement, so an error can be traced to its statement.
-        (0..<count).map { Statement("INSERT INTO item (id, label) VALUES ($1, $2) -- statement \($0)", [$0, "item \($0)"]) }
+        (0..<count).map { Statement("INSERT INTO item (id, label) VALUES ($1, $2) -- statement \(int: $0)", [$0, "item \($0)"]) }
     }
 
     @Test func runsAThousandStatements() async throws {
@@ -61,7 +61,7 @@ import Testing
             try connection.script("CREATE TABLE item (id int PRIMARY KEY, label text)")
             for failing in [0, 1, 63, 64, 998, 999] {
                 var statements = Self.inserts(1000)
-                statements[failing] = Statement("SELECT 1 / $1::int4 -- fails at \(failing)", [Int32(0)])
+                statements[failing] = Statement("SELECT 1 / $1::int4 -- fails at \(int: failing)", [Int32(0)])
                 let error = try expectPostgresError { _ = try connection.pipeline(statements) }
                 #expect(error.sqlState == "22012")
                 #expect(error.statement == "SELECT 1 / $1::int4 -- fails at \(failing)")
@@ -109,7 +109,7 @@ import Testing
     private static let doubling = Statement("SELECT $1::int4 * 2 AS doubled", [Int32(0)])
 
     private static func doubling(_ value: Int32) -> Statement {
-        Statement(doubling.sql, [value]).preparedPerConnection()
+        Statement(unsafeSQL: doubling.sql, [value]).preparedPerConnection()
     }
 
     @Test func aPreparedStatementIsPreparedOncePerSessionAndRunsWithEachValue() async throws {

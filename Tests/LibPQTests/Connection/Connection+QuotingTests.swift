@@ -25,8 +25,8 @@ import Testing
 
             let schema = connection.quoteIdentifier(Self.hostileName)
             let table = connection.quoteIdentifier("t \"x\"; --")
-            try connection.script("CREATE SCHEMA \(schema)")
-            try connection.script("CREATE TABLE \(schema).\(table) (\(connection.quoteIdentifier("col; DROP")) text)")
+            try connection.script(unsafeSQL: "CREATE SCHEMA \(schema)")
+            try connection.script(unsafeSQL: "CREATE TABLE \(schema).\(table) (\(connection.quoteIdentifier("col; DROP")) text)")
             try connection.execute("INSERT INTO \(schema).\(table) VALUES ($1)", ["inside"])
             #expect(try schemaCount() == schemasBefore + 1)
             #expect(try connection.scalar("SELECT count(*) FROM pg_namespace WHERE nspname = $1", [Self.hostileName], as: Int.self) == 1)
@@ -44,7 +44,7 @@ import Testing
     @Test(arguments: ["on", "off"])
     func quotedLiteralsReadBackExactly(standardConformingStrings: String) async throws {
         try await TestPostgres.withDatabase { connection in
-            try connection.script("SET standard_conforming_strings = \(standardConformingStrings)")
+            try connection.script(unsafeSQL: "SET standard_conforming_strings = \(standardConformingStrings)")
             let values = [
                 "", "plain", "it's", "''", "back\\slash", "\\'; DROP TABLE x; --", "E'\\x41'", "tab\tnew\nline",
                 "Grüße 😀", "$$dollar$$", "\\\\\\",

@@ -91,8 +91,8 @@ import TypedSQL
             let role = "tm_pw_" + UUID().uuidString.prefix(8).lowercased()
             let password = "Right-Pässw0rd!"
             let wrongPassword = "Wr0ng-s3cret-\(UUID().uuidString.prefix(6))"
-            try admin.execute("CREATE ROLE \(admin.quoteIdentifier(role)) LOGIN PASSWORD \(admin.quoteLiteral(password))")
-            defer { _ = try? admin.execute("DROP ROLE \(admin.quoteIdentifier(role))") }
+            try admin.execute("CREATE ROLE \(id: role) LOGIN PASSWORD \(literal: password)")
+            defer { _ = try? admin.execute("DROP ROLE \(id: role)") }
 
             let wrong = try #require(server.tcpConnectionString(user: role, password: wrongPassword))
             let error = try expectPostgresError { _ = try Connection(wrong) }

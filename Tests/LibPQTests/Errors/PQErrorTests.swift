@@ -18,7 +18,7 @@ import Testing
         try await TestPostgres.withDatabase { connection in
             try connection.fixtureScript(Self.schema)
             let sql = "INSERT INTO account (id, email) VALUES ($1, $2)"
-            let error = try expectPostgresError { try connection.execute(sql, [2, "a@example.com"]) }
+            let error = try expectPostgresError { try connection.execute(unsafeSQL: sql, [2, "a@example.com"]) }
             #expect(error.kind == .server)
             #expect(error.sqlState == .uniqueViolation)
             #expect(error.sqlState?.rawValue == "23505")
@@ -59,7 +59,7 @@ import Testing
             try connection.fixtureScript(Self.schema)
             func classify(_ sql: String) -> String {
                 do {
-                    try connection.execute(sql)
+                    try connection.execute(unsafeSQL: sql)
                     return "ok"
                 } catch SQLState.uniqueViolation {
                     return "unique"
@@ -103,7 +103,7 @@ import Testing
     @Test func syntaxErrorCarriesStateAndPosition() async throws {
         try await TestPostgres.withDatabase { connection in
             let sql = "SELECT 1 FROM account WHERE id = 1 ORDER id"
-            let error = try expectPostgresError { try connection.execute(sql) }
+            let error = try expectPostgresError { try connection.execute(unsafeSQL: sql) }
             #expect(error.kind == .server)
             #expect(error.sqlState == .syntaxError)
             #expect(error.sqlState?.rawValue == "42601")

@@ -10,12 +10,12 @@ import TypedSQL
     @Test func itIsRenderedPerSchemaAndBoundedAfterARow() throws {
         let filtered = SourceQuery(head: "SELECT source.id FROM \(table: "recipe") AS source WHERE (type IN ('Meat', 'Fish'))", isFiltered: true,
                                    table: "recipe", readsEveryRow: false, columns: [:])
-        #expect(filtered.text(schema: "tenant_a", quoting: .postgreSQL)
+        #expect(filtered.sql().text(schema: "tenant_a")
             == #"SELECT source.id FROM "tenant_a"."recipe" AS source WHERE (type IN ('Meat', 'Fish')) ORDER BY source.id"#)
-        #expect(filtered.text(schema: "tenant \"b\"", after: 42, quoting: .postgreSQL)
+        #expect(filtered.sql(after: 42).text(schema: "tenant \"b\"")
             == #"SELECT source.id FROM "tenant ""b"""."recipe" AS source WHERE (type IN ('Meat', 'Fish')) AND source.id > 42 ORDER BY source.id"#)
         let every = SourceQuery(head: "SELECT source.id FROM \(table: "recipe") AS source", isFiltered: false, table: "recipe", readsEveryRow: true, columns: [:])
-        #expect(every.text(schema: "t", after: 7, quoting: .postgreSQL) == #"SELECT source.id FROM "t"."recipe" AS source WHERE source.id > 7 ORDER BY source.id"#)
+        #expect(every.sql(after: 7).text(schema: "t") == #"SELECT source.id FROM "t"."recipe" AS source WHERE source.id > 7 ORDER BY source.id"#)
     }
 
     @Test func eachMappingsQueryIsMadeOnce() throws {

@@ -24,7 +24,7 @@ struct ExactState: Equatable {
         for table in version.relationalSchema().tables {
             let row = table.columns.map(\.name).sorted().map { "\(q.quoteLiteral($0 + "=")) || pg_catalog.quote_nullable(t.\(q.quoteIdentifier($0))::text)" }
                 .joined(separator: " || ',' || ")
-            state.rows[table.name] = try connection.execute("SELECT \(row) FROM \(q.qualified(schema, table.name)) AS t")
+            state.rows[table.name] = try connection.execute(unsafeSQL: "SELECT \(row) FROM \(q.qualified(schema, table.name)) AS t")
                 .map { try $0.decode(String.self, at: 0) }.sorted()
         }
         state.columns = try connection.execute("""
@@ -43,7 +43,7 @@ struct ExactState: Equatable {
             let sequence = try connection.execute("SELECT pg_catalog.pg_get_serial_sequence($1, 'id')", [q.qualified(schema, table.name)]).first?
                 .decode(String?.self, at: 0)
             guard let sequence else { continue }
-            state.nextIdentity[table.name] = try connection.execute("SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM \(sequence)")
+            state.nextIdentity[table.name] = try connection.execute("SELECT CASE WHEN is_called THEN last_value + 1 ELSE last_value END FROM \(quotedByServer: sequence)")
                 .first!.decode(Int64.self, at: 0)
         }
         return state

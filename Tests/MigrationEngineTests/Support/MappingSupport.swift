@@ -67,10 +67,10 @@ struct RecipeData {
     func insert(into schema: String, version: String, on connection: Connection) throws {
         let schema = connection.quoteIdentifier(schema)
         func copy(_ rows: [[String?]], into table: String, columns: String) throws {
-            try connection.copyIn("COPY \(schema).\(table) (\(columns)) FROM STDIN") { writer in
+            try connection.copyIn(unsafeSQL: "COPY \(schema).\(table) (\(columns)) FROM STDIN") { writer in
                 for row in rows { try writer.writeRow(row) }
             }
-            try connection.execute("SELECT setval(pg_get_serial_sequence($1, 'id'), (SELECT max(id) FROM \(schema).\(table)))", ["\(schema).\(table)"])
+            try connection.execute(unsafeSQL: "SELECT setval(pg_get_serial_sequence($1, 'id'), (SELECT max(id) FROM \(schema).\(table)))", ["\(schema).\(table)"])
         }
         try copy(recipes.map { [String($0.id), $0.name, $0.type, $0.servings.map(String.init), $0.instructions] },
                  into: "recipe", columns: "id, name, type, servings, \(version == "v1" ? "instructions" : "method")")

@@ -89,7 +89,7 @@ struct TenantRunTests {
             // one) made the generic plan of the facts look twice as dear, and PostgreSQL planned
             // it again for every tenant (0.8 ms). Here the catalog is small and the gap too (1%),
             // but a generic plan that counts as a custom one does is kept whatever the catalog.
-            let facts = TenantSchemaFacts.statement(of: try TenantName("t1"), in: migrator.catalog, family: migrator.family, connection)
+            let facts = TenantSchemaFacts.statement(of: try TenantName("t1"), in: migrator.catalog, family: migrator.family)
             let arguments = facts.binds.map { connection.quoteLiteral(String(decoding: $0.bytes ?? [], as: UTF8.self)) }.joined(separator: ", ")
             try connection.execute("PREPARE tm_facts AS " + facts.sql)
             func cost(_ mode: String) throws -> Double {

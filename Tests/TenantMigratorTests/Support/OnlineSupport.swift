@@ -28,10 +28,10 @@ struct AppTenant {
         let admin = try Connection(conninfo)
         let suffix = try admin.scalar("SELECT substr(current_database(), 9)", as: String.self)
         let role = "tm_online_app_" + suffix
-        try admin.execute("CREATE ROLE \(admin.quoteIdentifier(role)) LOGIN NOSUPERUSER PASSWORD '\(password)'")
+        try admin.execute("CREATE ROLE \(id: role) LOGIN NOSUPERUSER PASSWORD \(literal: password)")
         defer {
-            _ = try? admin.execute("DROP OWNED BY \(admin.quoteIdentifier(role)) CASCADE")
-            _ = try? admin.execute("DROP ROLE IF EXISTS \(admin.quoteIdentifier(role))")
+            _ = try? admin.execute("DROP OWNED BY \(id: role) CASCADE")
+            _ = try? admin.execute("DROP ROLE IF EXISTS \(id: role)")
         }
         let catalog = TenantCatalog()
         try catalog.install(on: admin)

@@ -28,9 +28,9 @@ func installedLifecycle(_ conninfo: String, family: ModelFamily? = nil) throws -
 extension Connection {
     /// Creates `schema` with the tables of `version`, as an unregistered schema to adopt.
     func createSchema(_ schema: String, at version: ModelVersion) throws {
-        try script("CREATE SCHEMA \(quoteIdentifier(schema))")
-        for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: self) {
-            try script(statement)
+        try script("CREATE SCHEMA \(id: schema)")
+        for statement in version.relationalSchema().creationStatements {
+            try script(statement, schema: schema)
         }
     }
 }
