@@ -121,15 +121,7 @@ struct RoundTripPropertyTests {
         let family: ModelFamily
         let mappings: [MappingModel]
         do {
-            let versions = try generated.versions.enumerated().map { try ModelVersion(name: "v\($0 + 1)", yaml: $1, file: "F\(index)/v\($0 + 1).yaml") }
-            family = try ModelFamily(name: "F\(index)", versions: versions)
-            mappings = try generated.mappings.map { mapping in
-                // {from} is the older version of the pair, {to} the newer.
-                let (older, newer) = (min(mapping.source, mapping.destination) + 1, max(mapping.source, mapping.destination) + 1)
-                let text = mapping.yaml.replacingOccurrences(of: "{from}", with: "v\(older)").replacingOccurrences(of: "{to}", with: "v\(newer)")
-                return try MappingModel.load(yaml: text, file: "F\(index)/Mappings/v\(mapping.source + 1)-to-v\(mapping.destination + 1).yaml",
-                                             family: family, policies: PolicyRegistry())
-            }
+            (family, mappings) = try load(generated, index: index)
         } catch {
             tally.failures.append("family \(index) (\(generated.changes.joined(separator: "; "))) does not load: \(error)\n\(generated.versions.joined(separator: "---\n"))")
             return tally
@@ -203,6 +195,20 @@ struct RoundTripPropertyTests {
             }
         }
         return tally
+    }
+
+    /// The generated family's versions and mapping models.
+    static func load(_ generated: FamilyGenerator.Family, index: Int) throws -> (ModelFamily, [MappingModel]) {
+        let versions = try generated.versions.enumerated().map { try ModelVersion(name: "v\($0 + 1)", yaml: $1, file: "F\(index)/v\($0 + 1).yaml") }
+        let family = try ModelFamily(name: "F\(index)", versions: versions)
+        let mappings = try generated.mappings.map { mapping in
+            // {from} is the older version of the pair, {to} the newer.
+            let (older, newer) = (min(mapping.source, mapping.destination) + 1, max(mapping.source, mapping.destination) + 1)
+            let text = mapping.yaml.replacingOccurrences(of: "{from}", with: "v\(older)").replacingOccurrences(of: "{to}", with: "v\(newer)")
+            return try MappingModel.load(yaml: text, file: "F\(index)/Mappings/v\(mapping.source + 1)-to-v\(mapping.destination + 1).yaml",
+                                         family: family, policies: PolicyRegistry())
+        }
+        return (family, mappings)
     }
 
     /// Fills a scratch schema of `version`, runs `plans`, and compares: all in a transaction that

@@ -16,6 +16,9 @@ struct FamilyGenerator {
         var defaultValue: String?
         var renamedFrom: String?
         var allowsNarrowing = false
+        /// The name it was made with, kept through renames (nil until its first rename).
+        var key: String?
+        var lineage: String { key ?? name }
     }
 
     struct Relationship: Hashable {
@@ -24,6 +27,8 @@ struct FamilyGenerator {
         var toMany = false
         var inverse: String?
         var renamedFrom: String?
+        var key: String?
+        var lineage: String { key ?? name }
     }
 
     struct Entity: Hashable {
@@ -32,6 +37,8 @@ struct FamilyGenerator {
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
         var renamedFrom: String?
+        var key: String?
+        var lineage: String { key ?? name }
     }
 
     /// One version of the family being generated.
@@ -87,6 +94,10 @@ struct FamilyGenerator {
         var versions: [String]
         var mappings: [(source: Int, destination: Int, yaml: String)]
         var changes: [String]
+        /// Each version as generated (names with their lineage, through renames).
+        var models: [Model] = []
+        /// What the mapped steps do, for an oracle that works out a way back by itself.
+        var mappedChanges: [MappedChange] = []
         /// Ways back of a dropped attribute whose expression PostgreSQL can vouch for (a proof is
         /// expected where a single step crosses their pair up), and those it cannot (volatile,
         /// setting-dependent, reading outside the tenant: no proof may be made).
@@ -95,6 +106,24 @@ struct FamilyGenerator {
         /// of the wider type need not fit when narrowed back). (Paths from above an in-place
         /// rewrite, and through an entity added and removed again, are walked: issue 30.)
         var laterStartsAllowed = true
+    }
+
+    /// A mapped step, as the generator wrote it: `version` is the index of the newer version of its
+    /// pair; names are lineages (``Attribute/lineage``). Expressions are SQL over `{x}`, the newer
+    /// version's column.
+    struct MappedChange {
+        enum Kind {
+            /// The attribute is rewritten in place on the way up; `down` rewrites it on the way
+            /// down (nil: carried back as it is).
+            case inPlace(attribute: String, down: String?)
+            /// `derived` is computed from `old`, which is dropped; `wayBack` derives `old` from
+            /// `derived` on the way down (nil: none; the archive alone gives it back).
+            case derived(old: String, derived: String, wayBack: String?)
+        }
+
+        var version: Int
+        var entity: String
+        var kind: Kind
     }
 
     /// How a generated way back wraps its expression `e` (of the dropped attribute's type) so that
@@ -110,8 +139,15 @@ struct FamilyGenerator {
     private var counter = 0
     private var changes: [String] = []
     private var safeWayBacks = 0, unsafeWayBacks = 0, laterStartsAllowed = true
+    private var mappedChanges: [MappedChange] = []
 
-    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+    /// How often a step is mapped (percent).
+    var mappedPercent = 30
+
+    init(seed: UInt64, mappedPercent: Int = 30) {
+        random = SeededGenerator(seed: seed)
+        self.mappedPercent = mappedPercent
+    }
 
     static let types: [(type: String, defaultValue: String)] = [
         ("string", "\"none\""), ("int16", "7"), ("int32", "-3"), ("int64", "42"), ("double", "0.5"), ("float", "1.5"),
@@ -139,9 +175,10 @@ struct FamilyGenerator {
 
     mutating func family(named name: String) -> Family {
         changes = []
-        (safeWayBacks, unsafeWayBacks, laterStartsAllowed) = (0, 0, true)
+        (safeWayBacks, unsafeWayBacks, laterStartsAllowed, mappedChanges) = (0, 0, true, [])
         var model = first()
         var versions = [model.yaml]
+        var models = [model]
         var mappings: [(Int, Int, String)] = []
         let count = Int.random(in: 3...5, using: &random)
         for index in 1..<count {
@@ -151,17 +188,18 @@ struct FamilyGenerator {
                 for a in next.entities[entity].attributes.indices { next.entities[entity].attributes[a].renamedFrom = nil }
                 for r in next.entities[entity].relationships.indices { next.entities[entity].relationships[r].renamedFrom = nil }
             }
-            if chance(30), let (up, down) = mapped(&next) {
+            if chance(mappedPercent), let (up, down) = mapped(&next, version: index) {
                 mappings.append((index - 1, index, up))
                 if let down { mappings.append((index, index - 1, down)) }
             } else {
                 for _ in 0..<Int.random(in: 1...3, using: &random) { mutate(&next) }
             }
             versions.append(next.yaml)
+            models.append(next)
             model = next
         }
-        return Family(name: name, versions: versions, mappings: mappings, changes: changes, safeWayBacks: safeWayBacks, unsafeWayBacks: unsafeWayBacks,
-                      laterStartsAllowed: laterStartsAllowed)
+        return Family(name: name, versions: versions, mappings: mappings, changes: changes, models: models, mappedChanges: mappedChanges,
+                      safeWayBacks: safeWayBacks, unsafeWayBacks: unsafeWayBacks, laterStartsAllowed: laterStartsAllowed)
     }
 
     /// v1: two or three plain entities with relationships between them, and a hierarchy.
@@ -202,6 +240,7 @@ struct FamilyGenerator {
         case 2:   // rename an attribute
             guard let e = pick(plain), let a = pick(Array(model.entities[e].attributes.indices)) else { return }
             let old = model.entities[e].attributes[a].name
+            model.entities[e].attributes[a].key = model.entities[e].attributes[a].lineage
             model.entities[e].attributes[a].name = fresh("a")
             model.entities[e].attributes[a].renamedFrom = old
             changes.append("rename \(model.entities[e].name).\(old)")
@@ -271,6 +310,7 @@ struct FamilyGenerator {
                   let r = pick(Array(model.entities[e].relationships.indices)) else { return }
             let old = model.entities[e].relationships[r].name
             let new = fresh("r")
+            model.entities[e].relationships[r].key = model.entities[e].relationships[r].lineage
             model.entities[e].relationships[r].name = new
             model.entities[e].relationships[r].renamedFrom = old
             let relationship = model.entities[e].relationships[r]
@@ -310,7 +350,7 @@ struct FamilyGenerator {
 
     /// A mapped step on a plain entity's string or integer attribute: rewritten in place by an
     /// expression, or turned into a new attribute and dropped. Sometimes with a mapped way down.
-    private mutating func mapped(_ model: inout Model) -> (up: String, down: String?)? {
+    private mutating func mapped(_ model: inout Model, version: Int) -> (up: String, down: String?)? {
         let plain = model.entities.indices.filter { model.entities[$0].parent == nil && !model.entities[$0].name.hasPrefix("R") }
         guard let e = pick(plain.filter { e in model.entities[e].attributes.contains { ["string", "int32", "int64"].contains($0.type) } }) else { return nil }
         let entity = model.entities[e].name
@@ -328,8 +368,11 @@ struct FamilyGenerator {
             let down = text ? "lower(source.\(attribute.name))" : "source.\(attribute.name) - source.\(attribute.name) % 2"
             model.entities[e].attributes.append(optionalAttribute())
             changes.append("mapped: \(entity).\(attribute.name) = \(filled)")
+            let wayDown = chance(50)
+            mappedChanges.append(MappedChange(version: version, entity: model.entities[e].lineage, kind: .inPlace(
+                attribute: attribute.lineage, down: wayDown ? down.replacingOccurrences(of: "source.\(attribute.name)", with: "{x}") : nil)))
             return (file("{from}", "{to}", "      \(attribute.name): \"\(filled)\"\n"),
-                    chance(50) ? file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n") : nil)
+                    wayDown ? file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n") : nil)
         }
         // A new attribute computed from the old one, which is dropped.
         guard attribute.optional else { return nil }
@@ -338,7 +381,10 @@ struct FamilyGenerator {
         let up = text ? "length(source.\(attribute.name))" : "(source.\(attribute.name) % 1000)::int"
         var down = text ? "repeat('x', least(greatest(source.\(derived.name), 0), 64))" : "source.\(derived.name)::bigint"
         changes.append("mapped: \(entity).\(derived.name) = \(up), \(attribute.name) dropped")
-        guard chance(50) else { return (file("{from}", "{to}", "      \(derived.name): \"\(up)\"\n"), nil) }
+        guard chance(50) else {
+            mappedChanges.append(MappedChange(version: version, entity: model.entities[e].lineage, kind: .derived(old: attribute.lineage, derived: derived.lineage, wayBack: nil)))
+            return (file("{from}", "{to}", "      \(derived.name): \"\(up)\"\n"), nil)
+        }
         // A way back: one that can be proved, or one of the same values that must not be.
         if chance(50) {
             safeWayBacks += 1
@@ -348,6 +394,8 @@ struct FamilyGenerator {
             unsafeWayBacks += 1
             changes.append("way back of \(entity).\(attribute.name) \(unsafe.name)")
         }
+        mappedChanges.append(MappedChange(version: version, entity: model.entities[e].lineage, kind: .derived(
+            old: attribute.lineage, derived: derived.lineage, wayBack: down.replacingOccurrences(of: "source.\(derived.name)", with: "{x}"))))
         return (file("{from}", "{to}", "      \(derived.name): \"\(up)\"\n"), file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n"))
     }
 }
