@@ -264,10 +264,12 @@ struct ArchivePlan: Sendable {
                 conditions.append("\(live)::\(raw: newType.rawValue)::\(raw: oldType.rawValue) IS DISTINCT FROM \(live)")
             }
         } else {
-            // A jsonb value goes in as its text, so a JSON null stays apart from an SQL NULL.
+            // A jsonb value goes in as its text, so a JSON null stays apart from an SQL NULL; so do
+            // reals and doubles, whose -0 a JSON number would turn into 0.
+            let asText: Set<SQLType> = [.jsonb, .real, .doublePrecision]
             let members = item.rowKeys.map { key -> (key: String, value: SQL) in
                 let live: SQL = "source.\(id: names.liveColumn(key.column, of: item.table))"
-                return (key.key, table?.column(named: key.column)?.type == .jsonb ? "\(live)::text" : live)
+                return (key.key, table?.column(named: key.column).map { asText.contains($0.type) } == true ? "\(live)::text" : live)
             }
             value = "(\(Self.jsonObject(members)))::text"
         }
