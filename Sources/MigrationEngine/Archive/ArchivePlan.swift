@@ -278,7 +278,16 @@ struct ArchivePlan: Sendable {
         let pair = pairs[item.pair]
         let targetColumn: SQL = target == nil ? "" : ", target"
         let targetValue: SQL = target.map { ", \($0)" } ?? ""
-        return "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value\(targetColumn)) "
+        // A whole table's rows: its identity's last value too where it is past the last row
+        // (``StepArchive/identityColumn``), so the way back numbers new rows past every id the app
+        // used (and deleted), not only past the rows it restores.
+        let identity: SQL = item.column == nil && item.rows == nil && item.entities == nil && table?.column(named: "id")?.isIdentity == true
+            ? "WITH identity AS (INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value) "
+                + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(item.recordedTable)), \(bind: .text(StepArchive.identityColumn)), 0, s.last::text "
+                + "FROM (SELECT pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: liveTable), 'id')::pg_catalog.regclass) AS last) AS s "
+                + "WHERE s.last > coalesce((SELECT pg_catalog.max(t.id) FROM \(table: liveTable) AS t), 0)) "
+            : ""
+        return identity + "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value\(targetColumn)) "
             + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(item.recordedTable)), \(bind: .text(item.recordedColumn ?? "")), \(rowID), \(value)\(targetValue) "
             + "FROM \(table: liveTable) AS source\(whereClause)"
     }
