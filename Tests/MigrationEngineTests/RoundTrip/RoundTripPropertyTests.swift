@@ -19,9 +19,10 @@ import Testing
 /// every value must be as it was unless a step of the trip declared it lost: compared through
 /// `jsonb`, and as text per column with the columns, NOT NULLs, defaults, constraints and each
 /// identity's next value (``ExactState``). The runs' proofs by the way back are counted and
-/// required; where a family's only ways back are unsafe, no call up may prove. A pair that cannot
-/// be planned is an expected refusal only when the model says why (a required attribute without a
-/// default, a narrowing that is not declared); any other planning error fails the test.
+/// required; where a family's only ways back are unsafe, no call up may prove. A call is refused
+/// exactly where the generator made a step whose way down must be (a widening not declared
+/// narrowable back), with reasons naming that attribute (``plan(_:_:from:to:)``); any other
+/// planning error, or a plan where a refusal was made, fails the test.
 ///
 /// Everything runs on one database, one scratch schema per path, each in a transaction that is
 /// rolled back; families are spread over a few connections.
@@ -35,8 +36,25 @@ struct RoundTripPropertyTests {
     static let pathsPerFamily = 2
     static let connections = 3
 
-    /// What the model says when a pair cannot be inferred for a reason of its own.
-    static let expectedRefusals = ["but has no default value", "which narrows it"]
+    /// A call the generator made a step for that must be refused (``plan(_:_:from:to:)``).
+    struct ExpectedRefusal: Error {}
+
+    /// Plans a call from version index `from` to `to`. It must be refused exactly where the
+    /// generator made a step whose way down must be (``FamilyGenerator/Family/refusals(from:to:)``),
+    /// with reasons that each name one of those attributes: then nil. Any other refusal, or a plan
+    /// where one was expected, throws.
+    static func plan(_ planner: MigrationPlanner, _ generated: FamilyGenerator.Family, from: Int, to: Int) throws -> MigrationPlan? {
+        let expected = generated.refusals(from: from, to: to)
+        let (source, destination) = ("v\(from + 1)", "v\(to + 1)")
+        func names(_ reason: String) -> Bool { expected.contains { $0.contains { reason.contains("attribute \($0) ") } } }
+        do {
+            let plan = try planner.plan(from: source, to: destination)
+            if !expected.isEmpty { throw RoundTripError("\(source) → \(destination) was planned, but the generator made a narrowing of \(expected) that is not declared") }
+            return plan
+        } catch let PlanningError.stepNotPossible(_, _, reasons) where !expected.isEmpty && !reasons.isEmpty && reasons.allSatisfy(names) {
+            return nil
+        }
+    }
 
     struct Tally {
         var families = 0, paths = 0, calls = 0, fusedSteps = 0, mappedSteps = 0, provedSteps = 0, values: Int64 = 0, refusals = 0
@@ -144,19 +162,18 @@ struct RoundTripPropertyTests {
             if path.last! != start { path.append(start) }
             // (A call down without the archive loses what it drops: only where the path starts at the
             // first version, whose data has none of it.)
-            let calls = zip(path, path.dropFirst()).map { (names[$0], names[$1], start == 0 && $0 > $1 && Int.random(in: 0..<4, using: &pathRandom) == 0) }
-            let description = "family \(index) path \(calls.map { "\($0.0) → \($0.1)\($0.2 ? " (no archive)" : "")" }.joined(separator: ", ")) [\(generated.changes.joined(separator: "; "))]"
+            let calls = zip(path, path.dropFirst()).map { ($0, $1, start == 0 && $0 > $1 && Int.random(in: 0..<4, using: &pathRandom) == 0) }
+            let description = "family \(index) path \(calls.map { "\(names[$0.0]) → \(names[$0.1])\($0.2 ? " (no archive)" : "")" }.joined(separator: ", ")) [\(generated.changes.joined(separator: "; "))]"
             var plans: [(MigrationPlan, Bool)] = []
             do {
                 plans = try calls.map { call in
-                    let key = call.0 + ">" + call.1
+                    let key = names[call.0] + ">" + names[call.1]
                     if let plan = planned[key] { return (plan, call.2) }
-                    let plan = try planner.plan(from: call.0, to: call.1)
+                    guard let plan = try Self.plan(planner, generated, from: call.0, to: call.1) else { throw ExpectedRefusal() }
                     planned[key] = plan
                     return (plan, call.2)
                 }
-            } catch let PlanningError.stepNotPossible(from, to, reasons) where reasons.allSatisfy({ reason in expectedRefusals.contains { reason.contains($0) } }) {
-                _ = (from, to)
+            } catch is ExpectedRefusal {
                 tally.refusals += 1
                 continue
             } catch {

@@ -98,6 +98,9 @@ struct FamilyGenerator {
         var models: [Model] = []
         /// What the mapped steps do, for an oracle that works out a way back by itself.
         var mappedChanges: [MappedChange] = []
+        /// Steps whose way down must be refused: a widening not declared narrowable back
+        /// (`version`: the newer version's index; the attribute's lineage).
+        var refusals: [(version: Int, entity: String, attribute: String)] = []
         /// Ways back of a dropped attribute whose expression PostgreSQL can vouch for (a proof is
         /// expected where a single step crosses their pair up), and those it cannot (volatile,
         /// setting-dependent, reading outside the tenant: no proof may be made).
@@ -106,6 +109,21 @@ struct FamilyGenerator {
         /// of the wider type need not fit when narrowed back). (Paths from above an in-place
         /// rewrite, and through an entity added and removed again, are walked: issue 30.)
         var laterStartsAllowed = true
+
+        /// The attributes (`Entity.attribute`, as either version of the pair names them) a call
+        /// from version index `from` to `to` must be refused for, in the order the call crosses
+        /// their pairs: none going up.
+        func refusals(from: Int, to: Int) -> [Set<String>] {
+            guard from > to else { return [] }
+            return refusals.filter { $0.version > to && $0.version <= from }.sorted { $0.version > $1.version }.map { refusal in
+                Set([refusal.version - 1, refusal.version].compactMap { index -> String? in
+                    let model = models[index]
+                    guard let entity = model.entities.first(where: { $0.lineage == refusal.entity }),
+                          let attribute = entity.attributes.first(where: { $0.lineage == refusal.attribute }) else { return nil }
+                    return "\(entity.name).\(attribute.name)"
+                })
+            }
+        }
     }
 
     /// A mapped step, as the generator wrote it: `version` is the index of the newer version of its
@@ -140,6 +158,9 @@ struct FamilyGenerator {
     private var changes: [String] = []
     private var safeWayBacks = 0, unsafeWayBacks = 0, laterStartsAllowed = true
     private var mappedChanges: [MappedChange] = []
+    private var refusals: [(version: Int, entity: String, attribute: String)] = []
+    /// The index of the version being made.
+    private var version = 0
 
     /// How often a step is mapped (percent).
     var mappedPercent = 30
@@ -175,13 +196,14 @@ struct FamilyGenerator {
 
     mutating func family(named name: String) -> Family {
         changes = []
-        (safeWayBacks, unsafeWayBacks, laterStartsAllowed, mappedChanges) = (0, 0, true, [])
+        (safeWayBacks, unsafeWayBacks, laterStartsAllowed, mappedChanges, refusals) = (0, 0, true, [], [])
         var model = first()
         var versions = [model.yaml]
         var models = [model]
         var mappings: [(Int, Int, String)] = []
         let count = Int.random(in: 3...5, using: &random)
         for index in 1..<count {
+            version = index
             var next = model
             for entity in next.entities.indices {
                 next.entities[entity].renamedFrom = nil
@@ -198,7 +220,7 @@ struct FamilyGenerator {
             models.append(next)
             model = next
         }
-        return Family(name: name, versions: versions, mappings: mappings, changes: changes, models: models, mappedChanges: mappedChanges,
+        return Family(name: name, versions: versions, mappings: mappings, changes: changes, models: models, mappedChanges: mappedChanges, refusals: refusals,
                       safeWayBacks: safeWayBacks, unsafeWayBacks: unsafeWayBacks, laterStartsAllowed: laterStartsAllowed)
     }
 
@@ -257,6 +279,9 @@ struct FamilyGenerator {
             model.entities[e].attributes[a].type = widenings[old]!
             model.entities[e].attributes[a].defaultValue = model.entities[e].attributes[a].defaultValue.map { _ in Self.types.first { $0.type == widenings[old]! }!.defaultValue }
             model.entities[e].attributes[a].allowsNarrowing = chance(85)
+            if !model.entities[e].attributes[a].allowsNarrowing {
+                refusals.append((version, model.entities[e].lineage, model.entities[e].attributes[a].lineage))
+            }
             changes.append("widen \(model.entities[e].name).\(model.entities[e].attributes[a].name)")
             laterStartsAllowed = false
         case 5:   // add an entity
