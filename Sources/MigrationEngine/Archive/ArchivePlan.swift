@@ -284,7 +284,9 @@ struct ArchivePlan: Sendable {
         let identity: SQL = item.column == nil && item.rows == nil && item.entities == nil && table?.column(named: "id")?.isIdentity == true
             ? "WITH identity AS (INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value) "
                 + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(item.recordedTable)), \(bind: .text(StepArchive.identityColumn)), 0, s.last::text "
-                + "FROM (SELECT pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: liveTable), 'id')::pg_catalog.regclass) AS last) AS s "
+                // (The value nextval would give, less one: the last value may not have been drawn
+                // yet, as after a restore's reset. The table goes with its identity right after.)
+                + "FROM (SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: liveTable), 'id')::pg_catalog.regclass) - 1 AS last) AS s "
                 + "WHERE s.last > coalesce((SELECT pg_catalog.max(t.id) FROM \(table: liveTable) AS t), 0)) "
             : ""
         return identity + "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value\(targetColumn)) "
