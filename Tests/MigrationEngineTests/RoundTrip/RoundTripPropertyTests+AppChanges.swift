@@ -20,8 +20,8 @@ import TypedSQL
 /// whose archived entry the app's change superseded must be in the archive, marked superseded.
 @Suite("Round trips on generated families with app changes")
 struct RoundTripAppChangeTests {
-    /// 40 in CI; `ROUND_TRIP_PROPERTY_APP_FAMILIES` runs more (seed: `ROUND_TRIP_PROPERTY_SEED`).
-    static let families = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_APP_FAMILIES"].flatMap(Int.init) ?? 40
+    /// 30 in CI; `ROUND_TRIP_PROPERTY_APP_FAMILIES` runs more (seed: `ROUND_TRIP_PROPERTY_SEED`).
+    static let families = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_APP_FAMILIES"].flatMap(Int.init) ?? 30
     static let cycles = 2
 
     struct Tally {
@@ -63,7 +63,7 @@ struct RoundTripAppChangeTests {
         #expect(tally.cycles > Self.families, "most families must walk their cycles: \(tally.refusals) refused")
         #expect(tally.inserts > Self.families / 2 && tally.updates > Self.families && tally.deletes > Self.families / 4 && tally.relinks > Self.families / 4,
                 "the app must insert, update, delete and relink")
-        #expect(tally.superseded > Self.families / 4, "app changes must supersede archived values")
+        #expect(tally.superseded > Self.families / 8, "app changes must supersede archived values")
     }
 
     static func checkAll(_ conninfo: String) -> (Tally, [String]) {

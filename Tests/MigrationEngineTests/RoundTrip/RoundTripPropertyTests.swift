@@ -34,6 +34,9 @@ struct RoundTripPropertyTests {
     /// 150 in CI (about 60 s on an idle machine); `ROUND_TRIP_PROPERTY_FAMILIES` runs more.
     static let families = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_FAMILIES"].flatMap(Int.init) ?? 150
     static let pathsPerFamily = 2
+    /// Every 50th family's first path starts with ``largeRowsPerEntity`` rows per entity (above
+    /// 5,000 rows in all): the set-based statements, the archive's copies and restores at size.
+    static let largeFamilyEvery = 50, largeRowsPerEntity = 1_200
     static let connections = 3
 
     /// A call the generator made a step for that must be refused (``plan(_:_:from:to:)``).
@@ -64,6 +67,8 @@ struct RoundTripPropertyTests {
         var unsafePaths = 0
         /// Paths that started above the first version, and that went up again after coming down.
         var laterStarts = 0, cycles = 0
+        /// Paths walked with thousands of rows, and the most rows one of them started with.
+        var largePaths = 0, largestRows: Int64 = 0
         var failures: [String] = []
 
         static func + (a: Tally, b: Tally) -> Tally {
@@ -75,6 +80,8 @@ struct RoundTripPropertyTests {
             sum.unsafePaths = a.unsafePaths + b.unsafePaths
             sum.laterStarts = a.laterStarts + b.laterStarts
             sum.cycles = a.cycles + b.cycles
+            sum.largePaths = a.largePaths + b.largePaths
+            sum.largestRows = max(a.largestRows, b.largestRows)
             return sum
         }
     }
@@ -94,7 +101,7 @@ struct RoundTripPropertyTests {
         print("round-trip property: seed \(Self.seed), \(tally.families) families, \(tally.paths) paths (\(tally.calls) calls, "
             + "\(tally.fusedSteps) fused and \(tally.mappedSteps) mapped steps, \(tally.provedSteps) whose way back proves what it gives back), "
             + "\(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld as unsafe by the runs (\(tally.unsafePaths) paths with only unsafe ways back), "
-            + "\(tally.laterStarts) paths starting above v1, \(tally.cycles) with cycles, "
+            + "\(tally.laterStarts) paths starting above v1, \(tally.cycles) with cycles, \(tally.largePaths) large (up to \(tally.largestRows) rows), "
             + "\(tally.values) values compared as text with the schema and identities, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
         for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
         if let file = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_FAILURES"] {
@@ -109,6 +116,8 @@ struct RoundTripPropertyTests {
         #expect(tally.provedColumns > Self.families / 30 && tally.withheldProofs > Self.families / 50 && tally.unsafePaths > Self.families / 60,
                 "proofs must be made, and withheld where unsafe")
         #expect(tally.laterStarts > Self.families / 2 && tally.cycles > Self.families / 4, "paths must start at later versions and cycle")
+        #expect(tally.largePaths >= Self.families / Self.largeFamilyEvery - 1 && (Self.families < Self.largeFamilyEvery || tally.largestRows > 5_000),
+                "a few paths must start with thousands of rows")
     }
 
     /// Every family, spread over ``connections`` connections (one thread each); blocks until done.
@@ -189,7 +198,11 @@ struct RoundTripPropertyTests {
             // Down, then up again: the archive of a pair is written anew while its superseded entries stay.
             if zip(path, path.dropFirst()).map({ $0 < $1 }).split(separator: false).count > 1 || (path.count > 3 && path[1] < start) { tally.cycles += 1 }
             do {
-                let outcome = try walk(plans, from: family.versions[start], seed: index, on: connection)
+                // A few families are large (thousands of rows per table; RoundTripData fills them
+                // set-based): only their first path, so the suite stays quick.
+                let large = index % largeFamilyEvery == largeFamilyEvery - 1 && trip == 0
+                let outcome = try walk(plans, from: family.versions[start], seed: index, rows: large ? largeRowsPerEntity : 6, on: connection)
+                if large { tally.largePaths += 1; tally.largestRows = max(tally.largestRows, outcome.rows) }
                 let provedUp = outcome.provedUp
                 tally.values += outcome.values
                 tally.provedColumns += outcome.statistics.provedColumns
@@ -234,6 +247,8 @@ struct RoundTripPropertyTests {
     /// text with the schema and identities: ``ExactState``), and what its runs did.
     struct Outcome: Error {
         var values: Int64 = 0
+        /// Rows the path started with.
+        var rows: Int64 = 0
         var differences: [RoundTripDifference] = []
         var exact: [String] = []
         var statistics = StepStatistics()
@@ -241,20 +256,20 @@ struct RoundTripPropertyTests {
         var provedUp = 0
     }
 
-    static func walk(_ plans: [(MigrationPlan, Bool)], from version: ModelVersion, seed: Int, on connection: Connection) throws -> Outcome {
+    static func walk(_ plans: [(MigrationPlan, Bool)], from version: ModelVersion, seed: Int, rows: Int = 6, on connection: Connection) throws -> Outcome {
         do {
-            try connection.transaction { connection in throw try walkInTransaction(plans, from: version, seed: seed, on: connection) }
+            try connection.transaction { connection in throw try walkInTransaction(plans, from: version, seed: seed, rows: rows, on: connection) }
         } catch let outcome as Outcome {
             return outcome
         }
         return Outcome()
     }
 
-    private static func walkInTransaction(_ plans: [(MigrationPlan, Bool)], from version: ModelVersion, seed: Int, on connection: Connection) throws -> Outcome {
+    private static func walkInTransaction(_ plans: [(MigrationPlan, Bool)], from version: ModelVersion, seed: Int, rows: Int, on connection: Connection) throws -> Outcome {
         let schema = "property"
         try connection.execute("CREATE SCHEMA \(schema)")
         for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) { try connection.execute(statement) }
-        try RoundTripData(version: version, seed: seed, rowsPerEntity: 6).insert(inSchema: schema, on: connection)
+        try RoundTripData(version: version, seed: seed, rowsPerEntity: rows).insert(inSchema: schema, on: connection)
         let snapshot = RoundTripSnapshot(version: version, schema: schema)
         try snapshot.take(on: connection)
         let exact = try ExactState.read(schema, version: version, on: connection)
@@ -272,6 +287,7 @@ struct RoundTripPropertyTests {
         }
         let declared = plans.flatMap { RoundTripCheck.declaredLosses($0.0) }
         outcome.values = values
+        outcome.rows = try connection.execute("SELECT count(*)::bigint FROM \(RoundTripSnapshot.table)").first!.decode(Int64.self, at: 0)
         outcome.differences = try snapshot.differences(on: connection).filter { difference in !declared.contains { $0.excuses(difference) } }
         // Declared losses excuse their columns' values as text too; the schema must come back whole.
         let excusedTables = Set(declared.map(\.table))
