@@ -267,10 +267,12 @@ struct ArchivePlan: Sendable {
                     : "\(live)\(newType.cast)\(oldType.cast) IS DISTINCT FROM \(live)")
             }
         } else {
-            // A jsonb value goes in as its text, so a JSON null stays apart from an SQL NULL.
+            // A jsonb value goes in as its text, so a JSON null stays apart from an SQL NULL; so do
+            // reals and doubles, whose -0 a JSON number would turn into 0.
+            let asText: Set<SQLType> = [.jsonb, .real, .doublePrecision]
             let members = item.rowKeys.map { key -> (key: String, value: SQL) in
                 let live: SQL = "source.\(id: names.liveColumn(key.column, of: item.table))"
-                return (key.key, table?.column(named: key.column)?.type == .jsonb ? "\(live)::text" : live)
+                return (key.key, table?.column(named: key.column).map { asText.contains($0.type) } == true ? "\(live)::text" : live)
             }
             value = "(\(Self.jsonObject(members)))::text"
         }
@@ -279,7 +281,18 @@ struct ArchivePlan: Sendable {
         let pair = pairs[item.pair]
         let targetColumn: SQL = target == nil ? "" : ", target"
         let targetValue: SQL = target.map { ", \($0)" } ?? ""
-        return "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value\(targetColumn)) "
+        // A whole table's rows: its identity's last value too where it is past the last row
+        // (``StepArchive/identityColumn``), so the way back numbers new rows past every id the app
+        // used (and deleted), not only past the rows it restores.
+        let identity: SQL = item.column == nil && item.rows == nil && item.entities == nil && table?.column(named: "id")?.isIdentity == true
+            ? "WITH identity AS (INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value) "
+                + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(item.recordedTable)), \(bind: .text(StepArchive.identityColumn)), 0, s.last::text "
+                // (The value nextval would give, less one: the last value may not have been drawn
+                // yet, as after a restore's reset. The table goes with its identity right after.)
+                + "FROM (SELECT pg_catalog.nextval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: liveTable), 'id')::pg_catalog.regclass) - 1 AS last) AS s "
+                + "WHERE s.last > coalesce((SELECT pg_catalog.max(t.id) FROM \(table: liveTable) AS t), 0)) "
+            : ""
+        return identity + "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value\(targetColumn)) "
             + "SELECT \(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(item.recordedTable)), \(bind: .text(item.recordedColumn ?? "")), \(rowID), \(value)\(targetValue) "
             + "FROM \(table: liveTable) AS source\(whereClause)"
     }

@@ -24,7 +24,7 @@ extension StepArchive {
             for (table, column) in entries where column == WayBackProof.markerColumn {
                 try checkWayBack(restore, table: table)
             }
-            for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn {
+            for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn && column != Self.identityColumn {
                 try check(restore, table: table, column: column)
             }
         }
@@ -154,7 +154,12 @@ extension StepArchive {
             for (table, target) in rows.sorted(by: { (order[$0.1.name] ?? .max) < (order[$1.1.name] ?? .max) }) {
                 restored += try restoreRows(restore, of: table, into: target)
             }
-            for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn {
+            for (table, column) in entries where column == Self.identityColumn {
+                guard let name = restore.toEnd.table(table), !filled.contains(name), restore.endSchema.table(named: name)?.column(named: "id")?.isIdentity == true
+                else { continue }
+                try restoreIdentity(restore, of: table, into: name)
+            }
+            for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn && column != Self.identityColumn {
                 guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
                       let definition = target.column(named: targetColumn) else { continue }
                 restored += try restoreValues(restore, of: table, column, into: definition, of: target, madeAnew: madeAnew)
@@ -242,6 +247,19 @@ extension StepArchive {
             for statement in SchemaOperation.resetIdentity(table: target.name).sql(inSchema: schema, quoting: connection) { try connection.execute(statement) }
         }
         return count
+    }
+
+    /// The column name of the entry that keeps a dropped table's identity's last value (row id 0).
+    static let identityColumn = "#identity"
+
+    /// Moves the identity of `target` (made again by this step) past the last value it had when
+    /// the way up dropped it: ids the app used then, and deleted, are not given again.
+    private func restoreIdentity(_ restore: PairRestore, of table: String, into target: String) throws {
+        let q = connection
+        let qualified = q.qualified(schema, target)
+        try connection.execute("SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(q.quoteLiteral(qualified)), 'id'), "
+            + "GREATEST(a.value::bigint, (SELECT pg_catalog.max(t.id) FROM \(qualified) AS t))) "
+            + "FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, Self.identityColumn)) AND a.value::bigint > 0")
     }
 
     /// For each foreign key among `values` (column → SQL of the value to write): the row it

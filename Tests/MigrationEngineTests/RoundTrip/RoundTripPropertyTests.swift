@@ -19,9 +19,10 @@ import Testing
 /// every value must be as it was unless a step of the trip declared it lost: compared through
 /// `jsonb`, and as text per column with the columns, NOT NULLs, defaults, constraints and each
 /// identity's next value (``ExactState``). The runs' proofs by the way back are counted and
-/// required; where a family's only ways back are unsafe, no call up may prove. A pair that cannot
-/// be planned is an expected refusal only when the model says why (a required attribute without a
-/// default, a narrowing that is not declared); any other planning error fails the test.
+/// required; where a family's only ways back are unsafe, no call up may prove. A call is refused
+/// exactly where the generator made a step whose way down must be (a widening not declared
+/// narrowable back), with reasons naming that attribute (``plan(_:_:from:to:)``); any other
+/// planning error, or a plan where a refusal was made, fails the test.
 ///
 /// Everything runs on one database, one scratch schema per path, each in a transaction that is
 /// rolled back; families are spread over a few connections.
@@ -33,10 +34,30 @@ struct RoundTripPropertyTests {
     /// 150 in CI (about 60 s on an idle machine); `ROUND_TRIP_PROPERTY_FAMILIES` runs more.
     static let families = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_FAMILIES"].flatMap(Int.init) ?? 150
     static let pathsPerFamily = 2
+    /// Every 50th family's first path starts with ``largeRowsPerEntity`` rows per entity (above
+    /// 5,000 rows in all): the set-based statements, the archive's copies and restores at size.
+    static let largeFamilyEvery = 50, largeRowsPerEntity = 1_200
     static let connections = 3
 
-    /// What the model says when a pair cannot be inferred for a reason of its own.
-    static let expectedRefusals = ["but has no default value", "which narrows it"]
+    /// A call the generator made a step for that must be refused (``plan(_:_:from:to:)``).
+    struct ExpectedRefusal: Error {}
+
+    /// Plans a call from version index `from` to `to`. It must be refused exactly where the
+    /// generator made a step whose way down must be (``FamilyGenerator/Family/refusals(from:to:)``),
+    /// with reasons that each name one of those attributes: then nil. Any other refusal, or a plan
+    /// where one was expected, throws.
+    static func plan(_ planner: MigrationPlanner, _ generated: FamilyGenerator.Family, from: Int, to: Int) throws -> MigrationPlan? {
+        let expected = generated.refusals(from: from, to: to)
+        let (source, destination) = ("v\(from + 1)", "v\(to + 1)")
+        func names(_ reason: String) -> Bool { expected.contains { $0.contains { reason.contains("attribute \($0) ") } } }
+        do {
+            let plan = try planner.plan(from: source, to: destination)
+            if !expected.isEmpty { throw RoundTripError("\(source) → \(destination) was planned, but the generator made a narrowing of \(expected) that is not declared") }
+            return plan
+        } catch let PlanningError.stepNotPossible(_, _, reasons) where !expected.isEmpty && !reasons.isEmpty && reasons.allSatisfy(names) {
+            return nil
+        }
+    }
 
     struct Tally {
         var families = 0, paths = 0, calls = 0, fusedSteps = 0, mappedSteps = 0, provedSteps = 0, values: Int64 = 0, refusals = 0
@@ -46,6 +67,8 @@ struct RoundTripPropertyTests {
         var unsafePaths = 0
         /// Paths that started above the first version, and that went up again after coming down.
         var laterStarts = 0, cycles = 0
+        /// Paths walked with thousands of rows, and the most rows one of them started with.
+        var largePaths = 0, largestRows: Int64 = 0
         var failures: [String] = []
 
         static func + (a: Tally, b: Tally) -> Tally {
@@ -57,6 +80,8 @@ struct RoundTripPropertyTests {
             sum.unsafePaths = a.unsafePaths + b.unsafePaths
             sum.laterStarts = a.laterStarts + b.laterStarts
             sum.cycles = a.cycles + b.cycles
+            sum.largePaths = a.largePaths + b.largePaths
+            sum.largestRows = max(a.largestRows, b.largestRows)
             return sum
         }
     }
@@ -76,7 +101,7 @@ struct RoundTripPropertyTests {
         print("round-trip property: seed \(Self.seed), \(tally.families) families, \(tally.paths) paths (\(tally.calls) calls, "
             + "\(tally.fusedSteps) fused and \(tally.mappedSteps) mapped steps, \(tally.provedSteps) whose way back proves what it gives back), "
             + "\(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld as unsafe by the runs (\(tally.unsafePaths) paths with only unsafe ways back), "
-            + "\(tally.laterStarts) paths starting above v1, \(tally.cycles) with cycles, "
+            + "\(tally.laterStarts) paths starting above v1, \(tally.cycles) with cycles, \(tally.largePaths) large (up to \(tally.largestRows) rows), "
             + "\(tally.values) values compared as text with the schema and identities, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
         for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
         if let file = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_FAILURES"] {
@@ -91,6 +116,8 @@ struct RoundTripPropertyTests {
         #expect(tally.provedColumns > Self.families / 30 && tally.withheldProofs > Self.families / 50 && tally.unsafePaths > Self.families / 60,
                 "proofs must be made, and withheld where unsafe")
         #expect(tally.laterStarts > Self.families / 2 && tally.cycles > Self.families / 4, "paths must start at later versions and cycle")
+        #expect(tally.largePaths >= Self.families / Self.largeFamilyEvery - 1 && (Self.families < Self.largeFamilyEvery || tally.largestRows > 5_000),
+                "a few paths must start with thousands of rows")
     }
 
     /// Every family, spread over ``connections`` connections (one thread each); blocks until done.
@@ -121,15 +148,7 @@ struct RoundTripPropertyTests {
         let family: ModelFamily
         let mappings: [MappingModel]
         do {
-            let versions = try generated.versions.enumerated().map { try ModelVersion(name: "v\($0 + 1)", yaml: $1, file: "F\(index)/v\($0 + 1).yaml") }
-            family = try ModelFamily(name: "F\(index)", versions: versions)
-            mappings = try generated.mappings.map { mapping in
-                // {from} is the older version of the pair, {to} the newer.
-                let (older, newer) = (min(mapping.source, mapping.destination) + 1, max(mapping.source, mapping.destination) + 1)
-                let text = mapping.yaml.replacingOccurrences(of: "{from}", with: "v\(older)").replacingOccurrences(of: "{to}", with: "v\(newer)")
-                return try MappingModel.load(yaml: text, file: "F\(index)/Mappings/v\(mapping.source + 1)-to-v\(mapping.destination + 1).yaml",
-                                             family: family, policies: PolicyRegistry())
-            }
+            (family, mappings) = try load(generated, index: index)
         } catch {
             tally.failures.append("family \(index) (\(generated.changes.joined(separator: "; "))) does not load: \(error)\n\(generated.versions.joined(separator: "---\n"))")
             return tally
@@ -152,19 +171,18 @@ struct RoundTripPropertyTests {
             if path.last! != start { path.append(start) }
             // (A call down without the archive loses what it drops: only where the path starts at the
             // first version, whose data has none of it.)
-            let calls = zip(path, path.dropFirst()).map { (names[$0], names[$1], start == 0 && $0 > $1 && Int.random(in: 0..<4, using: &pathRandom) == 0) }
-            let description = "family \(index) path \(calls.map { "\($0.0) → \($0.1)\($0.2 ? " (no archive)" : "")" }.joined(separator: ", ")) [\(generated.changes.joined(separator: "; "))]"
+            let calls = zip(path, path.dropFirst()).map { ($0, $1, start == 0 && $0 > $1 && Int.random(in: 0..<4, using: &pathRandom) == 0) }
+            let description = "family \(index) path \(calls.map { "\(names[$0.0]) → \(names[$0.1])\($0.2 ? " (no archive)" : "")" }.joined(separator: ", ")) [\(generated.changes.joined(separator: "; "))]"
             var plans: [(MigrationPlan, Bool)] = []
             do {
                 plans = try calls.map { call in
-                    let key = call.0 + ">" + call.1
+                    let key = names[call.0] + ">" + names[call.1]
                     if let plan = planned[key] { return (plan, call.2) }
-                    let plan = try planner.plan(from: call.0, to: call.1)
+                    guard let plan = try Self.plan(planner, generated, from: call.0, to: call.1) else { throw ExpectedRefusal() }
                     planned[key] = plan
                     return (plan, call.2)
                 }
-            } catch let PlanningError.stepNotPossible(from, to, reasons) where reasons.allSatisfy({ reason in expectedRefusals.contains { reason.contains($0) } }) {
-                _ = (from, to)
+            } catch is ExpectedRefusal {
                 tally.refusals += 1
                 continue
             } catch {
@@ -180,7 +198,11 @@ struct RoundTripPropertyTests {
             // Down, then up again: the archive of a pair is written anew while its superseded entries stay.
             if zip(path, path.dropFirst()).map({ $0 < $1 }).split(separator: false).count > 1 || (path.count > 3 && path[1] < start) { tally.cycles += 1 }
             do {
-                let outcome = try walk(plans, from: family.versions[start], seed: index, on: connection)
+                // A few families are large (thousands of rows per table; RoundTripData fills them
+                // set-based): only their first path, so the suite stays quick.
+                let large = index % largeFamilyEvery == largeFamilyEvery - 1 && trip == 0
+                let outcome = try walk(plans, from: family.versions[start], seed: index, rows: large ? largeRowsPerEntity : 6, on: connection)
+                if large { tally.largePaths += 1; tally.largestRows = max(tally.largestRows, outcome.rows) }
                 let provedUp = outcome.provedUp
                 tally.values += outcome.values
                 tally.provedColumns += outcome.statistics.provedColumns
@@ -205,12 +227,28 @@ struct RoundTripPropertyTests {
         return tally
     }
 
+    /// The generated family's versions and mapping models.
+    static func load(_ generated: FamilyGenerator.Family, index: Int) throws -> (ModelFamily, [MappingModel]) {
+        let versions = try generated.versions.enumerated().map { try ModelVersion(name: "v\($0 + 1)", yaml: $1, file: "F\(index)/v\($0 + 1).yaml") }
+        let family = try ModelFamily(name: "F\(index)", versions: versions)
+        let mappings = try generated.mappings.map { mapping in
+            // {from} is the older version of the pair, {to} the newer.
+            let (older, newer) = (min(mapping.source, mapping.destination) + 1, max(mapping.source, mapping.destination) + 1)
+            let text = mapping.yaml.replacingOccurrences(of: "{from}", with: "v\(older)").replacingOccurrences(of: "{to}", with: "v\(newer)")
+            return try MappingModel.load(yaml: text, file: "F\(index)/Mappings/v\(mapping.source + 1)-to-v\(mapping.destination + 1).yaml",
+                                         family: family, policies: PolicyRegistry())
+        }
+        return (family, mappings)
+    }
+
     /// Fills a scratch schema of `version`, runs `plans`, and compares: all in a transaction that
     /// is rolled back.
     /// What one path gave: values compared, those that did not come back (through `jsonb`, and as
     /// text with the schema and identities: ``ExactState``), and what its runs did.
     struct Outcome: Error {
         var values: Int64 = 0
+        /// Rows the path started with.
+        var rows: Int64 = 0
         var differences: [RoundTripDifference] = []
         var exact: [String] = []
         var statistics = StepStatistics()
@@ -218,20 +256,20 @@ struct RoundTripPropertyTests {
         var provedUp = 0
     }
 
-    static func walk(_ plans: [(MigrationPlan, Bool)], from version: ModelVersion, seed: Int, on connection: Connection) throws -> Outcome {
+    static func walk(_ plans: [(MigrationPlan, Bool)], from version: ModelVersion, seed: Int, rows: Int = 6, on connection: Connection) throws -> Outcome {
         do {
-            try connection.transaction { connection in throw try walkInTransaction(plans, from: version, seed: seed, on: connection) }
+            try connection.transaction { connection in throw try walkInTransaction(plans, from: version, seed: seed, rows: rows, on: connection) }
         } catch let outcome as Outcome {
             return outcome
         }
         return Outcome()
     }
 
-    private static func walkInTransaction(_ plans: [(MigrationPlan, Bool)], from version: ModelVersion, seed: Int, on connection: Connection) throws -> Outcome {
+    private static func walkInTransaction(_ plans: [(MigrationPlan, Bool)], from version: ModelVersion, seed: Int, rows: Int, on connection: Connection) throws -> Outcome {
         let schema = "property"
         try connection.execute("CREATE SCHEMA \(schema)")
         for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) { try connection.execute(statement) }
-        try RoundTripData(version: version, seed: seed, rowsPerEntity: 6).insert(inSchema: schema, on: connection)
+        try RoundTripData(version: version, seed: seed, rowsPerEntity: rows).insert(inSchema: schema, on: connection)
         let snapshot = RoundTripSnapshot(version: version, schema: schema)
         try snapshot.take(on: connection)
         let exact = try ExactState.read(schema, version: version, on: connection)
@@ -249,6 +287,7 @@ struct RoundTripPropertyTests {
         }
         let declared = plans.flatMap { RoundTripCheck.declaredLosses($0.0) }
         outcome.values = values
+        outcome.rows = try connection.execute("SELECT count(*)::bigint FROM \(RoundTripSnapshot.table)").first!.decode(Int64.self, at: 0)
         outcome.differences = try snapshot.differences(on: connection).filter { difference in !declared.contains { $0.excuses(difference) } }
         // Declared losses excuse their columns' values as text too; the schema must come back whole.
         let excusedTables = Set(declared.map(\.table))

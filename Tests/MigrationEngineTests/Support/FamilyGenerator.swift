@@ -16,6 +16,12 @@ struct FamilyGenerator {
         var defaultValue: String?
         var renamedFrom: String?
         var allowsNarrowing = false
+        /// A UNIQUE constraint (optional, no default; never backfilled or rewritten by a mapping,
+        /// which would make duplicates).
+        var unique = false
+        /// The name it was made with, kept through renames (nil until its first rename).
+        var key: String?
+        var lineage: String { key ?? name }
     }
 
     struct Relationship: Hashable {
@@ -24,6 +30,8 @@ struct FamilyGenerator {
         var toMany = false
         var inverse: String?
         var renamedFrom: String?
+        var key: String?
+        var lineage: String { key ?? name }
     }
 
     struct Entity: Hashable {
@@ -32,6 +40,8 @@ struct FamilyGenerator {
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
         var renamedFrom: String?
+        var key: String?
+        var lineage: String { key ?? name }
     }
 
     /// One version of the family being generated.
@@ -62,7 +72,7 @@ struct FamilyGenerator {
                 if let renamed = entity.renamedFrom { lines.append("    renamingIdentifier: \(renamed)") }
                 lines += section("attributes", entity.attributes.map { a in (a.name, [
                     "type: \(a.type)", a.optional ? "optional: true" : nil, a.defaultValue.map { "default: \($0)" },
-                    a.renamedFrom.map { "renamingIdentifier: \($0)" }, a.allowsNarrowing ? "allowsNarrowing: true" : nil,
+                    a.renamedFrom.map { "renamingIdentifier: \($0)" }, a.allowsNarrowing ? "allowsNarrowing: true" : nil, a.unique ? "unique: true" : nil,
                 ]) })
                 lines += section("relationships", entity.relationships.map { r in (r.name, [
                     "destination: \(r.destination)", r.toMany ? "toMany: true" : nil, r.inverse.map { "inverse: \($0)" },
@@ -87,6 +97,13 @@ struct FamilyGenerator {
         var versions: [String]
         var mappings: [(source: Int, destination: Int, yaml: String)]
         var changes: [String]
+        /// Each version as generated (names with their lineage, through renames).
+        var models: [Model] = []
+        /// What the mapped steps do, for an oracle that works out a way back by itself.
+        var mappedChanges: [MappedChange] = []
+        /// Steps whose way down must be refused: a widening not declared narrowable back
+        /// (`version`: the newer version's index; the attribute's lineage).
+        var refusals: [(version: Int, entity: String, attribute: String)] = []
         /// Ways back of a dropped attribute whose expression PostgreSQL can vouch for (a proof is
         /// expected where a single step crosses their pair up), and those it cannot (volatile,
         /// setting-dependent, reading outside the tenant: no proof may be made).
@@ -95,6 +112,39 @@ struct FamilyGenerator {
         /// of the wider type need not fit when narrowed back). (Paths from above an in-place
         /// rewrite, and through an entity added and removed again, are walked: issue 30.)
         var laterStartsAllowed = true
+
+        /// The attributes (`Entity.attribute`, as either version of the pair names them) a call
+        /// from version index `from` to `to` must be refused for, in the order the call crosses
+        /// their pairs: none going up.
+        func refusals(from: Int, to: Int) -> [Set<String>] {
+            guard from > to else { return [] }
+            return refusals.filter { $0.version > to && $0.version <= from }.sorted { $0.version > $1.version }.map { refusal in
+                Set([refusal.version - 1, refusal.version].compactMap { index -> String? in
+                    let model = models[index]
+                    guard let entity = model.entities.first(where: { $0.lineage == refusal.entity }),
+                          let attribute = entity.attributes.first(where: { $0.lineage == refusal.attribute }) else { return nil }
+                    return "\(entity.name).\(attribute.name)"
+                })
+            }
+        }
+    }
+
+    /// A mapped step, as the generator wrote it: `version` is the index of the newer version of its
+    /// pair; names are lineages (``Attribute/lineage``). Expressions are SQL over `{x}`, the newer
+    /// version's column.
+    struct MappedChange {
+        enum Kind {
+            /// The attribute is rewritten in place on the way up; `down` rewrites it on the way
+            /// down (nil: carried back as it is).
+            case inPlace(attribute: String, down: String?)
+            /// `derived` is computed from `old`, which is dropped; `wayBack` derives `old` from
+            /// `derived` on the way down (nil: none; the archive alone gives it back).
+            case derived(old: String, derived: String, wayBack: String?)
+        }
+
+        var version: Int
+        var entity: String
+        var kind: Kind
     }
 
     /// How a generated way back wraps its expression `e` (of the dropped attribute's type) so that
@@ -110,8 +160,18 @@ struct FamilyGenerator {
     private var counter = 0
     private var changes: [String] = []
     private var safeWayBacks = 0, unsafeWayBacks = 0, laterStartsAllowed = true
+    private var mappedChanges: [MappedChange] = []
+    private var refusals: [(version: Int, entity: String, attribute: String)] = []
+    /// The index of the version being made.
+    private var version = 0
 
-    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+    /// How often a step is mapped (percent).
+    var mappedPercent = 30
+
+    init(seed: UInt64, mappedPercent: Int = 30) {
+        random = SeededGenerator(seed: seed)
+        self.mappedPercent = mappedPercent
+    }
 
     static let types: [(type: String, defaultValue: String)] = [
         ("string", "\"none\""), ("int16", "7"), ("int32", "-3"), ("int64", "42"), ("double", "0.5"), ("float", "1.5"),
@@ -126,7 +186,9 @@ struct FamilyGenerator {
     private mutating func attribute() -> Attribute {
         let (type, value) = pick(Self.types)!
         var attribute = Attribute(name: fresh("a"), type: type)
-        if chance(30) {
+        if ["string", "int32", "int64", "uuid"].contains(type), chance(8) {
+            attribute.unique = true
+        } else if chance(30) {
             attribute.optional = false
             attribute.defaultValue = value
         } else if chance(15) {
@@ -139,29 +201,32 @@ struct FamilyGenerator {
 
     mutating func family(named name: String) -> Family {
         changes = []
-        (safeWayBacks, unsafeWayBacks, laterStartsAllowed) = (0, 0, true)
+        (safeWayBacks, unsafeWayBacks, laterStartsAllowed, mappedChanges, refusals) = (0, 0, true, [], [])
         var model = first()
         var versions = [model.yaml]
+        var models = [model]
         var mappings: [(Int, Int, String)] = []
         let count = Int.random(in: 3...5, using: &random)
         for index in 1..<count {
+            version = index
             var next = model
             for entity in next.entities.indices {
                 next.entities[entity].renamedFrom = nil
                 for a in next.entities[entity].attributes.indices { next.entities[entity].attributes[a].renamedFrom = nil }
                 for r in next.entities[entity].relationships.indices { next.entities[entity].relationships[r].renamedFrom = nil }
             }
-            if chance(30), let (up, down) = mapped(&next) {
+            if chance(mappedPercent), let (up, down) = mapped(&next, version: index) {
                 mappings.append((index - 1, index, up))
                 if let down { mappings.append((index, index - 1, down)) }
             } else {
                 for _ in 0..<Int.random(in: 1...3, using: &random) { mutate(&next) }
             }
             versions.append(next.yaml)
+            models.append(next)
             model = next
         }
-        return Family(name: name, versions: versions, mappings: mappings, changes: changes, safeWayBacks: safeWayBacks, unsafeWayBacks: unsafeWayBacks,
-                      laterStartsAllowed: laterStartsAllowed)
+        return Family(name: name, versions: versions, mappings: mappings, changes: changes, models: models, mappedChanges: mappedChanges, refusals: refusals,
+                      safeWayBacks: safeWayBacks, unsafeWayBacks: unsafeWayBacks, laterStartsAllowed: laterStartsAllowed)
     }
 
     /// v1: two or three plain entities with relationships between them, and a hierarchy.
@@ -189,7 +254,7 @@ struct FamilyGenerator {
 
     private mutating func mutate(_ model: inout Model) {
         let plain = model.entities.indices.filter { model.entities[$0].parent == nil && !model.entities[$0].name.hasPrefix("R") }
-        switch Int.random(in: 0..<14, using: &random) {
+        switch Int.random(in: 0..<15, using: &random) {
         case 0:   // add an attribute
             guard let e = pick(plain) else { return }
             model.entities[e].attributes.append(attribute())
@@ -202,11 +267,12 @@ struct FamilyGenerator {
         case 2:   // rename an attribute
             guard let e = pick(plain), let a = pick(Array(model.entities[e].attributes.indices)) else { return }
             let old = model.entities[e].attributes[a].name
+            model.entities[e].attributes[a].key = model.entities[e].attributes[a].lineage
             model.entities[e].attributes[a].name = fresh("a")
             model.entities[e].attributes[a].renamedFrom = old
             changes.append("rename \(model.entities[e].name).\(old)")
         case 3:   // optional → required with a default: a backfill
-            guard let e = pick(plain), let a = pick(model.entities[e].attributes.indices.filter { model.entities[e].attributes[$0].optional }) else { return }
+            guard let e = pick(plain), let a = pick(model.entities[e].attributes.indices.filter { model.entities[e].attributes[$0].optional && !model.entities[e].attributes[$0].unique }) else { return }
             let type = model.entities[e].attributes[a].type
             model.entities[e].attributes[a].optional = false
             model.entities[e].attributes[a].defaultValue = Self.types.first { $0.type == type }!.defaultValue
@@ -218,6 +284,9 @@ struct FamilyGenerator {
             model.entities[e].attributes[a].type = widenings[old]!
             model.entities[e].attributes[a].defaultValue = model.entities[e].attributes[a].defaultValue.map { _ in Self.types.first { $0.type == widenings[old]! }!.defaultValue }
             model.entities[e].attributes[a].allowsNarrowing = chance(85)
+            if !model.entities[e].attributes[a].allowsNarrowing {
+                refusals.append((version, model.entities[e].lineage, model.entities[e].attributes[a].lineage))
+            }
             changes.append("widen \(model.entities[e].name).\(model.entities[e].attributes[a].name)")
             laterStartsAllowed = false
         case 5:   // add an entity
@@ -266,11 +335,31 @@ struct FamilyGenerator {
             guard model.entities[s].attributes.allSatisfy({ !taken.contains($0.name) }) else { return }
             model.entities[s].parent = parent
             changes.append("move sub-entity \(name) under \(parent)")
+        case 14:  // rename a plain entity (renamingIdentifier): its table, and every link to it
+            // (Not one with a join table, to or from it: the inferred step does not carry those
+            // yet, see the issue 30 note: seed 22, families 51 and 99.)
+            guard let e = pick(plain.filter { e in
+                let name = model.entities[e].name
+                return !model.entities[e].relationships.contains(where: \.toMany)
+                    && !model.entities.contains { $0.relationships.contains { $0.destination == name && $0.toMany } }
+            }) else { return }
+            let old = model.entities[e].name
+            let new = fresh("E")
+            model.entities[e].key = model.entities[e].lineage
+            model.entities[e].name = new
+            model.entities[e].renamedFrom = old
+            for i in model.entities.indices {
+                for r in model.entities[i].relationships.indices where model.entities[i].relationships[r].destination == old {
+                    model.entities[i].relationships[r].destination = new
+                }
+            }
+            changes.append("rename entity \(old) to \(new)")
         default:  // rename a relationship
             guard let e = pick(model.entities.indices.filter { !model.entities[$0].relationships.isEmpty }),
                   let r = pick(Array(model.entities[e].relationships.indices)) else { return }
             let old = model.entities[e].relationships[r].name
             let new = fresh("r")
+            model.entities[e].relationships[r].key = model.entities[e].relationships[r].lineage
             model.entities[e].relationships[r].name = new
             model.entities[e].relationships[r].renamedFrom = old
             let relationship = model.entities[e].relationships[r]
@@ -310,11 +399,12 @@ struct FamilyGenerator {
 
     /// A mapped step on a plain entity's string or integer attribute: rewritten in place by an
     /// expression, or turned into a new attribute and dropped. Sometimes with a mapped way down.
-    private mutating func mapped(_ model: inout Model) -> (up: String, down: String?)? {
+    private mutating func mapped(_ model: inout Model, version: Int) -> (up: String, down: String?)? {
         let plain = model.entities.indices.filter { model.entities[$0].parent == nil && !model.entities[$0].name.hasPrefix("R") }
-        guard let e = pick(plain.filter { e in model.entities[e].attributes.contains { ["string", "int32", "int64"].contains($0.type) } }) else { return nil }
+        func mappable(_ attribute: Attribute) -> Bool { ["string", "int32", "int64"].contains(attribute.type) && !attribute.unique }
+        guard let e = pick(plain.filter { e in model.entities[e].attributes.contains(where: mappable) }) else { return nil }
         let entity = model.entities[e].name
-        let a = pick(model.entities[e].attributes.indices.filter { ["string", "int32", "int64"].contains(model.entities[e].attributes[$0].type) })!
+        let a = pick(model.entities[e].attributes.indices.filter { mappable(model.entities[e].attributes[$0]) })!
         let attribute = model.entities[e].attributes[a]
         let text = attribute.type == "string"
         func file(_ source: String, _ destination: String, _ body: String) -> String {
@@ -328,8 +418,11 @@ struct FamilyGenerator {
             let down = text ? "lower(source.\(attribute.name))" : "source.\(attribute.name) - source.\(attribute.name) % 2"
             model.entities[e].attributes.append(optionalAttribute())
             changes.append("mapped: \(entity).\(attribute.name) = \(filled)")
+            let wayDown = chance(50)
+            mappedChanges.append(MappedChange(version: version, entity: model.entities[e].lineage, kind: .inPlace(
+                attribute: attribute.lineage, down: wayDown ? down.replacingOccurrences(of: "source.\(attribute.name)", with: "{x}") : nil)))
             return (file("{from}", "{to}", "      \(attribute.name): \"\(filled)\"\n"),
-                    chance(50) ? file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n") : nil)
+                    wayDown ? file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n") : nil)
         }
         // A new attribute computed from the old one, which is dropped.
         guard attribute.optional else { return nil }
@@ -338,7 +431,10 @@ struct FamilyGenerator {
         let up = text ? "length(source.\(attribute.name))" : "(source.\(attribute.name) % 1000)::int"
         var down = text ? "repeat('x', least(greatest(source.\(derived.name), 0), 64))" : "source.\(derived.name)::bigint"
         changes.append("mapped: \(entity).\(derived.name) = \(up), \(attribute.name) dropped")
-        guard chance(50) else { return (file("{from}", "{to}", "      \(derived.name): \"\(up)\"\n"), nil) }
+        guard chance(50) else {
+            mappedChanges.append(MappedChange(version: version, entity: model.entities[e].lineage, kind: .derived(old: attribute.lineage, derived: derived.lineage, wayBack: nil)))
+            return (file("{from}", "{to}", "      \(derived.name): \"\(up)\"\n"), nil)
+        }
         // A way back: one that can be proved, or one of the same values that must not be.
         if chance(50) {
             safeWayBacks += 1
@@ -348,6 +444,8 @@ struct FamilyGenerator {
             unsafeWayBacks += 1
             changes.append("way back of \(entity).\(attribute.name) \(unsafe.name)")
         }
+        mappedChanges.append(MappedChange(version: version, entity: model.entities[e].lineage, kind: .derived(
+            old: attribute.lineage, derived: derived.lineage, wayBack: down.replacingOccurrences(of: "source.\(derived.name)", with: "{x}"))))
         return (file("{from}", "{to}", "      \(derived.name): \"\(up)\"\n"), file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n"))
     }
 }

@@ -1,0 +1,120 @@
+import EntityModel
+import LibPQ
+import PostgresTestSupport
+import TypedSQL
+
+/// What a tenant's app does between two migration calls: random inserts (NULLs included), updates
+/// (of the attributes a mapped way back reads too), deletes and relinks (a to-one moved to another
+/// row, or cleared), as plain SQL in the tenant's schema, run as `role` (a role that owns nothing:
+/// the app's). It works on the plain entities of an ``AppChangeOracle`` (their upper tables).
+/// Values are those any version of the family can hold (integers that fit a `smallint`, floats a
+/// `real`), so a narrowing way down takes them.
+struct AppWorkload {
+    var random: SeededGenerator
+    var inserts = 0, updates = 0, deletes = 0, relinks = 0, nulls = 0
+    /// Statements PostgreSQL refused (a constraint): rolled back, counted, not a failure.
+    var refused = 0
+
+    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+
+    static let values: [String: [String]] = [
+        "text": ["app", "Ünï 3", " spaced ", "", "q'uote\\n"],
+        "smallint": ["-7", "12", "300", "0"], "integer": ["-7", "12", "300", "0"], "bigint": ["-7", "12", "300", "0"],
+        "numeric": ["3.140", "-0.5", "12345678901234567890.25"],
+        "double precision": ["0.25", "-0", "1024.5", "-3.75"], "real": ["0.25", "-0", "1024.5", "-3.75"],
+        "boolean": ["true", "false"],
+        "timestamptz": ["2025-03-04 05:06:07.123+00", "1999-12-31 23:59:59+05"],
+        "uuid": ["00000000-0000-0000-0000-0000000000aa", "123e4567-e89b-12d3-a456-426614174001"],
+        "bytea": ["\\x00ff10", "\\x"],
+        "jsonb": ["{\"app\": 1, \"n\": [1, 2]}", "null", "\"s\""],
+    ]
+
+    private mutating func pick<T>(_ items: [T]) -> T? { items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &random)] }
+
+    /// A value for `column`: NULL now and then where it may be.
+    private mutating func value(for column: Column) -> SQL {
+        if column.isNullable && Int.random(in: 0..<5, using: &random) == 0 {
+            nulls += 1
+            return "NULL"
+        }
+        return "\(literal: pick(Self.values[column.type.rawValue] ?? ["0"])!)"
+    }
+
+    /// Makes `operations` changes to `oracle`'s upper tables in `schema` as `role`.
+    mutating func run(_ operations: Int, on oracle: AppChangeOracle, schema: String, role: String, undeletable: [String: Set<Int64>], on connection: Connection) throws {
+        let tables = oracle.tables.map(\.upper.name)
+        for table in tables {
+            try connection.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(table: table) TO \(id: role)", schema: schema)
+        }
+        try connection.execute("GRANT USAGE ON SCHEMA \(SQL.schema) TO \(id: role)", schema: schema)
+        for _ in 0..<operations {
+            guard let pair = pick(oracle.tables) else { return }
+            let table = pair.upper
+            let ids = try connection.execute("SELECT id FROM \(table: table.name) ORDER BY id", schema: schema).map { try $0.decode(Int64.self, at: 0) }
+            // Links the app may set: to rows of the plain entities (which exist at both versions).
+            let links = table.columns.filter { column in
+                if case .relationship = column.origin { return table.foreignKeys.contains { $0.columns == [column.name] && tables.contains($0.referencedTable) } }
+                return false
+            }
+            let frozen = Set(pair.derivations.values.compactMap(\.frozen))
+            let attributes = table.columns.filter { if case .attribute = $0.origin { !frozen.contains($0.name) } else { false } }
+            let wayBackSources = Set(pair.derivations.values.compactMap { if case let .wayBack(column, _) = $0 { column } else { nil } })
+            var statement: SQL
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0...3:
+                // Half of them to what the way down derives something from otherwise than by carrying it.
+                let derivedFrom = Set(pair.derivations.values.compactMap { derivation -> String? in
+                    if case .carried(_, nil) = derivation { return nil }
+                    return derivation.source
+                })
+                let favoured = attributes.filter { derivedFrom.contains($0.name) }
+                guard let row = pick(ids), let column = pick(favoured.isEmpty || Bool.random(using: &random) ? attributes : favoured) else { continue }
+                // A way back's source changes so that what it derives changes too.
+                let value: SQL = wayBackSources.contains(column.name) && Int.random(in: 0..<4, using: &random) > 0
+                    ? "CASE WHEN coalesce(\(id: column.name), -1) = 5 THEN 6 ELSE 5 END" : self.value(for: column)
+                statement = "UPDATE \(table: table.name) SET \(id: column.name) = \(value) WHERE id = \(bind: .integer(row))"
+                updates += 1
+            case 4...5:
+                guard pair.acceptsInserts, !table.columns.contains(where: { column in
+                    if case .relationship = column.origin { return !column.isNullable && !links.contains(column) } else { return false }
+                }) else { continue }
+                var names: [String] = [], values: [SQL] = []
+                for column in attributes {
+                    names.append(column.name)
+                    values.append(value(for: column))
+                }
+                for column in links {
+                    let targets = try targets(of: column, in: table, schema: schema, on: connection)
+                    names.append(column.name)
+                    values.append(column.isNullable && Int.random(in: 0..<3, using: &random) == 0 ? "NULL" : pick(targets).map { "\(bind: .integer($0))" } ?? "NULL")
+                }
+                statement = names.isEmpty ? "INSERT INTO \(table: table.name) DEFAULT VALUES"
+                    : "INSERT INTO \(table: table.name) (\(ids: names)) VALUES (\(values, joinedBy: ", "))"
+                inserts += 1
+            case 6:
+                guard let row = pick(ids.filter { !(undeletable[table.name]?.contains($0) ?? false) }) else { continue }
+                statement = "DELETE FROM \(table: table.name) WHERE id = \(bind: .integer(row))"
+                deletes += 1
+            default:
+                guard let row = pick(ids), let column = pick(links) else { continue }
+                let target = column.isNullable && Int.random(in: 0..<4, using: &random) == 0 ? nil : pick(try targets(of: column, in: table, schema: schema, on: connection))
+                statement = "UPDATE \(table: table.name) SET \(id: column.name) = \(bind: target.map { .integer($0) } ?? .null) WHERE id = \(bind: .integer(row))"
+                relinks += 1
+            }
+            do {
+                try connection.transaction { connection in
+                    try connection.execute("SET ROLE \(id: role)", schema: schema)
+                    try connection.execute(statement, schema: schema)
+                    try connection.execute("RESET ROLE", schema: schema)
+                }
+            } catch {
+                refused += 1
+            }
+        }
+    }
+
+    private func targets(of column: Column, in table: Table, schema: String, on connection: Connection) throws -> [Int64] {
+        let key = table.foreignKeys.first { $0.columns == [column.name] }!
+        return try connection.execute("SELECT id FROM \(table: key.referencedTable) ORDER BY id", schema: schema).map { try $0.decode(Int64.self, at: 0) }
+    }
+}
