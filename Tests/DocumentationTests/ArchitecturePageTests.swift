@@ -20,7 +20,7 @@ import Testing
     @Test(arguments: [
         ("`TenantMove.run`", "`TenantMove.runs`"),
         ("`ModelFamily.path(from:to:)`", "`ModelFamily.path(to:from:)`"),
-        ("**`FleetRunner`**", "**`FleetRunnr`**"),
+        ("**`FleetExecutor`**", "**`FleetRunnr`**"),
         ("`Fleet/FanOut.swift`", "`Fleet/FannedOut.swift`"),
         ("`perform()`", "`performs()`"),
         ("`StepExecutor.Options`", "`StepExecutor.Settings`"),
@@ -36,9 +36,9 @@ import Testing
 
     @Test func aChangedNameInTheDiagramIsFound() throws {
         let index = try SourceIndex.current.get()
-        let dot = #"Fleet [label="FleetRunner.walk\none catalog query"];"#
+        let dot = #"Fleet [label="FleetExecutor.walk\none catalog query"];"#
         let problems = ArchitecturePage(markdown: "", dot: dot).problems(in: index)
-        #expect(problems.map(\.text) == ["FleetRunner.walk"])
+        #expect(problems.map(\.text) == ["FleetExecutor.walk"])
         #expect(ArchitecturePage(markdown: "", dot: dot.replacingOccurrences(of: "walk", with: "run")).problems(in: index).isEmpty)
     }
 }

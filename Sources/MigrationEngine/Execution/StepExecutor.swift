@@ -157,13 +157,13 @@ public struct StepExecutor {
     /// Returns the policy runner, for the validation stage, when a mapping has a policy.
     private func runMappings(
         _ program: StepProgram, _ mapped: StepProgram.Mapped, step: MigrationStep, archive: StepArchive?, statistics: inout StepStatistics
-    ) throws -> PolicyRunner? {
-        var policies: PolicyRunner?
+    ) throws -> PolicyExecutor? {
+        var policies: PolicyExecutor?
         if step.isPolicyStep {
             let exclusive = try !options.online && connection.capabilities.holdsPolicyTablesAlone
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
                                         exclusive: exclusive, createdTables: program.createdTables, ownTablesTaken: mapped.ownTablesTaken)
-            policies = PolicyRunner(model: mapped.model, session: session, relationshipPasses: relationshipPasses, sourceQueries: mapped.sourceQueries,
+            policies = PolicyExecutor(model: mapped.model, session: session, relationshipPasses: relationshipPasses, sourceQueries: mapped.sourceQueries,
                                     checksLocality: options.online)
         }
         var batch = Batch(schema: schema, connection: connection)

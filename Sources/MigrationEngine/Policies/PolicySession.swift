@@ -4,7 +4,7 @@ import Logging
 
 /// The policy runtime of one mapped step in one tenant: the state every mapping's policy shares
 /// (destination writers, id blocks, lookup tables, associations, warnings, the archive) and the
-/// only owner of the writers. The step makes one session, and the ``PolicyRunner`` makes a
+/// only owner of the writers. The step makes one session, and the ``PolicyExecutor`` makes a
 /// ``PolicyContext`` per mapping that refers to it, so a later mapping finds the rows and
 /// associations an earlier one made.
 ///

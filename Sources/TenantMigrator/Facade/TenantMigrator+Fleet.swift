@@ -29,7 +29,7 @@ extension TenantMigrator {
     /// a pinned tenant, whatever the request's ``MigrationRequest/pins`` say.
     ///
     /// - Parameter listingCurrentTenants: whether the report lists each tenant already at the target
-    ///   (``FleetRunner/listsCurrentTenants``); off, they are only counted, and a run over a large
+    ///   (``FleetExecutor/listsCurrentTenants``); off, they are only counted, and a run over a large
     ///   fleet with nothing to do reads and holds nothing per tenant.
     public func moveAll(
         _ request: MigrationRequest, selection: TenantSelection = .all, jobs: Int = 4, failFast: Bool = false,
@@ -64,8 +64,8 @@ extension TenantMigrator {
     }
 
     /// The fleet for `request`, over this migrator's pool and settings.
-    func fleet(_ request: MigrationRequest, _ fleet: FleetRequest) -> FleetRunner {
-        var runner = FleetRunner(runner: runner, request: request, fleet: fleet, logger: logger)
+    func fleet(_ request: MigrationRequest, _ fleet: FleetRequest) -> FleetExecutor {
+        var runner = FleetExecutor(runner: runner, request: request, fleet: fleet, logger: logger)
         runner.connectionString = connectionString
         runner.connections = .pooled(connectionPool, jobs: fleet.jobs)
         return runner

@@ -7,8 +7,8 @@ import TypedSQL
 
 extension TenantMigrator {
     /// The runner that migrates one tenant safely (tenant lock, lock_timeout, retries).
-    public var runner: TenantMigrationRunner {
-        TenantMigrationRunner(catalog: catalog, planner: planner, settings: settings)
+    public var runner: TenantExecutor {
+        TenantExecutor(catalog: catalog, planner: planner, settings: settings)
     }
 
     // MARK: - Planning (runs nothing)
@@ -139,7 +139,7 @@ extension TenantMigrator {
         return try await migrate(tenant: tenant, .migrate(pins: .respect))
     }
 
-    /// Moves `tenant` as `request` asks, in one transaction (see ``TenantMigrationRunner``).
+    /// Moves `tenant` as `request` asks, in one transaction (see ``TenantExecutor``).
     /// A trial (``MigrationRunMode/dryRun``, ``MigrationRunMode/rehearse``) writes nothing, not
     /// even the catalog.
     public func migrate(tenant: String, _ request: MigrationRequest) async throws -> TenantMigrationResult {

@@ -45,7 +45,7 @@ extension TenantMigrator {
         return try await withConnection { connection in
             try connection.transaction { connection in
                 // Waits behind a migration of the tenant in flight, for at most lockTimeout.
-                try TenantMigrationRunner.setLockTimeout(lockTimeout, on: connection)
+                try TenantExecutor.setLockTimeout(lockTimeout, on: connection)
                 try catalog.lockTenant(name, on: connection)
                 let record = try catalog.requireTenant(name, on: connection, forUpdate: true)
                 guard record.family == family else {

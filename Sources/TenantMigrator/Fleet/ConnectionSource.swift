@@ -1,7 +1,7 @@
 import LibPQ
 import Logging
 
-/// Where a fleet run (``FleetRunner``, ``TenantLifecycle/createMany(_:version:access:jobs:connectionString:logger:control:progress:)``)
+/// Where a fleet run (``FleetExecutor``, ``TenantLifecycle/createMany(_:version:access:jobs:connectionString:logger:control:progress:)``)
 /// takes its connections and gives them back: a facade's pool, or sessions opened for the run and
 /// closed after it.
 struct ConnectionSource: Sendable {

@@ -20,7 +20,7 @@ import Logging
 /// that migrated thousands of schemas holds hundreds of megabytes and burns CPU on each of the
 /// other workers' DDL. A new session costs a connection and a few cold catalog lookups.
 ///
-/// The seam a distributed runner could replace: ``FleetRunner`` and ``TenantLifecycle`` hand it
+/// The seam a distributed runner could replace: ``FleetExecutor`` and ``TenantLifecycle`` hand it
 /// their items and what to do with each, and know nothing of how connections are shared.
 struct FanOut: Sendable {
     /// Connections used at once.

@@ -1,7 +1,7 @@
 /// What a fleet run does with each selected tenant, decided before any tenant's connection opens:
 /// a value made from where the tenants stand (``TenantRecord/standing(toward:)``), with no server.
 ///
-/// ``FleetRunner`` makes it from the catalog's one answer (which names the tenants at the target
+/// ``FleetExecutor`` makes it from the catalog's one answer (which names the tenants at the target
 /// only when asked, and counts them otherwise); the boot service makes it from every record
 /// (``init(records:target:selection:)``). Both then act on the same four groups.
 public struct FleetPlan: Sendable, Hashable {

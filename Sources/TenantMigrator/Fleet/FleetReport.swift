@@ -52,7 +52,7 @@ public struct FleetReport: Sendable, Codable {
     public var mode: MigrationRunMode = .apply
     public var entries: [Entry]
     /// Tenants the catalog found already at the target and the report does not list one by one
-    /// (a run with ``FleetRunner/listsCurrentTenants`` off): counted in ``skipped``, not in ``entries``.
+    /// (a run with ``FleetExecutor/listsCurrentTenants`` off): counted in ``skipped``, not in ``entries``.
     public var unlistedCurrent = 0
 
     public var migrated: Int { entries.filter { $0.outcome == .migrated }.count }

@@ -10,7 +10,7 @@ import LibPQ
 /// retried with backoff.
 struct OnlineCleanup {
     let schemas: OnlineSchemas
-    let runner: TenantMigrationRunner
+    let runner: TenantExecutor
 
     /// Whether anything of a run is left.
     func isNeeded(on connection: Connection) throws -> Bool {
@@ -37,20 +37,20 @@ struct OnlineCleanup {
             attempt += 1
             do {
                 return try connection.transaction { connection in
-                    try TenantMigrationRunner.setLockTimeout(runner.settings.lockTimeout, on: connection)
+                    try TenantExecutor.setLockTimeout(runner.settings.lockTimeout, on: connection)
                     if let tenant {
                         guard try tenant.catalog.tryLockTenant(tenant.name, on: connection) else { return .running }
                         guard try isNeeded(on: connection) else { return .clean }
                     }
                     let captured = try ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection)
-                    try TenantMigrationRunner.lockTables(captured.map { "\(quotedByServer: $0)" }, on: connection)
+                    try TenantExecutor.lockTables(captured.map { "\(quotedByServer: $0)" }, on: connection)
                     try ChangeCapture.removeTriggers(from: captured, on: connection)
                     try OnlineSchemas.drop(schemas.work, on: connection)
                     try OnlineSchemas.drop(schemas.delta, on: connection)
                     return .removed
                 }
-            } catch where TenantMigrationRunner.isRetryable(error) && attempt < runner.settings.maxAttempts {
-                try TenantMigrationRunner.sleep(runner.backoff(afterAttempt: attempt))
+            } catch where TenantExecutor.isRetryable(error) && attempt < runner.settings.maxAttempts {
+                try TenantExecutor.sleep(runner.backoff(afterAttempt: attempt))
             }
         }
     }

@@ -41,7 +41,7 @@ final class OnlineContext {
     var preconditions: OnlinePreconditions { OnlinePreconditions(plan: plan.plan, schemas: schemas, tenant: run.tenant) }
 
     /// The live tables (the source version's), qualified, in the fixed order every migration locks them.
-    var liveTables: [String] { TenantMigrationRunner.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant).map { $0.text(schema: schemas.tenant) } }
+    var liveTables: [String] { TenantExecutor.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant).map { $0.text(schema: schemas.tenant) } }
 
     /// The executor's options for the steps caught up, as offline but for proofs by the way back:
     /// only those catch-up follows (``StepExecutor/Options/online``).
@@ -95,7 +95,7 @@ final class OnlineContext {
     func prepare() throws {
         try retryingLocks {
             try connection.transaction { connection in
-                try TenantMigrationRunner.setLockTimeout(settings.lockTimeout, on: connection)
+                try TenantExecutor.setLockTimeout(settings.lockTimeout, on: connection)
                 try OnlineSchemas.createPrivate(schemas.work, on: connection)
                 try capture.createLog(on: connection)
                 try OnlineState.create(for: run, record: record, progress: progress, in: schemas, on: connection)
@@ -244,10 +244,10 @@ final class OnlineContext {
             attempt += 1
             do {
                 return try body()
-            } catch where TenantMigrationRunner.isRetryable(error) && attempt < settings.maxAttempts {
+            } catch where TenantExecutor.isRetryable(error) && attempt < settings.maxAttempts {
                 let delay = run.runner.backoff(afterAttempt: attempt)
                 log("waited longer than lock_timeout for a lock; retrying in \(Int(delay * 1000)) ms", level: .warning)
-                try TenantMigrationRunner.sleep(delay)
+                try TenantExecutor.sleep(delay)
             }
         }
     }

@@ -35,13 +35,13 @@ struct OnlineCutover {
             context.progress.cutoverAttempts = attempt
             do {
                 return try connection.transaction { _ in try cutover(attempt: attempt) }
-            } catch where TenantMigrationRunner.isRetryable(error) && attempt < context.settings.maxAttempts {
+            } catch where TenantExecutor.isRetryable(error) && attempt < context.settings.maxAttempts {
                 let delay = tenantRun.runner.backoff(afterAttempt: attempt)
                 tenantRun.runner.observeLockRetry(after: attempt, deadlock: !(SQLState.lockNotAvailable ~= error), on: tenantRun.span)
                 let cause = SQLState.lockNotAvailable ~= error ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
                 context.log("cutover attempt \(attempt) of \(context.settings.maxAttempts) \(cause); rolled back, catching up and retrying in \(Int(delay * 1000)) ms: \(error)",
                             level: .warning)
-                try TenantMigrationRunner.sleep(delay)
+                try TenantExecutor.sleep(delay)
                 try context.retryingLocks { try connection.transaction { _ in try context.round() } }
             }
         }
@@ -49,7 +49,7 @@ struct OnlineCutover {
 
     private func cutover(attempt: Int) throws -> StepStatistics {
         let clock = ContinuousClock()
-        try TenantMigrationRunner.setLockTimeout(context.settings.lockTimeout, on: connection)
+        try TenantExecutor.setLockTimeout(context.settings.lockTimeout, on: connection)
         let live = context.liveTables
         try lock(live, .exclusive)
         try context.preconditions.recheck(live, on: connection)

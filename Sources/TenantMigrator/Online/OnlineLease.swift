@@ -62,7 +62,7 @@ struct OnlineLease {
         let connection = run.connection, catalog = run.catalog, key = key(of: run.tenant)
         let previous = try connection.execute("SELECT pg_catalog.current_setting('lock_timeout')").first?.decode(String.self, at: 0) ?? "0"
         try connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)",
-                               ["\(TenantMigrationRunner.wholeMilliseconds(run.settings.lockTimeout))ms"])
+                               ["\(TenantExecutor.wholeMilliseconds(run.settings.lockTimeout))ms"])
         let take: SQL = """
             INSERT INTO \(catalog.table("catalog_info")) (key, value)
             SELECT $1, a.pid || ' ' || \(startedSQL("a.backend_start")) || ' ' || a.usesysid::pg_catalog.int8
@@ -94,7 +94,7 @@ struct OnlineLease {
                 }
                 attempt -= 1
             } catch where SQLState.lockNotAvailable ~= error && attempt < run.settings.maxAttempts {
-                try TenantMigrationRunner.sleep(run.runner.backoff(afterAttempt: attempt))
+                try TenantExecutor.sleep(run.runner.backoff(afterAttempt: attempt))
             } catch {
                 _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)", [previous])
                 throw error

@@ -37,7 +37,7 @@ struct CheckValidationTests {
             try catalog.install(on: connection)
             let lifecycle = TenantLifecycle(catalog: catalog, family: family)
             try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             #expect(try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection).outcome == .migrated)
             #expect(try connection.scalar("SELECT convalidated FROM pg_constraint WHERE conname = 'review_stars_check'", as: Bool.self))
             #expect(try lifecycle.verify(try tenant("adopted"), on: connection).isClean)
@@ -52,7 +52,7 @@ struct CheckValidationTests {
             try catalog.install(on: connection)
             try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
             let before = try connection.userData(of: "shop")
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             do {
                 _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
                 Issue.record("a check four rows break was added")

@@ -78,7 +78,7 @@ struct CommentImportTests {
             try catalog.install(on: connection)
             let lifecycle = TenantLifecycle(catalog: catalog, family: family)
             try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             let before = try Self.comments(of: "shop", on: connection), shapeBefore = try connection.catalogShape(of: "shop")
             let dataBefore = try connection.userData(of: "shop")
             #expect(try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection).outcome == .migrated)

@@ -87,7 +87,7 @@ struct EnumImportTests {
             try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             try connection.fixtureScript(#"INSERT INTO \#(created.schema)."order" (status, carrier) VALUES ('paid', 'dhl'), ('shipped', NULL)"#)
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             for (name, schema) in [("adopted", "shop"), ("created", created.schema)] {
                 let shapeBefore = try connection.catalogShape(of: schema), dataBefore = try connection.userData(of: schema)
                 let enumsBefore = try Self.enumValues(of: schema, on: connection)
@@ -149,7 +149,7 @@ struct EnumImportTests {
             try catalog.install(on: connection)
             try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
             let before = try connection.userData(of: "shop")
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             do {
                 _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
                 Issue.record("removing a value row 3 holds migrated")

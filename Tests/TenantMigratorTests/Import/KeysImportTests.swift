@@ -114,7 +114,7 @@ struct KeysImportTests {
             for statement in Self.depot.suffix(9) {
                 try connection.fixtureScript(statement.replacingOccurrences(of: "depot.", with: created.schema + "."))
             }
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             for (name, schema) in [("adopted", "depot"), ("created", created.schema)] {
                 let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
                 let sequencesBefore = try connection.sequenceValues(of: schema)
@@ -149,7 +149,7 @@ struct KeysImportTests {
             try catalog.install(on: connection)
             try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "depot", on: connection)
             let before = try connection.userData(of: "depot")
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             #expect {
                 _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
             } throws: { error in

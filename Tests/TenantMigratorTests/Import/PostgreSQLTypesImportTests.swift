@@ -168,7 +168,7 @@ struct PostgreSQLTypesImportTests {
             try connection.fixtureScript("INSERT INTO \(created.schema).product (title, price) VALUES ('Mug', 12.5)")
             try connection.fixtureScript("DELETE FROM \(created.schema).product WHERE title = 'Cup'")
 
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             for (name, schema) in [("adopted", "shop"), ("created", created.schema)] {
                 let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
                 let sequencesBefore = try connection.sequenceValues(of: schema)
@@ -214,7 +214,7 @@ struct PostgreSQLTypesImportTests {
             try catalog.install(on: connection)
             try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
             let before = try connection.userData(of: "shop")
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             do {
                 _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
                 Issue.record("\(expected): migrated")
@@ -236,7 +236,7 @@ struct PostgreSQLTypesImportTests {
             try catalog.install(on: connection)
             try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
             let before = try connection.userData(of: "shop")
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             do {
                 _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
                 Issue.record("narrowing 1234567.89 to numeric(6,2) migrated")

@@ -18,7 +18,7 @@ import Tracing
 ///    nothing); destructive plans are refused unless allowed, and so is a recorded version whose
 ///    model file changed since the tenant reached it (unless ``acceptModelChange``);
 /// 5. every table of the tenant's model is locked up front, in a fixed order, never waiting for one
-///    lock while holding another (see `TenantMigrationRunner+Locks.swift`), and triggers the model
+///    lock while holding another (see `TenantExecutor+Locks.swift`), and triggers the model
 ///    did not create are disabled for the transaction (``ForeignTriggers``);
 /// 6. every step runs in the tenant's schema, then the new version and a history row are written;
 ///    a rollback pins the tenant at the version it reached, a move past a pin clears it.
@@ -28,7 +28,7 @@ import Tracing
 /// transaction, the failure is recorded (state `failed`, history row with the error and SQLSTATE) and
 /// a ``TenantMigrationError`` is thrown.
 @dynamicMemberLookup
-public struct TenantMigrationRunner: Sendable {
+public struct TenantExecutor: Sendable {
     public var catalog: TenantCatalog
     public var planner: MigrationPlanner
     /// How migrations run: lock timeout, attempts, backoff, archive, observability.

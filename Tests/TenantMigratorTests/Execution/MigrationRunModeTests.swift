@@ -30,7 +30,7 @@ struct MigrationRunModeTests {
         }
     }
 
-    func run(_ conninfo: String, _ runner: TenantMigrationRunner, _ name: String, to target: String, mode: MigrationRunMode) async throws -> TenantMigrationResult {
+    func run(_ conninfo: String, _ runner: TenantExecutor, _ name: String, to target: String, mode: MigrationRunMode) async throws -> TenantMigrationResult {
         let database = try await AsyncConnection.connect(conninfo)
         let name = try tenant(name)
         return try await database.withConnection { try runner.migrate(name, MigrationRequest(.move, to: target, allowDestructive: false, mode: mode), on: $0) }
@@ -49,7 +49,7 @@ struct MigrationRunModeTests {
 
     @Test func aDryRunMigratesForRealAndRollsBack() async throws {
         try await withAcme { conninfo, connection, family, before in
-            let runner = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
 
             let result = try await run(conninfo, runner, "acme", to: "v2", mode: .dryRun)
             #expect(result.outcome == .migrated)
@@ -75,7 +75,7 @@ struct MigrationRunModeTests {
     @Test func aRehearsalFindsWhatTheWayBackDoesNotRestore() async throws {
         try await withAcme { conninfo, connection, family, before async throws in
             // v1 → v2 → v1 restores everything: the rehearsal passes and changes nothing.
-            let clean = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family))
+            let clean = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             #expect(try await run(conninfo, clean, "acme", to: "v2", mode: .rehearse).outcome == .migrated)
             #expect(try state(connection) == before)
 
@@ -85,7 +85,7 @@ struct MigrationRunModeTests {
             hooks.registerHooks(family: family.name, from: "v2", to: "v1", StepHooks(didMigrate: { connection, schema in
                 try connection.execute("DELETE FROM \(connection.quoteIdentifier(schema)).product_note WHERE text = 'Note on P7'")
             }))
-            let lossy = TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family, hooks: hooks))
+            let lossy = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family, hooks: hooks))
             if let error = await migrationFailure("the rehearsal must find the lost note", {
                 _ = try await run(conninfo, lossy, "acme", to: "v2", mode: .rehearse)
             }) {

@@ -9,7 +9,7 @@ import LibPQ
 /// savepoint that is rolled back afterwards, so it never waits for one lock while holding another
 /// that the application needs. The application therefore never queues behind the migration for
 /// longer than `lock_timeout` on any table.
-extension TenantMigrationRunner {
+extension TenantExecutor {
     /// `SET LOCAL lock_timeout`, through `pg_catalog.set_config`.
     ///
     /// On Citus, the locks that matter are taken on the workers, which do not see a local setting
@@ -40,7 +40,7 @@ extension TenantMigrationRunner {
     }
 
     /// `lock_timeout`'s value for `timeout`.
-    private static func lockTimeoutValue(_ timeout: Duration) -> String { "\(TenantMigrationRunner.wholeMilliseconds(timeout))ms" }
+    private static func lockTimeoutValue(_ timeout: Duration) -> String { "\(TenantExecutor.wholeMilliseconds(timeout))ms" }
 
     /// `LOCK TABLE` of `tables` (qualified and quoted) in ACCESS EXCLUSIVE mode, `NOWAIT` unless `wait`.
     static func lockStatement(_ tables: [SQL], wait: Bool) -> SQL {

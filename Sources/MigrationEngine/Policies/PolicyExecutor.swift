@@ -8,7 +8,7 @@ import TypedSQL
 ///
 /// The step calls, in order: ``createInstances(for:)`` for each mapping, ``createRelationships(for:)``
 /// for each mapping, then ``finish()`` once the destination's constraints are in place.
-final class PolicyRunner {
+final class PolicyExecutor {
     let model: MappingModel
     let session: PolicySession
     /// How many source rows one FETCH reads.

@@ -5,7 +5,7 @@ import MigrationEngine
 /// tenant at the same version gets the same compiled plan (a compiled step names no schema), and the
 /// same answer to what it loses, and what the policies showed of themselves (``RelationshipPasses``).
 ///
-/// A fleet run (``FleetRunner``) gives its runner one; a runner without one plans each tenant
+/// A fleet run (``FleetExecutor``) gives its runner one; a runner without one plans each tenant
 /// afresh. Planning errors are not kept: each tenant that meets one reports it.
 final class PlanCache: Sendable {
     /// A plan, and what it loses (with the run's archive setting).
@@ -28,7 +28,7 @@ final class PlanCache: Sendable {
     }
 }
 
-extension TenantMigrationRunner {
+extension TenantExecutor {
     /// The plan from `source` to `destination` and what it loses, from the fleet run's cache when
     /// the runner has one.
     func checkedPlan(from source: String, to destination: String) throws -> PlanCache.Entry {

@@ -13,12 +13,12 @@ import MigrationEngine
 /// opening another connection, so a deploy with nothing to do costs one round trip that reads no
 /// tenant's row, however large the fleet. What is the same for every tenant at one version (the
 /// plan, what it loses) is worked out once per run (``PlanCache``). Each other
-/// tenant migrates in its own transaction through ``TenantMigrationRunner``; a failure is recorded
+/// tenant migrates in its own transaction through ``TenantExecutor``; a failure is recorded
 /// and the run goes on (unless ``failFast``). Two runners on the same fleet never migrate a tenant
 /// twice: the runner re-reads each tenant's version under its lock (its catalog row).
-public struct FleetRunner: Sendable {
+public struct FleetExecutor: Sendable {
     /// Migrates each tenant, with the migrator's ``MigrationSettings``.
-    public var runner: TenantMigrationRunner
+    public var runner: TenantExecutor
     /// What every tenant is asked (pins are always respected: a fleet never moves a pinned tenant).
     public var request: MigrationRequest
     /// Which tenants, how many at once.
@@ -45,7 +45,7 @@ public struct FleetRunner: Sendable {
     /// the run and closed after it.
     var connections: ConnectionSource?
 
-    public init(runner: TenantMigrationRunner, request: MigrationRequest, fleet: FleetRequest, logger: Logger = Logger(label: "TenantMigrator.fleet")) {
+    public init(runner: TenantExecutor, request: MigrationRequest, fleet: FleetRequest, logger: Logger = Logger(label: "TenantMigrator.fleet")) {
         self.runner = runner
         self.request = request
         self.request.pins = .respect
@@ -54,7 +54,7 @@ public struct FleetRunner: Sendable {
     }
 
     public init(
-        runner: TenantMigrationRunner, request: MigrationRequest, jobs: Int = 4, failFast: Bool = false,
+        runner: TenantExecutor, request: MigrationRequest, jobs: Int = 4, failFast: Bool = false,
         logger: Logger = Logger(label: "TenantMigrator.fleet")
     ) {
         self.init(runner: runner, request: request, fleet: FleetRequest(jobs: jobs, failFast: failFast), logger: logger)
@@ -62,7 +62,7 @@ public struct FleetRunner: Sendable {
 
     @available(*, deprecated, message: "use init(runner:request:jobs:failFast:logger:)")
     public init(
-        connectionString: String, runner: TenantMigrationRunner, jobs: Int = 4, failFast: Bool = false,
+        connectionString: String, runner: TenantExecutor, jobs: Int = 4, failFast: Bool = false,
         allowDestructive: Bool = false, direction: MigrationDirection = .up,
         logger: Logger = Logger(label: "TenantMigrator.fleet")
     ) {

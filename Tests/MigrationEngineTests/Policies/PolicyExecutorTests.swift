@@ -46,7 +46,7 @@ struct RecordingIngredientPolicy: MigrationPolicy {
 }
 
 @Suite("Policies stream their source rows")
-struct PolicyRunnerTests {
+struct PolicyExecutorTests {
     /// 12,000 source rows, stored in random physical order with gaps in their ids, reach the policy
     /// exactly once each and in id order, in batches of 5,000: the first read by a query, the
     /// rest through a cursor over the rows after it.

@@ -5,10 +5,10 @@ import Logging
 import MigrationEngine
 import Tracing
 
-/// One call of ``TenantMigrationRunner/migrate(_:_:on:)``: the tenant, what it is asked, and the
+/// One call of ``TenantExecutor/migrate(_:_:on:)``: the tenant, what it is asked, and the
 /// attempts it takes (one transaction each), retried on lock timeouts and deadlocks.
 struct TenantRun {
-    let runner: TenantMigrationRunner
+    let runner: TenantExecutor
     let tenant: TenantName
     let request: MigrationRequest
     let destination: ModelVersion
@@ -22,7 +22,7 @@ struct TenantRun {
     let startedAt = Date()
     let logger: Logger
 
-    init(runner: TenantMigrationRunner, tenant: TenantName, request: MigrationRequest, destination: ModelVersion, span: any Span, connection: Connection) {
+    init(runner: TenantExecutor, tenant: TenantName, request: MigrationRequest, destination: ModelVersion, span: any Span, connection: Connection) {
         self.runner = runner
         self.tenant = tenant
         self.request = request
@@ -73,7 +73,7 @@ struct TenantRun {
                 // Stopped while waiting for locks (or just after): rolled back, nothing to record.
                 throw interrupted(from: state.fromVersion, attempts: attempt)
             } catch {
-                if TenantMigrationRunner.isRetryable(error), attempt < settings.maxAttempts {
+                if TenantExecutor.isRetryable(error), attempt < settings.maxAttempts {
                     try retry(after: attempt, error, from: state.fromVersion)
                     continue
                 }
@@ -133,7 +133,7 @@ struct TenantRun {
         if runner.control?.isStopRequested == true { throw interrupted(from: nil, attempts: 0) }
         if waits == 0 { logger.notice("an online migration of tenant \(tenant) runs in another session; waiting for it to end") }
         waits += 1
-        try TenantMigrationRunner.sleep(min(runner.backoff(afterAttempt: waits), 1))
+        try TenantExecutor.sleep(min(runner.backoff(afterAttempt: waits), 1))
     }
 
     /// Waits out the backoff after a lost race for locks.
@@ -145,13 +145,13 @@ struct TenantRun {
         let cause = timedOut ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
         logger.warning("attempt \(attempt) of \(settings.maxAttempts) \(cause); rolled back, retrying in \(Int(delay * 1000)) ms",
                        metadata: ["step": "\(version ?? "?") → \(destination.name)"])
-        try TenantMigrationRunner.sleep(delay)
+        try TenantExecutor.sleep(delay)
     }
 
     /// `error` as the call's failure, recorded in the catalog (unless a trial); thrown as it is
     /// when it came before the tenant's record was read.
     func failure(_ error: any Error, attempt: Int, state: AttemptState) throws -> any Error {
-        let retryable = TenantMigrationRunner.isRetryable(error)
+        let retryable = TenantExecutor.isRetryable(error)
         guard let from = state.fromVersion ?? (retryable ? (try? catalog.tenant(tenant, on: connection))?.version ?? "?" : nil) else {
             // Failed before the tenant's record was read (lost connection, missing catalog):
             // nothing is known to record against.
@@ -221,7 +221,7 @@ struct TenantRun {
         let plan = try checkedPlan(for: record, attempt: attempt)
         if opening.lockedVersion != plan.source.name {
             try runner.waitingForLocks(connection) {
-                try TenantMigrationRunner.lockTables(TenantMigrationRunner.tablesToLock(of: plan.source, inSchema: record.schema), on: connection)
+                try TenantExecutor.lockTables(TenantExecutor.tablesToLock(of: plan.source, inSchema: record.schema), on: connection)
             }
         }
         let triggers = try ForeignTriggers.disable(opening.facts.triggers, inSchema: record.schema, on: connection)
@@ -310,7 +310,7 @@ struct TenantRun {
         if case let .pin(reason) = request.pins {
             try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: plan.destination.name, reason: reason))
         } else if plan.direction == .down {
-            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: plan.destination.name, reason: TenantMigrationRunner.rollbackPinReason))
+            try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: plan.destination.name, reason: TenantExecutor.rollbackPinReason))
         } else if record.isPinned {
             try connection.sendWithNextRoundTrip(catalog.pinStatement(tenant, to: nil, reason: nil))
         }

@@ -9,7 +9,7 @@ import TenantMigratorTestSupport
 import Testing
 
 @Suite("Tenant migration runner")
-struct TenantMigrationRunnerTests {
+struct TenantExecutorTests {
     let catalog = TenantCatalog()
 
     /// Installs the catalog and creates `name` at `version` of `family`.
@@ -28,12 +28,12 @@ struct TenantMigrationRunnerTests {
         return (family, lifecycle)
     }
 
-    func runner(_ family: ModelFamily, lockTimeout: Duration = .seconds(5), maxAttempts: Int = 5) -> TenantMigrationRunner {
-        TenantMigrationRunner(catalog: catalog, planner: MigrationPlanner(family: family), settings: MigrationSettings(lockTimeout: lockTimeout, maxAttempts: maxAttempts))
+    func runner(_ family: ModelFamily, lockTimeout: Duration = .seconds(5), maxAttempts: Int = 5) -> TenantExecutor {
+        TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family), settings: MigrationSettings(lockTimeout: lockTimeout, maxAttempts: maxAttempts))
     }
 
     /// Runs `runner` on a connection of its own, as a server or a second deploy would.
-    func migrate(_ conninfo: String, _ runner: TenantMigrationRunner, _ name: String, to target: String? = nil, allowDestructive: Bool = false) async throws -> TenantMigrationResult {
+    func migrate(_ conninfo: String, _ runner: TenantExecutor, _ name: String, to target: String? = nil, allowDestructive: Bool = false) async throws -> TenantMigrationResult {
         let database = try await AsyncConnection.connect(conninfo)
         let name = try tenant(name)
         return try await database.withConnection { try runner.migrate(name, MigrationRequest(.move, to: target, allowDestructive: allowDestructive), on: $0) }

@@ -10,7 +10,7 @@ import Tracing
 /// exists unless the caller bound one: the tenant span's parent is `ServiceContext.current`, which
 /// the facade and the fleet bind to the context they captured in async code. Inside the tenant span
 /// the context is the tenant span's own, so each step span is its child.
-extension TenantMigrationRunner {
+extension TenantExecutor {
     /// Runs `body`, one tenant's migration, inside a ``MigratorTracing/tenantSpan``, and counts and
     /// times its outcome (``MigratorMetrics/tenantsTotal``, ``MigratorMetrics/tenantDuration``).
     func observingTenant(

@@ -7,7 +7,7 @@ import TypedSQL
 /// pipeline behind the transaction's `BEGIN`:
 ///
 /// 1. `lock_timeout` and 2. the tenant's lock, its catalog row `FOR UPDATE`, in one statement (on
-///    Citus, ``TenantMigrationRunner/setLockTimeout(_:on:)``'s statements, then the lock);
+///    Citus, ``TenantExecutor/setLockTimeout(_:on:)``'s statements, then the lock);
 /// 3. its catalog record, `FOR UPDATE`, in a savepoint (a catalog from before pins, which trial runs
 ///    never upgrade, fails there and is read again without the pin columns), or without one in a
 ///    fleet run that installed the catalog itself; with it, whether a live online run of another
@@ -28,18 +28,18 @@ extension TenantRun {
     /// Sends the first round trip (inside the attempt's transaction, whose `BEGIN` is still queued).
     func open() throws -> Opening {
         var pipeline = Pipeline()
-        pipeline.add(try TenantMigrationRunner.lockTimeoutAndTenantLock(settings.lockTimeout, tenant: tenant, catalog: catalog, on: connection))
-        // Read in a savepoint unless the catalog is known to have pins (see ``TenantMigrationRunner/catalogIsCurrent``).
+        pipeline.add(try TenantExecutor.lockTimeoutAndTenantLock(settings.lockTimeout, tenant: tenant, catalog: catalog, on: connection))
+        // Read in a savepoint unless the catalog is known to have pins (see ``TenantExecutor/catalogIsCurrent``).
         let fallsBack = !runner.catalogIsCurrent
         if fallsBack { pipeline.add(Statement("SAVEPOINT tm_record")) }
         let recordStatement = pipeline.add(catalog.lockedRecordStatement(tenant))
         if fallsBack { pipeline.add(Statement("RELEASE SAVEPOINT tm_record")) }
         let factsStatement = pipeline.add(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family))
         var tablesLock: Pipeline.Handle?
-        let expectedTables = expectation.map { TenantMigrationRunner.tablesToLock(of: $0.version, inSchema: $0.schema) } ?? []
+        let expectedTables = expectation.map { TenantExecutor.tablesToLock(of: $0.version, inSchema: $0.schema) } ?? []
         if !expectedTables.isEmpty {
             pipeline.add(Statement("SAVEPOINT tm_tables"))
-            tablesLock = pipeline.add(Statement(TenantMigrationRunner.lockStatement(expectedTables, wait: false)))
+            tablesLock = pipeline.add(Statement(TenantExecutor.lockStatement(expectedTables, wait: false)))
             pipeline.add(Statement("RELEASE SAVEPOINT tm_tables"))
         }
         let outcome = try runner.waitingForLocks(connection) { try connection.pipelineUntilFailure(pipeline) }

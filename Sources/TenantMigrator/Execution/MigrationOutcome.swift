@@ -3,7 +3,7 @@ import Foundation
 import LibPQ
 import MigrationEngine
 
-/// What one call to ``TenantMigrationRunner/migrate(_:to:allowDestructive:direction:on:)`` did for
+/// What one call to ``TenantExecutor/migrate(_:to:allowDestructive:direction:on:)`` did for
 /// one tenant: the per-tenant line of a report.
 public struct TenantMigrationResult: Sendable, Codable, Hashable {
     public enum Outcome: String, Sendable, Codable {
@@ -167,7 +167,7 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
         case let .lockTimeout(timeout):
             return "tenant \(tenant): migration \(path) gave up after \(attempts) attempt\(attempts == 1 ? "" : "s"): "
                 + "another session held a lock it needed throughout (each attempt waited lock_timeout = "
-                + "\(TenantMigrationRunner.wholeMilliseconds(timeout)) ms, SQLSTATE 55P03). Nothing was changed; the tenant is "
+                + "\(TenantExecutor.wholeMilliseconds(timeout)) ms, SQLSTATE 55P03). Nothing was changed; the tenant is "
                 + "still at \(fromVersion)"
         case .interrupted:
             return "tenant \(tenant): stopped while waiting for its locks; nothing was changed, the tenant is still at \(fromVersion)"

@@ -14,7 +14,7 @@ import Tracing
 /// Metrics and spans, through an injected `TestMetrics` and `InMemoryTracer` (never the global
 /// systems: other suites run in the same process).
 @Suite("Observability")
-struct TenantMigrationRunnerObservabilityTests {
+struct TenantExecutorObservabilityTests {
     /// A migrator over the Catalogue family whose telemetry goes to a fresh `TestMetrics` and
     /// `InMemoryTracer`, with three tenants: `current` at the latest version, `behind` at v1, and
     /// `poison` at v1 with two products sharing a code, so that making the code unique (v2 → v3)

@@ -4,7 +4,7 @@ import LibPQ
 import MigrationEngine
 
 /// One tenant of a fleet run: its move, turned into a report line whatever happens.
-extension FleetRunner {
+extension FleetExecutor {
     /// One tenant's report line, and its failure when the connection died before it could be recorded.
     struct TenantLine: Sendable {
         var entry: FleetReport.Entry
@@ -24,7 +24,7 @@ extension FleetRunner {
 
     /// One tenant, turned into a report line whatever happens.
     static func migrate(
-        _ record: TenantRecord, _ request: MigrationRequest, runner: TenantMigrationRunner, control: FleetControl, on connection: Connection
+        _ record: TenantRecord, _ request: MigrationRequest, runner: TenantExecutor, control: FleetControl, on connection: Connection
     ) -> TenantLine {
         let target = request.target ?? runner.family.latestVersion.name
         let clock = ContinuousClock()
