@@ -90,10 +90,12 @@ struct OnlineRunRunnersTests {
     /// A runner that finds another migrating the tenant waits for it, however long that takes
     /// (its wait holds nothing the app needs), rather than give up after its own lock timeouts and
     /// record a failure of a tenant that the other migrates correctly. Here the later runners
-    /// wait at least forty times their two 50 ms lock timeouts and backoff.
+    /// wait at least forty times their two 50 ms lock timeouts and backoff: while the first copies
+    /// (holding its lease), and while it holds the tenant's row in its cutover (a lock timeout
+    /// there is the other run's, not an attempt of theirs).
     @Test(.enabled(if: TenantMigrateExecutable.url != nil, "needs the tenant-migrate executable beside the test bundle"),
-          arguments: [false, true])
-    func aRunnerWaitsForAnotherMigratingTheTenantBeyondItsLockTimeout(online: Bool) async throws {
+          arguments: [false, true], [OnlinePhase.copying, .cutoverLocked])
+    func aRunnerWaitsForAnotherMigratingTheTenantBeyondItsLockTimeout(online: Bool, phase: OnlinePhase) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             try await AppTenant.with(conninfo, at: "v1", recipes: 200) { tenant in
                 var first = try makeRecipesMigrator(conninfo)
@@ -101,9 +103,9 @@ struct OnlineRunRunnersTests {
                 let later = LaterRunners(conninfo, ["migrate", "--all", "--to", "v2", "--lock-timeout", "50", "--max-attempts", "2"]
                     + (online ? ["--online-above", "10"] : []))
                 first.settings.online.checkpoint = { checkpoint in
-                    guard checkpoint.phase == .copying, later.runs.value.isEmpty else { return }
+                    guard checkpoint.phase == phase, later.runs.value.isEmpty else { return }
                     try later.start()
-                    let deadline = ContinuousClock.now + .seconds(10)
+                    let deadline = ContinuousClock.now + .seconds(phase == .copying ? 10 : 3)
                     while ContinuousClock.now < deadline, later.runs.value.contains(where: \.process.isRunning) { usleep(20_000) }
                 }
                 let firstReport = try await first.moveAll(.migrate(to: "v2", online: .on), jobs: 1)
