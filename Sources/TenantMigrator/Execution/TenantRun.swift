@@ -65,7 +65,7 @@ struct TenantRun {
                 return result(of: outcome, attempts: attempt)
             } catch let refusal as Refusal {
                 throw refusal.error
-            } catch is TenantHeldOnline {
+            } catch let error where error is TenantHeldOnline || isLockTimeoutOfAnOnlineRun(error) {
                 // Not an attempt of this run's: the tenant is another run's until it ends.
                 try waitForOnlineRun(&waits)
                 attempt -= 1
@@ -134,6 +134,15 @@ struct TenantRun {
         if waits == 0 { logger.notice("an online migration of tenant \(tenant) runs in another session; waiting for it to end") }
         waits += 1
         try TenantExecutor.sleep(min(runner.backoff(afterAttempt: waits), 1))
+    }
+
+    /// Whether `error` is a lock timeout (55P03) met while another session's online run holds the
+    /// tenant: its cutover holds the tenant's row, however long a loaded server makes it. That is
+    /// the other run's time, as its copy's is (``waitForOnlineRun(_:)``), not a lost race of this
+    /// run's. Asked after the attempt rolled back, in a statement of its own.
+    func isLockTimeoutOfAnOnlineRun(_ error: any Error) -> Bool {
+        guard SQLState.lockNotAvailable ~= error, !connection.isInTransaction else { return false }
+        return (try? catalog.isHeldByOnlineRun(tenant, on: connection)) ?? false
     }
 
     /// Waits out the backoff after a lost race for locks.

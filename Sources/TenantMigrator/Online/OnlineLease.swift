@@ -85,7 +85,7 @@ struct OnlineLease {
                         key: key, catalog: catalog, previousLockTimeout: previous
                     )
                 }
-            } catch is TenantHeldOnline {
+            } catch let error where error is TenantHeldOnline || run.isLockTimeoutOfAnOnlineRun(error) {
                 do {
                     try run.waitForOnlineRun(&waits)
                 } catch {
