@@ -26,8 +26,9 @@ import Testing
                 }
             }
             try await waitForSleep(pid: pid, conninfo: conninfo)
-            let cancelledAt = ContinuousClock.now
-            let sent = await Task.detached { database.cancelToken.cancel() }.value
+            // Timed from when the cancel went out, on the thread that sent it: a detached task may
+            // wait for a thread of a starved cooperative pool before it runs.
+            let (sent, cancelledAt) = await Task.detached { (database.cancelToken.cancel(), ContinuousClock.now) }.value
             #expect(sent)
             let (error, endedAt) = try await outcome
             #expect(error?.sqlState == .queryCanceled)
