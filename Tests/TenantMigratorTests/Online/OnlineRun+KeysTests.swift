@@ -65,6 +65,43 @@ struct OnlineRunKeysTests {
         }
     }
 
+    /// A model with enum types of its own migrates offline only: the shadow's tables would need the
+    /// types in the shadow's schema. The online run is refused before anything is touched, naming
+    /// the types; offline, the tenant migrates.
+    @Test func aModelWithEnumTypesIsRefusedOnline() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("enums-\(UUID().uuidString)/Orders")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let v1 = """
+            enums:
+              order_status: [new, paid]
+            entities:
+              Order:
+                attributes:
+                  status: { type: "enum(order_status)", default: new }
+                  note: { type: varchar(40), allowsNarrowing: true, optional: true }
+            """
+        try "family: Orders\nversions: [v1, v2]\n".write(to: directory.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)
+        try v1.write(to: directory.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
+        try v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
+            .write(to: directory.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineEnums"))
+            let connection = try Connection(conninfo)
+            _ = try await migrator.createTenant("shop", version: "v1")
+            try connection.fixtureScript("INSERT INTO tenant_shop.\"order\" (status, note) VALUES ('paid', 'a'), ('new', NULL)")
+            await #expect {
+                _ = try await migrator.migrate(tenant: "shop", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
+            } throws: { error in
+                "\(error)".contains("the model has enum types of its own (order_status)")
+            }
+            #expect(try connection.tenantVersions()["shop"]?.version == "v1")
+            #expect(try connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_namespace WHERE nspname LIKE '%tm_online%'", as: Int.self) == 0)
+            _ = try await migrator.migrate(tenant: "shop", MigrationRequest(.move, to: "v2", allowDestructive: true))
+            #expect(try connection.scalar("SELECT count(*)::int FROM tenant_shop.\"order\" WHERE status = 'paid'", as: Int.self) == 1)
+        }
+    }
+
     /// Entities keyed by a uuid, a natural and a composite key with a text column: the change
     /// capture logs rows by integer keys, so the online run is refused before anything is touched,
     /// naming the entity; offline, the step (which archives a column of an integer-keyed entity)
