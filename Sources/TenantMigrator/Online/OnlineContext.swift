@@ -155,25 +155,36 @@ final class OnlineContext {
     /// validation), then analyzes the shadow's tables.
     func build() throws {
         guard !plan.caughtUp.isEmpty else { return try checkpoint(.built) }
-        try connection.transaction { connection in
-            // What catch-up needs to follow the distinct mappings by key, as the rows are before the steps.
-            for distinct in plan.distinct { try distinct.recordKeys(shadow: schemas.work, on: connection) }
-            let executor = StepExecutor(schema: schemas.work, connection: connection, options: executorOptions)
-            for step in plan.caughtUp {
-                log("running step \(step) on the shadow")
-                statistics = statistics + (try run.runner.observingStep(step) { try executor.run(step) })
+        // Retried as any lock race (rolled back whole, counted once it commits): autovacuum, drawn
+        // by the rows just copied, may hold a shadow table that a step alters.
+        let built = try retryingLocks {
+            try connection.transaction { connection in
+                // What catch-up needs to follow the distinct mappings by key, as the rows are before the steps.
+                for distinct in plan.distinct { try distinct.recordKeys(shadow: schemas.work, on: connection) }
+                let executor = StepExecutor(schema: schemas.work, connection: connection, options: executorOptions)
+                var built = StepStatistics()
+                for step in plan.caughtUp {
+                    log("running step \(step) on the shadow")
+                    built = built + (try run.runner.observingStep(step) { try executor.run(step) })
+                }
+                return built
             }
         }
+        statistics = statistics + built
+        // Autovacuum, drawn by the rows just copied, may hold a shadow table: it yields to a waiting
+        // lock only after deadlock_timeout (1 s, as long as the default lock_timeout, so the wait
+        // could time out first, 55P03, and fail the run). A table it holds is skipped: autovacuum
+        // is analyzing it, or will; the shadow is the migrator's alone, so nothing else holds it.
         for table in plan.caughtUpVersion.relationalSchema().tables {
-            try connection.execute("ANALYZE \(connection.qualified(schemas.work, table.name))")
+            try connection.execute("ANALYZE (SKIP_LOCKED) \(connection.qualified(schemas.work, table.name))")
         }
         // The archive the steps wrote (or created): found by table and row in each round, also
         // when the steps made it here. Without the index, and statistics, each round's merge read
         // every entry (0.3 to 0.5 s per table at 1,000,000 rows, in the cutover too).
         if try TenantArchive.exists(inSchema: schemas.work, on: connection) {
             let archive = connection.qualified(schemas.work, TenantArchive.tableName)
-            try connection.execute("CREATE INDEX IF NOT EXISTS \(connection.quoteIdentifier(ShadowTables.archiveRowsIndex)) ON \(archive) (table_name, row_id)")
-            try connection.execute("ANALYZE \(archive)")
+            try retryingLocks { try connection.execute("CREATE INDEX IF NOT EXISTS \(connection.quoteIdentifier(ShadowTables.archiveRowsIndex)) ON \(archive) (table_name, row_id)") }
+            try connection.execute("ANALYZE (SKIP_LOCKED) \(archive)")
         }
         try checkpoint(.built)
     }
