@@ -33,7 +33,9 @@ public struct TenantCatalog: Sendable, Hashable {
     /// round trip when the catalog is already current.
     ///
     /// - Throws: ``TenantMigratorError/notACatalog(_:)`` when a schema of that name exists but is not a
-    ///   tenant catalog (a tenant's schema, an application's schema): nothing is created in it.
+    ///   tenant catalog (a tenant's schema, an application's schema): nothing is created in it;
+    ///   ``TenantMigratorError/untrustedCatalog(_:problems:)`` when it is not the migrator's alone
+    ///   (TenantCatalog+Trust.swift): nothing is read from it or written to it.
     public func install(on connection: Connection) throws {
         if try requirePresence(on: connection) == CatalogSchema.currentVersion { return }
         try connection.transaction { connection in
@@ -45,14 +47,16 @@ public struct TenantCatalog: Sendable, Hashable {
                     + (try connection.keepingNewSchemasLocal())
                     + [
                         Statement("CREATE SCHEMA IF NOT EXISTS \(id: schema)"),
-                        Statement("""
-                            CREATE TABLE IF NOT EXISTS \(table("catalog_info")) (
-                                key text PRIMARY KEY,
-                                value text NOT NULL
-                            )
-                            """),
+                        // Another session may have made the schema since requirePresence looked.
+                        trustStatement,
                     ]
-            )
+            ).last.map { _ = try checkTrust($0) }
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS \(table("catalog_info")) (
+                    key text PRIMARY KEY,
+                    value text NOT NULL
+                )
+                """)
             let found = try installedVersion(on: connection) ?? 0
             guard found <= CatalogSchema.currentVersion else {
                 throw TenantMigratorError.catalogTooNew(catalog: schema, found: found, supported: CatalogSchema.currentVersion)
@@ -73,14 +77,12 @@ public struct TenantCatalog: Sendable, Hashable {
     /// Checks the catalog's name and that the schema, if it exists, is a tenant catalog.
     ///
     /// - Returns: the installed catalog version, or nil when no schema of that name exists yet.
-    /// - Throws: ``TenantMigratorError/invalidCatalogName(_:reason:)`` or ``TenantMigratorError/notACatalog(_:)``.
+    /// - Throws: ``TenantMigratorError/invalidCatalogName(_:reason:)``, ``TenantMigratorError/notACatalog(_:)``
+    ///   or ``TenantMigratorError/untrustedCatalog(_:problems:)``.
     @discardableResult
     public func requirePresence(on connection: Connection) throws -> Int? {
         try Self.validateName(schema)
-        let schemaExists = try connection.execute(
-            "SELECT count(*)::pg_catalog.int4 FROM pg_catalog.pg_namespace WHERE nspname = $1", [schema]
-        ).first?.decode(Int.self, at: 0) == 1
-        guard schemaExists else { return nil }
+        guard try checkTrust(try connection.execute(trustStatement)) else { return nil }
         guard let version = try installedVersion(on: connection) else { throw TenantMigratorError.notACatalog(schema) }
         return version
     }

@@ -37,6 +37,10 @@ public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
     case invalidCatalogName(String, reason: String)
     /// A schema of the catalog's name exists but is not a tenant catalog.
     case notACatalog(String)
+    /// The catalog's schema is not the migrator's alone: another role owns it or something in it,
+    /// may create in it, or put a trigger or rule on it. Nothing was read from it or written to it.
+    /// SQLSTATE 42501.
+    case untrustedCatalog(String, problems: [String])
     /// The database could not be reached, or the connection was lost: retrying later may succeed.
     case databaseUnavailable(String)
     /// The database refused a statement (outside a migration, which throws ``TenantMigrationError``),
@@ -83,6 +87,12 @@ public enum TenantMigratorError: Error, Sendable, CustomStringConvertible {
         case let .notACatalog(schema):
             return "schema \(schema) exists but is not a tenant catalog (it has no catalog_info table); nothing was "
                 + "created in it. Name an existing catalog, or a new name that is not an existing schema"
+        case let .untrustedCatalog(schema, problems):
+            return "the tenant catalog \(schema) is not the migrator's alone (42501): " + problems.joined(separator: "; ")
+                + ". Anything another role attaches to the catalog would run with the migrator's rights, so nothing was "
+                + "read from it or written to it. The catalog's schema and everything in it must be owned by the migrator "
+                + "role (or a superuser), with no CREATE right for other roles and no triggers or rules; have a superuser "
+                + "inspect and remove what is not the migrator's, or name another catalog"
         case let .databaseUnavailable(message), let .database(message, _), let .cannotPlan(message):
             return message
         case let .modelChanged(version, file, tenants):
