@@ -51,6 +51,7 @@ extension SQLState {
     // Class 22: data exception
     public static let dataException: SQLState = "22000"
     public static let numericValueOutOfRange: SQLState = "22003"
+    public static let stringDataRightTruncation: SQLState = "22001"
     public static let invalidTextRepresentation: SQLState = "22P02"
     // Class 23: integrity constraint violation
     public static let integrityConstraintViolation: SQLState = "23000"

@@ -118,6 +118,26 @@ import Testing
         }
     }
 
+    /// A declared narrowing to a shorter character type fails on a value that does not fit, as the
+    /// plan says, rather than cutting it (an explicit cast to `varchar(n)` truncates silently).
+    @Test func declaredShorteningFailsOnAValueThatDoesNotFit() async throws {
+        let h = try RuleHarness("Shortening")
+        try await TestPostgres.withDatabase { c in
+            try h.build("v1", seed: "INSERT INTO $S.label (name, code) VALUES ('Salt', 'abc'), ('Pepper', 'de')", on: c)
+            h.expectFailure(.stringDataRightTruncation) { try h.migrate("v1", "v2", on: c) }
+            try h.expectSchema("v1", on: c)
+            #expect(try h.rows("SELECT name, code FROM $S.label ORDER BY id", on: c) == ["Salt|abc", "Pepper|de"])
+
+            try c.execute("UPDATE t.label SET name = 'Pep', code = 'abcd' WHERE id = 2")
+            h.expectFailure(.stringDataRightTruncation) { try h.migrate("v1", "v2", on: c) }
+            try h.expectSchema("v1", on: c)
+
+            try c.execute("UPDATE t.label SET code = 'de' WHERE id = 2")
+            try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT name, code FROM $S.label ORDER BY id", ["Salt|abc", "Pep|de"])
+            try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT name, code FROM $S.label ORDER BY id", ["Salt|abc", "Pep|de"])
+        }
+    }
+
     @Test func undeclaredNarrowingIsRefusedAtPlanning() throws {
         let h = try RuleHarness("Narrowing")
         do {
