@@ -61,7 +61,10 @@ public struct FailureDiagnosis: Sendable, Hashable, CustomStringConvertible {
             let (oldTable, oldColumn) = namesBefore(operations[..<index], table: table, column: column)
             // The failed statement casts the column to the type: the type change itself, or the
             // archive's copy of the values it changes, which runs first.
-            let casts = [column, oldColumn].map { ("\(id: $0)::\(type: type)" as SQL).text(schema: schema) }
+            let casts = [column, oldColumn].flatMap { column -> [String] in
+                [("\(id: column)::\(type: type)" as SQL).text(schema: schema),
+                 ("ALTER COLUMN \(id: column) TYPE \(type: type) USING \(id: column)" as SQL).text(schema: schema)]
+            }
             guard error.statement.map({ statement in casts.contains { statement.contains($0) } }) ?? true else { continue }
             let probe = CastProbe(schema: schema, table: oldTable, column: oldColumn, type: type, sqlState: error.sqlState)
             guard let (rowID, value) = try? probe.firstFailingRow(on: connection) else { continue }
@@ -121,6 +124,13 @@ private struct CastProbe {
             guard let bounds = try connection.execute("SELECT pg_catalog.min(id)::int8, pg_catalog.max(id)::int8 FROM \(table)").first,
                   var low = try bounds.decode(Int64?.self, at: 0), var high = try bounds.decode(Int64?.self, at: 1) else { return nil }
             func fails(_ low: Int64, _ high: Int64) throws -> Bool {
+                if let length = type.characterLength {
+                    // Assigned, not cast: a value fails when more than its trailing spaces do not fit.
+                    return try connection.execute("""
+                        SELECT EXISTS (SELECT FROM \(table) WHERE id BETWEEN $1 AND $2 \
+                        AND pg_catalog.char_length(pg_catalog.rtrim(\(column)::pg_catalog.text, ' ')) > \(int: length))
+                        """, [low, high]).first?.decode(Bool.self, at: 0) ?? false
+                }
                 do {
                     _ = try connection.savepoint {
                         try $0.execute("SELECT pg_catalog.count((\(column))::\(type: type)) FROM \(table) WHERE id BETWEEN $1 AND $2", [low, high])

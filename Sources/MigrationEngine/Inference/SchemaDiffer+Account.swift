@@ -21,7 +21,7 @@ extension SchemaDiffer {
             account.append(item, .transformed(by: "a cast from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue), which keeps every value"))
         } else {
             account.append(item, .destroyed(DestructiveChange(kind: .narrowType, table: oldTable.name, column: oldColumn.name,
-                detail: "narrows \(newTable.name).\(newColumn.name) from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue) (declared safe; values that do not fit fail the migration)")))
+                detail: "narrows \(newTable.name).\(newColumn.name) from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue) (declared safe: a value that does not fit fails the migration; one that fits with less precision, fewer decimals or no time of day is rounded to it, and the archive keeps the original)")))
         }
         accountHierarchyMove(oldColumn, newColumn, of: oldTable, in: newTable)
     }

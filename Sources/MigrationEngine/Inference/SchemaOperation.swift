@@ -132,9 +132,11 @@ enum SchemaOperation: Sendable, Hashable {
         case let .addColumn(name, column):
             return (name, column.name, "ADD COLUMN \(column.definition)")
         case let .alterType(name, column, type):
-            // A value becomes an enum's through its text (no cast leads from another enum, or from a number).
-            let through: SQL = type.enumName == nil ? "" : "::text"
-            return (name, column, "ALTER COLUMN \(id: column) TYPE \(type.sql) USING \(id: column)\(through)::\(type.sql)")
+            // A value becomes an enum's through its text (no cast leads from another enum, or from a
+            // number). A shorter varchar takes the value by assignment, which fails on a value that
+            // does not fit, where an explicit cast would cut it (SQLType+Length.swift).
+            let cast: SQL = type.enumName != nil ? "::text::\(type.sql)" : type.characterLength != nil ? "" : "::\(type.sql)"
+            return (name, column, "ALTER COLUMN \(id: column) TYPE \(type.sql) USING \(id: column)\(cast)")
         case let .setNullable(name, column, isNullable):
             return (name, column, "ALTER COLUMN \(id: column) \(raw: isNullable ? "DROP" : "SET") NOT NULL")
         case let .dropColumn(name, column):
