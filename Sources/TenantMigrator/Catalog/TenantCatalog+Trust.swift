@@ -12,7 +12,9 @@ import TypedSQL
 /// catalog, the migrator asks PostgreSQL who owns what in it.
 extension TenantCatalog {
     /// One row when the catalog's schema exists: the list of what makes it not the migrator's alone
-    /// as a JSON array (empty when it is). A role is trusted when it is the current user or a superuser.
+    /// as a JSON array (empty when it is). A role is trusted when it is the current user, a
+    /// superuser, a role the current user is a member of (a superuser is a member of every role,
+    /// so for one this means only itself), or one of ``trustedOwners``.
     ///
     /// - the schema's owner, and every role with `CREATE` on it;
     /// - every relation, function or type of the schema another role owns;
@@ -22,7 +24,13 @@ extension TenantCatalog {
     var trustStatement: Statement {
         Statement("""
             WITH me AS (SELECT r.oid FROM pg_catalog.pg_roles AS r WHERE r.rolname = CURRENT_USER),
-            trusted AS (SELECT me.oid FROM me UNION SELECT r.oid FROM pg_catalog.pg_roles AS r WHERE r.rolsuper),
+            trusted AS (
+                SELECT me.oid FROM me
+                UNION SELECT r.oid FROM pg_catalog.pg_roles AS r WHERE r.rolsuper
+                UNION SELECT r.oid FROM pg_catalog.pg_roles AS r, me
+                WHERE NOT (SELECT s.rolsuper FROM pg_catalog.pg_roles AS s WHERE s.oid = me.oid) AND pg_catalog.pg_has_role(me.oid, r.oid, 'USAGE')
+                \(trustedOwners.isEmpty ? "" : "UNION SELECT r.oid FROM pg_catalog.pg_roles AS r WHERE r.rolname IN (\(literals: trustedOwners))" as SQL)
+            ),
             n AS (SELECT n.oid, n.nspowner, n.nspacl FROM pg_catalog.pg_namespace AS n WHERE n.nspname = \(literal: schema))
             SELECT pg_catalog.to_json(pg_catalog.array_remove(ARRAY[
                 (SELECT 'the schema is owned by ' || pg_catalog.pg_get_userbyid(n.nspowner) WHERE n.nspowner NOT IN (SELECT oid FROM trusted)),

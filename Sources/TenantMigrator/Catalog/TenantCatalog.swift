@@ -14,8 +14,20 @@ public struct TenantCatalog: Sendable, Hashable {
     /// The default catalog schema.
     public static let defaultSchema = "tenant_migrator"
 
+    /// Roles besides the connecting one, superusers and the roles it is a member of, that may own
+    /// the catalog and what is in it (TenantCatalog+Trust.swift): the tenants' owner that
+    /// `tenant create --owner` names, when a superuser provisions tenants for the migrator role.
+    public private(set) var trustedOwners: [String] = []
+
     public init(schema: String = TenantCatalog.defaultSchema) {
         self.schema = schema
+    }
+
+    /// This catalog, with `role` (when given) trusted as an owner of what is in it.
+    public func trusting(_ role: String?) -> TenantCatalog {
+        var catalog = self
+        if let role, !catalog.trustedOwners.contains(role) { catalog.trustedOwners.append(role) }
+        return catalog
     }
 
     /// A table of the catalog's schema: `"tenant_migrator"."tenants"`.

@@ -56,7 +56,8 @@ extension TenantMigrator {
         control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
         let names = try names.map(TenantName.init)
-        let lifecycle = self.lifecycle, connections = ConnectionSource.pooled(connectionPool, jobs: jobs)
+        let lifecycle = TenantLifecycle(catalog: catalog.trusting(access.owner), family: family)
+        let connections = ConnectionSource.pooled(connectionPool, jobs: jobs)
         return try await TenantMigratorError.reporting {
             try await lifecycle.createMany(names, version: version, access: access, jobs: jobs,
                                            connections: connections, control: control, progress: progress)

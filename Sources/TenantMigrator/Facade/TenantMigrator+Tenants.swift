@@ -9,8 +9,9 @@ extension TenantMigrator {
     ///   (docs/Security.md).
     public func createTenant(_ name: String, version: String? = nil, access: TenantAccess = TenantAccess()) async throws -> TenantRecord {
         let name = try TenantName(name)
-        let lifecycle = self.lifecycle
-        return try await withConnection { try lifecycle.create(name, version: version, access: access, on: $0) }
+        // A superuser provisioning a tenant for the migrator role trusts that role's catalog.
+        let catalog = self.catalog.trusting(access.owner), lifecycle = TenantLifecycle(catalog: catalog, family: family)
+        return try await withConnection(catalog: catalog) { try lifecycle.create(name, version: version, access: access, on: $0) }
     }
 
     /// Drops a tenant's schema and data. `confirmed` must be true.

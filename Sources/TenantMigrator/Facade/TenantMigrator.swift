@@ -120,7 +120,12 @@ public struct TenantMigrator: Sendable {
     /// Runs `body` on a pooled connection with the catalog installed. Keep session state
     /// transaction-local (`SET LOCAL`): the connection serves other calls afterwards.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let catalog = self.catalog, pool = connectionPool
+        try await withConnection(catalog: catalog, body)
+    }
+
+    /// ``withConnection(_:)`` with `catalog` installed (this migrator's, trusting another owner).
+    func withConnection<T: Sendable>(catalog: TenantCatalog, _ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let pool = connectionPool
         return try await TenantMigratorError.reporting {
             try await pool.withConnection { connection in
                 try catalog.install(on: connection)
