@@ -30,6 +30,14 @@ struct PlantedExpressionTests {
         "CREATE OPERATOR public.=== (LEFTARG = text, RIGHTARG = text, FUNCTION = public.same)",
     ]
 
+    /// The evidence table (the start of ``administratorSetup``) and a schema `ext` that only the
+    /// administrator creates in and everyone may use.
+    static func evidenceAndSchemaExt(on admin: Connection) throws {
+        for statement in administratorSetup.prefix(2) { try admin.execute(statement) }
+        try admin.execute("CREATE SCHEMA ext")
+        try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
+    }
+
     /// What the attacker plants: a logger (volatile, so it may write), then one better match per
     /// helper, IMMUTABLE so that an index accepts it.
     static func plant(_ name: String, _ arguments: String, returns: String, result: String) -> String {
@@ -318,9 +326,7 @@ struct PlantedExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
-            try admin.execute("CREATE SCHEMA ext")
-            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
+            try Self.evidenceAndSchemaExt(on: admin)
             let attacker = try Connection(setup.attackerURL, logger: quietLogger)
             try attacker.execute(Self.logger)
             try makeOperator(admin, attacker)
@@ -342,9 +348,7 @@ struct PlantedExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
-            try admin.execute("CREATE SCHEMA ext")
-            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
+            try Self.evidenceAndSchemaExt(on: admin)
             try admin.execute("CREATE FUNCTION ext.is_valid(text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT length($1) > 0$$")
             try admin.execute("CREATE FUNCTION ext.is_valid(varchar) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT true$$")
             try admin.execute("ALTER FUNCTION ext.is_valid(varchar) OWNER TO \(admin.quoteIdentifier(setup.attackerRole))")
