@@ -24,9 +24,7 @@ struct OnlineMigrationTests {
 
     @Test func theAppRoleCannotTouchTheChangeLogTheShadowOrTheCapture() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 30)
+            let admin = try await setup.recipesTenant(recipes: 30)
             let oid = try admin.scalar("SELECT oid::int8 FROM pg_namespace WHERE nspname = 'tenant_t'", as: Int64.self)
             let work = "\"_tm_online_\(oid)\"", retired = "\"_tm_retired_\(oid)\""
             let appURL = setup.appURL
@@ -92,9 +90,7 @@ struct OnlineMigrationTests {
     /// points at the retired table, on which the app keeps no right.
     @Test func theAppKeepsNoRightOnTheTablesACutoverRetires() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 10)
+            let admin = try await setup.recipesTenant(recipes: 10)
             let app = try Connection(setup.appURL, logger: quietLogger)
             try app.execute("CREATE TEMPORARY VIEW old_recipe AS SELECT * FROM tenant_t.recipe")
             #expect(Self.attempt("SELECT count(*) FROM old_recipe", on: app) == nil)
@@ -125,9 +121,7 @@ struct OnlineMigrationTests {
 
     @Test func theCaptureFunctionRunsAsTheMigratorWithAFixedSearchPath() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 5)
+            try await setup.recipesTenant(recipes: 5)
             let seen = Locked<[String]>([])
             var migrator = try makeRecipesMigrator(setup.migratorURL)
             let adminURL = setup.adminURL

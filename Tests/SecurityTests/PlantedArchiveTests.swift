@@ -75,9 +75,7 @@ struct PlantedArchiveTests {
 
     @Test func aViewNamedLikeTheArchiveIsRefusedByEveryCommand() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
+            let admin = try await setup.recipesTenant(recipes: 20)
             let spy = try Spy.plant(setup)
             try spy.plantView(on: try Connection(setup.appURL, logger: quietLogger))
 
@@ -108,9 +106,7 @@ struct PlantedArchiveTests {
     /// and fails, leaving the tenant where it was.
     @Test func aViewPlantedWhileAnOnlineRunCopiesIsRefused() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
+            let admin = try await setup.recipesTenant(recipes: 20)
             let spy = try Spy.plant(setup)
             var refusal: (any Error)?
             do { _ = try await makeRecipesMigrator(setup.migratorURL).migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }

@@ -30,6 +30,14 @@ struct PlantedExpressionTests {
         "CREATE OPERATOR public.=== (LEFTARG = text, RIGHTARG = text, FUNCTION = public.same)",
     ]
 
+    /// The evidence table (the start of ``administratorSetup``) and a schema `ext` that only the
+    /// administrator creates in and everyone may use.
+    static func evidenceAndSchemaExt(on admin: Connection) throws {
+        for statement in administratorSetup.prefix(2) { try admin.execute(statement) }
+        try admin.execute("CREATE SCHEMA ext")
+        try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
+    }
+
     /// What the attacker plants: a logger (volatile, so it may write), then one better match per
     /// helper, IMMUTABLE so that an index accepts it.
     static func plant(_ name: String, _ arguments: String, returns: String, result: String) -> String {
@@ -62,8 +70,12 @@ struct PlantedExpressionTests {
         return root
     }
 
+    /// What v2 adds: the kind of expression, the entity's and the attributes' lines, the attacker's
+    /// better matches, and what a refusal must name.
+    typealias Addition = (kind: String, entity: String, attributes: [String], plants: [String], named: [String])
+
     /// What v2 adds, by the kind of expression, and what it must name when it refuses.
-    static let additions: [(kind: String, entity: String, attributes: [String], plants: [String], named: [String])] = [
+    static let additions: [Addition] = [
         ("a default expression", "", ["      tag: { type: text, defaultExpression: \"public.code_for(7)\" }"],
          [plant("code_for", "integer", returns: "text", result: "'planted'")], ["Item.tag", "public.code_for(integer)"]),
         ("a check", "", ["      label: { type: varchar(20), optional: true, check: \"public.is_valid(label) OR label IS NULL\" }"],
@@ -80,30 +92,45 @@ struct PlantedExpressionTests {
 
     @Test(arguments: 0..<5)
     func aPlantedBetterMatchNeverRunsAsTheMigrator(_ index: Int) async throws {
-        let addition = Self.additions[index]
+        try await expectPlantedMatchRefused(Self.additions[index], items: 3, migrating: [])
+    }
+
+    /// Tenant `t` at v1 of the family `addition` changes, with `items` items, then the attacker's
+    /// logger and better matches planted, then `migrate --tenant t` with `options`: refused,
+    /// naming the model file, the element, the planted object and its owner; nothing planted ran
+    /// as the migrator; the tenant is still at v1.
+    private func expectPlantedMatchRefused(_ addition: Addition, items: Int, migrating options: [String]) async throws {
         let migrations = try Self.family(v2Entity: addition.entity, v2Attributes: addition.attributes)
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             for statement in Self.administratorSetup { try admin.execute(statement) }
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole], migrations: migrations.path) == 0)
-            for row in 1...3 {
-                try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Item \(row)', 'C\(row)', 'live')")
-            }
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-            try attacker.execute(Self.logger)
-            for statement in addition.plants { try attacker.execute(statement) }
+            try admin.execute("INSERT INTO tenant_t.item (name, code, state) SELECT 'Item ' || i, 'C' || i, 'live' FROM generate_series(1, \(items)) AS i")
+            try Self.plant(addition, as: setup)
 
-            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
+            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"] + options, migrations: migrations.path)
             let ran: [String] = try admin.column("SELECT who || ' ran ' || what FROM public.pwned WHERE who = $1", [setup.migratorRole])
             #expect(ran.isEmpty, "\(addition.kind): planted code ran as the migrator: \(ran)")
-            // Refused, naming the model file, the element, the planted object and its owner.
-            let message = "\(error.map { "\($0)" } ?? "no error")"
             #expect(error != nil, "\(addition.kind): migrated")
-            for part in addition.named + ["Shop/v2.yaml", setup.attackerRole] {
-                #expect(message.contains(part), "\(addition.kind): the refusal does not name \(part): \(message)")
-            }
+            Self.expectRefusal(error, of: addition, by: setup)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
+        }
+    }
+
+    /// The attacker's logger, then `addition`'s better matches, made by the attacker.
+    static func plant(_ addition: Addition, as setup: LeastPrivilegeDatabase) throws {
+        let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+        try attacker.execute(logger)
+        for statement in addition.plants { try attacker.execute(statement) }
+    }
+
+    /// `error` refuses `addition`: it names the model file, the element, the planted object and
+    /// the attacker who owns it.
+    static func expectRefusal(_ error: (any Error)?, of addition: Addition, by setup: LeastPrivilegeDatabase) {
+        let message = "\(error.map { "\($0)" } ?? "no error")"
+        for part in addition.named + ["Shop/v2.yaml", setup.attackerRole] {
+            #expect(message.contains(part), "\(addition.kind): the refusal does not name \(part): \(message)")
         }
     }
 
@@ -175,14 +202,9 @@ struct PlantedExpressionTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             for statement in Self.administratorSetup { try admin.execute(statement) }
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-            try attacker.execute(Self.logger)
-            for statement in addition.plants { try attacker.execute(statement) }
+            try Self.plant(addition, as: setup)
             let error = await tenantMigrateError(setup.migratorURL, ["tenant", "create", "t", "--version", "v2"], migrations: migrations.path)
-            let message = "\(error.map { "\($0)" } ?? "no error")"
-            for part in addition.named + ["Shop/v2.yaml", setup.attackerRole] {
-                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
-            }
+            Self.expectRefusal(error, of: addition, by: setup)
             #expect(try admin.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_t'", as: Int.self) == 0)
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
         }
@@ -191,26 +213,7 @@ struct PlantedExpressionTests {
     /// Online, the shadow is filled and its indexes built by the migrator: the same refusal.
     @Test(arguments: [1, 2, 4])
     func onlineAPlantedBetterMatchNeverRunsAsTheMigrator(_ index: Int) async throws {
-        let addition = Self.additions[index]
-        let migrations = try Self.family(v2Entity: addition.entity, v2Attributes: addition.attributes)
-        defer { try? FileManager.default.removeItem(at: migrations) }
-        try await LeastPrivilegeDatabase.with { setup in
-            let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup { try admin.execute(statement) }
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole], migrations: migrations.path) == 0)
-            try admin.execute("INSERT INTO tenant_t.item (name, code, state) SELECT 'Item ' || i, 'C' || i, 'live' FROM generate_series(1, 50) AS i")
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-            try attacker.execute(Self.logger)
-            for statement in addition.plants { try attacker.execute(statement) }
-
-            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t", "--online"], migrations: migrations.path)
-            #expect(try admin.column("SELECT who FROM public.pwned WHERE who = $1", [setup.migratorRole], as: String.self).isEmpty, "\(addition.kind)")
-            let message = "\(error.map { "\($0)" } ?? "no error")"
-            for part in addition.named + ["Shop/v2.yaml", setup.attackerRole] {
-                #expect(message.contains(part), "\(addition.kind): the refusal does not name \(part): \(message)")
-            }
-            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
-        }
+        try await expectPlantedMatchRefused(Self.additions[index], items: 50, migrating: ["--online"])
     }
 
     /// A schema to adopt whose check calls a function the app role planted in it, with the very
@@ -293,23 +296,9 @@ struct PlantedExpressionTests {
     /// An operator the administrator made in a schema of its own, but over a function the attacker
     /// owns: the function behind the operator is what runs, so it is judged too.
     @Test func anOperatorOverAnUntrustedFunctionIsRefused() async throws {
-        let migrations = try Self.family(v2Entity: "    checks:\n      - \"NOT (code OPERATOR(ext.===) 'forbidden')\"")
-        defer { try? FileManager.default.removeItem(at: migrations) }
-        try await LeastPrivilegeDatabase.with { setup in
-            let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
-            try admin.execute("CREATE SCHEMA ext")
-            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-            try attacker.execute(Self.logger)
+        try await expectOperatorRefused(naming: "function public.same_planted(character varying,text)") { admin, attacker in
             try attacker.execute(Self.plant("same_planted", "varchar, text", returns: "boolean", result: "false"))
             try admin.execute("CREATE OPERATOR ext.=== (LEFTARG = varchar, RIGHTARG = text, FUNCTION = public.same_planted)")
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
-            try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Tea', 'T', 'live')")
-            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
-            let message = "\(error.map { "\($0)" } ?? "no error")"
-            #expect(message.contains("function public.same_planted(character varying,text)") && message.contains(setup.attackerRole), "\(message)")
-            #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
         }
     }
 
@@ -317,25 +306,35 @@ struct PlantedExpressionTests {
     /// attacker's `public.!==`): the planner evaluates `NOT (a === b)` as `a !== b`, so validating
     /// the check would run the attacker's function. The negator and its function are judged too.
     @Test func anOperatorWithAnUntrustedNegatorIsRefused() async throws {
-        let migrations = try Self.family(v2Entity: "    checks:\n      - \"NOT (code OPERATOR(ext.===) 'forbidden')\"")
-        defer { try? FileManager.default.removeItem(at: migrations) }
-        try await LeastPrivilegeDatabase.with { setup in
-            let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
-            try admin.execute("CREATE SCHEMA ext")
-            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-            try attacker.execute(Self.logger)
+        try await expectOperatorRefused(naming: "function public.differs(character varying,text)") { admin, attacker in
             try attacker.execute(Self.plant("differs", "varchar, text", returns: "boolean", result: "true"))
             try attacker.execute("CREATE OPERATOR public.!== (LEFTARG = varchar, RIGHTARG = text, FUNCTION = public.differs)")
             // Not SQL, so that it is not inlined (inlined, the negator of its body's = would be used).
             try admin.execute("CREATE FUNCTION ext.same(varchar, text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $f$BEGIN RETURN $1 = $2; END$f$")
             try admin.execute("CREATE OPERATOR ext.=== (LEFTARG = varchar, RIGHTARG = text, FUNCTION = ext.same, NEGATOR = OPERATOR(public.!==))")
+        }
+    }
+
+    /// v2 checks `NOT (code OPERATOR(ext.===) 'forbidden')`, in a schema `ext` only the
+    /// administrator creates in, where `makeOperator` makes `===` (the attacker's logger is there
+    /// already): tenant `t`, created at v1 with an item, is refused v2, naming `function` and the
+    /// attacker, and nothing planted ran.
+    private func expectOperatorRefused(
+        naming function: String, _ makeOperator: (_ admin: Connection, _ attacker: Connection) throws -> Void
+    ) async throws {
+        let migrations = try Self.family(v2Entity: "    checks:\n      - \"NOT (code OPERATOR(ext.===) 'forbidden')\"")
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try setup.adminConnection()
+            try Self.evidenceAndSchemaExt(on: admin)
+            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            try attacker.execute(Self.logger)
+            try makeOperator(admin, attacker)
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Tea', 'T', 'live')")
             let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
             let message = "\(error.map { "\($0)" } ?? "no error")"
-            #expect(message.contains("function public.differs(character varying,text)") && message.contains(setup.attackerRole), "\(message)")
+            #expect(message.contains(function) && message.contains(setup.attackerRole), "\(message)")
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
         }
     }
@@ -349,9 +348,7 @@ struct PlantedExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
-            try admin.execute("CREATE SCHEMA ext")
-            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
+            try Self.evidenceAndSchemaExt(on: admin)
             try admin.execute("CREATE FUNCTION ext.is_valid(text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT length($1) > 0$$")
             try admin.execute("CREATE FUNCTION ext.is_valid(varchar) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT true$$")
             try admin.execute("ALTER FUNCTION ext.is_valid(varchar) OWNER TO \(admin.quoteIdentifier(setup.attackerRole))")

@@ -11,6 +11,17 @@ import Testing
 /// table for a view mid-run), are refused, and none of their code runs.
 @Suite("Objects planted around an online run are refused")
 struct PlantedOnlineObjectsTests {
+    /// The app drops `tenant_t.recipe_ingredient` and puts in its place a view of the same columns
+    /// whose `id` calls `tenant_t.spy()` (``spyFunction(_:appRole:on:)``).
+    static func swapIngredientsForSpyView(on app: Connection) throws {
+        try app.execute("DROP TABLE tenant_t.recipe_ingredient")
+        try app.execute("""
+            CREATE VIEW tenant_t.recipe_ingredient AS SELECT tenant_t.spy() AS id, 'salt'::text AS name, NULL::numeric AS quantity,
+                NULL::text AS unit_of_measure, 1::int8 AS recipe_id
+            """)
+        try app.execute("GRANT ALL ON tenant_t.recipe_ingredient TO PUBLIC")
+    }
+
     /// The planted code's mark: `public.spy_calls` counts its calls (a sequence: what `nextval`
     /// took survives a rolled-back transaction); it also tries to make the app role a superuser.
     static func spyFunction(_ schema: String, appRole: String, on connection: Connection) throws {
@@ -47,9 +58,7 @@ struct PlantedOnlineObjectsTests {
 
     @Test func privateSchemasMadeFirstByAnotherRoleAreRefused() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
+            let admin = try await setup.recipesTenant(recipes: 20)
             try Self.createEvidence(setup)
             try admin.execute("GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.attackerRole))")
             let oid = try admin.scalar("SELECT oid::int8 FROM pg_namespace WHERE nspname = 'tenant_t'", as: Int64.self)
@@ -93,9 +102,7 @@ struct PlantedOnlineObjectsTests {
     /// tenant before anything, naming the owner.
     @Test func aTenantSchemaAnotherRoleOwnsIsNotMigratedOnline() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
+            let admin = try await setup.recipesTenant(recipes: 20)
             try Self.createEvidence(setup)
             try admin.execute("ALTER SCHEMA tenant_t OWNER TO \(admin.quoteIdentifier(setup.appRole))")
             let app = try Connection(setup.appURL, logger: quietLogger)
@@ -108,12 +115,7 @@ struct PlantedOnlineObjectsTests {
             migrator.settings.online.checkpoint = { checkpoint in
                 guard checkpoint.phase == .prepared, swapped.withLock({ done in defer { done = true }; return !done }) else { return }
                 let app = try Connection(appURL, logger: quietLogger)
-                try app.execute("DROP TABLE tenant_t.recipe_ingredient")
-                try app.execute("""
-                    CREATE VIEW tenant_t.recipe_ingredient AS SELECT tenant_t.spy() AS id, 'salt'::text AS name, NULL::numeric AS quantity,
-                        NULL::text AS unit_of_measure, 1::int8 AS recipe_id
-                    """)
-                try app.execute("GRANT ALL ON tenant_t.recipe_ingredient TO PUBLIC")
+                try Self.swapIngredientsForSpyView(on: app)
             }
             var refusal: (any Error)?
             do { _ = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
@@ -130,9 +132,7 @@ struct PlantedOnlineObjectsTests {
     /// for the app's view, the cutover stops before it reads or moves anything, naming why.
     @Test func theCutoverChecksThePreconditionsAgainUnderItsLocks() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
+            let admin = try await setup.recipesTenant(recipes: 20)
             try Self.createEvidence(setup)
             let appURL = setup.appURL, adminURL = setup.adminURL, appRole = setup.appRole, migratorRole = setup.migratorRole
             let swapped = Locked(false)
@@ -145,12 +145,7 @@ struct PlantedOnlineObjectsTests {
                 let app = try Connection(appURL, logger: quietLogger)
                 try app.execute("GRANT USAGE, CREATE ON SCHEMA tenant_t TO \(app.quoteIdentifier(migratorRole))")
                 try Self.spyFunction("tenant_t", appRole: appRole, on: app)
-                try app.execute("DROP TABLE tenant_t.recipe_ingredient")
-                try app.execute("""
-                    CREATE VIEW tenant_t.recipe_ingredient AS SELECT tenant_t.spy() AS id, 'salt'::text AS name, NULL::numeric AS quantity,
-                        NULL::text AS unit_of_measure, 1::int8 AS recipe_id
-                    """)
-                try app.execute("GRANT ALL ON tenant_t.recipe_ingredient TO PUBLIC")
+                try Self.swapIngredientsForSpyView(on: app)
             }
             var refusal: (any Error)?
             do { _ = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }

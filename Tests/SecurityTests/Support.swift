@@ -4,6 +4,7 @@ import LibPQ
 import Logging
 import PostgresTestSupport
 import TenantMigratorTestSupport
+import Testing
 
 /// Warnings and errors only.
 let quietLogger = Logger.quiet("SecurityTests")
@@ -65,6 +66,16 @@ struct LeastPrivilegeDatabase: Sendable {
 
     /// A superuser connection to the test database.
     func adminConnection() throws -> Connection { try Connection(adminURL, logger: quietLogger) }
+
+    /// Creates tenant `t` at Recipes v2 as the migrator, with the app role (`tenant create
+    /// --app-role`), and fills it with `recipes` recipes; returns the superuser's connection.
+    @discardableResult
+    func recipesTenant(recipes: Int) async throws -> Connection {
+        #expect(try await runTenantMigrate(migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", appRole]) == 0)
+        let admin = try adminConnection()
+        try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: recipes)
+        return admin
+    }
 }
 
 /// Runs `tenant-migrate` like ``runTenantMigrate(_:_:migrations:)`` and returns the error it ended

@@ -41,9 +41,7 @@ struct TenantLockTests {
     /// removes them, whoever holds the advisory key the run used to hold.
     @Test func anAppRoleCannotMakeADeadOnlineRunLookAlive() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
+            let admin = try await setup.recipesTenant(recipes: 20)
             let adminURL = setup.adminURL
             let terminated = Locked(false)
             var migrator = try makeRecipesMigrator(setup.migratorURL, lockTimeout: .milliseconds(200), maxAttempts: 2)

@@ -18,9 +18,7 @@ struct UntrustedCodeTests {
 
     @Test func aFunctionPlantedInPublicIsNeverCalled() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
+            let admin = try await setup.recipesTenant(recipes: 20)
             let attacker = try Self.createEvidenceTable(setup)
             // Functions that a better match in `public` would capture under the default search_path:
             // nextval(text) beats pg_catalog.nextval(regclass) for a text argument.
@@ -46,9 +44,7 @@ struct UntrustedCodeTests {
 
     @Test func aTenantRolesTriggerDoesNotFireDuringTheMigrationAndStaysInPlace() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let admin = try setup.adminConnection()
-            try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: 20)
+            let admin = try await setup.recipesTenant(recipes: 20)
             _ = try Self.createEvidenceTable(setup)
             // The configuration the issue found: the app role may create objects in its schema and
             // triggers on its tables. (The least-privilege setup grants neither.)

@@ -7,7 +7,7 @@ extension PlanDocument {
     /// `<pre>` with a note saying how to see it drawn.
     public func html(graphviz: Graphviz?) -> String {
         var body = "<h1>\(Self.escape(title))</h1>\n<p class=\"summary\">\(Self.escape(summary))</p>\n"
-        if !givenBack.isEmpty {
+        if let givenBack, !givenBack.isEmpty {
             body += "<section class=\"given-back\">\n<h2>\(Self.escape(Self.givenBackHeading))</h2>\n<p>\(Self.escape(Self.givenBackSummary(givenBack)))</p>\n<ul>"
                 + Self.givenBackLines(givenBack).map { "<li>\(Self.escape($0))</li>" }.joined() + "</ul>\n</section>\n"
         }

@@ -8,7 +8,7 @@ extension PlanDocument {
     public func markdown() -> String {
         let text = MarkdownText.inline
         var out = "# \(text(title))\n\n\(text(summary))\n"
-        if !givenBack.isEmpty {
+        if let givenBack, !givenBack.isEmpty {
             out += "\n## \(text(Self.givenBackHeading))\n\n\(text(Self.givenBackSummary(givenBack)))\n\n" + Self.givenBackLines(givenBack).map { "- \(text($0))\n" }.joined()
         }
         for section in sections {

@@ -2,25 +2,48 @@ import EntityModel
 import Foundation
 import TypedSQL
 
-/// A migration plan, or every adjacent step of a family, as one self-contained document to read
-/// or publish next to the models (`plan --format markdown|html`, `check --format html`).
+/// A migration plan, or every adjacent step of a family, as one value that every format renders:
+/// the text of `tenant-migrate plan`, its JSON (the value's `Encodable` form), and one
+/// self-contained document to read or publish next to the models (`plan --format markdown|html`,
+/// `check --format markdown|html`).
 ///
-/// Each section is one step: a diagram of the step's versions with what is added, removed,
-/// renamed, moved or changed marked; the changes as a list; the step's account as a table (what is
-/// carried, transformed, archived or lost, and which mapping or policy is responsible); and its
-/// SQL. Render it with ``markdown()`` or ``html(graphviz:)``.
-public struct PlanDocument: Sendable {
+/// Each section is one step: its versions, its exact SQL, what it archives or loses and how it runs
+/// online; a diagram of the step's versions with what is added, removed, renamed, moved or changed
+/// marked; the changes as a list; and the step's account as a table (what is carried, transformed,
+/// archived or lost, and which mapping or policy is responsible). Render it with ``markdown()`` or
+/// ``html(graphviz:)``; its JSON is
+///
+/// ```
+/// {"tenant", "schema", "family", "source", "destination", "direction",
+///  "steps": [{"title", "source", "destination", "versions", "statements", "destructiveChanges",
+///             "dataDependentLosses", "archived", "lost", "online"}],
+///  "givenBack"}
+/// ```
+public struct PlanDocument: Sendable, Encodable {
     /// The document's title: `Recipes: v2 → v3`.
     public var title: String
     /// What the document covers, in a sentence.
     public var summary: String
+    /// The tenant, when planned for one.
+    public var tenant: String?
+    /// The schema the SQL is written for.
+    public var schema: String
+    /// The family's name.
+    public var family: String
+    /// The version the plan starts from (for every step of a family: the first version).
+    public var source: String
+    /// The version the plan ends at (for every step of a family: the last version).
+    public var destination: String
+    /// The plan's direction; nil for every step of a family, which goes both ways.
+    public var direction: MigrationDirection?
     /// One section per step.
     public var sections: [Section]
-    /// For a tenant's plan: what its archive gives back on the way (``ArchiveGivenBack``).
-    public var givenBack: [ArchiveGivenBack] = []
+    /// Planned for a tenant: what its archive gives back on the way (``ArchiveGivenBack``), per
+    /// pair the plan crosses (empty when nothing; nil when planned without a tenant).
+    public var givenBack: [ArchiveGivenBack]?
 
     /// One step.
-    public struct Section: Sendable {
+    public struct Section: Sendable, Encodable {
         /// `Step 1 of 2: v2 → v3`.
         public var heading: String
         /// How the step migrates: `inferred`, `mapped by Recipes/Mappings/v2-to-v3.yaml`, or
@@ -36,6 +59,24 @@ public struct PlanDocument: Sendable {
         public var statements: [String]
         /// Why the step cannot migrate, when it cannot.
         public var problems: [String]
+        /// The step in a line: `v1 → v2: inferred`, `v2 → v3: mapped by …`.
+        public var title: String
+        /// The version the step starts from.
+        public var source: String
+        /// The version the step ends at.
+        public var destination: String
+        /// The versions a fused step walks through (the two ends for any other).
+        public var versions: [String]
+        /// What the step drops whatever the tenant holds.
+        public var destructiveChanges: [DestructiveChange] = []
+        /// Losses limited to rows a predicate selects: counted when the step runs.
+        public var dataDependentLosses: [DestructiveChange] = []
+        /// What the step destroys or overwrites that the archive keeps (it comes back on the way down).
+        public var archived: [DestructiveChange] = []
+        /// What is truly lost even with the archive (needs `--allow-destructive`).
+        public var lost: [DestructiveChange] = []
+        /// How the step runs when the tenant migrates online (`--online`), and why.
+        public var online: OnlineStepMode?
     }
 
     /// What happens to one source item.
@@ -67,28 +108,41 @@ public struct PlanDocument: Sendable {
         public var rowsSQL: String? = nil
     }
 
-    /// A document of these parts.
-    public init(title: String, summary: String, sections: [Section]) {
-        self.title = title
-        self.summary = summary
-        self.sections = sections
+    /// Who the plan is for: `tenant acme (schema tenant_acme)`, or `schema <tenant schema>`.
+    public var subject: String {
+        tenant.map { "tenant \($0) (schema \(schema))" } ?? "schema \(schema)"
     }
+
+    /// Every change that drops data, over all steps.
+    public var destructiveChanges: [DestructiveChange] { sections.flatMap(\.destructiveChanges) }
+    /// Every loss that depends on the tenant's data, over all steps.
+    public var dataDependentLosses: [DestructiveChange] { sections.flatMap(\.dataDependentLosses) }
+    /// What the archive keeps, over all steps.
+    public var archived: [DestructiveChange] { sections.flatMap(\.archived) }
+    /// What is truly lost with the archive, over all steps.
+    public var lost: [DestructiveChange] { sections.flatMap(\.lost) }
+    /// Whether there is no step: the plan's ends are the same version.
+    public var isEmpty: Bool { sections.isEmpty }
 
     /// The document of `plan`, its SQL rendered for `schema` with `.postgreSQL` quoting.
     ///
-    /// - Parameter subject: Who the plan is for (`tenant acme (schema tenant_acme)`), if anyone.
-    /// - Parameter givenBack: what the tenant's archive gives back on the way.
-    public init(plan: MigrationPlan, schema: String, subject: String? = nil, givenBack: [ArchiveGivenBack] = []) {
+    /// - Parameter tenant: The tenant the plan is for, if any (`schema` is then its schema).
+    /// - Parameter givenBack: For a tenant: what its archive gives back on the way.
+    public init(plan: MigrationPlan, tenant: String? = nil, schema: String, givenBack: [ArchiveGivenBack]? = nil) {
         let count = plan.steps.count
-        self.init(
-            title: "\(plan.family): \(plan.source.name) → \(plan.destination.name)",
-            summary: (subject.map { "The plan for \($0)" } ?? "The plan")
-                + " from \(plan.source.name) to \(plan.destination.name) (\(plan.direction.rawValue)): \(count) step\(count == 1 ? "" : "s"), "
-                + "SQL written for the schema \(schema). Nothing was run.",
-            sections: plan.steps.enumerated().map { index, step in
-                Section(step: step, heading: "Step \(index + 1) of \(count): " + step.versions.map(\.name).joined(separator: " → "), schema: schema)
-            }
-        )
+        title = "\(plan.family): \(plan.source.name) → \(plan.destination.name)"
+        summary = (tenant.map { "The plan for tenant \($0) (schema \(schema))" } ?? "The plan")
+            + " from \(plan.source.name) to \(plan.destination.name) (\(plan.direction.rawValue)): \(count) step\(count == 1 ? "" : "s"), "
+            + "SQL written for the schema \(schema). Nothing was run."
+        self.tenant = tenant
+        self.schema = schema
+        family = plan.family
+        source = plan.source.name
+        destination = plan.destination.name
+        direction = plan.direction
+        sections = plan.steps.enumerated().map { index, step in
+            Section(step: step, heading: "Step \(index + 1) of \(count): " + step.versions.map(\.name).joined(separator: " → "), schema: schema)
+        }
         self.givenBack = givenBack
     }
 
@@ -101,23 +155,22 @@ public struct PlanDocument: Sendable {
             let path = try! family.path(from: check.source, to: check.destination)
             let heading = "\(check.source) → \(check.destination)"
             if case let .impossible(reasons) = check.resolution {
-                let diagram = ERDiagram(changesAlong: path)
-                return Section(heading: heading, resolution: "IMPOSSIBLE", diagram: diagram, changes: diagram.changeList,
-                               rows: [], statements: [], problems: reasons)
+                return Section(impossible: path, heading: heading, problems: reasons, changesListed: true)
             }
             guard let step = try? planner.plan(from: check.source, to: check.destination).steps.first else {
-                return Section(heading: heading, resolution: "IMPOSSIBLE", diagram: ERDiagram(changesAlong: path),
-                               changes: [], rows: [], statements: [], problems: ["the planner found no step"])
+                return Section(impossible: path, heading: heading, problems: ["the planner found no step"], changesListed: false)
             }
             return Section(step: step, heading: heading, schema: schema)
         }
         let possible = sections.filter(\.problems.isEmpty).count
-        self.init(
-            title: "\(family.name): every step",
-            summary: "Versions \(family.versionNames.joined(separator: " → ")). Each adjacent pair, both ways: "
-                + "\(possible) of \(sections.count) steps can migrate. SQL written for the schema \(schema).",
-            sections: sections
-        )
+        title = "\(family.name): every step"
+        summary = "Versions \(family.versionNames.joined(separator: " → ")). Each adjacent pair, both ways: "
+            + "\(possible) of \(sections.count) steps can migrate. SQL written for the schema \(schema)."
+        self.schema = schema
+        self.family = family.name
+        source = family.versionNames.first ?? ""
+        destination = family.versionNames.last ?? ""
+        self.sections = sections
     }
 
     /// The heading of ``givenBack``.
@@ -150,8 +203,36 @@ extension PlanDocument.Section {
         self.init(
             heading: heading, resolution: resolution, diagram: diagram, changes: diagram.changeList,
             rows: PlanDocument.AccountRow.rows(of: step.account, responsible: responsible, schema: schema),
-            statements: step.describe(inSchema: schema, quoting: .postgreSQL), problems: []
+            statements: step.describe(inSchema: schema, quoting: .postgreSQL), problems: [],
+            title: step.description, source: step.source.name, destination: step.destination.name,
+            versions: step.versions.map(\.name), destructiveChanges: step.destructiveChanges,
+            dataDependentLosses: step.account.dataDependentLosses, archived: step.account.archivedChanges,
+            lost: step.account.lostChanges(archiving: true), online: step.onlineMode
         )
+    }
+
+    /// A pair of versions that cannot migrate, for `problems`; its changes listed when `changesListed`.
+    init(impossible path: VersionPath, heading: String, problems: [String], changesListed: Bool) {
+        let diagram = ERDiagram(changesAlong: path)
+        self.init(
+            heading: heading, resolution: "IMPOSSIBLE", diagram: diagram, changes: changesListed ? diagram.changeList : [],
+            rows: [], statements: [], problems: problems, title: heading + ": IMPOSSIBLE",
+            source: path.source.name, destination: path.destination.name, versions: path.versions.map(\.name)
+        )
+    }
+}
+
+extension PlanDocument {
+    /// The JSON's keys (see ``PlanDocument``): the plan's facts and each step's, not the prose and
+    /// diagrams of the Markdown and HTML forms.
+    private enum CodingKeys: String, CodingKey {
+        case tenant, schema, family, source, destination, direction, sections = "steps", givenBack
+    }
+}
+
+extension PlanDocument.Section {
+    private enum CodingKeys: String, CodingKey {
+        case title, source, destination, versions, statements, destructiveChanges, dataDependentLosses, archived, lost, online
     }
 }
 

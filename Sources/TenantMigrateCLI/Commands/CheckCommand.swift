@@ -87,7 +87,8 @@ struct CheckCommand<Runner: TenantMigrateRunner>: ReportingCommand {
         var document = PlanDocument(checking: migrator.planner)
         for problem in problems {
             guard let model = migrator.mappings.first(where: { $0.file == problem.location.file }),
-                  let index = document.sections.firstIndex(where: { $0.heading == "\(model.sourceVersion) → \(model.destinationVersion)" }) else { continue }
+                  let index = document.sections.firstIndex(where: { $0.source == model.sourceVersion && $0.destination == model.destinationVersion })
+            else { continue }
             document.sections[index].problems.append(problem.description)
         }
         if offline {

@@ -26,7 +26,7 @@ struct MigrateCommand<Runner: TenantMigrateRunner>: TenantMoveCommand {
     @Option(help: ArgumentHelp("The target version. Default: the latest.", valueName: "v")) var to: String?
     @OptionGroup var migration: MigrationOptions
     @OptionGroup var fleet: FleetOptions
-    @OptionGroup var output: OutputOptions<MoveReport>
+    @OptionGroup var output: OutputOptions<MoveReport<NamedMoveReport>>
 
     static var operation: MigrationRequest.Operation { .migrate }
     static var verb: String { "migrate" }

@@ -41,51 +41,48 @@ struct PlanCommand<Runner: TenantMigrateRunner>: ReportingCommand {
 
     func report() async throws -> PlanReport {
         try await options.withMigrator(offline: offline) { migrator in
-            let (plan, report) = if let tenant {
-                try await migrator.planReportAndPlan(tenant: tenant, to: to)
+            let document = if let tenant {
+                try await migrator.planDocument(tenant: tenant, to: to)
             } else {
-                try migrator.plan(from: from!, to: to!).withReport(schema: schema)
+                try migrator.planDocument(from: from!, to: to!, schema: schema)
             }
-            if !offline { try await MappingExpressionCheck.run(on: migrator, from: report.source, to: report.destination) }
-            return PlanReport(plan: plan, report: report)
+            if !offline { try await MappingExpressionCheck.run(on: migrator, from: document.source, to: document.destination) }
+            return PlanReport(document: document)
         }
     }
 }
 
-/// What `plan` prints: the steps with their SQL, what they archive, lose and give back, and how
-/// they run online; in JSON the ``MigrationPlanReport``; in Markdown or HTML a ``PlanDocument``.
+/// What `plan` prints: the ``PlanDocument``, in every format: the steps with their SQL, what they
+/// archive, lose and give back, and how they run online.
 struct PlanReport: CommandReport {
     static var formats: [OutputFormat] { OutputFormat.allCases }
 
-    let plan: MigrationPlan
-    let report: MigrationPlanReport
+    let document: PlanDocument
 
-    func encode(to encoder: any Encoder) throws { try report.encode(to: encoder) }
+    func encode(to encoder: any Encoder) throws { try document.encode(to: encoder) }
 
-    func document(_ format: OutputFormat) -> String {
-        format.render(PlanDocument(plan: plan, schema: report.schema, subject: report.tenant.map { "tenant \($0) (schema \(report.schema))" },
-                                   givenBack: report.givenBack ?? []))
-    }
+    func document(_ format: OutputFormat) -> String { format.render(document) }
 
     func printText() {
-        let subject = report.tenant.map { "tenant \($0) (schema \(report.schema))" } ?? "schema \(report.schema)"
-        guard !report.isEmpty else {
-            Console.line("\(subject) is already at \(report.destination); nothing to do")
+        let subject = document.subject
+        guard !document.isEmpty else {
+            Console.line("\(subject) is already at \(document.destination); nothing to do")
             return
         }
-        Console.line("plan for \(subject): \(report.family) \(report.source) → \(report.destination) (\(report.direction.rawValue)), "
-            + "\(report.steps.count) step\(report.steps.count == 1 ? "" : "s")")
-        for (index, step) in report.steps.enumerated() {
+        let count = document.sections.count
+        Console.line("plan for \(subject): \(document.family) \(document.source) → \(document.destination) (\(document.direction?.rawValue ?? "both ways")), "
+            + "\(count) step\(count == 1 ? "" : "s")")
+        for (index, step) in document.sections.enumerated() {
             Console.line("")
-            Console.line("-- step \(index + 1) of \(report.steps.count): \(step.title)")
+            Console.line("-- step \(index + 1) of \(count): \(step.title)")
             if let online = step.online { Console.line("-- online: \(online)") }
             for statement in step.statements {
                 Console.line(statement.hasSuffix(";") ? statement : statement + ";")
             }
         }
-        printLosses(LossListing(archived: report.archived, lost: report.lost, dataDependent: report.dataDependentLosses))
-        printGivenBack(report.givenBack ?? [])
-        printOnline(report.steps.compactMap(\.online))
+        printLosses(LossListing(archived: document.archived, lost: document.lost, dataDependent: document.dataDependentLosses))
+        printGivenBack(document.givenBack ?? [])
+        printOnline(document.sections.compactMap(\.online))
         Console.line("")
         Console.line("nothing was run")
     }
@@ -126,12 +123,5 @@ struct PlanReport: CommandReport {
             Console.line("")
             Console.line(LossListing.noArchiveNote)
         }
-    }
-}
-
-extension MigrationPlan {
-    /// The plan with its report, its SQL rendered for `schema`.
-    func withReport(schema: String) -> (plan: MigrationPlan, report: MigrationPlanReport) {
-        (self, MigrationPlanReport(plan: self, tenant: nil, schema: schema))
     }
 }

@@ -26,7 +26,7 @@ struct RollbackCommand<Runner: TenantMigrateRunner>: TenantMoveCommand {
     @Option(help: ArgumentHelp("The version to roll back to.", valueName: "v")) var to: String
     @OptionGroup var migration: MigrationOptions
     @OptionGroup var fleet: FleetOptions
-    @OptionGroup var output: OutputOptions<MoveReport>
+    @OptionGroup var output: OutputOptions<MoveReport<NamedMoveReport>>
 
     static var operation: MigrationRequest.Operation { .rollback }
     static var verb: String { "roll back" }

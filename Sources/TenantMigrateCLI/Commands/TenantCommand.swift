@@ -43,7 +43,7 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
                 // One tenant is created directly and said in a line; JSON is always the fleet's report.
                 if all.count == 1 && output.chosen != .json {
                     let record = try await migrator.createTenant(all[0], version: version, access: access)
-                    return .one(MessageReport(message: "created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)\(database.summaryNote)",
+                    return .named(MessageReport(message: "created tenant \(record.name) (schema \(record.schema)) at \(record.family) \(record.version)\(database.summaryNote)",
                                               details: record))
                 }
                 let jobs = self.jobs, version = self.version, access = self.access
@@ -109,21 +109,7 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
 }
 
 /// What `tenant create` prints: a line for one tenant, the fleet's report for several (and for JSON).
-enum CreateReport: CommandReport {
-    case one(MessageReport<TenantRecord>)
-    case fleet(FleetRunReport)
-
-    private var report: any CommandReport {
-        switch self {
-        case let .one(report): report
-        case let .fleet(report): report
-        }
-    }
-
-    func encode(to encoder: any Encoder) throws { try report.encode(to: encoder) }
-    func printText() { report.printText() }
-    var failure: (any Error)? { report.failure }
-}
+typealias CreateReport = MoveReport<MessageReport<TenantRecord>>
 
 /// What `tenant list` prints: the tenants (the JSON is their records, with `node` on Citus).
 struct TenantListReport: CommandReport {

@@ -3,7 +3,7 @@ import TenantMigrator
 
 /// `migrate` and `rollback`: one move of tenants, forward or back, checked and run the same way
 /// (``TenantMove``).
-protocol TenantMoveCommand: ReportingCommand where Report == MoveReport {
+protocol TenantMoveCommand: ReportingCommand where Report == MoveReport<NamedMoveReport> {
     /// `.migrate` or `.rollback`.
     static var operation: MigrationRequest.Operation { get }
     /// The verb of the error that names no tenants.
@@ -22,7 +22,7 @@ extension TenantMoveCommand {
         try TenantMove.validate(tenant, fleet: fleet, verb: Self.verb)
     }
 
-    func report() async throws -> MoveReport {
+    func report() async throws -> MoveReport<NamedMoveReport> {
         try await TenantMove(operation: Self.operation, target: target, tenants: tenant, migration: migration, fleet: fleet)
             .run(options, for: output.chosen)
     }

@@ -1,7 +1,9 @@
-/// What `migrate` and `rollback` print: a fleet run's report, or the named tenants' results.
-enum MoveReport: CommandReport {
+/// What a command that moves tenants prints (`migrate`, `rollback`, and `tenant create`, which
+/// moves them from nothing to a version): a fleet run's report, or the report of the tenants
+/// named one by one (`Named`).
+enum MoveReport<Named: CommandReport>: CommandReport {
     case fleet(FleetRunReport)
-    case named(NamedMoveReport)
+    case named(Named)
 
     private var report: any CommandReport {
         switch self {

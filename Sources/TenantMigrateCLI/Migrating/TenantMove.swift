@@ -22,7 +22,7 @@ struct TenantMove {
 
     /// Moves the tenants on the database and models `options` name, for a report in `format`: JSON
     /// lists the tenants already there too; text prints each named tenant's line as it ends.
-    func run<Runner>(_ options: RunnerOptions<Runner>, for format: OutputFormat) async throws -> MoveReport {
+    func run<Runner>(_ options: RunnerOptions<Runner>, for format: OutputFormat) async throws -> MoveReport<NamedMoveReport> {
         try await options.withMigrator { migrator, database in
             var migrator = migrator
             let console = options.console

@@ -15,7 +15,7 @@ extension TenantMigrator {
 
     /// Plans the path from the tenant's recorded version to `target` (the latest when nil).
     public func plan(tenant: String, to target: String? = nil) async throws -> MigrationPlan {
-        try await planReportAndPlan(tenant: tenant, to: target).plan
+        try await withTenantPlan(tenant: tenant, to: target) { plan, _, _ in plan }
     }
 
     /// Plans the path between two versions, offline.
@@ -28,21 +28,27 @@ extension TenantMigrator {
         planner.checkFamily()
     }
 
-    /// The plan from the tenant's recorded version to `target`, with the exact SQL of every step
-    /// rendered for the tenant's schema. Reads the catalog; changes nothing.
-    public func planReport(tenant: String, to target: String? = nil) async throws -> MigrationPlanReport {
-        try await planReportAndPlan(tenant: tenant, to: target).report
+    /// The plan from the tenant's recorded version to `target` as a document: the exact SQL of
+    /// every step rendered for the tenant's schema, and what the tenant's archive gives back on the
+    /// way. Reads the catalog; changes nothing.
+    public func planDocument(tenant: String, to target: String? = nil) async throws -> PlanDocument {
+        try await withTenantPlan(tenant: tenant, to: target) { plan, record, connection in
+            PlanDocument(plan: plan, tenant: record.name.rawValue, schema: record.schema,
+                         givenBack: try ArchiveGivenBack.along(plan, inSchema: record.schema, on: connection))
+        }
     }
 
-    /// The plan between two versions, with its SQL rendered for `schema` (a placeholder by default).
-    /// Needs no database.
-    public func planReport(from source: String, to destination: String, schema: String = "<tenant schema>") throws -> MigrationPlanReport {
-        MigrationPlanReport(plan: try plan(from: source, to: destination), tenant: nil, schema: schema)
+    /// The plan between two versions as a document, its SQL rendered for `schema` (a placeholder
+    /// by default). Needs no database.
+    public func planDocument(from source: String, to destination: String, schema: String = "<tenant schema>") throws -> PlanDocument {
+        PlanDocument(plan: try plan(from: source, to: destination), schema: schema)
     }
 
-    /// ``planReport(tenant:to:)`` and the plan it shows, for a document drawn from the plan itself
-    /// (`plan --format html`) without planning twice.
-    public func planReportAndPlan(tenant: String, to target: String?) async throws -> (plan: MigrationPlan, report: MigrationPlanReport) {
+    /// Plans the path from `tenant`'s recorded version to `target` (the latest when nil), and hands
+    /// `body` the plan, the tenant's record and the catalog's connection.
+    private func withTenantPlan<T: Sendable>(
+        tenant: String, to target: String?, _ body: @escaping @Sendable (MigrationPlan, TenantRecord, Connection) throws -> T
+    ) async throws -> T {
         let name = try TenantName(tenant)
         let catalog = self.catalog, planner = self.planner, family = self.family
         let destination = try TenantMigratorError.reporting { try family.requireVersion(named: target).name }
@@ -51,10 +57,7 @@ extension TenantMigrator {
             guard record.family == family.name else {
                 throw TenantMigratorError.familyMismatch(tenant: name, recorded: record.family, configured: family.name)
             }
-            let plan = try planner.plan(from: record.version, to: destination)
-            var report = MigrationPlanReport(plan: plan, tenant: name.rawValue, schema: record.schema)
-            report.givenBack = try ArchiveGivenBack.along(plan, inSchema: record.schema, on: connection)
-            return (plan, report)
+            return try body(try planner.plan(from: record.version, to: destination), record, connection)
         }
     }
 
@@ -160,71 +163,5 @@ extension TenantMigrator {
     func withPlainConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let pool = connectionPool
         return try await TenantMigratorError.reporting { try await pool.withConnection(body) }
-    }
-}
-
-/// A plan as `tenant-migrate plan` shows it: every step with its exact SQL and the data it drops.
-public struct MigrationPlanReport: Sendable, Codable {
-    public struct Step: Sendable, Codable {
-        /// `v1 → v2: inferred`, `v2 → v3: mapped by …`.
-        public var title: String
-        public var source: String
-        public var destination: String
-        /// The versions a fused step walks through.
-        public var versions: [String]
-        /// The SQL (or the description of a Swift policy's stages) the step runs.
-        public var statements: [String]
-        public var destructiveChanges: [DestructiveChange]
-        /// Losses limited to rows a predicate selects: counted when the step runs.
-        public var dataDependentLosses: [DestructiveChange]
-        /// What the step destroys or overwrites that the archive keeps (it comes back on the way down).
-        public var archived: [DestructiveChange]
-        /// What is truly lost even with the archive (needs `--allow-destructive`).
-        public var lost: [DestructiveChange]
-        /// How the step runs when the tenant migrates online (`--online`), and why.
-        public var online: OnlineStepMode?
-    }
-
-    /// The tenant, when planned for one.
-    public var tenant: String?
-    /// The schema the SQL is rendered for.
-    public var schema: String
-    public var family: String
-    public var source: String
-    public var destination: String
-    public var direction: MigrationDirection
-    public var steps: [Step]
-    /// Planned for a tenant: what its archive gives back on the way, per pair the plan crosses,
-    /// counted per entity and attribute (empty when nothing; nil when planned without a tenant).
-    public var givenBack: [ArchiveGivenBack]?
-
-    /// Every change that drops data, over all steps.
-    public var destructiveChanges: [DestructiveChange] { steps.flatMap(\.destructiveChanges) }
-    /// Every loss that depends on the tenant's data, over all steps.
-    public var dataDependentLosses: [DestructiveChange] { steps.flatMap(\.dataDependentLosses) }
-    public var isEmpty: Bool { steps.isEmpty }
-    /// What the archive keeps, over all steps.
-    public var archived: [DestructiveChange] { steps.flatMap(\.archived) }
-    /// What is truly lost with the archive, over all steps.
-    public var lost: [DestructiveChange] { steps.flatMap(\.lost) }
-
-    public init(plan: MigrationPlan, tenant: String?, schema: String, quoting: some SQLQuoting = .postgreSQL) {
-        self.tenant = tenant
-        self.schema = schema
-        self.family = plan.family
-        self.source = plan.source.name
-        self.destination = plan.destination.name
-        self.direction = plan.direction
-        self.steps = plan.describe(inSchema: schema, quoting: quoting).map { step, statements in
-            Step(
-                title: step.description, source: step.source.name, destination: step.destination.name,
-                versions: step.versions.map(\.name), statements: statements,
-                destructiveChanges: step.destructiveChanges,
-                dataDependentLosses: step.account.dataDependentLosses,
-                archived: step.account.archivedChanges,
-                lost: step.account.lostChanges(archiving: true),
-                online: step.onlineMode
-            )
-        }
     }
 }

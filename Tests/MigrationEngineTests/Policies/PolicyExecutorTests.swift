@@ -19,6 +19,14 @@ struct StagesSeen {
 struct RecordingIngredientPolicy: MigrationPolicy {
     let recorder: Locked<StagesSeen>
     let real = RecipeIngredientToIngredientAndUnitOfMeasure()
+
+    /// A Recipes migrator whose ingredient policy is this one, and what it records.
+    static func migrator(_ conninfo: String) throws -> (migrator: TenantMigrator, recorder: Locked<StagesSeen>) {
+        let recorder = Locked(StagesSeen())
+        var policies = RecipesPolicies.registry
+        policies.register("RecipeIngredientToIngredientAndUnitOfMeasure") { RecordingIngredientPolicy(recorder: recorder) }
+        return (try makeRecipesMigrator(conninfo, policies: policies), recorder)
+    }
     var transforms: [String] { real.transforms }
     var loses: [PolicyLoss] { real.loses }
 
@@ -52,10 +60,7 @@ struct PolicyExecutorTests {
     /// rest through a cursor over the rows after it.
     @Test func everySourceRowExactlyOnceInIdOrder() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let recorder = Locked(StagesSeen())
-            var policies = RecipesPolicies.registry
-            policies.register("RecipeIngredientToIngredientAndUnitOfMeasure") { RecordingIngredientPolicy(recorder: recorder) }
-            let migrator = try makeRecipesMigrator(conninfo, policies: policies)
+            let (migrator, recorder) = try RecordingIngredientPolicy.migrator(conninfo)
             let schema = try await migrator.createTenant("big", version: "v2").schema
             let connection = try Connection(conninfo)
             try connection.fixtureScript("""

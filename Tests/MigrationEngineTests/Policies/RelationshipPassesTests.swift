@@ -55,10 +55,7 @@ struct RelationshipPassesTests {
 
     @Test func aPolicyWithItsOwnPassRunsItOnEveryRowOfEveryTenant() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let recorder = Locked(StagesSeen())
-            var policies = RecipesPolicies.registry
-            policies.register("RecipeIngredientToIngredientAndUnitOfMeasure") { RecordingIngredientPolicy(recorder: recorder) }
-            let migrator = try makeRecipesMigrator(conninfo, policies: policies)
+            let (migrator, recorder) = try RecordingIngredientPolicy.migrator(conninfo)
             let names = ["a", "b", "c"]
             for name in names { try await migrator.createTenant(name, version: "v2") }
             let connection = try Connection(conninfo)

@@ -70,6 +70,26 @@ struct PlanDocumentTests {
         #expect(markdown.contains("<details><summary>SQL ("))
     }
 
+    /// The document is the plan's JSON too (`plan --json`): the plan's facts and each step's, in
+    /// the keys the command line has always printed, and none of the prose or diagrams.
+    @Test func theDocumentsJSONHoldsThePlanAndItsSteps() throws {
+        let plan = try Self.recipesPlanner().plan(from: "v3", to: "v2")
+        let document = PlanDocument(plan: plan, tenant: "acme", schema: "tenant_acme", givenBack: [])
+        let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(document)) as? [String: Any])
+        #expect(Set(json.keys) == ["tenant", "schema", "family", "source", "destination", "direction", "steps", "givenBack"])
+        #expect(json["tenant"] as? String == "acme" && json["direction"] as? String == "down" && (json["givenBack"] as? [Any])?.isEmpty == true)
+        let step = try #require((json["steps"] as? [[String: Any]])?.first)
+        #expect(Set(step.keys) == ["title", "source", "destination", "versions", "statements", "destructiveChanges",
+                                   "dataDependentLosses", "archived", "lost", "online"])
+        #expect(step["title"] as? String == plan.steps[0].description)
+        #expect((step["statements"] as? [String]) == plan.steps[0].describe(inSchema: "tenant_acme"))
+        #expect((step["lost"] as? [Any])?.count == plan.steps[0].account.lostChanges(archiving: true).count)
+
+        // Without a tenant: no tenant and no givenBack keys.
+        let offline = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(PlanDocument(plan: plan, schema: "s"))) as? [String: Any])
+        #expect(Set(offline.keys) == ["schema", "family", "source", "destination", "direction", "steps"])
+    }
+
     /// `check --format html`: every adjacent pair both ways, an impossible one with its reasons.
     @Test func theCheckDocumentCoversEveryAdjacentPair() throws {
         let recipes = PlanDocument(checking: try Self.recipesPlanner())

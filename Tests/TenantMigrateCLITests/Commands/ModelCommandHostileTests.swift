@@ -20,6 +20,14 @@ struct ModelCommandHostileTests {
 
     static let hostile = "\r\u{9B}2K\u{202E}ok\u{2028}\u{85}"
 
+    /// `model import --xcdatamodeld` of a bundle `Spoof` of `model`, written in `directory`, into
+    /// its `Migrations`.
+    static func importSpoof(model: String, in directory: URL) async throws -> TenantMigrateExecutable.Output {
+        let bundle = try CoreDataBundleFixture.write(name: "Spoof", model: model, in: directory)
+        return try await TenantMigrateExecutable.run(["model", "import", "--xcdatamodeld", bundle.path,
+                                                      "--migrations", directory.appendingPathComponent("Migrations").path])
+    }
+
     @Test func aSchemaNamedLikeAPathCannotWriteOutsideMigrations() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)
@@ -50,13 +58,11 @@ struct ModelCommandHostileTests {
         let directory = try CoreDataBundleFixture.temporaryDirectory("model-import-terminal")
         defer { try? FileManager.default.removeItem(at: directory) }
         let name = CoreDataBundleFixture.attribute("Recent\(Self.hostile)")
-        let bundle = try CoreDataBundleFixture.write(name: "Spoof", model: """
+        let imported = try await Self.importSpoof(model: """
             <entity name="Thing" syncable="YES"><attribute name="label" optional="YES" attributeType="String"/></entity>
             <fetchRequest name="\(name)" entity="Thing"/>
             <configuration name="\(name)"/>
             """, in: directory)
-        let imported = try await TenantMigrateExecutable.run(["model", "import", "--xcdatamodeld", bundle.path,
-                                                              "--migrations", directory.appendingPathComponent("Migrations").path])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("fetchRequest Recent"), "\(imported.stdout)")
         #expect(Self.rawControls(imported.stdout) == [], "\(imported.stdout.debugDescription)")
@@ -68,11 +74,9 @@ struct ModelCommandHostileTests {
         let directory = try CoreDataBundleFixture.temporaryDirectory("model-import-terminal")
         defer { try? FileManager.default.removeItem(at: directory) }
         let name = CoreDataBundleFixture.attribute("Thing\(Self.hostile)")
-        let bundle = try CoreDataBundleFixture.write(name: "Spoof", model: """
+        let imported = try await Self.importSpoof(model: """
             <entity name="\(name)" syncable="YES"><attribute name="label" optional="YES" attributeType="String"/></entity>
             """, in: directory)
-        let imported = try await TenantMigrateExecutable.run(["model", "import", "--xcdatamodeld", bundle.path,
-                                                              "--migrations", directory.appendingPathComponent("Migrations").path])
         #expect(imported.status != 0)
         #expect(imported.stderr.contains("Spoof.xcdatamodeld/Spoof.xcdatamodel/contents"), "\(imported.stderr)")
         #expect(Self.rawControls(imported.stderr) == [], "\(imported.stderr.debugDescription)")

@@ -356,10 +356,10 @@ struct TenantExecutorTests {
             try await migrator.createTenant("acme", version: "v1")
             let plan = try await migrator.plan(tenant: "acme", to: "v2")
             #expect(plan.direction == .up && plan.steps.count == 1)
-            let report = try await migrator.planReport(tenant: "acme", to: "v2")
+            let report = try await migrator.planDocument(tenant: "acme", to: "v2")
             #expect(report.schema == "tenant_acme")
-            #expect(report.steps.first?.statements.joined(separator: "\n").contains("\"tenant_acme\".\"recipe\"") == true)
-            let down = try migrator.planReport(from: "v2", to: "v1", schema: "somewhere")
+            #expect(report.sections.first?.statements.joined(separator: "\n").contains("\"tenant_acme\".\"recipe\"") == true)
+            let down = try migrator.planDocument(from: "v2", to: "v1", schema: "somewhere")
             #expect(down.direction == .down)
             #expect(down.destructiveChanges.contains { $0.column == "prep_minutes" })
             #expect(throws: TenantMigratorError.self) { try migrator.plan(from: "v2", to: "v3") }
