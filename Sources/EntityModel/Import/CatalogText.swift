@@ -66,9 +66,10 @@ enum CatalogText {
         !expression.hasPrefix("GENERATED ") && !expression.contains("nextval(")
     }
 
-    /// The text of a literal `'…'` or `'…'::type` (also `E'…'`), or nil when `expression` is not one.
+    /// The text of a literal `'…'` or `'…'::type` (also `E'…'`), the type also a quoted name
+    /// (`'READER'::"Role"`, a Prisma enum's default), or nil when `expression` is not one.
     static func literal(_ expression: String) -> String? {
-        guard let match = expression.wholeMatch(of: /(E?)'((?:[^']|'')*)'(::[a-z][a-z0-9_ ]*(\([0-9, ]+\))?(\[\])?)?/) else { return nil }
+        guard let match = expression.wholeMatch(of: /(E?)'((?:[^']|'')*)'(::(?:[a-z][a-z0-9_ ]*|"(?:[^"]|"")+")(\([0-9, ]+\))?(\[\])?)?/) else { return nil }
         var text = String(match.2).replacingOccurrences(of: "''", with: "'")
         if !match.1.isEmpty {
             guard let unescaped = unescapeBackslashes(text) else { return nil }
