@@ -15,13 +15,18 @@ import Testing
 /// Positive…Fields, unique_together, `django_session` keyed by a varchar) and Prisma's (quoted
 /// PascalCase tables, an enum, `TEXT` ids, `TIMESTAMP(3)`, `_prisma_migrations` and the implicit
 /// many-to-many `_CategoryToPost`). Each imports with no difference and no
-/// note, adopts, verifies clean, and a second tenant made from the imported model has the same
+/// note (but Prisma's two tables whose names start with `_`, which the model cannot name: import
+/// names them and a new tenant lacks them), adopts, verifies clean, and a second tenant made from the imported model has the same
 /// catalog (columns, defaults, constraints, indexes and sequences, names aside).
 @Suite("Importing framework schemas")
 struct FrameworkSchemaImportTests {
     static func fixture(_ name: String) throws -> String {
         try String(contentsOf: PackagePaths.root.appendingPathComponent("Tests/TenantMigratorTests/Fixtures/Schemas/\(name).sql"), encoding: .utf8)
     }
+
+    /// The tables a fixture has that the model cannot carry, because their names start with `_`
+    /// (reserved for the tool): import names each, and a tenant made from the model lacks them.
+    static let uncarriedTables = ["prisma": ["_CategoryToPost", "_prisma_migrations"]]
 
     @Test(arguments: [
         ("rails", "rails_app", [
@@ -42,14 +47,21 @@ struct FrameworkSchemaImportTests {
             "      user: { destination: AuthUser, inverse: authUserGroupses, optional: false, deferred: true }",
             "      created: { type: date, defaultExpression: \"statement_timestamp()\" }",
         ]),
-        ("prisma", "prisma_app", []),
+        ("prisma", "prisma_app", [
+            "  Role: [READER, AUTHOR, ADMIN]", "      role: { type: \"enum(Role)\", default: \"READER\" }",
+            "    table: Post", "    key: { type: text }", "    key: { type: serial }",
+            "      price: { type: \"numeric(65,30)\", optional: true }", "      tags: { type: \"text[]\", optional: true }",
+            "      updatedAt: { type: \"timestamp(3) without time zone\", column: updatedAt }",
+            "      authorId: { destination: User, inverse: posts, optional: false, column: authorId, onUpdate: cascade, indexed: false }",
+        ]),
     ])
     func aFrameworkSchemaImportsAdoptsAndMakesTenantsWithTheSameCatalog(fixture: String, schema: String, expectedLines: [String]) async throws {
         try await TestPostgres.withDatabase { connection in
             try connection.fixtureScript(try Self.fixture(fixture))
             let imported = try SchemaImport.read(schema: schema, versionName: "v1", on: connection)
             let yaml = imported.version.yamlText()
-            #expect(imported.notes.isEmpty, "\(fixture): \(imported.notes.map(\.description))\n\(yaml)")
+            let uncarried = Self.uncarriedTables[fixture] ?? []
+            #expect(imported.notes.map(\.element) == uncarried.map { "table \($0)" }, "\(fixture): \(imported.notes.map(\.description))\n\(yaml)")
             #expect(imported.isAdoptable, "\(fixture): \(imported.remainingDifferences.map(\.description))\n\(yaml)")
             let lines = Set(yaml.split(separator: "\n").map(String.init))
             for line in expectedLines { #expect(lines.contains(line), "\(fixture): missing \(line) in\n\(yaml)") }
@@ -64,11 +76,14 @@ struct FrameworkSchemaImportTests {
             #expect(report.isClean, "\(fixture): \(report.differences.map(\.description)) \(report.foreignObjects)")
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             #expect(try lifecycle.verify(try tenant("created"), on: connection).isClean, "\(fixture)")
-            let createdShape = try connection.keyedCatalogShape(of: created.schema), originalShape = try connection.keyedCatalogShape(of: schema)
+            // (The shape names its schema in a cast of a default to an enum: `'READER'::prisma_app."Role"`.)
+            let createdShape = try connection.keyedCatalogShape(of: created.schema).map { $0.replacingOccurrences(of: "::\(created.schema).", with: "::S.") }
+            let originalShape = try connection.keyedCatalogShape(of: schema).map { $0.replacingOccurrences(of: "::\(schema).", with: "::S.") }
             #expect(createdShape == originalShape, "\(fixture): \(createdShape.difference(from: originalShape))")
-            // The shapes leave out tables whose names start with `_`; the application's own such
-            // tables (Prisma's) must be there too.
-            #expect(try connection.applicationTables(of: created.schema) == connection.applicationTables(of: schema), "\(fixture)")
+            // The shapes leave out tables whose names start with `_`: the application's own such
+            // tables (Prisma's) are all there, but for those import named as not carried.
+            #expect(try connection.applicationTables(of: created.schema) == connection.applicationTables(of: schema).filter { !uncarried.contains($0) }, "\(fixture)")
+            #expect(try Set(connection.applicationTables(of: schema)).isSuperset(of: uncarried), "\(fixture)")
         }
     }
 }
