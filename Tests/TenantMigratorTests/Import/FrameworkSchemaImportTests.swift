@@ -86,6 +86,57 @@ struct FrameworkSchemaImportTests {
             #expect(try Set(connection.applicationTables(of: schema)).isSuperset(of: uncarried), "\(fixture)")
         }
     }
+
+    /// A v2 of the imported Django model adds a field with a default and a check (as a
+    /// `PositiveSmallIntegerField(default=0)` would): both tenants, the adopted schema and one made
+    /// from the model, migrate to it and roll back exactly (catalog, values as text, sequences).
+    @Test func aV2OfTheImportedDjangoModelMigratesBothTenantsAndRollsBackExactly() async throws {
+        try await TestPostgres.withDatabase { connection in
+            let fixture = try Self.fixture("django")
+            try connection.fixtureScript(fixture)
+            let v1 = try SchemaImport.read(schema: "django_app", versionName: "v1", on: connection).version
+            let created = "      created: { type: date, defaultExpression: \"statement_timestamp()\" }\n"
+            let v1Text = v1.yamlText()
+            #expect(v1Text.contains(created))
+            let v2Text = v1Text.replacingOccurrences(of: created, with: created + "      discountPercent: { type: int16, default: 0, check: \"discount_percent >= 0\" }\n")
+            let v2 = try ModelVersion(name: "v2", yaml: v2Text, file: "DjangoApp/v2.yaml")
+            let family = try ModelFamily(name: "DjangoApp", versions: [v1, v2])
+            let catalog = TenantCatalog()
+            try catalog.install(on: connection)
+            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
+            try lifecycle.adopt(try tenant("adopted"), schema: "django_app", on: connection)
+            let createdTenant = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
+            // The fixture's rows, into the new tenant.
+            let rows = fixture[fixture.range(of: "INSERT INTO")!.lowerBound...]
+            try connection.fixtureScript("SET search_path = \(connection.quoteIdentifier(createdTenant.schema));\n" + rows)
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
+            for (name, schema) in [("adopted", "django_app"), ("created", createdTenant.schema)] {
+                let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
+                let sequencesBefore = try connection.sequenceValues(of: schema)
+                #expect(dataBefore.count == 8, "\(name): \(dataBefore)")
+                let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
+                #expect(up.outcome == .migrated, "\(name): \(up)")
+                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) at v2")
+                #expect(try connection.column("SELECT discount_percent::text FROM \(connection.quoteIdentifier(schema)).shop_product ORDER BY id", as: String.self)
+                        == ["0", "0"], "\(name)")
+                #expect(try connection.column("""
+                    SELECT a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || pg_get_expr(d.adbin, d.adrelid)
+                    FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                    WHERE a.attrelid = $1::regclass AND a.attname = 'discount_percent'
+                    """, [schema + ".shop_product"], as: String.self) == ["discount_percent smallint true 0"], "\(name)")
+                #expect(try connection.column("""
+                    SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c' ORDER BY 1
+                    """, [schema + ".shop_product"], as: String.self) == ["CHECK ((discount_percent >= 0))", "CHECK ((stock >= 0))"], "\(name)")
+                #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
+                let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
+                #expect(down.outcome == .migrated, "\(name): \(down)")
+                #expect(try connection.keyedCatalogShape(of: schema) == shapeBefore, "\(name)")
+                #expect(try connection.userData(of: schema) == dataBefore, "\(name)")
+                #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
+                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) back at v1")
+            }
+        }
+    }
 }
 
 extension Connection {
