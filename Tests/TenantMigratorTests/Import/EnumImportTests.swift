@@ -139,11 +139,42 @@ struct EnumImportTests {
         }
     }
 
-    @Test func aV2ThatRemovesAValueRowsHoldStopsTheStepAndLeavesTheTenant() async throws {
+    /// Removing values rows hold: the rows of an optional column lose the value (NULL), those of a
+    /// required one with a default get the default; the values are archived first (the plan lists
+    /// them as archived, consent only without the archive), and the way down re-adds the value and
+    /// gives them back (the round trip is exact).
+    @Test func aV2ThatRemovesValuesRowsHoldArchivesThemAndTheWayDownGivesThemBack() async throws {
+        let removing: (String) -> String = {
+            $0.replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]").replacingOccurrences(of: "Carrier: [dhl, ups]", with: "Carrier: [dhl]")
+        }
+        try await migratesBothTenantsAndBack(removing) { (connection: Connection, schema: String) throws in
+            #expect(try Self.enumValues(of: schema, on: connection) == ["Carrier dhl", "order_status new,paid"])
+            let rows = try connection.column("SELECT status::text || ' ' || coalesce(carrier::text, '-') FROM \(schema).\"order\" ORDER BY id", as: String.self)
+            #expect(rows == (schema == "shop" ? ["new dhl", "paid -", "new -"] : ["paid dhl", "new -"]), "\(schema): \(rows)")
+            let archived = try connection.scalar("SELECT count(*) FROM \(schema)._tm_archive", as: Int64.self)
+            #expect(archived == (schema == "shop" ? 2 : 1), "\(schema)")
+        }
         try await TestPostgres.withDatabase { connection in
             for statement in Self.shop { try connection.fixtureScript(statement) }
             let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
-            let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]"), file: "v2")
+            let v2 = try ModelVersion(name: "v2", yaml: removing(v1.yamlText()), file: "v2")
+            let plan = try MigrationPlanner(family: try ModelFamily(name: "Shop", versions: [v1, v2])).plan(from: "v1", to: "v2")
+            for (column, what) in [("status", "\"shipped\""), ("carrier", "\"ups\"")] {
+                #expect(plan.archivedChanges.contains { $0.table == "order" && $0.column == column && $0.detail.contains(what) }, "\(plan.archivedChanges)")
+                #expect(plan.lostChanges(archiving: false).contains { $0.column == column }, "\(plan.lostChanges(archiving: false))")
+            }
+            #expect(plan.lostChanges(archiving: true).isEmpty, "\(plan.lostChanges(archiving: true))")
+        }
+    }
+
+    /// A required column without a default has nothing to hold instead of a removed value: the
+    /// step stops, naming a row, and the tenant stays at its version.
+    @Test func aV2ThatRemovesAValueRowsOfARequiredColumnWithoutDefaultHoldStopsTheStepAndLeavesTheTenant() async throws {
+        try await TestPostgres.withDatabase { connection in
+            for statement in Self.shop { try connection.fixtureScript(statement) }
+            let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
+            let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]")
+                .replacingOccurrences(of: "status: { type: \"enum(order_status)\", default: \"new\"", with: "status: { type: \"enum(order_status)\""), file: "v2")
             let family = try ModelFamily(name: "Shop", versions: [v1, v2])
             let catalog = TenantCatalog()
             try catalog.install(on: connection)
@@ -156,7 +187,7 @@ struct EnumImportTests {
             } catch {
                 // The tenant, the value, the type, a row that holds it, and the SQLSTATE.
                 for part in ["tenant adopted", "invalid input value for enum shop.order_status: \"shipped\"", "22P02",
-                             "row id 3 holds \"shipped\", which does not fit enum(order_status)"] {
+                             "row id 3 holds \"shipped\", which does not fit enum(order_status)", "required and has no default"] {
                     #expect("\(error)".contains(part), "\(part) not in \(error)")
                 }
             }
