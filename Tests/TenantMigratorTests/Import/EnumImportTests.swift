@@ -196,6 +196,52 @@ struct EnumImportTests {
         }
     }
 
+    /// A value `ALTER TYPE … ADD VALUE` added cannot be used in the transaction that added it
+    /// (55P04), and a whole path is one transaction per tenant: a mapping of the step that adds it
+    /// writes it, or a mapping of the path's next step does. The type is rebuilt first; the path
+    /// migrates and rolls back exactly.
+    @Test(arguments: [false, true])
+    func aValueAddedAndUsedInTheSameTransactionMigratesAndRollsBackExactly(byTheNextStep: Bool) async throws {
+        try await TestPostgres.withDatabase { connection in
+            for statement in Self.shop { try connection.fixtureScript(statement) }
+            let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
+            let added = v1.yamlText().replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid, shipped, refunded]")
+            let v2 = try ModelVersion(name: "v2", yaml: added, file: "v2")
+            let v3 = try ModelVersion(name: "v3", yaml: added.replacingOccurrences(of: "default: \"new\"", with: "default: \"refunded\""), file: "v3")
+            let family = try ModelFamily(name: "Shop", versions: byTheNextStep ? [v1, v2, v3] : [v1, v2])
+            let mapping = try MappingModel.load(yaml: """
+                source: \(byTheNextStep ? "v2" : "v1")
+                destination: \(byTheNextStep ? "v3" : "v2")
+                entityMappings:
+                  - name: OrderToOrder
+                    source: Order
+                    destination: Order
+                    attributes:
+                      status: "CASE WHEN source.kind = 'shop' THEN 'refunded' ELSE source.status END"
+                """, file: "mapping.yaml", family: family, policies: PolicyRegistry())
+            let catalog = TenantCatalog()
+            try catalog.install(on: connection)
+            try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let dataBefore = try connection.userData(of: "shop"), shapeBefore = try connection.catalogShape(of: "shop")
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family, mappings: [mapping]))
+            let top = byTheNextStep ? "v3" : "v2"
+            let up = try runner.migrate(try tenant("adopted"), .migrate(to: top), on: connection)
+            #expect(up.outcome == .migrated, "\(up)")
+            #expect(try Self.enumValues(of: "shop", on: connection).contains("order_status new,paid,shipped,refunded"))
+            let statuses = try connection.column("SELECT status::text FROM shop.\"order\" ORDER BY id", as: String.self)
+            #expect(statuses == ["new", "refunded", "shipped"], "\(statuses)")
+            if byTheNextStep {
+                #expect(try connection.scalar(#"INSERT INTO shop."order" DEFAULT VALUES RETURNING status::text"#, as: String.self) == "refunded")
+                try connection.fixtureScript(#"DELETE FROM shop."order" WHERE id > 3"#)
+            }
+            let down = try runner.migrate(try tenant("adopted"), .rollback(to: "v1"), on: connection)
+            #expect(down.outcome == .migrated, "\(down)")
+            #expect(try connection.userData(of: "shop") == dataBefore)
+            #expect(try connection.catalogShape(of: "shop") == shapeBefore)
+            #expect(try Self.enumValues(of: "shop", on: connection) == ["Carrier dhl,ups", "order_status new,paid,shipped"])
+        }
+    }
+
     @Test func aV2ThatTurnsATextColumnIntoAnEnumMigratesAndRollsBackExactly() async throws {
         try await migratesBothTenantsAndBack({
             $0.replacingOccurrences(of: "entities:", with: "  channel: [web, shop]\nentities:")
