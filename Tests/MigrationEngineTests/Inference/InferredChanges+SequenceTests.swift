@@ -90,4 +90,28 @@ struct InferredChangesSequenceTests {
             #expect(atV1.isClean, "\(atV1.differences.map(\.description)) \(atV1.foreignObjects)")
         }
     }
+
+    /// A `serial` key's sequence is named after its table (`part_id_seq`): renaming the table
+    /// renames the sequence too (catalog only), each way, and verify is clean at both ends.
+    @Test func renamingASerialKeyedTableRenamesItsSequence() async throws {
+        let v1 = "entities:\n  Part:\n    key: { type: serial }\n    attributes:\n      name: { type: string, optional: true }\n"
+        let v2 = v1.replacingOccurrences(of: "  Part:\n", with: "  Part:\n    table: component\n")
+        let family = try ModelFamily(name: "Serial", versions: [ModelVersion(name: "v1", yaml: v1, file: "Serial/v1.yaml"), ModelVersion(name: "v2", yaml: v2, file: "Serial/v2.yaml")])
+        try await TestPostgres.withDatabase { connection in
+            let catalog = TenantCatalog()
+            try catalog.install(on: connection)
+            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
+            let schema = try lifecycle.create(try TenantName("acme"), version: "v1", on: connection).schema
+            #expect(try connection.scalar("INSERT INTO \(schema).part (name) VALUES ('a') RETURNING id", as: Int64.self) == 1)
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
+            for (request, table, next) in [(MigrationRequest.migrate(to: "v2"), "component", Int64(2)), (.rollback(to: "v1"), "part", 3)] {
+                let outcome = try runner.migrate(try TenantName("acme"), request, on: connection)
+                #expect(outcome.outcome == .migrated, "\(outcome)")
+                #expect(try connection.scalar("SELECT pg_catalog.pg_get_serial_sequence($1, 'id')", ["\(schema).\(table)"], as: String.self) == "\(schema).\(table)_id_seq")
+                #expect(try connection.scalar("INSERT INTO \(schema).\(table) (name) VALUES ('b') RETURNING id", as: Int64.self) == next)
+                let report = try lifecycle.verify(try TenantName("acme"), on: connection)
+                #expect(report.isClean, "\(table): \(report.differences.map(\.description)) \(report.foreignObjects)")
+            }
+        }
+    }
 }
