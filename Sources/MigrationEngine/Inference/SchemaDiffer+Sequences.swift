@@ -28,4 +28,16 @@ extension SchemaDiffer {
                     + "set it past the values in use with setval if rows keep them)")))
         }
     }
+
+    /// When a table with a `serial` column is renamed, its sequence (`<table>_<column>_seq`, as
+    /// PostgreSQL names it) follows, so that the tenant's catalog stays the destination's. (Names
+    /// past 63 bytes, which PostgreSQL shortens, are left as they are.)
+    mutating func renameSerialSequences(of oldTable: Table, to newTable: Table) {
+        for column in oldTable.columns where column.generation == .serial {
+            guard let newColumn = columnMatch[oldTable.name]?[column.name] else { continue }
+            let from = "\(oldTable.name)_\(column.name)_seq", to = "\(newTable.name)_\(newColumn)_seq"
+            guard from != to, from.utf8.count <= 63, to.utf8.count <= 63 else { continue }
+            emit(.renameTables, .sequenceChange(.rename(from: from, to: to)))
+        }
+    }
 }

@@ -10,6 +10,9 @@ enum SequenceChange: Sendable, Hashable {
     case alter(from: ModelSequence, to: ModelSequence)
     /// `DROP SEQUENCE`, once no default draws from it.
     case drop(String)
+    /// `ALTER SEQUENCE … RENAME TO …`: a `serial` column's sequence, named after its table, when
+    /// the table is renamed.
+    case rename(from: String, to: String)
 
     var statements: [SQL] {
         switch self {
@@ -23,6 +26,8 @@ enum SequenceChange: Sendable, Hashable {
             return changes.isEmpty ? [] : ["ALTER SEQUENCE \(table: new.name)\(changes, joinedBy: "")"]
         case let .drop(name):
             return ["DROP SEQUENCE \(table: name)"]
+        case let .rename(from, to):
+            return ["ALTER SEQUENCE \(table: from) RENAME TO \(id: to)"]
         }
     }
 
@@ -32,6 +37,7 @@ enum SequenceChange: Sendable, Hashable {
         case let .create(sequence): "creating the sequence \(sequence.name)"
         case let .alter(_, new): "changing the sequence \(new.name) (\(new.type.rawValue), start \(new.start), increment \(new.increment))"
         case let .drop(name): "dropping the sequence \(name)"
+        case let .rename(from, to): "renaming the sequence \(from) to \(to)"
         }
     }
 }
