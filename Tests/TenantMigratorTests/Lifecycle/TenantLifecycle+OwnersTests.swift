@@ -47,4 +47,40 @@ struct TenantLifecycleOwnersTests {
                     "\(report.foreignObjects)")
         }
     }
+
+    /// `migrate` checks again, once per tenant, what the tenant's tables use and who owns the
+    /// model's sequences and enum types: an owner changed after adopt (here the sequence the keys
+    /// draw from, given to an app role, which could move it back under them) stops the migration
+    /// before anything is touched.
+    @Test func migrateRefusesATenantWhoseSequenceAnAppRoleOwnsSinceItWasAdopted() async throws {
+        try await TestPostgres.withDatabase { connection in
+            let role = "tm_app_\(UInt32.random(in: 0 ... .max))"
+            try connection.fixtureScript("CREATE ROLE \(role) NOLOGIN")
+            defer { _ = try? connection.fixtureScript("REASSIGN OWNED BY \(role) TO CURRENT_USER; DROP OWNED BY \(role); DROP ROLE \(role)") }
+            try connection.fixtureScript("""
+                CREATE SCHEMA shop;
+                CREATE SEQUENCE shop.part_seq INCREMENT 50;
+                CREATE TABLE shop.part (id bigint PRIMARY KEY DEFAULT nextval('shop.part_seq'::regclass), name text);
+                """)
+            let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
+            let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: "name: { type: string, optional: true }",
+                                                                                       with: "name: { type: string, optional: true }\n      note: { type: string, optional: true }"), file: "v2")
+            #expect(v2.versionHash != v1.versionHash)
+            let family = try ModelFamily(name: "Shop", versions: [v1, v2])
+            let catalog = TenantCatalog()
+            try catalog.install(on: connection)
+            _ = try TenantLifecycle(catalog: catalog, family: family).adopt(try TenantName("shop"), schema: "shop", on: connection)
+            try connection.fixtureScript("ALTER SEQUENCE shop.part_seq OWNER TO \(role)")
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
+            do {
+                let outcome = try runner.migrate(try TenantName("shop"), .migrate(to: "v2"), on: connection)
+                Issue.record("migrated a tenant whose part_seq \(role) owns: \(outcome)")
+            } catch {
+                for part in ["sequence shop.part_seq", "owned by \(role)", "42501"] {
+                    #expect("\(error)".contains(part), "\(part) not in \(error)")
+                }
+            }
+            #expect(try catalog.requireTenant(try TenantName("shop"), on: connection).version == "v1")
+        }
+    }
 }
