@@ -34,3 +34,17 @@ extension ExpressionTrust {
         }
     }
 }
+
+extension ExpressionTrust {
+    /// Before a migration of a tenant at `version` touches it, once per tenant: what its tables
+    /// already use (``existing(inSchema:on:)``) and who owns the model's sequences and enum types
+    /// (``modelObjects(of:inSchema:on:)``), as `adopt` checked them, since an owner or a right may
+    /// have changed since. Throws ``UntrustedExpression`` (42501) on any finding. Skipped (no round
+    /// trip) for a version without expressions, enum types or sequences: its tables use only
+    /// PostgreSQL's own functions and types.
+    public static func requireTrustedTenant(at version: ModelVersion, inSchema schema: String, on connection: Connection) throws {
+        guard !ModelExpression.all(in: version).isEmpty || !version.enums.isEmpty || !version.sequences.isEmpty else { return }
+        let findings = try existing(inSchema: schema, on: connection) + modelObjects(of: version, inSchema: schema, on: connection)
+        guard findings.isEmpty else { throw UntrustedExpression(findings: findings) }
+    }
+}
