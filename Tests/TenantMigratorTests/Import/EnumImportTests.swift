@@ -70,6 +70,18 @@ struct EnumImportTests {
         }
     }
 
+    /// An array of an enum type is not carried: the import names it as such (not as an unknown
+    /// type), says what it becomes, and that adopting needs the column changed.
+    @Test func anArrayOfAnEnumIsNamedAsSuchByTheImport() async throws {
+        try await TestPostgres.withDatabase { connection in
+            for statement in Self.shop + [#"ALTER TABLE shop."order" ADD COLUMN history shop.order_status[]"#] { try connection.fixtureScript(statement) }
+            let imported = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection)
+            let notes = imported.notes.map(\.description)
+            #expect(notes.contains { $0.contains("column order.history") && $0.contains("an array of the enum type order_status, which the model does not carry") },
+                    "\(notes)")
+        }
+    }
+
     /// v1 imported; v2 made from its text by `change`; both tenants (adopted, created) migrate up
     /// and back: verify clean at each end, the catalog and the rows exactly as before.
     private func migratesBothTenantsAndBack(
