@@ -13,6 +13,21 @@ extension ImportPlan {
             name = String(name.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
         }
         if snapshot.enums.contains(where: { $0.name == name }) { return (.string, .enumeration(name), true) }
+        if enumOfArray(catalogType) != nil {
+            // Its values as their text (an array of enum values casts to text[] and back).
+            let text = CatalogText.attributeType(for: "text[]")
+            return (text.type, text.columnType, false)
+        }
         return CatalogText.attributeType(for: catalogType)
+    }
+
+    /// The schema's enum type whose array `catalogType` is (`order_status[]`), if it is one.
+    func enumOfArray(_ catalogType: String) -> String? {
+        guard catalogType.hasSuffix("[]") else { return nil }
+        var name = String(catalogType.dropLast(2))
+        if name.count > 2, name.hasPrefix("\""), name.hasSuffix("\"") {
+            name = String(name.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")
+        }
+        return snapshot.enums.contains { $0.name == name } ? name : nil
     }
 }

@@ -9,6 +9,9 @@ public struct DestructiveChange: Sendable, Codable, Hashable, CustomStringConver
         /// Values of rows whose entity no longer has the property (it moved down into a
         /// sub-entity): the model loses them; the column keeps them unseen.
         case hideValues
+        /// Values an enum type no longer has: the rows holding them hold NULL or the column's
+        /// default instead.
+        case removeEnumValues
         /// Declared by a mapping or policy (`loses:`).
         case custom
     }

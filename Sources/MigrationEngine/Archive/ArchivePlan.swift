@@ -186,8 +186,9 @@ struct ArchivePlan: Sendable {
             switch entry.fate {
             case let .destroyed(change):
                 guard !change.table.isEmpty else { continue }
-                if change.kind == .narrowType {
-                    add(item.table, item.column, nil, narrowing: true)
+                if change.kind == .narrowType || change.kind == .removeEnumValues {
+                    // (Values an enum loses: copied before its rebuild, in the rows holding them.)
+                    add(item.table, item.column, item.rows?.predicate, narrowing: true)
                 } else {
                     let entities = change.kind == .deleteRows ? item.property?.components(separatedBy: ", ") : nil
                     add(item.table, column, item.rows?.predicate, entities: entities)
@@ -259,7 +260,7 @@ struct ArchivePlan: Sendable {
             }
             if item.narrowing, let surviving = names.survivingColumns[item.table + "." + name],
                let newTable = names.survivingTables[item.table], let newType = destinationSchema.table(named: newTable)?.column(named: surviving)?.type,
-               let oldType = table?.column(named: name)?.type {
+               let oldType = table?.column(named: name)?.type, oldType != newType {
                 // The value as the narrowed column will hold it differs from the value now. A value
                 // into or out of an enum keeps its text (or does not fit, and the step stops); the
                 // enum may not exist yet when the archive is copied.

@@ -257,7 +257,7 @@ private extension SchemaOperation {
         case let .enumChange(change):
             guard case let .rebuild(_, _, columns) = change else { return [] }
             return Set(columns.map(\.table))
-        case .setComment:
+        case .setComment, .sequenceChange:
             return []
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
              .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:

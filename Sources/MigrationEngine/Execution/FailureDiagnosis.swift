@@ -32,6 +32,8 @@ public struct FailureDiagnosis: Sendable, Hashable, CustomStringConvertible {
     public var value: String?
     /// The failure's SQLSTATE (`22003`, `22P02`, …).
     public var sqlState: SQLState?
+    /// What to do about it, where the cause is known (nil: change the value, or map it).
+    public var remedy: String?
 
     public var description: String {
         let shown = value.map { "\"\($0)\"" } ?? "NULL"
@@ -82,7 +84,8 @@ public struct FailureDiagnosis: Sendable, Hashable, CustomStringConvertible {
         annotated.table = table
         annotated.column = column
         let shown = value.map { "\"\($0)\"" } ?? "NULL"
-        annotated.detail = "row id \(rowID) holds \(shown), which does not fit \(type.rawValue)" + (error.detail.map { "; \($0)" } ?? "")
+        annotated.detail = "row id \(rowID) holds \(shown), which does not fit \(type.rawValue)" + (remedy.map { ": \($0)" } ?? "")
+            + (error.detail.map { "; \($0)" } ?? "")
         return annotated
     }
 

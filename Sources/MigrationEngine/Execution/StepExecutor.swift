@@ -68,6 +68,8 @@ public struct StepExecutor {
     /// What a fleet run learned of its policies' relationship passes, shared by its tenants'
     /// executors (nil: every step probes its policies).
     public var relationshipPasses: RelationshipPasses?
+    /// The enum types earlier steps of this executor added values to (``AddedEnumValues``).
+    public var addedEnumValues = AddedEnumValues()
 
     public init(schema: String, connection: Connection, options: Options = Options()) {
         self.schema = schema
@@ -90,6 +92,8 @@ public struct StepExecutor {
         defer { connection.logger = previousLogger }
         // The model's expressions resolve to trusted objects only, before any DDL runs (ExpressionTrust).
         for version in step.versions.dropFirst() { try ExpressionTrust(version: version).check(on: connection) }
+        // A value an earlier step of the transaction added could not be used in this one (55P04).
+        let rebuilt = try addedEnumValues.rebuild(as: step.source.relationalSchema(), schema: schema, on: connection)
         let archive = StepArchive(plan: try options.archivePlan(of: step, on: connection), schema: schema, connection: connection, copies: options.archives, presence: self.archive,
                                   notesCopiedRows: step.isPolicyStep)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
@@ -133,7 +137,10 @@ public struct StepExecutor {
         // What the step gives back is part of what it leaves: the archive notes what this step left
         // in a row once the reverse pairs' values are back in it, so that the next way back finds
         // the row as noted (else it would count the values given back here as the app's changes).
+        addedEnumValues.note(step)
+        let rebuiltForRestore = try addedEnumValues.rebuild(archive.enumTypesRestored(), as: step.destination.relationalSchema(), schema: schema, on: connection)
         let restored = try archive.restore()
+        batch.statistics.statements += rebuilt + rebuiltForRestore
         batch.statistics.rowsAffected += restored
         batch.statistics.restoredEntries += restored
         batch.statistics.supersededEntries += archive.supersededCount

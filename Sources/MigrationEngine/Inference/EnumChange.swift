@@ -5,8 +5,10 @@ import TypedSQL
 ///
 /// Adding and renaming a value change the catalog only. Removing or reordering values rebuilds the
 /// type: the old one steps aside, the new one is created under the name, and every column of the
-/// type is cast to it through its text (a row holding a removed value stops the step with
-/// SQLSTATE 22P02, naming the value); the old type is dropped once the step's old columns are gone.
+/// type is cast to it through its text; the old type is dropped once the step's old columns are
+/// gone. A column whose rows may hold a removed value writes NULL there (an optional column) or its
+/// default (a required one), once the archive took the values; a required column without a default
+/// has nothing to write, and a row holding a removed value stops the step with SQLSTATE 22P02.
 enum EnumChange: Sendable, Hashable {
     /// `CREATE TYPE … AS ENUM`.
     case create(EnumType)
@@ -25,6 +27,18 @@ enum EnumChange: Sendable, Hashable {
         var table: String
         var column: String
         var defaultValue: DefaultValue?
+        /// Values the rebuilt type no longer has that rows of the column may hold (the archive
+        /// keeps them): they become ``instead``.
+        var removed: [String] = []
+        /// What a row holding a removed value holds once the type is rebuilt (nil: NULL).
+        var instead: DefaultValue?
+
+        /// The column's value as the rebuilt type's text: a removed value replaced.
+        func text(type: String) -> SQL {
+            guard !removed.isEmpty else { return "\(id: column)::text" }
+            let replacement: SQL = instead.map { "(\($0.sql(for: .enumeration(type))))::text" } ?? "NULL"
+            return "CASE WHEN \(id: column)::text IN (\(literals: removed)) THEN \(replacement) ELSE \(id: column)::text END"
+        }
     }
 
     /// Whether it reads or writes rows: a rebuild casts every row of its columns.
@@ -46,11 +60,10 @@ enum EnumChange: Sendable, Hashable {
             let aside = Self.asideName(type)
             var statements: [SQL] = ["ALTER TYPE \(table: type) RENAME TO \(id: aside)", EnumType(name: type, values: values).creation]
             for column in columns {
-                if column.defaultValue != nil {
-                    statements.append("ALTER TABLE \(table: column.table) ALTER COLUMN \(id: column.column) DROP DEFAULT")
-                }
+                // (Whatever default it has now, which may be one the step drops later.)
+                statements.append("ALTER TABLE \(table: column.table) ALTER COLUMN \(id: column.column) DROP DEFAULT")
                 statements.append("ALTER TABLE \(table: column.table) ALTER COLUMN \(id: column.column) TYPE \(table: type) "
-                    + "USING \(id: column.column)::text::\(table: type)")
+                    + "USING (\(column.text(type: type)))::\(table: type)")
                 if let value = column.defaultValue {
                     statements.append("ALTER TABLE \(table: column.table) ALTER COLUMN \(id: column.column) SET DEFAULT \(value.sql(for: .enumeration(type)))")
                 }

@@ -4,6 +4,7 @@ extension SchemaDiffer {
     /// Renames, column changes and constraint changes of a table that exists on both sides.
     mutating func diffTable(_ oldTable: Table, _ newTable: Table) {
         if oldTable.name != newTable.name { emit(.renameTables, .renameTable(from: oldTable.name, to: newTable.name)) }
+        renameSerialSequences(of: oldTable, to: newTable)
         let matches = columnMatch[oldTable.name] ?? [:]
         let displaced = displacedColumns[oldTable.name] ?? [:]
         for oldColumn in oldTable.columns {

@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 extension SchemaDiffer {
     /// The changes to the enum types: new ones are created before any table uses them, and old
@@ -29,15 +30,22 @@ extension SchemaDiffer {
                     return added.contains(value)
                 }
             }
-            if type.values.filter(current.contains) == current, !usedAtOnce {
+            // A mapping of this step may write an added value into a table it fills (55P04 as well).
+            let writtenByMappings = new.tables.contains { table in
+                mappingFilledTables.contains(table.name) && table.columns.contains { $0.type == type.sqlType }
+            }
+            if type.values.filter(current.contains) == current, !usedAtOnce, !writtenByMappings {
                 for value in added {
                     let index = type.values.firstIndex(of: value)!
                     let after = type.values[..<index].last
                     emit(.renameConstraints, .enumChange(.addValue(type: type.name, value: value, after: after, before: after == nil ? current.first : nil)))
                 }
             } else {
+                let removed = current.filter { !type.values.contains($0) }
                 let columns = new.tables.flatMap { table in
-                    table.columns.filter { $0.type == type.sqlType }.map { EnumChange.TypedColumn(table: table.name, column: $0.name, defaultValue: $0.defaultValue) }
+                    table.columns.filter { $0.type == type.sqlType }.map { column in
+                        typedColumn(column, of: table, removing: removed, from: type)
+                    }
                 }
                 rebuiltEnums.append(.rebuild(type: type.name, values: type.values, columns: columns))
             }
@@ -45,6 +53,31 @@ extension SchemaDiffer {
         for type in old.enumTypes where !newNames.contains(type.name) {
             droppedEnums.append(type.name)
         }
+    }
+
+    /// A column of a rebuilt type. Where it held the type before the step and its rows may hold a
+    /// `removed` value, those rows get NULL (an optional column) or the column's default (a required
+    /// one), and the account says the values are destroyed in those rows (the archive keeps them,
+    /// and the way down gives them back). A required column without a default has nothing to hold
+    /// instead: a row with a removed value stops the step (22P02, ``FailureDiagnosis``).
+    mutating func typedColumn(_ column: Column, of table: Table, removing removed: [String], from type: EnumType) -> EnumChange.TypedColumn {
+        var typed = EnumChange.TypedColumn(table: table.name, column: column.name, defaultValue: column.defaultValue)
+        guard !removed.isEmpty, column.isNullable || column.defaultValue != nil,
+              let oldTable = tableMatch.first(where: { $0.value == table.name }).flatMap({ old.table(named: $0.key) }),
+              let oldName = columnMatch[oldTable.name]?.first(where: { $0.value == column.name })?.key,
+              let oldColumn = oldTable.column(named: oldName), oldColumn.type == type.sqlType else { return typed }
+        typed.removed = removed
+        typed.instead = column.isNullable ? nil : column.defaultValue
+        let values = removed.map { "\"\($0)\"" }.joined(separator: ", ")
+        let instead = typed.instead.map { "its default \($0.sql(for: .text).text(schema: "", quoting: PlaceholderQuoting()))" } ?? "NULL"
+        // (Copied before the step's renames, as a narrowing is: the source names hold.)
+        let rows = StepAccount.RowSet("source.\(id: oldColumn.name)::text IN (\(literals: removed))" as SQL,
+                                      words: "the rows holding \(values)")
+        account.append(.init(kind: .column, table: oldTable.name, column: oldColumn.name, property: property(oldColumn.origin), rows: rows),
+                       .destroyed(DestructiveChange(kind: .removeEnumValues, table: oldTable.name, column: oldColumn.name, rows: rows.predicate,
+                           detail: "removes \(values) from enum(\(type.name)): \(table.name).\(column.name) holds \(instead) instead in the rows holding "
+                               + (removed.count == 1 ? "it" : "them"))))
+        return typed
     }
 
     /// What waits for the step's tables and columns: the rebuilds, after the columns changed type

@@ -97,6 +97,7 @@ struct SchemaDiffer {
         planLinkMoves()
         planRowMoves()
         diffEnums()
+        diffSequences()
         for oldTable in old.tables {
             if let newName = tableMatch[oldTable.name], let newTable = new.table(named: newName) {
                 diffTable(oldTable, newTable)
@@ -109,6 +110,7 @@ struct SchemaDiffer {
             createTable(newTable)
         }
         finishEnums()
+        finishSequences()
         diffComments()
         if !reasons.isEmpty {
             throw PlanningError.stepNotPossible(from: source.name, to: destination.name, reasons: reasons)

@@ -40,6 +40,8 @@ enum SchemaOperation: Sendable, Hashable {
     case resetIdentity(table: String)
     /// Creates, changes or drops an enum type of the model.
     case enumChange(EnumChange)
+    /// Creates, changes or drops a sequence the model lists (catalog only).
+    case sequenceChange(SequenceChange)
     /// `COMMENT ON TABLE` (column nil) or `COMMENT ON COLUMN`; nil removes the comment.
     case setComment(table: String, column: String?, comment: String?)
 
@@ -51,7 +53,7 @@ enum SchemaOperation: Sendable, Hashable {
         switch self {
         case .backfill, .moveLinks, .moveRows, .renameDiscriminatorValue, .deleteEntityRows, .dropLinksTo, .alterType: return true
         case let .enumChange(change): return change.movesData
-        case .setComment: return false
+        case .setComment, .sequenceChange: return false
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
              .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
             return false
@@ -118,6 +120,8 @@ enum SchemaOperation: Sendable, Hashable {
             return ["SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: name), 'id')::regclass, "
                 + "coalesce((SELECT pg_catalog.max(id) FROM \(table: name)), 0) + 1, false)"]
         case let .enumChange(change):
+            return change.statements
+        case let .sequenceChange(change):
             return change.statements
         case let .setComment(name, column, comment):
             return [Table.comment(table: name, column: column, comment)]

@@ -176,7 +176,7 @@ extension SchemaOperation {
             return false
         case let .enumChange(change):
             return !change.movesData
-        case .setComment:
+        case .setComment, .sequenceChange:
             return true
         }
     }
@@ -194,6 +194,7 @@ extension SchemaOperation {
         case let .addCheck(table, check): return "adding the check \(check.name) to \(table)"
         case let .createIndex(table, index): return "creating the index \(index.name) on \(table)"
         case let .enumChange(change): return change.summary
+        case let .sequenceChange(change): return change.summary
         default: return "\(self)"
         }
     }

@@ -291,6 +291,8 @@ struct TenantRun {
         var executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives, provesWayBack: settings.provesWayBack))
         if let archive = state.archive { executor.archive = archive }
         executor.relationshipPasses = runner.plans?.relationshipPasses
+        // What the tenant's tables already use runs as the migrator when its steps write their rows.
+        if let start = plan.steps.first?.source { try ExpressionTrust.requireTrustedTenant(at: start, inSchema: schema, on: connection) }
         var statistics = StepStatistics()
         for step in plan.steps {
             state.runningStep = (step, schema)

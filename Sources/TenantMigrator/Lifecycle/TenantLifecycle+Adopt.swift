@@ -29,6 +29,7 @@ extension TenantLifecycle {
                 if differences.isEmpty {
                     // What the schema's tables already use runs as the migrator when it writes their rows.
                     let untrusted = try ExpressionTrust.existing(inSchema: schema, on: connection)
+                        + ExpressionTrust.modelObjects(of: version, inSchema: schema, on: connection)
                     guard untrusted.isEmpty else { throw UntrustedExpression(findings: untrusted) }
                     try catalog.register(name, schema: schema, family: family.name, version: version, on: connection)
                     try catalog.recordHistory(

@@ -37,7 +37,10 @@ extension TenantLifecycle {
         )
         report.foreignObjects = try ForeignObject.inventory(inSchema: record.schema, on: connection).excludingSequences(of: version).notDefined(by: version)
         // A check, default, index or column type of the tenant's tables that uses an object no trusted role controls.
-        report.foreignObjects += try ExpressionTrust.existing(inSchema: record.schema, on: connection).map {
+        // …and a sequence or enum type of the model that an untrusted role owns.
+        let untrusted = try ExpressionTrust.existing(inSchema: record.schema, on: connection)
+            + ExpressionTrust.modelObjects(of: version, inSchema: record.schema, on: connection)
+        report.foreignObjects += untrusted.map {
             ForeignObject(kind: "untrusted dependency", name: "\($0.place) uses \($0.object)", owner: $0.owner)
         }
         if strict { report.columnOrder = try SchemaSnapshot.columnOrderDifferences(inSchema: record.schema, from: version, on: connection) }

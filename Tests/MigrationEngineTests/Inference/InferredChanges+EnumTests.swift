@@ -34,7 +34,7 @@ struct InferredChangesEnumTests {
             #"ALTER TYPE "s"."state" RENAME TO "_tm_old_state""#,
             #"CREATE TYPE "s"."state" AS ENUM ('new', 'shipped')"#,
             #"ALTER TABLE "s"."order" ALTER COLUMN "status" DROP DEFAULT"#,
-            #"ALTER TABLE "s"."order" ALTER COLUMN "status" TYPE "s"."state" USING "status"::text::"s"."state""#,
+            #"ALTER TABLE "s"."order" ALTER COLUMN "status" TYPE "s"."state" USING (CASE WHEN "status"::text IN ('paid') THEN ('new')::text ELSE "status"::text END)::"s"."state""#,
             #"ALTER TABLE "s"."order" ALTER COLUMN "status" SET DEFAULT 'new'"#,
             #"DROP TYPE "s"."_tm_old_state""#,
         ])

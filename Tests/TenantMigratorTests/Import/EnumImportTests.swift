@@ -70,6 +70,18 @@ struct EnumImportTests {
         }
     }
 
+    /// An array of an enum type is not carried: the import names it as such (not as an unknown
+    /// type), says what it becomes, and that adopting needs the column changed.
+    @Test func anArrayOfAnEnumIsNamedAsSuchByTheImport() async throws {
+        try await TestPostgres.withDatabase { connection in
+            for statement in Self.shop + [#"ALTER TABLE shop."order" ADD COLUMN history shop.order_status[]"#] { try connection.fixtureScript(statement) }
+            let imported = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection)
+            let notes = imported.notes.map(\.description)
+            #expect(notes.contains { $0.contains("column order.history") && $0.contains("an array of the enum type order_status, which the model does not carry") },
+                    "\(notes)")
+        }
+    }
+
     /// v1 imported; v2 made from its text by `change`; both tenants (adopted, created) migrate up
     /// and back: verify clean at each end, the catalog and the rows exactly as before.
     private func migratesBothTenantsAndBack(
@@ -139,11 +151,42 @@ struct EnumImportTests {
         }
     }
 
-    @Test func aV2ThatRemovesAValueRowsHoldStopsTheStepAndLeavesTheTenant() async throws {
+    /// Removing values rows hold: the rows of an optional column lose the value (NULL), those of a
+    /// required one with a default get the default; the values are archived first (the plan lists
+    /// them as archived, consent only without the archive), and the way down re-adds the value and
+    /// gives them back (the round trip is exact).
+    @Test func aV2ThatRemovesValuesRowsHoldArchivesThemAndTheWayDownGivesThemBack() async throws {
+        let removing: (String) -> String = {
+            $0.replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]").replacingOccurrences(of: "Carrier: [dhl, ups]", with: "Carrier: [dhl]")
+        }
+        try await migratesBothTenantsAndBack(removing) { (connection: Connection, schema: String) throws in
+            #expect(try Self.enumValues(of: schema, on: connection) == ["Carrier dhl", "order_status new,paid"])
+            let rows = try connection.column("SELECT status::text || ' ' || coalesce(carrier::text, '-') FROM \(schema).\"order\" ORDER BY id", as: String.self)
+            #expect(rows == (schema == "shop" ? ["new dhl", "paid -", "new -"] : ["paid dhl", "new -"]), "\(schema): \(rows)")
+            let archived = try connection.scalar("SELECT count(*) FROM \(schema)._tm_archive", as: Int64.self)
+            #expect(archived == (schema == "shop" ? 2 : 1), "\(schema)")
+        }
         try await TestPostgres.withDatabase { connection in
             for statement in Self.shop { try connection.fixtureScript(statement) }
             let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
-            let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]"), file: "v2")
+            let v2 = try ModelVersion(name: "v2", yaml: removing(v1.yamlText()), file: "v2")
+            let plan = try MigrationPlanner(family: try ModelFamily(name: "Shop", versions: [v1, v2])).plan(from: "v1", to: "v2")
+            for (column, what) in [("status", "\"shipped\""), ("carrier", "\"ups\"")] {
+                #expect(plan.archivedChanges.contains { $0.table == "order" && $0.column == column && $0.detail.contains(what) }, "\(plan.archivedChanges)")
+                #expect(plan.lostChanges(archiving: false).contains { $0.column == column }, "\(plan.lostChanges(archiving: false))")
+            }
+            #expect(plan.lostChanges(archiving: true).isEmpty, "\(plan.lostChanges(archiving: true))")
+        }
+    }
+
+    /// A required column without a default has nothing to hold instead of a removed value: the
+    /// step stops, naming a row, and the tenant stays at its version.
+    @Test func aV2ThatRemovesAValueRowsOfARequiredColumnWithoutDefaultHoldStopsTheStepAndLeavesTheTenant() async throws {
+        try await TestPostgres.withDatabase { connection in
+            for statement in Self.shop { try connection.fixtureScript(statement) }
+            let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
+            let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]")
+                .replacingOccurrences(of: "status: { type: \"enum(order_status)\", default: \"new\"", with: "status: { type: \"enum(order_status)\""), file: "v2")
             let family = try ModelFamily(name: "Shop", versions: [v1, v2])
             let catalog = TenantCatalog()
             try catalog.install(on: connection)
@@ -156,11 +199,57 @@ struct EnumImportTests {
             } catch {
                 // The tenant, the value, the type, a row that holds it, and the SQLSTATE.
                 for part in ["tenant adopted", "invalid input value for enum shop.order_status: \"shipped\"", "22P02",
-                             "row id 3 holds \"shipped\", which does not fit enum(order_status)"] {
+                             "row id 3 holds \"shipped\", which does not fit enum(order_status)", "required and has no default"] {
                     #expect("\(error)".contains(part), "\(part) not in \(error)")
                 }
             }
             #expect(try connection.userData(of: "shop") == before)
+            #expect(try Self.enumValues(of: "shop", on: connection) == ["Carrier dhl,ups", "order_status new,paid,shipped"])
+        }
+    }
+
+    /// A value `ALTER TYPE … ADD VALUE` added cannot be used in the transaction that added it
+    /// (55P04), and a whole path is one transaction per tenant: a mapping of the step that adds it
+    /// writes it, or a mapping of the path's next step does. The type is rebuilt first; the path
+    /// migrates and rolls back exactly.
+    @Test(arguments: [false, true])
+    func aValueAddedAndUsedInTheSameTransactionMigratesAndRollsBackExactly(byTheNextStep: Bool) async throws {
+        try await TestPostgres.withDatabase { connection in
+            for statement in Self.shop { try connection.fixtureScript(statement) }
+            let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
+            let added = v1.yamlText().replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid, shipped, refunded]")
+            let v2 = try ModelVersion(name: "v2", yaml: added, file: "v2")
+            let v3 = try ModelVersion(name: "v3", yaml: added.replacingOccurrences(of: "default: \"new\"", with: "default: \"refunded\""), file: "v3")
+            let family = try ModelFamily(name: "Shop", versions: byTheNextStep ? [v1, v2, v3] : [v1, v2])
+            let mapping = try MappingModel.load(yaml: """
+                source: \(byTheNextStep ? "v2" : "v1")
+                destination: \(byTheNextStep ? "v3" : "v2")
+                entityMappings:
+                  - name: OrderToOrder
+                    source: Order
+                    destination: Order
+                    attributes:
+                      status: "CASE WHEN source.kind = 'shop' THEN 'refunded' ELSE source.status END"
+                """, file: "mapping.yaml", family: family, policies: PolicyRegistry())
+            let catalog = TenantCatalog()
+            try catalog.install(on: connection)
+            try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let dataBefore = try connection.userData(of: "shop"), shapeBefore = try connection.catalogShape(of: "shop")
+            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family, mappings: [mapping]))
+            let top = byTheNextStep ? "v3" : "v2"
+            let up = try runner.migrate(try tenant("adopted"), .migrate(to: top), on: connection)
+            #expect(up.outcome == .migrated, "\(up)")
+            #expect(try Self.enumValues(of: "shop", on: connection).contains("order_status new,paid,shipped,refunded"))
+            let statuses = try connection.column("SELECT status::text FROM shop.\"order\" ORDER BY id", as: String.self)
+            #expect(statuses == ["new", "refunded", "shipped"], "\(statuses)")
+            if byTheNextStep {
+                #expect(try connection.scalar(#"INSERT INTO shop."order" DEFAULT VALUES RETURNING status::text"#, as: String.self) == "refunded")
+                try connection.fixtureScript(#"DELETE FROM shop."order" WHERE id > 3"#)
+            }
+            let down = try runner.migrate(try tenant("adopted"), .rollback(to: "v1"), on: connection)
+            #expect(down.outcome == .migrated, "\(down)")
+            #expect(try connection.userData(of: "shop") == dataBefore)
+            #expect(try connection.catalogShape(of: "shop") == shapeBefore)
             #expect(try Self.enumValues(of: "shop", on: connection) == ["Carrier dhl,ups", "order_status new,paid,shipped"])
         }
     }

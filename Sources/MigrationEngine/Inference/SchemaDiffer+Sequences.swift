@@ -1,0 +1,43 @@
+import EntityModel
+
+extension SchemaDiffer {
+    /// The changes to the sequences the versions list: a new one is created before the tables (and
+    /// after the enum types), a changed one (type, start, increment) altered in the catalog, its
+    /// position kept. Old ones are dropped by ``finishSequences()``.
+    mutating func diffSequences() {
+        let oldSequences = Dictionary(old.sequences.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for sequence in new.sequences {
+            if let previous = oldSequences[sequence.name] {
+                let change = SequenceChange.alter(from: previous, to: sequence)
+                if !change.statements.isEmpty { emit(.renameConstraints, .sequenceChange(change)) }
+            } else {
+                emit(.renameConstraints, .sequenceChange(.create(sequence)))
+            }
+        }
+    }
+
+    /// Drops the sequences the destination no longer lists, after the step's tables and defaults
+    /// stopped drawing from them. Its position is lost (a way back creates it again at its
+    /// `start`): the account says so, and the step needs consent.
+    mutating func finishSequences() {
+        let newNames = Set(new.sequences.map(\.name))
+        for sequence in old.sequences where !newNames.contains(sequence.name) {
+            emit(.dropTables, .sequenceChange(.drop(sequence.name)))
+            account.append(.init(kind: .rows, table: ""), .destroyed(DestructiveChange(kind: .custom, table: "",
+                detail: "drops the sequence \(sequence.name) and its position (a way back creates it again at START \(sequence.start): "
+                    + "set it past the values in use with setval if rows keep them)")))
+        }
+    }
+
+    /// When a table with a `serial` column is renamed, its sequence (`<table>_<column>_seq`, as
+    /// PostgreSQL names it) follows, so that the tenant's catalog stays the destination's. (Names
+    /// past 63 bytes, which PostgreSQL shortens, are left as they are.)
+    mutating func renameSerialSequences(of oldTable: Table, to newTable: Table) {
+        for column in oldTable.columns where column.generation == .serial {
+            guard let newColumn = columnMatch[oldTable.name]?[column.name] else { continue }
+            let from = "\(oldTable.name)_\(column.name)_seq", to = "\(newTable.name)_\(newColumn)_seq"
+            guard from != to, from.utf8.count <= 63, to.utf8.count <= 63 else { continue }
+            emit(.renameTables, .sequenceChange(.rename(from: from, to: to)))
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import EntityModel
+import TypedSQL
+
+/// A change to a sequence the model lists (`sequences:`), in the catalog only: the sequence's
+/// position (the last value drawn) is kept by every change but a drop.
+enum SequenceChange: Sendable, Hashable {
+    /// `CREATE SEQUENCE`, before the tables, whose defaults may draw from it.
+    case create(ModelSequence)
+    /// `ALTER SEQUENCE … AS … START WITH … INCREMENT BY …`, of what changed.
+    case alter(from: ModelSequence, to: ModelSequence)
+    /// `DROP SEQUENCE`, once no default draws from it.
+    case drop(String)
+    /// `ALTER SEQUENCE … RENAME TO …`: a `serial` column's sequence, named after its table, when
+    /// the table is renamed.
+    case rename(from: String, to: String)
+
+    var statements: [SQL] {
+        switch self {
+        case let .create(sequence):
+            return [sequence.creation]
+        case let .alter(old, new):
+            var changes: [SQL] = []
+            if old.type != new.type { changes.append(" AS \(raw: new.type.rawValue)") }
+            if old.start != new.start { changes.append(" START WITH \(raw: String(new.start))") }
+            if old.increment != new.increment { changes.append(" INCREMENT BY \(raw: String(new.increment))") }
+            return changes.isEmpty ? [] : ["ALTER SEQUENCE \(table: new.name)\(changes, joinedBy: "")"]
+        case let .drop(name):
+            return ["DROP SEQUENCE \(table: name)"]
+        case let .rename(from, to):
+            return ["ALTER SEQUENCE \(table: from) RENAME TO \(id: to)"]
+        }
+    }
+
+    /// What it does, in a few words, for plans.
+    var summary: String {
+        switch self {
+        case let .create(sequence): "creating the sequence \(sequence.name)"
+        case let .alter(_, new): "changing the sequence \(new.name) (\(new.type.rawValue), start \(new.start), increment \(new.increment))"
+        case let .drop(name): "dropping the sequence \(name)"
+        case let .rename(from, to): "renaming the sequence \(from) to \(to)"
+        }
+    }
+}
