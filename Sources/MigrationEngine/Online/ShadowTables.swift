@@ -35,7 +35,7 @@ public struct ShadowTables: Sendable {
     /// Creates the tables bare.
     public func create(on connection: Connection) throws {
         try ExpressionTrust(version: version).check(on: connection)
-        try connection.pipeline(creation, schema: schema)
+        try connection.pipeline(creation + autovacuumOff(relational.tables.map(\.name)), schema: schema)
     }
 
     /// Adds the foreign keys and indexes.
@@ -57,6 +57,7 @@ public struct ShadowTables: Sendable {
         for copy in [archive, Self.liveArchive] {
             try connection.pipeline([
                 "CREATE TABLE \(qualified(schema, copy)) (LIKE \(qualified(live, archive)) INCLUDING ALL)",
+                Self.autovacuumOff(schema: schema, table: copy),
                 "INSERT INTO \(qualified(schema, copy)) SELECT * FROM \(qualified(live, archive))",
                 "CREATE INDEX \(id: copy == archive ? Self.archiveRowsIndex : Self.liveArchive + "_rows") ON \(qualified(schema, copy)) (table_name, row_id)",
             ], schema: schema)

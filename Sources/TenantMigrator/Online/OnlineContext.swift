@@ -167,6 +167,10 @@ final class OnlineContext {
                     log("running step \(step) on the shadow")
                     built = built + (try run.runner.observingStep(step) { try executor.run(step) })
                 }
+                // Tables the steps made (the archive, the records of keys) have autovacuum off as
+                // the copied ones; the change log, which the app's writes fill, keeps it.
+                try ShadowTables(version: plan.caughtUpVersion, live: schemas.tenant, schema: schemas.work)
+                    .turnAutovacuumOffOnEveryTable(but: [ChangeCapture.logTable, OnlineState.table], on: connection)
                 return built
             }
         }

@@ -18,7 +18,8 @@ import TypedSQL
 ///    its grants and default privileges and the app's `search_path` stay; statements the app
 ///    prepared on the old tables are planned again, by name, on their next run); each table gets
 ///    the rights of the table it replaces (or the schema's default privileges), each identity
-///    sequence a value past every id the app used; the retired tables keep no right of anyone's.
+///    sequence a value past every id the app used, and autovacuum (off while the run built them)
+///    again; the retired tables keep no right of anyone's.
 /// 6. The new version, a history row and the pins are recorded, as offline; commit.
 struct OnlineCutover {
     let context: OnlineContext
@@ -118,6 +119,10 @@ struct OnlineCutover {
         }
         for table in destination.tables.map(\.name) + (shadowArchive ? [archive] : []) {
             moves.append(Statement("ALTER TABLE \(connection.qualified(schemas.work, table)) SET SCHEMA \(connection.quoteIdentifier(schemas.tenant))"))
+        }
+        // Autovacuum, off while the run built the shadow's tables, is theirs again.
+        for table in destination.tables.map(\.name) + (shadowArchive ? [archive] : []) {
+            moves.append(Statement(ShadowTables.autovacuumReset(schema: schemas.tenant, table: table)))
         }
         try connection.pipeline(moves)
         // Rights and sequences: each table after the table its rows come from (as offline, where
