@@ -37,8 +37,10 @@ struct ChangeCapture {
 
     /// Creates the log and the functions in the work schema (which exists).
     ///
-    /// The row function's first argument names the table's key (`id`, or `a,b` for a join
-    /// table); each further argument, `column:table`, is a foreign key a mapping reads through:
+    /// Each function's first argument names the table, as the model does (the trigger's
+    /// `TG_TABLE_NAME` is the relation it fires on: on Citus a shard, `recipe_102008`). The row
+    /// function's second names the table's key (`id`, or `a,b` for a join table); each further
+    /// argument, `column:table`, is a foreign key a mapping reads through:
     /// a change to the row also logs the rows it referred to before and after (as not changed
     /// themselves: `direct` false), whose fate depends on what refers to them.
     func createLog(on connection: Connection) throws {
@@ -47,7 +49,7 @@ struct ChangeCapture {
         // The key of the trigger's row `OLD` or `NEW` (a PL/pgSQL name, one of those two constants).
         func compositeKey(_ row: String) -> SQL {
             "ARRAY(SELECT (pg_catalog.to_jsonb(\(raw: row)) OPERATOR(pg_catalog.->>) k)::pg_catalog.int8 "
-                + "FROM pg_catalog.unnest(pg_catalog.string_to_array(TG_ARGV[0], ',')) AS k)"
+                + "FROM pg_catalog.unnest(pg_catalog.string_to_array(TG_ARGV[1], ',')) AS k)"
         }
         let rowFunction: SQL = "\(schema: schemas.work, table: Self.rowFunction)"
         let truncateFunction: SQL = "\(schema: schemas.work, table: Self.truncateFunction)"
@@ -62,16 +64,16 @@ struct ChangeCapture {
                 after text;
             BEGIN
                 IF \(probe) THEN RETURN NULL; END IF;
-                IF TG_ARGV[0] = 'id' THEN
-                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_TABLE_NAME, ARRAY[OLD.id]::pg_catalog.int8[], true); END IF;
+                IF TG_ARGV[1] = 'id' THEN
+                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_ARGV[0], ARRAY[OLD.id]::pg_catalog.int8[], true); END IF;
                     IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.id IS DISTINCT FROM OLD.id) THEN
-                        \(insert) (TG_TABLE_NAME, ARRAY[NEW.id]::pg_catalog.int8[], true);
+                        \(insert) (TG_ARGV[0], ARRAY[NEW.id]::pg_catalog.int8[], true);
                     END IF;
                 ELSE
-                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_TABLE_NAME, \(compositeKey("OLD")), true); END IF;
-                    IF TG_OP <> 'DELETE' THEN \(insert) (TG_TABLE_NAME, \(compositeKey("NEW")), true); END IF;
+                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_ARGV[0], \(compositeKey("OLD")), true); END IF;
+                    IF TG_OP <> 'DELETE' THEN \(insert) (TG_ARGV[0], \(compositeKey("NEW")), true); END IF;
                 END IF;
-                FOR i IN 1 .. TG_NARGS - 1 LOOP
+                FOR i IN 2 .. TG_NARGS - 1 LOOP
                     reference := pg_catalog.split_part(TG_ARGV[i], ':', 1);
                     before := CASE WHEN TG_OP <> 'INSERT' THEN pg_catalog.to_jsonb(OLD) OPERATOR(pg_catalog.->>) reference END;
                     after := CASE WHEN TG_OP <> 'DELETE' THEN pg_catalog.to_jsonb(NEW) OPERATOR(pg_catalog.->>) reference END;
@@ -88,7 +90,7 @@ struct ChangeCapture {
             SET search_path = pg_catalog, pg_temp AS $truncated$
             BEGIN
                 IF \(probe) THEN RETURN NULL; END IF;
-                \(insert) (TG_TABLE_NAME, '{}'::pg_catalog.int8[], true);
+                \(insert) (TG_ARGV[0], '{}'::pg_catalog.int8[], true);
                 RETURN NULL;
             END
             $truncated$
@@ -121,12 +123,12 @@ struct ChangeCapture {
         var statements: [SQL] = []
         for (name, key, references) in tables {
             let table: SQL = "\(schema: schemas.tenant, table: name)"
-            let arguments = [key.joined(separator: ",")] + references.map { "\($0.column):\($0.table)" }
+            let arguments = [name, key.joined(separator: ",")] + references.map { "\($0.column):\($0.table)" }
             statements += [
                 "CREATE TRIGGER \(id: Self.rowTrigger) AFTER INSERT OR UPDATE OR DELETE ON \(table) "
                     + "FOR EACH ROW EXECUTE FUNCTION \(schema: schemas.work, table: Self.rowFunction)(\(literals: arguments))",
                 "CREATE TRIGGER \(id: Self.truncateTrigger) AFTER TRUNCATE ON \(table) "
-                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(schema: schemas.work, table: Self.truncateFunction)()",
+                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(schema: schemas.work, table: Self.truncateFunction)(\(literal: name))",
                 "ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(id: Self.rowTrigger)",
                 "ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(id: Self.truncateTrigger)",
             ]
