@@ -70,4 +70,41 @@ struct OnlineRunAutovacuumTests {
             #expect(options == 0, "a table of the tenant kept storage options")
         }
     }
+
+    /// A run that dies in its cutover, after the swap (rolled back with it), leaves the tenant's
+    /// tables as they were, with autovacuum; the rerun drops the shadow left behind and ends with
+    /// no table of the tenant without it.
+    @Test func aRunThatDiesInItsCutoverAndItsRerunLeaveAutovacuumOn() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            try lifecycle.create(try tenant("online"), version: "v2", on: connection)
+            try connection.loadRecipes(tenants: ["online"], version: "v2", recipes: 30)
+            let oid = try connection.scalar("SELECT oid::int8 FROM pg_catalog.pg_namespace WHERE nspname = 'tenant_online'", as: Int64.self)
+            let shadow = "_tm_online_\(oid)"
+            var migrator = try makeRecipesMigrator(conninfo)
+            let terminated = Locked(false)
+            migrator.settings.online.checkpoint = { checkpoint in
+                guard checkpoint.phase == .cutoverSwapped, terminated.withLock({ done in defer { done = true }; return !done }) else { return }
+                _ = try Connection(conninfo).execute("SELECT pg_terminate_backend($1)", [checkpoint.backendPID])
+            }
+            await #expect(throws: (any Error).self) {
+                _ = try await migrator.migrate(tenant: "online", .migrate(to: "v3", online: .on))
+            }
+            #expect(terminated.value)
+            #expect(try connection.tenantVersions()["online"]?.version == "v2")
+            let crashed = try Self.autovacuum(in: "tenant_online", on: connection)
+            #expect(crashed.all == ["recipe", "recipe_ingredient"], "\(crashed.all)")
+            #expect(crashed.off.isEmpty, "autovacuum off on \(crashed.off.sorted()) after the crash")
+            // What is left is the shadow, with autovacuum off, inert until the rerun drops it.
+            let left = try Self.autovacuum(in: shadow, on: connection)
+            #expect(!left.off.isEmpty && left.off == left.all, "\(left)")
+
+            let rerun = try await makeRecipesMigrator(conninfo).migrate(tenant: "online", .migrate(to: "v3", online: .on))
+            #expect(rerun.outcome == .migrated)
+            let after = try Self.autovacuum(in: "tenant_online", on: connection)
+            #expect(after.all.count > 2)
+            #expect(after.off.isEmpty, "autovacuum left off on \(after.off.sorted())")
+            #expect(try connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_namespace WHERE nspname = $1", [shadow], as: Int.self) == 0)
+        }
+    }
 }
