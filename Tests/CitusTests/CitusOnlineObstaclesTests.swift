@@ -71,6 +71,30 @@ extension CitusTests {
             #expect(logged.count == 1 && logged.first?.1 == 3, "\(logged)")
             #expect(logged.first?.0 == shard && shard != "recipe", "logged \(logged), shard \(shard)")
 
+            // What the capture does now (ChangeCapture): the table's name, as the model has it,
+            // is the trigger's first argument, and reaches the worker with the trigger.
+            try connection.execute("""
+                CREATE FUNCTION \(SQL.schema).\(id: "_tm_capture_named")() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+                SET search_path = pg_catalog, pg_temp AS $capture$
+                BEGIN
+                    INSERT INTO \(table: "_tm_change_log") VALUES (TG_ARGV[0], ARRAY[coalesce(NEW.id, OLD.id)], true);
+                    RETURN NULL;
+                END
+                $capture$
+                """, schema: schema)
+            try fixture.withUnsafeTriggers {
+                try connection.execute("CREATE TRIGGER \(id: "_tm_online_capture_named") AFTER UPDATE ON \(table: "recipe") "
+                    + "FOR EACH ROW EXECUTE FUNCTION \(SQL.schema).\(id: "_tm_capture_named")(\(literal: "recipe"))", schema: schema)
+            }
+            try connection.execute("DELETE FROM \(table: "_tm_change_log")", schema: schema)
+            try app.execute("UPDATE \(table: "recipe") SET \(id: "name") = \(id: "name") || '!' WHERE \(id: "id") <= 2", schema: schema)
+            let named = try connection.execute("SELECT \(id: "relation"), pg_catalog.count(*)::int FROM \(table: "_tm_change_log") GROUP BY 1 ORDER BY 1", schema: schema)
+                .map { "\(try $0.decode(String.self, at: 0)) \(try $0.decode(Int.self, at: 1))" }
+            #expect(named == ["recipe 2", "\(shard) 2"].sorted(), "\(named)")
+            try fixture.withUnsafeTriggers {
+                try connection.execute("DROP TRIGGER \(id: "_tm_online_capture_named") ON \(table: "recipe")", schema: schema)
+            }
+
             // Every other trigger statement of the run needs the setting too: `ENABLE ALWAYS` (so
             // that it fires under session_replication_role = replica), and the DROP TRIGGER of the
             // cutover, of the next run and of `online cleanup`.

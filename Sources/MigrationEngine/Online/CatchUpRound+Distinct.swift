@@ -39,7 +39,7 @@ extension CatchUpRound {
     private func addDistinctGroupsOnce() throws -> Int {
         var added = 0
         for distinct in plan.distinct {
-            let rows = qualified(shadow, distinct.rowsTable), keys = qualified(shadow, distinct.keysTable)
+            let rows = "\(schema: shadow, table: distinct.rowsTable)" as SQL, keys = "\(schema: shadow, table: distinct.keysTable)" as SQL
             let affected: SQL = "pg_temp.\(id: distinct.affectedTable)", now: SQL = "pg_temp.\(id: distinct.liveKeysTable)"
             let changedIDs = changedIDs(of: distinct.sourceTable)
             added += try connection.pipeline([
@@ -80,9 +80,9 @@ extension CatchUpRound {
             let ids: SQL = "pg_temp.\(id: distinct.idsTable)"
             try connection.pipeline([
                 "CREATE TEMPORARY TABLE \(id: distinct.idsTable) ON COMMIT DROP AS SELECT d.key, d.id AS delta_id, k.id AS shadow_id "
-                    + "FROM (\(rendered(distinct.keysQuery, in: delta))) AS d LEFT JOIN \(qualified(shadow, distinct.keysTable)) AS k ON k.key = d.key",
+                    + "FROM (\(rendered(distinct.keysQuery, in: delta))) AS d LEFT JOIN \(schema: shadow, table: distinct.keysTable) AS k ON k.key = d.key",
                 "UPDATE \(ids) AS m SET shadow_id = n.id FROM (SELECT i.delta_id, "
-                    + "(SELECT coalesce(pg_catalog.max(t.id), 0) FROM \(qualified(shadow, distinct.destinationTable)) AS t) "
+                    + "(SELECT coalesce(pg_catalog.max(t.id), 0) FROM \(schema: shadow, table: distinct.destinationTable) AS t) "
                     + "+ pg_catalog.row_number() OVER (ORDER BY i.delta_id) AS id FROM \(ids) AS i WHERE i.shadow_id IS NULL) AS n WHERE m.delta_id = n.delta_id",
                 "ANALYZE \(ids)",
             ], schema: shadow)
@@ -153,7 +153,7 @@ extension CatchUpRound {
             let columns = table.columns.map(\.name)
             let values: [SQL] = columns.map { $0 == "id" ? "m.shadow_id" : mergedValue(of: $0, in: table) }
             let updates: [SQL] = columns.filter { $0 != "id" }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
-            return "INSERT INTO \(qualified(shadow, name)) (\(ids: columns)) SELECT \(values, joinedBy: ", ") FROM \(qualified(delta, name)) AS x "
+            return "INSERT INTO \(schema: shadow, table: name) (\(ids: columns)) SELECT \(values, joinedBy: ", ") FROM \(schema: delta, table: name) AS x "
                 + "JOIN pg_temp.\(id: distinct.idsTable) AS m ON m.delta_id = x.id "
                 + "WHERE m.key IN (SELECT a.key FROM pg_temp.\(id: distinct.affectedTable) AS a WHERE a.first IS NOT NULL) "
                 + "ON CONFLICT (id) \(updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")")"
@@ -165,11 +165,11 @@ extension CatchUpRound {
     func finishDistinctRows(order: [String]) -> [SQL] {
         var statements: [SQL] = order.reversed().compactMap { name in
             guard let distinct = distinct(filling: name) else { return nil }
-            return "DELETE FROM \(qualified(shadow, name)) AS t USING \(qualified(shadow, distinct.keysTable)) AS k, pg_temp.\(id: distinct.affectedTable) AS a "
+            return "DELETE FROM \(schema: shadow, table: name) AS t USING \(schema: shadow, table: distinct.keysTable) AS k, pg_temp.\(id: distinct.affectedTable) AS a "
                 + "WHERE a.first IS NULL AND k.key = a.key AND t.id = k.id"
         }
         for distinct in plan.distinct {
-            let keys = qualified(shadow, distinct.keysTable), rows = qualified(shadow, distinct.rowsTable)
+            let keys = "\(schema: shadow, table: distinct.keysTable)" as SQL, rows = "\(schema: shadow, table: distinct.rowsTable)" as SQL
             let affected: SQL = "pg_temp.\(id: distinct.affectedTable)"
             let changedIDs = changedIDs(of: distinct.sourceTable)
             statements += [

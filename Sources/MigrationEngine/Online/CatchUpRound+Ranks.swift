@@ -24,7 +24,7 @@ extension CatchUpRound {
     func renumberDistinctRows() throws -> Int {
         var moved = 0
         for distinct in plan.distinct {
-            let keys = qualified(shadow, distinct.keysTable)
+            let keys = "\(schema: shadow, table: distinct.keysTable)" as SQL
             let ranks: SQL = "pg_temp.\(id: ranksTable(distinct))"
             let found = try connection.pipeline([
                 "CREATE TEMPORARY TABLE \(id: ranksTable(distinct)) ON COMMIT DROP AS SELECT r.id AS old_id, r.rank AS new_id "
@@ -39,9 +39,9 @@ extension CatchUpRound {
             }
             // old → -new, then -new → new: the table's ids and its links in one statement each.
             for (from, to) in [("m.old_id", "-m.new_id"), ("-m.new_id", "m.new_id")] as [(SQL, SQL)] {
-                var updates: [SQL] = ["UPDATE \(qualified(shadow, distinct.destinationTable)) AS t SET id = \(to) FROM \(ranks) AS m WHERE t.id = \(from) RETURNING 1"]
+                var updates: [SQL] = ["UPDATE \(schema: shadow, table: distinct.destinationTable) AS t SET id = \(to) FROM \(ranks) AS m WHERE t.id = \(from) RETURNING 1"]
                 updates += links.map { table, column in
-                    "UPDATE \(qualified(shadow, table)) AS t SET \(id: column) = \(to) FROM \(ranks) AS m WHERE t.\(id: column) = \(from) RETURNING 1"
+                    "UPDATE \(schema: shadow, table: table) AS t SET \(id: column) = \(to) FROM \(ranks) AS m WHERE t.\(id: column) = \(from) RETURNING 1"
                 }
                 let parts: [SQL] = updates.enumerated().map { index, update in "tm_u\(raw: String(index)) AS (\(update))" }
                 try connection.execute("WITH \(parts, joinedBy: ", ") SELECT pg_catalog.count(*) FROM tm_u0", schema: shadow)
@@ -49,7 +49,7 @@ extension CatchUpRound {
             var statements: [SQL] = ["UPDATE \(keys) AS k SET id = m.new_id FROM \(ranks) AS m WHERE k.id = m.old_id"]
             if try TenantArchive.exists(inSchema: shadow, on: connection) {
                 for column in archivedLinks(to: distinct) {
-                    statements.append("UPDATE \(qualified(shadow, TenantArchive.tableName)) AS a SET left_value = pg_catalog.jsonb_set(a.left_value::pg_catalog.jsonb, "
+                    statements.append("UPDATE \(schema: shadow, table: TenantArchive.tableName) AS a SET left_value = pg_catalog.jsonb_set(a.left_value::pg_catalog.jsonb, "
                         + "ARRAY[\(literal: column)], pg_catalog.to_jsonb(m.new_id::pg_catalog.text))::pg_catalog.text FROM \(ranks) AS m "
                         + "WHERE a.left_value LIKE '{%' AND a.left_value::pg_catalog.jsonb ->> \(literal: column) = m.old_id::pg_catalog.text")
                 }

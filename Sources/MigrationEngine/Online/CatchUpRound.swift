@@ -100,7 +100,7 @@ public struct CatchUpRound {
             let statements: [SQL] = plan.lineage.readers.compactMap { reader in
                 guard let table = source.table(named: reader.table), let referenced = source.table(named: reader.referencedTable) else { return nil }
                 return "INSERT INTO \(Self.changed) (relation, key, direct) SELECT \(literal: reader.table), \(keyArray("r", table.primaryKey.columns)), true "
-                    + "FROM \(qualified(live, reader.table)) AS r WHERE r.\(id: reader.column) IN "
+                    + "FROM \(schema: live, table: reader.table) AS r WHERE r.\(id: reader.column) IN "
                     + "(SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: referenced.name) AND c.direct) "
                     + "ON CONFLICT (relation, key) DO UPDATE SET direct = true WHERE NOT \(Self.changed).direct"
             }
@@ -121,7 +121,7 @@ public struct CatchUpRound {
             let selected: [SQL] = key.map { "w.\(id: $0)" }
             // One row per referenced row, found by the foreign key's index.
             return "INSERT INTO \(Self.needed) (relation, key) SELECT \(literal: reader.table), ARRAY[\(selected, joinedBy: ", ")]::pg_catalog.int8[] "
-                + "FROM \(Self.changed) AS c CROSS JOIN LATERAL (SELECT \(ids: key) FROM \(qualified(live, reader.table)) AS r "
+                + "FROM \(Self.changed) AS c CROSS JOIN LATERAL (SELECT \(ids: key) FROM \(schema: live, table: reader.table) AS r "
                 + "WHERE r.\(id: reader.column) = c.key[1] ORDER BY \(order, joinedBy: ", ") LIMIT 1) AS w "
                 + "WHERE c.relation = \(literal: reader.referencedTable) ON CONFLICT DO NOTHING"
         }
@@ -131,7 +131,7 @@ public struct CatchUpRound {
         while !references.isEmpty {
             let statements: [SQL] = references.map { table, key in
                 "INSERT INTO \(Self.needed) (relation, key) SELECT \(literal: key.referencedTable), ARRAY[t.\(id: key.columns[0])]::pg_catalog.int8[] "
-                    + "FROM \(qualified(live, table.name)) AS t WHERE t.\(id: key.columns[0]) IS NOT NULL AND "
+                    + "FROM \(schema: live, table: table.name) AS t WHERE t.\(id: key.columns[0]) IS NOT NULL AND "
                     + "\(keyTuple("t", table.primaryKey.columns)) IN (\(keysOf(table, in: Self.needed))) ON CONFLICT DO NOTHING"
             }
             let added = try connection.pipeline(statements, schema: live).reduce(0) { $0 + $1.affectedRows }
@@ -153,7 +153,7 @@ public struct CatchUpRound {
         let fills: [SQL] = source.tables.map { table in
             let columns = table.columns.map(\.name)
             let selected: [SQL] = columns.map { "l.\(id: $0)" }
-            return "INSERT INTO \(qualified(delta, table.name)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(qualified(live, table.name)) AS l "
+            return "INSERT INTO \(schema: delta, table: table.name) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l "
                 + "WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keysOf(table, in: Self.needed)))"
         }
         let rows = try connection.pipeline(fills, schema: delta).reduce(0) { $0 + $1.affectedRows }
@@ -161,9 +161,9 @@ public struct CatchUpRound {
         if try TenantArchive.exists(inSchema: live, on: connection) {
             // From the copy of the live archive made with the shadow, by table and row.
             let archive = TenantArchive.tableName
-            var statements: [SQL] = ["CREATE TABLE \(qualified(delta, archive)) (LIKE \(qualified(live, archive)) INCLUDING ALL)"]
+            var statements: [SQL] = ["CREATE TABLE \(schema: delta, table: archive) (LIKE \(schema: live, table: archive) INCLUDING ALL)"]
             for (table, names) in archivedRows() {
-                statements.append("INSERT INTO \(qualified(delta, archive)) SELECT a.* FROM \(qualified(shadow, ShadowTables.liveArchive)) AS a "
+                statements.append("INSERT INTO \(schema: delta, table: archive) SELECT a.* FROM \(schema: shadow, table: ShadowTables.liveArchive) AS a "
                     + "WHERE a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(Self.needed) AS c WHERE c.relation = \(literal: table))")
             }
             try connection.pipeline(statements, schema: delta)
@@ -190,8 +190,8 @@ public struct CatchUpRound {
         for name in order.reversed() {
             guard let table = destination.table(named: name), let origin = plan.lineage.origins[name],
                   let sourceTable = source.table(named: origin.sourceTable) else { continue }
-            statements.append("DELETE FROM \(qualified(shadow, name)) AS d WHERE \(keyTuple("d", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) "
-                + "AND NOT EXISTS (SELECT 1 FROM \(qualified(delta, name)) AS x WHERE \(keyTuple("x", table.primaryKey.columns)) = \(keyTuple("d", table.primaryKey.columns)))")
+            statements.append("DELETE FROM \(schema: shadow, table: name) AS d WHERE \(keyTuple("d", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) "
+                + "AND NOT EXISTS (SELECT 1 FROM \(schema: delta, table: name) AS x WHERE \(keyTuple("x", table.primaryKey.columns)) = \(keyTuple("d", table.primaryKey.columns)))")
         }
         statements += upsertDistinctRows(order: order)
         for name in order {
@@ -202,7 +202,7 @@ public struct CatchUpRound {
             let selected: [SQL] = columns.map { mergedValue(of: $0, in: table) }
             let updates: [SQL] = columns.filter { !key.contains($0) }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
             let conflict: SQL = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")"
-            statements.append("INSERT INTO \(qualified(shadow, name)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(qualified(delta, name)) AS x "
+            statements.append("INSERT INTO \(schema: shadow, table: name) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(schema: delta, table: name) AS x "
                 + "WHERE \(keyTuple("x", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) ON CONFLICT (\(ids: key)) \(conflict)")
         }
         statements += finishDistinctRows(order: order)
@@ -222,8 +222,8 @@ public struct CatchUpRound {
         for (table, names) in archivedRows() {
             let rows: SQL = "a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: table))"
             let selected: [SQL] = columns.map { $0 == "left_value" ? mergedLeftValue() : "a.\(id: $0)" }
-            statements.append("DELETE FROM \(qualified(shadow, archive)) AS a WHERE \(rows)")
-            statements.append("INSERT INTO \(qualified(shadow, archive)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(qualified(delta, archive)) AS a WHERE \(rows)")
+            statements.append("DELETE FROM \(schema: shadow, table: archive) AS a WHERE \(rows)")
+            statements.append("INSERT INTO \(schema: shadow, table: archive) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(schema: delta, table: archive) AS a WHERE \(rows)")
         }
         try connection.pipeline(statements, schema: shadow)
     }

@@ -56,13 +56,13 @@ public struct OnlineDistinct: Sendable {
     /// Before the build, in the shadow: the source rows' keys and the keys' rows, indexed.
     public func recordKeys(shadow: String, on connection: Connection) throws {
         try connection.pipeline([
-            "CREATE TABLE \(qualified(shadow, rowsTable)) AS \(sourceKeys())",
-            "CREATE UNIQUE INDEX ON \(qualified(shadow, rowsTable)) (source_id)",
-            "CREATE INDEX ON \(qualified(shadow, rowsTable)) (key)",
-            "CREATE TABLE \(qualified(shadow, keysTable)) AS \(keysQuery)",
-            "CREATE UNIQUE INDEX ON \(qualified(shadow, keysTable)) (key)",
-            "ANALYZE \(qualified(shadow, rowsTable))",
-            "ANALYZE \(qualified(shadow, keysTable))",
+            "CREATE TABLE \(schema: shadow, table: rowsTable) AS \(sourceKeys())",
+            "CREATE UNIQUE INDEX ON \(schema: shadow, table: rowsTable) (source_id)",
+            "CREATE INDEX ON \(schema: shadow, table: rowsTable) (key)",
+            "CREATE TABLE \(schema: shadow, table: keysTable) AS \(keysQuery)",
+            "CREATE UNIQUE INDEX ON \(schema: shadow, table: keysTable) (key)",
+            "ANALYZE \(schema: shadow, table: rowsTable)",
+            "ANALYZE \(schema: shadow, table: keysTable)",
         ], schema: shadow)
     }
 }

@@ -35,7 +35,7 @@ public struct ShadowTables: Sendable {
     /// Creates the tables bare.
     public func create(on connection: Connection) throws {
         try ExpressionTrust(version: version).check(on: connection)
-        try connection.pipeline(creation, schema: schema)
+        try connection.pipeline(creation + autovacuumOff(relational.tables.map(\.name)), schema: schema)
     }
 
     /// Adds the foreign keys and indexes.
@@ -56,9 +56,10 @@ public struct ShadowTables: Sendable {
         let archive = TenantArchive.tableName
         for copy in [archive, Self.liveArchive] {
             try connection.pipeline([
-                "CREATE TABLE \(qualified(schema, copy)) (LIKE \(qualified(live, archive)) INCLUDING ALL)",
-                "INSERT INTO \(qualified(schema, copy)) SELECT * FROM \(qualified(live, archive))",
-                "CREATE INDEX \(id: copy == archive ? Self.archiveRowsIndex : Self.liveArchive + "_rows") ON \(qualified(schema, copy)) (table_name, row_id)",
+                "CREATE TABLE \(schema: schema, table: copy) (LIKE \(schema: live, table: archive) INCLUDING ALL)",
+                Self.autovacuumOff(schema: schema, table: copy),
+                "INSERT INTO \(schema: schema, table: copy) SELECT * FROM \(schema: live, table: archive)",
+                "CREATE INDEX \(id: copy == archive ? Self.archiveRowsIndex : Self.liveArchive + "_rows") ON \(schema: schema, table: copy) (table_name, row_id)",
             ], schema: schema)
         }
         try TenantArchive.revokeDefaultGrants(inSchema: schema, on: connection)
@@ -85,9 +86,9 @@ public struct ShadowTables: Sendable {
             let columns = table.columns.map(\.name)
             let selected: [SQL] = columns.map { "l.\(id: $0)" }
             let keys = keysOf(table, in: CatchUpRound.changed)
-            statements.append("DELETE FROM \(qualified(schema, table.name)) AS s WHERE \(keyTuple("s", table.primaryKey.columns)) IN (\(keys))")
-            statements.append("INSERT INTO \(qualified(schema, table.name)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") "
-                + "FROM \(qualified(live, table.name)) AS l WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keys))")
+            statements.append("DELETE FROM \(schema: schema, table: table.name) AS s WHERE \(keyTuple("s", table.primaryKey.columns)) IN (\(keys))")
+            statements.append("INSERT INTO \(schema: schema, table: table.name) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") "
+                + "FROM \(schema: live, table: table.name) AS l WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keys))")
         }
         let results = try connection.pipeline(statements, schema: schema)
         return stride(from: 1, to: results.count, by: 2).reduce(0) { $0 + results[$1].affectedRows }
@@ -123,8 +124,8 @@ public struct ShadowTables: Sendable {
         let descending: [SQL] = key.map { "m.\(id: $0) DESC" }
         let lastKey: [SQL] = key.map { "last.\(id: $0)::pg_catalog.int8" }
         let selected: [SQL] = columns.map { "l.\(id: $0)" }
-        let sql: SQL = "WITH moved AS (INSERT INTO \(qualified(schema, table.name)) (\(ids: columns)) "
-            + "SELECT \(selected, joinedBy: ", ") FROM \(qualified(live, table.name)) AS l\(condition) "
+        let sql: SQL = "WITH moved AS (INSERT INTO \(schema: schema, table: table.name) (\(ids: columns)) "
+            + "SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l\(condition) "
             + "ORDER BY \(order, joinedBy: ", ") LIMIT \(bind: .integer(Int64(limit))) RETURNING \(ids: key)) "
             + "SELECT (SELECT pg_catalog.count(*) FROM moved)::pg_catalog.int8, \(lastKey, joinedBy: ", ") "
             + "FROM (SELECT 1) AS one LEFT JOIN (SELECT \(movedKey, joinedBy: ", ") FROM moved AS m ORDER BY \(descending, joinedBy: ", ") LIMIT 1) AS last ON true"
@@ -134,9 +135,4 @@ public struct ShadowTables: Sendable {
         if count < limit { cursor.done = true }
         return count
     }
-}
-
-/// `"schema"."table"`, for statements that span schemas.
-func qualified(_ schema: String, _ table: String) -> SQL {
-    "\(id: schema).\(id: table)"
 }

@@ -33,26 +33,30 @@ struct ChangeCapture {
     /// Whether a trigger is one of the capture's (by its reserved name).
     static func isCaptureTrigger(_ name: String) -> Bool { name == rowTrigger || name == truncateTrigger }
 
-    var log: String { "\(quote(schemas.work)).\(quote(Self.logTable))" }
-
-    private func quote(_ name: String) -> String { PostgreSQLQuoting().quoteIdentifier(name) }
+    var log: SQL { "\(schema: schemas.work, table: Self.logTable)" }
 
     /// Creates the log and the functions in the work schema (which exists).
     ///
-    /// The row function's first argument names the table's key (`id`, or `a,b` for a join
-    /// table); each further argument, `column:table`, is a foreign key a mapping reads through:
+    /// Each function's first argument names the table, as the model does (the trigger's
+    /// `TG_TABLE_NAME` is the relation it fires on: on Citus a shard, `recipe_102008`). The row
+    /// function's second names the table's key (`id`, or `a,b` for a join table); each further
+    /// argument, `column:table`, is a foreign key a mapping reads through:
     /// a change to the row also logs the rows it referred to before and after (as not changed
     /// themselves: `direct` false), whose fate depends on what refers to them.
     func createLog(on connection: Connection) throws {
-        let work = quote(schemas.work)
-        let probe = "NOT \(lease.heldSQL)"
-        let insert = "INSERT INTO \(log) (relation, key, direct) VALUES"
-        let compositeKey = "ARRAY(SELECT (pg_catalog.to_jsonb(%@) OPERATOR(pg_catalog.->>) k)::pg_catalog.int8 "
-            + "FROM pg_catalog.unnest(pg_catalog.string_to_array(TG_ARGV[0], ',')) AS k)"
-        let statements = [
+        let probe: SQL = "NOT \(lease.heldSQL)"
+        let insert: SQL = "INSERT INTO \(log) (relation, key, direct) VALUES"
+        // The key of the trigger's row `OLD` or `NEW` (a PL/pgSQL name, one of those two constants).
+        func compositeKey(_ row: String) -> SQL {
+            "ARRAY(SELECT (pg_catalog.to_jsonb(\(raw: row)) OPERATOR(pg_catalog.->>) k)::pg_catalog.int8 "
+                + "FROM pg_catalog.unnest(pg_catalog.string_to_array(TG_ARGV[1], ',')) AS k)"
+        }
+        let rowFunction: SQL = "\(schema: schemas.work, table: Self.rowFunction)"
+        let truncateFunction: SQL = "\(schema: schemas.work, table: Self.truncateFunction)"
+        let statements: [SQL] = [
             "CREATE UNLOGGED TABLE \(log) (relation text NOT NULL, key pg_catalog.int8[] NOT NULL, direct boolean NOT NULL)",
             """
-            CREATE FUNCTION \(work).\(quote(Self.rowFunction))() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+            CREATE FUNCTION \(rowFunction)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
             SET search_path = pg_catalog, pg_temp AS $capture$
             DECLARE
                 reference text;
@@ -60,16 +64,16 @@ struct ChangeCapture {
                 after text;
             BEGIN
                 IF \(probe) THEN RETURN NULL; END IF;
-                IF TG_ARGV[0] = 'id' THEN
-                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_TABLE_NAME, ARRAY[OLD.id]::pg_catalog.int8[], true); END IF;
+                IF TG_ARGV[1] = 'id' THEN
+                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_ARGV[0], ARRAY[OLD.id]::pg_catalog.int8[], true); END IF;
                     IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.id IS DISTINCT FROM OLD.id) THEN
-                        \(insert) (TG_TABLE_NAME, ARRAY[NEW.id]::pg_catalog.int8[], true);
+                        \(insert) (TG_ARGV[0], ARRAY[NEW.id]::pg_catalog.int8[], true);
                     END IF;
                 ELSE
-                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_TABLE_NAME, \(compositeKey.replacingOccurrences(of: "%@", with: "OLD")), true); END IF;
-                    IF TG_OP <> 'DELETE' THEN \(insert) (TG_TABLE_NAME, \(compositeKey.replacingOccurrences(of: "%@", with: "NEW")), true); END IF;
+                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_ARGV[0], \(compositeKey("OLD")), true); END IF;
+                    IF TG_OP <> 'DELETE' THEN \(insert) (TG_ARGV[0], \(compositeKey("NEW")), true); END IF;
                 END IF;
-                FOR i IN 1 .. TG_NARGS - 1 LOOP
+                FOR i IN 2 .. TG_NARGS - 1 LOOP
                     reference := pg_catalog.split_part(TG_ARGV[i], ':', 1);
                     before := CASE WHEN TG_OP <> 'INSERT' THEN pg_catalog.to_jsonb(OLD) OPERATOR(pg_catalog.->>) reference END;
                     after := CASE WHEN TG_OP <> 'DELETE' THEN pg_catalog.to_jsonb(NEW) OPERATOR(pg_catalog.->>) reference END;
@@ -82,17 +86,17 @@ struct ChangeCapture {
             $capture$
             """,
             """
-            CREATE FUNCTION \(work).\(quote(Self.truncateFunction))() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+            CREATE FUNCTION \(truncateFunction)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
             SET search_path = pg_catalog, pg_temp AS $truncated$
             BEGIN
                 IF \(probe) THEN RETURN NULL; END IF;
-                \(insert) (TG_TABLE_NAME, '{}'::pg_catalog.int8[], true);
+                \(insert) (TG_ARGV[0], '{}'::pg_catalog.int8[], true);
                 RETURN NULL;
             END
             $truncated$
             """,
-            "REVOKE ALL ON FUNCTION \(work).\(quote(Self.rowFunction))() FROM PUBLIC",
-            "REVOKE ALL ON FUNCTION \(work).\(quote(Self.truncateFunction))() FROM PUBLIC",
+            "REVOKE ALL ON FUNCTION \(rowFunction)() FROM PUBLIC",
+            "REVOKE ALL ON FUNCTION \(truncateFunction)() FROM PUBLIC",
         ]
         for statement in statements { try connection.execute(statement) }
         try revokeOtherRoles(on: connection)
@@ -108,30 +112,28 @@ struct ChangeCapture {
             SELECT 'FUNCTION ' || pg_catalog.format('%I.%I', n.nspname, p.proname) || '()', pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee))
             FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace, pg_catalog.aclexplode(p.proacl) a
             WHERE n.nspname = $1 AND a.grantee <> p.proowner AND a.grantee <> 0
-            """, [schemas.work]).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
-        for (object, grantee) in grants { try connection.execute("REVOKE ALL ON \(object) FROM \(grantee)") }
+            """ as SQL, [schemas.work]).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
+        for (object, grantee) in grants { try connection.execute("REVOKE ALL ON \(quotedByServer: object) FROM \(quotedByServer: grantee)") }
     }
 
     /// Installs the triggers on `tables` (name, key columns, and the foreign keys mappings read
     /// through: column and referenced table), in the caller's transaction, which holds them in
     /// SHARE ROW EXCLUSIVE mode (writes wait for that, reads do not).
     func install(on tables: [(name: String, key: [String], references: [(column: String, table: String)])], connection: Connection) throws {
-        let work = quote(schemas.work)
-        var statements: [Statement] = []
+        var statements: [SQL] = []
         for (name, key, references) in tables {
-            let table = "\(quote(schemas.tenant)).\(quote(name))"
-            let arguments = ([key.joined(separator: ",")] + references.map { "\($0.column):\($0.table)" })
-                .map { connection.quoteLiteral($0) }.joined(separator: ", ")
+            let table: SQL = "\(schema: schemas.tenant, table: name)"
+            let arguments = [name, key.joined(separator: ",")] + references.map { "\($0.column):\($0.table)" }
             statements += [
-                Statement("CREATE TRIGGER \(quote(Self.rowTrigger)) AFTER INSERT OR UPDATE OR DELETE ON \(table) "
-                    + "FOR EACH ROW EXECUTE FUNCTION \(work).\(quote(Self.rowFunction))(\(arguments))"),
-                Statement("CREATE TRIGGER \(quote(Self.truncateTrigger)) AFTER TRUNCATE ON \(table) "
-                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(work).\(quote(Self.truncateFunction))()"),
-                Statement("ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(quote(Self.rowTrigger))"),
-                Statement("ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(quote(Self.truncateTrigger))"),
+                "CREATE TRIGGER \(id: Self.rowTrigger) AFTER INSERT OR UPDATE OR DELETE ON \(table) "
+                    + "FOR EACH ROW EXECUTE FUNCTION \(schema: schemas.work, table: Self.rowFunction)(\(literals: arguments))",
+                "CREATE TRIGGER \(id: Self.truncateTrigger) AFTER TRUNCATE ON \(table) "
+                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(schema: schemas.work, table: Self.truncateFunction)(\(literal: name))",
+                "ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(id: Self.rowTrigger)",
+                "ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(id: Self.truncateTrigger)",
             ]
         }
-        try connection.pipeline(statements)
+        try connection.pipeline(statements.map { Statement($0) })
     }
 
     /// The qualified tables of `schema` that carry the capture triggers (left by a run that
@@ -141,16 +143,16 @@ struct ChangeCapture {
             SELECT DISTINCT pg_catalog.format('%I.%I', n.nspname, c.relname)
             FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = $1 AND t.tgname IN ($2, $3) ORDER BY 1
-            """, [schema, rowTrigger, truncateTrigger]).map { try $0.decode(String.self, at: 0) }
+            """ as SQL, [schema, rowTrigger, truncateTrigger]).map { try $0.decode(String.self, at: 0) }
     }
 
     /// Drops the capture triggers from `tables` (qualified), in the caller's transaction, which
     /// must hold them (DROP TRIGGER takes ACCESS EXCLUSIVE).
-    static func removeTriggers(from tables: [String], on connection: Connection) throws {
+    static func removeTriggers(from tables: [SQL], on connection: Connection) throws {
         var statements: [Statement] = []
         for table in tables {
-            statements.append(Statement("DROP TRIGGER IF EXISTS \(connection.quoteIdentifier(rowTrigger)) ON \(table)"))
-            statements.append(Statement("DROP TRIGGER IF EXISTS \(connection.quoteIdentifier(truncateTrigger)) ON \(table)"))
+            statements.append(Statement("DROP TRIGGER IF EXISTS \(id: rowTrigger) ON \(table)"))
+            statements.append(Statement("DROP TRIGGER IF EXISTS \(id: truncateTrigger) ON \(table)"))
         }
         if !statements.isEmpty { try connection.pipeline(statements) }
     }
@@ -167,12 +169,12 @@ struct ChangeCapture {
                      RETURNING relation, key)
             SELECT (SELECT pg_catalog.count(*) FROM taken WHERE taken.direct)::pg_catalog.int8, (SELECT pg_catalog.count(*) FROM kept)::pg_catalog.int8,
                    (SELECT k.relation FROM kept AS k WHERE pg_catalog.cardinality(k.key) = 0 LIMIT 1)
-            """).first
+            """ as SQL).first
         return (Int(try row?.decode(Int64.self, at: 0) ?? 0), Int(try row?.decode(Int64.self, at: 1) ?? 0), try row?.decode(String?.self, at: 2))
     }
 
     /// Entries waiting in the log.
     func pending(on connection: Connection) throws -> Int {
-        Int(try connection.execute("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(log)").first?.decode(Int64.self, at: 0) ?? 0)
+        Int(try connection.execute("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(log)" as SQL).first?.decode(Int64.self, at: 0) ?? 0)
     }
 }

@@ -42,8 +42,8 @@ struct OnlineCleanup {
                         guard try tenant.catalog.tryLockTenant(tenant.name, on: connection) else { return .running }
                         guard try isNeeded(on: connection) else { return .clean }
                     }
-                    let captured = try ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection)
-                    try TenantExecutor.lockTables(captured.map { "\(quotedByServer: $0)" }, on: connection)
+                    let captured: [SQL] = try ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection).map { "\(quotedByServer: $0)" }
+                    try TenantExecutor.lockTables(captured, on: connection)
                     try ChangeCapture.removeTriggers(from: captured, on: connection)
                     try OnlineSchemas.drop(schemas.work, on: connection)
                     try OnlineSchemas.drop(schemas.delta, on: connection)
@@ -59,7 +59,7 @@ struct OnlineCleanup {
     /// triggers found on `capturedTables` (qualified) and the private schemas of the run that left them.
     static func removeLeftovers(of schema: String, capturedTables: [String], on connection: Connection) throws {
         connection.logger.warning("removing the change capture an online migration left on \(capturedTables.joined(separator: ", ")) when it stopped before its cutover")
-        try ChangeCapture.removeTriggers(from: capturedTables, on: connection)
+        try ChangeCapture.removeTriggers(from: capturedTables.map { "\(quotedByServer: $0)" }, on: connection)
         let schemas = try OnlineSchemas.of(schema, on: connection)
         try OnlineSchemas.drop(schemas.work, on: connection)
         try OnlineSchemas.drop(schemas.delta, on: connection)

@@ -41,7 +41,7 @@ final class OnlineContext {
     var preconditions: OnlinePreconditions { OnlinePreconditions(plan: plan.plan, schemas: schemas, tenant: run.tenant) }
 
     /// The live tables (the source version's), qualified, in the fixed order every migration locks them.
-    var liveTables: [String] { TenantExecutor.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant).map { $0.text(schema: schemas.tenant) } }
+    var liveTables: [SQL] { TenantExecutor.tablesToLock(of: plan.plan.source, inSchema: schemas.tenant) }
 
     /// The executor's options for the steps caught up, as offline but for proofs by the way back:
     /// only those catch-up follows (``StepExecutor/Options/online``).
@@ -100,7 +100,7 @@ final class OnlineContext {
                 try capture.createLog(on: connection)
                 try OnlineState.create(for: run, record: record, progress: progress, in: schemas, on: connection)
                 try run.runner.waitingForLocks(connection) {
-                    _ = try connection.execute("LOCK TABLE \(liveTables.joined(separator: ", ")) IN \(TableLockMode.shareRowExclusive.rawValue) MODE")
+                    _ = try connection.execute("LOCK TABLE \(liveTables, joinedBy: ", ") IN \(keyword: TableLockMode.shareRowExclusive) MODE")
                 }
                 try preconditions.recheck(liveTables, on: connection)
                 let tables = plan.plan.source.relationalSchema().tables.sorted { $0.name < $1.name }
@@ -167,6 +167,10 @@ final class OnlineContext {
                     log("running step \(step) on the shadow")
                     built = built + (try run.runner.observingStep(step) { try executor.run(step) })
                 }
+                // Tables the steps made (the archive, the records of keys) have autovacuum off as
+                // the copied ones; the change log, which the app's writes fill, keeps it.
+                try ShadowTables(version: plan.caughtUpVersion, live: schemas.tenant, schema: schemas.work)
+                    .turnAutovacuumOffOnEveryTable(but: [ChangeCapture.logTable, OnlineState.table], on: connection)
                 return built
             }
         }
@@ -176,15 +180,15 @@ final class OnlineContext {
         // could time out first, 55P03, and fail the run). A table it holds is skipped: autovacuum
         // is analyzing it, or will; the shadow is the migrator's alone, so nothing else holds it.
         for table in plan.caughtUpVersion.relationalSchema().tables {
-            try connection.execute("ANALYZE (SKIP_LOCKED) \(connection.qualified(schemas.work, table.name))")
+            try connection.execute("ANALYZE (SKIP_LOCKED) \(schema: schemas.work, table: table.name)")
         }
         // The archive the steps wrote (or created): found by table and row in each round, also
         // when the steps made it here. Without the index, and statistics, each round's merge read
         // every entry (0.3 to 0.5 s per table at 1,000,000 rows, in the cutover too).
         if try TenantArchive.exists(inSchema: schemas.work, on: connection) {
-            let archive = connection.qualified(schemas.work, TenantArchive.tableName)
-            try retryingLocks { try connection.execute("CREATE INDEX IF NOT EXISTS \(connection.quoteIdentifier(ShadowTables.archiveRowsIndex)) ON \(archive) (table_name, row_id)") }
-            try connection.execute("ANALYZE (SKIP_LOCKED) \(archive)")
+            let archive: SQL = "\(schema: schemas.work, table: TenantArchive.tableName)"
+            try retryingLocks { try connection.execute("CREATE INDEX IF NOT EXISTS \(id: ShadowTables.archiveRowsIndex) ON \(archive) (table_name, row_id)") }
+            try connection.execute("ANALYZE (SKIP_LOCKED) \(archive)" as SQL)
         }
         try checkpoint(.built)
     }

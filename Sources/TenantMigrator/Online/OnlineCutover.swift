@@ -18,7 +18,8 @@ import TypedSQL
 ///    its grants and default privileges and the app's `search_path` stay; statements the app
 ///    prepared on the old tables are planned again, by name, on their next run); each table gets
 ///    the rights of the table it replaces (or the schema's default privileges), each identity
-///    sequence a value past every id the app used; the retired tables keep no right of anyone's.
+///    sequence a value past every id the app used, and autovacuum (off while the run built them)
+///    again; the retired tables keep no right of anyone's.
 /// 6. The new version, a history row and the pins are recorded, as offline; commit.
 struct OnlineCutover {
     let context: OnlineContext
@@ -97,15 +98,15 @@ struct OnlineCutover {
     ///
     /// A first stop of the fleet does not end these waits, as it ends those of a tenant that has
     /// not started: this tenant is in flight, and finishes; a second stop cancels it.
-    private func lock(_ tables: [String], _ mode: TableLockMode) throws {
+    private func lock(_ tables: [SQL], _ mode: TableLockMode) throws {
         try context.checkStop()
-        _ = try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN \(mode.rawValue) MODE")
+        _ = try connection.execute("LOCK TABLE \(tables, joinedBy: ", ") IN \(keyword: mode) MODE")
     }
 
     /// Moves the live tables out and the shadow's in, with their rights and sequences.
-    private func swap(live: [String]) throws {
+    private func swap(live: [SQL]) throws {
         try ChangeCapture.removeTriggers(from: live, on: connection)
-        try connection.execute("DROP INDEX IF EXISTS \(connection.qualified(schemas.work, ShadowTables.archiveRowsIndex))")
+        try connection.execute("DROP INDEX IF EXISTS \(schema: schemas.work, table: ShadowTables.archiveRowsIndex)")
         let source = context.plan.plan.source.relationalSchema()
         let destination = context.plan.plan.destination.relationalSchema()
         let archive = TenantArchive.tableName
@@ -114,26 +115,30 @@ struct OnlineCutover {
         try RetiredTables.create(schemas.retired, version: context.record.version, replacedBy: tenantRun.destination.name, on: connection)
         var moves: [Statement] = []
         for table in source.tables.map(\.name) + (liveArchive ? [archive] : []) {
-            moves.append(Statement("ALTER TABLE \(connection.qualified(schemas.tenant, table)) SET SCHEMA \(connection.quoteIdentifier(schemas.retired))"))
+            moves.append(Statement("ALTER TABLE \(schema: schemas.tenant, table: table) SET SCHEMA \(id: schemas.retired)"))
         }
         for table in destination.tables.map(\.name) + (shadowArchive ? [archive] : []) {
-            moves.append(Statement("ALTER TABLE \(connection.qualified(schemas.work, table)) SET SCHEMA \(connection.quoteIdentifier(schemas.tenant))"))
+            moves.append(Statement("ALTER TABLE \(schema: schemas.work, table: table) SET SCHEMA \(id: schemas.tenant)"))
+        }
+        // Autovacuum, off while the run built the shadow's tables, is theirs again.
+        for table in destination.tables.map(\.name) + (shadowArchive ? [archive] : []) {
+            moves.append(Statement(ShadowTables.autovacuumReset(schema: schemas.tenant, table: table)))
         }
         try connection.pipeline(moves)
         // Rights and sequences: each table after the table its rows come from (as offline, where
         // that table would have been altered in place), else as a new table of the schema.
         let origins = OnlineLineage.tableOrigins(of: context.plan.plan)
         for table in destination.tables {
-            let old = origins[table.name].map { connection.qualified(schemas.retired, $0) }
-            let new = connection.qualified(schemas.tenant, table.name)
+            let old = origins[table.name].map { QualifiedTable(schema: schemas.retired, name: $0) }
+            let new = QualifiedTable(schema: schemas.tenant, name: table.name)
             // (A serial key's sequence is the table's own as an identity's is: the same steps.)
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
             try TableGrants.carry(to: new, from: old, schema: schemas.tenant, hasIdentity: identity, on: connection)
             if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
         }
         if shadowArchive {
-            let old = liveArchive ? connection.qualified(schemas.retired, archive) : nil
-            try TableGrants.carry(to: connection.qualified(schemas.tenant, archive), from: old, schema: nil, hasIdentity: false, on: connection)
+            let old = liveArchive ? QualifiedTable(schema: schemas.retired, name: archive) : nil
+            try TableGrants.carry(to: QualifiedTable(schema: schemas.tenant, name: archive), from: old, schema: nil, hasIdentity: false, on: connection)
         }
         // Their rights carried over, the old tables keep none.
         try RetiredTables.revokeGrants(in: schemas.retired, on: connection)
@@ -143,7 +148,7 @@ struct OnlineCutover {
 /// The table lock modes of an online run: SHARE ROW EXCLUSIVE to install the change capture;
 /// EXCLUSIVE while the cutover applies the last changes (reads go on, writes wait); ACCESS
 /// EXCLUSIVE for the swap.
-enum TableLockMode: String {
+enum TableLockMode: String, CaseIterable {
     case accessExclusive = "ACCESS EXCLUSIVE"
     case exclusive = "EXCLUSIVE"
     case shareRowExclusive = "SHARE ROW EXCLUSIVE"

@@ -60,9 +60,8 @@ struct OnlineLease {
     /// live session holds the lease, after that run ends (``TenantRun/waitForOnlineRun(_:)``).
     static func acquire(run: TenantRun) throws -> OnlineLease {
         let connection = run.connection, catalog = run.catalog, key = key(of: run.tenant)
-        let previous = try connection.execute("SELECT pg_catalog.current_setting('lock_timeout')").first?.decode(String.self, at: 0) ?? "0"
-        try connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)",
-                               ["\(TenantExecutor.wholeMilliseconds(run.settings.lockTimeout))ms"])
+        let previous = try connection.execute("SELECT pg_catalog.current_setting('lock_timeout')" as SQL).first?.decode(String.self, at: 0) ?? "0"
+        try connection.execute("SELECT pg_catalog.set_config('lock_timeout', \(bind: "\(TenantExecutor.wholeMilliseconds(run.settings.lockTimeout))ms"), false)")
         let take: SQL = """
             INSERT INTO \(catalog.table("catalog_info")) (key, value)
             SELECT $1, a.pid || ' ' || \(startedSQL("a.backend_start")) || ' ' || a.usesysid::pg_catalog.int8
@@ -89,14 +88,14 @@ struct OnlineLease {
                 do {
                     try run.waitForOnlineRun(&waits)
                 } catch {
-                    _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)", [previous])
+                    _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', \(bind: previous), false)")
                     throw error
                 }
                 attempt -= 1
             } catch where SQLState.lockNotAvailable ~= error && attempt < run.settings.maxAttempts {
                 try TenantExecutor.sleep(run.runner.backoff(afterAttempt: attempt))
             } catch {
-                _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)", [previous])
+                _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', \(bind: previous), false)")
                 throw error
             }
         }
@@ -108,20 +107,20 @@ struct OnlineLease {
     /// SQL true while this run holds the tenant (for the change capture's triggers, which run as the
     /// migrator): its lease is in the catalog (it goes when the run ends, however it ends, if the
     /// session lives on) and its session lives (after a crash the lease stays, but the session is gone).
-    var heldSQL: String {
+    /// The catalog's schema is named in it (the triggers run in the tenant's tables, for any schema).
+    var heldSQL: SQL {
         let held: SQL = """
         (EXISTS (SELECT FROM \(catalog.table("catalog_info")) AS lease WHERE lease.key = \(literal: key) \
         AND lease.value = \(literal: value)) AND \(Self.liveSQL(pid: "\(int: pid)", started: "\(int: started)", user: "\(int: user)")))
         """
-        return held.text(schema: catalog.schema)
+        return held.naming(schema: catalog.schema)
     }
 
     /// Gives the lease back and puts the session's `lock_timeout` back (nothing to do on a lost
     /// connection: the lease died with the session).
     func release(catalog: TenantCatalog, on connection: Connection) {
         guard connection.isHealthy, !connection.isInTransaction else { return }
-        _ = try? connection.execute("DELETE FROM \(catalog.table("catalog_info")) WHERE key = $1 AND value = $2",
-                                    [key, value])
-        _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', $1, false)", [previousLockTimeout])
+        _ = try? connection.execute("DELETE FROM \(catalog.table("catalog_info")) WHERE key = \(bind: key) AND value = \(bind: value)")
+        _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', \(bind: previousLockTimeout), false)")
     }
 }

@@ -64,7 +64,7 @@ struct OnlinePreconditions {
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
             WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relowner <> (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER)
             ORDER BY 1
-            """, [schemas.tenant])
+            """ as SQL, [schemas.tenant])
         if let row = owners.first {
             throw refuse("table \(try row.decode(String.self, at: 0)) is owned by \(try row.decode(String.self, at: 1)), not by the migrator; "
                 + "its owner could switch the change capture off. Migrate it offline, or `ALTER TABLE … OWNER TO` the migrator")
@@ -92,12 +92,12 @@ struct OnlinePreconditions {
     /// a table (`relkind` `r`) the migrator owns. Only a superuser could have changed either since
     /// ``check(on:)``; if one did, the phase fails (the run removes what it made) before it reads
     /// or moves anything.
-    func recheck(_ tables: [String], on connection: Connection) throws {
+    func recheck(_ tables: [SQL], on connection: Connection) throws {
         if let reason = try schemaRefusal(on: connection) { throw OnlineRefusal(tenant: tenant, reason: reason) }
-        let names = tables.map { "(\(connection.quoteLiteral($0)))" }.joined(separator: ", ")
+        let names: [SQL] = tables.map { "(\(bind: $0.text(schema: schemas.tenant)))" }
         guard !names.isEmpty, let row = try connection.execute("""
             SELECT t.name, coalesce(c.relkind::pg_catalog.text, ''), coalesce(pg_catalog.pg_get_userbyid(c.relowner)::pg_catalog.text, '')
-            FROM (VALUES \(names)) AS t(name) LEFT JOIN pg_catalog.pg_class AS c ON c.oid = pg_catalog.to_regclass(t.name)
+            FROM (VALUES \(names, joinedBy: ", ")) AS t(name) LEFT JOIN pg_catalog.pg_class AS c ON c.oid = pg_catalog.to_regclass(t.name)
             WHERE c.oid IS NULL OR c.relkind <> 'r' OR pg_catalog.pg_get_userbyid(c.relowner) <> CURRENT_USER
             ORDER BY 1 LIMIT 1
             """).first else { return }

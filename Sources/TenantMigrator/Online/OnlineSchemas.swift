@@ -1,4 +1,5 @@
 import LibPQ
+import TypedSQL
 
 /// The migrator's own schemas around one tenant while it migrates online, named after the OID of
 /// the tenant's schema (stable: the tenant's schema itself never moves, only its tables do):
@@ -31,7 +32,7 @@ struct OnlineSchemas: Sendable, Hashable {
 
     /// The names for the tenant schema `tenant`, which must exist.
     static func of(_ tenant: String, on connection: Connection) throws -> OnlineSchemas {
-        guard let oid = try connection.execute("SELECT oid::pg_catalog.int8 FROM pg_catalog.pg_namespace WHERE nspname = $1", [tenant])
+        guard let oid = try connection.execute("SELECT oid::pg_catalog.int8 FROM pg_catalog.pg_namespace WHERE nspname = \(bind: tenant)")
             .first?.decode(Int64.self, at: 0) else {
             throw PQError(kind: .server, message: "schema \(tenant) does not exist", sqlState: SQLState(rawValue: "3F000"))
         }
@@ -42,20 +43,19 @@ struct OnlineSchemas: Sendable, Hashable {
     /// roles on it is revoked at once. A schema of that name another role made first is refused
     /// by name (``ForeignOnlineSchema``); one made meanwhile fails the `CREATE SCHEMA`.
     static func createPrivate(_ schema: String, on connection: Connection) throws {
-        let quoted = connection.quoteIdentifier(schema)
         _ = try existsAsOwn(schema, on: connection)
-        try connection.execute("CREATE SCHEMA \(quoted)")
+        try connection.execute("CREATE SCHEMA \(id: schema)")
         let grantees = try connection.execute("""
             SELECT DISTINCT CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END
             FROM pg_catalog.pg_namespace n, pg_catalog.aclexplode(n.nspacl) a
-            WHERE n.nspname = $1 AND a.grantee <> n.nspowner
-            """, [schema]).map { try $0.decode(String.self, at: 0) }
-        for grantee in grantees { try connection.execute("REVOKE ALL ON SCHEMA \(quoted) FROM \(grantee)") }
+            WHERE n.nspname = \(bind: schema) AND a.grantee <> n.nspowner
+            """).map { try $0.decode(String.self, at: 0) }
+        for grantee in grantees { try connection.execute("REVOKE ALL ON SCHEMA \(id: schema) FROM \(quotedByServer: grantee)") }
     }
 
     /// Whether `schema` (the tenant's) exists.
     static func exists(_ schema: String, on connection: Connection) throws -> Bool {
-        try connection.execute("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1)", [schema])
+        try connection.execute("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = \(bind: schema))")
             .first?.decode(Bool.self, at: 0) ?? false
     }
 
@@ -65,8 +65,8 @@ struct OnlineSchemas: Sendable, Hashable {
             SELECT pg_catalog.pg_get_userbyid(n.nspowner)::pg_catalog.text, pg_catalog.pg_get_userbyid(n.nspowner) = CURRENT_USER,
                    coalesce((SELECT pg_catalog.string_agg(CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.pg_get_userbyid(a.grantee)::pg_catalog.text END, ', ')
                              FROM pg_catalog.aclexplode(n.nspacl) AS a WHERE a.grantee <> n.nspowner AND a.privilege_type = 'CREATE'), '')
-            FROM pg_catalog.pg_namespace AS n WHERE n.nspname = $1
-            """, [schema]).first else { return nil }
+            FROM pg_catalog.pg_namespace AS n WHERE n.nspname = \(bind: schema)
+            """).first else { return nil }
         return SchemaOwnership(
             schema: schema, owner: try row.decode(String.self, at: 0), ownedByMigrator: try row.decode(Bool.self, at: 1),
             otherCreators: try row.decode(String.self, at: 2)
@@ -87,7 +87,7 @@ struct OnlineSchemas: Sendable, Hashable {
     /// Drops the private schema `schema` and everything in it, if it exists (and is the migrator's).
     static func drop(_ schema: String, on connection: Connection) throws {
         guard try existsAsOwn(schema, on: connection) else { return }
-        try connection.execute("DROP SCHEMA \(connection.quoteIdentifier(schema)) CASCADE")
+        try connection.execute("DROP SCHEMA \(id: schema) CASCADE")
     }
 
     /// Drops every schema an online run of the tenant in schema `tenant` may have left, the

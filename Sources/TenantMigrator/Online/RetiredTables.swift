@@ -13,10 +13,10 @@ enum RetiredTables {
     /// Creates the retired schema with its note.
     static func create(_ schema: String, version: String, replacedBy destination: String, on connection: Connection) throws {
         try OnlineSchemas.createPrivate(schema, on: connection)
-        let note = connection.qualified(schema, noteTable)
+        let note: SQL = "\(schema: schema, table: noteTable)"
         try connection.execute("CREATE TABLE \(note) (version text NOT NULL, replaced_by text NOT NULL, "
-            + "retired_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp())")
-        try connection.execute("INSERT INTO \(note) (version, replaced_by) VALUES ($1, $2)", [version, destination])
+            + "retired_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp())" as SQL)
+        try connection.execute("INSERT INTO \(note) (version, replaced_by) VALUES (\(bind: version), \(bind: destination))")
     }
 
     /// Takes every right on the retired tables and their sequences from every role but their owner
@@ -28,8 +28,8 @@ enum RetiredTables {
             SELECT pg_catalog.format('REVOKE ALL ON %s %s FROM %s', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::pg_catalog.regclass,
                                      CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END)
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace, pg_catalog.aclexplode(c.relacl) a
-            WHERE n.nspname = $1 AND a.grantee <> c.relowner GROUP BY c.oid, c.relkind, a.grantee
-            """, [schema]).map { Statement(try $0.decode(String.self, at: 0)) }
+            WHERE n.nspname = \(bind: schema) AND a.grantee <> c.relowner GROUP BY c.oid, c.relkind, a.grantee
+            """).map { Statement("\(quotedByServer: try $0.decode(String.self, at: 0))") }
         if !revokes.isEmpty { try connection.pipeline(revokes) }
     }
 
@@ -40,10 +40,10 @@ enum RetiredTables {
         guard try OnlineSchemas.exists(tenant, on: connection) else { return nil }
         let schema = try OnlineSchemas.of(tenant, on: connection).retired
         guard try OnlineSchemas.existsAsOwn(schema, on: connection) else { return nil }
-        let note = connection.qualified(schema, noteTable)
-        guard try connection.execute("SELECT pg_catalog.to_regclass($1) IS NOT NULL", [note]).first?.decode(Bool.self, at: 0) ?? false,
+        let note = QualifiedTable(schema: schema, name: noteTable)
+        guard try connection.execute("SELECT pg_catalog.to_regclass(\(bind: note.text)) IS NOT NULL").first?.decode(Bool.self, at: 0) ?? false,
               let version = try connection.execute(
-                  "SELECT version FROM \(note) WHERE retired_at < pg_catalog.to_timestamp($1)", [cutoff.timeIntervalSince1970]
+                  "SELECT version FROM \(note.sql) WHERE retired_at < pg_catalog.to_timestamp($1)" as SQL, [cutoff.timeIntervalSince1970]
               ).first?.decode(String.self, at: 0) else { return nil }
         try OnlineSchemas.drop(schema, on: connection)
         return version

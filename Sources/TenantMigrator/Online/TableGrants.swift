@@ -1,4 +1,5 @@
 import LibPQ
+import TypedSQL
 
 /// The rights and identity sequence of a table an online cutover moves into a tenant's schema,
 /// made what an offline migration would have left: the rights of the table it replaces (which an
@@ -8,55 +9,60 @@ enum TableGrants {
     /// Gives `table` (qualified) the rights of `old` (qualified), when there is one; otherwise adds
     /// the default privileges of `schema` for the table's owner (none when `schema` is nil). The
     /// same for the table's `id` sequence, when it has an identity column.
-    static func carry(to table: String, from old: String?, schema: String?, hasIdentity: Bool, on connection: Connection) throws {
+    static func carry(to table: QualifiedTable, from old: QualifiedTable?, schema: String?, hasIdentity: Bool, on connection: Connection) throws {
         try carry(to: table, sequenceOf: false, from: old, schema: schema, on: connection)
         if hasIdentity { try carry(to: table, sequenceOf: true, from: old, schema: schema, on: connection) }
     }
 
     /// One object's rights: the table's (`sequenceOf` false) or its `id` sequence's.
-    private static func carry(to table: String, sequenceOf: Bool, from old: String?, schema: String?, on connection: Connection) throws {
-        let object = sequenceOf ? "pg_catalog.pg_get_serial_sequence($1, 'id')::pg_catalog.regclass" : "pg_catalog.to_regclass($1)"
+    private static func carry(to table: QualifiedTable, sequenceOf: Bool, from old: QualifiedTable?, schema: String?, on connection: Connection) throws {
+        let object = relation(table, sequenceOf: sequenceOf)
         let kind = sequenceOf ? "SEQUENCE" : "TABLE"
         var statements: [String] = []
         if let old {
             // What the object has now (the defaults of the schema it was built in) goes; the old one's rights come.
             statements += try connection.execute("""
-                SELECT pg_catalog.format('REVOKE ALL ON \(kind) %s FROM %s', \(object)::pg_catalog.text, \(grantee))
+                SELECT pg_catalog.format(\(literal: "REVOKE ALL ON \(kind) %s FROM %s"), \(object)::pg_catalog.text, \(grantee))
                 FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a WHERE c.oid = \(object) AND a.grantee <> c.relowner
                 GROUP BY a.grantee
-                """, [table]).map { try $0.decode(String.self, at: 0) }
-            let source = sequenceOf ? "pg_catalog.pg_get_serial_sequence($2, 'id')::pg_catalog.regclass" : "pg_catalog.to_regclass($2)"
+                """).map { try $0.decode(String.self, at: 0) }
+            let source = relation(old, sequenceOf: sequenceOf)
             statements += try connection.execute("""
-                SELECT pg_catalog.format('GRANT %s ON \(kind) %s TO %s%s', pg_catalog.string_agg(a.privilege_type, ', '), \(object)::pg_catalog.text,
+                SELECT pg_catalog.format(\(literal: "GRANT %s ON \(kind) %s TO %s%s"), pg_catalog.string_agg(a.privilege_type, ', '), \(object)::pg_catalog.text,
                                          \(grantee), CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
                 FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
                 WHERE c.oid = \(source) AND a.grantee <> c.relowner GROUP BY a.grantee, a.is_grantable
-                """, [table, old]).map { try $0.decode(String.self, at: 0) }
+                """).map { try $0.decode(String.self, at: 0) }
         } else if let schema {
             statements += try connection.execute("""
-                SELECT pg_catalog.format('GRANT %s ON \(kind) %s TO %s%s', pg_catalog.string_agg(a.privilege_type, ', '), \(object)::pg_catalog.text,
+                SELECT pg_catalog.format(\(literal: "GRANT %s ON \(kind) %s TO %s%s"), pg_catalog.string_agg(a.privilege_type, ', '), \(object)::pg_catalog.text,
                                          \(grantee), CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
                 FROM pg_catalog.pg_default_acl d JOIN pg_catalog.pg_namespace n ON n.oid = d.defaclnamespace,
                      pg_catalog.pg_class c, pg_catalog.aclexplode(d.defaclacl) a
-                WHERE n.nspname = $2 AND d.defaclobjtype = '\(sequenceOf ? "S" : "r")' AND c.oid = \(object) AND d.defaclrole = c.relowner
+                WHERE n.nspname = \(bind: schema) AND d.defaclobjtype = \(literal: sequenceOf ? "S" : "r") AND c.oid = \(object) AND d.defaclrole = c.relowner
                 GROUP BY a.grantee, a.is_grantable
-                """, [table, schema]).map { try $0.decode(String.self, at: 0) }
+                """).map { try $0.decode(String.self, at: 0) }
         }
-        for statement in statements { try connection.execute(statement) }
+        // GRANT and REVOKE statements PostgreSQL wrote (format's %s of a regclass, quote_ident).
+        for statement in statements { try connection.execute("\(quotedByServer: statement)") }
+    }
+
+    /// The table's oid (`sequenceOf` false) or its `id` sequence's, its name sent as a value.
+    private static func relation(_ table: QualifiedTable, sequenceOf: Bool) -> SQL {
+        sequenceOf ? "pg_catalog.pg_get_serial_sequence(\(bind: table.text), 'id')::pg_catalog.regclass" : "pg_catalog.to_regclass(\(bind: table.text))"
     }
 
     /// `PUBLIC` or the quoted role of an `aclexplode` row `a`.
-    private static let grantee = "CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END"
+    private static let grantee: SQL = "CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END"
 
     /// Sets `table`'s `id` sequence past its largest id and past the last value `old`'s sequence
     /// gave out (ids the app took for rows it rolled back are not given again).
-    static func advanceIdentity(of table: String, past old: String?, on connection: Connection) throws {
-        let previous = old.map { _ in "pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence($2, 'id')::pg_catalog.regclass)" } ?? "NULL::pg_catalog.int8"
-        let maximum = "(SELECT pg_catalog.max(t.id) FROM \(table) AS t)"
+    static func advanceIdentity(of table: QualifiedTable, past old: QualifiedTable?, on connection: Connection) throws {
+        let previous: SQL = old.map { "pg_catalog.pg_sequence_last_value(\(relation($0, sequenceOf: true)))" } ?? "NULL::pg_catalog.int8"
+        let maximum: SQL = "(SELECT pg_catalog.max(t.id) FROM \(table.sql) AS t)"
         try connection.execute(
-            "SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence($1, 'id')::pg_catalog.regclass, v.last, true) "
-                + "FROM (SELECT GREATEST(coalesce(\(maximum), 0), coalesce(\(previous), 0)) AS last) AS v WHERE v.last > 0",
-            old.map { [table, $0] } ?? [table]
+            "SELECT pg_catalog.setval(\(relation(table, sequenceOf: true)), v.last, true) "
+                + "FROM (SELECT GREATEST(coalesce(\(maximum), 0), coalesce(\(previous), 0)) AS last) AS v WHERE v.last > 0" as SQL
         )
     }
 }

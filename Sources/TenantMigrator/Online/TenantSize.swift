@@ -11,8 +11,8 @@ enum TenantSize {
         let tables = Set(version.relationalSchema().tables.map(\.name))
         let rows = try connection.execute("""
             SELECT c.relname::pg_catalog.text, c.reltuples::pg_catalog.float8 FROM pg_catalog.pg_class c
-            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p')
-            """, [schema])
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = \(bind: schema) AND c.relkind IN ('r', 'p')
+            """)
         var total = 0
         for row in rows {
             let table = try row.decode(String.self, at: 0)
@@ -22,8 +22,7 @@ enum TenantSize {
                 total += Int(estimate)
             } else {
                 let counted = try connection.execute(
-                    "SELECT pg_catalog.count(*)::pg_catalog.int8 FROM (SELECT 1 FROM \(connection.qualified(schema, table)) LIMIT $1) AS rows",
-                    [Int64(bound) + 1]
+                    "SELECT pg_catalog.count(*)::pg_catalog.int8 FROM (SELECT 1 FROM \(schema: schema, table: table) LIMIT \(bind: bound + 1)) AS rows"
                 ).first?.decode(Int64.self, at: 0) ?? 0
                 total += Int(counted)
             }
@@ -38,8 +37,8 @@ enum TenantSize {
         guard try TenantArchive.exists(inSchema: schema, on: connection) else { return false }
         for pair in plan.steps.flatMap(\.pairs) {
             let found = try connection.execute(
-                "SELECT EXISTS (SELECT 1 FROM \(TenantArchive.qualified(schema, quoting: connection)) WHERE step_from = $1 AND step_to = $2)",
-                [pair.destination.name, pair.source.name]
+                "SELECT EXISTS (SELECT 1 FROM \(schema: schema, table: TenantArchive.tableName) WHERE step_from = \(bind: pair.destination.name) "
+                    + "AND step_to = \(bind: pair.source.name))"
             ).first?.decode(Bool.self, at: 0) ?? false
             if found { return true }
         }
