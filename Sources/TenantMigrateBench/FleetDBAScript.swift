@@ -34,7 +34,7 @@ extension FleetBench {
         var script = "SET client_min_messages = warning;\n"
         for tenant in tenants {
             let s = q.quoteIdentifier("tenant_" + tenant)
-            let archive = TenantArchive.createStatements(inSchema: "tenant_" + tenant, quoting: q).joined(separator: ";\n")
+            let archive = TenantArchive.createStatements.map { $0.text(schema: "tenant_" + tenant, quoting: q) }.joined(separator: ";\n")
             let columns = "(step_from, step_to, table_name, column_name, row_id, value)"
             script += """
                 BEGIN;

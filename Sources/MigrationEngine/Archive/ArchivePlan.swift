@@ -216,12 +216,11 @@ struct ArchivePlan: Sendable {
         // deleted in cascade. Those are archived too, from the rows that refer to deleted ones.
         for key in order {
             guard let deleted = byKey[key], deleted.column == nil, let rows = deleted.rows else { continue }
-            let q = PlaceholderQuoting()
             for table in sourceSchema.tables where names.survivingTables[table.name] != nil {
                 for foreignKey in table.foreignKeys where foreignKey.referencedTable == deleted.table && foreignKey.columns.count == 1 {
                     let column = foreignKey.columns[0]
-                    let referring = "source.\(q.quoteIdentifier(names.liveColumn(column, of: table.name))) IN (SELECT source.id FROM "
-                        + "\(q.qualified(PlaceholderQuoting.schema, names.liveTable(deleted.table))) AS source WHERE \(rows))"
+                    let referring = PlaceholderQuoting.text("source.\(id: names.liveColumn(column, of: table.name)) IN (SELECT source.id FROM "
+                        + "\(table: names.liveTable(deleted.table)) AS source WHERE \(raw: rows))")
                     if case .joinTable = table.origin {
                         add(table.name, nil, referring)
                     } else if foreignKey.onDelete == .cascade {

@@ -78,7 +78,7 @@ struct WayBackTrust {
         struct Verdict: Error { let trusted: Set<String> }
         do {
             try connection.savepoint { connection in
-                let statements = (statements + [Self.verdicts]).map { Statement($0.text(schema: "pg_temp", quoting: connection)) }
+                let statements = (statements + [Self.verdicts]).map { Statement(inlining: $0, schema: "pg_temp") }
                 let outcome = try connection.pipelineUntilFailure(statements)
                 guard outcome.failure == nil, let rows = outcome.results.last else {
                     connection.logger.debug("no proof by the way back: \(outcome.failure.map { "\($0)" } ?? "no verdict")")
