@@ -23,12 +23,6 @@ public struct TenantCatalog: Sendable, Hashable {
         "\(schema: schema, table: name)"
     }
 
-    /// A table of the catalog's schema as quoted text, for the online run's statements, which are
-    /// still strings (TenantMigrator/Online).
-    func qualified(_ table: String, _ quoting: some SQLQuoting) -> String {
-        quoting.quoteIdentifier(schema) + "." + quoting.quoteIdentifier(table)
-    }
-
     /// Creates the catalog, or upgrades it to ``CatalogSchema/currentVersion``. Costs one
     /// round trip when the catalog is already current.
     ///
