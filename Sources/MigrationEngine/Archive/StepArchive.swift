@@ -50,14 +50,18 @@ public final class StepArchive {
     /// The most rows a copy notes.
     static let copiedRowsNoted = 10_000
 
+    /// What the run learned of the step: its copies' SQL, made once per run.
+    let learned: StepMemory
+
     init(plan: ArchivePlan, schema: String, connection: Connection, copies: Bool = true, presence: ArchivePresence = ArchivePresence(),
-         notesCopiedRows: Bool = false) {
+         notesCopiedRows: Bool = false, learned: StepMemory = StepMemory()) {
         self.plan = plan
         self.schema = schema
         self.connection = connection
         self.copies = copies
         self.presence = presence
         self.notesCopiedRows = notesCopiedRows
+        self.learned = learned
     }
 
     /// The step's ends (a fused step's first and last version).
@@ -96,7 +100,7 @@ public final class StepArchive {
         let proved = plan.items.filter(\.proved)
         guard !proved.isEmpty else { return }
         try prepareForWrites()
-        for sql in plan.provedCopies { try connection.sendWithNextRoundTrip(Statement(sql, schema: schema)) }
+        for sql in learned.provedCopies(of: plan) { try connection.sendWithNextRoundTrip(Statement(sql, schema: schema)) }
         // (A policy may have archived values of these columns already: one item per column.)
         archivedItems.removeAll { item in proved.contains { $0.key == item.key } }
         archivedItems += proved
@@ -123,7 +127,7 @@ public final class StepArchive {
     private func copy(_ items: [ArchivePlan.Item]) throws {
         let notes = try notesCopiedRows && connection.capabilities.notesRowsOfCopies
         for item in items {
-            let sql = plan.copy(item)
+            let sql = learned.copy(item, of: plan)
             if notes, item.pair == 0, !item.narrowing, !item.proved, let column = item.column {
                 // The ids it took come back (the first few thousand): a CTE, so the INSERT still takes every row.
                 let noted: SQL = "WITH tm_copied AS (\(sql) RETURNING row_id) SELECT row_id FROM tm_copied LIMIT \(int: Self.copiedRowsNoted + 1)"

@@ -99,9 +99,9 @@ struct WayBackTrust {
 }
 
 extension ArchivePlan {
-    /// The tables whose proofs PostgreSQL vouches for (``WayBackTrust``), asked on `connection`
-    /// the first time and remembered for every tenant after.
+    /// The tables whose proofs PostgreSQL vouches for (``WayBackTrust``), asked on `connection`:
+    /// a run asks once per step (``StepMemory/trustedProofs(of:on:)``).
     func trustedProofs(on connection: Connection) throws -> Set<String> {
-        try trust.value(for: true) { try WayBackTrust(proofs: proofs, destination: destinationSchema).trustedTables(on: connection) }
+        try WayBackTrust(proofs: proofs, destination: destinationSchema).trustedTables(on: connection)
     }
 }

@@ -290,7 +290,7 @@ struct TenantRun {
     private func run(_ plan: MigrationPlan, in schema: String, allowDestructive: Bool, attempt: Int, state: AttemptState) throws -> StepStatistics {
         var executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives, provesWayBack: settings.provesWayBack))
         if let archive = state.archive { executor.archive = archive }
-        executor.relationshipPasses = runner.plans?.relationshipPasses
+        executor.memory = runner.plans?.memory
         var statistics = StepStatistics()
         for step in plan.steps {
             state.runningStep = (step, schema)
