@@ -5,8 +5,8 @@ import MigrationEngine
 public enum NotesHooks {
     public static func register(in policies: inout PolicyRegistry) {
         policies.registerHooks(family: "Notes", from: "v1", to: "v2", StepHooks(
-            willMigrate: { connection, schema in try connection.execute("LOCK TABLE \(connection.quoteIdentifier(schema)).note") },
-            didMigrate: { connection, schema in try connection.execute("ANALYZE \(connection.quoteIdentifier(schema)).attachment") }
+            willMigrate: { connection, schema in try connection.execute("LOCK TABLE \(table: "note")", schema: schema) },
+            didMigrate: { connection, schema in try connection.execute("ANALYZE \(table: "attachment")", schema: schema) }
         ))
     }
 }

@@ -87,7 +87,7 @@ final class AppTraffic: @unchecked Sendable {
             }
             let started = ContinuousClock.now
             var failure: String?
-            do { try connection.execute(sql) } catch { failure = "\(error)" }
+            do { try connection.execute(unsafeSQL: sql) } catch { failure = "\(error)" }
             let elapsed = ContinuousClock.now - started
             lock.lock()
             if writes {

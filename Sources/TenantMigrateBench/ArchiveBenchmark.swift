@@ -64,7 +64,7 @@ struct ArchiveBenchmark: AsyncParsableCommand {
                 let upTime = ContinuousClock.now - start
                 guard there.outcome == .migrated else { throw BenchError("up: \(there.outcome)") }
                 if archive {
-                    archiveRows = try connection.execute("SELECT count(*)::int8 FROM \(schema)._tm_archive").first?.decode(Int.self, at: 0) ?? 0
+                    archiveRows = try connection.execute(unsafeSQL: "SELECT count(*)::int8 FROM \(schema)._tm_archive").first?.decode(Int.self, at: 0) ?? 0
                 }
                 try connection.execute("CHECKPOINT")
                 start = ContinuousClock.now
@@ -94,7 +94,7 @@ struct ArchiveBenchmark: AsyncParsableCommand {
     /// An order-independent hash of the v2 tables: every recipe and recipe ingredient, all columns (as
     /// jsonb, so a column that came back at the end of the table compares equal).
     static func checksum(_ schema: String, on connection: Connection) throws -> String {
-        try connection.execute("""
+        try connection.execute(unsafeSQL: """
             SELECT (SELECT count(*) || '/' || coalesce(sum(hashtext(to_jsonb(r)::text)::int8), 0) FROM \(schema).recipe r) || ' recipes, '
                 || (SELECT count(*) || '/' || coalesce(sum(hashtext(to_jsonb(ri)::text)::int8), 0) FROM \(schema).recipe_ingredient ri) || ' recipe ingredients'
             """)[0].decode(String.self, at: 0)

@@ -15,16 +15,16 @@ struct BenchDatabase {
         self.name = name
         admin = try Connection(server.conninfo, logger: logger)
         let database = admin.quoteIdentifier(name)
-        try admin.execute("DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
-        try admin.execute("CREATE DATABASE \(database) TEMPLATE template0 ENCODING 'UTF8'")
+        try admin.execute(unsafeSQL: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)")
+        try admin.execute(unsafeSQL: "CREATE DATABASE \(database) TEMPLATE template0 ENCODING 'UTF8'")
         if let logSlowStatements {
-            try admin.execute("ALTER DATABASE \(database) SET log_min_duration_statement = \(logSlowStatements)")
+            try admin.execute(unsafeSQL: "ALTER DATABASE \(database) SET log_min_duration_statement = \(logSlowStatements)")
         }
         conninfo = Self.conninfo(server.conninfo, database: name)
     }
 
     func drop() {
-        _ = try? admin.execute("DROP DATABASE IF EXISTS \(admin.quoteIdentifier(name)) WITH (FORCE)")
+        _ = try? admin.execute(unsafeSQL: "DROP DATABASE IF EXISTS \(admin.quoteIdentifier(name)) WITH (FORCE)")
     }
 
     /// `conninfo` pointing at `database` (a later `dbname` wins in a key=value string).

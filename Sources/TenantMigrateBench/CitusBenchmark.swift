@@ -89,7 +89,7 @@ struct CitusBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         for name in names {
             let index = Int(name.split(separator: "_").last!)!
             try connection.pipeline(contents.loadStatements(schema: "tenant_" + name, index: index, quoting: connection)
-                .map { Statement($0) })
+                .map { Statement(unsafeSQL: $0) })
         }
         let start = clock.now
         let report = try await migrator.migrateAll(jobs: jobs)
@@ -112,7 +112,7 @@ struct CitusBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         let schemas = (try? connection.execute("SELECT nspname::text FROM pg_catalog.pg_namespace WHERE starts_with(nspname, $1)", ["tenant_" + prefix])
             .map { try $0.decode(String.self, at: 0) }) ?? []
         for schema in schemas + [catalog.schema] {
-            _ = try? connection.execute("DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(schema)) CASCADE")
+            _ = try? connection.execute(unsafeSQL: "DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(schema)) CASCADE")
         }
     }
 }

@@ -32,9 +32,9 @@ struct CopyBenchmark: ParsableCommand {
         let psql = try server.program("psql")
         let logger = quietLogger()
         let connection = try Connection(server.conninfo, logger: logger)
-        try connection.script("DROP TABLE IF EXISTS \(Self.table)")
-        try connection.script("CREATE TABLE \(Self.table) (id uuid, name text, n int)")
-        defer { _ = try? connection.script("DROP TABLE IF EXISTS \(Self.table)") }
+        try connection.script(unsafeSQL: "DROP TABLE IF EXISTS \(Self.table)")
+        try connection.script(unsafeSQL: "CREATE TABLE \(Self.table) (id uuid, name text, n int)")
+        defer { _ = try? connection.script(unsafeSQL: "DROP TABLE IF EXISTS \(Self.table)") }
 
         var data: [BenchRow] = []
         let generation = measure { data = BenchRow.generate(count: rows) }
@@ -52,7 +52,7 @@ struct CopyBenchmark: ParsableCommand {
             let order: [Loader] = repetition % 2 == 0 ? [.libpq, .psql] : [.psql, .libpq]
             var line = "run \(repetition + 1):"
             for loader in order {
-                try connection.script("TRUNCATE \(Self.table)")
+                try connection.script(unsafeSQL: "TRUNCATE \(Self.table)")
                 // So that no checkpoint falls inside a timed run (needs rights DATABASE_URL may lack).
                 _ = try? connection.script("CHECKPOINT")
                 let elapsed: Duration
@@ -88,7 +88,7 @@ struct CopyBenchmark: ParsableCommand {
     enum Loader: String { case libpq = "LibPQ", psql = "psql" }
 
     private func copyThroughLibPQ(_ connection: Connection, _ data: [BenchRow]) throws {
-        let copied = try connection.copyIn("COPY \(Self.table) \(Self.columns) FROM STDIN") { writer in
+        let copied = try connection.copyIn(unsafeSQL: "COPY \(Self.table) \(Self.columns) FROM STDIN") { writer in
             for row in data {
                 writer.append(row.id)
                 writer.append(row.name)
@@ -113,7 +113,7 @@ struct CopyBenchmark: ParsableCommand {
         var hash: String
 
         init(_ connection: Connection) throws {
-            let row = try connection.execute("""
+            let row = try connection.execute(unsafeSQL: """
                 SELECT count(*), coalesce(sum(hashtext(id::text || '|' || name || '|' || n::text)::int8), 0)::text
                 FROM \(CopyBenchmark.table)
                 """)[0]

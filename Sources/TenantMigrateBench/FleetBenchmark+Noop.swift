@@ -16,7 +16,7 @@ extension FleetBenchmark {
         let setup: String
         if catalogOnly {
             try await migrator.withConnection { _ in }  // installs the catalog
-            try connection.execute("""
+            try connection.execute(unsafeSQL: """
                 INSERT INTO \(connection.quoteIdentifier(migrator.catalog.schema)).tenants (name, schema_name, family, version, version_hash)
                 SELECT 'n' || lpad(g::text, 7, '0'), 'tenant_n' || lpad(g::text, 7, '0'), $1, $2, $3 FROM generate_series(1, $4::int) AS g
                 """, [migrator.family.name, latest.name, latest.versionHash, count])
@@ -28,7 +28,7 @@ extension FleetBenchmark {
             setup = "created \(format(count: count)) tenants at \(latest.name) in \(format(creation)) "
                 + "(\(String(format: "%.1f", creation.inSeconds * 1000 / Double(count))) ms per tenant, createTenants jobs \(jobs))"
         }
-        try connection.execute("VACUUM ANALYZE \(connection.quoteIdentifier(migrator.catalog.schema)).tenants")
+        try connection.execute(unsafeSQL: "VACUUM ANALYZE \(connection.quoteIdentifier(migrator.catalog.schema)).tenants")
         _ = try? connection.execute("CHECKPOINT")
 
         // As `migrate --all` runs it (the summary counts the tenants already there), then with a

@@ -119,7 +119,7 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         let loadStart = clock.now
         for name in all {
             let index = Int(name.split(separator: "_").last!)!
-            try connection.pipeline(contents.loadStatements(schema: "tenant_" + name, index: index, quoting: connection).map { Statement($0) })
+            try connection.pipeline(contents.loadStatements(schema: "tenant_" + name, index: index, quoting: connection).map { Statement(unsafeSQL: $0) })
         }
         let load = clock.now - loadStart
         try connection.execute("VACUUM ANALYZE")

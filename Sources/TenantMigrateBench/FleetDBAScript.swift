@@ -34,7 +34,7 @@ extension FleetBench {
         var script = "SET client_min_messages = warning;\n"
         for tenant in tenants {
             let s = q.quoteIdentifier("tenant_" + tenant)
-            let archive = TenantArchive.createStatements(inSchema: "tenant_" + tenant, quoting: q).joined(separator: ";\n")
+            let archive = TenantArchive.createStatements.map { $0.text(schema: "tenant_" + tenant, quoting: q) }.joined(separator: ";\n")
             let columns = "(step_from, step_to, table_name, column_name, row_id, value)"
             script += """
                 BEGIN;
@@ -72,7 +72,7 @@ extension FleetBench {
     /// what the way back derives, which the script does not write: the tool does a little more).
     static func checksum(schema: String, on connection: Connection) throws -> String {
         let s = connection.quoteIdentifier(schema)
-        return try connection.execute("""
+        return try connection.execute(unsafeSQL: """
             SELECT (SELECT md5(string_agg(concat_ws('|', ri.id, ri.recipe_id, ri.quantity, i.name, u.name), ',' ORDER BY ri.id))
                     FROM \(s).recipe_ingredient AS ri JOIN \(s).ingredient AS i ON i.id = ri.ingredient_id
                     LEFT JOIN \(s).unit_of_measure AS u ON u.id = i.unit_of_measure_id)

@@ -141,7 +141,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
             let twin = try await freshCopy("bench_online_twin", migrator, from: from, data: data, source: source, connection: connection)
             let replay = try Connection(migrator.connectionString)
             try replay.setSearchPath([twin])
-            for statement in report.applied { try replay.execute(statement) }
+            for statement in report.applied { try replay.execute(unsafeSQL: statement) }
             _ = try await migrator.migrate(tenant: "bench_online_twin", MigrationRequest(request.operation, to: to))
             let version = try require(family: migrator, to)
             equalsTwin = try digests(of: schema, version, on: connection) == digests(of: twin, version, on: connection)
@@ -160,7 +160,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
         if from == "v3" {
             _ = try await migrator.migrate(tenant: tenant, to: "v3")
             for table in ["recipe", "recipe_ingredient", "ingredient", "unit_of_measure", "_tm_archive"] {
-                try connection.execute("VACUUM ANALYZE \(schema).\(table)")
+                try connection.execute(unsafeSQL: "VACUUM ANALYZE \(schema).\(table)")
             }
         }
         return schema
@@ -179,7 +179,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
         // (A dropped table's identity mark, `#identity`, counts the ids the run drew, and catch-up draws more.)
         tables.append(("(pg_catalog.to_jsonb(t) - 'archived_at' - 'target')::text", connection.qualified(schema, "_tm_archive") + " AS t WHERE t.column_name <> '#identity'"))
         return try tables.map { row, table in
-            try connection.execute("SELECT pg_catalog.md5(coalesce(pg_catalog.string_agg(s.x, E'\\n' ORDER BY s.x), '')) FROM (SELECT \(row) AS x FROM \(table)) AS s")
+            try connection.execute(unsafeSQL: "SELECT pg_catalog.md5(coalesce(pg_catalog.string_agg(s.x, E'\\n' ORDER BY s.x), '')) FROM (SELECT \(row) AS x FROM \(table)) AS s")
                 .first?.decode(String.self, at: 0) ?? ""
         }
     }

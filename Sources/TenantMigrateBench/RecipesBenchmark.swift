@@ -144,12 +144,12 @@ struct RecipesBenchmark: AsyncParsableCommand {
         var mapping = Timings(), sql = Timings()
         for repetition in 0..<10 {
             let useMapping = repetition % 2 == 0
-            try connection.execute("TRUNCATE \(schema).recipe CASCADE")
-            try connection.execute("INSERT INTO \(schema).recipe SELECT * FROM \(source).recipe")
-            try connection.execute("VACUUM ANALYZE \(schema).recipe")
+            try connection.execute(unsafeSQL: "TRUNCATE \(schema).recipe CASCADE")
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe SELECT * FROM \(source).recipe")
+            try connection.execute(unsafeSQL: "VACUUM ANALYZE \(schema).recipe")
             let elapsed = try measure {
                 try connection.transaction { connection in
-                    for statement in useMapping ? Array(compiled) : handWritten { try connection.execute(statement) }
+                    for statement in useMapping ? Array(compiled) : handWritten { try connection.execute(unsafeSQL: statement) }
                 }
             }
             if useMapping { mapping.add(elapsed) } else { sql.add(elapsed) }

@@ -28,7 +28,7 @@ struct RecipesData: ParsableArguments {
         let pool = (0..<names).map { index in
             (name: index % 50 == 0 ? "Crème fraîche \(index)" : "Ingredient \(index)", unit: index % 25 == 24 ? nil : unitNames[index % units])
         }
-        try connection.copyIn("COPY \(schema).recipe (id, name, type, servings, prep_minutes, method) FROM STDIN") { writer in
+        try connection.copyIn(unsafeSQL: "COPY \(schema).recipe (id, name, type, servings, prep_minutes, method) FROM STDIN") { writer in
             for id in 1...recipes {
                 let draw = random.next()
                 writer.append(id)
@@ -40,7 +40,7 @@ struct RecipesData: ParsableArguments {
                 try writer.endRow()
             }
         }
-        try connection.copyIn("COPY \(schema).recipe_ingredient (id, name, quantity, unit_of_measure, recipe_id) FROM STDIN") { writer in
+        try connection.copyIn(unsafeSQL: "COPY \(schema).recipe_ingredient (id, name, quantity, unit_of_measure, recipe_id) FROM STDIN") { writer in
             for id in 1...ingredients {
                 let draw = random.next()
                 let entry = pool[Int(draw % UInt64(names))]
@@ -57,16 +57,16 @@ struct RecipesData: ParsableArguments {
 
     /// A fresh copy of the source rows in a new v2 tenant, vacuumed and analyzed like the source.
     func copy(from source: String, to schema: String, on connection: Connection) throws {
-        try connection.execute("INSERT INTO \(schema).recipe SELECT * FROM \(source).recipe")
-        try connection.execute("INSERT INTO \(schema).recipe_ingredient SELECT * FROM \(source).recipe_ingredient")
+        try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe SELECT * FROM \(source).recipe")
+        try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe_ingredient SELECT * FROM \(source).recipe_ingredient")
         try Self.setSequences(of: schema, on: connection)
-        for table in ["recipe", "recipe_ingredient"] { try connection.execute("VACUUM ANALYZE \(schema).\(table)") }
+        for table in ["recipe", "recipe_ingredient"] { try connection.execute(unsafeSQL: "VACUUM ANALYZE \(schema).\(table)") }
         try connection.execute("CHECKPOINT")
     }
 
     private static func setSequences(of schema: String, on connection: Connection) throws {
         for table in ["recipe", "recipe_ingredient"] {
-            try connection.execute("SELECT setval(pg_get_serial_sequence('\(schema).\(table)', 'id'), (SELECT max(id) FROM \(schema).\(table)))")
+            try connection.execute(unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(schema).\(table)', 'id'), (SELECT max(id) FROM \(schema).\(table)))")
         }
     }
 }

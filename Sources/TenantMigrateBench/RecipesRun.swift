@@ -43,9 +43,9 @@ struct RecipesRun {
         _ = try? await tool.dropTenant(Self.sourceTenant, confirmed: true)
         let source = try await tool.createTenant(Self.sourceTenant, version: "v2").schema
         let generation = try measure { try data.generate(into: source, on: connection) }
-        try connection.execute("VACUUM ANALYZE \(source).recipe")
-        try connection.execute("VACUUM ANALYZE \(source).recipe_ingredient")
-        let typeCounts = try connection.execute("SELECT type, count(*) FROM \(source).recipe GROUP BY type ORDER BY type")
+        try connection.execute(unsafeSQL: "VACUUM ANALYZE \(source).recipe")
+        try connection.execute(unsafeSQL: "VACUUM ANALYZE \(source).recipe_ingredient")
+        let typeCounts = try connection.execute(unsafeSQL: "SELECT type, count(*) FROM \(source).recipe GROUP BY type ORDER BY type")
             .map { "\(try $0.decode(String.self, at: 0)) \(try $0.decode(Int.self, at: 1))" }
         print("\n== \(format(count: data.ingredients)) recipe ingredients")
         print("data: \(format(count: data.recipes)) recipes (\(typeCounts.joined(separator: ", "))), \(format(count: data.ingredients)) recipe ingredients, "
@@ -150,7 +150,7 @@ struct RecipesRun {
     /// Row count and an order-independent hash of what v3 holds, independent of the ids given to
     /// new Ingredient and UnitOfMeasure rows.
     static func checksum(_ schema: String, on connection: Connection) throws -> String {
-        let row = try connection.execute("""
+        let row = try connection.execute(unsafeSQL: """
             SELECT (SELECT count(*) FROM \(schema).recipe_ingredient)::text || ' rows, '
                 || (SELECT coalesce(sum(hashtext(ri.id || '|' || coalesce(ri.quantity::text, '') || '|' || coalesce(ri.recipe_id::text, '')
                         || '|' || i.name || '|' || coalesce(u.name, ''))::int8), 0)

@@ -128,7 +128,7 @@ struct CitusTests {
             // v3 drops recipe_ingredient.name late in the mapped step; a view reading it makes that
             // DROP COLUMN fail (2BP01) after the step's DDL and data moves ran on the worker.
             let failing = tenants[2], schema = fixture.connection.quoteIdentifier("tenant_" + failing)
-            try fixture.connection.execute("""
+            try fixture.connection.execute(unsafeSQL: """
                 CREATE VIEW \(schema).ingredient_report AS
                 SELECT r.name AS recipe, i.name AS ingredient FROM \(schema).recipe AS r JOIN \(schema).recipe_ingredient AS i ON i.recipe_id = r.id
                 """)
@@ -143,7 +143,7 @@ struct CitusTests {
             let (worker, shard) = try fixture.workerConnection(holding: "tenant_" + failing)
             let shardShape = "SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_catalog.pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped"
             let shardName = try shard("recipe_ingredient")
-            let shardBefore: String = try worker.execute(shardShape, [shardName]).first!.decode(String.self, at: 0)
+            let shardBefore: String = try worker.execute(unsafeSQL: shardShape, [shardName]).first!.decode(String.self, at: 0)
 
             let report = try await migrator.migrateAll(jobs: 2)
             #expect(report.migrated == 3 && report.failed == 1)
@@ -153,7 +153,7 @@ struct CitusTests {
             // Coordinator and worker: as before, row for row; nothing left prepared.
             #expect(try fixture.connection.scalar(shapeQuery, ["tenant_" + failing], as: String.self) == shapeBefore)
             #expect(try fixture.connection.scalar(rowsQuery, as: String.self) == rowsBefore)
-            #expect(try worker.execute(shardShape, [shardName]).first!.decode(String.self, at: 0) == shardBefore)
+            #expect(try worker.execute(unsafeSQL: shardShape, [shardName]).first!.decode(String.self, at: 0) == shardBefore)
             let unitShards: Int = try fixture.connection.scalar("""
                 SELECT count(*)::int FROM citus_shards s JOIN pg_catalog.pg_class c ON c.oid = s.table_name
                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1
@@ -174,7 +174,7 @@ struct CitusTests {
             let (worker, shard) = try fixture.workerConnection(holding: "tenant_" + tenant)
             try worker.execute("SELECT pg_catalog.set_config('idle_in_transaction_session_timeout', '60s', false)")
             try worker.script("BEGIN")
-            try worker.execute("LOCK TABLE \(try shard("recipe_ingredient")) IN ACCESS SHARE MODE")
+            try worker.execute(unsafeSQL: "LOCK TABLE \(try shard("recipe_ingredient")) IN ACCESS SHARE MODE")
             do {
                 let migrator = try fixture.migrator(lockTimeout: .milliseconds(300), maxAttempts: 2)
                 let clock = ContinuousClock(), started = clock.now

@@ -99,7 +99,7 @@ struct CitusFixture {
         let schemas = (try? connection.execute("SELECT nspname::text FROM pg_catalog.pg_namespace WHERE nspname LIKE $1", [pattern])
             .map { try $0.decode(String.self, at: 0) }) ?? []
         for schema in schemas + [catalog.schema] {
-            _ = try? connection.execute("DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(schema)) CASCADE")
+            _ = try? connection.execute(unsafeSQL: "DROP SCHEMA IF EXISTS \(connection.quoteIdentifier(schema)) CASCADE")
         }
     }
 }

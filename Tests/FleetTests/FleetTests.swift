@@ -324,17 +324,17 @@ struct FleetTests {
         let role = "fleet_limited_" + UUID().uuidString.prefix(8).lowercased()
         let server = try await TestPostgres.server()
         let admin = try Connection(server.adminConnectionString, logger: quietLogger)
-        try admin.execute("CREATE ROLE \(admin.quoteIdentifier(role)) LOGIN")
-        defer { _ = try? admin.execute("DROP ROLE IF EXISTS \(admin.quoteIdentifier(role))") }
+        try admin.execute(unsafeSQL: "CREATE ROLE \(admin.quoteIdentifier(role)) LOGIN")
+        defer { _ = try? admin.execute(unsafeSQL: "DROP ROLE IF EXISTS \(admin.quoteIdentifier(role))") }
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo, logger: quietLogger)
-            try connection.execute("ALTER DATABASE \(connection.quoteIdentifier(try connection.scalar("SELECT current_database()::text", as: String.self))) OWNER TO \(connection.quoteIdentifier(role))")
+            try connection.execute(unsafeSQL: "ALTER DATABASE \(connection.quoteIdentifier(try connection.scalar("SELECT current_database()::text", as: String.self))) OWNER TO \(connection.quoteIdentifier(role))")
             let limited = conninfo + " user='\(role)'"
             let migrator = try makeRecipesMigrator(limited)
             let tenants = names("j", 8)
             #expect(try await migrator.createTenants(tenants, version: "v1", jobs: 2).migrated == 8)
             await migrator.shutdown()  // its pooled sessions close
-            try connection.execute("ALTER ROLE \(connection.quoteIdentifier(role)) CONNECTION LIMIT 2")
+            try connection.execute(unsafeSQL: "ALTER ROLE \(connection.quoteIdentifier(role)) CONNECTION LIMIT 2")
             #expect(try await waitUntil {
                 try connection.scalar("SELECT count(*)::int FROM pg_stat_activity WHERE usename = $1", [role], as: Int.self) == 0
             })

@@ -13,7 +13,7 @@ struct OnlineMigrationTests {
     /// One statement as the app role, and the SQLSTATE it failed with (nil when it succeeded).
     static func attempt(_ sql: String, on app: Connection) -> String? {
         do {
-            _ = try app.execute(sql)
+            _ = try app.execute(unsafeSQL: sql)
             return nil
         } catch let error as PQError {
             return error.sqlState?.rawValue ?? "no SQLSTATE"

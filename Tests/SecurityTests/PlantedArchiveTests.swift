@@ -23,9 +23,9 @@ struct PlantedArchiveTests {
             try attacker.execute("CREATE SEQUENCE public.spy_calls")
             try attacker.execute("GRANT USAGE, SELECT, UPDATE ON SEQUENCE public.spy_calls TO PUBLIC")
             let migrator = try Connection(setup.migratorURL, logger: quietLogger)
-            try migrator.execute("GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.appRole))")
+            try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.appRole))")
             let app = try Connection(setup.appURL, logger: quietLogger)
-            try app.execute("""
+            try app.execute(unsafeSQL: """
                 CREATE FUNCTION tenant_t.spy() RETURNS bigint LANGUAGE plpgsql AS $f$
                 BEGIN
                     PERFORM pg_catalog.nextval('public.spy_calls');
@@ -112,7 +112,7 @@ struct PlantedArchiveTests {
             do { _ = try await makeRecipesMigrator(setup.migratorURL).migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
             let text = refusal.map { "\($0)" } ?? "no error"
             #expect(text.contains("cannot migrate online") && text.contains(setup.appRole) && text.contains("tenant_t"), "\(text)")
-            try admin.execute("REVOKE CREATE ON SCHEMA tenant_t FROM \(admin.quoteIdentifier(setup.appRole))")
+            try admin.execute(unsafeSQL: "REVOKE CREATE ON SCHEMA tenant_t FROM \(admin.quoteIdentifier(setup.appRole))")
 
             let appURL = setup.appURL, adminURL = setup.adminURL, appRole = setup.appRole
             let planted = Locked(false)
@@ -120,7 +120,7 @@ struct PlantedArchiveTests {
             migrator.settings.online.checkpoint = { checkpoint in
                 guard checkpoint.phase == .prepared || checkpoint.phase == .copying, planted.withLock({ done in defer { done = true }; return !done }) else { return }
                 let admin = try Connection(adminURL, logger: quietLogger)
-                try admin.execute("GRANT CREATE ON SCHEMA tenant_t TO \(admin.quoteIdentifier(appRole))")
+                try admin.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(admin.quoteIdentifier(appRole))")
                 try spy.plantView(on: try Connection(appURL, logger: quietLogger))
             }
             refusal = nil

@@ -25,7 +25,7 @@ struct PlantedOnlineObjectsTests {
     /// The planted code's mark: `public.spy_calls` counts its calls (a sequence: what `nextval`
     /// took survives a rolled-back transaction); it also tries to make the app role a superuser.
     static func spyFunction(_ schema: String, appRole: String, on connection: Connection) throws {
-        try connection.execute("""
+        try connection.execute(unsafeSQL: """
             CREATE FUNCTION \(schema).spy() RETURNS bigint LANGUAGE plpgsql AS $f$
             BEGIN
                 PERFORM pg_catalog.nextval('public.spy_calls');
@@ -36,7 +36,7 @@ struct PlantedOnlineObjectsTests {
                 RETURN 1;
             END $f$
             """)
-        try connection.execute("GRANT EXECUTE ON FUNCTION \(schema).spy() TO PUBLIC")
+        try connection.execute(unsafeSQL: "GRANT EXECUTE ON FUNCTION \(schema).spy() TO PUBLIC")
     }
 
     static func createEvidence(_ setup: LeastPrivilegeDatabase) throws {
@@ -60,25 +60,25 @@ struct PlantedOnlineObjectsTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await setup.recipesTenant(recipes: 20)
             try Self.createEvidence(setup)
-            try admin.execute("GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.attackerRole))")
+            try admin.execute(unsafeSQL: "GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.attackerRole))")
             let oid = try admin.scalar("SELECT oid::int8 FROM pg_namespace WHERE nspname = 'tenant_t'", as: Int64.self)
             let work = "_tm_online_\(oid)", retired = "_tm_retired_\(oid)"
             // The OID is public: the attacker makes the run's schemas first, with views named like the run's tables.
             let attacker = try Connection(setup.attackerURL, logger: quietLogger)
             for schema in [work, retired] {
-                try attacker.execute("CREATE SCHEMA \(schema)")
-                try attacker.execute("GRANT USAGE ON SCHEMA \(schema) TO PUBLIC")
+                try attacker.execute(unsafeSQL: "CREATE SCHEMA \(schema)")
+                try attacker.execute(unsafeSQL: "GRANT USAGE ON SCHEMA \(schema) TO PUBLIC")
                 try Self.spyFunction(schema, appRole: setup.appRole, on: attacker)
             }
-            try attacker.execute("""
+            try attacker.execute(unsafeSQL: """
                 CREATE VIEW \(work)._tm_online_state AS SELECT 'v2'::text AS from_version, 'v3'::text AS to_version, 'copying'::text AS phase,
                     1::int4 AS backend_pid, \(work).spy() AS rows_copied, pg_catalog.now()::text AS updated_at
                 """)
-            try attacker.execute("""
+            try attacker.execute(unsafeSQL: """
                 CREATE VIEW \(retired)._tm_retired AS SELECT 'v1'::text AS version, 'v2'::text AS replaced_by,
                     pg_catalog.now() - interval '1 year' - (\(retired).spy() * interval '1 second') AS retired_at
                 """)
-            try attacker.execute("GRANT ALL ON ALL TABLES IN SCHEMA \(work), \(retired) TO PUBLIC")
+            try attacker.execute(unsafeSQL: "GRANT ALL ON ALL TABLES IN SCHEMA \(work), \(retired) TO PUBLIC")
 
             let migrator = try makeRecipesMigrator(setup.migratorURL)
             var refusal: (any Error)?
@@ -104,9 +104,9 @@ struct PlantedOnlineObjectsTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await setup.recipesTenant(recipes: 20)
             try Self.createEvidence(setup)
-            try admin.execute("ALTER SCHEMA tenant_t OWNER TO \(admin.quoteIdentifier(setup.appRole))")
+            try admin.execute(unsafeSQL: "ALTER SCHEMA tenant_t OWNER TO \(admin.quoteIdentifier(setup.appRole))")
             let app = try Connection(setup.appURL, logger: quietLogger)
-            try app.execute("GRANT USAGE, CREATE ON SCHEMA tenant_t TO \(app.quoteIdentifier(setup.migratorRole))")
+            try app.execute(unsafeSQL: "GRANT USAGE, CREATE ON SCHEMA tenant_t TO \(app.quoteIdentifier(setup.migratorRole))")
             try Self.spyFunction("tenant_t", appRole: setup.appRole, on: app)
 
             let appURL = setup.appURL
@@ -141,9 +141,9 @@ struct PlantedOnlineObjectsTests {
                 // No app writes: the first catch-up round is the last, and the cutover comes next.
                 guard checkpoint.phase == .catchingUp, swapped.withLock({ done in defer { done = true }; return !done }) else { return }
                 let admin = try Connection(adminURL, logger: quietLogger)
-                try admin.execute("ALTER SCHEMA tenant_t OWNER TO \(admin.quoteIdentifier(appRole))")
+                try admin.execute(unsafeSQL: "ALTER SCHEMA tenant_t OWNER TO \(admin.quoteIdentifier(appRole))")
                 let app = try Connection(appURL, logger: quietLogger)
-                try app.execute("GRANT USAGE, CREATE ON SCHEMA tenant_t TO \(app.quoteIdentifier(migratorRole))")
+                try app.execute(unsafeSQL: "GRANT USAGE, CREATE ON SCHEMA tenant_t TO \(app.quoteIdentifier(migratorRole))")
                 try Self.spyFunction("tenant_t", appRole: appRole, on: app)
                 try Self.swapIngredientsForSpyView(on: app)
             }

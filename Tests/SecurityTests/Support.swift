@@ -37,10 +37,10 @@ struct LeastPrivilegeDatabase: Sendable {
             let suffix = String(database.dropFirst("tm_test_".count))
             let migrator = "tm_migrator_" + suffix, app = "tm_app_" + suffix, attacker = "tm_attacker_" + suffix
             for role in [migrator, app, attacker] {
-                try admin.execute("CREATE ROLE \(admin.quoteIdentifier(role)) LOGIN NOSUPERUSER NOCREATEROLE NOCREATEDB PASSWORD '\(password)'")
+                try admin.execute(unsafeSQL: "CREATE ROLE \(admin.quoteIdentifier(role)) LOGIN NOSUPERUSER NOCREATEROLE NOCREATEDB PASSWORD '\(password)'")
             }
-            try admin.execute("GRANT CREATE, CONNECT ON DATABASE \(admin.quoteIdentifier(database)) TO \(admin.quoteIdentifier(migrator))")
-            try admin.execute("GRANT CREATE ON SCHEMA public TO \(admin.quoteIdentifier(attacker))")
+            try admin.execute(unsafeSQL: "GRANT CREATE, CONNECT ON DATABASE \(admin.quoteIdentifier(database)) TO \(admin.quoteIdentifier(migrator))")
+            try admin.execute(unsafeSQL: "GRANT CREATE ON SCHEMA public TO \(admin.quoteIdentifier(attacker))")
             let setup = LeastPrivilegeDatabase(
                 database: database, adminURL: adminURL,
                 migratorRole: migrator, migratorURL: Self.url(adminURL, user: migrator),
@@ -51,8 +51,8 @@ struct LeastPrivilegeDatabase: Sendable {
                 // Objects and grants in this database first (the database itself is dropped by
                 // TestPostgres afterwards), then the roles; best effort.
                 let roles = [migrator, app, attacker].map { admin.quoteIdentifier($0) }.joined(separator: ", ")
-                _ = try? admin.execute("DROP OWNED BY \(roles) CASCADE")
-                _ = try? admin.execute("DROP ROLE IF EXISTS \(roles)")
+                _ = try? admin.execute(unsafeSQL: "DROP OWNED BY \(roles) CASCADE")
+                _ = try? admin.execute(unsafeSQL: "DROP ROLE IF EXISTS \(roles)")
             }
             let result = try await body(setup)
             return result

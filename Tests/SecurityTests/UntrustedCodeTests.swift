@@ -28,7 +28,7 @@ struct UntrustedCodeTests {
                 ("hashtext", "text", "RETURN pg_catalog.hashtext($1);"),
             ] {
                 let returns = name == "nextval" ? "bigint" : (name == "hashtext" ? "integer" : "text")
-                try attacker.execute("""
+                try attacker.execute(unsafeSQL: """
                     CREATE FUNCTION public.\(name)(\(signature)) RETURNS \(returns) LANGUAGE plpgsql AS $f$
                     BEGIN INSERT INTO public.pwned VALUES (current_user, '\(name)'); \(body) END $f$
                     """)
@@ -49,8 +49,8 @@ struct UntrustedCodeTests {
             // The configuration the issue found: the app role may create objects in its schema and
             // triggers on its tables. (The least-privilege setup grants neither.)
             let migrator = try Connection(setup.migratorURL, logger: quietLogger)
-            try migrator.execute("GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.appRole))")
-            try migrator.execute("GRANT TRIGGER ON tenant_t.recipe TO \(migrator.quoteIdentifier(setup.appRole))")
+            try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.appRole))")
+            try migrator.execute(unsafeSQL: "GRANT TRIGGER ON tenant_t.recipe TO \(migrator.quoteIdentifier(setup.appRole))")
             let app = try Connection(setup.appURL, logger: quietLogger)
             try app.execute("""
                 CREATE FUNCTION tenant_t.spy() RETURNS trigger LANGUAGE plpgsql AS $f$

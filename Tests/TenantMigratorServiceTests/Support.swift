@@ -41,7 +41,7 @@ func fleetWithHeldTenant(_ conninfo: String, _ tenants: [String], held: String =
     let migrator = try await makeMigrator(conninfo, tenantsAtV1: tenants + [held])
     let holder = try Connection(conninfo)
     try holder.execute("BEGIN")
-    try holder.execute("LOCK TABLE \(holder.quoteIdentifier("tenant_" + held)).recipe IN ACCESS EXCLUSIVE MODE")
+    try holder.execute(unsafeSQL: "LOCK TABLE \(holder.quoteIdentifier("tenant_" + held)).recipe IN ACCESS EXCLUSIVE MODE")
     return (migrator, holder)
 }
 

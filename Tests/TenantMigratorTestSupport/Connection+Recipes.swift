@@ -12,13 +12,13 @@ extension Connection {
         for tenant in tenants {
             let schema = quoteIdentifier("tenant_" + tenant)
             try pipeline([
-                Statement("""
+                Statement(unsafeSQL: """
                     INSERT INTO \(schema).recipe (name, type, servings, \(instructions))
                     SELECT 'Recipe ' || g, (ARRAY['Meat', 'Fish', 'Vegetarian', 'Dessert', 'Other'])[1 + g % 5], (1 + g % 8)::int2,
                            'Cook recipe ' || g || ' with care.'
                     FROM generate_series(1, \(recipes)) AS g
                     """),
-                Statement("""
+                Statement(unsafeSQL: """
                     INSERT INTO \(schema).recipe_ingredient (recipe_id, name, quantity, unit_of_measure)
                     SELECT r.id, 'Ingredient ' || ((r.id * 7 + k) % 40), (k * 10 + r.id % 5)::numeric,
                            (ARRAY['g', 'ml', 'piece', 'tbsp'])[1 + ((r.id * 7 + k) % 40) % 4]

@@ -47,7 +47,7 @@ public struct TenantWorkload {
         }
         guard let statement else { return }
         do {
-            try connection.execute(statement.replacingOccurrences(of: "\u{1}", with: connection.quoteIdentifier(schema)))
+            try connection.execute(unsafeSQL: statement.replacingOccurrences(of: "\u{1}", with: connection.quoteIdentifier(schema)))
             applied.append(statement)
         } catch is PQError {
             refused += 1
@@ -57,7 +57,7 @@ public struct TenantWorkload {
     /// Makes the kept changes again, in order, in `schema`.
     public func replay(inSchema schema: String, on connection: Connection) throws {
         for statement in applied {
-            try connection.execute(statement.replacingOccurrences(of: "\u{1}", with: connection.quoteIdentifier(schema)))
+            try connection.execute(unsafeSQL: statement.replacingOccurrences(of: "\u{1}", with: connection.quoteIdentifier(schema)))
         }
     }
 
@@ -99,7 +99,7 @@ public struct TenantWorkload {
         let count = try connection.scalar("SELECT count(*)::int8 FROM \(name)", as: Int64.self)
         guard count > 0 else { return nil }
         let offset = Int64.random(in: 0..<count, using: &generator)
-        guard let row = try connection.execute("SELECT \(quoted.map { "\($0)::int8" }.joined(separator: ", ")) FROM \(name) ORDER BY \(quoted.joined(separator: ", ")) OFFSET \(offset) LIMIT 1").first else { return nil }
+        guard let row = try connection.execute(unsafeSQL: "SELECT \(quoted.map { "\($0)::int8" }.joined(separator: ", ")) FROM \(name) ORDER BY \(quoted.joined(separator: ", ")) OFFSET \(offset) LIMIT 1").first else { return nil }
         return try zip(quoted, key.indices).map { "\($0) = \(try row.decode(Int64.self, at: $1))" }.joined(separator: " AND ")
     }
 

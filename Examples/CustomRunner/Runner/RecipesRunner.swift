@@ -12,7 +12,7 @@ struct RecipesRunner: TenantMigrateRunner {
         var policies = PolicyRegistry()
         RecipesPolicies.register(in: &policies)             // policies.register("Name") { MyPolicy() } for each of yours
         policies.registerHooks(family: "Recipes", from: "v2", to: "v3", StepHooks(didMigrate: { connection, schema in
-            try connection.execute("ANALYZE \(connection.quoteIdentifier(schema)).recipe_ingredient")
+            try connection.execute("ANALYZE \(table: "recipe_ingredient")", schema: schema)
         }))
         return TenantMigrateConfiguration(
             version: "2.3.1",

@@ -46,13 +46,13 @@ public struct ArchiveGivenBack: Sendable, Codable, Hashable {
     /// `ACCESS SHARE`, in the caller's transaction or one of its own).
     public static func along(_ plan: MigrationPlan, inSchema schema: String, on connection: Connection) throws -> [ArchiveGivenBack] {
         guard connection.isInTransaction else { return try connection.transaction { try along(plan, inSchema: schema, on: $0) } }
-        guard try TenantArchive.lockOwn(inSchema: schema, mode: "ACCESS SHARE", on: connection) else { return [] }
+        guard try TenantArchive.lockOwn(inSchema: schema, mode: .accessShare, on: connection) else { return [] }
         // (Read through the row's JSON: an earlier release's archive, not yet upgraded, has no such column.)
-        let superseded = "coalesce((pg_catalog.to_jsonb(a.*) ->> \(connection.quoteLiteral(TenantArchive.latestColumn))) = 'true', false)"
+        let superseded: SQL = "coalesce((pg_catalog.to_jsonb(a.*) ->> \(literal: TenantArchive.latestColumn)) = 'true', false)"
         var counts: [ArchivePlan.PairKey: [(table: String, column: String, entries: Int)]] = [:]
         for row in try connection.execute(
-            "SELECT step_from, step_to, table_name, column_name, pg_catalog.count(*) FROM \(TenantArchive.qualified(schema, quoting: connection)) AS a "
-                + "WHERE NOT \(superseded) AND column_name <> $1 GROUP BY 1, 2, 3, 4 ORDER BY 3, 4", [WayBackProof.markerColumn]) {
+            "SELECT step_from, step_to, table_name, column_name, pg_catalog.count(*) FROM \(TenantArchive.table) AS a "
+                + "WHERE NOT \(superseded) AND column_name <> $1 GROUP BY 1, 2, 3, 4 ORDER BY 3, 4", schema: schema, [WayBackProof.markerColumn]) {
             let key = ArchivePlan.PairKey(from: try row.decode(String.self, at: 0), to: try row.decode(String.self, at: 1))
             counts[key, default: []].append((try row.decode(String.self, at: 2), try row.decode(String.self, at: 3), Int(try row.decode(Int64.self, at: 4))))
         }

@@ -46,6 +46,6 @@ extension StepArchive {
         try connection.sendWithNextRoundTrip(Statement(
             "DELETE FROM \(archiveTable) AS a WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 AND a.column_name = $4 "
                 + "AND a.compares AND NOT a.superseded AND a.value IS NOT DISTINCT FROM a.left_value",
-            [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
+            schema: schema, [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
     }
 }

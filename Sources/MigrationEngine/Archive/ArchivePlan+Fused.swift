@@ -231,13 +231,12 @@ struct FusedAttribution {
             guard let pair = pair(removing: entity) else { return nil }
             byPair[pair, default: []].append(entity)
         }
-        let q = PlaceholderQuoting()
         var result: [ArchivePlan.Item] = []
         for (pair, removed) in byPair.sorted(by: { $0.key < $1.key }) {
             guard let name = forward[pair].table(item.table), pairKeys[pair].contains(name + "."),
                   var rows = wholeRows(item, pair: pair) else { return nil }
             rows[rows.count - 1].entities = removed
-            rows[rows.count - 1].rows = "source.\"entity\" IN (\(removed.map(q.quoteLiteral).joined(separator: ", ")))"
+            rows[rows.count - 1].rows = PlaceholderQuoting.text("source.\"entity\" IN (\(literals: removed))")
             result += rows
         }
         return result

@@ -16,10 +16,6 @@ extension ArchivePlan {
     /// value), with what it derives as `left_value` for compare-and-restore. Runs once the step's
     /// mappings, policies and closing stage ran, before the proved columns are dropped.
     var provedCopies: [SQL] {
-        provedCopiesMemo.value(for: true) { makeProvedCopies() }
-    }
-
-    private func makeProvedCopies() -> [SQL] {
         proofs.compactMap { proof -> SQL? in
             let columns = proof.columns.filter { column in items.contains { $0.proved && $0.table == proof.table && $0.column == column.name } }
             guard !columns.isEmpty else { return nil }

@@ -38,14 +38,6 @@ struct ArchivePlan: Sendable {
     /// pair has a mapping model): their items are copied only in the rows where it would not,
     /// once the step's closing stage ran (``provedCopies``).
     private(set) var proofs: [WayBackProof]
-    /// Its copies' SQL, made once: the plan is shared by the tenants of a fleet run, and the SQL
-    /// is the same for each but for the schema, which is filled in as it is sent.
-    private var copies = Memo<Item, SQL>()
-    /// ``provedCopies``, made once (the key is unused).
-    private(set) var provedCopiesMemo = Memo<Bool, [SQL]>()
-    /// The tables whose proofs PostgreSQL vouches for (``WayBackTrust``), asked once (the key is
-    /// unused) and shared with the plans ``keepingProofs(where:)`` makes.
-    let trust = Memo<Bool, Set<String>>()
 
     /// The plan that keeps only the proofs `kept` accepts: the columns of the others are archived
     /// in every row.
@@ -53,8 +45,6 @@ struct ArchivePlan: Sendable {
         guard !proofs.isEmpty else { return self }
         var plan = self
         plan.proofs = proofs.filter(kept)
-        plan.copies = Memo()
-        plan.provedCopiesMemo = Memo()
         for index in plan.items.indices where plan.items[index].proved {
             let item = plan.items[index]
             plan.items[index].proved = plan.proofs.contains { $0.table == item.table && $0.columns.contains { $0.name == item.column } }
@@ -65,12 +55,15 @@ struct ArchivePlan: Sendable {
     /// Whether an archived link is kept with its target (``LinkTarget``).
     private(set) var takesLinkTargets = true
 
+    /// What tells this plan's copies apart from those of the other plans ``keepingProofs(where:)``
+    /// and ``withoutLinkTargets()`` make of the same step: a run's memory keeps its copies' SQL by it
+    /// (``StepMemory``).
+    var copiesVariant: [String] { [String(takesLinkTargets)] + proofs.map(\.table) }
+
     /// The plan that archives links without their targets (they then go back by id).
     func withoutLinkTargets() -> ArchivePlan {
         var plan = self
         plan.takesLinkTargets = false
-        plan.copies = Memo()
-        plan.provedCopiesMemo = Memo()
         return plan
     }
 
@@ -217,12 +210,11 @@ struct ArchivePlan: Sendable {
         // deleted in cascade. Those are archived too, from the rows that refer to deleted ones.
         for key in order {
             guard let deleted = byKey[key], deleted.column == nil, let rows = deleted.rows else { continue }
-            let q = PlaceholderQuoting()
             for table in sourceSchema.tables where names.survivingTables[table.name] != nil {
                 for foreignKey in table.foreignKeys where foreignKey.referencedTable == deleted.table && foreignKey.columns.count == 1 {
                     let column = foreignKey.columns[0]
-                    let referring = "source.\(q.quoteIdentifier(names.liveColumn(column, of: table.name))) IN (SELECT source.id FROM "
-                        + "\(q.qualified(PlaceholderQuoting.schema, names.liveTable(deleted.table))) AS source WHERE \(rows))"
+                    let referring = PlaceholderQuoting.text("source.\(id: names.liveColumn(column, of: table.name)) IN (SELECT source.id FROM "
+                        + "\(table: names.liveTable(deleted.table)) AS source WHERE \(raw: rows))")
                     if case .joinTable = table.origin {
                         add(table.name, nil, referring)
                     } else if foreignKey.onDelete == .cascade {
@@ -240,10 +232,6 @@ struct ArchivePlan: Sendable {
     /// `INSERT … SELECT` of one item's values (or rows) from the live table into the archive,
     /// NULLs included, keyed by the item's pair and named as the pair's source version names them.
     func copy(_ item: Item) -> SQL {
-        copies.value(for: item) { makeCopy(item) }
-    }
-
-    private func makeCopy(_ item: Item) -> SQL {
         // A narrowing is copied before the step's renames: the source names still hold.
         let liveTable = item.narrowing ? item.table : names.liveTable(item.table)
         let table = sourceSchema.table(named: item.table)

@@ -79,13 +79,13 @@ public final class ArchivePresence {
         switch state {
         case .unknown:
             let exists = schemaHasOtherOwner
-                ? try TenantArchive.lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection)
+                ? try TenantArchive.lockOwn(inSchema: schema, mode: .rowExclusive, on: connection)
                 : try TenantArchive.exists(inSchema: schema, on: connection)
             state = exists ? .existing : .absent
             lockedOwn = true
             if exists { upgraded = try TenantArchive.isCurrent(inSchema: schema, on: connection) }
         case .existing where schemaHasOtherOwner && !lockedOwn:
-            state = try TenantArchive.lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection) ? .existing : .absent
+            state = try TenantArchive.lockOwn(inSchema: schema, mode: .rowExclusive, on: connection) ? .existing : .absent
             lockedOwn = true
         default:
             break

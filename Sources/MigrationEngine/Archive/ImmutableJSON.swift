@@ -9,24 +9,24 @@ import TypedSQL
 /// bytewise), `": "` and `", "` between, strings escaped as jsonb escapes them, NULL as `null`.
 enum ImmutableJSON {
     /// The object of `members`, each a key and an SQL expression of type `text` (NULL allowed).
-    static func object(_ members: [(key: String, value: String)], quoting q: some SQLQuoting) -> String {
-        var byKey: [String: String] = [:]
+    static func object(_ members: [(key: String, value: SQL)]) -> SQL {
+        var byKey: [String: SQL] = [:]
         for member in members { byKey[member.key] = member.value }   // a repeated key: the last wins, as in jsonb
         let keys = byKey.keys.sorted { lhs, rhs in
             lhs.utf8.count != rhs.utf8.count ? lhs.utf8.count < rhs.utf8.count : Array(lhs.utf8).lexicographicallyPrecedes(Array(rhs.utf8))
         }
         guard !keys.isEmpty else { return "'{}'" }
-        let parts = keys.enumerated().map { index, key in
-            q.quoteLiteral((index == 0 ? "{" : ", ") + escaped(key) + ": ") + " || " + string(byKey[key]!, quoting: q)
+        let parts = keys.enumerated().map { index, key -> SQL in
+            "\(literal: (index == 0 ? "{" : ", ") + escaped(key) + ": ") || \(string(byKey[key]!))"
         }
-        return "(" + parts.joined(separator: " || ") + " || '}')"
+        return "(\(parts, joinedBy: " || ") || '}')"
     }
 
     /// The JSON text of the `text` expression `value`: a string literal, or `null`.
-    static func string(_ value: String, quoting q: some SQLQuoting) -> String {
-        var escaped = "pg_catalog.replace(pg_catalog.replace(\(value), \(q.quoteLiteral("\\")), \(q.quoteLiteral("\\\\"))), '\"', \(q.quoteLiteral("\\\"")))"
+    static func string(_ value: SQL) -> SQL {
+        var escaped: SQL = "pg_catalog.replace(pg_catalog.replace(\(value), \(literal: "\\"), \(literal: "\\\\")), '\"', \(literal: "\\\""))"
         for code in 1..<0x20 {
-            escaped = "pg_catalog.replace(\(escaped), pg_catalog.chr(\(code)), \(q.quoteLiteral(controlEscape(code))))"
+            escaped = "pg_catalog.replace(\(escaped), pg_catalog.chr(\(int: code)), \(literal: controlEscape(code)))"
         }
         return "(CASE WHEN (\(value)) IS NULL THEN 'null' ELSE '\"' || \(escaped) || '\"' END)"
     }

@@ -27,7 +27,7 @@ struct LegacyEntries {
         keys.contains { isLegacy($0, family: family) }
     }
 
-    private var archive: String { TenantArchive.qualified(schema, quoting: connection) }
+    private var archive: SQL { TenantArchive.table }
 
     /// Rekeys every legacy key among `keys` that can be.
     func rekey(_ keys: some Sequence<ArchivePlan.PairKey>) throws {
@@ -47,42 +47,41 @@ struct LegacyEntries {
     }
 
     private func rekey(_ legacy: ArchivePlan.PairKey, _ plan: ArchivePlan) throws {
-        let q = connection
-        let old = "step_from = \(q.quoteLiteral(legacy.from)) AND step_to = \(q.quoteLiteral(legacy.to))"
-        func pair(_ item: ArchivePlan.Item) -> String {
+        let old: SQL = "step_from = \(literal: legacy.from) AND step_to = \(literal: legacy.to)"
+        func pair(_ item: ArchivePlan.Item) -> SQL {
             let pair = plan.pairs[item.pair]
-            return "step_from = \(q.quoteLiteral(pair.from)), step_to = \(q.quoteLiteral(pair.to)), table_name = \(q.quoteLiteral(item.recordedTable))"
+            return "step_from = \(literal: pair.from), step_to = \(literal: pair.to), table_name = \(literal: item.recordedTable)"
         }
         // Columns of a dropped table that an earlier pair dropped: out of the rows first.
         for item in plan.items where item.column != nil && plan.names.survivingTables[item.table] == nil {
             let target = plan.pairs[item.pair]
             try connection.execute(
                 "INSERT INTO \(archive) (step_from, step_to, table_name, column_name, row_id, value, archived_at) "
-                    + "SELECT $1, $2, $3, $4, row_id, value::jsonb ->> $5, archived_at FROM \(archive) WHERE \(old) AND table_name = $6 AND column_name = ''",
+                    + "SELECT $1, $2, $3, $4, row_id, value::jsonb ->> $5, archived_at FROM \(archive) WHERE \(old) AND table_name = $6 AND column_name = ''", schema: schema,
                 [target.from, target.to, item.recordedTable, item.recordedColumn ?? "", plan.names.liveColumn(item.column!, of: item.table), item.table])
         }
         for item in plan.items {
             if let column = item.column {
                 guard plan.names.survivingTables[item.table] != nil else { continue }
                 try connection.execute("UPDATE \(archive) SET \(pair(item)), column_name = $1 WHERE \(old) AND table_name = $2 AND column_name = $3",
-                                       [item.recordedColumn ?? column, item.table, column])
+                                       schema: schema, [item.recordedColumn ?? column, item.table, column])
                 continue
             }
             // Whole rows: their keys as the pair's source names them.
             let table = plan.sourceSchema.table(named: item.table)
-            let renames = item.rowKeys.map { key in
-                "(\(q.quoteLiteral(plan.names.liveColumn(key.column, of: item.table))), \(q.quoteLiteral(key.key)), "
-                    + "\(table?.column(named: key.column)?.type == .jsonb))"
+            let renames = item.rowKeys.map { key -> SQL in
+                "(\(literal: plan.names.liveColumn(key.column, of: item.table)), \(literal: key.key), "
+                    + "\(raw: String(table?.column(named: key.column)?.type == .jsonb)))"
             }
-            var conditions = ["\(old)", "table_name = \(q.quoteLiteral(item.table))", "column_name = ''"]
+            var conditions: [SQL] = [old, "table_name = \(literal: item.table)", "column_name = ''"]
             if let entities = item.entities {
-                conditions.append("value::jsonb ->> 'entity' IN (\(entities.map(q.quoteLiteral).joined(separator: ", ")))")
+                conditions.append("value::jsonb ->> 'entity' IN (\(literals: entities))")
             }
             try connection.execute(
                 // (A jsonb value becomes its text, as pair entries keep it.)
                 "UPDATE \(archive) SET \(pair(item)), value = (SELECT pg_catalog.jsonb_object_agg(m.k, CASE WHEN m.json AND pg_catalog.jsonb_typeof(j.value) <> 'null' "
                     + "THEN pg_catalog.to_jsonb(j.value::text) ELSE j.value END) FROM pg_catalog.jsonb_each(value::jsonb) AS j "
-                    + "JOIN (VALUES \(renames.joined(separator: ", "))) AS m(o, k, json) ON m.o = j.key)::text WHERE \(conditions.joined(separator: " AND "))")
+                    + "JOIN (VALUES \(renames, joinedBy: ", ")) AS m(o, k, json) ON m.o = j.key)::text WHERE \(conditions, joinedBy: " AND ")", schema: schema)
         }
     }
 }

@@ -52,19 +52,19 @@ enum LinkTarget {
     ///
     /// - Parameter fingerprint: builds `jsonb_build_object(…)::text` of `text` expressions.
     static func restoredID(column: String, of table: String, entrySchema: RelationalSchema, toEnd: NameTranslation,
-                           into: Column, of intoTable: Table, endSchema: RelationalSchema, madeAnew: Set<String>, schema: String,
-                           quoting q: some SQLQuoting, fingerprint: ([(key: String, value: String)]) throws -> String) rethrows -> String? {
+                           into: Column, of intoTable: Table, endSchema: RelationalSchema, madeAnew: Set<String>,
+                           fingerprint: ([(key: String, value: SQL)]) throws -> SQL) rethrows -> SQL? {
         guard let entryTable = entrySchema.table(named: table), let target = referencedTable(by: column, of: entryTable, in: entrySchema),
               let end = referencedTable(by: into.name, of: intoTable, in: endSchema), madeAnew.contains(end.name) else { return nil }
-        var members: [(key: String, value: String)] = []
+        var members: [(key: String, value: SQL)] = []
         for key in identifyingColumns(of: target) {
             // A target whose identifying columns the destination does not all have cannot be told.
             guard let (endTable, endColumn) = toEnd.column(key, of: target.name), endTable == end.name else { return nil }
-            members.append((key, "r.\(q.quoteIdentifier(endColumn))::text"))
+            members.append((key, "r.\(id: endColumn)::text"))
         }
         guard !members.isEmpty else { return nil }
-        let rows = q.qualified(schema, end.name)
-        let same = try fingerprint(members) + " = a.target"
+        let rows: SQL = "\(table: end.name)"
+        let same: SQL = try "\(fingerprint(members)) = a.target"
         return "(CASE WHEN a.value IS NULL THEN NULL WHEN a.target IS NULL THEN a.value::bigint ELSE coalesce("
             + "(SELECT r.id FROM \(rows) AS r WHERE r.id = a.value::bigint AND \(same)), "
             + "(SELECT pg_catalog.min(r.id) FROM \(rows) AS r WHERE \(same) HAVING pg_catalog.count(*) = 1)) END)"

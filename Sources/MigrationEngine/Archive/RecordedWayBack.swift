@@ -47,9 +47,9 @@ enum RecordedWayBack {
 
     /// Whether a role other than the archive's owner may write into it (a grant made since it was
     /// created): then nothing it holds is evaluated.
-    static let othersMayWrite = """
+    static let othersMayWrite: SQL = """
         SELECT EXISTS (SELECT FROM pg_catalog.pg_class AS c, pg_catalog.aclexplode(c.relacl) AS a
-                       WHERE c.oid = pg_catalog.to_regclass($1) AND a.grantee <> c.relowner
+                       WHERE c.oid = pg_catalog.to_regclass(\(qualifiedNameLiteral: TenantArchive.tableName)) AND a.grantee <> c.relowner
                            AND a.privilege_type IN ('INSERT', 'UPDATE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'))
         """
 }
@@ -104,7 +104,7 @@ extension StepArchive {
               let proof = WayBackProof.proofs(of: wayUp.account, from: wayUp.source, to: wayUp.destination, wayBack: model)
                   .first(where: { $0.table == table }),
               proof.signature == signature,
-              try connection.execute(RecordedWayBack.othersMayWrite, [archiveTable]).first?.decode(Bool.self, at: 0) == false,
+              try connection.execute(RecordedWayBack.othersMayWrite, schema: schema).first?.decode(Bool.self, at: 0) == false,
               try WayBackTrust(proofs: [proof], destination: wayUp.destination.relationalSchema()).trustedTables(on: connection).contains(table)
         else { return false }
         let key = restore.key

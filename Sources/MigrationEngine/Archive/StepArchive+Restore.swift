@@ -36,7 +36,7 @@ extension StepArchive {
     /// cannot be trusted.
     private func checkWayBack(_ restore: PairRestore, table: String) throws {
         let rows = try connection.execute(
-            "SELECT value, left_value, target FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, WayBackProof.markerColumn))")
+            "SELECT value, left_value, target FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, WayBackProof.markerColumn))", schema: schema)
         for row in rows {
             let signature = try row.decode(String?.self, at: 0), file = try row.decode(String?.self, at: 1)
             guard signature != restore.signatures[table],
@@ -51,7 +51,7 @@ extension StepArchive {
         var keys: [ArchivePlan.PairKey: [(table: String, column: String)]] = [:]
         entryCount = 0
         for row in try connection.execute(
-            "SELECT step_from, step_to, table_name, column_name, pg_catalog.count(*) FROM \(archiveTable) WHERE NOT superseded GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4") {
+            "SELECT step_from, step_to, table_name, column_name, pg_catalog.count(*) FROM \(archiveTable) WHERE NOT superseded GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4", schema: schema) {
             keys[ArchivePlan.PairKey(from: try row.decode(String.self, at: 0), to: try row.decode(String.self, at: 1)), default: []]
                 .append((try row.decode(String.self, at: 2), try row.decode(String.self, at: 3)))
             entryCount += Int(try row.decode(Int64.self, at: 4))
@@ -61,10 +61,9 @@ extension StepArchive {
 
     /// `a.step_from = … AND a.step_to = … AND a.table_name = … AND a.column_name = …`, as literals,
     /// of an entry not superseded (superseded ones come back only on request).
-    private func entryIs(_ alias: String, _ key: ArchivePlan.PairKey, _ table: String, _ column: String) -> String {
-        let q = connection
-        return "\(alias).step_from = \(q.quoteLiteral(key.from)) AND \(alias).step_to = \(q.quoteLiteral(key.to)) "
-            + "AND \(alias).table_name = \(q.quoteLiteral(table)) AND \(alias).column_name = \(q.quoteLiteral(column)) AND NOT \(alias).superseded"
+    private func entryIs(_ alias: SQL, _ key: ArchivePlan.PairKey, _ table: String, _ column: String) -> SQL {
+        "\(alias).step_from = \(literal: key.from) AND \(alias).step_to = \(literal: key.to) "
+            + "AND \(alias).table_name = \(literal: table) AND \(alias).column_name = \(literal: column) AND NOT \(alias).superseded"
     }
 
     /// Marks the entries of one column that may be restored (`compares` false): those without a
@@ -72,18 +71,17 @@ extension StepArchive {
     /// copied because this step, its way back, would not give the value back (``WayBackProof``)
     /// holds what this step derived then: it is restored where this step still derives that.
     private func check(_ restore: PairRestore, table: String, column: String) throws {
-        let q = connection
         let key = table + "." + column
-        var entries = [entryIs("a", restore.key, table, column), "a.compares"]
+        var entries: [SQL] = [entryIs("a", restore.key, table, column), "a.compares"]
         // Entries whose archived value wins whatever the row holds now.
-        var winning: String?
+        var winning: SQL?
         // (Only a dropped column's entries can hold what a way back derived.)
         if restore.checks[key]?.derived != false {
             let fingerprinted = WayBackProof.isFingerprint("a")
             if let proof = recordedProofs[restore.key]?[key] ?? restore.proofs[key] {
-                try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(proof.from.text(schema: schema, quoting: q)) "
-                    + "WHERE \(entries.joined(separator: " AND ")) AND \(fingerprinted) AND source.id = a.row_id "
-                    + "AND \(proof.fingerprint.text(schema: schema, quoting: q)) IS NOT DISTINCT FROM a.left_value")
+                try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(proof.from) "
+                    + "WHERE \(entries, joinedBy: " AND ") AND \(fingerprinted) AND source.id = a.row_id "
+                    + "AND \(proof.fingerprint) IS NOT DISTINCT FROM a.left_value", schema: schema)
                 entries.append("NOT \(fingerprinted)")
             } else {
                 // This step no longer derives what they were compared with.
@@ -92,29 +90,31 @@ extension StepArchive {
         }
         guard let check = restore.checks[key], check.columns.allSatisfy({ $0.live != nil }) else {
             // Nothing to compare with at this step's start: the archived value wins.
-            try connection.execute("UPDATE \(archiveTable) AS a SET compares = false WHERE \(entries.joined(separator: " AND "))")
+            try connection.execute("UPDATE \(archiveTable) AS a SET compares = false WHERE \(entries, joinedBy: " AND ")", schema: schema)
             return
         }
-        var failing: [String] = []
-        func value(_ column: PairRestore.Check.Column) -> String {
-            let live = "t.\(q.quoteIdentifier(column.live!))\(column.type.cast.text(schema: schema, quoting: q))::text"
+        var failing: [SQL] = []
+        func value(_ column: PairRestore.Check.Column) -> SQL {
+            let live: SQL = "t.\(id: column.live!)\(column.type.cast)::text"
             guard !column.nearer.isEmpty else { return live }
             // A pair this step crosses first may have archived the value the way up left here.
-            let cases = column.nearer.map { nearer -> String in
+            let cases = column.nearer.map { nearer -> SQL in
                 let key = plan.restores[nearer.crossing].key
-                let entry = "FROM \(archiveTable) AS e WHERE \(entryIs("e", key, nearer.table, nearer.column)) AND e.row_id = t.id"
+                let entry: SQL = "FROM \(archiveTable) AS e WHERE \(entryIs("e", key, nearer.table, nearer.column)) AND e.row_id = t.id"
                 failing.append("(\(entryIs("e", key, nearer.table, nearer.column)))")
                 return "WHEN EXISTS (SELECT 1 \(entry)) THEN (SELECT e.value \(entry) LIMIT 1)"
             }
-            return "(CASE \(cases.joined(separator: " ")) ELSE \(live) END)"
+            return "(CASE \(cases, joinedBy: " ") ELSE \(live) END)"
         }
         let fingerprint = check.derived ? try jsonObjectText(check.columns.map { ($0.key, value($0)) }) : value(check.columns[0])
-        var conditions = entries + ["t.id = a.row_id", "(\(fingerprint) IS NOT DISTINCT FROM a.left_value\(winning.map { " OR \($0)" } ?? ""))"]
+        let orWinning: SQL = winning.map { " OR \($0)" } ?? ""
+        var conditions = entries + ["t.id = a.row_id", "(\(fingerprint) IS NOT DISTINCT FROM a.left_value\(orWinning))"]
         if !failing.isEmpty {
             // …unless that entry's own comparison failed: the app's value wins there too.
-            conditions.append("NOT EXISTS (SELECT 1 FROM \(archiveTable) AS e WHERE e.row_id = t.id AND e.compares AND (\(failing.joined(separator: " OR "))))")
+            conditions.append("NOT EXISTS (SELECT 1 FROM \(archiveTable) AS e WHERE e.row_id = t.id AND e.compares AND (\(failing, joinedBy: " OR ")))")
         }
-        try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(q.qualified(schema, check.table)) AS t WHERE \(conditions.joined(separator: " AND "))")
+        try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(table: check.table) AS t WHERE \(conditions, joinedBy: " AND ")",
+                               schema: schema)
     }
 
     /// After the step's normal work: puts back, set-based (one statement per table and column),
@@ -138,7 +138,7 @@ extension StepArchive {
         // may join it with a quadratic nested loop (seen on the benchmark: 250 s for 33,000 values).
         // Best effort: a failure (a cluster that refuses ANALYZE here) only costs the statistics.
         // (A few hundred entries join fast whatever the plan.)
-        if entryCount > 500 { _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)") } }
+        if entryCount > 500 { _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)", schema: schema) } }
         let filled = Set(names.mappingFilledTables)
         // Tables this step makes: a mapping or policy numbers their rows anew.
         let madeAnew = Set(destinationSchema.tables.map(\.name)).subtracting(names.survivingTables.values)
@@ -164,12 +164,12 @@ extension StepArchive {
                       let definition = target.column(named: targetColumn) else { continue }
                 restored += try restoreValues(restore, of: table, column, into: definition, of: target, madeAnew: madeAnew)
             }
-            let pair = "a.step_from = \(connection.quoteLiteral(restore.key.from)) AND a.step_to = \(connection.quoteLiteral(restore.key.to))"
+            let pair: SQL = "a.step_from = \(literal: restore.key.from) AND a.step_to = \(literal: restore.key.to)"
             // The pair's entries are consumed: what was put back is gone, what was not used is
             // superseded (kept). What is left nothing will use any more: the way up's markers,
             // which served their check, and entries no table or column of this step takes (rows
             // of a table a mapping made anew). The next crossing the other way archives afresh.
-            try connection.execute("DELETE FROM \(archiveTable) AS a WHERE \(pair) AND NOT a.superseded")
+            try connection.execute("DELETE FROM \(archiveTable) AS a WHERE \(pair) AND NOT a.superseded", schema: schema)
         }
         return restored
     }
@@ -178,24 +178,23 @@ extension StepArchive {
     ///   row that is what it pointed at (``LinkTarget``), not to the number it had.
     private func restoreValues(_ restore: PairRestore, of table: String, _ column: String, into target: Column, of targetTable: Table,
                                madeAnew: Set<String>) throws -> Int {
-        let q = connection
-        var value = "a.value\(target.type.cast.text(schema: schema, quoting: q))"
-        var conditions = [entryIs("a", restore.key, table, column), "NOT a.compares", "t.id = a.row_id"]
-        var from = "\(archiveTable) AS a"
+        var value: SQL = "a.value\(target.type.cast)"
+        var conditions: [SQL] = [entryIs("a", restore.key, table, column), "NOT a.compares", "t.id = a.row_id"]
+        var from: SQL = "\(archiveTable) AS a"
         var byTarget = false
         if let id = try LinkTarget.restoredID(column: column, of: table, entrySchema: restore.entrySchema, toEnd: restore.toEnd, into: target,
-                                              of: targetTable, endSchema: restore.endSchema, madeAnew: madeAnew, schema: schema, quoting: q,
+                                              of: targetTable, endSchema: restore.endSchema, madeAnew: madeAnew,
                                               fingerprint: jsonObjectText) {
             // Found once per entry; an entry whose target no row is now stays in the archive.
-            from += " CROSS JOIN LATERAL (SELECT \(id)::\(target.type.rawValue) AS id) AS link"
+            from.append(" CROSS JOIN LATERAL (SELECT \(id)::\(raw: target.type.rawValue) AS id) AS link")
             value = "link.id"
             byTarget = true
             conditions.append("(a.value IS NULL OR link.id IS NOT NULL)")
         }
         conditions += referenceGuards(targetTable, [target.name: value])
         // Used entries go; the others (the app's change won, the row is gone) stay, superseded.
-        let sql = "WITH restored AS (UPDATE \(q.qualified(schema, targetTable.name)) AS t SET \(q.quoteIdentifier(target.name)) = \(value) "
-            + "FROM \(from) WHERE \(conditions.joined(separator: " AND ")) RETURNING a.ctid AS entry), "
+        let sql: SQL = "WITH restored AS (UPDATE \(table: targetTable.name) AS t SET \(id: target.name) = \(value) "
+            + "FROM \(from) WHERE \(conditions, joinedBy: " AND ") RETURNING a.ctid AS entry), "
             + "used AS (DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r)) RETURNING 1), "
             + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, column)) "
             + "AND NOT a.ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r)) RETURNING 1) "
@@ -207,44 +206,42 @@ extension StepArchive {
 
     /// Runs a restore that returns how many entries it used and how many it marked superseded;
     /// notes the latter, returns the former.
-    private func usedAndSuperseded(_ sql: String) throws -> Int {
-        guard let row = try connection.execute(sql).first else { return 0 }
+    private func usedAndSuperseded(_ sql: SQL) throws -> Int {
+        guard let row = try connection.execute(sql, schema: schema).first else { return 0 }
         supersededCount += Int(try row.decode(Int64.self, at: 1))
         return Int(try row.decode(Int64.self, at: 0))
     }
 
     private func restoreRows(_ restore: PairRestore, of table: String, into target: Table) throws -> Int {
-        let q = connection
-        let qualified = q.qualified(schema, target.name)
+        let qualified: SQL = "\(table: target.name)"
         // Each target column and its value from the archived row, by the key it has there (a
         // jsonb value is kept as its text); columns without a key get their default.
-        let members = target.columns.compactMap { column -> (column: String, value: String)? in
+        let members = target.columns.compactMap { column -> (column: String, value: SQL)? in
             restore.toEnd.sourceColumn(becoming: column.name, of: table).map { key in
-                (column.name, "(a.value::jsonb ->> \(q.quoteLiteral(key)))\(column.type.cast.text(schema: schema, quoting: q))")
+                (column.name, "(a.value::jsonb ->> \(literal: key))\(column.type.cast)")
             }
         }
         let values = Dictionary(uniqueKeysWithValues: members.map { ($0.column, $0.value) })
         let hasID = values["id"] != nil
-        var conditions = [entryIs("a", restore.key, table, "")]
+        var conditions: [SQL] = [entryIs("a", restore.key, table, "")]
         if let id = values["id"] { conditions.append("NOT EXISTS (SELECT 1 FROM \(qualified) AS t WHERE t.id = \(id))") }
         // A row may refer to another row restored by the same statement (a self-reference).
-        let restoredIDs = values["id"].map { id in
+        let restoredIDs = values["id"].map { id -> SQL in
             "(SELECT \(id) FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, "")))"
         }
         conditions += referenceGuards(target, values, alsoRestored: restoredIDs)
-        let columns = members.map { q.quoteIdentifier($0.column) }.joined(separator: ", ")
-        let returning = hasID ? "id" : "pg_catalog.to_jsonb(\(qualified).*) AS row_value"
-        let used = hasID ? "a.row_id = r.id"
-            : "r.row_value @> pg_catalog.jsonb_build_object(" + members.map { "\(q.quoteLiteral($0.column)), \($0.value)" }.joined(separator: ", ") + ")"
-        let sql = "WITH restored AS (INSERT INTO \(qualified) (\(columns)) SELECT \(members.map(\.value).joined(separator: ", ")) "
-            + "FROM \(archiveTable) AS a WHERE \(conditions.joined(separator: " AND ")) ON CONFLICT DO NOTHING RETURNING \(returning)), "
+        let returning: SQL = hasID ? "id" : "pg_catalog.to_jsonb(\(qualified).*) AS row_value"
+        let used: SQL = hasID ? "a.row_id = r.id"
+            : "r.row_value @> pg_catalog.jsonb_build_object(\(members.map { "\(literal: $0.column), \($0.value)" as SQL }, joinedBy: ", "))"
+        let sql: SQL = "WITH restored AS (INSERT INTO \(qualified) (\(ids: members.map(\.column))) SELECT \(members.map(\.value), joinedBy: ", ") "
+            + "FROM \(archiveTable) AS a WHERE \(conditions, joinedBy: " AND ") ON CONFLICT DO NOTHING RETURNING \(returning)), "
             + "used AS (DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used) RETURNING 1), "
             + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) "
             + "AND NOT EXISTS (SELECT FROM restored AS r WHERE \(used)) RETURNING 1) "
             + "SELECT (SELECT pg_catalog.count(*) FROM used), (SELECT pg_catalog.count(*) FROM kept)"
         let count = try usedAndSuperseded(sql)
         if count > 0, target.columns.contains(where: \.isIdentity) {
-            for statement in SchemaOperation.resetIdentity(table: target.name).sql(inSchema: schema, quoting: connection) { try connection.execute(statement) }
+            for statement in SchemaOperation.resetIdentity(table: target.name).statements { try connection.execute(statement, schema: schema) }
         }
         return count
     }
@@ -255,23 +252,21 @@ extension StepArchive {
     /// Moves the identity of `target` (made again by this step) past the last value it had when
     /// the way up dropped it: ids the app used then, and deleted, are not given again.
     private func restoreIdentity(_ restore: PairRestore, of table: String, into target: String) throws {
-        let q = connection
-        let qualified = q.qualified(schema, target)
-        try connection.execute("SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(q.quoteLiteral(qualified)), 'id'), "
-            + "GREATEST(a.value::bigint, (SELECT pg_catalog.max(t.id) FROM \(qualified) AS t))) "
-            + "FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, Self.identityColumn)) AND a.value::bigint > 0")
+        try connection.execute("SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: target), 'id'), "
+            + "GREATEST(a.value::bigint, (SELECT pg_catalog.max(t.id) FROM \(table: target) AS t))) "
+            + "FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, Self.identityColumn)) AND a.value::bigint > 0", schema: schema)
     }
 
     /// For each foreign key among `values` (column → SQL of the value to write): the row it
     /// names exists, so a restore never breaks a reference the app removed since.
     /// - Parameter alsoRestored: for whole rows, the ids of the rows restored with them, which a
     ///   self-reference may name.
-    private func referenceGuards(_ table: Table, _ values: [String: String], alsoRestored: String? = nil) -> [String] {
-        table.foreignKeys.compactMap { key in
+    private func referenceGuards(_ table: Table, _ values: [String: SQL], alsoRestored: SQL? = nil) -> [SQL] {
+        table.foreignKeys.compactMap { key -> SQL? in
             guard key.columns.count == 1, let value = values[key.columns[0]], key.referencedColumns.count == 1 else { return nil }
-            let sameBatch = alsoRestored.map { key.referencedTable == table.name ? " OR \(value) IN \($0)" : "" } ?? ""
-            return "(\(value) IS NULL OR EXISTS (SELECT 1 FROM \(connection.qualified(schema, key.referencedTable)) AS ref "
-                + "WHERE ref.\(connection.quoteIdentifier(key.referencedColumns[0])) = \(value))\(sameBatch))"
+            let sameBatch: SQL = alsoRestored.map { key.referencedTable == table.name ? " OR \(value) IN \($0)" : "" } ?? ""
+            return "(\(value) IS NULL OR EXISTS (SELECT 1 FROM \(table: key.referencedTable) AS ref "
+                + "WHERE ref.\(id: key.referencedColumns[0]) = \(value))\(sameBatch))"
         }
     }
 

@@ -50,14 +50,18 @@ public final class StepArchive {
     /// The most rows a copy notes.
     static let copiedRowsNoted = 10_000
 
+    /// What the run learned of the step: its copies' SQL, made once per run.
+    let learned: StepMemory
+
     init(plan: ArchivePlan, schema: String, connection: Connection, copies: Bool = true, presence: ArchivePresence = ArchivePresence(),
-         notesCopiedRows: Bool = false) {
+         notesCopiedRows: Bool = false, learned: StepMemory = StepMemory()) {
         self.plan = plan
         self.schema = schema
         self.connection = connection
         self.copies = copies
         self.presence = presence
         self.notesCopiedRows = notesCopiedRows
+        self.learned = learned
     }
 
     /// The step's ends (a fused step's first and last version).
@@ -96,7 +100,7 @@ public final class StepArchive {
         let proved = plan.items.filter(\.proved)
         guard !proved.isEmpty else { return }
         try prepareForWrites()
-        for sql in plan.provedCopies { try connection.sendWithNextRoundTrip(Statement(sql, schema: schema)) }
+        for sql in learned.provedCopies(of: plan) { try connection.sendWithNextRoundTrip(Statement(sql, schema: schema)) }
         // (A policy may have archived values of these columns already: one item per column.)
         archivedItems.removeAll { item in proved.contains { $0.key == item.key } }
         archivedItems += proved
@@ -113,7 +117,7 @@ public final class StepArchive {
             try presence.prepareForWrites(from: pair.from, to: pair.to, schema: schema, on: connection)
             if earlier {
                 try connection.sendWithNextRoundTrip(Statement(
-                    "DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND NOT superseded", [pair.from, pair.to]))
+                    "DELETE FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND NOT superseded", schema: schema, [pair.from, pair.to]))
             }
         }
     }
@@ -123,10 +127,10 @@ public final class StepArchive {
     private func copy(_ items: [ArchivePlan.Item]) throws {
         let notes = try notesCopiedRows && connection.capabilities.notesRowsOfCopies
         for item in items {
-            let sql = plan.copy(item)
+            let sql = learned.copy(item, of: plan)
             if notes, item.pair == 0, !item.narrowing, !item.proved, let column = item.column {
                 // The ids it took come back (the first few thousand): a CTE, so the INSERT still takes every row.
-                let noted: SQL = "WITH tm_copied AS (\(sql) RETURNING row_id) SELECT row_id FROM tm_copied LIMIT \(raw: String(Self.copiedRowsNoted + 1))"
+                let noted: SQL = "WITH tm_copied AS (\(sql) RETURNING row_id) SELECT row_id FROM tm_copied LIMIT \(int: Self.copiedRowsNoted + 1)"
                 let key = item.table + "." + column
                 try connection.sendWithNextRoundTrip(Statement(noted, schema: schema)) { [weak self] result in
                     guard result.rowCount <= Self.copiedRowsNoted else { return }
@@ -149,31 +153,32 @@ public final class StepArchive {
         for item in archivedItems where !item.proved {
             // (A proved item's entries hold what the way back derived already.)
             guard let column = item.column, let table = names.survivingTables[item.table] else { continue }
-            let left: String
+            let left: SQL
             if let surviving = names.survivingColumns[item.table + "." + column] {
-                left = "t.\(connection.quoteIdentifier(surviving))::text"
+                left = "t.\(id: surviving)::text"
             } else if !item.derived.isEmpty {
-                left = try jsonObjectText(item.derived.map { ($0, "t.\(connection.quoteIdentifier($0))::text") })
+                left = try jsonObjectText(item.derived.map { ($0, "t.\(id: $0)::text") })
             } else {
                 continue
             }
             let pair = plan.pairs[item.pair]
             try connection.sendWithNextRoundTrip(Statement(
                 "UPDATE \(archiveTable) AS a SET left_value = \(left), compares = true "
-                    + "FROM \(connection.qualified(schema, table)) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
-                    + "AND a.column_name = $4 AND t.id = a.row_id AND NOT a.superseded", [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
+                    + "FROM \(table: table) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
+                    + "AND a.column_name = $4 AND t.id = a.row_id AND NOT a.superseded", schema: schema, [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
             try dropUnchanged(item)
         }
     }
 
-    var archiveTable: String { TenantArchive.qualified(schema, quoting: connection) }
+    /// The tenant's archive table (``TenantArchive/table``): statements naming it are rendered for ``schema``.
+    var archiveTable: SQL { TenantArchive.table }
 
     /// `jsonb_build_object(key, value, …)::text` of `text` expressions, the fingerprint of what a
     /// step left in a dropped column's row. On Citus, which refuses that STABLE function on columns
     /// in an `UPDATE` (0A000), the same text built by IMMUTABLE functions (``ImmutableJSON``).
-    func jsonObjectText(_ members: [(key: String, value: String)]) throws -> String {
-        if try !connection.capabilities.buildsJSONOfColumnsInUpdates { return ImmutableJSON.object(members, quoting: connection) }
-        return "pg_catalog.jsonb_build_object(" + members.map { "\(connection.quoteLiteral($0.key)), \($0.value)" }.joined(separator: ", ") + ")::text"
+    func jsonObjectText(_ members: [(key: String, value: SQL)]) throws -> SQL {
+        if try !connection.capabilities.buildsJSONOfColumnsInUpdates { return ImmutableJSON.object(members) }
+        return "pg_catalog.jsonb_build_object(\(members.map { "\(literal: $0.key), \($0.value)" as SQL }, joinedBy: ", "))::text"
     }
 
     // MARK: Policies
@@ -217,7 +222,7 @@ public final class StepArchive {
             try prepareForWrites()
             let staging = try prepareStaging()
             let rows = pending
-            _ = try connection.copyIn("COPY pg_temp.\(connection.quoteIdentifier(staging)) (table_name, column_name, row_id, value) FROM STDIN") { writer in
+            _ = try connection.copyIn("COPY pg_temp.\(id: staging) (table_name, column_name, row_id, value) FROM STDIN") { writer in
                 for (table, column, id, value) in rows {
                     writer.append(table)
                     writer.append(column)
@@ -232,11 +237,11 @@ public final class StepArchive {
         // A policy runs in a mapped step, which crosses one pair: its entries are that pair's.
         let pair = plan.pairs[0]
         if let stagingTable {
-            let staging = "pg_temp." + connection.quoteIdentifier(stagingTable)
+            let staging: SQL = "pg_temp.\(id: stagingTable)"
             try connection.sendWithNextRoundTrip(Statement(
                 "INSERT INTO \(archiveTable) (step_from, step_to, table_name, column_name, row_id, value) "
                     + "SELECT DISTINCT ON (s.table_name, s.column_name, s.row_id) $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(staging) AS s "
-                    + "ORDER BY s.table_name, s.column_name, s.row_id", [pair.from, pair.to]))
+                    + "ORDER BY s.table_name, s.column_name, s.row_id", schema: schema, [pair.from, pair.to]))
         }
         // A value the step archived already (its account names it) is kept once. This works on the
         // archive alone, not joined with the staging table, because Citus cannot join a temporary
@@ -248,9 +253,9 @@ public final class StepArchive {
             try connection.sendWithNextRoundTrip(Statement(
                 "DELETE FROM \(archiveTable) WHERE ctid = ANY (ARRAY(SELECT d.ctid FROM (SELECT ctid, pg_catalog.row_number() OVER "
                     + "(PARTITION BY row_id ORDER BY left_value IS NULL, ctid) AS n FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 "
-                    + "AND table_name = $3 AND column_name = $4 AND NOT superseded) AS d WHERE d.n > 1))", [pair.from, pair.to, table, column]))
+                    + "AND table_name = $3 AND column_name = $4 AND NOT superseded) AS d WHERE d.n > 1))", schema: schema, [pair.from, pair.to, table, column]))
         }
-        if let stagingTable { try connection.sendWithNextRoundTrip(Statement("DROP TABLE pg_temp.\(connection.quoteIdentifier(stagingTable))")) }
+        if let stagingTable { try connection.sendWithNextRoundTrip(Statement("DROP TABLE pg_temp.\(id: stagingTable)")) }
         self.stagingTable = nil
     }
 
@@ -276,7 +281,7 @@ public final class StepArchive {
                 + "SELECT $1, $2, s.table_name, s.column_name, s.row_id, s.value FROM \(rows) AS s(table_name, column_name, row_id, value) "
                 + "WHERE NOT EXISTS (SELECT FROM \(archiveTable) AS a WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = s.table_name "
                 + "AND a.column_name = s.column_name AND a.row_id = s.row_id AND NOT a.superseded)",
-            binds: [PQBind.text(plan.pairs[0].from), PQBind.text(plan.pairs[0].to), tables.bind, columns.bind, ids.bind, values.bind]))
+            schema: schema, binds: [PQBind.text(plan.pairs[0].from), PQBind.text(plan.pairs[0].to), tables.bind, columns.bind, ids.bind, values.bind]))
     }
 
     /// A value's place in the archive: which row's which column.
@@ -295,7 +300,7 @@ public final class StepArchive {
         hasPolicyValues = true
         if let stagingTable { return stagingTable }
         let name = "_tm_archive_stage_\(String(UInt32.random(in: .min ... .max), radix: 16))"
-        try connection.sendWithNextRoundTrip(Statement("CREATE TEMPORARY TABLE \(connection.quoteIdentifier(name)) (table_name text, column_name text, row_id bigint, value text) ON COMMIT DROP"))
+        try connection.sendWithNextRoundTrip(Statement("CREATE TEMPORARY TABLE \(id: name) (table_name text, column_name text, row_id bigint, value text) ON COMMIT DROP"))
         stagingTable = name
         return name
     }
@@ -309,7 +314,7 @@ public final class StepArchive {
             if let key = plan.restores.first?.key, try archiveExists() {
                 for row in try connection.execute(
                     "SELECT row_id, value FROM \(archiveTable) WHERE step_from = $1 AND step_to = $2 AND table_name = $3 AND column_name = $4 AND NOT superseded",
-                    [key.from, key.to, table, column]) {
+                    schema: schema, [key.from, key.to, table, column]) {
                     values[try row.decode(Int64.self, at: 0)] = try row.decode(String?.self, at: 1)
                 }
             }

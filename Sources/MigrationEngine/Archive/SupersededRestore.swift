@@ -15,30 +15,29 @@ extension TenantArchive {
     /// - Returns: the number of values restored.
     @discardableResult
     public static func restoreSuperseded(inSchema schema: String, version: ModelVersion, on connection: Connection) throws -> Int {
-        guard try lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection), try isCurrent(inSchema: schema, on: connection) else { return 0 }
-        let archive = qualified(schema, quoting: connection)
+        guard try lockOwn(inSchema: schema, mode: .rowExclusive, on: connection), try isCurrent(inSchema: schema, on: connection) else { return 0 }
         let relational = version.relationalSchema()
         let columns = try connection.execute(
-            "SELECT DISTINCT table_name, column_name FROM \(archive) WHERE superseded AND step_from = $1 AND column_name NOT IN ('', $2) ORDER BY 1, 2",
-            [version.name, WayBackProof.markerColumn]
+            "SELECT DISTINCT table_name, column_name FROM \(table) WHERE superseded AND step_from = $1 AND column_name NOT IN ('', $2) ORDER BY 1, 2",
+            schema: schema, [version.name, WayBackProof.markerColumn]
         ).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
         var restored = 0
         for (tableName, columnName) in columns {
-            guard let table = relational.table(named: tableName), let column = table.column(named: columnName) else { continue }
-            let value = "a.value\(column.type.cast.text(schema: schema, quoting: connection))"
-            var conditions = ["t.id = a.row_id"]
-            if let key = table.foreignKeys.first(where: { $0.columns == [columnName] && $0.referencedColumns.count == 1 }) {
-                conditions.append("(a.value IS NULL OR EXISTS (SELECT 1 FROM \(connection.qualified(schema, key.referencedTable)) AS ref "
-                    + "WHERE ref.\(connection.quoteIdentifier(key.referencedColumns[0])) = \(value)))")
+            guard let target = relational.table(named: tableName), let column = target.column(named: columnName) else { continue }
+            let value: SQL = "a.value\(column.type.cast)"
+            var conditions: [SQL] = ["t.id = a.row_id"]
+            if let key = target.foreignKeys.first(where: { $0.columns == [columnName] && $0.referencedColumns.count == 1 }) {
+                conditions.append("(a.value IS NULL OR EXISTS (SELECT 1 FROM \(table: key.referencedTable) AS ref "
+                    + "WHERE ref.\(id: key.referencedColumns[0]) = \(value)))")
             }
             // The newest superseded entry of each row.
-            let newest = "(SELECT DISTINCT ON (e.row_id) e.ctid AS entry, e.row_id, e.value FROM \(archive) AS e WHERE e.superseded "
-                + "AND e.step_from = \(connection.quoteLiteral(version.name)) AND e.table_name = \(connection.quoteLiteral(tableName)) "
-                + "AND e.column_name = \(connection.quoteLiteral(columnName)) ORDER BY e.row_id, e.archived_at DESC, e.ctid DESC) AS a"
+            let newest: SQL = "(SELECT DISTINCT ON (e.row_id) e.ctid AS entry, e.row_id, e.value FROM \(table) AS e WHERE e.superseded "
+                + "AND e.step_from = \(literal: version.name) AND e.table_name = \(literal: tableName) "
+                + "AND e.column_name = \(literal: columnName) ORDER BY e.row_id, e.archived_at DESC, e.ctid DESC) AS a"
             restored += try connection.execute(
-                "WITH restored AS (UPDATE \(connection.qualified(schema, tableName)) AS t SET \(connection.quoteIdentifier(columnName)) = \(value) "
-                    + "FROM \(newest) WHERE \(conditions.joined(separator: " AND ")) RETURNING a.entry) "
-                    + "DELETE FROM \(archive) WHERE ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r))"
+                "WITH restored AS (UPDATE \(table: tableName) AS t SET \(id: columnName) = \(value) "
+                    + "FROM \(newest) WHERE \(conditions, joinedBy: " AND ") RETURNING a.entry) "
+                    + "DELETE FROM \(table) WHERE ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r))", schema: schema
             ).affectedRows
         }
         return restored

@@ -25,29 +25,29 @@ public enum TenantArchive {
     /// The archive table's name in each tenant schema.
     public static let tableName = "_tm_archive"
 
-    /// `"schema"."_tm_archive"`.
-    public static func qualified(_ schema: String, quoting q: some SQLQuoting) -> String { q.qualified(schema, tableName) }
+    /// The archive table of the tenant's schema, named when the statement is rendered.
+    public static let table: SQL = "\(table: tableName)"
+
+    /// `"schema"."_tm_archive"`, as text (for string SQL not yet typed).
+    public static func qualified(_ schema: String, quoting q: some SQLQuoting) -> String { table.text(schema: schema, quoting: q) }
 
     /// The statements that create the archive table and its index (one statement each).
     ///
     /// `archived_at` defaults to `clock_timestamp()`, not `now()`: Citus 13 fails (42601) on an
     /// `INSERT … SELECT` into a distributed-schema table whose omitted column defaults to `now()`.
-    package static func createStatements(inSchema schema: String, quoting q: some SQLQuoting) -> [String] {
-        let table = qualified(schema, quoting: q)
-        return [
-            "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
-                + "column_name text NOT NULL, row_id bigint NOT NULL, value text, left_value text, "
-                + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(), target text, superseded boolean NOT NULL DEFAULT false)",
-            "CREATE INDEX \(q.quoteIdentifier(tableName + "_key")) ON \(table) (step_from, step_to, table_name, column_name, row_id)",
-        ]
-    }
+    package static let createStatements: [SQL] = [
+        "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
+            + "column_name text NOT NULL, row_id bigint NOT NULL, value text, left_value text, "
+            + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(), target text, superseded boolean NOT NULL DEFAULT false)",
+        "CREATE INDEX \(id: tableName + "_key") ON \(table) (step_from, step_to, table_name, column_name, row_id)",
+    ]
 
     /// Brings an archive made by an earlier release to this release's shape (the columns it added
     /// since, nullable, so every old entry reads as before); does nothing to one that has them.
     /// One statement, queued with the caller's next round trip.
     static func upgrade(inSchema schema: String, on connection: Connection) throws {
-        try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(qualified(schema, quoting: connection)) ADD COLUMN IF NOT EXISTS target text, "
-            + "ADD COLUMN IF NOT EXISTS superseded boolean NOT NULL DEFAULT false"))
+        try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS target text, "
+            + "ADD COLUMN IF NOT EXISTS superseded boolean NOT NULL DEFAULT false", schema: schema))
     }
 
     /// The column the latest ``upgrade(inSchema:on:)`` added: an archive that has it is current.
@@ -57,8 +57,8 @@ public enum TenantArchive {
     /// this release's shape: a read of the catalog (`pg_attribute`), running none of its code.
     static func isCurrent(inSchema schema: String, on connection: Connection) throws -> Bool {
         try connection.execute(
-            "SELECT EXISTS (SELECT FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass($1) AND a.attname = $2 AND NOT a.attisdropped)",
-            [qualified(schema, quoting: connection), latestColumn]).first?.decode(Bool.self, at: 0) ?? false
+            "SELECT EXISTS (SELECT FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass(\(qualifiedNameLiteral: tableName)) "
+                + "AND a.attname = \(bind: latestColumn) AND NOT a.attisdropped)", schema: schema).first?.decode(Bool.self, at: 0) ?? false
     }
 
     /// Whether the tenant's schema has an archive: a relation of that name that is the migrator's
@@ -68,7 +68,7 @@ public enum TenantArchive {
     ///   table): the migrator never reads, writes or drops it.
     public static func exists(inSchema schema: String, on connection: Connection) throws -> Bool {
         guard let row = try connection.execute(
-            "SELECT \(ownershipSQL("c")) FROM pg_catalog.pg_class AS c WHERE c.oid = pg_catalog.to_regclass($1)", [qualified(schema, quoting: connection)]
+            "SELECT \(ownershipSQL("c")) FROM pg_catalog.pg_class AS c WHERE c.oid = pg_catalog.to_regclass(\(qualifiedNameLiteral: tableName))", schema: schema
         ).first else { return false }
         try ForeignArchive.check(row, from: 0)
         return true
@@ -93,10 +93,16 @@ public enum TenantArchive {
     /// - Returns: whether the archive exists.
     /// - Throws: ``ForeignArchive``, as ``exists(inSchema:on:)``.
     @discardableResult
-    public static func lockOwn(inSchema schema: String, mode: String, on connection: Connection) throws -> Bool {
+    public static func lockOwn(inSchema schema: String, mode: LockMode, on connection: Connection) throws -> Bool {
         guard try exists(inSchema: schema, on: connection) else { return false }
-        try connection.execute("LOCK TABLE ONLY \(qualified(schema, quoting: connection)) IN \(mode) MODE")
+        try connection.execute("LOCK TABLE ONLY \(table) IN \(keyword: mode) MODE", schema: schema)
         return try exists(inSchema: schema, on: connection)
+    }
+
+    /// The modes the archive is locked in: to read it, and to change its entries.
+    public enum LockMode: String, CaseIterable, Sendable {
+        case accessShare = "ACCESS SHARE"
+        case rowExclusive = "ROW EXCLUSIVE"
     }
 
     /// Creates the archive unless it exists.
@@ -110,7 +116,7 @@ public enum TenantArchive {
     /// privileges granted something). Without `revokingDefaultGrants` (no default privileges apply
     /// in the schema, as the caller knows) the table and its index are only queued.
     static func create(inSchema schema: String, on connection: Connection, revokingDefaultGrants: Bool = true) throws {
-        for statement in createStatements(inSchema: schema, quoting: connection) { try connection.sendWithNextRoundTrip(Statement(statement)) }
+        for statement in createStatements { try connection.sendWithNextRoundTrip(Statement(statement, schema: schema)) }
         if revokingDefaultGrants { try revokeDefaultGrants(inSchema: schema, on: connection) }
     }
 
@@ -118,13 +124,12 @@ public enum TenantArchive {
     /// from `tenant create --app-role`) would otherwise reach it, so whatever they granted is revoked
     /// (with the caller's next round trip).
     static func revokeDefaultGrants(inSchema schema: String, on connection: Connection) throws {
-        let table = qualified(schema, quoting: connection)
         let grantees = try connection.execute("""
             SELECT DISTINCT CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END
             FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
-            WHERE c.oid = pg_catalog.to_regclass($1) AND a.grantee <> c.relowner
-            """, [table]).map { try $0.decode(String.self, at: 0) }
-        for grantee in grantees { try connection.sendWithNextRoundTrip(Statement("REVOKE ALL ON \(table) FROM \(grantee)")) }
+            WHERE c.oid = pg_catalog.to_regclass(\(qualifiedNameLiteral: tableName)) AND a.grantee <> c.relowner
+            """, schema: schema).map { try $0.decode(String.self, at: 0) }
+        for grantee in grantees { try connection.sendWithNextRoundTrip(Statement("REVOKE ALL ON \(table) FROM \(quotedByServer: grantee)", schema: schema)) }
     }
 
     /// What one pair's entries hold in one tenant.
@@ -146,16 +151,16 @@ public enum TenantArchive {
     /// which is not counted: it shows with 0 entries.
     public static func usage(inSchema schema: String, on connection: Connection) throws -> [Usage] {
         guard connection.isInTransaction else { return try connection.transaction { try usage(inSchema: schema, on: $0) } }
-        guard try lockOwn(inSchema: schema, mode: "ACCESS SHARE", on: connection) else { return [] }
-        let value = "column_name <> \(connection.quoteLiteral(WayBackProof.markerColumn))"
+        guard try lockOwn(inSchema: schema, mode: .accessShare, on: connection) else { return [] }
+        let value: SQL = "column_name <> \(literal: WayBackProof.markerColumn)"
         // (Read through the row's JSON: an earlier release's archive, not yet upgraded, has no such column.)
-        let superseded = "(pg_catalog.to_jsonb(a.*) ->> \(connection.quoteLiteral(latestColumn))) = 'true'"
+        let superseded: SQL = "(pg_catalog.to_jsonb(a.*) ->> \(literal: latestColumn)) = 'true'"
         let result = try connection.execute(
             "SELECT step_from, step_to, (pg_catalog.count(*) FILTER (WHERE \(value)))::bigint, "
                 + "coalesce(pg_catalog.sum(pg_catalog.octet_length(value)) FILTER (WHERE \(value)), 0)::bigint, "
                 + "pg_catalog.date_part('epoch', pg_catalog.min(archived_at))::float8, pg_catalog.date_part('epoch', pg_catalog.max(archived_at))::float8, "
                 + "(pg_catalog.count(*) FILTER (WHERE \(value) AND \(superseded)))::bigint "
-                + "FROM \(qualified(schema, quoting: connection)) AS a GROUP BY step_from, step_to ORDER BY step_from, step_to")
+                + "FROM \(table) AS a GROUP BY step_from, step_to ORDER BY step_from, step_to", schema: schema)
         return try result.map { row in
             Usage(stepFrom: try row.decode(String.self, at: 0), stepTo: try row.decode(String.self, at: 1),
                   entries: Int(try row.decode(Int64.self, at: 2)), bytes: Int(try row.decode(Int64.self, at: 3)),
@@ -169,9 +174,9 @@ public enum TenantArchive {
     @discardableResult
     public static func prune(inSchema schema: String, olderThan cutoff: Date, on connection: Connection) throws -> Int {
         guard connection.isInTransaction else { return try connection.transaction { try prune(inSchema: schema, olderThan: cutoff, on: $0) } }
-        guard try lockOwn(inSchema: schema, mode: "ROW EXCLUSIVE", on: connection) else { return 0 }
+        guard try lockOwn(inSchema: schema, mode: .rowExclusive, on: connection) else { return 0 }
         return try connection.execute(
-            "DELETE FROM \(qualified(schema, quoting: connection)) WHERE archived_at < pg_catalog.to_timestamp($1)", [cutoff.timeIntervalSince1970]
+            "DELETE FROM \(table) WHERE archived_at < pg_catalog.to_timestamp($1)", schema: schema, [cutoff.timeIntervalSince1970]
         ).affectedRows
     }
 }

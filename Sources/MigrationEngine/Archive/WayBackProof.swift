@@ -90,7 +90,7 @@ struct WayBackProof: Sendable, Hashable {
     static func fingerprint(_ column: Column) -> SQL { "pg_catalog.jsonb_build_array(\(column.derived))::text" }
 
     /// Whether an entry's `left_value` (as `alias.left_value`) is a ``fingerprint(_:)``.
-    static func isFingerprint(_ alias: String) -> String { "coalesce(\(alias).left_value LIKE '[%', false)" }
+    static func isFingerprint(_ alias: SQL) -> SQL { "coalesce(\(alias).left_value LIKE '[%', false)" }
 
     /// The proofs of a single step from `source` to `destination` (adjacent) whose account is
     /// `account`, by its way back `wayBack` (the mapping model of `destination` → `source`): one

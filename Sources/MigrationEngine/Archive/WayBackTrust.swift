@@ -78,7 +78,7 @@ struct WayBackTrust {
         struct Verdict: Error { let trusted: Set<String> }
         do {
             try connection.savepoint { connection in
-                let statements = (statements + [Self.verdicts]).map { Statement($0.text(schema: "pg_temp", quoting: connection)) }
+                let statements = (statements + [Self.verdicts]).map { Statement(inlining: $0, schema: "pg_temp") }
                 let outcome = try connection.pipelineUntilFailure(statements)
                 guard outcome.failure == nil, let rows = outcome.results.last else {
                     connection.logger.debug("no proof by the way back: \(outcome.failure.map { "\($0)" } ?? "no verdict")")
@@ -99,9 +99,9 @@ struct WayBackTrust {
 }
 
 extension ArchivePlan {
-    /// The tables whose proofs PostgreSQL vouches for (``WayBackTrust``), asked on `connection`
-    /// the first time and remembered for every tenant after.
+    /// The tables whose proofs PostgreSQL vouches for (``WayBackTrust``), asked on `connection`:
+    /// a run asks once per step (``StepMemory/trustedProofs(of:on:)``).
     func trustedProofs(on connection: Connection) throws -> Set<String> {
-        try trust.value(for: true) { try WayBackTrust(proofs: proofs, destination: destinationSchema).trustedTables(on: connection) }
+        try WayBackTrust(proofs: proofs, destination: destinationSchema).trustedTables(on: connection)
     }
 }

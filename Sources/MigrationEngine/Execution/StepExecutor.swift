@@ -37,10 +37,10 @@ public struct StepExecutor {
         /// What of `step`'s archive plan a run with these options uses on `connection`: only the
         /// proofs PostgreSQL vouches for (``WayBackTrust``, asked once per step), before the step
         /// changes anything.
-        func archivePlan(of step: MigrationStep, on connection: Connection) throws -> ArchivePlan {
+        func archivePlan(of step: MigrationStep, learned: StepMemory, on connection: Connection) throws -> ArchivePlan {
             let plan = archivePlan(of: step)
             guard archives, !plan.proofs.isEmpty else { return plan }
-            let trusted = try step.archivePlan.trustedProofs(on: connection)
+            let trusted = try learned.trustedProofs(of: step.archivePlan, on: connection)
             return plan.keepingProofs { trusted.contains($0.table) }
         }
 
@@ -65,9 +65,10 @@ public struct StepExecutor {
     /// What is known of the tenant's archive, shared by every step this executor runs (and by the
     /// executors of one migration that share it): each step then asks the server at most once.
     public var archive = ArchivePresence()
-    /// What a fleet run learned of its policies' relationship passes, shared by its tenants'
-    /// executors (nil: every step probes its policies).
-    public var relationshipPasses: RelationshipPasses?
+    /// What the run learns as its tenants run the same steps (its policies' source queries and
+    /// relationship passes, the tables they took ids from), shared by its tenants' executors
+    /// (nil: each step works everything out afresh).
+    public var memory: RunMemory?
     /// The enum types earlier steps of this executor added values to (``AddedEnumValues``).
     public var addedEnumValues = AddedEnumValues()
 
@@ -94,8 +95,9 @@ public struct StepExecutor {
         for version in step.versions.dropFirst() { try ExpressionTrust(version: version).check(on: connection) }
         // A value an earlier step of the transaction added could not be used in this one (55P04).
         let rebuilt = try addedEnumValues.rebuild(as: step.source.relationalSchema(), schema: schema, on: connection)
-        let archive = StepArchive(plan: try options.archivePlan(of: step, on: connection), schema: schema, connection: connection, copies: options.archives, presence: self.archive,
-                                  notesCopiedRows: step.isPolicyStep)
+        let learned = memory?.memory(of: step) ?? StepMemory()
+        let archive = StepArchive(plan: try options.archivePlan(of: step, learned: learned, on: connection), schema: schema, connection: connection,
+                                  copies: options.archives, presence: self.archive, notesCopiedRows: step.isPolicyStep, learned: learned)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)
         let program = step.program
@@ -114,7 +116,7 @@ public struct StepExecutor {
         batch.add(program.dataMoves)
         if let mapped = program.mapped {
             try batch.send()
-            let policies = try runMappings(program, mapped, step: step, archive: archive, statistics: &batch.statistics)
+            let policies = try runMappings(program, mapped, step: step, archive: archive, learned: learned, statistics: &batch.statistics)
             let losses = archiving == nil ? mapped.dataDependentLosses : []
             try DataDependentLossCheck(losses: losses, differ: mapped.compiler.differ, schema: schema, step: "\(step.source.name) → \(step.destination.name)")
                 .run(on: connection, allowDestructive: options.allowDestructive, logger: connection.logger)
@@ -163,14 +165,15 @@ public struct StepExecutor {
     /// every mapping sets its relationships; each pass runs the declarative SQL, then the policy.
     /// Returns the policy runner, for the validation stage, when a mapping has a policy.
     private func runMappings(
-        _ program: StepProgram, _ mapped: StepProgram.Mapped, step: MigrationStep, archive: StepArchive?, statistics: inout StepStatistics
+        _ program: StepProgram, _ mapped: StepProgram.Mapped, step: MigrationStep, archive: StepArchive?, learned: StepMemory,
+        statistics: inout StepStatistics
     ) throws -> PolicyExecutor? {
         var policies: PolicyExecutor?
         if step.isPolicyStep {
             let exclusive = try !options.online && connection.capabilities.holdsPolicyTablesAlone
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
-                                        exclusive: exclusive, createdTables: program.createdTables, ownTablesTaken: mapped.ownTablesTaken)
-            policies = PolicyExecutor(model: mapped.model, session: session, relationshipPasses: relationshipPasses, sourceQueries: mapped.sourceQueries,
+                                        exclusive: exclusive, createdTables: program.createdTables, ownTablesTaken: learned.ownTablesTaken)
+            policies = PolicyExecutor(model: mapped.model, session: session, relationshipPasses: memory?.relationshipPasses, sourceQueries: learned.sourceQueries,
                                     checksLocality: options.online)
         }
         var batch = Batch(schema: schema, connection: connection)

@@ -50,10 +50,6 @@ struct StepProgram: Sendable {
         let model: MappingModel
         let compiler: MappingCompiler
         let dataDependentLosses: [DestructiveChange]
-        /// Its policies' source queries, worked out by the first tenant that runs the step.
-        let sourceQueries = SourceQueries()
-        /// The new tables its policies took ids from, as the tenants that ran the step found them.
-        let ownTablesTaken = OwnTablesTaken()
     }
 
     let schemaChanges: [Statement]

@@ -36,8 +36,10 @@ public struct MigrationPlan: Sendable {
     /// Without `allowDestructive`, a data-dependent loss that finds rows fails the step
     /// (``UnconsentedLoss``). With `archives` (the default), what a step destroys goes to the
     /// tenant's archive first, and a step that reverses an earlier one restores it.
-    public func run(inSchema schema: String, on connection: Connection, allowDestructive: Bool = false, archives: Bool = true) throws -> StepStatistics {
-        let executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: archives))
+    public func run(inSchema schema: String, on connection: Connection, allowDestructive: Bool = false, archives: Bool = true,
+                    memory: RunMemory? = nil) throws -> StepStatistics {
+        var executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: archives))
+        executor.memory = memory
         return try steps.reduce(StepStatistics()) { total, step in total + (try executor.run(step)) }
     }
 }

@@ -85,12 +85,13 @@ public final class PolicyContext {
         try session.flush()
     }
 
-    /// Runs SQL in the migration's transaction (after flushing buffered writes).
+    /// Runs SQL in the migration's transaction (after flushing buffered writes): the policy's own
+    /// text, sent as written (its author's, as trusted as the policy's Swift code).
     @discardableResult
     public func execute(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> QueryResult {
         locality?.sql("SQL (execute)")
         try flush()
-        return try session.connection.execute(sql, parameters)
+        return try session.connection.execute(unsafeSQL: sql, parameters)
     }
 
     // MARK: Lookups (the migration manager's userInfo)

@@ -77,12 +77,12 @@ public struct ExpressionTrust {
         struct Verdict: Error { let findings: [UntrustedExpression.Finding] }
         do {
             try connection.savepoint { connection in
-                try connection.pipeline(tableStatements.map { Statement($0.text(schema: "pg_temp", quoting: connection)) })
+                try connection.pipeline(tableStatements.map { Statement(inlining: $0, schema: "pg_temp") })
                 for (index, expression) in expressions.enumerated() {
                     guard case .indexKey = expression.kind else { continue }
                     try makeView(index, of: expression, on: connection)
                 }
-                let rows = try connection.execute(Statement(Self.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: true).text(schema: "pg_temp", quoting: connection)))
+                let rows = try connection.execute(Statement(inlining: Self.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: true), schema: "pg_temp"))
                 throw Verdict(findings: try rows.map { try finding(from: $0) })
             }
         } catch let verdict as Verdict {
@@ -100,7 +100,7 @@ public struct ExpressionTrust {
         while true {
             let view: SQL = "CREATE TEMPORARY VIEW \(table: Self.probeName(index)) AS SELECT \(raw: words.joined(separator: " ")) FROM \(table: expression.table)"
             do {
-                try connection.savepoint { try $0.execute(Statement(view.text(schema: "pg_temp", quoting: $0))) }
+                try connection.savepoint { try $0.execute(Statement(inlining: view, schema: "pg_temp")) }
                 return
             } catch SQLState.syntaxError where words.count > 1 {
                 words.removeLast()
@@ -114,7 +114,7 @@ public struct ExpressionTrust {
     /// that has one is not adopted, and `verify` reports it.
     public static func existing(inSchema schema: String, on connection: Connection) throws -> [UntrustedExpression.Finding] {
         let namespace: SQL = "(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = \(literal: schema))"
-        return try connection.execute(Statement(verdicts(in: namespace, searchPath: false).text(schema: schema, quoting: connection))).map { row in
+        return try connection.execute(Statement(inlining: verdicts(in: namespace, searchPath: false), schema: schema)).map { row in
             let kind = try row.decode(String.self, at: 0), relation = try row.decode(String.self, at: 1), part = try row.decode(String.self, at: 2)
             let place = switch kind {
             case "constraint": "constraint \(part) of table \(relation)"

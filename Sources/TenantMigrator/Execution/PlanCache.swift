@@ -3,7 +3,8 @@ import MigrationEngine
 
 /// The plans of one fleet run, made once per pair of versions rather than once per tenant: every
 /// tenant at the same version gets the same compiled plan (a compiled step names no schema), and the
-/// same answer to what it loses, and what the policies showed of themselves (``RelationshipPasses``).
+/// same answer to what it loses; and what the run learns as its tenants run those plans (``RunMemory``),
+/// which the plans themselves do not hold.
 ///
 /// A fleet run (``FleetExecutor``) gives its runner one; a runner without one plans each tenant
 /// afresh. Planning errors are not kept: each tenant that meets one reports it.
@@ -14,17 +15,13 @@ final class PlanCache: Sendable {
         let lostChanges: [DestructiveChange]
     }
 
-    private let entries = Locked<[String: Entry]>([:])
-    /// Which policies keep the default relationship pass, learned from the run's first tenants.
-    let relationshipPasses = RelationshipPasses()
+    private let entries = Memo<[String], Entry>()
+    /// What the run learns as its tenants run the plans: handed to each tenant's executor.
+    let memory = RunMemory()
 
     /// The entry for `source` → `destination`, made by `make` the first time.
     func entry(from source: String, to destination: String, _ make: () throws -> Entry) rethrows -> Entry {
-        let key = source + "\u{0}" + destination
-        if let known = entries.withLock({ $0[key] }) { return known }
-        let made = try make()
-        entries.withLock { $0[key] = made }
-        return made
+        try entries.value(for: [source, destination], make: make)
     }
 }
 

@@ -290,7 +290,7 @@ struct TenantRun {
     private func run(_ plan: MigrationPlan, in schema: String, allowDestructive: Bool, attempt: Int, state: AttemptState) throws -> StepStatistics {
         var executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives, provesWayBack: settings.provesWayBack))
         if let archive = state.archive { executor.archive = archive }
-        executor.relationshipPasses = runner.plans?.relationshipPasses
+        executor.memory = runner.plans?.memory
         // What the tenant's tables already use runs as the migrator when its steps write their rows.
         if let start = plan.steps.first?.source { try ExpressionTrust.requireTrustedTenant(at: start, inSchema: schema, on: connection) }
         var statistics = StepStatistics()

@@ -29,7 +29,7 @@ public struct ForeignObject: Sendable, Codable, Hashable, CustomStringConvertibl
         }
     }
 
-    static let query = """
+    static let query: SQL = """
         WITH s AS (SELECT oid, nspowner FROM pg_catalog.pg_namespace WHERE nspname = $1)
         SELECT kind, name, owner FROM (
             SELECT 'trigger' AS kind, c.relname || '.' || t.tgname AS name, pg_catalog.pg_get_userbyid(c.relowner) AS owner

@@ -57,7 +57,7 @@ import Testing
         try await TestPostgres.withDatabase { connection in
             try connection.script("CREATE TABLE copy_rows (id int PRIMARY KEY, t text, n bigint)")
             var writtenRows = 0
-            let copied = try connection.copyIn("COPY copy_rows (id, t, n) FROM STDIN") { writer in
+            let copied = try connection.copyIn(unsafeSQL: "COPY copy_rows (id, t, n) FROM STDIN") { writer in
                 for row in Self.rows {
                     if row.id % 2 == 0 {
                         try writer.writeRow(Self.expectedFields(row))
@@ -85,7 +85,7 @@ import Testing
             parsed.reserveCapacity(100_000)
             var chunks = 0
             let parser = CopyTextParser()
-            let copiedOut = try connection.copyOut("COPY (SELECT id, t, n FROM copy_rows ORDER BY id) TO STDOUT") { chunk in
+            let copiedOut = try connection.copyOut(unsafeSQL: "COPY (SELECT id, t, n FROM copy_rows ORDER BY id) TO STDOUT") { chunk in
                 chunks += 1
                 #expect(chunk.last == UInt8(ascii: "\n"), "chunks hold whole rows")
                 parser.parseRows(chunk) { parsed.append($0) }
@@ -107,7 +107,7 @@ import Testing
             try connection.script("CREATE TABLE copy_rows (id int, t text)")
             #expect(throws: Boom()) {
                 // A small buffer, so that many rows reach the server before the abort.
-                try connection.copyIn("COPY copy_rows FROM STDIN", bufferSize: 1024) { writer in
+                try connection.copyIn(unsafeSQL: "COPY copy_rows FROM STDIN", bufferSize: 1024) { writer in
                     for id in 0..<10_000 { try writer.writeRow([String(id), "row \(id)"]) }
                     throw Boom()
                 }
@@ -115,7 +115,7 @@ import Testing
             #expect(connection.isHealthy)
             #expect(try connection.scalar("SELECT count(*) FROM copy_rows", as: Int.self) == 0)
             // The connection is usable for another COPY.
-            let copied = try connection.copyIn("COPY copy_rows FROM STDIN") { try $0.writeRow(["1", "one"]) }
+            let copied = try connection.copyIn(unsafeSQL: "COPY copy_rows FROM STDIN") { try $0.writeRow(["1", "one"]) }
             #expect(copied == 1)
         }
     }
@@ -139,11 +139,11 @@ import Testing
 
     @Test func copyOfAMissingTableOrANonCopyStatementFails() async throws {
         try await TestPostgres.withDatabase { connection in
-            let missing = try expectPostgresError { try connection.copyIn("COPY nowhere FROM STDIN") { _ in } }
+            let missing = try expectPostgresError { try connection.copyIn(unsafeSQL: "COPY nowhere FROM STDIN") { _ in } }
             #expect(missing.sqlState == .undefinedTable)
-            let notCopy = try expectPostgresError { try connection.copyIn("SELECT 1") { _ in } }
+            let notCopy = try expectPostgresError { try connection.copyIn(unsafeSQL: "SELECT 1") { _ in } }
             #expect(notCopy.kind == .client)
-            let notCopyOut = try expectPostgresError { try connection.copyOut("SELECT 1") { _ in } }
+            let notCopyOut = try expectPostgresError { try connection.copyOut(unsafeSQL: "SELECT 1") { _ in } }
             #expect(notCopyOut.kind == .client)
             #expect(try connection.scalar("SELECT 1", as: Int.self) == 1)
         }
@@ -156,7 +156,7 @@ import Testing
             let date = Date(timeIntervalSince1970: 1_700_000_000.123456)
             let bytes = Data((0...255).map { UInt8($0) })
             let decimal = Decimal(string: "-12345678901234567890.123456789")!
-            try connection.copyIn("COPY typed FROM STDIN") { writer in
+            try connection.copyIn(unsafeSQL: "COPY typed FROM STDIN") { writer in
                 writer.append(id)
                 writer.append(date)
                 writer.append(bytes)
@@ -189,7 +189,7 @@ import Testing
     @Test func integersOfEveryWidthAreWrittenExactly() async throws {
         try await TestPostgres.withDatabase { connection in
             try connection.script("CREATE TABLE numbers (a numeric, b numeric, c numeric, d numeric, e numeric, f numeric, g numeric, h numeric)")
-            try connection.copyIn("COPY numbers FROM STDIN") { writer in
+            try connection.copyIn(unsafeSQL: "COPY numbers FROM STDIN") { writer in
                 writer.append(Int16.max)
                 writer.append(Int32.min)
                 writer.append(Int64.max)
@@ -210,7 +210,7 @@ import Testing
         try await TestPostgres.withDatabase { connection in
             try connection.script("CREATE TABLE big (id int, body text)")
             let body = String(repeating: "x\\y\t😀", count: 100_000)
-            let copied = try connection.copyIn("COPY big FROM STDIN", bufferSize: 16) { writer in
+            let copied = try connection.copyIn(unsafeSQL: "COPY big FROM STDIN", bufferSize: 16) { writer in
                 for id in 0..<3 {
                     writer.append(id)
                     writer.append(body)
@@ -226,7 +226,7 @@ import Testing
         try await TestPostgres.withDatabase { connection in
             var chunkSizes: [Int] = []
             var total = 0
-            let count = try connection.copyOut("COPY (SELECT g, repeat('x', g % 17) FROM generate_series(1, 5000) g) TO STDOUT", chunkSize: 1000) { chunk in
+            let count = try connection.copyOut(unsafeSQL: "COPY (SELECT g, repeat('x', g % 17) FROM generate_series(1, 5000) g) TO STDOUT", chunkSize: 1000) { chunk in
                 chunkSizes.append(chunk.count)
                 #expect(chunk.last == UInt8(ascii: "\n"))
                 CopyTextParser().parseRows(chunk) { fields in
@@ -246,7 +246,7 @@ import Testing
             let start = ContinuousClock.now
             var calls = 0
             #expect(throws: Boom()) {
-                try connection.copyOut("COPY (SELECT g, md5(g::text) FROM (SELECT generate_series(1, 2000000000) AS g) s) TO STDOUT") { _ in
+                try connection.copyOut(unsafeSQL: "COPY (SELECT g, md5(g::text) FROM (SELECT generate_series(1, 2000000000) AS g) s) TO STDOUT") { _ in
                     calls += 1
                     throw Boom()
                 }

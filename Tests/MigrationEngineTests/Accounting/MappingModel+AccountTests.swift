@@ -107,7 +107,7 @@ struct MappingModelAccountTests {
 
             let schema = try await migrator.createTenant("todo", version: "v2").schema
             let connection = try Connection(conninfo)
-            try connection.execute("INSERT INTO \(schema).task (title, priority) VALUES ('  ship it ', 1)")
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).task (title, priority) VALUES ('  ship it ', 1)")
             if let error = await migrationFailure("dropping task.priority needs consent", {
                 _ = try await migrator.rollback(tenant: "todo", to: "v1")
             }) {

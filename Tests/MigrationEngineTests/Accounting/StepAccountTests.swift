@@ -115,10 +115,10 @@ import Testing
                                   let type = (from == "v1" ? old : new).first(where: { $0.name == entity })?.attributes.first(where: { $0.name == name })?.type else { return "NULL" }
                             return column.isNullable && id == 4 ? "NULL" : Self.value(of: type, &random)
                         }
-                        try c.execute("INSERT INTO \(schema).\(c.quoteIdentifier(table.name)) (id\(columns.map { ", " + c.quoteIdentifier($0.name) }.joined())) VALUES (\(id)\(values.map { ", " + $0 }.joined()))")
+                        try c.execute(unsafeSQL: "INSERT INTO \(schema).\(c.quoteIdentifier(table.name)) (id\(columns.map { ", " + c.quoteIdentifier($0.name) }.joined())) VALUES (\(id)\(values.map { ", " + $0 }.joined()))")
                     }
                     for column in columns {
-                        let rows = try c.execute("SELECT id::text, \(c.quoteIdentifier(column.name))::text FROM \(schema).\(c.quoteIdentifier(table.name))")
+                        let rows = try c.execute(unsafeSQL: "SELECT id::text, \(c.quoteIdentifier(column.name))::text FROM \(schema).\(c.quoteIdentifier(table.name))")
                         before[table.name + "." + column.name] = Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(String?.self, at: 1)) })
                     }
                 }
@@ -146,7 +146,7 @@ import Testing
                         guard let column = entry.item.column, let target = location.column, var values = before[entry.item.table + "." + column] else { continue }
                         // A carried entry restricted to the rows that hold a value (a backfill overwrites the NULLs).
                         if entry.item.rows != nil { values = values.filter { $0.value != nil } }
-                        let rows = try c.execute("SELECT id::text, \(c.quoteIdentifier(target))::text FROM \(schema).\(c.quoteIdentifier(location.table))"
+                        let rows = try c.execute(unsafeSQL: "SELECT id::text, \(c.quoteIdentifier(target))::text FROM \(schema).\(c.quoteIdentifier(location.table))"
                             + (entry.item.rows != nil ? " WHERE \(c.quoteIdentifier(target)) IS NOT NULL AND id IN (\(values.keys.isEmpty ? "NULL" : values.keys.joined(separator: ", ")))" : ""))
                         let after = Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode(String.self, at: 0), try $0.decode(String?.self, at: 1)) })
                         #expect(after == values, "pair \(index) \(from) → \(to): \(entry) changed \(values) to \(after)")

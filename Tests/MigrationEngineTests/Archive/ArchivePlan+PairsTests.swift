@@ -104,8 +104,8 @@ struct ArchivePlanLegacyEntriesTests {
     static func legacyTenant(_ conninfo: String) async throws -> (TenantMigrator, Connection, String) {
         let (migrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: ArchivePlanPairsTests.rows)
         _ = try await migrator.migrate(tenant: "acme", to: "v3")
-        try connection.execute("DELETE FROM \(schema)._tm_archive WHERE value IS NULL")
-        try connection.execute("UPDATE \(schema)._tm_archive SET step_from = 'v1', step_to = 'v3', left_value = NULL, compares = false")
+        try connection.execute(unsafeSQL: "DELETE FROM \(schema)._tm_archive WHERE value IS NULL")
+        try connection.execute(unsafeSQL: "UPDATE \(schema)._tm_archive SET step_from = 'v1', step_to = 'v3', left_value = NULL, compares = false")
         #expect(try connection.rows("SELECT DISTINCT step_from, step_to FROM \(schema)._tm_archive") == [["v1", "v3"]])
         return (migrator, connection, schema)
     }

@@ -33,7 +33,7 @@ struct ArchivePresenceTests {
             // Back and forth: the types come back, and the step run again archives them afresh, once.
             #expect(try await migrator.rollback(tenant: "acme", to: "v2").outcome == .migrated)
             #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE type IN ('Meat', 'Fish')", as: Int.self) == 4)
-            try connection.execute("INSERT INTO \(schema)._tm_archive (step_from, step_to, table_name, column_name, row_id, value) "
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema)._tm_archive (step_from, step_to, table_name, column_name, row_id, value) "
                 + "VALUES ('v2', 'v3', 'recipe', 'type', 999999, 'left over from an earlier run')")
             #expect(try await migrator.migrate(tenant: "acme", to: "v3").outcome == .migrated)
             #expect(try connection.scalar(typeEntries, as: Int.self) == 4, "the earlier entries of the step are replaced")

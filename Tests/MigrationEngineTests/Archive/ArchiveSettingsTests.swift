@@ -74,7 +74,7 @@ struct ArchiveSettingsTests {
             let (_, connection, schema) = try await fixtureTenant("EveryType", conninfo, insert: "SELECT 1")
             try Self.readingSettings(connection)
             for (index, row) in Self.values(count: 40, seed: seed).enumerated() {
-                try connection.execute("INSERT INTO \(schema).value (id, name, \(Self.columns.joined(separator: ", "))) VALUES (\(index + 1), 'v\(index + 1)', \(row.joined(separator: ", ")))")
+                try connection.execute(unsafeSQL: "INSERT INTO \(schema).value (id, name, \(Self.columns.joined(separator: ", "))) VALUES (\(index + 1), 'v\(index + 1)', \(row.joined(separator: ", ")))")
             }
             let before = try Self.snapshot(connection, schema)
             let database = try connection.scalar("SELECT current_database()::text", as: String.self)

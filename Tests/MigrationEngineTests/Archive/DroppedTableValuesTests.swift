@@ -54,10 +54,10 @@ struct DroppedTableValuesTests {
             do {
                 try connection.transaction { connection in
                     for setting in ["extra_float_digits = 3", "TimeZone = 'UTC'", "DateStyle = 'ISO, MDY'", "bytea_output = hex"] {
-                        try connection.execute("SET LOCAL " + setting)
+                        try connection.execute(unsafeSQL: "SET LOCAL " + setting)
                     }
                     try connection.execute("CREATE SCHEMA dropped")
-                    for statement in family.versions[0].relationalSchema().createStatements(inSchema: "dropped", quoting: connection) { try connection.execute(statement) }
+                    for statement in family.versions[0].relationalSchema().createStatements(inSchema: "dropped", quoting: connection) { try connection.execute(unsafeSQL: statement) }
                     try body(connection, MigrationPlanner(family: family, mappings: []))
                     throw Done()
                 }
@@ -68,7 +68,7 @@ struct DroppedTableValuesTests {
     @Test func everyValueOfADroppedTableComesBackAsText() async throws {
         try await Self.walk { connection, planner in
             for row in Self.values {
-                try connection.execute("INSERT INTO dropped.measure (label, flt, dbl, dec, at, bin, doc) VALUES (\(row))")
+                try connection.execute(unsafeSQL: "INSERT INTO dropped.measure (label, flt, dbl, dec, at, bin, doc) VALUES (\(row))")
             }
             let before = try Self.rows(connection)
             _ = try planner.plan(from: "v1", to: "v2").run(inSchema: "dropped", on: connection, allowDestructive: true, archives: true)
@@ -84,7 +84,7 @@ struct DroppedTableValuesTests {
     @Test func theIdentityDoesNotGoBackAfterARollbackEither() async throws {
         try await Self.walk { connection, planner in
             for row in Self.values {
-                try connection.execute("INSERT INTO dropped.measure (label, flt, dbl, dec, at, bin, doc) VALUES (\(row))")
+                try connection.execute(unsafeSQL: "INSERT INTO dropped.measure (label, flt, dbl, dec, at, bin, doc) VALUES (\(row))")
             }
             for _ in 0..<2 {
                 _ = try planner.plan(from: "v1", to: "v2").run(inSchema: "dropped", on: connection, allowDestructive: true, archives: true)
@@ -100,7 +100,7 @@ struct DroppedTableValuesTests {
     @Test func theIdentityDoesNotGoBack() async throws {
         try await Self.walk { connection, planner in
             for row in Self.values {
-                try connection.execute("INSERT INTO dropped.measure (label, flt, dbl, dec, at, bin, doc) VALUES (\(row))")
+                try connection.execute(unsafeSQL: "INSERT INTO dropped.measure (label, flt, dbl, dec, at, bin, doc) VALUES (\(row))")
             }
             // The app deletes its last row: id 4 was used, and must not be given again.
             try connection.execute("DELETE FROM dropped.measure WHERE id = 4")

@@ -22,10 +22,10 @@ import Testing
                 for _ in 0..<count { members.append((text(6), Int.random(in: 0..<5, using: &random) == 0 ? nil : text(10))) }
                 let columns = members.indices.map { "v\($0)" }
                 let values = members.map { $0.value.map { connection.quoteLiteral($0) } ?? "NULL::text" }.joined(separator: ", ")
-                let immutable = ImmutableJSON.object(members.indices.map { (members[$0].key, "t.\(columns[$0])") }, quoting: connection)
+                let immutable = ImmutableJSON.object(members.indices.map { (members[$0].key, "t.\(id: columns[$0])") })
                 let jsonb = "pg_catalog.jsonb_build_object("
                     + members.indices.map { "\(connection.quoteLiteral(members[$0].key)), t.\(columns[$0])" }.joined(separator: ", ") + ")::text"
-                let row = try connection.execute("SELECT \(immutable), \(jsonb) FROM (SELECT \(values)) AS t(\(columns.joined(separator: ", ")))")[0]
+                let row = try connection.execute("SELECT \(immutable), \(raw: jsonb) FROM (SELECT \(raw: values)) AS t(\(ids: columns))")[0]
                 let mine = try row.decode(String.self, at: 0), theirs = try row.decode(String.self, at: 1)
                 #expect(mine == theirs, "\(members)")
             }
@@ -38,14 +38,14 @@ import Testing
     @Test func itIsImmutableAsAnIndexExpressionRequires() async throws {
         try await TestPostgres.withDatabase { connection in
             try connection.execute("CREATE TABLE left_values (a text, \"b\"\"c\" text, \"é\" text)")
-            let members = ["a", "b\"c", "é"].map { (key: $0, value: connection.quoteIdentifier($0)) }
-            try connection.execute("CREATE INDEX immutable_form ON left_values ((\(ImmutableJSON.object(members, quoting: connection))))")
+            let members = ["a", "b\"c", "é"].map { (key: $0, value: "\(id: $0)" as SQL) }
+            try connection.execute("CREATE INDEX immutable_form ON left_values ((\(ImmutableJSON.object(members))))")
             try connection.execute("INSERT INTO left_values VALUES ('x', NULL, 'y\ny')")
-            let printed: String = try connection.scalar("SELECT \(ImmutableJSON.object(members, quoting: connection)) FROM left_values")
+            let printed: String = try connection.scalar("SELECT \(ImmutableJSON.object(members).text(schema: "")) FROM left_values")
             #expect(printed == #"{"a": "x", "é": "y\ny", "b\"c": null}"#)
 
-            let stable = "pg_catalog.jsonb_build_object(" + members.map { "\(connection.quoteLiteral($0.key)), \($0.value)" }.joined(separator: ", ") + ")::text"
-            let refusal = #expect(throws: PQError.self) { try connection.execute("CREATE INDEX stable_form ON left_values ((\(stable)))") }
+            let stable = "pg_catalog.jsonb_build_object(" + members.map { "\(connection.quoteLiteral($0.key)), \(connection.quoteIdentifier($0.key))" }.joined(separator: ", ") + ")::text"
+            let refusal = #expect(throws: PQError.self) { try connection.execute("CREATE INDEX stable_form ON left_values ((\(raw: stable)))") }
             #expect(refusal?.sqlState?.rawValue == "42P17", "\(String(describing: refusal))")
         }
     }

@@ -40,7 +40,7 @@ struct RequiredRestoreTests {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection, schema) = try await fixtureTenant("RequiredDrop", conninfo, insert: Self.rows)
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            try connection.execute("INSERT INTO \(schema).item (id, name) VALUES (7, 'new'), (9, 'newer')")
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).item (id, name) VALUES (7, 'new'), (9, 'newer')")
             let before = try connection.tableChecksums(schema: schema, rowsOrderedBy: .text)
             do {
                 _ = try await migrator.rollback(tenant: "acme", to: "v1")

@@ -117,13 +117,13 @@ struct SelfContainedWayBackTests {
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
         try await TestPostgres.withDatabase { (connection: Connection) throws in
             let other = "tm_writer_\(UUID().uuidString.prefix(8).lowercased())"
-            try connection.execute("CREATE ROLE \(other)")
+            try connection.execute(unsafeSQL: "CREATE ROLE \(other)")
             defer { _ = try? connection.fixtureScript("DROP OWNED BY \(other); DROP ROLE \(other)") }
             var refused: (any Error)?
             do {
                 try upThenDown(connection, directory) {
                     try FileManager.default.removeItem(at: directory.appendingPathComponent("Mappings/v2-to-v1.yaml"))
-                    try connection.execute("GRANT INSERT ON trusted._tm_archive TO \(other)")
+                    try connection.execute(unsafeSQL: "GRANT INSERT ON trusted._tm_archive TO \(other)")
                 }
             } catch {
                 refused = error

@@ -66,7 +66,7 @@ struct StepArchiveRestoreTests {
             let (migrator, connection, schema) = try await fixtureTenant("Durations", conninfo,
                 insert: "INSERT INTO {schema}.track (id, title, length) VALUES (1, 'a', ' 3:07 '), (2, 'b', ' 1:00 ')")
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            try connection.execute("UPDATE \(schema).track SET seconds = 61 WHERE id = 2")
+            try connection.execute(unsafeSQL: "UPDATE \(schema).track SET seconds = 61 WHERE id = 2")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try connection.rows("SELECT length FROM \(schema).track ORDER BY id") == [[" 3:07 "], ["1:01"]])
             // The entry the app overrode stays until pruned.
@@ -85,7 +85,7 @@ struct StepArchiveRestoreTests {
                 == [["1", "open"], ["2", "closed"], ["3", nil], ["4", "open"]])
             // The app moves issue 1 to a new status.
             let triage = try connection.scalar("INSERT INTO \(schema).status (name) VALUES ('triage') RETURNING id", as: Int64.self)
-            try connection.execute("UPDATE \(schema).issue SET status_id = $1 WHERE id = 1", [triage])
+            try connection.execute(unsafeSQL: "UPDATE \(schema).issue SET status_id = $1 WHERE id = 1", [triage])
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
             let statuses = try connection.rows("SELECT status FROM \(schema).issue ORDER BY id")
             #expect(statuses == [["triage"], ["Closed"], [nil], ["OPEN"]])

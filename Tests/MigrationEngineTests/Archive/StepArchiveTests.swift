@@ -99,7 +99,7 @@ struct StepArchiveTests {
             let staged = sent.count { $0.hasPrefix("COPY pg_temp.") && $0.contains("_tm_archive_stage_") }
             #expect(policyInserts == 0, "the policy's values are all in the copy, or too many for one INSERT")
             #expect((staged > 0) == (meatAndFish > StepArchive.copiedRowsNoted), "\(staged) batches staged")
-            let entries = try connection.execute("""
+            let entries = try connection.execute(unsafeSQL: """
                 SELECT count(*)::int, count(DISTINCT row_id)::int FROM \(schema)._tm_archive WHERE table_name = 'recipe' AND column_name = 'type'
                 """)[0]
             #expect(try entries.decode(Int.self, at: 0) == meatAndFish && entries.decode(Int.self, at: 1) == meatAndFish)
@@ -117,7 +117,7 @@ struct StepArchiveTests {
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
 
             // The app changes one former Meat recipe to Dessert and adds a RecipeIngredient.
-            try connection.execute("UPDATE \(schema).recipe SET type = 'Dessert' WHERE id = $1", [changed])
+            try connection.execute(unsafeSQL: "UPDATE \(schema).recipe SET type = 'Dessert' WHERE id = $1", [changed])
             let ingredient = try connection.scalar("SELECT id FROM \(schema).ingredient WHERE name = 'Crème fraîche'", as: Int64.self)
             let added = try connection.scalar(
                 "INSERT INTO \(schema).recipe_ingredient (quantity, recipe_id, ingredient_id) VALUES (2.5, $1, $2) RETURNING id", [changed, ingredient], as: Int64.self)
@@ -145,7 +145,7 @@ struct StepArchiveTests {
             let migrator = try makeRecipesMigrator(conninfo)
             let schema = try await migrator.createTenant("acme", version: "v2").schema
             let connection = try Connection(conninfo)
-            try connection.execute("INSERT INTO \(schema).recipe (name, type, servings, prep_minutes) SELECT 'R' || n, 'Other', n, n * 5 FROM generate_series(1, 500) AS n")
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe (name, type, servings, prep_minutes) SELECT 'R' || n, 'Other', n, n * 5 FROM generate_series(1, 500) AS n")
             let before = try connection.modelTableChecksums(schema: schema)
             #expect(try migrator.plan(from: "v2", to: "v1").lostChanges(archiving: true).isEmpty)
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
@@ -163,7 +163,7 @@ struct StepArchiveTests {
             migrator.archives = false
             let schema = try await migrator.createTenant("acme", version: "v2").schema
             let connection = try Connection(conninfo)
-            try connection.execute("INSERT INTO \(schema).recipe (name, type, prep_minutes) VALUES ('Soup', 'Other', 10)")
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe (name, type, prep_minutes) VALUES ('Soup', 'Other', 10)")
             if let error = await migrationFailure("--no-archive needs consent", {
                 _ = try await migrator.rollback(tenant: "acme", to: "v1")
             }) {

@@ -18,7 +18,7 @@ struct SupersededEntryTests {
             let (migrator, connection, schema) = try await fixtureTenant("Superseded", conninfo, insert: Self.rows)
             let archived = Self.archived.replacingOccurrences(of: "{schema}", with: schema)
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            try connection.execute("UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
+            try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try connection.rows("SELECT id::text, name, d FROM \(schema).item ORDER BY id") == [["1", "q2", "q2"], ["2", "r", "r"], ["3", "s", nil]])
             #expect(down.statistics.supersededEntries == 1)
@@ -46,7 +46,7 @@ struct SupersededEntryTests {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection, schema) = try await fixtureTenant("Superseded", conninfo, insert: Self.rows)
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            try connection.execute("UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
+            try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
             #expect(try await migrator.restoreSuperseded(tenant: "acme") == 0)
@@ -60,7 +60,7 @@ struct SupersededEntryTests {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection, schema) = try await fixtureTenant("Superseded", conninfo, insert: Self.rows)
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            try connection.execute("UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
+            try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
             func run(_ arguments: [String]) async throws -> TenantMigrateExecutable.Output {
                 try await TenantMigrateExecutable.run(arguments, database: conninfo, migrations: fixture("Superseded"))
             }
@@ -82,9 +82,9 @@ struct SupersededEntryTests {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection, schema) = try await fixtureTenant("Superseded", conninfo, insert: Self.rows)
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            try connection.execute("ALTER TABLE \(schema)._tm_archive DROP COLUMN target, DROP COLUMN superseded")
+            try connection.execute(unsafeSQL: "ALTER TABLE \(schema)._tm_archive DROP COLUMN target, DROP COLUMN superseded")
             #expect(try await migrator.archiveUsage(tenant: "acme").map(\.usage.entries) == [2])
-            try connection.execute("UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
+            try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(down.statistics.supersededEntries == 1)
             #expect(try connection.rows("SELECT id::text, d FROM \(schema).item ORDER BY id") == [["1", "q2"], ["2", "r"], ["3", nil]])

@@ -118,16 +118,16 @@ struct WayBackTrustTests {
         try await TestPostgres.withDatabase { connection in
             let me = try connection.scalar("SELECT current_user::text", as: String.self)
             let other = "tm_other_\(UUID().uuidString.prefix(8).lowercased())"
-            try connection.execute("CREATE ROLE \(other) SUPERUSER")
-            defer { _ = try? connection.script("RESET ROLE; DROP OWNED BY \(other); DROP ROLE \(other)") }
+            try connection.execute(unsafeSQL: "CREATE ROLE \(other) SUPERUSER")
+            defer { _ = try? connection.script(unsafeSQL: "RESET ROLE; DROP OWNED BY \(other); DROP ROLE \(other)") }
             try tenantAtV1(connection, directory: directory, d: [me, "other"])
             try roundTrip(connection, plans) { () throws in
                 #expect(try markers(connection).isEmpty)
                 #expect(try entries(connection, "d") == [["1", me], ["2", "other"]])
                 // The migrator's role changes: the archive is handed to it (the migrator uses
                 // only an archive it owns, docs/Security.md).
-                try connection.execute("ALTER TABLE trusted._tm_archive OWNER TO \(other)")
-                try connection.execute("SET ROLE \(other)")
+                try connection.execute(unsafeSQL: "ALTER TABLE trusted._tm_archive OWNER TO \(other)")
+                try connection.execute(unsafeSQL: "SET ROLE \(other)")
             }
         }
     }

@@ -45,7 +45,7 @@ import Testing
     private static func readBack<T: PQDecodable>(_ values: [(any PQEncodable)?], as type: String, _: T.Type, on connection: Connection) throws -> [T?] {
         var literal = ArrayLiteral()
         for value in values { literal.append(value) }
-        return try connection.execute(Statement("SELECT v FROM pg_catalog.unnest($1::pg_catalog.text::\(type)[]) WITH ORDINALITY AS a(v, n) ORDER BY n",
+        return try connection.execute(Statement("SELECT v FROM pg_catalog.unnest($1::pg_catalog.text::\(raw: type)[]) WITH ORDINALITY AS a(v, n) ORDER BY n",
                                                 binds: [literal.bind])).map { try $0.decode(T?.self, at: 0) }
     }
 }

@@ -18,7 +18,7 @@ struct StepHooksTests {
     static func state(_ connection: PolicyConnection, _ schema: String) throws -> String {
         let priority = try connection.execute("SELECT count(*)::int FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'task' AND column_name = 'priority'", [schema])
             .first!.decode(Int.self, at: 0)
-        let titles = try connection.execute("SELECT string_agg(title, ',' ORDER BY id) FROM \(connection.quoteIdentifier(schema)).task").first!.decode(String.self, at: 0)
+        let titles = try connection.execute(unsafeSQL: "SELECT string_agg(title, ',' ORDER BY id) FROM \(connection.quoteIdentifier(schema)).task").first!.decode(String.self, at: 0)
         return "priority=\(priority) titles=\(titles)"
     }
 
@@ -36,7 +36,7 @@ struct StepHooksTests {
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture("Tasks"), policies: policies)
             let schema = try await migrator.createTenant("todo", version: "v1").schema
             let connection = try Connection(conninfo)
-            try connection.execute("INSERT INTO \(schema).task (id, title) VALUES (1, ' a '), (2, 'b')")
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).task (id, title) VALUES (1, ' a '), (2, 'b')")
 
             _ = try await migrator.migrate(tenant: "todo", to: "v2")
             _ = try await migrator.rollback(tenant: "todo", to: "v1", allowDestructive: true)

@@ -53,15 +53,15 @@ struct StepProgramAlterTableTests {
                     INSERT INTO \(schema).tag VALUES (1, 'red');
                     """)
                 let statements = merging ? Self.operations.statements.mergingAlterTables() : Self.operations.statements
-                for statement in statements { try connection.script(statement.sql.text(schema: schema, quoting: connection)) }
-                return try connection.execute("""
+                for statement in statements { try connection.script(unsafeSQL: statement.sql.text(schema: schema, quoting: connection)) }
+                return try connection.execute(unsafeSQL: """
                     SELECT c.relname || '.' || a.attname || ' ' || pg_catalog.format_type(a.atttypid, a.atttypmod) || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END
                         || CASE WHEN a.attidentity <> '' THEN ' identity' ELSE '' END
                     FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
                     WHERE c.relnamespace = '\(schema)'::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped ORDER BY 1
                     """).map { try $0.decode(String.self, at: 0) }
-                    + connection.execute("SELECT row_to_json(r)::text FROM \(schema).recipe r ORDER BY id").map { try $0.decode(String.self, at: 0) }
-                    + connection.execute("SELECT row_to_json(t)::text FROM \(schema).tag t ORDER BY id").map { try $0.decode(String.self, at: 0) }
+                    + connection.execute(unsafeSQL: "SELECT row_to_json(r)::text FROM \(schema).recipe r ORDER BY id").map { try $0.decode(String.self, at: 0) }
+                    + connection.execute(unsafeSQL: "SELECT row_to_json(t)::text FROM \(schema).tag t ORDER BY id").map { try $0.decode(String.self, at: 0) }
             }
             let separate = try tables("separate", merging: false)
             let merged = try tables("merged", merging: true)

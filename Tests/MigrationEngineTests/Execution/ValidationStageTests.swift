@@ -82,7 +82,7 @@ struct ValidationStageTests {
             let migrator = TenantMigrator(connectionString: conninfo, family: family, mappings: [mapping])
             let schema = try await migrator.createTenant("shop", version: "v2").schema
             let connection = try Connection(conninfo)
-            try connection.execute("INSERT INTO \(schema).recipe (id, name) VALUES (1, 'Soup')")
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe (id, name) VALUES (1, 'Soup')")
             var ids: [Int64] = []
             for (index, name) in ingredients.enumerated() {
                 ids.append(try connection.scalar("INSERT INTO \(schema).recipe_ingredient (id, name, recipe_id) VALUES ($1, $2, 1) RETURNING id",

@@ -27,7 +27,7 @@ struct InferredChangesBackfillTests {
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
             #expect(try connection.rows("SELECT n::text FROM \(schema).item ORDER BY id") == [["0"], ["0"], ["7"], ["0"]])
             // The app sets row 4 after the way up: its value wins.
-            try connection.execute("UPDATE \(schema).item SET n = 5 WHERE id = 4")
+            try connection.execute(unsafeSQL: "UPDATE \(schema).item SET n = 5 WHERE id = 4")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try connection.rows("SELECT n::text FROM \(schema).item ORDER BY id") == [[nil], ["0"], ["7"], ["5"]])
             #expect(try await verifyClean(migrator, "acme"))

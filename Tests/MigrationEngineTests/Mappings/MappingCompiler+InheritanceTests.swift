@@ -18,11 +18,11 @@ struct MappingCompilerInheritanceTests {
             var policies = PolicyRegistry()
             policies.registerHooks(family: "Notes", from: "v1", to: "v2", StepHooks(
                 willMigrate: { connection, schema in
-                    let notes = try connection.execute("SELECT count(*)::int FROM \(connection.quoteIdentifier(schema)).note").first!.decode(Int.self, at: 0)
+                    let notes = try connection.execute(unsafeSQL: "SELECT count(*)::int FROM \(connection.quoteIdentifier(schema)).note").first!.decode(Int.self, at: 0)
                     log.withLock { $0.append("will \(schema) \(notes) notes") }
                 },
                 didMigrate: { connection, schema in
-                    let attachments = try connection.execute("SELECT count(*)::int FROM \(connection.quoteIdentifier(schema)).attachment").first!.decode(Int.self, at: 0)
+                    let attachments = try connection.execute(unsafeSQL: "SELECT count(*)::int FROM \(connection.quoteIdentifier(schema)).attachment").first!.decode(Int.self, at: 0)
                     log.withLock { $0.append("did \(schema) \(attachments) attachments") }
                 }
             ))

@@ -36,7 +36,7 @@ struct MappingCompilerRetypeTests {
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture("Pets"))
             let schema = try await migrator.createTenant("zoo", version: "v1").schema
             let connection = try Connection(conninfo)
-            try connection.execute(Self.rows.replacingOccurrences(of: "{schema}", with: schema))
+            try connection.execute(unsafeSQL: Self.rows.replacingOccurrences(of: "{schema}", with: schema))
             _ = try await migrator.migrate(tenant: "zoo", to: "v2")
             let animals = try Self.animals(connection, schema)
             #expect(animals.map { Array($0[0...3]) } == [["1", "Cat", "Tom", "Tommy"], ["2", "Dog", "Rex", nil], ["3", "Cat", "Tom Cat", "Kitty"], ["4", "Cat", "Tomasz", nil]],
@@ -61,9 +61,9 @@ struct MappingCompilerRetypeTests {
         try await TestPostgres.withDatabase { connection in
             try connection.execute("CREATE SCHEMA zoo")
             for statement in try #require(family.version(named: "v1")).relationalSchema().createStatements(inSchema: "zoo", quoting: connection) {
-                try connection.execute(statement)
+                try connection.execute(unsafeSQL: statement)
             }
-            try connection.execute(Self.rows.replacingOccurrences(of: "{schema}", with: "zoo"))
+            try connection.execute(unsafeSQL: Self.rows.replacingOccurrences(of: "{schema}", with: "zoo"))
             _ = try connection.transaction { try plan.run(inSchema: "zoo", on: $0) }
             #expect(try connection.rows("SELECT id::text, entity, note, adopted::text FROM zoo.animal ORDER BY id") == [
                 ["1", "Cat", "was a dog called Tom", "true"], ["2", "Dog", nil, nil], ["3", "Cat", nil, nil], ["4", "Cat", "was a dog called Tomasz", "true"],

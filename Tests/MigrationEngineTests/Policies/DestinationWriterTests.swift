@@ -15,7 +15,7 @@ import Testing
         try await TestPostgres.withDatabase { connection in
             try connection.fixtureScript("CREATE SCHEMA w")
             try connection.fixtureScript(version.relationalSchema().createStatements(inSchema: "w", quoting: connection).joined(separator: ";\n"))
-            try connection.execute("INSERT INTO w.recipe (id, name, servings) SELECT g, 'Recipe ' || g, 1 FROM generate_series(1, \(rows)) g")
+            try connection.execute(unsafeSQL: "INSERT INTO w.recipe (id, name, servings) SELECT g, 'Recipe ' || g, 1 FROM generate_series(1, \(rows)) g")
             try body(connection)
         }
     }

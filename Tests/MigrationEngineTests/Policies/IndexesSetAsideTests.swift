@@ -110,16 +110,16 @@ struct IndexesSetAsideTests {
                 ANALYZE \(schema).recipe_ingredient;
                 """)
             let index = "SELECT c.oid::int8, pg_catalog.pg_get_indexdef(c.oid) FROM pg_catalog.pg_class c WHERE c.oid = '\(schema).recipe_ingredient_recipe_id_idx'::regclass"
-            let before = try connection.execute(index)[0]
+            let before = try connection.execute(unsafeSQL: index)[0]
             let (oid, definition) = (try before.decode(Int64.self, at: 0), try before.decode(String.self, at: 1))
 
             await #expect(throws: (any Error).self) { _ = try await failing.migrate(tenant: "large", to: "v3") }
-            let afterFailure = try connection.execute(index)[0]
+            let afterFailure = try connection.execute(unsafeSQL: index)[0]
             #expect(try afterFailure.decode(Int64.self, at: 0) == oid)
             #expect(try await migrator.tenants().first { $0.name.rawValue == "large" }?.version == "v2")
 
             _ = try await migrator.migrate(tenant: "large", to: "v3")
-            let after = try connection.execute(index)[0]
+            let after = try connection.execute(unsafeSQL: index)[0]
             #expect(try after.decode(Int64.self, at: 0) != oid, "the index was not built again")
             #expect(try after.decode(String.self, at: 1) == definition)
             #expect(try connection.scalar("""

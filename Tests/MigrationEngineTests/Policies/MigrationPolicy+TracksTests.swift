@@ -51,7 +51,7 @@ struct MigrationPolicyTracksTests {
             var random = SeededGenerator(seed: 4)
             let artists = (0..<40).map { $0 == 0 ? "Beyoncé" : $0 == 1 ? "Guns N' Roses" : $0 == 2 ? "AC/DC \"live\"" : "Artist \($0)" }
             var expected: [Int64: Set<String>] = [:]
-            try connection.copyIn("COPY \(schema).track (id, title, artists_json) FROM STDIN") { writer in
+            try connection.copyIn(unsafeSQL: "COPY \(schema).track (id, title, artists_json) FROM STDIN") { writer in
                 for id in Int64(1)...3_000 {
                     let json: String?
                     if id % 50 == 0 {

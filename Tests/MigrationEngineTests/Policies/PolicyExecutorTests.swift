@@ -70,9 +70,9 @@ struct PolicyExecutorTests {
                     FROM generate_series(1, 12000) g ORDER BY md5(g::text);
                 """)
             // The table really is out of order on disk.
-            let physical = try connection.execute("SELECT id FROM \(schema).recipe_ingredient LIMIT 50").map { try $0.decode(Int64.self, at: 0) }
+            let physical = try connection.execute(unsafeSQL: "SELECT id FROM \(schema).recipe_ingredient LIMIT 50").map { try $0.decode(Int64.self, at: 0) }
             #expect(physical != physical.sorted())
-            let ids = try connection.execute("SELECT id FROM \(schema).recipe_ingredient ORDER BY id").map { try $0.decode(Int64.self, at: 0) }
+            let ids = try connection.execute(unsafeSQL: "SELECT id FROM \(schema).recipe_ingredient ORDER BY id").map { try $0.decode(Int64.self, at: 0) }
             #expect(ids.count == 12_000)
 
             _ = try await migrator.migrate(tenant: "big", to: "v3")

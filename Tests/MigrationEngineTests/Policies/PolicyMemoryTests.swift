@@ -60,7 +60,7 @@ struct PolicyMemoryTests {
         let run = try await child.finished()
         try #require(run.status == 0, "migrate failed: \(run.output)")
         // The policies really ran over every row.
-        func count(_ sql: String) throws -> Int64 { try connection.execute(sql)[0].decode(Int64.self, at: 0) }
+        func count(_ sql: String) throws -> Int64 { try connection.execute(unsafeSQL: sql)[0].decode(Int64.self, at: 0) }
         #expect(try count("SELECT count(*) FROM \(schema).recipe_ingredient WHERE ingredient_id IS NOT NULL") == Int64(rows))
         #expect(try count("SELECT count(*) FROM \(schema).ingredient") == 500)
         #expect(try count("SELECT count(*) FROM \(schema).recipe WHERE type = 'Entrée'") == 400)

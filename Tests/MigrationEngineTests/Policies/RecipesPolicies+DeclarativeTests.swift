@@ -29,9 +29,9 @@ struct RecipesPoliciesDeclarativeTests {
         let data = RecipeData(recipes: 200, ingredients: 1_500, seed: seed)
         try data.insert(into: schema, version: "v2", on: connection)
         let s = connection.quoteIdentifier(schema)
-        try connection.execute("UPDATE \(s).recipe_ingredient SET name = upper(name) WHERE id % 11 = 0")
-        try connection.execute("UPDATE \(s).recipe_ingredient SET unit_of_measure = NULL WHERE id % 13 = 0")
-        try connection.execute("UPDATE \(s).recipe_ingredient SET unit_of_measure = 'kg' WHERE id % 17 = 0")
+        try connection.execute(unsafeSQL: "UPDATE \(s).recipe_ingredient SET name = upper(name) WHERE id % 11 = 0")
+        try connection.execute(unsafeSQL: "UPDATE \(s).recipe_ingredient SET unit_of_measure = NULL WHERE id % 13 = 0")
+        try connection.execute(unsafeSQL: "UPDATE \(s).recipe_ingredient SET unit_of_measure = 'kg' WHERE id % 17 = 0")
         return data
     }
 

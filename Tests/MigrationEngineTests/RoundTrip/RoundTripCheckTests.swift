@@ -102,7 +102,7 @@ struct RoundTripCheckTests {
         let version = try #require(family.version(named: "v1"))
         try await TestPostgres.withDatabase { connection in
             try connection.execute("CREATE SCHEMA snap")
-            for statement in version.relationalSchema().createStatements(inSchema: "snap", quoting: connection) { try connection.execute(statement) }
+            for statement in version.relationalSchema().createStatements(inSchema: "snap", quoting: connection) { try connection.execute(unsafeSQL: statement) }
             try RoundTripData(version: version, seed: 3, rowsPerEntity: 6).insert(inSchema: "snap", on: connection)
             try connection.execute("BEGIN")
             let snapshot = RoundTripSnapshot(version: version, schema: "snap")
@@ -128,8 +128,8 @@ struct RoundTripCheckTests {
         let version = try #require(family.version(named: "v1"))
         try await TestPostgres.withDatabase { connection in
             func generate(_ schema: String, seed: Int) throws -> [String: String] {
-                try connection.execute("CREATE SCHEMA \(connection.quoteIdentifier(schema))")
-                for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) { try connection.execute(statement) }
+                try connection.execute(unsafeSQL: "CREATE SCHEMA \(connection.quoteIdentifier(schema))")
+                for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) { try connection.execute(unsafeSQL: statement) }
                 try RoundTripData(version: version, seed: seed, rowsPerEntity: 25).insert(inSchema: schema, on: connection)
                 return try connection.tableChecksums(schema: schema, rowsOrderedBy: .text)
             }

@@ -156,7 +156,7 @@ struct RoundTripAppChangeTests {
         try connection.execute("CREATE ROLE \(id: role) NOLOGIN", schema: schemas.tenant)
         try connection.execute("CREATE SCHEMA \(SQL.schema)", schema: schemas.tenant)
         let version = versions[lower]
-        for statement in version.relationalSchema().createStatements(inSchema: schemas.tenant, quoting: connection) { try connection.execute(statement) }
+        for statement in version.relationalSchema().createStatements(inSchema: schemas.tenant, quoting: connection) { try connection.execute(unsafeSQL: statement) }
         try RoundTripData(version: version, seed: Int(truncatingIfNeeded: seed % 100_000), rowsPerEntity: 6).insert(inSchema: schemas.tenant, on: connection)
         let before = try ExactState.read(schemas.tenant, version: version, on: connection)
         let down = AppChangeOracle(family: generated, lower: lower, upper: upper, versions: versions)

@@ -267,8 +267,8 @@ struct RoundTripPropertyTests {
 
     private static func walkInTransaction(_ plans: [(MigrationPlan, Bool)], from version: ModelVersion, seed: Int, rows: Int, on connection: Connection) throws -> Outcome {
         let schema = "property"
-        try connection.execute("CREATE SCHEMA \(schema)")
-        for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) { try connection.execute(statement) }
+        try connection.execute(unsafeSQL: "CREATE SCHEMA \(schema)")
+        for statement in version.relationalSchema().createStatements(inSchema: schema, quoting: connection) { try connection.execute(unsafeSQL: statement) }
         try RoundTripData(version: version, seed: seed, rowsPerEntity: rows).insert(inSchema: schema, on: connection)
         let snapshot = RoundTripSnapshot(version: version, schema: schema)
         try snapshot.take(on: connection)

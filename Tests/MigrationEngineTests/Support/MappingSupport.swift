@@ -101,7 +101,7 @@ func fixtureTenant(_ family: String, _ conninfo: String, version: String = "v1",
     let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture(family), policies: policies)
     let schema = try await migrator.createTenant("acme", version: version).schema
     let connection = try Connection(conninfo)
-    try connection.execute(insert.replacingOccurrences(of: "{schema}", with: schema))
+    try connection.execute(unsafeSQL: insert.replacingOccurrences(of: "{schema}", with: schema))
     return (migrator, connection, schema)
 }
 

@@ -49,7 +49,7 @@ struct ArchiveCommandLeftoversTests {
             let changed = try #require(nulls.first?[0])
             #expect(try await bugTracker(["migrate", "--tenant", "acme"], on: conninfo).status == 0)
             // The app gives a priority to an issue whose NULL the way up archived: its change wins on the way down.
-            try connection.execute("UPDATE tenant_acme.issue SET priority = 7 WHERE id = \(changed)")
+            try connection.execute(unsafeSQL: "UPDATE tenant_acme.issue SET priority = 7 WHERE id = \(changed)")
             #expect(try await bugTracker(["rollback", "--tenant", "acme", "--to", "v2"], on: conninfo).status == 0)
             #expect(try connection.rows("SELECT priority::text FROM tenant_acme.issue WHERE id = \(changed)") == [["7"]])
             #expect(try await listed(conninfo).first { $0.pair == "v2 → v3" }?.superseded == 1)

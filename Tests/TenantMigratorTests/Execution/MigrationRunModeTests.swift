@@ -83,7 +83,7 @@ struct MigrationRunModeTests {
             // table and the row.
             var hooks = PolicyRegistry()
             hooks.registerHooks(family: family.name, from: "v2", to: "v1", StepHooks(didMigrate: { connection, schema in
-                try connection.execute("DELETE FROM \(connection.quoteIdentifier(schema)).product_note WHERE text = 'Note on P7'")
+                try connection.execute(unsafeSQL: "DELETE FROM \(connection.quoteIdentifier(schema)).product_note WHERE text = 'Note on P7'")
             }))
             let lossy = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family, hooks: hooks))
             if let error = await migrationFailure("the rehearsal must find the lost note", {

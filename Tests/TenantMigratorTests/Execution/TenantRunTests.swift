@@ -91,9 +91,9 @@ struct TenantRunTests {
             // but a generic plan that counts as a custom one does is kept whatever the catalog.
             let facts = TenantSchemaFacts.statement(of: try TenantName("t1"), in: migrator.catalog, family: migrator.family)
             let arguments = facts.binds.map { connection.quoteLiteral(String(decoding: $0.bytes ?? [], as: UTF8.self)) }.joined(separator: ", ")
-            try connection.execute("PREPARE tm_facts AS " + facts.sql)
+            try connection.execute(unsafeSQL: "PREPARE tm_facts AS " + facts.sql)
             func cost(_ mode: String) throws -> Double {
-                try connection.execute("SET plan_cache_mode = \(mode)")
+                try connection.execute(unsafeSQL: "SET plan_cache_mode = \(mode)")
                 let plan = try connection.scalar("EXPLAIN (FORMAT JSON) EXECUTE tm_facts(\(arguments))", as: String.self)
                 let json = try JSONSerialization.jsonObject(with: Data(plan.utf8)) as? [[String: [String: Any]]]
                 return try #require(json?.first?["Plan"]?["Total Cost"] as? Double)
@@ -138,7 +138,7 @@ struct TenantRunTests {
             try connection.loadRecipes(tenants: ["plain", "granted"], recipes: 5)
             func grantLooks() -> Int { store.messages(at: .debug).count { $0.contains("aclexplode(c.relacl)") } }
             func archiveGrantees(_ tenant: String) throws -> [String] {
-                try connection.execute("""
+                try connection.execute(unsafeSQL: """
                     SELECT DISTINCT a.grantee::regrole::text FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
                     WHERE c.oid = 'tenant_\(tenant)._tm_archive'::regclass AND a.grantee <> c.relowner
                     """).map { try $0.decode(String.self, at: 0) }

@@ -34,7 +34,7 @@ struct TenantMigratorLookupTests {
             try TenantCatalog().install(on: connection)
             let schema = #"Shop "East""#
             try connection.createSchema(schema, at: family.versions[0])
-            try connection.execute("INSERT INTO \(connection.quoteIdentifier(schema)).product (code) VALUES ('E1'), ('E2')")
+            try connection.execute(unsafeSQL: "INSERT INTO \(connection.quoteIdentifier(schema)).product (code) VALUES ('E1'), ('E2')")
             try migrator.lifecycle.adopt(try tenant("east"), schema: schema, on: connection)
 
             let session = try #require(try await migrator.tenantSession(for: "east"))
@@ -44,7 +44,7 @@ struct TenantMigratorLookupTests {
             try app.execute("SELECT pg_catalog.set_config('search_path', $1, false)", [session.searchPath])
             #expect(try app.scalar("SELECT count(*)::int FROM product", as: Int.self) == 2)
             let other = try Connection(conninfo)
-            try other.execute(session.setSearchPathSQL)
+            try other.execute(unsafeSQL: session.setSearchPathSQL)
             #expect(try other.scalar("SELECT string_agg(code, ',' ORDER BY code) FROM product", as: String.self) == "E1,E2")
         }
     }

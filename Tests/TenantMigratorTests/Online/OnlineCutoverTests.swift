@@ -76,7 +76,7 @@ struct OnlineCutoverTests {
                         """, [tenant.appRole, "tenant_acme.\(table)"], as: String?.self) ?? ""
                 }
                 // A right granted by hand, beyond the defaults, is kept too.
-                try tenant.admin.execute("GRANT REFERENCES ON tenant_acme.recipe TO \(tenant.admin.quoteIdentifier(tenant.appRole))")
+                try tenant.admin.execute(unsafeSQL: "GRANT REFERENCES ON tenant_acme.recipe TO \(tenant.admin.quoteIdentifier(tenant.appRole))")
                 let before = try ["recipe", "recipe_ingredient"].map(rights)
                 let migrator = try makeRecipesMigrator(conninfo)
                 _ = try await migrator.migrate(tenant: "acme", .migrate(to: "v3", online: .on))
@@ -90,7 +90,7 @@ struct OnlineCutoverTests {
                 let app = tenant.app
                 let unit = try app.scalar("INSERT INTO unit_of_measure (name) VALUES ('pinch') RETURNING id", as: Int64.self)
                 #expect(unit > (try tenant.admin.scalar("SELECT max(id) FROM tenant_acme.unit_of_measure WHERE name <> 'pinch'", as: Int64.self)))
-                _ = try app.execute("INSERT INTO ingredient (name, unit_of_measure_id) VALUES ('Saffron', \(unit))")
+                _ = try app.execute(unsafeSQL: "INSERT INTO ingredient (name, unit_of_measure_id) VALUES ('Saffron', \(unit))")
             }
         }
     }

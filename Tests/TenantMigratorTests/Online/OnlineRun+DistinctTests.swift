@@ -25,23 +25,23 @@ struct OnlineRunDistinctTests {
                 try lifecycle.create(try tenant(name), version: "v2", on: connection)
                 // Five keys whose first row (lowest id) is in grams, copied in the first batch,
                 // and whose other rows are in kilograms, copied last.
-                try connection.execute("INSERT INTO tenant_\(name).recipe (name) VALUES ('Spiced')")
+                try connection.execute(unsafeSQL: "INSERT INTO tenant_\(name).recipe (name) VALUES ('Spiced')")
                 let spices = "INSERT INTO tenant_\(name).recipe_ingredient (name, quantity, unit_of_measure, recipe_id) "
                     + "SELECT 'Spice ' || k, 1, $1, 1 FROM generate_series(0, 4) AS k"
-                try connection.execute(spices, ["g"])
+                try connection.execute(unsafeSQL: spices, ["g"])
                 try connection.loadRecipes(tenants: [name], version: "v2", recipes: 4000)
-                try connection.execute(spices, ["kg"])
-                try connection.execute(spices, ["kg"])
+                try connection.execute(unsafeSQL: spices, ["kg"])
+                try connection.execute(unsafeSQL: spices, ["kg"])
             }
             let firstRows = "SELECT min(id) FROM %@.recipe_ingredient WHERE name LIKE 'Spice %%' GROUP BY name"
             @Sendable func apply(in schema: String, on connection: Connection) throws {
                 let rows = String(format: firstRows, schema)
                 switch change {
-                case .delete: try connection.execute("DELETE FROM \(schema).recipe_ingredient WHERE id IN (\(rows))")
-                case .update: try connection.execute("UPDATE \(schema).recipe_ingredient SET name = name || ' (old)' WHERE id IN (\(rows))")
-                case .unit: try connection.execute("UPDATE \(schema).recipe_ingredient SET unit_of_measure = 'kg' WHERE id IN (\(rows))")
+                case .delete: try connection.execute(unsafeSQL: "DELETE FROM \(schema).recipe_ingredient WHERE id IN (\(rows))")
+                case .update: try connection.execute(unsafeSQL: "UPDATE \(schema).recipe_ingredient SET name = name || ' (old)' WHERE id IN (\(rows))")
+                case .unit: try connection.execute(unsafeSQL: "UPDATE \(schema).recipe_ingredient SET unit_of_measure = 'kg' WHERE id IN (\(rows))")
                 case .firstOfOtherUnit:
-                    try connection.execute("UPDATE \(schema).recipe_ingredient SET unit_of_measure = 'ml' "
+                    try connection.execute(unsafeSQL: "UPDATE \(schema).recipe_ingredient SET unit_of_measure = 'ml' "
                         + "WHERE id = (SELECT min(id) FROM \(schema).recipe_ingredient WHERE unit_of_measure = 'kg')")
                 }
             }
@@ -78,9 +78,9 @@ struct OnlineRunDistinctTests {
                 try connection.loadRecipes(tenants: [name], version: "v2", recipes: 300)
             }
             @Sendable func apply(in schema: String, on connection: Connection) throws {
-                try connection.execute("UPDATE \(schema).recipe_ingredient SET name = 'A new ingredient', unit_of_measure = 'pinch' "
+                try connection.execute(unsafeSQL: "UPDATE \(schema).recipe_ingredient SET name = 'A new ingredient', unit_of_measure = 'pinch' "
                     + "WHERE id = (SELECT min(id) + 3 FROM \(schema).recipe_ingredient)")
-                try connection.execute("DELETE FROM \(schema).recipe_ingredient WHERE name = (SELECT name FROM \(schema).recipe_ingredient ORDER BY id LIMIT 1)")
+                try connection.execute(unsafeSQL: "DELETE FROM \(schema).recipe_ingredient WHERE name = (SELECT name FROM \(schema).recipe_ingredient ORDER BY id LIMIT 1)")
             }
             let base = try await migrateOnline(conninfo, way, batchRows: 100, changingAt: phase) { try apply(in: "tenant_online", on: $0) }
 

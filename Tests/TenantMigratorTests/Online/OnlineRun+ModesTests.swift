@@ -81,8 +81,8 @@ struct OnlineRunModesTests {
                 expected = "trigger recipe.audit is not defined by the model"
             default:
                 let role = "tm_owner_" + (try connection.scalar("SELECT substr(current_database(), 9)", as: String.self))
-                try connection.execute("CREATE ROLE \(role)")
-                try connection.execute("ALTER TABLE tenant_acme.recipe OWNER TO \(role)")
+                try connection.execute(unsafeSQL: "CREATE ROLE \(role)")
+                try connection.execute(unsafeSQL: "ALTER TABLE tenant_acme.recipe OWNER TO \(role)")
                 expected = "table recipe is owned by \(role)"
             }
             let migrator = try makeRecipesMigrator(conninfo)
@@ -97,7 +97,7 @@ struct OnlineRunModesTests {
             #expect(try connection.userSchemas().allSatisfy { !$0.hasPrefix("_tm_") })
             if problem == "owner" {
                 try connection.execute("ALTER TABLE tenant_acme.recipe OWNER TO CURRENT_USER")
-                try connection.execute("DROP ROLE tm_owner_" + (try connection.scalar("SELECT substr(current_database(), 9)", as: String.self)))
+                try connection.execute(unsafeSQL: "DROP ROLE tm_owner_" + (try connection.scalar("SELECT substr(current_database(), 9)", as: String.self)))
             }
         }
     }
