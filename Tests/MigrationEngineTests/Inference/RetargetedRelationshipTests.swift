@@ -14,59 +14,33 @@ import Testing
 /// link back. Each path must plan and come back exactly (``RoundTripPropertyTests/walk``).
 @Suite("Inference: a relationship whose destination is another entity is a new one")
 struct RetargetedRelationshipTests {
-    /// v1: E3 links to E5 (a many-to-many, a one-directional to-many and a to-one); `v2` replaces
-    /// or retargets them.
-    static let v1 = """
-        entities:
-          E1:
-            attributes: { a1: { type: string, optional: true } }
-          E3:
-            attributes: { a3: { type: string, optional: true } }
-            relationships:
-              many: { destination: E5, toMany: true, inverse: back }
-              list: { destination: E5, toMany: true }
-              one: { destination: E5 }
-          E5:
-            attributes: { a5: { type: string, optional: true } }
-            relationships:
-              back: { destination: E3, toMany: true, inverse: many }
-        """
+    /// E3 links to `target` (a many-to-many, a one-directional to-many and a to-one); E1 and E5
+    /// are there too, unless `target` takes E5's place (`renamedFrom`: its renamingIdentifier).
+    static func version(target: String, renamedFrom: String? = nil) -> String {
+        var entities = ["E1", "E3"] + (target == "E1" || target == "E5" ? ["E5"] : [target])
+        entities.sort()
+        return "entities:\n" + entities.map { entity in
+            var lines = ["  \(entity):"]
+            if entity == target, let renamedFrom { lines.append("    renamingIdentifier: \(renamedFrom)") }
+            // (E5's attribute keeps its name in the entity that takes E5's place.)
+            lines.append("    attributes: { a\(["E1", "E3"].contains(entity) ? entity.dropFirst() : "5"): { type: string, optional: true } }")
+            if entity == "E3" {
+                lines += ["    relationships:", "      many: { destination: \(target), toMany: true, inverse: back }",
+                          "      list: { destination: \(target), toMany: true }", "      one: { destination: \(target) }"]
+            } else if entity == target {
+                lines += ["    relationships:", "      back: { destination: E3, toMany: true, inverse: many }"]
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }.joined()
+    }
 
-    static let replaced = """
-        entities:
-          E1:
-            attributes: { a1: { type: string, optional: true } }
-          E3:
-            attributes: { a3: { type: string, optional: true } }
-            relationships:
-              many: { destination: E20, toMany: true, inverse: back }
-              list: { destination: E20, toMany: true }
-              one: { destination: E20 }
-          E20:
-            renamingIdentifier: E19
-            attributes: { a5: { type: string, optional: true } }
-            relationships:
-              back: { destination: E3, toMany: true, inverse: many }
-        """
-
-    static let retargeted = """
-        entities:
-          E1:
-            attributes: { a1: { type: string, optional: true } }
-            relationships:
-              back: { destination: E3, toMany: true, inverse: many }
-          E3:
-            attributes: { a3: { type: string, optional: true } }
-            relationships:
-              many: { destination: E1, toMany: true, inverse: back }
-              list: { destination: E1, toMany: true }
-              one: { destination: E1 }
-          E5:
-            attributes: { a5: { type: string, optional: true } }
-        """
-
-    /// A rename of E5 to E20 across the versions (a legitimate one: its links are carried).
-    static let renamed = replaced.replacingOccurrences(of: "renamingIdentifier: E19", with: "renamingIdentifier: E5")
+    static let v1 = version(target: "E5")
+    /// E5 removed and E20 added (its renamingIdentifier names no entity of v1).
+    static let replaced = version(target: "E20", renamedFrom: "E19")
+    /// Retargeted to E1, which exists already.
+    static let retargeted = version(target: "E1")
+    /// A rename of E5 to E20 (a legitimate one: its links are carried).
+    static let renamed = version(target: "E20", renamedFrom: "E5")
 
     static func check(_ versions: [String], path: [Int]) async throws {
         let models = try versions.enumerated().map { try ModelVersion(name: "v\($0 + 1)", yaml: $1, file: "v\($0 + 1).yaml") }
