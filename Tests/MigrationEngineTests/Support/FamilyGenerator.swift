@@ -30,6 +30,9 @@ struct FamilyGenerator {
         var toMany = false
         var inverse: String?
         var renamedFrom: String?
+        /// A to-one that must name a row (`optional: false`): made only in the first version,
+        /// whose tables are empty when created.
+        var optional = true
         var key: String?
         var lineage: String { key ?? name }
     }
@@ -76,7 +79,7 @@ struct FamilyGenerator {
                 ]) })
                 lines += section("relationships", entity.relationships.map { r in (r.name, [
                     "destination: \(r.destination)", r.toMany ? "toMany: true" : nil, r.inverse.map { "inverse: \($0)" },
-                    r.renamedFrom.map { "renamingIdentifier: \($0)" },
+                    r.renamedFrom.map { "renamingIdentifier: \($0)" }, r.optional ? nil : "optional: false",
                 ]) })
                 if entity.attributes.isEmpty && entity.relationships.isEmpty && entity.parent == nil { lines[0] += " {}" }
                 return lines.joined(separator: "\n") + "\n"
@@ -241,6 +244,17 @@ struct FamilyGenerator {
             model.entities.append(Entity(name: fresh("S"), parent: root.name, attributes: [optionalAttribute()]))
         }
         for _ in 0..<Int.random(in: 1...3, using: &random) { addRelationship(&model) }
+        // Some to-ones between plain entities must name a row (none of a cycle of them).
+        for e in model.entities.indices where model.entities[e].parent == nil {
+            for r in model.entities[e].relationships.indices {
+                let relationship = model.entities[e].relationships[r]
+                guard !relationship.toMany, relationship.destination != model.entities[e].name,
+                      let destination = model.entity(relationship.destination), destination.parent == nil, model.children(of: destination.name).isEmpty,
+                      !destination.relationships.contains(where: { !$0.optional }), chance(40) else { continue }
+                model.entities[e].relationships[r].optional = false
+                changes.append("required to-one \(model.entities[e].name).\(relationship.name)")
+            }
+        }
         return model
     }
 
@@ -295,6 +309,8 @@ struct FamilyGenerator {
         case 6:   // remove a plain entity and every relationship to it
             guard plain.count > 1, let e = pick(plain) else { return }
             let name = model.entities[e].name
+            if model.entities[e].relationships.contains(where: { !$0.optional })
+                || model.entities.contains(where: { $0.relationships.contains { $0.destination == name && !$0.optional } }) { requiredToOneRemoved() }
             model.entities.remove(at: e)
             for i in model.entities.indices { model.entities[i].relationships.removeAll { $0.destination == name } }
             changes.append("remove entity \(name)")
@@ -304,12 +320,15 @@ struct FamilyGenerator {
             guard let e = pick(model.entities.indices.filter { !model.entities[$0].relationships.isEmpty }),
                   let r = pick(Array(model.entities[e].relationships.indices)) else { return }
             let removed = model.entities[e].relationships.remove(at: r)
+            if !removed.optional { requiredToOneRemoved() }
             if let inverse = removed.inverse { model.entities[model.index(removed.destination)].relationships.removeAll { $0.name == inverse } }
             changes.append("remove relationship \(model.entities[e].name).\(removed.name)")
         case 9:   // a to-one becomes to-many: its links move to a join table
             guard let e = pick(model.entities.indices.filter { model.entities[$0].relationships.contains { !$0.toMany } }),
                   let r = pick(model.entities[e].relationships.indices.filter { !model.entities[e].relationships[$0].toMany }) else { return }
             model.entities[e].relationships[r].toMany = true
+            if !model.entities[e].relationships[r].optional { requiredToOneRemoved() }
+            model.entities[e].relationships[r].optional = true
             changes.append("to-many \(model.entities[e].name).\(model.entities[e].relationships[r].name)")
         case 10:  // add a sub-entity
             guard let parent = pick(model.entities.filter { $0.name.hasPrefix("R") || $0.name.hasPrefix("S") }) else { return }
@@ -366,6 +385,12 @@ struct FamilyGenerator {
             }
             changes.append("rename relationship \(model.entities[e].name).\(old)")
         }
+    }
+
+    /// A required to-one goes: its way down adds it back, which needs every row's archived link,
+    /// so no path may start with data of a later version (rows the way up never archived).
+    private mutating func requiredToOneRemoved() {
+        laterStartsAllowed = false
     }
 
     private mutating func addRelationship(_ model: inout Model) {
