@@ -170,10 +170,16 @@ struct FamilyGenerator {
 
     /// How often a step is mapped (percent).
     var mappedPercent = 30
+    /// Whether some to-ones of the first version are required (``Relationship/optional``). Drawn
+    /// from a stream of their own, so the families are otherwise those of the same seed without.
+    var requiredToOnes = true
+    private var requiredRandom: SeededGenerator
 
-    init(seed: UInt64, mappedPercent: Int = 30) {
+    init(seed: UInt64, mappedPercent: Int = 30, requiredToOnes: Bool = true) {
         random = SeededGenerator(seed: seed)
+        requiredRandom = SeededGenerator(seed: seed &+ 0xA11CE)
         self.mappedPercent = mappedPercent
+        self.requiredToOnes = requiredToOnes
     }
 
     static let types: [(type: String, defaultValue: String)] = [
@@ -245,12 +251,12 @@ struct FamilyGenerator {
         }
         for _ in 0..<Int.random(in: 1...3, using: &random) { addRelationship(&model) }
         // Some to-ones between plain entities must name a row (none of a cycle of them).
-        for e in model.entities.indices where model.entities[e].parent == nil {
+        for e in model.entities.indices where requiredToOnes && model.entities[e].parent == nil {
             for r in model.entities[e].relationships.indices {
                 let relationship = model.entities[e].relationships[r]
                 guard !relationship.toMany, relationship.destination != model.entities[e].name,
                       let destination = model.entity(relationship.destination), destination.parent == nil, model.children(of: destination.name).isEmpty,
-                      !destination.relationships.contains(where: { !$0.optional }), chance(40) else { continue }
+                      !destination.relationships.contains(where: { !$0.optional }), Int.random(in: 0..<100, using: &requiredRandom) < 40 else { continue }
                 model.entities[e].relationships[r].optional = false
                 changes.append("required to-one \(model.entities[e].name).\(relationship.name)")
             }
