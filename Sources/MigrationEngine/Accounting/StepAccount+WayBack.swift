@@ -4,7 +4,8 @@ extension StepAccount {
     mutating func noteWayBack(of proofs: [WayBackProof]) {
         var files: [String: String] = [:]
         for proof in proofs {
-            for column in proof.columns { files[proof.table + "." + column.name] = proof.file }
+            // (A column archived in every row keeps the plain account: archived.)
+            for column in proof.columns where column.spares { files[proof.table + "." + column.name] = proof.file }
         }
         for index in entries.indices {
             let entry = entries[index]

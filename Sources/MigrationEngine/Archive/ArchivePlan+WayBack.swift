@@ -13,7 +13,8 @@ extension ArchivePlan {
     /// One `INSERT … SELECT` per proved table: a marker entry (``WayBackProof/markerColumn``)
     /// that records what the way back derives, then the values of its proved columns, in the rows
     /// where the way back would not give them back (it does not select the row, or derives another
-    /// value), with what it derives as `left_value` for compare-and-restore. Runs once the step's
+    /// value; every row of a column that spares none, ``WayBackProof/Column/spares``), with what it
+    /// derives as `left_value` for compare-and-restore. Runs once the step's
     /// mappings, policies and closing stage ran, before the proved columns are dropped.
     var provedCopies: [SQL] {
         proofs.compactMap { proof -> SQL? in
@@ -30,14 +31,16 @@ extension ArchivePlan {
             func value(_ column: WayBackProof.Column) -> SQL { "source.\(id: names.liveColumn(column.name, of: proof.table))::text" }
             if columns.count == 1 {
                 let column = columns[0]
+                // (A column that spares nothing is archived in every row.)
+                let spared: SQL = column.spares ? " WHERE NOT \(column.selects) OR \(value(column)) IS DISTINCT FROM (\(column.derived))" : ""
                 return marker + "\(bind: .text(column.name)), source.id, \(value(column)), \(WayBackProof.fingerprint(column)), true, NULL "
-                    + "FROM \(proof.from) WHERE NOT \(column.selects) OR \(value(column)) IS DISTINCT FROM (\(column.derived))"
+                    + "FROM \(proof.from)\(spared)"
             }
             // Several columns of one table: one pass over its rows.
-            let rows: [SQL] = columns.map { "(\(literal: $0.name), \(value($0)), \($0.derived), \($0.selects))" }
+            let rows: [SQL] = columns.map { "(\(literal: $0.name), \(value($0)), \($0.derived), \($0.selects), \(raw: $0.spares ? "true" : "false"))" }
             return marker + "tm_v.column_name, source.id, tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true, NULL "
-                + "FROM \(proof.from) CROSS JOIN LATERAL (VALUES \(rows, joinedBy: ", ")) AS tm_v(column_name, value, derived, selects) "
-                + "WHERE NOT tm_v.selects OR tm_v.value IS DISTINCT FROM tm_v.derived"
+                + "FROM \(proof.from) CROSS JOIN LATERAL (VALUES \(rows, joinedBy: ", ")) AS tm_v(column_name, value, derived, selects, spares) "
+                + "WHERE NOT tm_v.spares OR NOT tm_v.selects OR tm_v.value IS DISTINCT FROM tm_v.derived"
         }
     }
 }

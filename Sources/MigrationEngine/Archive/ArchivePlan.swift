@@ -93,6 +93,9 @@ struct ArchivePlan: Sendable {
         /// A dropped column the step's way back writes (a ``WayBackProof``): copied at the end of
         /// the step, only in the rows where the way back would not give the value back.
         var proved = false
+        /// Of a proved column: whether its copy leaves out the rows the way back gives back (else it
+        /// takes every row, each with what the way back derives, ``WayBackProof/Column/spares``).
+        var spares = true
         /// A column the step overwrites in place and its way back carries back as it is
         /// (``StepAccount/Entry/changedOnly``): once the step ran, only the values it changed stay
         /// in the archive.
@@ -145,7 +148,9 @@ struct ArchivePlan: Sendable {
             if item.column == nil, item.rowKeys.isEmpty, let table = sourceSchema.table(named: item.table) {
                 item.rowKeys = table.columns.map { RowKey(column: $0.name, key: $0.name) }
             }
-            item.proved = item.column.map { column in proofs.contains { $0.table == item.table && $0.columns.contains { $0.name == column } } } ?? false
+            let proof = item.column.flatMap { column in proofs.lazy.compactMap { $0.table == item.table ? $0.columns.first { $0.name == column } : nil }.first }
+            item.proved = proof != nil
+            item.spares = proof?.spares ?? true
             item.changedOnly = item.column.map { account.entries(table: item.table, column: $0) }.map { !$0.isEmpty && $0.allSatisfy { $0.changedOnly == true } } ?? false
             return item
         }

@@ -1,7 +1,8 @@
 import LibPQ
 
 /// A relation named like a tenant's archive (`_tm_archive`) that is not the migrator's own table:
-/// a view, a materialized view, a foreign table, or a table another role owns. A role that may
+/// a view, a materialized view, a foreign table, or a table another role owns (but a superuser:
+/// another migrator role's archive is used). A role that may
 /// create objects in the tenant's schema can plant one, and reading or writing it would run that
 /// role's code (a view's functions, a trigger, a rule, a row security policy) with the migrator's
 /// rights, so the migrator refuses to touch it.

@@ -15,11 +15,13 @@ import TypedSQL
 /// and `1.0` against `1.00` are told apart). Every other row gets its value back from the way back
 /// itself.
 ///
-/// Only what the way back reads as the step leaves it counts, so a proof is made only where nothing
-/// between the two can change it: the way back's mapping is the only one that writes the column,
-/// in place, without a policy; no policy of the way back could write the column or run before it;
-/// no mapping before it writes a table it reads; and its step moves no data in those tables
-/// before its mappings run (a cast, a link or row move). And the expression itself must give the
+/// A proof is made only where the way back's mapping is the only one that writes the column, in
+/// place, without a policy. Only what the way back reads as the step leaves it counts, so a proof
+/// spares rows only where nothing between the two can change it: no policy of the way back could
+/// write the column or run before it; no mapping before it writes a table it reads; and its step
+/// moves no data in those tables before its mappings run (a cast, a link or row move). Otherwise
+/// it archives every row (``Column/spares``), each with what the way back derived, so that an app
+/// change to what the way back reads still wins at the way back. And the expression itself must give the
 /// same at the way down: PostgreSQL is asked, once per step, whether every function, operator and
 /// cast it uses is IMMUTABLE and it reads only the tenant's tables (``WayBackTrust``); a proof it
 /// does not vouch for is dropped before the step runs. The app's changes after the way up, and
@@ -61,6 +63,12 @@ struct WayBackProof: Sendable, Hashable {
         /// The tables (the step's destination names) what it derives reads: the row's own and those
         /// its key paths join; nil when its expression names tables of its own.
         let reads: Set<String>?
+        /// Whether the rows the way back gives back are left out of the archive. Not where
+        /// something between the two may change what the way back reads (an earlier mapping of
+        /// the way back writes a table it reads, its step moves data there first): every row is
+        /// then archived, still with what the way back derived at the way up, so that an app
+        /// change to what it reads wins as where the proof is made (compare-and-restore).
+        var spares = true
         /// The way back's mapping that writes it, and the attribute's expression there.
         var writer: EntityMapping? = nil
         var expression: EntityMapping.AttributeExpression? = nil
@@ -164,7 +172,9 @@ private struct Prover {
               reverse.old.table(forEntity: destination.rootEntity(of: mapping.source))?.name == survivor,
               let expression = mapping.attributes.first(where: { attributeColumn($0.attribute, of: mapping) == column.name }) else { return nil }
         let reads = tablesRead(by: [expression.expression] + (mapping.filter.map { [$0] } ?? []), from: mapping.source, survivor: survivor)
-        guard trustsOthers(around: mapping, reads: reads, table: table.name), !movesDataBeforeMappings(in: reads) else { return nil }
+        // (Where the way back may change what it reads before it derives the value, the step
+        // archives every row, each with what the way back derived: an app change still wins.)
+        let spares = trustsOthers(around: mapping, reads: reads, table: table.name) && !movesDataBeforeMappings(in: reads)
         var trial = selection
         guard let value = try? live.rewrite(expression.expression, from: mapping.source, into: &trial),
               let conditions = try? live.conditions(of: mapping, into: &trial) else { return nil }
@@ -173,7 +183,7 @@ private struct Prover {
         return WayBackProof.Column(name: column.name, selects: selects, value: "((\(value)))\(column.type.cast)",
                                    declaration: "\(mapping.name) (\(mapping.source) → \(mapping.destination)): \(expression.attribute) = \(expression.expression)"
                                        + (mapping.filter.map { " where \($0)" } ?? ""),
-                                   reads: reads, writer: mapping, expression: expression)
+                                   reads: reads, spares: spares, writer: mapping, expression: expression)
     }
 
     /// The column of `table` (the way back's destination names) that an attribute expression of `mapping` writes.

@@ -150,7 +150,8 @@ public struct StepExecutor {
         batch.statistics.recordedWayBacks += archive.recordedWayBacks
         if archiving != nil, options.archives {
             let proved = archive.plan.items.filter(\.proved).count
-            batch.statistics.provedColumns += proved
+            // (A column archived in every row, with what the way back derives, is not counted as proved.)
+            batch.statistics.provedColumns += archive.plan.items.filter { $0.proved && $0.spares }.count
             batch.statistics.withheldProofs += options.archivePlan(of: step).items.filter(\.proved).count - proved
         }
         try archiving?.afterStep()

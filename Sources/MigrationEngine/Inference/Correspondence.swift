@@ -41,7 +41,26 @@ struct Correspondence: Sendable {
             result.matchProperties(relationshipKind, of: newEntity, in: newer, to: oldEntity, in: older)
         }
         result.matchHierarchyMoves(older: older, newer: newer)
+        result.unmatchRetargetedRelationships(older: older, newer: newer)
         return result
+    }
+
+    /// Drops the matches of relationships whose destination is another entity than their old
+    /// destination became (its table's root is not the old one's): their links name rows of
+    /// another table, so the newer relationship is a new one and the older one is removed
+    /// (carried, a link would name an unrelated row, or none). A destination moved within its
+    /// hierarchy keeps its table, and its links.
+    private mutating func unmatchRetargetedRelationships(older: ModelVersion, newer: ModelVersion) {
+        func destination(_ property: Property, in version: ModelVersion) -> String? {
+            version.entity(named: property.entity)?.relationships.first { $0.name == property.name }?.destination
+        }
+        let kept = relationships.filter { old, new in
+            guard let oldDestination = destination(old, in: older), let newDestination = destination(new, in: newer) else { return true }
+            guard let became = destinationEntity(of: oldDestination) ?? entities[older.rootEntity(of: oldDestination)] else { return false }
+            return newer.rootEntity(of: became) == newer.rootEntity(of: newDestination)
+        }
+        otherRelationships = otherRelationships.filter { kept[$0.key] != nil }
+        relationships = kept
     }
 
     /// The same matches, read the other way. Where several elements matched one, the first by name

@@ -11,7 +11,11 @@ struct SchemaDiffer {
         case dropConstraints, renameTables, renameColumns, renameColumnsIntoPlace, renameConstraints, createTables, addColumns,
              alterColumns, moveData,
              // A mapped step's mappings and policies run here, while every source row and column still exists.
-             backfill, deleteRows, dropColumns, dropTables, finishColumns, addConstraints, createIndexes
+             backfill, deleteRows, dropColumns, dropTables,
+             // New tables named as an old table the step drops (a relationship that is new although
+             // it kept its name: its join table), made once that one is gone; they start empty.
+             recreateTables,
+             finishColumns, addConstraints, createIndexes
         static func < (lhs: Phase, rhs: Phase) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -106,8 +110,9 @@ struct SchemaDiffer {
             }
         }
         let matchedNew = Set(tableMatch.values)
+        let dropped = Set(old.tables.map(\.name)).subtracting(tableMatch.keys)
         for newTable in new.tables where !matchedNew.contains(newTable.name) {
-            createTable(newTable)
+            createTable(newTable, phase: dropped.contains(newTable.name) ? .recreateTables : .createTables)
         }
         finishEnums()
         finishSequences()
@@ -223,8 +228,8 @@ struct SchemaDiffer {
         }
     }
 
-    mutating func createTable(_ table: Table) {
-        emit(.createTables, .createTable(table))
+    mutating func createTable(_ table: Table, phase: Phase = .createTables) {
+        emit(phase, .createTable(table))
         for foreignKey in table.foreignKeys { emit(.addConstraints, .addForeignKey(table: table.name, foreignKey)) }
         for index in table.indexes { emit(.createIndexes, .createIndex(table: table.name, index)) }
     }

@@ -144,10 +144,13 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         let drops = Set(archivePlan.provedDrops)
         guard !drops.isEmpty else { return program.listing }
         let last = program.closing.filter { drops.contains($0.operation) }.map(\.sql)
-        let columns = archivePlan.items.filter(\.proved).map { "\($0.table).\($0.column ?? "")" }.joined(separator: ", ")
+        let columns = archivePlan.items.filter { $0.proved && $0.spares }.map { "\($0.table).\($0.column ?? "")" }.joined(separator: ", ")
+        let compared = archivePlan.items.filter { $0.proved && !$0.spares }.map { "\($0.table).\($0.column ?? "")" }.joined(separator: ", ")
         let files = Set(archivePlan.proofs.map(\.file)).sorted().joined(separator: ", ")
-        return program.listing.filter { !last.contains($0) }
-            + ["-- archive: \(comment: columns), in the rows where the way back (\(comment: files)) would not give the value back"] + last
+        var comments: [SQL] = []
+        if !columns.isEmpty { comments.append("-- archive: \(comment: columns), in the rows where the way back (\(comment: files)) would not give the value back") }
+        if !compared.isEmpty { comments.append("-- archive: \(comment: compared), in every row, with what the way back (\(comment: files)) derives") }
+        return program.listing.filter { !last.contains($0) } + comments + last
     }
 
     /// The SQL this step runs in `schema`.

@@ -90,7 +90,9 @@ struct RoundTripAppChangeTests {
 
     static func check(family index: Int, worker: Int, on connection: Connection) throws -> Tally {
         let seed = RoundTripPropertyTests.seed &+ 0xA77 &+ UInt64(index) &* 0x9E37_79B9
-        var generator = FamilyGenerator(seed: seed, mappedPercent: 60)
+        // (Without required to-ones: the oracle does not yet work out what the app's deletes of
+        // the rows they name, or its inserts, do to them.)
+        var generator = FamilyGenerator(seed: seed, mappedPercent: 60, requiredToOnes: false)
         let generated = generator.family(named: "F\(index)")
         var tally = Tally(families: 1)
         let family: ModelFamily, mappings: [MappingModel]
