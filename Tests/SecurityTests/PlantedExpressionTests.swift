@@ -33,7 +33,7 @@ struct PlantedExpressionTests {
     /// The evidence table (the start of ``administratorSetup``) and a schema `ext` that only the
     /// administrator creates in and everyone may use.
     static func evidenceAndSchemaExt(on admin: Connection) throws {
-        for statement in administratorSetup.prefix(2) { try admin.execute(statement) }
+        for statement in administratorSetup.prefix(2) { try admin.execute(unsafeSQL: statement) }
         try admin.execute("CREATE SCHEMA ext")
         try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
     }
@@ -104,9 +104,9 @@ struct PlantedExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup { try admin.execute(statement) }
+            for statement in Self.administratorSetup { try admin.execute(unsafeSQL: statement) }
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole], migrations: migrations.path) == 0)
-            try admin.execute("INSERT INTO tenant_t.item (name, code, state) SELECT 'Item ' || i, 'C' || i, 'live' FROM generate_series(1, \(items)) AS i")
+            try admin.execute(unsafeSQL: "INSERT INTO tenant_t.item (name, code, state) SELECT 'Item ' || i, 'C' || i, 'live' FROM generate_series(1, \(items)) AS i")
             try Self.plant(addition, as: setup)
 
             let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"] + options, migrations: migrations.path)
@@ -121,8 +121,8 @@ struct PlantedExpressionTests {
     /// The attacker's logger, then `addition`'s better matches, made by the attacker.
     static func plant(_ addition: Addition, as setup: LeastPrivilegeDatabase) throws {
         let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-        try attacker.execute(logger)
-        for statement in addition.plants { try attacker.execute(statement) }
+        try attacker.execute(unsafeSQL: logger)
+        for statement in addition.plants { try attacker.execute(unsafeSQL: statement) }
     }
 
     /// `error` refuses `addition`: it names the model file, the element, the planted object and
@@ -148,14 +148,14 @@ struct PlantedExpressionTests {
             try admin.execute("CREATE SCHEMA ext")
             try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
             for statement in Self.administratorSetup {
-                try admin.execute(statement.replacingOccurrences(of: "public.", with: "ext.").replacingOccurrences(of: "ext.pwned", with: "public.pwned"))
+                try admin.execute(unsafeSQL: statement.replacingOccurrences(of: "public.", with: "ext.").replacingOccurrences(of: "ext.pwned", with: "public.pwned"))
             }
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Item', 'C1', 'live')")
             // Planted in public, where the model does not look.
             let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-            try attacker.execute(Self.logger)
-            for addition in Self.additions { for statement in addition.plants { try attacker.execute(statement) } }
+            try attacker.execute(unsafeSQL: Self.logger)
+            for addition in Self.additions { for statement in addition.plants { try attacker.execute(unsafeSQL: statement) } }
 
             #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
             #expect(try admin.scalar("SELECT tag FROM tenant_t.item", as: String.self) == "C7")
@@ -173,18 +173,18 @@ struct PlantedExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
+            for statement in Self.administratorSetup.prefix(2) { try admin.execute(unsafeSQL: statement) }
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole], migrations: migrations.path) == 0)
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Item', 'C1', 'live')")
             let migrator = try Connection(setup.migratorURL, logger: quietLogger)
-            try migrator.execute("GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.appRole))")
+            try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.appRole))")
             let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-            try attacker.execute(Self.logger)
+            try attacker.execute(unsafeSQL: Self.logger)
             let app = try Connection(setup.appURL, logger: quietLogger)
             for (connection, schema) in [(attacker, "public"), (app, "tenant_t")] {
-                try connection.execute(Self.plant("lower", "varchar", returns: "text", result: "'planted'").replacingOccurrences(of: "public.lower", with: "\(schema).lower"))
-                try connection.execute(Self.plant("neq", "varchar, text", returns: "boolean", result: "true").replacingOccurrences(of: "public.neq", with: "\(schema).neq"))
-                try connection.execute("CREATE OPERATOR \(schema).<> (LEFTARG = varchar, RIGHTARG = text, FUNCTION = \(schema).neq)")
+                try connection.execute(unsafeSQL: Self.plant("lower", "varchar", returns: "text", result: "'planted'").replacingOccurrences(of: "public.lower", with: "\(schema).lower"))
+                try connection.execute(unsafeSQL: Self.plant("neq", "varchar, text", returns: "boolean", result: "true").replacingOccurrences(of: "public.neq", with: "\(schema).neq"))
+                try connection.execute(unsafeSQL: "CREATE OPERATOR \(schema).<> (LEFTARG = varchar, RIGHTARG = text, FUNCTION = \(schema).neq)")
             }
 
             #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
@@ -201,7 +201,7 @@ struct PlantedExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup { try admin.execute(statement) }
+            for statement in Self.administratorSetup { try admin.execute(unsafeSQL: statement) }
             try Self.plant(addition, as: setup)
             let error = await tenantMigrateError(setup.migratorURL, ["tenant", "create", "t", "--version", "v2"], migrations: migrations.path)
             Self.expectRefusal(error, of: addition, by: setup)
@@ -232,14 +232,14 @@ struct PlantedExpressionTests {
         }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
-            try admin.execute(Self.administratorSetup[0])
-            try admin.execute(Self.administratorSetup[1])
+            try admin.execute(unsafeSQL: Self.administratorSetup[0])
+            try admin.execute(unsafeSQL: Self.administratorSetup[1])
             let migrator = try Connection(setup.migratorURL, logger: quietLogger)
             try migrator.execute("CREATE SCHEMA shop")
-            try migrator.execute("GRANT USAGE, CREATE ON SCHEMA shop TO \(migrator.quoteIdentifier(setup.appRole))")
+            try migrator.execute(unsafeSQL: "GRANT USAGE, CREATE ON SCHEMA shop TO \(migrator.quoteIdentifier(setup.appRole))")
             let app = try Connection(setup.appURL, logger: quietLogger)
-            try app.execute(Self.logger.replacingOccurrences(of: "public.pwn(", with: "shop.pwn("))
-            try app.execute(Self.plant("lower", "text", returns: "text", result: "pg_catalog.lower($1)")
+            try app.execute(unsafeSQL: Self.logger.replacingOccurrences(of: "public.pwn(", with: "shop.pwn("))
+            try app.execute(unsafeSQL: Self.plant("lower", "text", returns: "text", result: "pg_catalog.lower($1)")
                 .replacingOccurrences(of: "public.lower(", with: "shop.lower(").replacingOccurrences(of: "public.pwn(", with: "shop.pwn("))
             try migrator.execute("CREATE TABLE shop.item (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY, name text NOT NULL, CHECK (shop.lower(name) <> ''))")
             try migrator.execute("INSERT INTO shop.item (name) VALUES ('Tea')")
@@ -267,10 +267,10 @@ struct PlantedExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
-            for statement in Self.administratorSetup.prefix(2) { try admin.execute(statement) }
+            for statement in Self.administratorSetup.prefix(2) { try admin.execute(unsafeSQL: statement) }
             let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-            try attacker.execute(Self.logger)
-            try attacker.execute(Self.plant("lower", "varchar", returns: "text", result: "'planted'"))
+            try attacker.execute(unsafeSQL: Self.logger)
+            try attacker.execute(unsafeSQL: Self.plant("lower", "varchar", returns: "text", result: "'planted'"))
             // The app's connection, with the default search_path ("$user", public).
             let connection = try Connection(setup.migratorURL, logger: quietLogger)
             let family = try ModelFamily.load(from: migrations.appendingPathComponent("Shop"))
@@ -297,7 +297,7 @@ struct PlantedExpressionTests {
     /// owns: the function behind the operator is what runs, so it is judged too.
     @Test func anOperatorOverAnUntrustedFunctionIsRefused() async throws {
         try await expectOperatorRefused(naming: "function public.same_planted(character varying,text)") { admin, attacker in
-            try attacker.execute(Self.plant("same_planted", "varchar, text", returns: "boolean", result: "false"))
+            try attacker.execute(unsafeSQL: Self.plant("same_planted", "varchar, text", returns: "boolean", result: "false"))
             try admin.execute("CREATE OPERATOR ext.=== (LEFTARG = varchar, RIGHTARG = text, FUNCTION = public.same_planted)")
         }
     }
@@ -307,7 +307,7 @@ struct PlantedExpressionTests {
     /// the check would run the attacker's function. The negator and its function are judged too.
     @Test func anOperatorWithAnUntrustedNegatorIsRefused() async throws {
         try await expectOperatorRefused(naming: "function public.differs(character varying,text)") { admin, attacker in
-            try attacker.execute(Self.plant("differs", "varchar, text", returns: "boolean", result: "true"))
+            try attacker.execute(unsafeSQL: Self.plant("differs", "varchar, text", returns: "boolean", result: "true"))
             try attacker.execute("CREATE OPERATOR public.!== (LEFTARG = varchar, RIGHTARG = text, FUNCTION = public.differs)")
             // Not SQL, so that it is not inlined (inlined, the negator of its body's = would be used).
             try admin.execute("CREATE FUNCTION ext.same(varchar, text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $f$BEGIN RETURN $1 = $2; END$f$")
@@ -328,7 +328,7 @@ struct PlantedExpressionTests {
             let admin = try setup.adminConnection()
             try Self.evidenceAndSchemaExt(on: admin)
             let attacker = try Connection(setup.attackerURL, logger: quietLogger)
-            try attacker.execute(Self.logger)
+            try attacker.execute(unsafeSQL: Self.logger)
             try makeOperator(admin, attacker)
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Tea', 'T', 'live')")
@@ -351,7 +351,7 @@ struct PlantedExpressionTests {
             try Self.evidenceAndSchemaExt(on: admin)
             try admin.execute("CREATE FUNCTION ext.is_valid(text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT length($1) > 0$$")
             try admin.execute("CREATE FUNCTION ext.is_valid(varchar) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT true$$")
-            try admin.execute("ALTER FUNCTION ext.is_valid(varchar) OWNER TO \(admin.quoteIdentifier(setup.attackerRole))")
+            try admin.execute(unsafeSQL: "ALTER FUNCTION ext.is_valid(varchar) OWNER TO \(admin.quoteIdentifier(setup.attackerRole))")
             #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
             let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
             let message = "\(error.map { "\($0)" } ?? "no error")"

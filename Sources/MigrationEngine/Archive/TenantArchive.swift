@@ -28,9 +28,6 @@ public enum TenantArchive {
     /// The archive table of the tenant's schema, named when the statement is rendered.
     public static let table: SQL = "\(table: tableName)"
 
-    /// `"schema"."_tm_archive"`, as text (for string SQL not yet typed).
-    public static func qualified(_ schema: String, quoting q: some SQLQuoting) -> String { table.text(schema: schema, quoting: q) }
-
     /// The statements that create the archive table and its index (one statement each).
     ///
     /// `archived_at` defaults to `clock_timestamp()`, not `now()`: Citus 13 fails (42601) on an

@@ -95,7 +95,7 @@ struct RelationalSchemaDDLTests {
     /// The name of the constraint `sql` violates, or `nil` if it succeeds.
     static func violatedConstraint(_ connection: Connection, _ sql: String) -> String? {
         do {
-            _ = try connection.execute(sql)
+            _ = try connection.execute(unsafeSQL: sql)
             return nil
         } catch let error as PQError {
             return error.constraint

@@ -92,7 +92,7 @@ struct RetargetedRelationshipTests {
         let up = try MigrationPlanner(family: try ModelFamily(name: "Retargeted", versions: models), mappings: []).plan(from: "v1", to: "v2")
         try await TestPostgres.withDatabase { connection in
             try connection.execute("CREATE SCHEMA retargeted")
-            for statement in models[0].relationalSchema().createStatements(inSchema: "retargeted", quoting: connection) { try connection.execute(statement) }
+            for statement in models[0].relationalSchema().createStatements(inSchema: "retargeted", quoting: connection) { try connection.execute(unsafeSQL: statement) }
             try RoundTripData(version: models[0], seed: 7, rowsPerEntity: 6).insert(inSchema: "retargeted", on: connection)
             #expect(try connection.scalar("SELECT count(*)::int FROM retargeted.e3 WHERE one_id IS NOT NULL", as: Int.self) > 0)
             _ = try connection.transaction { try up.run(inSchema: "retargeted", on: $0, allowDestructive: true) }
