@@ -203,6 +203,7 @@ let package = Package(
                 "TenantMigratorTestSupport",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
         ),
