@@ -33,10 +33,8 @@ struct CheckValidationTests {
             let statements = try MigrationPlanner(family: family).plan(from: "v1", to: "v2").steps.flatMap { $0.describe(inSchema: "shop") }
             #expect(statements == [#"ALTER TABLE "shop"."review" ADD CONSTRAINT "review_stars_check" CHECK (stars <= 10) NOT VALID"#,
                                    #"ALTER TABLE "shop"."review" VALIDATE CONSTRAINT "review_stars_check""#], "\(statements)")
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let adopted = try AdoptedSchema("shop", family: family, on: connection)
+            let catalog = adopted.catalog, lifecycle = adopted.lifecycle
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             #expect(try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection).outcome == .migrated)
             #expect(try connection.scalar("SELECT convalidated FROM pg_constraint WHERE conname = 'review_stars_check'", as: Bool.self))
@@ -48,9 +46,7 @@ struct CheckValidationTests {
         try await TestPostgres.withDatabase { connection in
             for statement in Self.schema { try connection.fixtureScript(statement) }
             let family = try family(on: connection, check: "stars <= 5")
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let catalog = try AdoptedSchema("shop", family: family, on: connection).catalog
             let before = try connection.userData(of: "shop")
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             do {

@@ -43,10 +43,8 @@ struct CommentImportTests {
             #expect(reloaded.versionHash == imported.version.versionHash)
             #expect(reloaded.entity(named: "Product")?.comment == "What the shop sells")
 
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: try ModelFamily(name: "Shop", versions: [imported.version]))
-            try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)
+            let lifecycle = adopted.lifecycle
             #expect(try lifecycle.verify(try tenant("adopted"), on: connection).isClean)
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             #expect(try Self.comments(of: created.schema, on: connection) == Self.comments(of: "shop", on: connection))
@@ -74,10 +72,8 @@ struct CommentImportTests {
             #expect(statements.sorted() == [#"COMMENT ON COLUMN "shop"."product"."sku" IS 'Stock keeping unit'"#,
                                             #"COMMENT ON COLUMN "shop"."product"."title" IS 'Shown to customers'"#,
                                             #"COMMENT ON TABLE "shop"."product" IS NULL"#], "\(statements)")
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let adopted = try AdoptedSchema("shop", family: family, on: connection)
+            let catalog = adopted.catalog, lifecycle = adopted.lifecycle
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             let before = try Self.comments(of: "shop", on: connection), shapeBefore = try connection.catalogShape(of: "shop")
             let dataBefore = try connection.userData(of: "shop")

@@ -49,12 +49,9 @@ struct EnumImportTests {
             #expect(reloaded.versionHash == imported.version.versionHash)
             #expect(reloaded.enums == imported.version.enums)
 
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: try ModelFamily(name: "Shop", versions: [imported.version]))
-            try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
-            let report = try lifecycle.verify(try tenant("adopted"), on: connection)
-            #expect(report.isClean, "\(report.differences.map(\.description)) \(report.foreignObjects)")
+            let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)
+            let lifecycle = adopted.lifecycle
+            try adopted.expectClean(on: connection)
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             // (The shape names its schema in a cast of a default to an enum: `'new'::shop.order_status`.)
             let createdShape = try connection.catalogShape(of: created.schema).map { $0.replacingOccurrences(of: "::\(created.schema).", with: "::S.") }
@@ -93,10 +90,8 @@ struct EnumImportTests {
             let v2 = try ModelVersion(name: "v2", yaml: change(v1.yamlText()), file: "Shop/v2.yaml")
             #expect(v2.versionHash != v1.versionHash)
             let family = try ModelFamily(name: "Shop", versions: [v1, v2])
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let adopted = try AdoptedSchema("shop", family: family, on: connection)
+            let catalog = adopted.catalog, lifecycle = adopted.lifecycle
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             try connection.fixtureScript(#"INSERT INTO \#(created.schema)."order" (status, carrier) VALUES ('paid', 'dhl'), ('shipped', NULL)"#)
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
@@ -188,9 +183,7 @@ struct EnumImportTests {
             let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]")
                 .replacingOccurrences(of: "status: { type: \"enum(order_status)\", default: \"new\"", with: "status: { type: \"enum(order_status)\""), file: "v2")
             let family = try ModelFamily(name: "Shop", versions: [v1, v2])
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let catalog = try AdoptedSchema("shop", family: family, on: connection).catalog
             let before = try connection.userData(of: "shop")
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             do {
@@ -231,9 +224,7 @@ struct EnumImportTests {
                     attributes:
                       status: "CASE WHEN source.kind = 'shop' THEN 'refunded' ELSE source.status END"
                 """, file: "mapping.yaml", family: family, policies: PolicyRegistry())
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let catalog = try AdoptedSchema("shop", family: family, on: connection).catalog
             let dataBefore = try connection.userData(of: "shop"), shapeBefore = try connection.catalogShape(of: "shop")
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family, mappings: [mapping]))
             let top = byTheNextStep ? "v3" : "v2"

@@ -68,10 +68,8 @@ struct FrameworkSchemaImportTests {
             let reloaded = try ModelVersion(name: "v1", yaml: yaml, file: "\(fixture)/v1.yaml")
             #expect(reloaded.versionHash == imported.version.versionHash)
 
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: try ModelFamily(name: "App", versions: [reloaded]))
-            try lifecycle.adopt(try tenant("adopted"), schema: schema, on: connection)
+            let adopted = try AdoptedSchema(schema, version: reloaded, family: "App", on: connection)
+            let lifecycle = adopted.lifecycle
             let report = try lifecycle.verify(try tenant("adopted"), on: connection)
             #expect(report.isClean, "\(fixture): \(report.differences.map(\.description)) \(report.foreignObjects)")
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
@@ -101,10 +99,8 @@ struct FrameworkSchemaImportTests {
             let v2Text = v1Text.replacingOccurrences(of: created, with: created + "      discountPercent: { type: int16, default: 0, check: \"discount_percent >= 0\" }\n")
             let v2 = try ModelVersion(name: "v2", yaml: v2Text, file: "DjangoApp/v2.yaml")
             let family = try ModelFamily(name: "DjangoApp", versions: [v1, v2])
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            try lifecycle.adopt(try tenant("adopted"), schema: "django_app", on: connection)
+            let adopted = try AdoptedSchema("django_app", family: family, on: connection)
+            let catalog = adopted.catalog, lifecycle = adopted.lifecycle
             let createdTenant = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             // The fixture's rows, into the new tenant.
             let rows = fixture[fixture.range(of: "INSERT INTO")!.lowerBound...]
@@ -154,10 +150,8 @@ struct FrameworkSchemaImportTests {
             let v2 = try ModelVersion(name: "v2", yaml: v1Text.replacingOccurrences(
                 of: name, with: name + "      weight: { type: int32, default: 0, check: \"weight >= 0\" }\n"), file: "PrismaApp/v2.yaml")
             let family = try ModelFamily(name: "PrismaApp", versions: [v1, v2])
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            try lifecycle.adopt(try tenant("adopted"), schema: "prisma_app", on: connection)
+            let adopted = try AdoptedSchema("prisma_app", family: family, on: connection)
+            let catalog = adopted.catalog, lifecycle = adopted.lifecycle
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             let uncarried = """
                 SELECT t::text FROM prisma_app."_CategoryToPost" t UNION ALL SELECT t::text FROM prisma_app."_prisma_migrations" t

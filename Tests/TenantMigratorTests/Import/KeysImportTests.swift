@@ -77,12 +77,9 @@ struct KeysImportTests {
             let reloaded = try ModelVersion(name: "v1", yaml: yaml, file: "Depot/v1.yaml")
             #expect(reloaded.versionHash == imported.version.versionHash)
 
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: try ModelFamily(name: "Depot", versions: [imported.version]))
-            try lifecycle.adopt(try tenant("adopted"), schema: "depot", on: connection)
-            let report = try lifecycle.verify(try tenant("adopted"), on: connection)
-            #expect(report.isClean, "\(report.differences.map(\.description)) \(report.foreignObjects)")
+            let adopted = try AdoptedSchema("depot", version: imported.version, family: "Depot", on: connection)
+            let lifecycle = adopted.lifecycle
+            try adopted.expectClean(on: connection)
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             #expect(try lifecycle.verify(try tenant("created"), on: connection).isClean)
             let createdShape = try connection.keyedCatalogShape(of: created.schema), originalShape = try connection.keyedCatalogShape(of: "depot")
@@ -106,10 +103,8 @@ struct KeysImportTests {
             let v2 = try ModelVersion(name: "v2", yaml: v2Text, file: "Depot/v2.yaml")
             #expect(v2.versionHash != v1.versionHash)
             let family = try ModelFamily(name: "Depot", versions: [v1, v2])
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            try lifecycle.adopt(try tenant("adopted"), schema: "depot", on: connection)
+            let adopted = try AdoptedSchema("depot", family: family, on: connection)
+            let catalog = adopted.catalog, lifecycle = adopted.lifecycle
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             for statement in Self.depot.suffix(9) {
                 try connection.fixtureScript(statement.replacingOccurrences(of: "depot.", with: created.schema + "."))
@@ -145,9 +140,7 @@ struct KeysImportTests {
             let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(
                 of: "      label: { type: \"character varying(40)\" }\n", with: ""), file: "Depot/v2.yaml")
             let family = try ModelFamily(name: "Depot", versions: [v1, v2])
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "depot", on: connection)
+            let catalog = try AdoptedSchema("depot", family: family, on: connection).catalog
             let before = try connection.userData(of: "depot")
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             #expect {

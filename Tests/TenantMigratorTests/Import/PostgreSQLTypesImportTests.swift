@@ -127,12 +127,9 @@ struct PostgreSQLTypesImportTests {
             let reloaded = try ModelVersion(name: "v1", yaml: yaml, file: "Shop/v1.yaml")
             #expect(reloaded.versionHash == imported.version.versionHash)
 
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: try ModelFamily(name: "Shop", versions: [imported.version]))
-            try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
-            let report = try lifecycle.verify(try tenant("adopted"), on: connection)
-            #expect(report.isClean, "\(report.differences.map(\.description)) \(report.foreignObjects)")
+            let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)
+            let lifecycle = adopted.lifecycle
+            try adopted.expectClean(on: connection)
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             let createdShape = try connection.keyedCatalogShape(of: created.schema), originalShape = try connection.keyedCatalogShape(of: "shop")
             #expect(createdShape == originalShape, "\(createdShape.difference(from: originalShape))")
@@ -159,10 +156,8 @@ struct PostgreSQLTypesImportTests {
             // The uuid-keyed and composite-keyed entities change too (a check, a composite unique).
             #expect(v2Text.contains("  GiftCard:\n    checks:\n") && v2Text.contains("  Stock:\n    uniques:\n      - [warehouse, quantity]\n"), "\(v2Text)")
             let family = try ModelFamily(name: "Shop", versions: [v1, v2])
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            try lifecycle.adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let adopted = try AdoptedSchema("shop", family: family, on: connection)
+            let catalog = adopted.catalog, lifecycle = adopted.lifecycle
             let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             try connection.fixtureScript("INSERT INTO \(created.schema).product (title, price) VALUES ('Cup', 99999999.99)")
             try connection.fixtureScript("INSERT INTO \(created.schema).product (title, price) VALUES ('Mug', 12.5)")
@@ -210,9 +205,7 @@ struct PostgreSQLTypesImportTests {
             let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: replace, with: with), file: "v2")
             #expect(v2.versionHash != v1.versionHash)
             let family = try ModelFamily(name: "Shop", versions: [v1, v2])
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let catalog = try AdoptedSchema("shop", family: family, on: connection).catalog
             let before = try connection.userData(of: "shop")
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             do {
@@ -232,9 +225,7 @@ struct PostgreSQLTypesImportTests {
             let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(
                 of: "price: { type: \"numeric(12,2)\",", with: "price: { type: \"numeric(6,2)\", allowsNarrowing: true,"), file: "v2")
             let family = try ModelFamily(name: "Shop", versions: [v1, v2])
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            try TenantLifecycle(catalog: catalog, family: family).adopt(try tenant("adopted"), schema: "shop", on: connection)
+            let catalog = try AdoptedSchema("shop", family: family, on: connection).catalog
             let before = try connection.userData(of: "shop")
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             do {
