@@ -11,11 +11,18 @@ import Testing
 /// owner must be a superuser or the migrator: `adopt` refuses another, `verify` reports it.
 @Suite("Owners of the model's sequences and enum types")
 struct TenantLifecycleOwnersTests {
-    @Test func aSequenceOrEnumTypeAnAppRoleOwnsIsRefusedByAdoptAndReportedByVerify() async throws {
+    /// A test database with an app role of its own (dropped afterwards, with what it owns).
+    static func withAppRole(_ body: (Connection, String) throws -> Void) async throws {
         try await TestPostgres.withDatabase { connection in
             let role = "tm_app_\(UInt32.random(in: 0 ... .max))"
             try connection.fixtureScript("CREATE ROLE \(role) NOLOGIN")
             defer { _ = try? connection.fixtureScript("REASSIGN OWNED BY \(role) TO CURRENT_USER; DROP OWNED BY \(role); DROP ROLE \(role)") }
+            try body(connection, role)
+        }
+    }
+
+    @Test func aSequenceOrEnumTypeAnAppRoleOwnsIsRefusedByAdoptAndReportedByVerify() async throws {
+        try await Self.withAppRole { connection, role in
             try connection.fixtureScript("""
                 CREATE SCHEMA shop;
                 CREATE SEQUENCE shop.part_seq INCREMENT 50;
@@ -53,10 +60,7 @@ struct TenantLifecycleOwnersTests {
     /// draw from, given to an app role, which could move it back under them) stops the migration
     /// before anything is touched.
     @Test func migrateRefusesATenantWhoseSequenceAnAppRoleOwnsSinceItWasAdopted() async throws {
-        try await TestPostgres.withDatabase { connection in
-            let role = "tm_app_\(UInt32.random(in: 0 ... .max))"
-            try connection.fixtureScript("CREATE ROLE \(role) NOLOGIN")
-            defer { _ = try? connection.fixtureScript("REASSIGN OWNED BY \(role) TO CURRENT_USER; DROP OWNED BY \(role); DROP ROLE \(role)") }
+        try await Self.withAppRole { connection, role in
             try connection.fixtureScript("""
                 CREATE SCHEMA shop;
                 CREATE SEQUENCE shop.part_seq INCREMENT 50;
