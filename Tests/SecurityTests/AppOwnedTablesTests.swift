@@ -130,4 +130,38 @@ struct AppOwnedTablesTests {
                 """) == [["true", "true", "1"]])
         }
     }
+
+    /// `archive restore --superseded` writes the tenant's rows too: a trigger the app put on its
+    /// table does not run as the migrator there either, and is back afterwards.
+    @Test func restoringSupersededValuesRunsNoTriggerOfTheApp() async throws {
+        let migrations = try Self.family()
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        // The way back derives the note from the name: a note that is not the name is archived.
+        let mappings = migrations.appendingPathComponent("Shop/Mappings")
+        try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
+        try """
+            source: v2
+            destination: v1
+            entityMappings:
+              - { name: ItemToItem, source: Item, destination: Item, attributes: { note: source.name } }
+            """.write(to: mappings.appendingPathComponent("v2-to-v1.yaml"), atomically: true, encoding: .utf8)
+        try await LeastPrivilegeDatabase.with { setup in
+            let (admin, app) = try await Self.adoptedShop(setup, migrations: migrations)
+            #expect(try await runTenantMigrate(setup.adminURL, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
+            try app.execute("UPDATE shop.item SET name = 'Green tea' WHERE id = 1")
+            #expect(try await runTenantMigrate(setup.adminURL, ["rollback", "--tenant", "t", "--to", "v1"], migrations: migrations.path) == 0)
+            // The app's rename won: the note follows the name, and "green" is kept, superseded.
+            #expect(try admin.rows("SELECT note FROM shop.item ORDER BY id") == [["Green tea"], ["black"], [nil]])
+            try app.execute("""
+                CREATE FUNCTION appcode.spy_trigger() RETURNS trigger LANGUAGE plpgsql AS $f$
+                BEGIN PERFORM appcode.spy(); RETURN NULL; END $f$
+                """)
+            try app.execute("CREATE TRIGGER spy AFTER UPDATE ON shop.item FOR EACH ROW EXECUTE FUNCTION appcode.spy_trigger()")
+
+            #expect(try await runTenantMigrate(setup.adminURL, ["archive", "restore", "--tenant", "t", "--superseded"], migrations: migrations.path) == 0)
+            #expect(try admin.rows("SELECT note FROM shop.item ORDER BY id") == [["green"], ["black"], [nil]])
+            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty)
+            #expect(try admin.scalar("SELECT tgenabled::text FROM pg_trigger WHERE tgname = 'spy'", as: String.self) == "O")
+        }
+    }
 }
