@@ -104,6 +104,35 @@ struct AppOwnedTablesTests {
         }
     }
 
+    /// A table of the app's own that inherits from its adopted table: the migration's UPDATE of the
+    /// parent updated the child's rows too and fired the child's trigger as the migrator. The model
+    /// defines no inheritance, so the tenant is refused (42501, naming the child) before anything is
+    /// written.
+    @Test func aTableInheritingFromTheTenantsIsRefused() async throws {
+        let migrations = try Self.family()
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        try await LeastPrivilegeDatabase.with { setup in
+            let (admin, app) = try await Self.adoptedShop(setup, migrations: migrations)
+            try app.execute("CREATE TABLE appcode.kid () INHERITS (shop.item)")
+            try app.execute("INSERT INTO appcode.kid (id, name, note) VALUES (99, NULL, 'kid')")
+            try app.execute("""
+                CREATE FUNCTION appcode.spy_trigger() RETURNS trigger LANGUAGE plpgsql AS $f$
+                BEGIN PERFORM appcode.spy(); RETURN NEW; END $f$
+                """)
+            try app.execute("CREATE TRIGGER spy BEFORE UPDATE ON appcode.kid FOR EACH ROW EXECUTE FUNCTION appcode.spy_trigger()")
+
+            let error = await tenantMigrateError(setup.adminURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
+            let message = "\(error.map { "\($0)" } ?? "no error")"
+            for part in ["appcode.kid", setup.appRole, "shop.item", "42501"] {
+                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
+            }
+            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
+            #expect(try admin.rows("SELECT name, note FROM ONLY shop.item ORDER BY id") == [["Tea", "green"], [nil, "black"], ["Milk", nil]])
+            #expect(try admin.rows("SELECT name, note FROM appcode.kid") == [[nil, "kid"]])
+            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty)
+        }
+    }
+
     /// Row security forced on a tenant's table applies to its owner too: a policy that showed the
     /// migrator only some rows (here: all but Tea) made the way up archive the notes of those rows
     /// alone before it dropped the column, so the way down gave Tea's nothing back, silently.

@@ -39,12 +39,18 @@ extension ExpressionTrust {
     /// Before a migration of a tenant at `version` touches it, once per tenant: what its tables
     /// already use (``existing(inSchema:on:)``) and who owns the model's sequences and enum types
     /// (``modelObjects(of:inSchema:on:)``), as `adopt` checked them, since an owner or a right may
-    /// have changed since. Throws ``UntrustedExpression`` (42501) on any finding. Skipped (no round
-    /// trip) for a version without expressions, enum types or sequences: its tables use only
-    /// PostgreSQL's own functions and types.
-    public static func requireTrustedTenant(at version: ModelVersion, inSchema schema: String, on connection: Connection) throws {
-        guard !ModelExpression.all(in: version).isEmpty || !version.enums.isEmpty || !version.sequences.isEmpty else { return }
-        let findings = try existing(inSchema: schema, on: connection) + modelObjects(of: version, inSchema: schema, on: connection)
+    /// have changed since. Throws ``UntrustedExpression`` (42501) on any finding. Rules on the
+    /// tables are left out: the migration switches them off.
+    ///
+    /// Skipped (no round trip) for a version without expressions, enum types or sequences, unless
+    /// `always`: tables the migrator and the superusers own then use only PostgreSQL's own functions
+    /// and types, as adopted and as created. The caller passes `always` when another role owns a
+    /// table or a column's type, since that role may have attached something (a check, a default,
+    /// an index, a domain's check) since; it must hold the tables' lock, so nothing changes between
+    /// this check and the migration's writes.
+    public static func requireTrustedTenant(at version: ModelVersion, inSchema schema: String, always: Bool = false, on connection: Connection) throws {
+        guard always || !ModelExpression.all(in: version).isEmpty || !version.enums.isEmpty || !version.sequences.isEmpty else { return }
+        let findings = try existing(inSchema: schema, rules: false, on: connection) + modelObjects(of: version, inSchema: schema, on: connection)
         guard findings.isEmpty else { throw UntrustedExpression(findings: findings) }
     }
 }

@@ -112,15 +112,19 @@ public struct ExpressionTrust {
     /// defaults, indexes and column types, as ``check(on:)`` judges the model's. Such an object
     /// runs with the migrator's rights whenever the migrator writes the table's rows, so a schema
     /// that has one is not adopted, and `verify` reports it.
-    public static func existing(inSchema schema: String, on connection: Connection) throws -> [UntrustedExpression.Finding] {
+    ///
+    /// Without `rules`, what the rules on its tables use is left out (a migration switches those
+    /// rules off while it writes).
+    public static func existing(inSchema schema: String, rules: Bool = true, on connection: Connection) throws -> [UntrustedExpression.Finding] {
         let namespace: SQL = "(SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = \(literal: schema))"
-        return try connection.execute(Statement(inlining: verdicts(in: namespace, searchPath: false), schema: schema)).map { row in
+        return try connection.execute(Statement(inlining: verdicts(in: namespace, searchPath: false, rules: rules), schema: schema)).map { row in
             let kind = try row.decode(String.self, at: 0), relation = try row.decode(String.self, at: 1), part = try row.decode(String.self, at: 2)
             let place = switch kind {
             case "constraint": "constraint \(part) of table \(relation)"
             case "default": "the default of column \(relation).\(part)"
             case "column": "the type of column \(relation).\(part)"
             case "index": "index \(relation)"
+            case "rule": "rule \(part) on table \(relation)"
             default: "\(kind) \(relation)"
             }
             return try finding(place: "schema \(schema): " + place, row)
@@ -164,8 +168,9 @@ public struct ExpressionTrust {
     /// `pg_describe_object` names it, its owner, whether the owner is trusted, a role other than a
     /// superuser and the migrator that may create objects in its schema (or NULL), the schema.
     /// With `searchPath`, then each schema of the session's `search_path` that is not trusted
-    /// (`search_path`).
-    static func verdicts(in namespace: SQL, searchPath: Bool) -> SQL {
+    /// (`search_path`). Without `rules`, the rules on tables (`rule`, with the table and the rule's
+    /// name) are left out: a migration switches them off (views' rules are always in).
+    static func verdicts(in namespace: SQL, searchPath: Bool, rules: Bool = true) -> SQL {
         """
         WITH source AS (
             SELECT 'column' AS kind, c.relname::text AS relation, a.attname::text AS part, d.refclassid, d.refobjid
@@ -182,9 +187,11 @@ public struct ExpressionTrust {
             FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_constraint AS k ON k.oid = d.objid JOIN pg_catalog.pg_class AS c ON c.oid = k.conrelid
             WHERE d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass AND c.relnamespace = \(namespace)
             UNION ALL
-            SELECT 'view', c.relname::text, '', d.refclassid, d.refobjid
+            SELECT CASE WHEN r.rulename = '_RETURN' THEN 'view' ELSE 'rule' END, c.relname::text,
+                CASE WHEN r.rulename = '_RETURN' THEN '' ELSE r.rulename::text END, d.refclassid, d.refobjid
             FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_rewrite AS r ON r.oid = d.objid JOIN pg_catalog.pg_class AS c ON c.oid = r.ev_class
             WHERE d.classid = 'pg_catalog.pg_rewrite'::pg_catalog.regclass AND c.relnamespace = \(namespace)
+                AND \(raw: rules ? "true" : "r.rulename = '_RETURN'")
             UNION ALL
             SELECT 'index', c.relname::text, '', d.refclassid, d.refobjid
             FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_class AS c ON c.oid = d.objid

@@ -21,8 +21,11 @@ public struct MigratorSession: Sendable {
     /// The settings every migrator session formats and parses values with: timestamps in UTC and
     /// ISO style, intervals as PostgreSQL prints them, doubles and reals with every digit they need
     /// (`extra_float_digits = 0`, the default before PostgreSQL 12, prints `0.3` for
-    /// `0.30000000000000004`), bytes in hex.
-    public static let settings = ["TimeZone": "UTC", "DateStyle": "ISO, MDY", "IntervalStyle": "postgres", "extra_float_digits": "3", "bytea_output": "hex"]
+    /// `0.30000000000000004`), bytes in hex. And `row_security = off`: a row-level security policy
+    /// that applies to the migrator fails its statement (42501) instead of hiding rows from it,
+    /// which would make a migration update, archive and move only the rows it sees (a migration
+    /// switches off the row security forced on tables it owns, ``ForeignHooks``).
+    public static let settings = ["TimeZone": "UTC", "DateStyle": "ISO, MDY", "IntervalStyle": "postgres", "extra_float_digits": "3", "bytea_output": "hex", "row_security": "off"]
 
     /// Builds a session when the app supplies its own connections (see ``init(factory:reconnectTimeout:logger:)``).
     public typealias Factory = @Sendable () async throws -> AsyncConnection

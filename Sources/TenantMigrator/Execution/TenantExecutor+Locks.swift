@@ -52,13 +52,17 @@ extension TenantExecutor {
     static let lockRounds = 4
 
     /// Takes ACCESS EXCLUSIVE on `tables` (already qualified and quoted), in the given order, without
-    /// ever waiting on one while holding another.
-    static func lockTables(_ tables: [SQL], on connection: Connection) throws {
-        guard !tables.isEmpty else { return }
+    /// ever waiting on one while holding another. With `then`, runs that statement in the same
+    /// round trip as the lock that succeeded, and returns what it read (what must be read only once
+    /// the tables are locked, at no round trip of its own).
+    @discardableResult
+    static func lockTables(_ tables: [SQL], then statement: Statement? = nil, on connection: Connection) throws -> QueryResult? {
+        guard !tables.isEmpty else { return try statement.map { try connection.execute($0) } }
         for _ in 0..<lockRounds {
             do {
-                try connection.savepoint { _ = try $0.execute(lockStatement(tables, wait: false)) }
-                return
+                return try connection.savepoint { connection in
+                    try connection.pipeline([Statement(lockStatement(tables, wait: false))] + (statement.map { [$0] } ?? [])).dropFirst().first
+                }
             } catch SQLState.lockNotAvailable {
                 // Some table is busy. Wait for each one in turn, alone, and let go of it again.
                 for table in tables {

@@ -18,8 +18,9 @@ import Tracing
 ///    nothing); destructive plans are refused unless allowed, and so is a recorded version whose
 ///    model file changed since the tenant reached it (unless ``acceptModelChange``);
 /// 5. every table of the tenant's model is locked up front, in a fixed order, never waiting for one
-///    lock while holding another (see `TenantExecutor+Locks.swift`), and triggers the model
-///    did not create are disabled for the transaction (``ForeignTriggers``);
+///    lock while holding another (see `TenantExecutor+Locks.swift`); triggers and rules the model
+///    did not create, and row security forced on the tables, are switched off for the transaction
+///    (``ForeignHooks``), and what tables another role owns use is checked;
 /// 6. every step runs in the tenant's schema, then the new version and a history row are written;
 ///    a rollback pins the tenant at the version it reached, a move past a pin clears it.
 ///

@@ -12,16 +12,20 @@ import TypedSQL
 ///    never upgrade, fails there and is read again without the pin columns), or without one in a
 ///    fleet run that installed the catalog itself; with it, whether a live online run of another
 ///    session holds the tenant (``OnlineLease``), which makes the attempt wait like a busy lock;
-/// 4. what is known of the tenant's schema (``TenantSchemaFacts``: foreign triggers, the archive);
-/// 5. when the version the tenant is expected at is known (the fleet's catalog query read it), the
+/// 4. when the version the tenant is expected at is known (the fleet's catalog query read it), the
 ///    tables of that version, locked `NOWAIT` in a savepoint: when they are busy, or the tenant
-///    turns out to be elsewhere, the savepoint is rolled back and the runner locks as usual.
+///    turns out to be elsewhere, the savepoint is rolled back and the runner locks as usual;
+/// 5. what is known of the tenant's schema (``TenantSchemaFacts``: foreign triggers, rules and
+///    forced row security, tables another role owns, the archive). Read after the tables' lock,
+///    since what others attach to them is judged by it: when step 4 did not lock the tables the
+///    tenant migrates from, the runner reads them again with its lock (``TenantRun/lockedFacts(after:for:inSchema:)``).
 extension TenantRun {
     /// What the first round trip found.
     struct Opening {
         let record: TenantRecord
-        let facts: TenantSchemaFacts
-        /// The tables locked, when step 5 took them all.
+        /// The facts, read after the tables of ``lockedVersion`` were locked (nil when step 4 failed).
+        let facts: TenantSchemaFacts?
+        /// The tables locked, when step 4 took them all.
         let lockedVersion: String?
     }
 
@@ -34,7 +38,6 @@ extension TenantRun {
         if fallsBack { pipeline.add(Statement("SAVEPOINT tm_record")) }
         let recordStatement = pipeline.add(catalog.lockedRecordStatement(tenant))
         if fallsBack { pipeline.add(Statement("RELEASE SAVEPOINT tm_record")) }
-        let factsStatement = pipeline.add(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family))
         var tablesLock: Pipeline.Handle?
         let expectedTables = expectation.map { TenantExecutor.tablesToLock(of: $0.version, inSchema: $0.schema) } ?? []
         if !expectedTables.isEmpty {
@@ -42,6 +45,7 @@ extension TenantRun {
             tablesLock = pipeline.add(Statement(TenantExecutor.lockStatement(expectedTables, wait: false)))
             pipeline.add(Statement("RELEASE SAVEPOINT tm_tables"))
         }
+        let factsStatement = pipeline.add(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family))
         let outcome = try runner.waitingForLocks(connection) { try connection.pipelineUntilFailure(pipeline) }
         let lockFailed = tablesLock.map(outcome.failed(at:)) ?? false
         let recordFailed = outcome.failed(at: recordStatement)
@@ -53,19 +57,18 @@ extension TenantRun {
             try connection.script("ROLLBACK TO SAVEPOINT tm_tables")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_tables"))
         }
-        guard let records = outcome[recordStatement], let factsResult = outcome[factsStatement] else {
+        guard let records = outcome[recordStatement] else {
             // The record's statement failed: a catalog from before pins (a real error is thrown by the fallback).
             try connection.script("ROLLBACK TO SAVEPOINT tm_record")
             try connection.sendWithNextRoundTrip(Statement("RELEASE SAVEPOINT tm_record"))
             let record = try catalog.requireTenant(tenant, on: connection, forUpdate: true)
             if try catalog.isHeldByOnlineRun(tenant, on: connection) { throw TenantHeldOnline(tenant: tenant) }
-            let facts = try TenantSchemaFacts(try connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family)))
-            return Opening(record: record, facts: facts, lockedVersion: nil)
+            return Opening(record: record, facts: nil, lockedVersion: nil)
         }
         guard let row = records.first else { throw TenantMigratorError.unknownTenant(tenant) }
         if try row.decode(Bool.self, column: "held_online") { throw TenantHeldOnline(tenant: tenant) }
         let record = try TenantRecord(row: row)
-        let facts = try TenantSchemaFacts(factsResult)
+        let facts = try outcome[factsStatement].map(TenantSchemaFacts.init)
         guard let expectation, record.schema == expectation.schema else {
             return Opening(record: record, facts: facts, lockedVersion: nil)
         }
@@ -75,16 +78,36 @@ extension TenantRun {
         }
         return Opening(record: record, facts: facts, lockedVersion: tablesLock != nil && !lockFailed ? expectation.version.name : nil)
     }
+
+    /// Locks the tables `plan` migrates from in `schema`, unless the opening did, and returns the
+    /// facts of the tenant's schema as they are once they are locked: the opening's, when it read
+    /// them after locking those very tables, else read in the same round trip as the lock.
+    func lockedFacts(after opening: Opening, for plan: MigrationPlan, inSchema schema: String) throws -> TenantSchemaFacts {
+        if opening.lockedVersion == plan.source.name, let facts = opening.facts { return facts }
+        let facts = try runner.waitingForLocks(connection) {
+            try TenantExecutor.lockTables(TenantExecutor.tablesToLock(of: plan.source, inSchema: schema),
+                                          then: TenantSchemaFacts.statement(of: tenant, in: catalog, family: family), on: connection)
+        }
+        return try TenantSchemaFacts(try facts ?? connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family)))
+    }
 }
 
 /// What the runner must know of a tenant's schema before it migrates it, read by one query
-/// (sent in the attempt's first round trip): the triggers the model did not create
-/// (``ForeignTriggers``), whether the tenant has an archive yet (and that it is the migrator's own
+/// (sent in the attempt's first round trip, after the tables' lock): the triggers and rules the
+/// model did not create and forced row security (``ForeignHooks``), tables another role owns, whether the tenant has an archive yet (and that it is the migrator's own
 /// table, ``ForeignArchive``), whether another role owns the schema, and whether default
 /// privileges apply to tables created in its schema.
 struct TenantSchemaFacts {
-    /// Enabled user triggers on the schema's tables, by table and name.
-    var triggers: [ForeignTriggers.Trigger] = []
+    /// Enabled user triggers and rules on the schema's tables, and row security forced on them
+    /// where it would apply to the migrator, by table and name.
+    var hooks: [ForeignHooks.Hook] = []
+    /// The schema's tables that a role other than the migrator and the superusers owns, or that
+    /// have a column of a type such a role owns (each as "table (role)"): that role may attach code
+    /// to them (a check, a default, an index, a domain's check) at any time, so what they use is
+    /// checked before every migration (``ExpressionTrust/requireTrustedTenant(at:inSchema:always:on:)``).
+    var untrustedOwners: [String] = []
+    /// Tables that inherit from the schema's tables (``InheritingTables``).
+    var inheritingTables: [InheritingTables.Child] = []
     /// Whether `_tm_archive` exists in the schema (it is then the migrator's own table).
     var hasArchive = false
     /// Whether it has this release's columns (``TenantArchive/latestColumn``).
@@ -112,16 +135,40 @@ struct TenantSchemaFacts {
         return Statement("""
             WITH tenant AS (SELECT schema_name FROM \(catalog.table("tenants")) WHERE name = $1),
             tables AS (
-                SELECT pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, t.name)) AS oid
-                FROM tenant, (VALUES \(names)) AS t(name) WHERE t.name IS NOT NULL
-            )
+                SELECT c.oid, c.relowner, c.relforcerowsecurity, pg_catalog.format('%I.%I', n.nspname, c.relname) AS qualified
+                FROM tenant CROSS JOIN (VALUES \(names)) AS t(name)
+                JOIN pg_catalog.pg_class AS c ON c.oid = pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, t.name))
+                JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+                WHERE t.name IS NOT NULL
+            ),
+            trusted AS (SELECT r.oid FROM pg_catalog.pg_roles AS r WHERE r.rolsuper OR r.rolname = CURRENT_USER)
             SELECT 'trigger'::pg_catalog.text, t.oid::pg_catalog.int8, t.tgname::pg_catalog.text, t.tgenabled::pg_catalog.text,
-                   pg_catalog.format('%I.%I', n.nspname, c.relname), NULL::pg_catalog.bool
-            FROM tables
-            JOIN pg_catalog.pg_trigger t ON t.tgrelid = tables.oid
-            JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
-            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                   tables.qualified, NULL::pg_catalog.bool
+            FROM tables JOIN pg_catalog.pg_trigger AS t ON t.tgrelid = tables.oid
             WHERE NOT t.tgisinternal AND t.tgenabled <> 'D'
+            UNION ALL
+            SELECT 'rule', r.oid::pg_catalog.int8, r.rulename::pg_catalog.text, r.ev_enabled::pg_catalog.text, tables.qualified, NULL
+            FROM tables JOIN pg_catalog.pg_rewrite AS r ON r.ev_class = tables.oid
+            WHERE r.rulename <> '_RETURN' AND r.ev_enabled <> 'D'
+            UNION ALL
+            SELECT 'forced row security', tables.oid::pg_catalog.int8, '', 'O', tables.qualified, NULL
+            FROM tables
+            WHERE tables.relforcerowsecurity
+                AND NOT EXISTS (SELECT FROM pg_catalog.pg_roles AS r WHERE r.rolname = CURRENT_USER AND (r.rolsuper OR r.rolbypassrls))
+            UNION ALL
+            SELECT 'untrusted owner', 0, pg_catalog.pg_get_userbyid(tables.relowner)::pg_catalog.text, NULL, tables.qualified, NULL
+            FROM tables WHERE tables.relowner NOT IN (SELECT oid FROM trusted)
+            UNION ALL
+            SELECT 'untrusted owner', 0, pg_catalog.pg_get_userbyid(ty.typowner)::pg_catalog.text, NULL, tables.qualified, NULL
+            FROM tables
+            JOIN pg_catalog.pg_attribute AS a ON a.attrelid = tables.oid AND a.attnum > 0 AND NOT a.attisdropped
+            JOIN pg_catalog.pg_type AS ty ON ty.oid = a.atttypid
+            WHERE ty.typowner NOT IN (SELECT oid FROM trusted)
+            UNION ALL
+            SELECT 'inheriting table', 0, pg_catalog.format('%I.%I', kn.nspname, k.relname), pg_catalog.pg_get_userbyid(k.relowner)::pg_catalog.text,
+                   tables.qualified, NULL
+            FROM tables JOIN pg_catalog.pg_inherits AS i ON i.inhparent = tables.oid
+            JOIN pg_catalog.pg_class AS k ON k.oid = i.inhrelid JOIN pg_catalog.pg_namespace AS kn ON kn.oid = k.relnamespace
             UNION ALL
             SELECT 'archive', (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = c.oid
                 AND a.attname = \(literal: TenantArchive.latestColumn) AND NOT a.attisdropped), \(TenantArchive.ownershipSQL("c")) FROM tenant, pg_catalog.pg_class AS c
@@ -149,9 +196,16 @@ struct TenantSchemaFacts {
                 schemaHasOtherOwner = true
             case "default privileges":
                 mayHaveDefaultPrivileges = true
-            default:
-                triggers.append(ForeignTriggers.Trigger(
-                    oid: UInt32(try row.decode(Int64.self, at: 1)), name: try row.decode(String.self, at: 2),
+            case "inheriting table":
+                inheritingTables.append(InheritingTables.Child(
+                    table: try row.decode(String.self, at: 2), owner: try row.decode(String.self, at: 3), parent: try row.decode(String.self, at: 4)
+                ))
+            case "untrusted owner":
+                untrustedOwners.append("\(try row.decode(String.self, at: 4)) (\(try row.decode(String.self, at: 2)))")
+            case let kind:
+                guard let kind = ForeignHooks.Hook.Kind(rawValue: kind) else { continue }
+                hooks.append(ForeignHooks.Hook(
+                    kind: kind, oid: UInt32(try row.decode(Int64.self, at: 1)), name: try row.decode(String.self, at: 2),
                     mode: try row.decode(String.self, at: 3), table: try row.decode(String.self, at: 4)
                 ))
             }

@@ -196,6 +196,8 @@ struct TenantRun {
         var runningStep: (step: MigrationStep, schema: String)?
         /// What the attempt knows of the tenant's archive, shared by its steps.
         var archive: ArchivePresence?
+        /// The tenant's tables another role owns (``TenantSchemaFacts/untrustedOwners``).
+        var untrustedOwners: [String] = []
     }
 
     /// Thrown at the end of a trial run so that its transaction rolls back; carries what it did.
@@ -228,16 +230,14 @@ struct TenantRun {
             break
         }
         let plan = try checkedPlan(for: record, attempt: attempt)
-        if opening.lockedVersion != plan.source.name {
-            try runner.waitingForLocks(connection) {
-                try TenantExecutor.lockTables(TenantExecutor.tablesToLock(of: plan.source, inSchema: record.schema), on: connection)
-            }
-        }
-        let triggers = try ForeignTriggers.disable(opening.facts.triggers, inSchema: record.schema, on: connection)
+        let facts = try lockedFacts(after: opening, for: plan, inSchema: record.schema)
+        if !facts.inheritingTables.isEmpty { throw Refusal(error: InheritingTables(tenant: tenant, children: facts.inheritingTables)) }
+        let hooks = try ForeignHooks.disable(facts.hooks, inSchema: record.schema, on: connection)
         state.archive = ArchivePresence(
-            exists: opening.facts.hasArchive, mayHaveDefaultPrivileges: opening.facts.mayHaveDefaultPrivileges,
-            schemaHasOtherOwner: opening.facts.schemaHasOtherOwner, current: opening.facts.archiveIsCurrent
+            exists: facts.hasArchive, mayHaveDefaultPrivileges: facts.mayHaveDefaultPrivileges,
+            schemaHasOtherOwner: facts.schemaHasOtherOwner, current: facts.archiveIsCurrent
         )
+        state.untrustedOwners = facts.untrustedOwners
 
         let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
         try rehearsal?.takeSnapshot(on: connection)
@@ -252,7 +252,7 @@ struct TenantRun {
                 throw RehearsalFailed(difference: difference, from: record.version, to: destination.name)
             }
         }
-        try triggers.restore(on: connection)
+        try hooks.restore(on: connection)
         if request.mode.isTrial { throw TrialRolledBack(outcome: .migrated(from: record.version, statistics)) }
         try recordMove(plan, for: record, statistics: statistics, attempt: attempt)
         return .migrated(from: record.version, statistics)
@@ -291,8 +291,11 @@ struct TenantRun {
         var executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives, provesWayBack: settings.provesWayBack))
         if let archive = state.archive { executor.archive = archive }
         executor.memory = runner.plans?.memory
-        // What the tenant's tables already use runs as the migrator when its steps write their rows.
-        if let start = plan.steps.first?.source { try ExpressionTrust.requireTrustedTenant(at: start, inSchema: schema, on: connection) }
+        // What the tenant's tables already use runs as the migrator when its steps write their rows;
+        // tables another role owns may have got something new since the last migration.
+        if let start = plan.steps.first?.source {
+            try ExpressionTrust.requireTrustedTenant(at: start, inSchema: schema, always: !state.untrustedOwners.isEmpty, on: connection)
+        }
         var statistics = StepStatistics()
         for step in plan.steps {
             state.runningStep = (step, schema)

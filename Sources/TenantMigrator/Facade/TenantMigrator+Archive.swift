@@ -54,7 +54,9 @@ extension TenantMigrator {
 extension TenantMigrator {
     /// Puts back tenant `tenant`'s superseded archive entries (values a way back did not give back
     /// because the app's change won) whose version is the tenant's current one, under the tenant's
-    /// lock, in one transaction; returns how many (``TenantArchive/restoreSuperseded(inSchema:version:on:)``).
+    /// lock and its tables', in one transaction, with what others attached to the tables switched off
+    /// or checked as for a migration (``ForeignHooks``); returns how many
+    /// (``TenantArchive/restoreSuperseded(inSchema:version:on:)``).
     ///
     /// - Throws: ``TenantMigratorError/unknownTenant(_:)``. Waits for a migration of the tenant to end.
     public func restoreSuperseded(tenant: String) async throws -> Int {
@@ -65,7 +67,18 @@ extension TenantMigrator {
                 try catalog.lockTenant(name, on: connection)
                 let record = try catalog.requireTenant(name, on: connection)
                 guard record.family == family.name, let version = family.version(named: record.version) else { throw TenantMigratorError.unknownTenant(name) }
-                return try TenantArchive.restoreSuperseded(inSchema: record.schema, version: version, on: connection)
+                // It writes the tenant's rows as a migration does: under the tables' lock, with what
+                // others attached to them switched off or checked (``ForeignHooks``).
+                let facts = try TenantSchemaFacts(try TenantExecutor.lockTables(
+                    TenantExecutor.tablesToLock(of: version, inSchema: record.schema),
+                    then: TenantSchemaFacts.statement(of: name, in: catalog, family: family), on: connection
+                ) ?? connection.execute(TenantSchemaFacts.statement(of: name, in: catalog, family: family)))
+                if !facts.inheritingTables.isEmpty { throw InheritingTables(tenant: name, children: facts.inheritingTables) }
+                let hooks = try ForeignHooks.disable(facts.hooks, inSchema: record.schema, on: connection)
+                try ExpressionTrust.requireTrustedTenant(at: version, inSchema: record.schema, always: !facts.untrustedOwners.isEmpty, on: connection)
+                let restored = try TenantArchive.restoreSuperseded(inSchema: record.schema, version: version, on: connection)
+                try hooks.restore(on: connection)
+                return restored
             }
         }
     }

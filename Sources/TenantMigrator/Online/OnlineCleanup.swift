@@ -4,7 +4,7 @@ import LibPQ
 /// capture triggers on the live tables and the run's private schemas (shadow, log, state, delta).
 ///
 /// The next online run of the tenant calls it first, and so does `tenant-migrate online cleanup`;
-/// an offline migration drops the triggers it finds in its own transaction (``ForeignTriggers``).
+/// an offline migration drops the triggers it finds in its own transaction (``ForeignHooks``).
 /// Dropping a trigger takes ACCESS EXCLUSIVE on its table, so the tables are locked the way every
 /// migration locks them: under `lock_timeout`, never waiting for one while holding another, and
 /// retried with backoff.
