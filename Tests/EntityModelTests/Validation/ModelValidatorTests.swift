@@ -61,7 +61,7 @@ struct ModelValidatorTests {
         BrokenFixture("NotIdentifier", [
             (5, "attribute Recipe.2ndName \(Self.notAnIdentifier)"),
             (6, "attribute Recipe.first name \(Self.notAnIdentifier)"),
-            (7, "column \"nom-de-plume\" of attribute Recipe.nom \(Self.notAnIdentifier)"),
+            (7, "column \"nom-de-plume\" of attribute Recipe.nom is not a valid name: a name starts with a letter or \"_\" and has only letters, digits and \"_\"."),
             (8, "entity name \"Recipe-Item\" \(Self.notAnIdentifier)"),
         ]),
         BrokenFixture("NameTooLong", [
