@@ -32,7 +32,7 @@ struct CoreDataModelConverter {
             var taken = Set<String>()
             for property in entity.children where property.name == "attribute" || property.name == "relationship" {
                 guard let original = property.attributes["name"] else { continue }
-                if SQLName.isReserved(original) || SQLName.reservedColumns.contains(original.snakeCased) {
+                if original.hasPrefix("_") || SQLName.isReserved(original) || SQLName.reservedColumns.contains(original.snakeCased) {
                     let base = original.snakeCased == SQLName.primaryKeyColumn ? "identifier" : original.trimmingCharacters(in: ["_"]) + "Name"
                     let replacement = uniqueName(base.isEmpty ? "value" : base, avoiding: entity, taken: &taken)
                     renamed[name, default: [:]][original] = replacement

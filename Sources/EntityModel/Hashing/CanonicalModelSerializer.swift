@@ -47,7 +47,7 @@ struct CanonicalModelSerializer {
             "abstract", CanonicalText.flag(entity.isAbstract),
         ].joined(separator: " ")
             // Written only where given, so that the hash of every model without them stays as it was.
-            + entity.uniques.map { " unique " + $0.map(CanonicalText.quoted).joined(separator: ",") }.joined()
+            + entity.uniques.map { " unique " + $0.map { CanonicalText.quoted($0) }.joined(separator: ",") }.joined()
             + entity.checks.map { " check " + CanonicalText.quoted($0) }.joined()
             + entity.indexes.map { " " + $0.canonicalText }.joined()
             + (entity.key.map { " " + $0.canonicalText } ?? "")
@@ -84,6 +84,10 @@ struct CanonicalModelSerializer {
                 + (relationship.isDeferred ? " deferred" : "") + (relationship.isIndexed ? "" : " unindexed")
                 + referencedKeyText(relationship, holdsKey: holdsKey)
                 + (relationship.joinOnDelete.map { " joinOnDelete " + $0.rawValue } ?? "")
+                + (relationship.joinTableOverride.map { " joinTable " + CanonicalText.quoted($0) } ?? "")
+                + (relationship.joinColumnsOverride.map { " joinColumns " + $0.map { CanonicalText.quoted($0) }.joined(separator: ",") } ?? "")
+                + (relationship.joinKey.map { " joinKey " + $0.rawValue } ?? "")
+                + (relationship.joinOnUpdate.map { " joinOnUpdate " + $0.rawValue } ?? "")
         }
         return attributes + relationships
     }

@@ -24,8 +24,8 @@ extension ImportPlan {
     /// needs `column:`. Nil (with a note) when the column's name cannot be written in a model.
     private mutating func propertyName(for column: String, default defaultName: String?, in draft: inout EntityDraft) -> String? {
         let element = "column \(draft.table.name).\(column)"
-        guard SQLName.isIdentifier(column), !SQLName.isReserved(column) else {
-            note(.notExpressed, element, "its name is reserved or is not an identifier the model can write (letters, digits and _, not starting with _)")
+        guard SQLName.isSQLName(column), !SQLName.isReserved(column) else {
+            note(.notExpressed, element, "its name is reserved or is not an identifier the model can write (letters, digits and _, not starting with _tm_)")
             return nil
         }
         return ModelNaming.unique(defaultName ?? ModelNaming.lowerCamel(column) ?? "value", in: &draft.takenNames)

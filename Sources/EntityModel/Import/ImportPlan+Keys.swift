@@ -19,7 +19,7 @@ extension ImportPlan {
 
     /// The sequences of the schema that no column owns, and that the model can declare.
     var standaloneSequences: [SequenceSnapshot] {
-        snapshot.sequences.filter { $0.ownedBy == nil && $0.limits == nil && SQLName.isIdentifier($0.name) && !$0.name.hasPrefix("_")
+        snapshot.sequences.filter { $0.ownedBy == nil && $0.limits == nil && SQLName.isSQLName($0.name) && !SQLName.isToolName($0.name)
             && PostgreSQLTypeName.parse($0.type).map(SurrogateKey.integerTypes.contains) == true }
     }
 

@@ -77,14 +77,15 @@ struct ImportPlan {
 
     // MARK: Tables
 
-    /// Sorts the tables into entity tables (an `id` primary key), join tables (two columns, both in
-    /// the primary key, each a foreign key to an entity's `id`), and tables the model cannot hold.
+    /// Sorts the tables into entity tables (a primary key), join tables (two columns, both in the
+    /// primary key or, with no primary key, in a unique index, each a foreign key to an entity's
+    /// key), and tables the model cannot hold.
     mutating func classifyTables() {
         let withKey = Set(snapshot.tables.filter { $0.primaryKey != nil }.map(\.name))
         let keyed = withKey.filter { name in !isJoinTable(snapshot.table(named: name)!, keyed: withKey) }
         for table in snapshot.tables {
             if keyed.contains(table.name) {
-                guard SQLName.isIdentifier(table.name) else {
+                guard SQLName.isSQLName(table.name) else {
                     note(.notExpressed, "table \(table.name)", "its name is not an identifier the model can write (letters, digits and _ only)")
                     continue
                 }
@@ -97,14 +98,28 @@ struct ImportPlan {
         }
     }
 
-    /// Two columns that are the primary key, each with a foreign key to the `id` of an entity table.
+    /// Two columns that are the primary key (or a unique index), each with a foreign key to the key
+    /// of an entity table.
     private func isJoinTable(_ table: TableSnapshot, keyed: Set<String>) -> Bool {
-        guard table.columns.count == 2, let key = table.primaryKey, Set(key) == Set(table.columns.map(\.name)) else { return false }
+        guard let key = Self.pairKey(of: table)?.columns else { return false }
         return key.allSatisfy { column in
             table.foreignKeys.contains { key in
                 key.columns == [column] && keyed.contains(key.referencedTable) && snapshot.table(named: key.referencedTable)?.primaryKey == key.referencedColumns
             }
         }
+    }
+
+    /// The two columns that identify a row of a two-column table, in key order: its primary key on
+    /// both, or where it has none, a unique B-tree index on both (no condition, both `NOT NULL`), as
+    /// Prisma's implicit many-to-many tables have (`isUniqueIndex`).
+    static func pairKey(of table: TableSnapshot) -> (columns: [String], isUniqueIndex: Bool)? {
+        let columns = Set(table.columns.map(\.name))
+        guard table.columns.count == 2 else { return nil }
+        if let key = table.primaryKey { return Set(key) == columns ? (key, false) : nil }
+        guard table.columns.allSatisfy({ !$0.isNullable }), let index = table.indexes.first(where: {
+            $0.isUnique && $0.method == "btree" && $0.predicate == nil && $0.columns.count == 2 && Set($0.columns) == columns
+        }) else { return nil }
+        return (index.columns, true)
     }
 
     func referencedTable(of column: String, in table: TableSnapshot) -> String? {
@@ -131,7 +146,7 @@ struct ImportPlan {
     mutating func applyJoinTableNames() {
         var taken = Set(drafts.values.flatMap { [$0.name.snakeCased] + $0.subentities.map(\.snakeCased) })
         for join in joinTables.sorted(by: { $0.name < $1.name }) {
-            let key = join.primaryKey ?? []
+            let key = Self.pairKey(of: join)?.columns ?? []
             for (index, column) in key.enumerated() where column.hasSuffix("_id") {
                 guard let target = referencedTable(of: column, in: join), var draft = drafts[target] else { continue }
                 if index == 1, referencedTable(of: key[0], in: join) == target { continue }

@@ -12,7 +12,7 @@ struct VersionFileDecoder {
     ]
     static let relationshipKeys = [
         "destination", "toMany", "inverse", "deleteRule", "optional", "minCount", "maxCount", "renamingIdentifier", "column",
-        "onUpdate", "deferred", "indexed", "joinOnDelete",
+        "onUpdate", "deferred", "indexed", "joinOnDelete", "joinTable", "joinColumns", "joinKey", "joinOnUpdate",
     ]
 
     /// The types a version file may name, for messages.
@@ -164,6 +164,27 @@ struct VersionFileDecoder {
                     relationship.joinOnDelete = joinRule == .cascade ? nil : joinRule
                 } else {
                     reader.report(item.value, "\(what) has unknown joinOnDelete \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
+                }
+            case "joinTable": relationship.joinTableOverride = reader.string(item.value, what: "joinTable of \(what)")
+            case "joinColumns":
+                guard let items = item.value.sequence else {
+                    reader.report(item.value, "joinColumns of \(what) is a list of two column names: [ownerColumn, destinationColumn].")
+                    continue
+                }
+                relationship.joinColumnsOverride = items.compactMap { reader.string($0, what: "a column of joinColumns of \(what)") }
+            case "joinKey":
+                guard let text = reader.string(item.value, what: "joinKey of \(what)") else { continue }
+                if let key = JoinKey(rawValue: text) {
+                    relationship.joinKey = key == .primaryKey ? nil : key
+                } else {
+                    reader.report(item.value, "\(what) has unknown joinKey \"\(text)\"; the keys are: \(JoinKey.spelledOut).")
+                }
+            case "joinOnUpdate":
+                guard let rule = reader.string(item.value, what: "joinOnUpdate of \(what)") else { continue }
+                if let updateRule = DeleteRule(rawValue: rule) {
+                    relationship.joinOnUpdate = updateRule == .noAction ? nil : updateRule
+                } else {
+                    reader.report(item.value, "\(what) has unknown joinOnUpdate \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
                 }
             case "onUpdate":
                 guard let rule = reader.string(item.value, what: "onUpdate of \(what)") else { continue }

@@ -37,6 +37,25 @@ public struct Relationship: Hashable, Sendable, Codable {
     /// where it is not `CASCADE` (`noAction` for Hibernate's join tables, whose links the
     /// application deletes); nil for `CASCADE`.
     public var joinOnDelete: DeleteRule?
+    /// For the to-many that owns a join table: its name where it is not the derived
+    /// `<snake entity>_<snake relationship>` (Prisma's `_CategoryToPost`).
+    public var joinTableOverride: String?
+    /// For the to-many that owns a join table: its two column names, the owner's then the
+    /// destination's, where they are not the derived `<snake entity>_id` ones (Prisma's `A`, `B`).
+    public var joinColumnsOverride: [String]?
+    /// For the to-many that owns a join table: how it keeps pairs unique where it is not by a
+    /// primary key (``JoinKey/uniqueIndex``, as Prisma's implicit tables); nil for the primary key.
+    public var joinKey: JoinKey?
+    /// For the to-many that owns a join table: the `ON UPDATE` of its two foreign keys (`cascade`,
+    /// as Prisma writes them); nil for `NO ACTION`.
+    public var joinOnUpdate: DeleteRule?
+
+    /// The options of a join table that only its owning to-many may give, by their keys in a
+    /// version file: `joinTable`, `joinColumns`, `joinKey`, `joinOnUpdate`.
+    public var joinTableOptions: [String] {
+        [joinTableOverride.map { _ in "joinTable" }, joinColumnsOverride.map { _ in "joinColumns" },
+         joinKey.map { _ in "joinKey" }, joinOnUpdate.map { _ in "joinOnUpdate" }].compactMap { $0 }
+    }
 
     /// Creates a relationship.
     public init(

@@ -178,16 +178,17 @@ struct RelationalMapper {
         return inverse.isToMany && (entity, relationship.name) <= (relationship.destination, inverse.name)
     }
 
-    /// The name of the join table `relationship` (declared by `entity`) owns:
+    /// The name of the join table `relationship` (declared by `entity`) owns: its `joinTable:`, or
     /// `<snake_case entity>_<snake_case relationship>`, e.g. `track_artists`.
     func joinTableName(for relationship: Relationship, declaredBy entity: String) -> String {
-        SQLName.derived([entity.snakeCased, relationship.name.snakeCased])
+        relationship.joinTableOverride ?? SQLName.derived([entity.snakeCased, relationship.name.snakeCased])
     }
 
     /// The two column names of the join table of `relationship` (declared by `entity`):
     /// `<snake entity>_id` and `<snake destination>_id`; for a relationship from an entity to itself,
     /// the second is `<snake relationship>_id` (or `related_<snake destination>_id` if that clashes too).
     func joinColumnNames(for relationship: Relationship, declaredBy entity: String) -> (source: String, destination: String) {
+        if let given = relationship.joinColumnsOverride, given.count == 2 { return (given[0], given[1]) }
         let source = SQLName.derived([entity.snakeCased], suffix: "id")
         var destination = SQLName.derived([relationship.destination.snakeCased], suffix: "id")
         if destination == source { destination = SQLName.derived([relationship.name.snakeCased], suffix: "id") }
@@ -211,13 +212,21 @@ struct RelationalMapper {
             builder.foreignKeys.append(ForeignKey(
                 name: SQLName.derived([name, column], suffix: "fkey"), columns: [column],
                 referencedTable: tableName(of: target), referencedColumns: [foreignKeyTarget(of: target).column],
-                onDelete: relationship.joinOnDelete?.referentialAction ?? .cascade
+                onDelete: relationship.joinOnDelete?.referentialAction ?? .cascade, onUpdate: relationship.joinOnUpdate?.referentialAction
             ))
+        }
+        if relationship.joinKey == .uniqueIndex {
+            builder.indexes.append(Index(name: SQLName.derived([name, source, destination], suffix: "key"), columns: [source, destination], isUnique: true))
         }
         if relationship.isIndexed {
             builder.indexes.append(Index(name: SQLName.derived([name, destination], suffix: "idx"), columns: [destination]))
         }
-        return builder.build(origin: .joinTable(entity: entity, relationship: relationship.name))
+        var table = builder.build(origin: .joinTable(entity: entity, relationship: relationship.name))
+        if relationship.joinKey == .uniqueIndex {
+            table.primaryKey.name = SQLName.derived([name, source, destination], suffix: "key")
+            table.keyIsUniqueIndex = true
+        }
+        return table
     }
 }
 

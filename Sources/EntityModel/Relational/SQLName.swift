@@ -18,9 +18,27 @@ public enum SQLName {
         name.wholeMatch(of: /[A-Za-z][A-Za-z0-9_]*/) != nil
     }
 
-    /// Whether `name` is reserved for the tool: `id`, `entity`, or anything starting with `_`.
+    /// The prefix of every name the tool itself gives in a tenant's schema (`_tm_archive`, online
+    /// shadows, an enum type moved aside): a model's tables, columns, sequences and enum types may
+    /// not start with it. Other names starting with `_` (Prisma's `_CategoryToPost`) are the
+    /// application's.
+    public static let toolPrefix = "_tm_"
+
+    /// Whether `name` starts with ``toolPrefix``.
+    public static func isToolName(_ name: String) -> Bool {
+        name.hasPrefix(toolPrefix)
+    }
+
+    /// Whether `name` is reserved for the tool: `id`, `entity`, or anything starting with `_tm_`.
     public static func isReserved(_ name: String) -> Bool {
-        name.hasPrefix("_") || reservedColumns.contains(name)
+        isToolName(name) || reservedColumns.contains(name)
+    }
+
+    /// Whether `name` is an SQL name a model may give a table, column, sequence or enum type
+    /// (`table:`, `column:`, `joinTable:`): an ASCII letter or `_`, then letters, digits, `_`. Model
+    /// names (entities, properties) are ``isIdentifier(_:)``: they start with a letter.
+    public static func isSQLName(_ name: String) -> Bool {
+        name.wholeMatch(of: /[A-Za-z_][A-Za-z0-9_]*/) != nil
     }
 
     /// A derived name (constraint, index, join table, join column): `parts` joined with `_`, then

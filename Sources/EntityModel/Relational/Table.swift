@@ -16,8 +16,13 @@ public struct Table: Hashable, Sendable, Codable {
     public var origin: Origin
     /// The columns, in creation order: `id`, the discriminator, then properties.
     public var columns: [Column]
-    /// The primary key.
+    /// The primary key: the columns that identify a row. Where ``keyIsUniqueIndex`` is set, the
+    /// table has no `PRIMARY KEY` constraint: these columns are `NOT NULL` and the unique index of
+    /// ``indexes`` with the key's name covers them (a join table with `joinKey: uniqueIndex`).
     public var primaryKey: PrimaryKey
+    /// Whether the key is a unique index rather than a `PRIMARY KEY` constraint (Prisma's implicit
+    /// many-to-many tables); nil for a primary key.
+    public var keyIsUniqueIndex: Bool?
     /// The foreign keys, sorted by name.
     public var foreignKeys: [ForeignKey]
     /// The unique constraints, sorted by name.

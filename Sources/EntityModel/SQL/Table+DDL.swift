@@ -5,7 +5,9 @@ extension Table {
     /// constraints, but no foreign keys (see ``ForeignKey/addition(toTable:)``).
     public var creation: SQL {
         var lines: [SQL] = columns.map { "    \($0.definition)" }
-        lines.append("    CONSTRAINT \(id: primaryKey.name) PRIMARY KEY (\(ids: primaryKey.columns))")
+        if keyIsUniqueIndex != true {
+            lines.append("    CONSTRAINT \(id: primaryKey.name) PRIMARY KEY (\(ids: primaryKey.columns))")
+        }
         for unique in uniqueConstraints {
             lines.append("    CONSTRAINT \(id: unique.name) UNIQUE (\(ids: unique.columns))")
         }

@@ -16,8 +16,9 @@ struct EnumValidator {
         for type in enums {
             let what = "enum \(type.name)"
             if !seen.insert(type.name).inserted { messages.append("\(what) is declared twice.") }
-            if type.name.hasPrefix("_") || type.name.wholeMatch(of: /[A-Za-z][A-Za-z0-9_]*/) == nil || type.name.utf8.count > Self.maximumNameBytes {
-                messages.append("\(what) is not a valid name: a name starts with a letter, has only letters, digits and \"_\", and at most 63 bytes.")
+            if SQLName.isToolName(type.name) || !SQLName.isSQLName(type.name) || type.name.utf8.count > Self.maximumNameBytes {
+                messages.append("\(what) is not a valid name: a name starts with a letter or \"_\" (not \"\(SQLName.toolPrefix)\"), "
+                    + "has only letters, digits and \"_\", and at most 63 bytes.")
             }
             if tables.contains(type.name) { messages.append("\(what) has the name of a table; PostgreSQL keeps types and tables under one name.") }
             if type.values.isEmpty { messages.append("\(what) has no values; list them in order, such as [pending, paid].") }

@@ -59,8 +59,9 @@ struct KeyValidator {
         var names: Set<String> = []
         for sequence in sequences {
             let what = "sequence \(sequence.name)"
-            if sequence.name.hasPrefix("_") || !SQLName.isIdentifier(sequence.name) || sequence.name.utf8.count > SQLName.maximumLength {
-                report(sequence.location, "\(what) is not a valid name: a name starts with a letter, has only letters, digits and \"_\", and at most 63 bytes.")
+            if SQLName.isToolName(sequence.name) || !SQLName.isSQLName(sequence.name) || sequence.name.utf8.count > SQLName.maximumLength {
+                report(sequence.location, "\(what) is not a valid name: a name starts with a letter or \"_\" (not \"\(SQLName.toolPrefix)\"), "
+                    + "has only letters, digits and \"_\", and at most 63 bytes.")
             }
             if !names.insert(sequence.name).inserted { report(sequence.location, "\(what) is declared twice.") }
             if tables.contains(sequence.name) { report(sequence.location, "\(what) has the name of a table; a sequence and a table share one namespace.") }

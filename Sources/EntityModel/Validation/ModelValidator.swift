@@ -26,6 +26,7 @@ struct ModelValidator {
             for attribute in entity.attributes { validator.checkDefault(of: attribute, in: entity) }
             for relationship in entity.relationships {
                 validator.checkRelationship(relationship, of: entity)
+                validator.checkJoinTableOptions(relationship, of: entity)
             }
         }
         validator.checkSQLNames()
@@ -40,19 +41,20 @@ struct ModelValidator {
 
     /// Checks a name a model gives (entity, property, table, column or renaming identifier).
     /// `isColumn` also reserves `id` and `entity` (and names whose snake_case is one of them).
+    /// `isSQLName` (a table or column name) lets it start with `_`, but not with `_tm_`.
     /// Returns `false` when it reported a mistake.
     @discardableResult
-    private mutating func checkName(_ name: String, what: String, at location: SourceLocation?, isColumn: Bool = false) -> Bool {
-        if name.hasPrefix("_") {
-            report(location, "\(what) uses a reserved name: names starting with \"_\" belong to TenantMigrator.")
+    private mutating func checkName(_ name: String, what: String, at location: SourceLocation?, isColumn: Bool = false, isSQLName: Bool = false) -> Bool {
+        if SQLName.isToolName(name) {
+            report(location, "\(what) uses a reserved name: names starting with \"\(SQLName.toolPrefix)\" belong to TenantMigrator.")
             return false
         }
         if isColumn, SQLName.reservedColumns.contains(name) || SQLName.reservedColumns.contains(name.snakeCased) {
             report(location, "\(what) uses a reserved name: TenantMigrator owns the columns \"id\" and \"entity\".")
             return false
         }
-        guard SQLName.isIdentifier(name) else {
-            report(location, "\(what) is not a valid name: a name starts with a letter and has only letters, digits and \"_\".")
+        guard isSQLName ? SQLName.isSQLName(name) : SQLName.isIdentifier(name) else {
+            report(location, "\(what) is not a valid name: a name starts with a letter\(isSQLName ? " or \"_\"" : "") and has only letters, digits and \"_\".")
             return false
         }
         return true
@@ -83,7 +85,7 @@ struct ModelValidator {
                 report(entity.location, "entity \(entity.name) has a parent, so its rows live in its root entity's table; "
                     + "table: is allowed only on a root entity.")
             } else {
-                checkName(table, what: "table name \"\(table)\" of entity \(entity.name)", at: entity.location)
+                checkName(table, what: "table name \"\(table)\" of entity \(entity.name)", at: entity.location, isSQLName: true)
             }
         }
     }
@@ -131,7 +133,7 @@ struct ModelValidator {
             let what = property.described
             checkName(property.name, what: what, at: property.location, isColumn: true)
             if let column = property.columnOverride {
-                checkName(column, what: "column \"\(column)\" of \(what)", at: property.location, isColumn: true)
+                checkName(column, what: "column \"\(column)\" of \(what)", at: property.location, isColumn: true, isSQLName: true)
             }
             if let renamed = property.renamingIdentifier {
                 checkName(renamed, what: "renamingIdentifier \"\(renamed)\" of \(what)", at: property.location)
@@ -215,6 +217,31 @@ struct ModelValidator {
     }
 
     // MARK: Relationships
+
+    /// `joinTable`, `joinColumns`, `joinKey` and `joinOnUpdate` only on a to-many that owns a join
+    /// table; its names as ``checkName(_:what:at:isColumn:isSQLName:)`` checks table and column names,
+    /// two different columns, each name at most 63 bytes.
+    private mutating func checkJoinTableOptions(_ relationship: Relationship, of entity: Entity) {
+        guard let first = relationship.joinTableOptions.first else { return }
+        let what = "relationship \(entity.name).\(relationship.name)", location = relationship.location
+        guard RelationalMapper(graph: graph).ownsJoinTable(relationship, declaredBy: entity.name) else {
+            report(location, "\(what) has \(first), but it holds no join table: joinTable, joinColumns, joinKey and joinOnUpdate go on the "
+                + "to-many that owns one (of two inverse to-manys, the side whose (entity, relationship) sorts first).")
+            return
+        }
+        var names: [(String, String)] = []
+        if let table = relationship.joinTableOverride { names.append((table, "join table \"\(table)\" of \(what)")) }
+        if let columns = relationship.joinColumnsOverride {
+            if columns.count != 2 || columns.first == columns.last {
+                report(location, "\(what) has joinColumns [\(columns.joined(separator: ", "))]; give two different column names: "
+                    + "the owner's, then the destination's.")
+            }
+            names += columns.map { ($0, "join column \"\($0)\" of \(what)") }
+        }
+        for (name, described) in names where checkName(name, what: described, at: location, isSQLName: true) && name.utf8.count > SQLName.maximumLength {
+            report(location, "\(described) is \(name.utf8.count) bytes long; PostgreSQL allows at most \(SQLName.maximumLength).")
+        }
+    }
 
     /// Checks a relationship's destination, inverse, counts and column override.
     private mutating func checkRelationship(_ relationship: Relationship, of entity: Entity) {
@@ -345,7 +372,8 @@ struct ModelValidator {
             tables.append(table)
         }
         for table in tables {
-            let relations = [(table.primaryKey.name, "primary key")]
+            // (A key that is a unique index is one of the indexes.)
+            let relations = (table.keyIsUniqueIndex == true ? [] : [(table.primaryKey.name, "primary key")])
                 + table.uniqueConstraints.map { ($0.name, "unique constraint") }
                 + table.indexes.map { ($0.name, "index") }
             for (name, kind) in relations {

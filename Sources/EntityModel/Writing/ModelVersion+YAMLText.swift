@@ -117,6 +117,10 @@ private extension Relationship {
         if isDeferred { keys.append(("deferred", "true")) }
         if !isIndexed { keys.append(("indexed", "false")) }
         if let joinOnDelete { keys.append(("joinOnDelete", joinOnDelete.rawValue)) }
+        if let joinTableOverride { keys.append(("joinTable", YAMLScalar.name(joinTableOverride))) }
+        if let joinColumnsOverride { keys.append(("joinColumns", "[" + joinColumnsOverride.map { YAMLScalar.name($0) }.joined(separator: ", ") + "]")) }
+        if let joinKey { keys.append(("joinKey", joinKey.rawValue)) }
+        if let joinOnUpdate { keys.append(("joinOnUpdate", joinOnUpdate.rawValue)) }
         return keys
     }
 }

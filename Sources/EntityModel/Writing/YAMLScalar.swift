@@ -7,7 +7,7 @@ enum YAMLScalar {
 
     /// `name` as it is, when it is an identifier YAML reads as a plain string; otherwise quoted.
     static func name(_ name: String) -> String {
-        let isPlain = name.wholeMatch(of: /[A-Za-z][A-Za-z0-9_]*/) != nil && !specialWords.contains(name.lowercased())
+        let isPlain = name.wholeMatch(of: /[A-Za-z_][A-Za-z0-9_]*/) != nil && !specialWords.contains(name.lowercased())
         return isPlain ? name : quoted(name)
     }
 

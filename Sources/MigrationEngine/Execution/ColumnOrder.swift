@@ -41,12 +41,12 @@ struct ColumnOrder {
         let names = Set(moved.map { $0.name })
         var statements: [SQL] = []
         for (index, column) in moved.enumerated() {
-            statements.append("ALTER TABLE \(qualified) ADD COLUMN \(id: "tm_reorder_\(index)") \(type: column.type)")
+            statements.append("ALTER TABLE \(qualified) ADD COLUMN \(id: "_tm_reorder_\(index)") \(type: column.type)")
         }
-        statements.append("UPDATE \(qualified) SET \(moved.enumerated().map { "\(id: "tm_reorder_\($0.offset)") = \(id: $0.element.name)" as SQL }, joinedBy: ", ")")
+        statements.append("UPDATE \(qualified) SET \(moved.enumerated().map { "\(id: "_tm_reorder_\($0.offset)") = \(id: $0.element.name)" as SQL }, joinedBy: ", ")")
         for (index, column) in moved.enumerated() {
             statements.append("ALTER TABLE \(qualified) DROP COLUMN \(id: column.name)")
-            statements.append("ALTER TABLE \(qualified) RENAME COLUMN \(id: "tm_reorder_\(index)") TO \(id: column.name)")
+            statements.append("ALTER TABLE \(qualified) RENAME COLUMN \(id: "_tm_reorder_\(index)") TO \(id: column.name)")
             var operations: [SchemaOperation] = []
             if column.defaultValue != nil { operations.append(.setDefault(table: table.name, column: column.name, value: column.defaultValue, type: column.type)) }
             if !column.isNullable { operations.append(.setNullable(table: table.name, column: column.name, isNullable: false)) }

@@ -12,7 +12,9 @@ extension SchemaDiffer {
         let table = newTable.name
         let tables = tableMatch
 
-        if oldTable.primaryKey.name != newTable.primaryKey.name, translate(oldTable.primaryKey.columns) == newTable.primaryKey.columns {
+        // (A key that is a unique index is renamed, kept or made as one of the indexes, below.)
+        if oldTable.keyIsUniqueIndex == nil, newTable.keyIsUniqueIndex == nil,
+           oldTable.primaryKey.name != newTable.primaryKey.name, translate(oldTable.primaryKey.columns) == newTable.primaryKey.columns {
             emit(.renameConstraints, .renameConstraint(table: table, from: oldTable.primaryKey.name, to: newTable.primaryKey.name))
         }
 

@@ -146,7 +146,8 @@ private struct TableBuilder {
 /// The catalog queries. Each takes the schema's name as `$1` and covers every table of the schema.
 private enum Catalog {
     /// The tables the snapshot covers: ordinary and partitioned, not starting with `_`.
-    static let tableFilter: SQL = "c.relkind IN ('r', 'p') AND left(c.relname, 1) <> '_'"
+    /// Tables, but the tool's own (`_tm_…`, ``SQLName/toolPrefix``).
+    static let tableFilter: SQL = "c.relkind IN ('r', 'p') AND left(c.relname, 4) <> '_tm_'"
 
     /// One row per table, or one row with a NULL table when the schema is empty; no row when the
     /// schema does not exist. `quoted_schema` is the name as catalog functions print it.

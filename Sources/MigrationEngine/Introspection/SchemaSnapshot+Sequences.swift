@@ -27,7 +27,7 @@ extension SchemaSnapshot {
                                                        ELSE -9223372036854775808 END AS low,
                                        CASE s.seqtypid WHEN 'pg_catalog.int2'::pg_catalog.regtype THEN 32767 WHEN 'pg_catalog.int4'::pg_catalog.regtype THEN 2147483647
                                                        ELSE 9223372036854775807 END AS high) AS m
-            WHERE n.nspname = \(bind: .text(schema)) AND c.relkind = 'S' AND left(c.relname, 1) <> '_'
+            WHERE n.nspname = \(bind: .text(schema)) AND c.relkind = 'S' AND left(c.relname, 4) <> '_tm_'
               AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
                               WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objid = c.oid AND d.deptype = 'i')
             """

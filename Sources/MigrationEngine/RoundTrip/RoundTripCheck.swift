@@ -57,7 +57,7 @@ public struct RoundTripCheck: Sendable {
     /// Runs every trip on `connection`, in a transaction (a savepoint when the caller has one open)
     /// that is always rolled back, with a savepoint per trip that is rolled back too.
     public func run(on connection: Connection) throws -> RoundTripReport {
-        let schema = "tm_round_trip_\(try connection.execute("SELECT pg_catalog.pg_backend_pid()").first!.decode(Int32.self, at: 0))"
+        let schema = "_tm_round_trip_\(try connection.execute("SELECT pg_catalog.pg_backend_pid()").first!.decode(Int32.self, at: 0))"
         let results = try Self.rolledBack({ try connection.transaction($0) }) { connection in
             try paths.map { path in
                 try Self.rolledBack({ try connection.savepoint($0) }) { connection in runTrip(path, schema: schema, on: connection) }

@@ -15,7 +15,7 @@ struct RoundTripSnapshot {
     let schema: String
 
     init(version: ModelVersion, schema: String) {
-        self.tables = version.relationalSchema().tables.filter { !$0.name.hasPrefix("_") }.sorted { $0.name < $1.name }
+        self.tables = version.relationalSchema().tables.filter { !SQLName.isToolName($0.name) }.sorted { $0.name < $1.name }
         self.schema = schema
     }
 

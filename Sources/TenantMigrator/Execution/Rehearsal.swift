@@ -14,16 +14,16 @@ struct Rehearsal {
     let tables: [String]
     let schema: String
 
-    static let snapshotTable: SQL = "pg_temp.tm_rehearsal_before"
+    static let snapshotTable: SQL = "pg_temp._tm_rehearsal_before"
 
     init(version: ModelVersion, schema: String) {
-        self.tables = version.relationalSchema().tables.map(\.name).filter { !$0.hasPrefix("_") }.sorted()
+        self.tables = version.relationalSchema().tables.map(\.name).filter { !SQLName.isToolName($0) }.sorted()
         self.schema = schema
     }
 
     /// Copies every row of every table aside.
     func takeSnapshot(on connection: Connection) throws {
-        try connection.execute("CREATE TEMP TABLE tm_rehearsal_before (tbl text NOT NULL, item jsonb NOT NULL) ON COMMIT DROP")
+        try connection.execute("CREATE TEMP TABLE _tm_rehearsal_before (tbl text NOT NULL, item jsonb NOT NULL) ON COMMIT DROP")
         for table in tables {
             try connection.execute(
                 "INSERT INTO \(Self.snapshotTable) SELECT $1, pg_catalog.to_jsonb(t) FROM \(schema: schema, table: table) AS t", [table]

@@ -38,12 +38,7 @@ public struct SchemaImport: Sendable {
             let imported = try SchemaImporter(snapshot: live).importVersion(named: versionName)
             let foreign = try ForeignObject.inventory(inSchema: schema, on: connection).excludingSequences(of: imported.version).notDefined(by: imported.version)
             let differences = live.differences(from: try SchemaSnapshot.expected(for: imported.version, on: connection))
-            let underscoreTables = try SchemaSnapshot.underscoreTables(schema: schema, on: connection)
             let notes = imported.notes
-                + underscoreTables.map {
-                    ImportNote(.notExpressed, "table \($0)", "names starting with \"_\" are reserved for TenantMigrator: the model cannot name this table, "
-                        + "so a tenant made from the model lacks it; adopt, verify and migrations do not look at it (its foreign keys to the model's tables still bind)")
-                }
                 + foreign.map { ImportNote(.notExpressed, "\($0.kind) \($0.name)", "the model describes tables only; verify reports it as a foreign object") }
             return SchemaImport(schema: schema, version: imported.version, notes: notes, remainingDifferences: differences, foreignObjects: foreign)
         }

@@ -60,7 +60,7 @@ struct EnumLoadingTests {
         ("[new, paid, shipped]", "[new, paid, new]", "enum order_status lists the value \"new\" twice."),
         ("[new, paid, shipped]", "[]", "enum order_status has no values; list them in order, such as [pending, paid]."),
         ("renamed: { parcel: ups }", "renamed: { post: ups }", "enum carrier renames \"ups\" to \"post\", which is not among its values."),
-        ("order_status: [", "_status: [", "enum _status is not a valid name"),
+        ("order_status: [", "_tm_status: [", "enum _tm_status is not a valid name"),
         ("order_status: [", "order: [", "enum order has the name of a table; PostgreSQL keeps types and tables under one name."),
         ("carrier: { values:", "carrier: { value:", "unknown key \"value\" in enum carrier"),
     ])

@@ -40,7 +40,7 @@ struct VersionFileDecoderTests {
             (2, "unknown key \"description\" in a version file; the keys are: entities, sequences, enums."),
             (5, "unknown key \"remark\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract, checks, uniques, indexes, key, comment."),
             (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check, comment."),
-            (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column, onUpdate, deferred, indexed, joinOnDelete."),
+            (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column, onUpdate, deferred, indexed, joinOnDelete, joinTable, joinColumns, joinKey, joinOnUpdate."),
         ]),
         BrokenFixture("DuplicateKey", [
             (5, "the key \"name\" appears more than once in the same mapping."),

@@ -24,7 +24,9 @@ struct SQLNameTests {
         #expect(!SQLName.isIdentifier("2recipe"))
         #expect(!SQLName.isIdentifier("_recipe"))
         #expect(!SQLName.isIdentifier("récipe"))
-        #expect(SQLName.isReserved("id") && SQLName.isReserved("entity") && SQLName.isReserved("_x"))
+        #expect(SQLName.isReserved("id") && SQLName.isReserved("entity") && SQLName.isReserved("_tm_x"))
+        // Only `_tm_` is the tool's: an application's `_prisma_migrations` is a name a model may give a table.
+        #expect(!SQLName.isReserved("_x") && SQLName.isSQLName("_prisma_migrations") && !SQLName.isSQLName("2x"))
         #expect(!SQLName.isReserved("identity"))
     }
 }

@@ -5,7 +5,7 @@ import TypedSQL
 /// Mistakes of meaning in a version, each reported with its line, and all of them at once.
 struct ModelValidatorTests {
     static let reservedColumn = "uses a reserved name: TenantMigrator owns the columns \"id\" and \"entity\"."
-    static let reservedPrefix = "uses a reserved name: names starting with \"_\" belong to TenantMigrator."
+    static let reservedPrefix = "uses a reserved name: names starting with \"_tm_\" belong to TenantMigrator."
     static let notAnIdentifier = "is not a valid name: a name starts with a letter and has only letters, digits and \"_\"."
 
     /// Each broken version and what it must report.
@@ -53,15 +53,15 @@ struct ModelValidatorTests {
         BrokenFixture("ReservedName", [
             (5, "attribute Recipe.id \(Self.reservedColumn)"),
             (6, "attribute Recipe.entity \(Self.reservedColumn)"),
-            (7, "attribute Recipe._secret \(Self.reservedPrefix)"),
+            (7, "attribute Recipe._tm_secret \(Self.reservedPrefix)"),
             (8, "attribute Recipe.ID \(Self.reservedColumn)"),
-            (9, "column \"_code\" of attribute Recipe.code \(Self.reservedPrefix)"),
-            (10, "entity name \"_Hidden\" \(Self.reservedPrefix)"),
+            (9, "column \"_tm_code\" of attribute Recipe.code \(Self.reservedPrefix)"),
+            (10, "entity name \"_tm_Hidden\" \(Self.reservedPrefix)"),
         ]),
         BrokenFixture("NotIdentifier", [
             (5, "attribute Recipe.2ndName \(Self.notAnIdentifier)"),
             (6, "attribute Recipe.first name \(Self.notAnIdentifier)"),
-            (7, "column \"nom-de-plume\" of attribute Recipe.nom \(Self.notAnIdentifier)"),
+            (7, "column \"nom-de-plume\" of attribute Recipe.nom is not a valid name: a name starts with a letter or \"_\" and has only letters, digits and \"_\"."),
             (8, "entity name \"Recipe-Item\" \(Self.notAnIdentifier)"),
         ]),
         BrokenFixture("NameTooLong", [

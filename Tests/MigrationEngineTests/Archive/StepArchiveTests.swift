@@ -13,7 +13,7 @@ extension Connection {
     /// as JSON with its keys sorted, so a column that went and came back at the end of the table
     /// compares equal.
     func modelTableChecksums(schema: String) throws -> [String: String] {
-        let tables: [String] = try execute("SELECT tablename::text FROM pg_tables WHERE schemaname = $1 AND tablename NOT LIKE '\\_%' ORDER BY 1", [schema])
+        let tables: [String] = try execute("SELECT tablename::text FROM pg_tables WHERE schemaname = $1 AND tablename NOT LIKE '\\_tm\\_%' ORDER BY 1", [schema])
             .map { try $0.decode(String.self, at: 0) }
         var sums: [String: String] = [:]
         for table in tables {

@@ -43,9 +43,11 @@ struct SchemaSnapshotExpectedTests {
     @Test func extraTable() async throws {
         let found = try await drift("Recipes", "v2", after: """
             CREATE TABLE tenant_a.extra_table (id integer PRIMARY KEY);
-            CREATE TABLE tenant_a._bookkeeping (id integer);
+            CREATE TABLE tenant_a._tm_bookkeeping (id integer);
+            CREATE TABLE tenant_a._prisma_migrations (id varchar(36) PRIMARY KEY);
             """)
-        expectDrift(found, [SchemaDifference(kind: .extraTable, table: "extra_table")], ["table extra_table is not in the model"])
+        expectDrift(found, [SchemaDifference(kind: .extraTable, table: "_prisma_migrations"), SchemaDifference(kind: .extraTable, table: "extra_table")],
+                    ["table _prisma_migrations is not in the model", "table extra_table is not in the model"])
     }
 
     @Test func missingAndExtraColumns() async throws {

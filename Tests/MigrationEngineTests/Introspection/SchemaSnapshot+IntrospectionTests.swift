@@ -239,13 +239,16 @@ struct SchemaSnapshotIntrospectionTests {
         try await TestPostgres.withDatabase { connection in
             try connection.fixtureScript("""
                 CREATE SCHEMA tenant_a;
+                CREATE TABLE tenant_a._tm_migrations (version text);
                 CREATE TABLE tenant_a._migrations (version text);
                 CREATE TABLE tenant_a.thing (id integer);
                 CREATE VIEW tenant_a.thing_view AS SELECT id FROM tenant_a.thing;
                 CREATE SCHEMA empty;
                 """)
             let snapshot = try SchemaSnapshot.read(schema: "tenant_a", on: connection)
+            // Only `_tm_` is the tool's: an application's `_migrations` is read.
             #expect(snapshot.tables == [
+                TableSnapshot(name: "_migrations", columns: [ColumnSnapshot(name: "version", type: "text", isNullable: true)]),
                 TableSnapshot(name: "thing", columns: [ColumnSnapshot(name: "id", type: "integer", isNullable: true)]),
             ])
             #expect(try SchemaSnapshot.read(schema: "empty", on: connection) == SchemaSnapshot(tables: []))

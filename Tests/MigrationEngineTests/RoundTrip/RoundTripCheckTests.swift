@@ -164,7 +164,7 @@ struct RoundTripCheckTests {
             let output = try await check(conninfo, ["--migrations", PackagePaths.root.appendingPathComponent("Migrations").path, "--rows", "5"])
             #expect(output.status == 0, "\(output.stdout)\n\(output.stderr)")
             let connection = try Connection(conninfo)
-            #expect(try connection.scalar("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'tm_round_trip%'", as: Int64.self) == 0)
+            #expect(try connection.scalar("SELECT count(*) FROM pg_namespace WHERE nspname LIKE '\\_tm\\_round\\_trip%'", as: Int64.self) == 0)
             #expect(TestPostgres.dumpChanges(before, try await TestPostgres.dump(conninfo)) == [])
         }
     }

@@ -24,7 +24,7 @@ struct CommentImportTests {
             SELECT c.relname || coalesce('.' || a.attname, '') || ' ' || d.description FROM pg_description d
             JOIN pg_class c ON c.oid = d.objoid AND d.classoid = 'pg_class'::regclass
             LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = d.objsubid AND d.objsubid > 0
-            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_%' ORDER BY 1
+            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_tm\\_%' ORDER BY 1
             """, [schema], as: String.self)
     }
 

@@ -14,19 +14,16 @@ import Testing
 /// (identity ids, `_like` indexes with `varchar_pattern_ops`, deferred foreign keys, checks of
 /// Positive…Fields, unique_together, `django_session` keyed by a varchar) and Prisma's (quoted
 /// PascalCase tables, an enum, `TEXT` ids, `TIMESTAMP(3)`, `_prisma_migrations` and the implicit
-/// many-to-many `_CategoryToPost`). Each imports with no difference and no
-/// note (but Prisma's two tables whose names start with `_`, which the model cannot name: import
-/// names them and a new tenant lacks them), adopts, verifies clean, and a second tenant made from the imported model has the same
-/// catalog (columns, defaults, constraints, indexes and sequences, names aside).
+/// many-to-many `_CategoryToPost`, with columns `A` and `B`, a unique index on both and no
+/// primary key, carried as a join table of its own name, columns and key). Each imports with no
+/// difference and no note, adopts, verifies clean, and a second tenant made from the imported
+/// model has the same catalog (columns, defaults, constraints, indexes and sequences, names aside)
+/// and the same tables.
 @Suite("Importing framework schemas")
 struct FrameworkSchemaImportTests {
     static func fixture(_ name: String) throws -> String {
         try String(contentsOf: PackagePaths.root.appendingPathComponent("Tests/TenantMigratorTests/Fixtures/Schemas/\(name).sql"), encoding: .utf8)
     }
-
-    /// The tables a fixture has that the model cannot carry, because their names start with `_`
-    /// (reserved for the tool): import names each, and a tenant made from the model lacks them.
-    static let uncarriedTables = ["prisma": ["_CategoryToPost", "_prisma_migrations"]]
 
     @Test(arguments: [
         ("rails", "rails_app", [
@@ -53,6 +50,9 @@ struct FrameworkSchemaImportTests {
             "      price: { type: \"numeric(65,30)\", optional: true }", "      tags: { type: \"text[]\", optional: true }",
             "      updatedAt: { type: \"timestamp(3) without time zone\", column: updatedAt }",
             "      authorId: { destination: User, inverse: posts, optional: false, column: authorId, onUpdate: cascade, indexed: false }",
+            "    table: _prisma_migrations", "    key: { type: \"character varying(36)\" }",
+            "      posts: { destination: Post, toMany: true, inverse: categories, joinTable: _CategoryToPost, joinColumns: [A, B], joinKey: uniqueIndex, joinOnUpdate: cascade }",
+            "      categories: { destination: Category, toMany: true, inverse: posts }",
         ]),
     ])
     func aFrameworkSchemaImportsAdoptsAndMakesTenantsWithTheSameCatalog(fixture: String, schema: String, expectedLines: [String]) async throws {
@@ -60,8 +60,7 @@ struct FrameworkSchemaImportTests {
             try connection.fixtureScript(try Self.fixture(fixture))
             let imported = try SchemaImport.read(schema: schema, versionName: "v1", on: connection)
             let yaml = imported.version.yamlText()
-            let uncarried = Self.uncarriedTables[fixture] ?? []
-            #expect(imported.notes.map(\.element) == uncarried.map { "table \($0)" }, "\(fixture): \(imported.notes.map(\.description))\n\(yaml)")
+            #expect(imported.notes.isEmpty, "\(fixture): \(imported.notes.map(\.description))\n\(yaml)")
             #expect(imported.isAdoptable, "\(fixture): \(imported.remainingDifferences.map(\.description))\n\(yaml)")
             let lines = Set(yaml.split(separator: "\n").map(String.init))
             for line in expectedLines { #expect(lines.contains(line), "\(fixture): missing \(line) in\n\(yaml)") }
@@ -78,10 +77,8 @@ struct FrameworkSchemaImportTests {
             let createdShape = try connection.keyedCatalogShape(of: created.schema).map { $0.replacingOccurrences(of: "::\(created.schema).", with: "::S.") }
             let originalShape = try connection.keyedCatalogShape(of: schema).map { $0.replacingOccurrences(of: "::\(schema).", with: "::S.") }
             #expect(createdShape == originalShape, "\(fixture): \(createdShape.difference(from: originalShape))")
-            // The shapes leave out tables whose names start with `_`: the application's own such
-            // tables (Prisma's) are all there, but for those import named as not carried.
-            #expect(try connection.applicationTables(of: created.schema) == connection.applicationTables(of: schema).filter { !uncarried.contains($0) }, "\(fixture)")
-            #expect(try Set(connection.applicationTables(of: schema)).isSuperset(of: uncarried), "\(fixture)")
+            // Every table of the application is there, Prisma's `_` tables included.
+            #expect(try connection.applicationTables(of: created.schema) == connection.applicationTables(of: schema), "\(fixture)")
         }
     }
 
@@ -89,89 +86,79 @@ struct FrameworkSchemaImportTests {
     /// `PositiveSmallIntegerField(default=0)` would): both tenants, the adopted schema and one made
     /// from the model, migrate to it and roll back exactly (catalog, values as text, sequences).
     @Test func aV2OfTheImportedDjangoModelMigratesBothTenantsAndRollsBackExactly() async throws {
+        let created = "      created: { type: date, defaultExpression: \"statement_timestamp()\" }\n"
+        try await migrateBothTenantsAndRollBack(
+            "django", schema: "django_app", rows: 8,
+            v2: { $0.replacingOccurrences(of: created, with: created + "      discountPercent: { type: int16, default: 0, check: \"discount_percent >= 0\" }\n") }
+        ) { name, schema, connection throws in
+            #expect(try connection.column("SELECT discount_percent::text FROM \(connection.quoteIdentifier(schema)).shop_product ORDER BY id", as: String.self)
+                    == ["0", "0"], "\(name)")
+            #expect(try connection.column("""
+                SELECT a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || pg_get_expr(d.adbin, d.adrelid)
+                FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                WHERE a.attrelid = $1::regclass AND a.attname = 'discount_percent'
+                """, [schema + ".shop_product"], as: String.self) == ["discount_percent smallint true 0"], "\(name)")
+            #expect(try connection.column("""
+                SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c' ORDER BY 1
+                """, [schema + ".shop_product"], as: String.self) == ["CHECK ((discount_percent >= 0))", "CHECK ((stock >= 0))"], "\(name)")
+        }
+    }
+
+    /// A v2 of the imported Prisma model adds a field with a default and a check to `Category`,
+    /// which Prisma's join table `_CategoryToPost` references: both tenants, the adopted schema and
+    /// one made from the model, migrate to it and roll back exactly, `_CategoryToPost` and
+    /// `_prisma_migrations` (carried by the model now) with their rows.
+    @Test func aV2OfTheImportedPrismaModelMigratesBothTenantsAndRollsBackExactly() async throws {
+        let name = "      name: { type: \"character varying(64)\" }\n"
+        try await migrateBothTenantsAndRollBack(
+            "prisma", schema: "prisma_app", rows: 6,
+            v2: { $0.replacingOccurrences(of: name, with: name + "      weight: { type: int32, default: 0, check: \"weight >= 0\" }\n") }
+        ) { tenantName, schema, connection throws in
+            let quoted = connection.quoteIdentifier(schema)
+            #expect(try connection.column("SELECT weight::text FROM \(quoted).\"Category\" ORDER BY id", as: String.self) == ["0", "0"], "\(tenantName)")
+            #expect(try connection.column("SELECT \"A\" || ' ' || \"B\" FROM \(quoted).\"_CategoryToPost\" ORDER BY 1", as: String.self)
+                    == ["1 clx0a1b2c0000qz8h3k9f2d1e", "2 clx0a1b2c0000qz8h3k9f2d1e"], "\(tenantName)")
+        }
+    }
+
+    /// Imports `fixture`'s schema as v1 and `v2(v1's text)` as v2, adopts the schema, makes a second
+    /// tenant from v1 with the fixture's rows, then for each tenant: migrates to v2 (verify clean,
+    /// sequences unchanged, `atV2`), rolls back to v1, and expects the catalog, every table's values
+    /// as text and the sequences to be as before, and verify clean.
+    private func migrateBothTenantsAndRollBack(
+        _ fixtureName: String, schema: String, rows: Int, v2: (String) -> String,
+        atV2: (String, String, Connection) throws -> Void
+    ) async throws {
         try await TestPostgres.withDatabase { connection in
-            let fixture = try Self.fixture("django")
+            let fixture = try Self.fixture(fixtureName)
             try connection.fixtureScript(fixture)
-            let v1 = try SchemaImport.read(schema: "django_app", versionName: "v1", on: connection).version
-            let created = "      created: { type: date, defaultExpression: \"statement_timestamp()\" }\n"
-            let v1Text = v1.yamlText()
-            #expect(v1Text.contains(created))
-            let v2Text = v1Text.replacingOccurrences(of: created, with: created + "      discountPercent: { type: int16, default: 0, check: \"discount_percent >= 0\" }\n")
-            let v2 = try ModelVersion(name: "v2", yaml: v2Text, file: "DjangoApp/v2.yaml")
-            let family = try ModelFamily(name: "DjangoApp", versions: [v1, v2])
-            let adopted = try AdoptedSchema("django_app", family: family, on: connection)
+            let v1 = try SchemaImport.read(schema: schema, versionName: "v1", on: connection).version
+            let v2Text = v2(v1.yamlText())
+            #expect(v2Text != v1.yamlText())
+            let family = try ModelFamily(name: "App", versions: [v1, try ModelVersion(name: "v2", yaml: v2Text, file: "App/v2.yaml")])
+            let adopted = try AdoptedSchema(schema, family: family, on: connection)
             let catalog = adopted.catalog, lifecycle = adopted.lifecycle
             let createdTenant = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             // The fixture's rows, into the new tenant.
-            let rows = fixture[fixture.range(of: "INSERT INTO")!.lowerBound...]
-            try connection.fixtureScript("SET search_path = \(connection.quoteIdentifier(createdTenant.schema));\n" + rows)
+            let rowsText = fixture[fixture.range(of: "INSERT INTO")!.lowerBound...]
+            try connection.fixtureScript("SET search_path = \(connection.quoteIdentifier(createdTenant.schema));\n" + rowsText)
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
-            for (name, schema) in [("adopted", "django_app"), ("created", createdTenant.schema)] {
+            for (name, schema) in [("adopted", schema), ("created", createdTenant.schema)] {
                 let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
                 let sequencesBefore = try connection.sequenceValues(of: schema)
-                #expect(dataBefore.count == 8, "\(name): \(dataBefore)")
+                #expect(dataBefore.count == rows, "\(name): \(dataBefore)")
                 let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
                 #expect(up.outcome == .migrated, "\(name): \(up)")
-                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) at v2")
-                #expect(try connection.column("SELECT discount_percent::text FROM \(connection.quoteIdentifier(schema)).shop_product ORDER BY id", as: String.self)
-                        == ["0", "0"], "\(name)")
-                #expect(try connection.column("""
-                    SELECT a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' ' || pg_get_expr(d.adbin, d.adrelid)
-                    FROM pg_attribute a JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-                    WHERE a.attrelid = $1::regclass AND a.attname = 'discount_percent'
-                    """, [schema + ".shop_product"], as: String.self) == ["discount_percent smallint true 0"], "\(name)")
-                #expect(try connection.column("""
-                    SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c' ORDER BY 1
-                    """, [schema + ".shop_product"], as: String.self) == ["CHECK ((discount_percent >= 0))", "CHECK ((stock >= 0))"], "\(name)")
+                try adopted.expectClean(name, on: connection)
+                try atV2(name, schema, connection)
                 #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
                 let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
                 #expect(down.outcome == .migrated, "\(name): \(down)")
                 #expect(try connection.keyedCatalogShape(of: schema) == shapeBefore, "\(name)")
                 #expect(try connection.userData(of: schema) == dataBefore, "\(name)")
                 #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
-                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) back at v1")
+                try adopted.expectClean(name, on: connection)
             }
-        }
-    }
-
-    /// Prisma's tables that the model cannot carry (`_prisma_migrations`, `_CategoryToPost`) stay
-    /// as they are while the adopted schema migrates to a v2 that adds a field with a default and a
-    /// check to `Category`, which `_CategoryToPost` references, and rolls back: their rows (as text)
-    /// and foreign keys are unchanged, and the model's tables come back exactly. (`Post`, keyed by
-    /// Prisma's `TEXT` id, cannot take such a step: its way back would archive values of a row
-    /// not keyed by an integer id, which is refused when planned; see docs/ModelFormat.md.)
-    @Test func prismasUncarriedTablesStayAsTheyAreWhileTheAdoptedSchemaMigratesAndRollsBack() async throws {
-        try await TestPostgres.withDatabase { connection in
-            try connection.fixtureScript(try Self.fixture("prisma"))
-            let v1 = try SchemaImport.read(schema: "prisma_app", versionName: "v1", on: connection).version
-            let name = "      name: { type: \"character varying(64)\" }\n"
-            let v1Text = v1.yamlText()
-            #expect(v1Text.contains(name))
-            let v2 = try ModelVersion(name: "v2", yaml: v1Text.replacingOccurrences(
-                of: name, with: name + "      weight: { type: int32, default: 0, check: \"weight >= 0\" }\n"), file: "PrismaApp/v2.yaml")
-            let family = try ModelFamily(name: "PrismaApp", versions: [v1, v2])
-            let adopted = try AdoptedSchema("prisma_app", family: family, on: connection)
-            let catalog = adopted.catalog, lifecycle = adopted.lifecycle
-            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
-            let uncarried = """
-                SELECT t::text FROM prisma_app."_CategoryToPost" t UNION ALL SELECT t::text FROM prisma_app."_prisma_migrations" t
-                UNION ALL SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'prisma_app."_CategoryToPost"'::regclass
-                ORDER BY 1
-                """
-            let uncarriedBefore = try connection.column(uncarried, as: String.self)
-            #expect(uncarriedBefore.count == 5, "\(uncarriedBefore)")
-            let shapeBefore = try connection.keyedCatalogShape(of: "prisma_app"), dataBefore = try connection.userData(of: "prisma_app")
-            let up = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
-            #expect(up.outcome == .migrated, "\(up)")
-            #expect(try lifecycle.verify(try tenant("adopted"), on: connection).isClean, "at v2")
-            #expect(try connection.column("SELECT weight::text FROM prisma_app.\"Category\" ORDER BY id", as: String.self) == ["0", "0"])
-            #expect(try connection.column(uncarried, as: String.self) == uncarriedBefore)
-            let down = try runner.migrate(try tenant("adopted"), .rollback(to: "v1"), on: connection)
-            #expect(down.outcome == .migrated, "\(down)")
-            #expect(try connection.keyedCatalogShape(of: "prisma_app") == shapeBefore)
-            #expect(try connection.userData(of: "prisma_app") == dataBefore)
-            #expect(try connection.column(uncarried, as: String.self) == uncarriedBefore)
-            #expect(try lifecycle.verify(try tenant("adopted"), on: connection).isClean, "back at v1")
         }
     }
 }

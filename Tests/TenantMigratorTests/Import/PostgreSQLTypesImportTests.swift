@@ -246,7 +246,7 @@ extension Connection {
     /// text (a table may have no `id`).
     func userData(of schema: String) throws -> [String: String] {
         var sums: [String: String] = [:]
-        for table in try column("SELECT tablename::text FROM pg_tables WHERE schemaname = $1 AND tablename NOT LIKE '\\_%' ORDER BY 1", [schema], as: String.self) {
+        for table in try column("SELECT tablename::text FROM pg_tables WHERE schemaname = $1 AND tablename NOT LIKE '\\_tm\\_%' ORDER BY 1", [schema], as: String.self) {
             sums[table] = try scalar("SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM \(quoteIdentifier(schema)).\(quoteIdentifier(table)) t", as: String.self)
         }
         return sums
@@ -263,15 +263,15 @@ extension Connection {
             FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
             LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
             WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
-                AND c.relname NOT LIKE '\\_%'
+                AND c.relname NOT LIKE '\\_tm\\_%'
             UNION ALL
             SELECT c.relname || ' constraint ' || pg_get_constraintdef(k.oid)
             FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
-            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_%'
+            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_tm\\_%'
             UNION ALL
             SELECT c.relname || ' index ' || regexp_replace(pg_get_indexdef(i.indexrelid), '^CREATE (UNIQUE )?INDEX \\S+ ON ', 'CREATE \\1INDEX ON ')
             FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
-            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_%'
+            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_tm\\_%'
             ORDER BY 1
             """, [schema], as: String.self).map { $0.replacingOccurrences(of: " \(schema).", with: " S.").replacingOccurrences(of: "\"\(schema)\".", with: "S.") }
     }
