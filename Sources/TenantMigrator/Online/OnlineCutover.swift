@@ -125,6 +125,7 @@ struct OnlineCutover {
             moves.append(Statement(ShadowTables.autovacuumReset(schema: schemas.tenant, table: table)))
         }
         try connection.pipeline(moves)
+        try swapModelObjects()
         // Rights and sequences: each table after the table its rows come from (as offline, where
         // that table would have been altered in place), else as a new table of the schema.
         let origins = OnlineLineage.tableOrigins(of: context.plan.plan)
