@@ -28,10 +28,12 @@ struct DomainImportTests {
             #expect(items.type == .int32 && items.columnType == nil, "\(yaml)")
             let notes = imported.notes.map(\.description)
             #expect(notes.contains { $0.contains("column customer.email") && $0.contains("the domain email over character varying(255)")
-                && $0.contains("CHECK ((VALUE)::text ~~ '%@%'::text)") && $0.contains("carried as its base type") }, "\(notes)")
+                && $0.contains("CHECK (((VALUE)::text ~~ '%@%'::text))") && $0.contains("carried as its base type") }, "\(notes)")
             #expect(notes.contains { $0.contains("column customer.items") && $0.contains("the domain quantity over integer")
                 && $0.contains("NOT NULL") && $0.contains("DEFAULT 1") && $0.contains("CHECK ((VALUE > 0))") }, "\(notes)")
-            #expect(notes.count == 2, "\(notes)")
+            // The domains themselves are named too, as objects the model does not describe.
+            #expect(notes.filter { $0.hasPrefix("not expressed: domain ") }.count == 2, "\(notes)")
+            #expect(notes.count == 4, "\(notes)")
         }
     }
 }
