@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import LibPQ
 import PostgresTestSupport
@@ -87,6 +88,57 @@ struct OnlineRunSequencesTests {
             }
             #expect(ids[0] == ids[1])
             #expect(try connection.userData(of: "tenant_online") == connection.userData(of: "tenant_twin"))
+        }
+    }
+    /// A session that draws from the tenant's sequence while the cutover holds it (the sequence
+    /// moved out and its position read, the commit not yet made) waits for the cutover, then finds
+    /// the old sequence: whatever its role (the migrator's own here, to whom no revoke applies), it
+    /// takes no id the tenant's new sequence gives again.
+    @Test func aDrawWaitingOnTheCutoverTakesNoIDTheNewSequenceGivesAgain() async throws {
+        let family = try OnlineFamilyDirectory("Parts", versions: [("v1", Self.v1), ("v2", Self.v2)])
+        defer { family.remove() }
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineSequences"))
+            let connection = try Connection(conninfo)
+            _ = try await migrator.createTenant("online", version: "v1")
+            try connection.fixtureScript("INSERT INTO tenant_online.part (name, note) SELECT 'p' || i, 'n' || i FROM generate_series(1, 20) AS i")
+            let drawn = Locked<String?>(nil), sawItWait = Locked(false)
+            let done = DispatchSemaphore(value: 0)
+            var online = migrator
+            online.settings.online.checkpoint = { checkpoint in
+                guard checkpoint.phase == .cutoverSwapped else { return }
+                Thread.detachNewThread {
+                    defer { done.signal() }
+                    do {
+                        let app = try Connection(conninfo)
+                        let value = try app.scalar("SELECT nextval('tenant_online.part_seq')", as: Int64.self)
+                        drawn.withLock { $0 = String(value) }
+                    } catch {
+                        drawn.withLock { $0 = "failed: \(error)" }
+                    }
+                }
+                // The cutover goes on once that session waits for the sequence (bounded, not timed).
+                let watcher = try Connection(conninfo)
+                let deadline = ContinuousClock.now + .seconds(120)
+                while ContinuousClock.now < deadline {
+                    let waiting = try watcher.scalar("""
+                        SELECT count(*)::int FROM pg_locks WHERE NOT granted AND relation = to_regclass('tenant_online.part_seq')
+                        """, as: Int.self)
+                    if waiting > 0 { sawItWait.withLock { $0 = true }; return }
+                    usleep(5_000)
+                }
+            }
+            let result = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
+            #expect(result.outcome == .migrated)
+            done.wait()
+            #expect(sawItWait.value)
+            let given = try (1...10).map { _ in
+                try connection.scalar("INSERT INTO tenant_online.part (name) VALUES ('after') RETURNING id", as: Int64.self)
+            }
+            let outcome = try #require(drawn.value)
+            if let value = Int64(outcome) {
+                #expect(!given.contains(value), "the waiting session drew \(value), which the new sequence gave again: \(given)")
+            }
         }
     }
 }
