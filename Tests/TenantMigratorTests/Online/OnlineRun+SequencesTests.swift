@@ -93,15 +93,20 @@ struct OnlineRunSequencesTests {
     /// A session that draws from the tenant's sequence while the cutover holds it (the sequence
     /// moved out and its position read, the commit not yet made) waits for the cutover, then finds
     /// the old sequence: whatever its role (the migrator's own here, to whom no revoke applies), it
-    /// takes no id the tenant's new sequence gives again.
-    @Test func aDrawWaitingOnTheCutoverTakesNoIDTheNewSequenceGivesAgain() async throws {
+    /// takes no id the tenant's new sequence gives again. The same for a `serial` key's sequence,
+    /// which moves out with its table.
+    @Test(arguments: [("part_seq", "part", "name"), ("bin_id_seq", "bin", "label")])
+    func aDrawWaitingOnTheCutoverTakesNoIDTheNewSequenceGivesAgain(sequence: String, table: String, column: String) async throws {
         let family = try OnlineFamilyDirectory("Parts", versions: [("v1", Self.v1), ("v2", Self.v2)])
         defer { family.remove() }
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineSequences"))
             let connection = try Connection(conninfo)
             _ = try await migrator.createTenant("online", version: "v1")
-            try connection.fixtureScript("INSERT INTO tenant_online.part (name, note) SELECT 'p' || i, 'n' || i FROM generate_series(1, 20) AS i")
+            try connection.fixtureScript("""
+                INSERT INTO tenant_online.part (name, note) SELECT 'p' || i, 'n' || i FROM generate_series(1, 20) AS i;
+                INSERT INTO tenant_online.bin (label) SELECT 'b' || i FROM generate_series(1, 5) AS i
+                """)
             let drawn = Locked<String?>(nil), sawItWait = Locked(false)
             let done = DispatchSemaphore(value: 0)
             var online = migrator
@@ -111,7 +116,7 @@ struct OnlineRunSequencesTests {
                     defer { done.signal() }
                     do {
                         let app = try Connection(conninfo)
-                        let value = try app.scalar("SELECT nextval('tenant_online.part_seq')", as: Int64.self)
+                        let value = try app.scalar("SELECT nextval('tenant_online.\(sequence)')", as: Int64.self)
                         drawn.withLock { $0 = String(value) }
                     } catch {
                         drawn.withLock { $0 = "failed: \(error)" }
@@ -122,7 +127,7 @@ struct OnlineRunSequencesTests {
                 let deadline = ContinuousClock.now + .seconds(120)
                 while ContinuousClock.now < deadline {
                     let waiting = try watcher.scalar("""
-                        SELECT count(*)::int FROM pg_locks WHERE NOT granted AND relation = to_regclass('tenant_online.part_seq')
+                        SELECT count(*)::int FROM pg_locks WHERE NOT granted AND relation = to_regclass('tenant_online.\(sequence)')
                         """, as: Int.self)
                     if waiting > 0 { sawItWait.withLock { $0 = true }; return }
                     usleep(5_000)
@@ -133,7 +138,7 @@ struct OnlineRunSequencesTests {
             done.wait()
             #expect(sawItWait.value)
             let given = try (1...10).map { _ in
-                try connection.scalar("INSERT INTO tenant_online.part (name) VALUES ('after') RETURNING id", as: Int64.self)
+                try connection.scalar("INSERT INTO tenant_online.\(table) (\(column)) VALUES ('after') RETURNING id::bigint", as: Int64.self)
             }
             let outcome = try #require(drawn.value)
             // The retired sequence ends where it stood: the waiting draw fails.
