@@ -42,7 +42,7 @@ extension OnlineCutover {
         guard !moves.isEmpty else { return }
         try connection.pipeline(moves)
         for sequence in destination.sequences where kept.contains(sequence.name) {
-            try exhaust(QualifiedTable(schema: schemas.retired, name: sequence.name))
+            try exhaust("pg_catalog.to_regclass(\(bind: QualifiedTable(schema: schemas.retired, name: sequence.name).text))")
         }
         for sequence in destination.sequences {
             let old = kept.contains(sequence.name) ? QualifiedTable(schema: schemas.retired, name: sequence.name) : nil
@@ -50,17 +50,27 @@ extension OnlineCutover {
         }
     }
 
-    /// Makes the retired sequence `old` give no value any more: its last value drawn, and its
-    /// bound (MAXVALUE, or MINVALUE for a descending one) set there, without CYCLE. A session that
-    /// waited for it during the cutover then fails (2200H, "reached maximum value") instead of
-    /// taking an id the new sequence gives again. Its position stays readable for an operator.
-    func exhaust(_ old: QualifiedTable) throws {
+    /// Makes the retired sequence `old` (an expression giving its oid) give no value any more: its
+    /// last value drawn, and its bound (MAXVALUE, or MINVALUE for a descending one) set there,
+    /// without CYCLE. A session that waited for it during the cutover (it found the sequence by
+    /// name, or through `pg_get_serial_sequence`, before the commit) then fails (2200H, "reached
+    /// maximum value") instead of taking an id the new sequence gives again. Its position stays
+    /// readable for an operator. Used for the model's sequences and for a `serial` or identity
+    /// key's, which moves out with its table (OnlineCutover.swift).
+    func exhaust(_ old: SQL) throws {
         guard let row = try connection.execute("""
-            SELECT pg_catalog.setval(\(bind: old.text)::pg_catalog.regclass, s.last_value, true), q.seqincrement
-            FROM \(old.sql) AS s, pg_catalog.pg_sequence AS q WHERE q.seqrelid = pg_catalog.to_regclass(\(bind: old.text))
+            SELECT q.seqrelid::pg_catalog.regclass::pg_catalog.text, q.seqincrement, q.seqmin, q.seqmax,
+                   pg_catalog.setval(q.seqrelid, coalesce(pg_catalog.pg_sequence_last_value(q.seqrelid), q.seqstart), true)
+            FROM pg_catalog.pg_sequence AS q WHERE q.seqrelid = \(old)
             """).first else { return }
-        let last = try row.decode(Int64.self, at: 0), increment = try row.decode(Int64.self, at: 1)
-        let bound: SQL = increment > 0 ? "MAXVALUE" : "MINVALUE"
-        try connection.execute("ALTER SEQUENCE \(old.sql) START WITH \(raw: String(last)) \(bound) \(raw: String(last)) NO CYCLE")
+        let name = try row.decode(String.self, at: 0), increment = try row.decode(Int64.self, at: 1)
+        let (minimum, maximum, last) = (try row.decode(Int64.self, at: 2), try row.decode(Int64.self, at: 3), try row.decode(Int64.self, at: 4))
+        // The bound the sequence runs towards goes to its last value; the other one, when it is
+        // there already, one step away (PostgreSQL wants MINVALUE below MAXVALUE).
+        let limits: SQL = increment > 0
+            ? (minimum < last ? "" : "MINVALUE \(raw: String(last - 1)) ") + "MAXVALUE \(raw: String(last))"
+            : "MINVALUE \(raw: String(last))" + (maximum > last ? "" : " MAXVALUE \(raw: String(last + 1))")
+        // (The name as PostgreSQL prints a regclass: qualified and quoted.)
+        try connection.execute("ALTER SEQUENCE \(quotedByServer: name) START WITH \(raw: String(last)) \(limits) NO CYCLE")
     }
 }

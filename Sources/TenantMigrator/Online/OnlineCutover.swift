@@ -136,6 +136,10 @@ struct OnlineCutover {
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
             try TableGrants.carry(to: new, from: old, schema: schemas.tenant, hasIdentity: identity, on: connection)
             if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
+            // The old one gives nothing more to a draw that waited for it (OnlineCutover+ModelObjects.swift).
+            if identity, let old {
+                try exhaust("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass")
+            }
         }
         if shadowArchive {
             let old = liveArchive ? QualifiedTable(schema: schemas.retired, name: archive) : nil
