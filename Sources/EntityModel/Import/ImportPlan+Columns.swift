@@ -39,8 +39,9 @@ extension ImportPlan {
         draft.readColumns.insert(column.name)
         let (type, columnType, isExact) = attributeType(for: column.type)
         if !isExact {
-            let what = enumOfArray(column.type).map { ", an array of the enum type \($0), which the model does not carry," } ?? ""
-            note(.adapted, element, "its type \(column.type)\(what) is carried as \(type.rawValue) (\((columnType ?? type.sqlType).catalogName)); adopting needs ALTER TABLE to change it")
+            let what = domain(column.type).map(domainText) ?? enumOfArray(column.type).map { ", an array of the enum type \($0), which the model does not carry," } ?? ""
+            let base = domain(column.type) == nil ? "" : "its base type "
+            note(.adapted, element, "its type \(column.type)\(what) is carried as \(base)\(type.rawValue) (\((columnType ?? type.sqlType).catalogName)); adopting needs ALTER TABLE to change it")
         }
         if column.isIdentity { note(.notExpressed, element, "an identity column other than id") }
         var defaultValue: DefaultValue?

@@ -8,6 +8,11 @@ extension ImportPlan {
     /// schema's own (`order_status`, or `"OrderStatus"` quoted) is `enum(name)`; any other type is read by
     /// ``CatalogText/attributeType(for:)``.
     func attributeType(for catalogType: String) -> (type: AttributeType, columnType: SQLType?, isExact: Bool) {
+        if let domain = domain(catalogType) {
+            // Its base type, which the import names with the domain (ImportPlan+Domains.swift).
+            let base = attributeType(for: domain.baseType)
+            return (base.type, base.columnType, false)
+        }
         var name = catalogType
         if name.count > 2, name.hasPrefix("\""), name.hasSuffix("\"") {
             name = String(name.dropFirst().dropLast()).replacingOccurrences(of: "\"\"", with: "\"")

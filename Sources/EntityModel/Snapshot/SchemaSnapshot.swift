@@ -15,6 +15,9 @@ public struct SchemaSnapshot: Codable, Equatable, Sendable {
     public var sequences: [SequenceSnapshot]
     /// The enum types of the schema, sorted by name.
     public var enums: [EnumSnapshot] = []
+    /// The domains of the schema, by name: read for the import only (the model does not carry
+    /// them; differences ignore them, as a foreign object of the schema).
+    public var domains: [DomainSnapshot] = []
 
     /// Creates a snapshot; the tables, sequences and enum types are sorted by name.
     public init(tables: [TableSnapshot], sequences: [SequenceSnapshot] = [], enums: [EnumSnapshot] = []) {

@@ -36,7 +36,12 @@ extension SchemaSnapshot {
         }
         let sequences = try readSequences(schema: schema, on: connection)
         let enums = try enumTypes(inSchema: schema, on: connection)
-        guard !builders.isEmpty else { return SchemaSnapshot(tables: [], sequences: sequences, enums: enums) }
+        let domains = try domains(inSchema: schema, strip: normalizer.strip, on: connection)
+        guard !builders.isEmpty else {
+            var snapshot = SchemaSnapshot(tables: [], sequences: sequences, enums: enums)
+            snapshot.domains = domains
+            return snapshot
+        }
 
         for row in try connection.execute(Catalog.columns, [schema]) {
             let table = try row.decode(String.self, column: "table_name")
@@ -89,6 +94,7 @@ extension SchemaSnapshot {
         }
 
         var snapshot = SchemaSnapshot(tables: builders.map { name, builder in builder.table(named: name) }, sequences: sequences, enums: enums)
+        snapshot.domains = domains
         try snapshot.readComments(inSchema: schema, on: connection)
         return snapshot
     }

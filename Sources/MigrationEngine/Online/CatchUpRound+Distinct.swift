@@ -98,7 +98,7 @@ extension CatchUpRound {
     /// translated from the delta's id to the shadow's.
     func mergedValue(of column: String, in table: Table) -> SQL {
         guard let key = table.foreignKeys.first(where: { $0.columns == [column] }), let target = distinct(filling: key.referencedTable) else {
-            return "x.\(id: column)"
+            return table.column(named: column).map { ShadowTables.carried("x", $0) } ?? "x.\(id: column)"
         }
         return "(SELECT m.shadow_id FROM pg_temp.\(id: target.idsTable) AS m WHERE m.delta_id = x.\(id: column))"
     }

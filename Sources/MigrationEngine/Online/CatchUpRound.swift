@@ -152,7 +152,7 @@ public struct CatchUpRound {
         try tables.create(on: connection)
         let fills: [SQL] = source.tables.map { table in
             let columns = table.columns.map(\.name)
-            let selected: [SQL] = columns.map { "l.\(id: $0)" }
+            let selected: [SQL] = table.columns.map { ShadowTables.carried("l", $0) }
             return "INSERT INTO \(schema: delta, table: table.name) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l "
                 + "WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keysOf(table, in: Self.needed)))"
         }

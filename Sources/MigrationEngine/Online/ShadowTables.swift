@@ -32,10 +32,11 @@ public struct ShadowTables: Sendable {
     /// The foreign keys, then the indexes.
     public var finishing: [SQL] { relational.tables.flatMap(\.foreignKeyAdditions) + relational.tables.flatMap(\.indexCreations) }
 
-    /// Creates the tables bare.
+    /// Creates the tables bare, after the version's own enum types and sequences (the sequences
+    /// where the live ones stand, see ShadowTables+ModelObjects.swift).
     public func create(on connection: Connection) throws {
         try ExpressionTrust(version: version).check(on: connection)
-        try connection.pipeline(creation + autovacuumOff(relational.tables.map(\.name)), schema: schema)
+        try connection.pipeline(modelObjectCreation + sequencePositions + creation + autovacuumOff(relational.tables.map(\.name)), schema: schema)
     }
 
     /// Adds the foreign keys and indexes.
@@ -84,7 +85,7 @@ public struct ShadowTables: Sendable {
         var statements: [SQL] = []
         for table in relational.tables {
             let columns = table.columns.map(\.name)
-            let selected: [SQL] = columns.map { "l.\(id: $0)" }
+            let selected: [SQL] = table.columns.map { Self.carried("l", $0) }
             let keys = keysOf(table, in: CatchUpRound.changed)
             statements.append("DELETE FROM \(schema: schema, table: table.name) AS s WHERE \(keyTuple("s", table.primaryKey.columns)) IN (\(keys))")
             statements.append("INSERT INTO \(schema: schema, table: table.name) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") "
@@ -123,7 +124,7 @@ public struct ShadowTables: Sendable {
         let movedKey: [SQL] = key.map { "m.\(id: $0)" }
         let descending: [SQL] = key.map { "m.\(id: $0) DESC" }
         let lastKey: [SQL] = key.map { "last.\(id: $0)::pg_catalog.int8" }
-        let selected: [SQL] = columns.map { "l.\(id: $0)" }
+        let selected: [SQL] = table.columns.map { Self.carried("l", $0) }
         let sql: SQL = "WITH moved AS (INSERT INTO \(schema: schema, table: table.name) (\(ids: columns)) "
             + "SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l\(condition) "
             + "ORDER BY \(order, joinedBy: ", ") LIMIT \(bind: .integer(Int64(limit))) RETURNING \(ids: key)) "

@@ -125,6 +125,7 @@ struct OnlineCutover {
             moves.append(Statement(ShadowTables.autovacuumReset(schema: schemas.tenant, table: table)))
         }
         try connection.pipeline(moves)
+        try swapModelObjects()
         // Rights and sequences: each table after the table its rows come from (as offline, where
         // that table would have been altered in place), else as a new table of the schema.
         let origins = OnlineLineage.tableOrigins(of: context.plan.plan)
@@ -135,6 +136,10 @@ struct OnlineCutover {
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
             try TableGrants.carry(to: new, from: old, schema: schemas.tenant, hasIdentity: identity, on: connection)
             if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
+            // The old one gives nothing more to a draw that waited for it (OnlineCutover+ModelObjects.swift).
+            if identity, let old {
+                try exhaust("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass")
+            }
         }
         if shadowArchive {
             let old = liveArchive ? QualifiedTable(schema: schemas.retired, name: archive) : nil

@@ -1,13 +1,22 @@
 import EntityModel
+import LibPQ
+import TypedSQL
 
 extension OnlinePreconditions {
-    /// Why a model with sequences of its own (`sequences:`) does not migrate online: the shadow's
-    /// defaults would draw from new sequences in the shadow's schema, beginning again at their
-    /// start, while the tenant's sequences, with their current values, stay where they are.
-    var sequenceRefusal: String? {
-        let names = Set(plan.source.sequences.map(\.name) + plan.destination.sequences.map(\.name)).sorted()
+    /// Why the tenant's own sequences (`sequences:`) keep an online run from replacing them, or
+    /// nil: the cutover moves them out with the old tables and the shadow's in, at their position,
+    /// so only the model's tables' defaults may draw from them. Anything else that does (a default
+    /// of a table the model does not know, in any schema) would go on drawing from the old one,
+    /// and take ids the tenant's new sequence gives again; it is named, and the tenant migrates offline.
+    func sequenceRefusal(on connection: Connection) throws -> String? {
+        let names = plan.source.relationalSchema().sequences.map(\.name)
         guard !names.isEmpty else { return nil }
-        return "the model has sequences of its own (\(names.joined(separator: ", "))), which the shadow would make anew from their start "
-            + "while the tenant's keep their current values; migrate it offline"
+        let sequences: SQL = """
+            SELECT c.oid, c.relname::pg_catalog.text AS name FROM pg_catalog.pg_class AS c
+            WHERE c.relnamespace = \(bind: schemas.tenant)::pg_catalog.regnamespace AND c.relkind = 'S' AND c.relname IN (\(literals: names))
+            """
+        guard let (user, sequence) = try firstOtherUser(of: sequences, kind: "pg_catalog.pg_class", on: connection) else { return nil }
+        return "\(user) draws from the sequence \(sequence), which the cutover replaces with the new version's (it would keep drawing "
+            + "from the old one, and take ids the new one gives again); drop it or change it first, or migrate the tenant offline"
     }
 }

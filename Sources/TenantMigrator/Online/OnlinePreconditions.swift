@@ -42,8 +42,8 @@ struct OnlinePreconditions {
             throw refuse(Self.citusReason)
         }
         if let reason = try schemaRefusal(on: connection) { throw refuse(reason) }
-        if let reason = sequenceRefusal { throw refuse(reason) }
-        if let reason = enumRefusal { throw refuse(reason) }
+        if let reason = try sequenceRefusal(on: connection) { throw refuse(reason) }
+        if let reason = try enumRefusal(on: connection) { throw refuse(reason) }
         if let reason = keyRefusal { throw refuse(reason) }
         let expected = try SchemaSnapshot.expected(for: plan.source, on: connection)
         let live = try SchemaSnapshot.read(schema: schemas.tenant, on: connection)

@@ -14,19 +14,30 @@ enum TableGrants {
         if hasIdentity { try carry(to: table, sequenceOf: true, from: old, schema: schema, on: connection) }
     }
 
+    /// Gives the sequence `sequence` (qualified, one of the model's `sequences:`) the rights of
+    /// `old`, or the default privileges of `schema` for sequences when there is no old one.
+    static func carrySequence(to sequence: QualifiedTable, from old: QualifiedTable?, schema: String, on connection: Connection) throws {
+        try carry(object: "pg_catalog.to_regclass(\(bind: sequence.text))", from: old.map { "pg_catalog.to_regclass(\(bind: $0.text))" },
+                  isSequence: true, schema: schema, on: connection)
+    }
+
     /// One object's rights: the table's (`sequenceOf` false) or its `id` sequence's.
     private static func carry(to table: QualifiedTable, sequenceOf: Bool, from old: QualifiedTable?, schema: String?, on connection: Connection) throws {
-        let object = relation(table, sequenceOf: sequenceOf)
+        try carry(object: relation(table, sequenceOf: sequenceOf), from: old.map { relation($0, sequenceOf: sequenceOf) }, isSequence: sequenceOf,
+                  schema: schema, on: connection)
+    }
+
+    /// The rights of the relation `object` (an oid): those of `source`, or the default privileges of `schema`.
+    private static func carry(object: SQL, from source: SQL?, isSequence sequenceOf: Bool, schema: String?, on connection: Connection) throws {
         let kind = sequenceOf ? "SEQUENCE" : "TABLE"
         var statements: [String] = []
-        if let old {
+        if let source {
             // What the object has now (the defaults of the schema it was built in) goes; the old one's rights come.
             statements += try connection.execute("""
                 SELECT pg_catalog.format(\(literal: "REVOKE ALL ON \(kind) %s FROM %s"), \(object)::pg_catalog.text, \(grantee))
                 FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a WHERE c.oid = \(object) AND a.grantee <> c.relowner
                 GROUP BY a.grantee
                 """).map { try $0.decode(String.self, at: 0) }
-            let source = relation(old, sequenceOf: sequenceOf)
             statements += try connection.execute("""
                 SELECT pg_catalog.format(\(literal: "GRANT %s ON \(kind) %s TO %s%s"), pg_catalog.string_agg(a.privilege_type, ', '), \(object)::pg_catalog.text,
                                          \(grantee), CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)

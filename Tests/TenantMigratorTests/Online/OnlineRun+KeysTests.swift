@@ -29,10 +29,12 @@ struct OnlineRunKeysTests {
         }
     }
 
-    /// A model with sequences of its own migrates offline only: the shadow would make them anew from
-    /// their start. The online run is refused before anything is touched; offline, the sequence
-    /// keeps its current value.
-    @Test func aModelWithSequencesOfItsOwnIsRefusedOnline() async throws {
+    /// A model's own sequence that a table the model does not know draws from (another schema's
+    /// default) would keep the old sequence after the cutover, and draw ids the new one gives
+    /// again: the online run is refused before anything is touched, naming the default; offline,
+    /// the sequence keeps its current value. (Without it, the model migrates online:
+    /// OnlineRunSequencesTests.)
+    @Test func aSequenceThatAnotherTableDrawsFromIsRefusedOnline() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sequences-\(UUID().uuidString)/Parts")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
@@ -53,11 +55,14 @@ struct OnlineRunKeysTests {
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineKeys"))
             let connection = try Connection(conninfo)
             _ = try await migrator.createTenant("parts", version: "v1")
-            try connection.fixtureScript("INSERT INTO tenant_parts.part (name) VALUES ('bolt'), ('nut')")
+            try connection.fixtureScript("""
+                INSERT INTO tenant_parts.part (name) VALUES ('bolt'), ('nut');
+                CREATE TABLE public.part_audit (id bigint DEFAULT nextval('tenant_parts.part_seq'::regclass))
+                """)
             await #expect {
                 _ = try await migrator.migrate(tenant: "parts", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
             } throws: { error in
-                "\(error)".contains("the model has sequences of its own (part_seq)")
+                "\(error)".contains("default value for column id of table public.part_audit draws from the sequence part_seq, which the cutover replaces")
             }
             #expect(try connection.tenantVersions()["parts"]?.version == "v1")
             _ = try await migrator.migrate(tenant: "parts", MigrationRequest(.move, to: "v2", allowDestructive: true))
@@ -65,10 +70,11 @@ struct OnlineRunKeysTests {
         }
     }
 
-    /// A model with enum types of its own migrates offline only: the shadow's tables would need the
-    /// types in the shadow's schema. The online run is refused before anything is touched, naming
-    /// the types; offline, the tenant migrates.
-    @Test func aModelWithEnumTypesIsRefusedOnline() async throws {
+    /// A model's own enum type that a function uses would keep the old type after the cutover
+    /// (and go with the retired tables): the online run is refused before anything is touched,
+    /// naming the function; offline, the tenant migrates. (Without it, the model migrates online:
+    /// OnlineRunEnumsTests.)
+    @Test func anEnumTypeThatAFunctionUsesIsRefusedOnline() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("enums-\(UUID().uuidString)/Orders")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
@@ -89,11 +95,14 @@ struct OnlineRunKeysTests {
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineEnums"))
             let connection = try Connection(conninfo)
             _ = try await migrator.createTenant("shop", version: "v1")
-            try connection.fixtureScript("INSERT INTO tenant_shop.\"order\" (status, note) VALUES ('paid', 'a'), ('new', NULL)")
+            try connection.fixtureScript("""
+                INSERT INTO tenant_shop."order" (status, note) VALUES ('paid', 'a'), ('new', NULL);
+                CREATE FUNCTION public.is_paid(s tenant_shop.order_status) RETURNS boolean LANGUAGE sql AS $$SELECT s = 'paid'$$
+                """)
             await #expect {
                 _ = try await migrator.migrate(tenant: "shop", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
             } throws: { error in
-                "\(error)".contains("the model has enum types of its own (order_status)")
+                "\(error)".contains("function public.is_paid(tenant_shop.order_status) uses the enum type order_status, which the cutover replaces")
             }
             #expect(try connection.tenantVersions()["shop"]?.version == "v1")
             #expect(try connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_namespace WHERE nspname LIKE '%tm_online%'", as: Int.self) == 0)
