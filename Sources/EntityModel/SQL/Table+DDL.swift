@@ -5,9 +5,9 @@ extension Table {
     /// constraints, but no foreign keys (see ``ForeignKey/addition(toTable:)``).
     public var creation: SQL {
         var lines: [SQL] = columns.map { "    \($0.definition)" }
-        lines.append("    CONSTRAINT \(id: primaryKey.name) PRIMARY KEY (\(ids: primaryKey.columns))")
+        lines.append("    CONSTRAINT \(objectName: primaryKey.name) PRIMARY KEY (\(ids: primaryKey.columns))")
         for unique in uniqueConstraints {
-            lines.append("    CONSTRAINT \(id: unique.name) UNIQUE (\(ids: unique.columns))")
+            lines.append("    CONSTRAINT \(objectName: unique.name) UNIQUE (\(ids: unique.columns))")
         }
         for check in checkConstraints {
             lines.append("    CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql))")
