@@ -9,7 +9,7 @@ import MigrationEngine
 /// archive, validation or column-order restore of a real run (the statements alone).
 /// `beforeSwap` runs between the step and the swap, in the transaction.
 public func migrateThroughAnInSchemaShadow(
-    schema: String, family: ModelFamily, from source: String, to destination: String, on connection: Connection,
+    schema: String, family: ModelFamily, mappings: [MappingModel] = [], from source: String, to destination: String, on connection: Connection,
     beforeSwap: () throws -> Void = {}
 ) throws {
     let version = try family.version(named: source)!
@@ -21,7 +21,7 @@ public func migrateThroughAnInSchemaShadow(
         while !cursor.done { _ = try shadow.copyBatch(&cursor, limit: 25, on: connection) }
     }
     try shadow.finish(on: connection)
-    let step = try MigrationPlanner(family: family).plan(from: source, to: destination).steps[0]
+    let step = try MigrationPlanner(family: family, mappings: mappings).plan(from: source, to: destination).steps[0]
     let statements = step.statements.filter { !$0.text(schema: schema).hasPrefix("--") }.map { $0.renamed(tables: .citusShadow) }
     try connection.execute("BEGIN")
     do {

@@ -3,6 +3,7 @@ import Foundation
 import LibPQ
 import MigrationEngine
 import PostgresTestSupport
+import RecipesPolicies
 import TenantMigrator
 import TenantMigratorTestSupport
 import Testing
@@ -32,6 +33,27 @@ struct InSchemaSwapTests {
             let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
             #expect(layout == twin, "only here: \(Set(layout).subtracting(twin).sorted()); only in the twin: \(Set(twin).subtracting(layout).sorted())")
             for table in ["recipe", "recipe_ingredient"] {
+                #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)")
+            }
+        }
+    }
+
+    /// Recipes v2 → v3 with the declarative mappings (the ingredient and unit extraction by
+    /// `distinct:` keys, Meat and Fish into Entrée): the mapped step's statements alone, renamed for
+    /// the shadow, end as the offline run of a twin.
+    @Test func theDeclarativeRecipesStepOnAShadowInTheTenantsSchemaEndsAsOffline() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try RecipesPoliciesDeclarativeTests.declarativeMigrator(conninfo)
+            _ = try await migrator.createTenants(["inschema", "twin"], version: "v2", jobs: 1)
+            let connection = try Connection(conninfo)
+            try connection.loadRecipes(tenants: ["inschema", "twin"], version: "v2", recipes: 60)
+            let family = try recipesFamily()
+            let mappings = try MappingModel.loadAll(in: RecipesPoliciesDeclarativeTests.declarativeDirectory, for: family, policies: RecipesPolicies.registry)
+            try migrateThroughAnInSchemaShadow(schema: "tenant_inschema", family: family, mappings: mappings, from: "v2", to: "v3", on: connection)
+            _ = try await migrator.migrate(tenant: "twin", to: "v3")
+            let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
+            #expect(layout == twin, "only here: \(Set(layout).subtracting(twin).sorted()); only in the twin: \(Set(twin).subtracting(layout).sorted())")
+            for table in try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name) {
                 #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)")
             }
         }
