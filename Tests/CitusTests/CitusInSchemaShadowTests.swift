@@ -3,6 +3,7 @@ import Foundation
 import LibPQ
 import MigrationEngine
 import PostgresTestSupport
+import RecipesPolicies
 import TenantMigrator
 import TenantMigratorTestSupport
 import Testing
@@ -44,6 +45,41 @@ extension CitusTests {
                 #expect(try connection.rows(of: schema, table) == connection.rows(of: twinSchema, table), "\(table)")
             }
             #expect(try fixture.colocationGroups(of: schema).count == 1)
+            #expect(try fixture.preparedTransactions() == 0)
+        }
+    }
+
+    /// Recipes v2 → v3 with the declarative mappings (the ingredient and unit extraction by
+    /// `distinct:` keys, Meat and Fish into Entrée) does not run on Citus, offline or on a shadow in
+    /// the tenant's schema: the step gives each new table's identity its next value with
+    /// `setval(…, max(id) + 1)`, and Citus gives a distributed table's bigint identity a range of its
+    /// own per node (from the node's group id × 2^48), below which `setval` fails (22003). The same
+    /// statements on plain PostgreSQL end as offline (`InSchemaSwapTests`). Both runs here are rolled
+    /// back: the tenants stay at v2, nothing of the shadow is left.
+    @Test func onlineOnCitusTheDeclarativeRecipesStepFailsOnTheIdentitysRangeOfflineAndOnTheShadow() async throws {
+        try await CitusFixture.with { fixture in
+            let family = try recipesFamily()
+            let declarative = recipesDirectory.appendingPathComponent("Mappings/Declarative")
+            let migrator = try TenantMigrator(connectionString: fixture.conninfo, familyDirectory: recipesDirectory, mappingsDirectory: declarative,
+                                              policies: RecipesPolicies.registry, catalog: fixture.catalog, logger: quietLogger)
+            let tenant = fixture.names(1, "shadow")[0], twin = fixture.names(1, "twin")[0]
+            _ = try await migrator.createTenants([tenant, twin], version: "v2", jobs: 1)
+            try fixture.connection.loadRecipes(tenants: [tenant, twin], version: "v2", recipes: 40)
+            let schema = "tenant_" + tenant, twinSchema = "tenant_" + twin, connection = fixture.connection
+            let before = try connection.layout(of: schema)
+
+            await #expect { _ = try await migrator.migrate(tenant: twin, .migrate(to: "v3")) } throws: { error in
+                "\(error)".contains("22003") && "\(error)".contains("out of bounds for sequence")
+            }
+            let mappings = try MappingModel.loadAll(in: declarative, for: family, policies: RecipesPolicies.registry)
+            let onShadow = #expect(throws: PQError.self) {
+                try migrateThroughAnInSchemaShadow(schema: schema, family: family, mappings: mappings, from: "v2", to: "v3", on: connection)
+            }
+            #expect(onShadow?.sqlState?.rawValue == "22003", "\(String(describing: onShadow))")
+            #expect(try connection.layout(of: twinSchema) == before)
+            // The step ran in the transaction that was rolled back; the shadow's bare tables stay
+            // until the run's cleanup, as a failed online run leaves its shadow.
+            #expect(try connection.relations(of: schema, like: "\\_tm\\_retired\\_%").isEmpty)
             #expect(try fixture.preparedTransactions() == 0)
         }
     }
