@@ -25,8 +25,15 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
         case literal(String)
         /// The tenant's schema, named when rendered.
         case tenantSchema
+        /// A table (index, sequence, enum type) of the tenant's schema, qualified, its name spelled
+        /// by the ``TableNaming`` the statement is rendered with: `"tenant_acme"."recipe"`.
+        case table(String)
+        /// A name the statement gives in the tenant's schema, bare (a table's new name, an index's,
+        /// a constraint's), spelled by the ``TableNaming`` as ``table(_:)`` is: `"recipe_pkey"`.
+        case objectName(String)
         /// A table of the tenant's schema as a string constant holding its qualified, quoted name,
-        /// `'"tenant_acme"."recipe"'`, for functions that take a name (`pg_get_serial_sequence`).
+        /// `'"tenant_acme"."recipe"'`, for functions that take a name (`pg_get_serial_sequence`);
+        /// spelled by the ``TableNaming`` as ``table(_:)`` is.
         case qualifiedNameLiteral(String)
         /// A value sent as a parameter (`$1`, `$2`, …), or inline as a literal in a plan.
         case bind(SQLValue)
@@ -58,7 +65,7 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
     public var usesTenantSchema: Bool {
         fragments.contains { fragment in
             switch fragment {
-            case .tenantSchema, .qualifiedNameLiteral: true
+            case .tenantSchema, .table, .qualifiedNameLiteral: true
             default: false
             }
         }
@@ -79,26 +86,24 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
         fragments += other.fragments
     }
 
-    /// The statement for `schema`, with every value inline as a literal: what a plan shows and a
-    /// log records.
-    public func text(schema: String, quoting q: some SQLQuoting = .postgreSQL) -> String {
+    /// The statement for `schema`, its names in that schema spelled by `tables`, with every value
+    /// inline as a literal: what a plan shows and a log records.
+    public func text(schema: String, tables: TableNaming = .model, quoting q: some SQLQuoting = .postgreSQL) -> String {
         var text = ""
         let quotedSchema = q.quoteIdentifier(schema)
         for fragment in fragments {
             switch fragment {
-            case let .text(part): text += part
-            case let .identifier(name): text += q.quoteIdentifier(name)
-            case let .literal(value): text += q.quoteLiteral(value)
-            case .tenantSchema: text += quotedSchema
-            case let .qualifiedNameLiteral(name): text += q.quoteLiteral(quotedSchema + "." + q.quoteIdentifier(name))
             case let .bind(value): text += value.literal(quoting: q)
+            default: text += Self.render(fragment, quotedSchema: quotedSchema, tables: tables, quoting: q)
             }
         }
         return text
     }
 
-    /// The statement for `schema`, with each value as a parameter `$n`, and the values in order.
-    public func parameterized(schema: String, quoting q: some SQLQuoting = .postgreSQL) -> (text: String, values: [SQLValue]) {
+    /// The statement for `schema`, its names in that schema spelled by `tables`, with each value as
+    /// a parameter `$n`, and the values in order.
+    public func parameterized(schema: String, tables: TableNaming = .model, quoting q: some SQLQuoting = .postgreSQL)
+        -> (text: String, values: [SQLValue]) {
         var text = ""
         var values: [SQLValue] = []
         let quotedSchema = q.quoteIdentifier(schema)
@@ -107,23 +112,50 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
             case let .bind(value):
                 values.append(value)
                 text += "$\(values.count)"
-            case let .text(part): text += part
-            case let .identifier(name): text += q.quoteIdentifier(name)
-            case let .literal(value): text += q.quoteLiteral(value)
-            case .tenantSchema: text += quotedSchema
-            case let .qualifiedNameLiteral(name): text += q.quoteLiteral(quotedSchema + "." + q.quoteIdentifier(name))
+            default: text += Self.render(fragment, quotedSchema: quotedSchema, tables: tables, quoting: q)
             }
         }
         return (text, values)
     }
 
-    /// The statement with the tenant's schema fixed to `schema`: a statement over one schema's
-    /// tables, to put inside a statement rendered for another.
-    public func naming(schema: String, quoting q: some SQLQuoting = .postgreSQL) -> SQL {
-        SQL(fragments: fragments.map { fragment in
+    /// The text of a fragment other than a value.
+    private static func render(_ fragment: Fragment, quotedSchema: String, tables: TableNaming, quoting q: some SQLQuoting) -> String {
+        switch fragment {
+        case let .text(part): part
+        case let .identifier(name): q.quoteIdentifier(name)
+        case let .literal(value): q.quoteLiteral(value)
+        case .tenantSchema: quotedSchema
+        case let .table(name): quotedSchema + "." + q.quoteIdentifier(tables.name(name))
+        case let .objectName(name): q.quoteIdentifier(tables.name(name))
+        case let .qualifiedNameLiteral(name): q.quoteLiteral(quotedSchema + "." + q.quoteIdentifier(tables.name(name)))
+        case let .bind(value): value.literal(quoting: q)
+        }
+    }
+
+    /// The statement with the tenant's schema fixed to `schema` and its names there to `tables`:
+    /// a statement over one schema's tables, to put inside a statement rendered for another.
+    public func naming(schema: String, tables: TableNaming = .model, quoting q: some SQLQuoting = .postgreSQL) -> SQL {
+        SQL(fragments: fragments.flatMap { fragment -> [Fragment] in
             switch fragment {
-            case .tenantSchema: .identifier(schema)
-            case let .qualifiedNameLiteral(name): .literal(q.quoteIdentifier(schema) + "." + q.quoteIdentifier(name))
+            case .tenantSchema: [.identifier(schema)]
+            case let .table(name): [.identifier(schema), .text("."), .identifier(tables.name(name))]
+            case let .objectName(name): [.identifier(tables.name(name))]
+            case let .qualifiedNameLiteral(name): [.literal(q.quoteIdentifier(schema) + "." + q.quoteIdentifier(tables.name(name)))]
+            default: [fragment]
+            }
+        })
+    }
+
+    /// The statement with its names in the tenant's schema spelled by `tables`, the schema still
+    /// open: rendered for a schema, it gives what rendering it with `tables` would. For code that
+    /// hands statements on to be rendered with their schema alone (LibPQ's `Statement`).
+    public func renamed(tables: TableNaming) -> SQL {
+        guard tables != .model else { return self }
+        return SQL(fragments: fragments.map { fragment in
+            switch fragment {
+            case let .table(name): .table(tables.name(name))
+            case let .objectName(name): .objectName(tables.name(name))
+            case let .qualifiedNameLiteral(name): .qualifiedNameLiteral(tables.name(name))
             default: fragment
             }
         })
@@ -169,11 +201,17 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
             appendInterpolation(names.map { SQL(fragments: [.identifier($0)]) }, joinedBy: ", ")
         }
 
-        /// A table, function or other object in the tenant's schema: `"tenant_acme"."recipe"`.
+        /// A table, index, sequence or enum type of the tenant's schema: `"tenant_acme"."recipe"`,
+        /// its name spelled by the ``TableNaming`` the statement is rendered with.
         public mutating func appendInterpolation(table name: String) {
-            fragments.append(.tenantSchema)
-            appendText(".")
-            fragments.append(.identifier(name))
+            fragments.append(.table(name))
+        }
+
+        /// A name the statement gives in the tenant's schema, bare: a table's or index's new name
+        /// (`RENAME TO`), an index's (`CREATE INDEX`), a constraint's. Spelled by the
+        /// ``TableNaming`` as `table:` is, so that a shadow's names never meet the live tables'.
+        public mutating func appendInterpolation(objectName name: String) {
+            fragments.append(.objectName(name))
         }
 
         /// An object in a schema named here, not the tenant's: `"tenant_migrator"."tenants"`, or the

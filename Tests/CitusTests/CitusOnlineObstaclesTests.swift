@@ -151,7 +151,8 @@ extension CitusTests {
     /// another colocation group than the tenant's; a table cannot be put in the tenant's group by
     /// hand either (`colocate_with` refuses distributed-schema tables). And the shadow as the step
     /// executor builds it (the model's tables, under the model's names and constraint names) cannot
-    /// be built in the tenant's schema: the live tables have those names.
+    /// be built in the tenant's schema: the live tables have those names. Under the shadow's
+    /// naming (``TableNaming/citusShadow``) it can, colocated.
     @Test func onlineOnCitusAShadowIsColocatedOnlyInTheTenantsSchemaWhereTheModelsNamesAreTaken() async throws {
         try await CitusFixture.with { fixture in
             let schema = try await fixture.onlineTenant()
@@ -178,6 +179,11 @@ extension CitusTests {
             let v2 = try #require(try recipesFamily().version(named: "v2"))
             let inTenant = #expect(throws: PQError.self) { try ShadowTables(version: v2, live: schema, schema: schema).create(on: connection) }
             #expect(inTenant?.sqlState?.rawValue == "42P07", "\(String(describing: inTenant))")
+            // Under a naming of its own (`_tm_shadow_recipe`, `_tm_shadow_recipe_pkey`, …) the same
+            // shadow is built there, next to the live tables and colocated with them.
+            try ShadowTables(version: v2, live: schema, schema: schema, naming: .citusShadow).create(on: connection)
+            #expect(try fixture.colocationGroups(of: schema) == tenantGroup)
+            #expect(try connection.relations(of: schema, like: "\\_tm\\_shadow\\_%").contains("_tm_shadow_recipe_pkey"))
         }
     }
 

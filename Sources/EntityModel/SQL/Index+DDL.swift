@@ -4,10 +4,10 @@ extension Index {
     /// `CREATE INDEX "name" ON <schema>."table" (…)`.
     public func creation(onTable table: String) -> SQL {
         guard elements != nil || isUnique != nil || method != nil || predicate != nil else {
-            return "CREATE INDEX \(id: name) ON \(table: table) (\(ids: columns))"
+            return "CREATE INDEX \(objectName: name) ON \(table: table) (\(ids: columns))"
         }
         let keys: SQL = elements.map { "\(raw: $0.joined(separator: ", "))" } ?? "\(ids: columns)"
-        return "CREATE \(raw: isUnique == true ? "UNIQUE " : "")INDEX \(id: name) ON \(table: table)\(raw: method.map { " USING " + $0 } ?? "") (\(keys))"
+        return "CREATE \(raw: isUnique == true ? "UNIQUE " : "")INDEX \(objectName: name) ON \(table: table)\(raw: method.map { " USING " + $0 } ?? "") (\(keys))"
             + "\(raw: predicate.map { " WHERE " + $0 } ?? "")"
     }
 

@@ -6,10 +6,10 @@ extension Table {
     public var creation: SQL {
         var lines: [SQL] = columns.map { "    \($0.definition)" }
         if keyIsUniqueIndex != true {
-            lines.append("    CONSTRAINT \(id: primaryKey.name) PRIMARY KEY (\(ids: primaryKey.columns))")
+            lines.append("    CONSTRAINT \(objectName: primaryKey.name) PRIMARY KEY (\(ids: primaryKey.columns))")
         }
         for unique in uniqueConstraints {
-            lines.append("    CONSTRAINT \(id: unique.name) UNIQUE (\(ids: unique.columns))")
+            lines.append("    CONSTRAINT \(objectName: unique.name) UNIQUE (\(ids: unique.columns))")
         }
         for check in checkConstraints {
             lines.append("    CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql))")

@@ -36,7 +36,7 @@ public enum TenantArchive {
         "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
             + "column_name text NOT NULL, row_id bigint NOT NULL, value text, left_value text, "
             + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(), target text, superseded boolean NOT NULL DEFAULT false)",
-        "CREATE INDEX \(id: tableName + "_key") ON \(table) (step_from, step_to, table_name, column_name, row_id)",
+        "CREATE INDEX \(objectName: tableName + "_key") ON \(table) (step_from, step_to, table_name, column_name, row_id)",
     ]
 
     /// Brings an archive made by an earlier release to this release's shape (the columns it added

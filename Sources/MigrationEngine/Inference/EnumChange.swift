@@ -58,7 +58,7 @@ enum EnumChange: Sendable, Hashable {
             return ["ALTER TYPE \(table: type) RENAME VALUE \(literal: from) TO \(literal: to)"]
         case let .rebuild(type, values, columns):
             let aside = Self.asideName(type)
-            var statements: [SQL] = ["ALTER TYPE \(table: type) RENAME TO \(id: aside)", EnumType(name: type, values: values).creation]
+            var statements: [SQL] = ["ALTER TYPE \(table: type) RENAME TO \(objectName: aside)", EnumType(name: type, values: values).creation]
             for column in columns {
                 // (Whatever default it has now, which may be one the step drops later.)
                 statements.append("ALTER TABLE \(table: column.table) ALTER COLUMN \(id: column.column) DROP DEFAULT")

@@ -15,17 +15,17 @@ extension SchemaDiffer {
         // (A key that is a unique index is renamed, kept or made as one of the indexes, below.)
         if oldTable.keyIsUniqueIndex == nil, newTable.keyIsUniqueIndex == nil,
            oldTable.primaryKey.name != newTable.primaryKey.name, translate(oldTable.primaryKey.columns) == newTable.primaryKey.columns {
-            emit(.renameConstraints, .renameConstraint(table: table, from: oldTable.primaryKey.name, to: newTable.primaryKey.name))
+            emit(.renameConstraints, .renameConstraint(table: table, from: oldTable.primaryKey.name, to: newTable.primaryKey.name, ownsIndex: true))
         }
 
-        matchConstraints(oldTable.foreignKeys, newTable.foreignKeys, oldTable: oldTable.name, newTable: table, name: \.name, add: { .addForeignKey(table: table, $0) }) { old, new in
+        matchConstraints(oldTable.foreignKeys, newTable.foreignKeys, oldTable: oldTable.name, newTable: table, name: \.name, ownsIndex: false, add: { .addForeignKey(table: table, $0) }) { old, new in
             translate(old.columns) == new.columns && new.onDelete == old.onDelete && new.onUpdate == old.onUpdate && new.isDeferred == old.isDeferred
                 && new.referencedTable == (tables[old.referencedTable] ?? old.referencedTable)
         }
         matchConstraints(oldTable.uniqueConstraints, newTable.uniqueConstraints, oldTable: oldTable.name, newTable: table, name: \.name,
-                         add: { .addUnique(table: table, $0) }) { old, new in translate(old.columns) == new.columns }
+                         ownsIndex: true, add: { .addUnique(table: table, $0) }) { old, new in translate(old.columns) == new.columns }
         matchConstraints(oldTable.checkConstraints, newTable.checkConstraints, oldTable: oldTable.name, newTable: table, name: \.name,
-                         add: { .addCheck(table: table, $0) }) { old, new in
+                         ownsIndex: false, add: { .addCheck(table: table, $0) }) { old, new in
             Self.translateCondition(old.condition, columns)?.normalized == new.condition.normalized
         }
 
@@ -56,13 +56,13 @@ extension SchemaDiffer {
     /// names): a pair is kept (renamed where the names differ), an old one without a match is
     /// dropped, a new one without a match is added.
     private mutating func matchConstraints<Constraint>(
-        _ old: [Constraint], _ new: [Constraint], oldTable: String, newTable: String, name: (Constraint) -> String,
+        _ old: [Constraint], _ new: [Constraint], oldTable: String, newTable: String, name: (Constraint) -> String, ownsIndex: Bool,
         add: (Constraint) -> SchemaOperation, matches: (Constraint, Constraint) -> Bool
     ) {
         var kept: Set<String> = []
         for constraint in old {
             let match = new.first { !kept.contains(name($0)) && matches(constraint, $0) }
-            keep(match.map(name), old: name(constraint), table: oldTable, newTable: newTable, into: &kept)
+            keep(match.map(name), old: name(constraint), table: oldTable, newTable: newTable, ownsIndex: ownsIndex, into: &kept)
         }
         for constraint in new where !kept.contains(name(constraint)) {
             emit(.addConstraints, add(constraint))
@@ -70,12 +70,12 @@ extension SchemaDiffer {
     }
 
     /// Renames a kept constraint, or drops an old one before anything else changes.
-    private mutating func keep(_ match: String?, old: String, table oldTable: String, newTable: String, into kept: inout Set<String>) {
+    private mutating func keep(_ match: String?, old: String, table oldTable: String, newTable: String, ownsIndex: Bool, into kept: inout Set<String>) {
         if let match {
             kept.insert(match)
-            if match != old { emit(.renameConstraints, .renameConstraint(table: newTable, from: old, to: match)) }
+            if match != old { emit(.renameConstraints, .renameConstraint(table: newTable, from: old, to: match, ownsIndex: ownsIndex)) }
         } else {
-            emit(.dropConstraints, .dropConstraint(table: oldTable, name: old))
+            emit(.dropConstraints, .dropConstraint(table: oldTable, name: old, ownsIndex: ownsIndex))
         }
     }
 

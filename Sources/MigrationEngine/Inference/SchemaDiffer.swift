@@ -236,7 +236,7 @@ struct SchemaDiffer {
 
     mutating func dropTable(_ table: Table) {
         // Foreign keys first, so tables can drop in any order.
-        for foreignKey in table.foreignKeys { emit(.dropConstraints, .dropConstraint(table: table.name, name: foreignKey.name)) }
+        for foreignKey in table.foreignKeys { emit(.dropConstraints, .dropConstraint(table: table.name, name: foreignKey.name, ownsIndex: false)) }
         emit(.dropTables, .dropTable(table.name))
         let what: String
         let item: StepAccount.Item

@@ -7,11 +7,14 @@ import TypedSQL
 /// forms are used wherever PostgreSQL has them: renames, adding a column with a constant default,
 /// dropping a column, dropping NOT NULL.
 enum SchemaOperation: Sendable, Hashable {
-    case dropConstraint(table: String, name: String)
+    /// Drops a constraint; `ownsIndex` for a primary key or unique constraint, whose name is its
+    /// index's, in the schema's namespace (spelled by the statement's ``TableNaming``), where a
+    /// foreign key's or check's name is its table's own.
+    case dropConstraint(table: String, name: String, ownsIndex: Bool)
     case dropIndex(name: String)
     case renameTable(from: String, to: String)
     case renameColumn(table: String, from: String, to: String)
-    case renameConstraint(table: String, from: String, to: String)
+    case renameConstraint(table: String, from: String, to: String, ownsIndex: Bool)
     case renameIndex(from: String, to: String)
     /// Creates a table with its columns, primary key, unique and check constraints; its foreign
     /// keys and indexes come as separate operations, after the data moved.
@@ -60,21 +63,28 @@ enum SchemaOperation: Sendable, Hashable {
         }
     }
 
+    /// A constraint's name: through the statement's ``TableNaming`` when it is its index's (a
+    /// primary key, a unique constraint), as it is otherwise (a foreign key's, a check's, which
+    /// clash with nothing outside their table, and which Citus cannot rename on a distributed table).
+    static func constraintName(_ name: String, ownsIndex: Bool) -> SQL {
+        ownsIndex ? "\(objectName: name)" : "\(id: name)"
+    }
+
     /// The statements of this operation, in order, for any tenant schema.
     var statements: [SQL] {
         switch self {
-        case let .dropConstraint(name, constraint):
-            return ["ALTER TABLE \(table: name) DROP CONSTRAINT \(id: constraint)"]
+        case let .dropConstraint(name, constraint, ownsIndex):
+            return ["ALTER TABLE \(table: name) DROP CONSTRAINT \(Self.constraintName(constraint, ownsIndex: ownsIndex))"]
         case let .dropIndex(name):
             return ["DROP INDEX \(table: name)"]
         case let .renameTable(from, to):
-            return ["ALTER TABLE \(table: from) RENAME TO \(id: to)"]
+            return ["ALTER TABLE \(table: from) RENAME TO \(objectName: to)"]
         case let .renameColumn(name, from, to):
             return ["ALTER TABLE \(table: name) RENAME COLUMN \(id: from) TO \(id: to)"]
-        case let .renameConstraint(name, from, to):
-            return ["ALTER TABLE \(table: name) RENAME CONSTRAINT \(id: from) TO \(id: to)"]
+        case let .renameConstraint(name, from, to, ownsIndex):
+            return ["ALTER TABLE \(table: name) RENAME CONSTRAINT \(Self.constraintName(from, ownsIndex: ownsIndex)) TO \(Self.constraintName(to, ownsIndex: ownsIndex))"]
         case let .renameIndex(from, to):
-            return ["ALTER INDEX \(table: from) RENAME TO \(id: to)"]
+            return ["ALTER INDEX \(table: from) RENAME TO \(objectName: to)"]
         case let .createTable(definition):
             var bare = definition
             bare.foreignKeys = []
@@ -109,7 +119,7 @@ enum SchemaOperation: Sendable, Hashable {
         case let .addForeignKey(name, foreignKey):
             return [foreignKey.addition(toTable: name)]
         case let .addUnique(name, unique):
-            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: unique.name) UNIQUE (\(ids: unique.columns))"]
+            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(objectName: unique.name) UNIQUE (\(ids: unique.columns))"]
         case let .addCheck(name, check):
             // Added without reading the rows, then validated: VALIDATE takes a lock that lets writes go on.
             return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql)) NOT VALID",

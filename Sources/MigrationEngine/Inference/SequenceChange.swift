@@ -27,7 +27,7 @@ enum SequenceChange: Sendable, Hashable {
         case let .drop(name):
             return ["DROP SEQUENCE \(table: name)"]
         case let .rename(from, to):
-            return ["ALTER SEQUENCE \(table: from) RENAME TO \(id: to)"]
+            return ["ALTER SEQUENCE \(table: from) RENAME TO \(objectName: to)"]
         }
     }
 

@@ -17,26 +17,33 @@ public struct ShadowTables: Sendable {
     public let live: String
     /// Where the tables are built.
     public let schema: String
+    /// How their names are spelled there: the model's own in a schema of their own (plain
+    /// PostgreSQL), ``TableNaming/citusShadow`` next to the live tables in the tenant's schema
+    /// (Citus, where only that schema's tables are colocated with the tenant's).
+    public let naming: TableNaming
 
-    public init(version: ModelVersion, live: String, schema: String) {
+    public init(version: ModelVersion, live: String, schema: String, naming: TableNaming = .model) {
         self.version = version
         self.live = live
         self.schema = schema
+        self.naming = naming
     }
 
     var relational: RelationalSchema { version.relationalSchema() }
 
     /// `CREATE TABLE` for every table, without foreign keys or indexes.
-    public var creation: [SQL] { relational.tables.map(\.creation) }
+    public var creation: [SQL] { relational.tables.map { $0.creation.renamed(tables: naming) } }
 
     /// The foreign keys, then the indexes.
-    public var finishing: [SQL] { relational.tables.flatMap(\.foreignKeyAdditions) + relational.tables.flatMap(\.indexCreations) }
+    public var finishing: [SQL] {
+        (relational.tables.flatMap(\.foreignKeyAdditions) + relational.tables.flatMap(\.indexCreations)).map { $0.renamed(tables: naming) }
+    }
 
     /// Creates the tables bare, after the version's own enum types and sequences (the sequences
     /// where the live ones stand, see ShadowTables+ModelObjects.swift).
     public func create(on connection: Connection) throws {
         try ExpressionTrust(version: version).check(on: connection)
-        try connection.pipeline(modelObjectCreation + sequencePositions + creation + autovacuumOff(relational.tables.map(\.name)), schema: schema)
+        try connection.pipeline(modelObjectCreation + sequencePositions + creation + autovacuumOff(relational.tables.map { naming.name($0.name) }), schema: schema)
     }
 
     /// Adds the foreign keys and indexes.
@@ -87,8 +94,8 @@ public struct ShadowTables: Sendable {
             let columns = table.columns.map(\.name)
             let selected: [SQL] = table.columns.map { Self.carried("l", $0) }
             let keys = keysOf(table, in: CatchUpRound.changed)
-            statements.append("DELETE FROM \(schema: schema, table: table.name) AS s WHERE \(keyTuple("s", table.primaryKey.columns)) IN (\(keys))")
-            statements.append("INSERT INTO \(schema: schema, table: table.name) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") "
+            statements.append("DELETE FROM \(schema: schema, table: naming.name(table.name)) AS s WHERE \(keyTuple("s", table.primaryKey.columns)) IN (\(keys))")
+            statements.append("INSERT INTO \(schema: schema, table: naming.name(table.name)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") "
                 + "FROM \(schema: live, table: table.name) AS l WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keys))")
         }
         let results = try connection.pipeline(statements, schema: schema)
@@ -125,7 +132,7 @@ public struct ShadowTables: Sendable {
         let descending: [SQL] = key.map { "m.\(id: $0) DESC" }
         let lastKey: [SQL] = key.map { "last.\(id: $0)::pg_catalog.int8" }
         let selected: [SQL] = table.columns.map { Self.carried("l", $0) }
-        let sql: SQL = "WITH moved AS (INSERT INTO \(schema: schema, table: table.name) (\(ids: columns)) "
+        let sql: SQL = "WITH moved AS (INSERT INTO \(schema: schema, table: naming.name(table.name)) (\(ids: columns)) "
             + "SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l\(condition) "
             + "ORDER BY \(order, joinedBy: ", ") LIMIT \(bind: .integer(Int64(limit))) RETURNING \(ids: key)) "
             + "SELECT (SELECT pg_catalog.count(*) FROM moved)::pg_catalog.int8, \(lastKey, joinedBy: ", ") "

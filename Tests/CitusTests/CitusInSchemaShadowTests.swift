@@ -1,0 +1,86 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import RecipesPolicies
+import TenantMigrator
+import TenantMigratorTestSupport
+import Testing
+import TypedSQL
+
+/// The layout an online run on Citus builds on (docs/Citus.md): the shadow inside the tenant's
+/// own schema, its names spelled by ``TableNaming/citusShadow`` (`_tm_shadow_recipe`, its key
+/// `_tm_shadow_recipe_pkey`), so it is colocated with the live tables and clashes with none of
+/// their names; a step's statements, unchanged but for that naming, run on it; the cutover swaps
+/// by renames within the schema (``InSchemaSwap``).
+extension CitusTests {
+    /// Recipes v1 → v2 (the inferred step) on a shadow in the tenant's schema: built from the
+    /// model under the shadow's naming (no 42P07 where the model's own names are taken), filled by
+    /// the copy's batches, migrated by the step's own statements renamed, then swapped in by
+    /// renames in one transaction. A failure in the swap leaves the tenant as it was; the swap
+    /// again succeeds. The result equals an offline migration of a twin with the same rows: the
+    /// same tables, columns, constraints, indexes and rows, all colocated on one worker.
+    @Test func onlineOnCitusAShadowNamedInTheTenantsSchemaIsColocatedMigratedByTheStepAndSwappedByRenames() async throws {
+        try await CitusFixture.with { fixture in
+            let migrator = try fixture.migrator()
+            let tenant = fixture.names(1, "shadow")[0], twin = fixture.names(1, "twin")[0]
+            _ = try await migrator.createTenants([tenant, twin], version: "v1", jobs: 1)
+            try fixture.connection.loadRecipes(tenants: [tenant, twin], version: "v1", recipes: 40)
+            let schema = "tenant_" + tenant, twinSchema = "tenant_" + twin, connection = fixture.connection
+            let family = try recipesFamily()
+
+            try migrateThroughAnInSchemaShadow(schema: schema, family: family, from: "v1", to: "v2", on: connection) { () throws in
+                #expect(try fixture.colocationGroups(of: schema).count == 1)
+                #expect(try connection.relations(of: schema, like: "\\_tm\\_shadow\\_%").count >= 6)
+                #expect(try connection.columns(of: schema, "recipe").contains("instructions"), "the step touched the live table")
+                #expect(try !connection.columns(of: schema, "_tm_shadow_recipe").contains("instructions"))
+            }
+            _ = try await migrator.migrate(tenant: twin, .migrate(to: "v2"))
+
+            #expect(try connection.relations(of: schema, like: "\\_tm\\_%").isEmpty)
+            let layout = try connection.layout(of: schema), twinLayout = try connection.layout(of: twinSchema)
+            #expect(layout == twinLayout, "only here: \(Set(layout).subtracting(twinLayout).sorted()); only in the twin: \(Set(twinLayout).subtracting(layout).sorted())")
+            for table in try #require(family.version(named: "v2")).relationalSchema().tables.map(\.name) {
+                #expect(try connection.rows(of: schema, table) == connection.rows(of: twinSchema, table), "\(table)")
+            }
+            #expect(try fixture.colocationGroups(of: schema).count == 1)
+            #expect(try fixture.preparedTransactions() == 0)
+        }
+    }
+
+    /// Recipes v2 → v3 with the declarative mappings (the ingredient and unit extraction by
+    /// `distinct:` keys, Meat and Fish into Entrée) does not run on Citus, offline or on a shadow in
+    /// the tenant's schema: the step gives each new table's identity its next value with
+    /// `setval(…, max(id) + 1)`, and Citus gives a distributed table's bigint identity a range of its
+    /// own per node (from the node's group id × 2^48), below which `setval` fails (22003). The same
+    /// statements on plain PostgreSQL end as offline (`InSchemaSwapTests`). Both runs here are rolled
+    /// back: the tenants stay at v2, nothing of the shadow is left.
+    @Test func onlineOnCitusTheDeclarativeRecipesStepFailsOnTheIdentitysRangeOfflineAndOnTheShadow() async throws {
+        try await CitusFixture.with { fixture in
+            let family = try recipesFamily()
+            let declarative = recipesDirectory.appendingPathComponent("Mappings/Declarative")
+            let migrator = try TenantMigrator(connectionString: fixture.conninfo, familyDirectory: recipesDirectory, mappingsDirectory: declarative,
+                                              policies: RecipesPolicies.registry, catalog: fixture.catalog, logger: quietLogger)
+            let tenant = fixture.names(1, "shadow")[0], twin = fixture.names(1, "twin")[0]
+            _ = try await migrator.createTenants([tenant, twin], version: "v2", jobs: 1)
+            try fixture.connection.loadRecipes(tenants: [tenant, twin], version: "v2", recipes: 40)
+            let schema = "tenant_" + tenant, twinSchema = "tenant_" + twin, connection = fixture.connection
+            let before = try connection.layout(of: schema)
+
+            await #expect { _ = try await migrator.migrate(tenant: twin, .migrate(to: "v3")) } throws: { error in
+                "\(error)".contains("22003") && "\(error)".contains("out of bounds for sequence")
+            }
+            let mappings = try MappingModel.loadAll(in: declarative, for: family, policies: RecipesPolicies.registry)
+            let onShadow = #expect(throws: PQError.self) {
+                try migrateThroughAnInSchemaShadow(schema: schema, family: family, mappings: mappings, from: "v2", to: "v3", on: connection)
+            }
+            #expect(onShadow?.sqlState?.rawValue == "22003", "\(String(describing: onShadow))")
+            #expect(try connection.layout(of: twinSchema) == before)
+            // The step ran in the transaction that was rolled back; the shadow's bare tables stay
+            // until the run's cleanup, as a failed online run leaves its shadow.
+            #expect(try connection.relations(of: schema, like: "\\_tm\\_retired\\_%").isEmpty)
+            #expect(try fixture.preparedTransactions() == 0)
+        }
+    }
+}

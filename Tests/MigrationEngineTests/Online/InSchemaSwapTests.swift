@@ -1,0 +1,80 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import RecipesPolicies
+import TenantMigrator
+import TenantMigratorTestSupport
+import Testing
+import TypedSQL
+
+/// The in-schema layout (a shadow under ``TableNaming/citusShadow`` next to the live tables, the
+/// cutover by ``InSchemaSwap``'s renames) on plain PostgreSQL, where every CI run has it; the
+/// Citus suite runs the same on a cluster (`CitusInSchemaShadowTests`).
+@Suite("Online: a shadow inside the tenant's schema")
+struct InSchemaSwapTests {
+    /// Recipes v1 → v2 through a shadow in the tenant's own schema ends as an offline migration of
+    /// a twin with the same rows: the same tables, columns in order, constraints, indexes,
+    /// sequences and rows, and nothing of the shadow or the retired tables left.
+    @Test func aShadowInTheTenantsSchemaSwappedInByRenamesEndsAsAnOfflineMigration() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try makeRecipesMigrator(conninfo)
+            _ = try await migrator.createTenants(["inschema", "twin"], version: "v1", jobs: 1)
+            let connection = try Connection(conninfo)
+            try connection.loadRecipes(tenants: ["inschema", "twin"], version: "v1", recipes: 60)
+            let family = try recipesFamily()
+            try migrateThroughAnInSchemaShadow(schema: "tenant_inschema", family: family, from: "v1", to: "v2", on: connection) { () throws in
+                #expect(try connection.columns(of: "tenant_inschema", "recipe").contains("instructions"), "the step touched the live table")
+                #expect(try connection.columns(of: "tenant_inschema", "_tm_shadow_recipe").contains("method"))
+            }
+            _ = try await migrator.migrate(tenant: "twin", to: "v2")
+            #expect(try connection.relations(of: "tenant_inschema", like: "\\_tm\\_%").isEmpty)
+            let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
+            #expect(layout == twin, "only here: \(Set(layout).subtracting(twin).sorted()); only in the twin: \(Set(twin).subtracting(layout).sorted())")
+            for table in ["recipe", "recipe_ingredient"] {
+                #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)")
+            }
+        }
+    }
+
+    /// Recipes v2 → v3 with the declarative mappings (the ingredient and unit extraction by
+    /// `distinct:` keys, Meat and Fish into Entrée): the mapped step's statements alone, renamed for
+    /// the shadow, end as the offline run of a twin.
+    @Test func theDeclarativeRecipesStepOnAShadowInTheTenantsSchemaEndsAsOffline() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try RecipesPoliciesDeclarativeTests.declarativeMigrator(conninfo)
+            _ = try await migrator.createTenants(["inschema", "twin"], version: "v2", jobs: 1)
+            let connection = try Connection(conninfo)
+            try connection.loadRecipes(tenants: ["inschema", "twin"], version: "v2", recipes: 60)
+            let family = try recipesFamily()
+            let mappings = try MappingModel.loadAll(in: RecipesPoliciesDeclarativeTests.declarativeDirectory, for: family, policies: RecipesPolicies.registry)
+            try migrateThroughAnInSchemaShadow(schema: "tenant_inschema", family: family, mappings: mappings, from: "v2", to: "v3", on: connection)
+            _ = try await migrator.migrate(tenant: "twin", to: "v3")
+            let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
+            #expect(layout == twin, "only here: \(Set(layout).subtracting(twin).sorted()); only in the twin: \(Set(twin).subtracting(layout).sorted())")
+            for table in try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name) {
+                #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)")
+            }
+        }
+    }
+
+    /// PostgreSQL would cut a retired or restored name longer than 63 bytes: the swap names them
+    /// and renames nothing.
+    @Test func aNameTooLongForItsRetiredFormIsRefusedBeforeAnythingIsRenamed() async throws {
+        try await TestPostgres.withDatabase { connection in
+            let long = String(repeating: "t", count: 60)
+            try connection.execute("CREATE SCHEMA \(id: "swap_long")")
+            try connection.execute("CREATE TABLE \(table: long) (id bigint PRIMARY KEY)", schema: "swap_long")
+            try connection.execute("CREATE TABLE \(table: "_tm_shadow_" + "t") (id bigint PRIMARY KEY)", schema: "swap_long")
+            let before = try connection.relations(of: "swap_long", like: "%")
+            let refused = #expect(throws: InSchemaSwap.SwapRefused.self) {
+                try InSchemaSwap(schema: "swap_long", live: [long]).run(on: connection)
+            }
+            #expect(refused?.names.contains(long) == true, "\(String(describing: refused))")
+            #expect(refused?.description.contains("migrate offline") == true)
+            #expect(try connection.relations(of: "swap_long", like: "%") == before)
+            #expect(before.contains("_tm_shadow_t_pkey") && before.contains(long))
+        }
+    }
+}
