@@ -1,4 +1,5 @@
 import EntityModel
+import Logging
 
 /// Plans migrations between any two versions of a family, in either direction, along its ordered
 /// list of versions (ALIterativeMigrator).
@@ -11,12 +12,16 @@ public struct MigrationPlanner: Sendable {
     private let mappings: [PairKey: MappingModel]
     /// Stage hooks by step; a hooked step is never fused with its neighbours.
     private let registry: PolicyRegistry
+    /// Where each planning is logged (debug: `planned v1 → v2: 1 step`).
+    private let logger: Logger
 
     struct PairKey: Hashable { let source: String, destination: String }
 
-    public init(family: ModelFamily, mappings: [MappingModel] = [], hooks registry: PolicyRegistry = PolicyRegistry()) {
+    public init(family: ModelFamily, mappings: [MappingModel] = [], hooks registry: PolicyRegistry = PolicyRegistry(),
+                logger: Logger = Logger(label: "MigrationPlanner")) {
         self.family = family
         self.registry = registry
+        self.logger = logger
         var byPair: [PairKey: MappingModel] = [:]
         for mapping in mappings { byPair[PairKey(source: mapping.sourceVersion, destination: mapping.destinationVersion)] = mapping }
         self.mappings = byPair
@@ -86,6 +91,7 @@ public struct MigrationPlanner: Sendable {
             pendingSteps.append(changes)
         }
         try flushInferred()
+        logger.debug("planned \(source) → \(destination): \(steps.count) step\(steps.count == 1 ? "" : "s")")
         return MigrationPlan(family: family.name, path: path, steps: steps)
     }
 
