@@ -127,6 +127,9 @@ public struct MigrationPlanner: Sendable {
         public let source: String
         public let destination: String
         public let resolution: Resolution
+        /// The step the pair was planned as; nil when it is impossible. (What `check` lists of it
+        /// comes from this step: nothing plans the pair again.)
+        public let step: MigrationStep?
 
         public var isPossible: Bool { if case .impossible = resolution { return false } else { return true } }
 
@@ -155,14 +158,14 @@ public struct MigrationPlanner: Sendable {
                 switch step.kind {
                 case let .mapped(model):
                     return PairCheck(source: from, destination: to, resolution: .mapped(
-                        origin: model.file, destructive: step.account.destructiveChanges, dataDependent: step.account.dataDependentLosses))
+                        origin: model.file, destructive: step.account.destructiveChanges, dataDependent: step.account.dataDependentLosses), step: step)
                 case .inferred:
-                    return PairCheck(source: from, destination: to, resolution: .inferred(destructive: step.destructiveChanges))
+                    return PairCheck(source: from, destination: to, resolution: .inferred(destructive: step.destructiveChanges), step: step)
                 }
             } catch let PlanningError.stepNotPossible(_, _, reasons), let PlanningError.mappingLeavesRequiredValuesEmpty(_, _, _, reasons) {
-                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: reasons))
+                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: reasons), step: nil)
             } catch {
-                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: ["\(error)"]))
+                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: ["\(error)"]), step: nil)
             }
         }
     }
