@@ -20,23 +20,7 @@ struct WayBackTrustTests {
 
     /// A copy of the family whose way back writes `attributes` (`d: source.name`) in place.
     func family(wayBack attributes: [(String, String)]) throws -> URL {
-        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("way-back-trust-\(UUID().uuidString)")
-        let directory = parent.appendingPathComponent("WayBackTrust")
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: fixture("WayBackTrust"), to: directory)
-        let lines = attributes.map { "      \($0.0): \"\($0.1.replacingOccurrences(of: "\"", with: "\\\""))\"" }.joined(separator: "\n")
-        try """
-            source: v2
-            destination: v1
-            entityMappings:
-              - name: ItemToItem
-                source: Item
-                destination: Item
-                attributes:
-            \(lines)
-
-            """.write(to: directory.appendingPathComponent("Mappings/v2-to-v1.yaml"), atomically: true, encoding: .utf8)
-        return directory
+        try familyCopy(of: "WayBackTrust", wayBack: itemToItemMapping(from: "v2", to: "v1", attributes: attributes))
     }
 
     func plans(_ directory: URL) throws -> (up: MigrationPlan, down: MigrationPlan) {
