@@ -35,28 +35,18 @@ struct EnumImportTests {
     @Test func aSchemaWithEnumsImportsWithNoDifferenceAndANewTenantHasTheSameCatalog() async throws {
         try await TestPostgres.withDatabase { connection in
             for statement in Self.shop { try connection.fixtureScript(statement) }
-            let imported = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection)
-            let yaml = imported.version.yamlText()
-            #expect(imported.notes.isEmpty, "\(imported.notes.map(\.description))\n\(yaml)")
-            #expect(imported.isAdoptable, "\(imported.remainingDifferences.map(\.description))\n\(yaml)")
-            let lines = Set(yaml.split(separator: "\n").map(String.init))
-            for line in ["enums:", "  Carrier: [dhl, ups]", "  order_status: [new, paid, shipped]",
+            let (imported, reloaded) = try cleanImport("shop", lines: ["enums:", "  Carrier: [dhl, ups]", "  order_status: [new, paid, shipped]",
                          "      status: { type: \"enum(order_status)\", default: \"new\", indexed: true }",
-                         "      carrier: { type: \"enum(Carrier)\", optional: true }"] {
-                #expect(lines.contains(line), "missing \(line) in\n\(yaml)")
-            }
-            let reloaded = try ModelVersion(name: "v1", yaml: yaml, file: "Shop/v1.yaml")
-            #expect(reloaded.versionHash == imported.version.versionHash)
+                         "      carrier: { type: \"enum(Carrier)\", optional: true }"], file: "Shop/v1.yaml", on: connection)
             #expect(reloaded.enums == imported.version.enums)
 
             let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)
             let lifecycle = adopted.lifecycle
             try adopted.expectClean(on: connection)
-            let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             // (The shape names its schema in a cast of a default to an enum: `'new'::shop.order_status`.)
-            let createdShape = try connection.catalogShape(of: created.schema).map { $0.replacingOccurrences(of: "::\(created.schema).", with: "::S.") }
-            let originalShape = try connection.catalogShape(of: "shop").map { $0.replacingOccurrences(of: "::shop.", with: "::S.") }
-            #expect(createdShape == originalShape, "\(createdShape.difference(from: originalShape))")
+            let created = try adopted.expectNewTenantLikeTheAdopted("shop", shape: { schema in
+                try connection.catalogShape(of: schema).map { $0.replacingOccurrences(of: "::\(schema).", with: "::S.") }
+            }, on: connection)
             #expect(try Self.enumValues(of: created.schema, on: connection) == ["Carrier dhl,ups", "order_status new,paid,shipped"])
 
             // A value added by hand is drift that verify names.

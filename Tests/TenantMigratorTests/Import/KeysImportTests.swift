@@ -59,31 +59,19 @@ struct KeysImportTests {
     @Test func keysOfEveryKindImportWithNoDifferenceAndANewTenantHasTheSameCatalog() async throws {
         try await TestPostgres.withDatabase { connection in
             for statement in Self.schema { try connection.fixtureScript(statement) }
-            let imported = try SchemaImport.read(schema: "depot", versionName: "v1", on: connection)
-            let yaml = imported.version.yamlText()
-            #expect(imported.notes.isEmpty, "\(imported.notes.map(\.description))\n\(yaml)")
-            #expect(imported.isAdoptable, "\(imported.remainingDifferences.map(\.description))\n\(yaml)")
-            let lines = Set(yaml.split(separator: "\n").map(String.init))
-            for line in [
+            let imported = try cleanImport("depot", lines: [
                 "    key: { type: serial }", "    key: { type: bigserial }", "    key: { type: integer, identity: always }",
                 "    key: { type: uuid, defaultExpression: \"gen_random_uuid()\" }",
                 "    key: { type: bigint, defaultExpression: \"nextval('part_seq'::regclass)\" }",
                 "    key: [code]", "    key: [invoice, lineNo]", "    key: [version]",
                 "sequences:", "  part_seq: { increment: 50 }",
                 "      countryCode: { destination: Country, inverse: addresses, optional: false, column: country_code }",
-            ] {
-                #expect(lines.contains(line), "missing \(line) in\n\(yaml)")
-            }
-            let reloaded = try ModelVersion(name: "v1", yaml: yaml, file: "Depot/v1.yaml")
-            #expect(reloaded.versionHash == imported.version.versionHash)
+            ], file: "Depot/v1.yaml", on: connection).imported
 
             let adopted = try AdoptedSchema("depot", version: imported.version, family: "Depot", on: connection)
-            let lifecycle = adopted.lifecycle
             try adopted.expectClean(on: connection)
-            let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
-            #expect(try lifecycle.verify(try tenant("created"), on: connection).isClean)
-            let createdShape = try connection.keyedCatalogShape(of: created.schema), originalShape = try connection.keyedCatalogShape(of: "depot")
-            #expect(createdShape == originalShape, "\(createdShape.difference(from: originalShape))")
+            let created = try adopted.expectNewTenantLikeTheAdopted("depot", shape: connection.keyedCatalogShape, on: connection)
+            try adopted.expectClean("created", on: connection)
             // A new tenant's sequences begin at their start.
             #expect(try connection.column("SELECT nextval($1::regclass) FROM generate_series(1, 2)", [created.schema + ".part_seq"], as: Int64.self) == [1, 51])
             #expect(try connection.scalar("SELECT nextval($1::regclass)", [created.schema + ".account_id_seq"], as: Int64.self) == 1)
