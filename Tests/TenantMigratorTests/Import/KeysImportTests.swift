@@ -99,24 +99,18 @@ struct KeysImportTests {
             }
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             for (name, schema) in [("adopted", "depot"), ("created", created.schema)] {
-                let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
                 let sequencesBefore = try connection.sequenceValues(of: schema)
-                let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
-                #expect(up.outcome == .migrated, "\(name): \(up)")
-                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) at v2")
-                let added = try connection.column("""
-                    SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = $1::regnamespace AND contype IN ('c', 'u')
-                    ORDER BY conname
-                    """, [schema], as: String.self)
-                #expect(added == ["country_check CHECK (((code)::text = upper((code)::text)))", "invoice_line_invoice_id_part_id_key UNIQUE (invoice_id, part_id)",
-                                  "token_label_check CHECK (((label)::text <> ''::text))"], "\(name): \(added)")
-                #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
-                let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
-                #expect(down.outcome == .migrated, "\(name): \(down)")
-                #expect(try connection.keyedCatalogShape(of: schema) == shapeBefore, "\(name)")
-                #expect(try connection.userData(of: schema) == dataBefore, "\(name)")
-                #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
-                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) back at v1")
+                try expectThereAndBack(name, in: schema, runner: runner, lifecycle: lifecycle, kept: {
+                    [try connection.keyedCatalogShape(of: $0), try connection.sequenceValues(of: $0)]
+                }, on: connection) { schema in
+                    let added = try connection.column("""
+                        SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = $1::regnamespace AND contype IN ('c', 'u')
+                        ORDER BY conname
+                        """, [schema], as: String.self)
+                    #expect(added == ["country_check CHECK (((code)::text = upper((code)::text)))", "invoice_line_invoice_id_part_id_key UNIQUE (invoice_id, part_id)",
+                                      "token_label_check CHECK (((label)::text <> ''::text))"], "\(name): \(added)")
+                    #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
+                }
             }
         }
     }

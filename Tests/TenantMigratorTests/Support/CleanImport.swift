@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import MigrationEngine
 import TenantMigrator
 import Testing
 
@@ -34,4 +35,45 @@ extension AdoptedSchema {
         #expect(createdShape == originalShape, "\(createdShape.difference(from: originalShape))", sourceLocation: sourceLocation)
         return created
     }
+}
+
+/// The schema `schema` adopted as tenant `adopted` of `family` (at v1), migrated to v2 by a step
+/// that must fail: expects the failure to name each of `parts` and the schema's rows to be as
+/// they were. (`refusal` is recorded if the step migrates instead.)
+func expectFailedStep(
+    _ schema: String, family: ModelFamily, naming parts: [String], refusal: String, on connection: Connection,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) throws {
+    let catalog = try AdoptedSchema(schema, family: family, on: connection).catalog
+    let before = try connection.userData(of: schema)
+    let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
+    do {
+        _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
+        Issue.record("\(refusal): migrated", sourceLocation: sourceLocation)
+    } catch {
+        for part in parts {
+            #expect("\(error)".contains(part), "\(part) not in \(error)", sourceLocation: sourceLocation)
+        }
+    }
+    #expect(try connection.userData(of: schema) == before, sourceLocation: sourceLocation)
+}
+
+/// Migrates tenant `name` (in `schema`) to v2 and back to v1 with `runner`: each way migrates and
+/// leaves the tenant verifying clean; `atV2` checks the schema at v2; back at v1, its rows and
+/// what `kept` reads of it (catalog shape, sequence positions, …) are as they were.
+func expectThereAndBack(
+    _ name: String, in schema: String, runner: TenantExecutor, lifecycle: TenantLifecycle, kept: (String) throws -> [[String]],
+    on connection: Connection, sourceLocation: Testing.SourceLocation = #_sourceLocation, atV2: (String) throws -> Void
+) throws {
+    let keptBefore = try kept(schema), dataBefore = try connection.userData(of: schema)
+    let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
+    #expect(up.outcome == .migrated, "\(name): \(up)", sourceLocation: sourceLocation)
+    let verified = try lifecycle.verify(try tenant(name), on: connection)
+    #expect(verified.isClean, "\(name) at v2: \(verified.differences.map(\.description)) \(verified.foreignObjects)", sourceLocation: sourceLocation)
+    try atV2(schema)
+    let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
+    #expect(down.outcome == .migrated, "\(name): \(down)", sourceLocation: sourceLocation)
+    #expect(try kept(schema) == keptBefore, "\(name)", sourceLocation: sourceLocation)
+    #expect(try connection.userData(of: schema) == dataBefore, "\(name)", sourceLocation: sourceLocation)
+    #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) back at v1", sourceLocation: sourceLocation)
 }
