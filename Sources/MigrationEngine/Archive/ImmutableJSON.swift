@@ -33,16 +33,7 @@ enum ImmutableJSON {
 
     /// A key, escaped as jsonb escapes strings, in double quotes.
     private static func escaped(_ key: String) -> String {
-        var text = "\""
-        for scalar in key.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case _ where scalar.value < 0x20: text += controlEscape(Int(scalar.value))
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
+        JSONString.quoted(key, .jsonb)
     }
 
     /// How jsonb writes the control character `code` (1…31).

@@ -71,21 +71,10 @@ extension WayBackProof {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `text` as a JSON string.
+    /// `text` as a JSON string (DEL escaped too, hex in upper case, as recorded declarations
+    /// always were written).
     private static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += String(format: "\\u%04X", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        JSONString.quoted(text, .recorded)
     }
 }
 

@@ -1,4 +1,5 @@
 import EntityModel
+import Logging
 
 /// Plans migrations between any two versions of a family, in either direction, along its ordered
 /// list of versions (ALIterativeMigrator).
@@ -11,12 +12,16 @@ public struct MigrationPlanner: Sendable {
     private let mappings: [PairKey: MappingModel]
     /// Stage hooks by step; a hooked step is never fused with its neighbours.
     private let registry: PolicyRegistry
+    /// Where each planning is logged (debug: `planned v1 → v2: 1 step`).
+    private let logger: Logger
 
     struct PairKey: Hashable { let source: String, destination: String }
 
-    public init(family: ModelFamily, mappings: [MappingModel] = [], hooks registry: PolicyRegistry = PolicyRegistry()) {
+    public init(family: ModelFamily, mappings: [MappingModel] = [], hooks registry: PolicyRegistry = PolicyRegistry(),
+                logger: Logger = Logger(label: "MigrationPlanner")) {
         self.family = family
         self.registry = registry
+        self.logger = logger
         var byPair: [PairKey: MappingModel] = [:]
         for mapping in mappings { byPair[PairKey(source: mapping.sourceVersion, destination: mapping.destinationVersion)] = mapping }
         self.mappings = byPair
@@ -86,6 +91,7 @@ public struct MigrationPlanner: Sendable {
             pendingSteps.append(changes)
         }
         try flushInferred()
+        logger.debug("planned \(source) → \(destination): \(steps.count) step\(steps.count == 1 ? "" : "s")")
         return MigrationPlan(family: family.name, path: path, steps: steps)
     }
 
@@ -121,6 +127,9 @@ public struct MigrationPlanner: Sendable {
         public let source: String
         public let destination: String
         public let resolution: Resolution
+        /// The step the pair was planned as; nil when it is impossible. (What `check` lists of it
+        /// comes from this step: nothing plans the pair again.)
+        public let step: MigrationStep?
 
         public var isPossible: Bool { if case .impossible = resolution { return false } else { return true } }
 
@@ -149,14 +158,14 @@ public struct MigrationPlanner: Sendable {
                 switch step.kind {
                 case let .mapped(model):
                     return PairCheck(source: from, destination: to, resolution: .mapped(
-                        origin: model.file, destructive: step.account.destructiveChanges, dataDependent: step.account.dataDependentLosses))
+                        origin: model.file, destructive: step.account.destructiveChanges, dataDependent: step.account.dataDependentLosses), step: step)
                 case .inferred:
-                    return PairCheck(source: from, destination: to, resolution: .inferred(destructive: step.destructiveChanges))
+                    return PairCheck(source: from, destination: to, resolution: .inferred(destructive: step.destructiveChanges), step: step)
                 }
             } catch let PlanningError.stepNotPossible(_, _, reasons), let PlanningError.mappingLeavesRequiredValuesEmpty(_, _, _, reasons) {
-                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: reasons))
+                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: reasons), step: nil)
             } catch {
-                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: ["\(error)"]))
+                return PairCheck(source: from, destination: to, resolution: .impossible(reasons: ["\(error)"]), step: nil)
             }
         }
     }

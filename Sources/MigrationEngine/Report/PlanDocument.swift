@@ -149,15 +149,20 @@ public struct PlanDocument: Sendable, Encodable {
     /// Every adjacent pair of `planner`'s family, both ways, as `check` sees them: mapped, inferred,
     /// or impossible with the reasons. SQL is written for `schema`.
     public init(checking planner: MigrationPlanner, schema: String = "<tenant schema>") {
-        let family = planner.family
-        let sections = planner.checkFamily().map { check -> Section in
+        self.init(checks: planner.checkFamily(), of: planner.family, schema: schema)
+    }
+
+    /// The document of `checks` (``MigrationPlanner/checkFamily()`` of `family`), from the steps
+    /// they were planned as: nothing is planned again. SQL is written for `schema`.
+    public init(checks: [MigrationPlanner.PairCheck], of family: ModelFamily, schema: String = "<tenant schema>") {
+        let sections = checks.map { check -> Section in
             // A check names two versions of the family, so its path exists.
             let path = try! family.path(from: check.source, to: check.destination)
             let heading = "\(check.source) → \(check.destination)"
             if case let .impossible(reasons) = check.resolution {
                 return Section(impossible: path, heading: heading, problems: reasons, changesListed: true)
             }
-            guard let step = try? planner.plan(from: check.source, to: check.destination).steps.first else {
+            guard let step = check.step else {
                 return Section(impossible: path, heading: heading, problems: ["the planner found no step"], changesListed: false)
             }
             return Section(step: step, heading: heading, schema: schema)

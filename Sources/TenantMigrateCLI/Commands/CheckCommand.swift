@@ -76,15 +76,16 @@ struct CheckCommand<Runner: TenantMigrateRunner>: ReportingCommand {
             let trips = roundTrip && failure == nil ? try await migrator.checkRoundTrips(seed: seed, rowsPerEntity: rows) : nil
             return CheckReport(
                 check: CheckDocument(migrator: migrator, checks: checks, sqlChecked: sqlChecked, problems: problems, failure: failure),
-                document: format == .markdown || format == .html ? document(migrator, sqlChecked: sqlChecked, problems: problems) : nil,
+                document: format == .markdown || format == .html ? document(migrator, checks: checks, sqlChecked: sqlChecked, problems: problems) : nil,
                 roundTrips: trips.map { (report: $0, seed: seed, rows: rows) }, checkFailure: failure
             )
         }
     }
 
-    /// The document of every step, the SQL check's problems listed under the step of their mapping.
-    private func document(_ migrator: TenantMigrator, sqlChecked: Bool, problems: [MappingExpressionProblem]) -> PlanDocument {
-        var document = PlanDocument(checking: migrator.planner)
+    /// The document of every step (as `checks` planned them), the SQL check's problems listed under
+    /// the step of their mapping.
+    private func document(_ migrator: TenantMigrator, checks: [MigrationPlanner.PairCheck], sqlChecked: Bool, problems: [MappingExpressionProblem]) -> PlanDocument {
+        var document = PlanDocument(checks: checks, of: migrator.family)
         for problem in problems {
             guard let model = migrator.mappings.first(where: { $0.file == problem.location.file }),
                   let index = document.sections.firstIndex(where: { $0.source == model.sourceVersion && $0.destination == model.destinationVersion })

@@ -33,7 +33,7 @@ struct CheckDocument: Encodable {
         family = migrator.family.name
         versions = migrator.family.versionNames
         steps = checks.map { check in
-            let losses = (try? migrator.plan(from: check.source, to: check.destination))?.steps.first.map { LossListing($0.account).taggedLines } ?? []
+            let losses = check.step.map { LossListing($0.account).taggedLines } ?? []
             switch check.resolution {
             case let .mapped(origin, _, _):
                 return Step(source: check.source, destination: check.destination, resolution: "mapped", mapping: origin, reasons: [], losses: losses)

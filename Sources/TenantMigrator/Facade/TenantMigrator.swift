@@ -29,9 +29,9 @@ public struct TenantMigrator: Sendable {
     public let catalog: TenantCatalog
     public let logger: Logger
     /// Custom mapping models and Swift policies, used instead of inference for their exact pair.
-    public var mappings: [MappingModel] { didSet { planner = Self.planner(family, mappings, policies) } }
+    public var mappings: [MappingModel] { didSet { planner = Self.planner(family, mappings, policies, logger) } }
     /// The policies and stage hooks (hooks run around their steps).
-    public var policies: PolicyRegistry { didSet { planner = Self.planner(family, mappings, policies) } }
+    public var policies: PolicyRegistry { didSet { planner = Self.planner(family, mappings, policies, logger) } }
     /// The planner for this family and its mappings, built once (and again when ``mappings`` or
     /// ``policies`` change).
     public private(set) var planner: MigrationPlanner
@@ -90,15 +90,15 @@ public struct TenantMigrator: Sendable {
         self.catalog = catalog
         self.mappings = mappings
         self.policies = policies
-        self.planner = Self.planner(family, mappings, policies)
+        self.planner = Self.planner(family, mappings, policies, session.logger)
         self.settings = MigrationSettings(lockTimeout: lockTimeout, maxAttempts: maxAttempts)
         self.logger = session.logger
         self.connectionPool = ConnectionPool(session: session, configuration: pool)
         self.currentTenants = pool.cachesCurrentTenants ? CurrentTenantCache(catalog: catalog, pool: connectionPool) : nil
     }
 
-    private static func planner(_ family: ModelFamily, _ mappings: [MappingModel], _ policies: PolicyRegistry) -> MigrationPlanner {
-        MigrationPlanner(family: family, mappings: mappings, hooks: policies)
+    private static func planner(_ family: ModelFamily, _ mappings: [MappingModel], _ policies: PolicyRegistry, _ logger: Logger) -> MigrationPlanner {
+        MigrationPlanner(family: family, mappings: mappings, hooks: policies, logger: logger)
     }
 
     /// Each setting of ``settings`` as a property of the migrator: `migrator.lockTimeout = .seconds(2)`.

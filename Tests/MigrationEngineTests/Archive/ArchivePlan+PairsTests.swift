@@ -19,6 +19,14 @@ struct ArchivePlanPairsTests {
         try connection.rows("SELECT id::text, name, a, b::text FROM \(schema).item ORDER BY id")
     }
 
+    /// Runs `body` with tenant `acme` of DropSteps at v1, holding ``rows``, on a new database.
+    static func withTenant(_ body: (TenantMigrator, Connection, String) async throws -> Void) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: rows)
+            try await body(migrator, connection, schema)
+        }
+    }
+
     /// Expects every row of ``rows`` back as it was, the archive emptied by the restore, and tenant
     /// `acme`'s schema clean.
     static func expectEverythingBack(_ migrator: TenantMigrator, _ connection: Connection, _ schema: String,
@@ -30,8 +38,7 @@ struct ArchivePlanPairsTests {
 
     /// Case 1: up in one call (one fused step v1 → v3), down one release at a time.
     @Test func upInOneCallDownOneReleaseAtATime() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: Self.rows)
+        try await Self.withTenant { migrator, connection, schema in
             let up = try migrator.plan(from: "v1", to: "v3")
             #expect(up.steps.count == 1 && up.steps[0].isFused, "\(up.steps)")
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
@@ -44,8 +51,7 @@ struct ArchivePlanPairsTests {
 
     /// Case 2: up one release at a time, down in one call (one fused step v3 → v1).
     @Test func upOneReleaseAtATimeDownInOneCall() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: Self.rows)
+        try await Self.withTenant { migrator, connection, schema in
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
             let down = try migrator.plan(from: "v3", to: "v1")
@@ -57,8 +63,7 @@ struct ArchivePlanPairsTests {
 
     /// The entries of a fused step name the pair that destroyed each value.
     @Test func aFusedStepKeysEachEntryByItsPair() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: Self.rows)
+        try await Self.withTenant { migrator, connection, schema in
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
             let keys = try connection.rows("SELECT step_from, step_to, column_name, count(*)::text FROM \(schema)._tm_archive GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
             // NULLs are archived too: the way down must be able to put NULL back.
@@ -69,8 +74,7 @@ struct ArchivePlanPairsTests {
     /// Case 3: `--no-archive` on the way down skips archiving what that run destroys, never the
     /// restore of what earlier runs kept.
     @Test func noArchiveOnTheWayDownStillRestores() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (upMigrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: Self.rows)
+        try await Self.withTenant { upMigrator, connection, schema in
             var migrator = upMigrator
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
             migrator.archives = false
@@ -82,8 +86,7 @@ struct ArchivePlanPairsTests {
     /// Mixed shapes: up one release at a time, down v3 → v2 → v1 in two calls; and up in one
     /// call, down in one call.
     @Test func everyOtherShapeGivesEverythingBack() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: Self.rows)
+        try await Self.withTenant { migrator, connection, schema in
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
             _ = try await migrator.rollback(tenant: "acme", to: "v2")

@@ -30,127 +30,49 @@ struct CrossedAgainTests {
         #expect(outcome.exact.isEmpty, "\(outcome.exact.prefix(2))", sourceLocation: sourceLocation)
     }
 
+    /// A version's YAML: `entities:` and each of `entities` (see ``entity(_:parent:_:links:)``).
+    func version(_ entities: String...) -> String {
+        "entities:\n" + entities.joined()
+    }
+
+    /// An entity's YAML: its optional attributes (name, type) and to-one links (name, destination).
+    func entity(_ name: String, parent: String? = nil, _ attributes: KeyValuePairs<String, String>, links: KeyValuePairs<String, String> = [:]) -> String {
+        "  \(name):\n" + (parent.map { "    parent: \($0)\n" } ?? "")
+            + "    attributes:\n" + attributes.map { "      \($0.key): { type: \($0.value), optional: true }\n" }.joined()
+            + (links.isEmpty ? "" : "    relationships:\n" + links.map { "      \($0.key): { destination: \($0.value) }\n" }.joined())
+    }
+
     /// Seed 7, family 145: v2 adds the sub-entity S, v3 removes E and with it R's link to E. Down
     /// from v3 to v1 gives the links back, then deletes the S rows (v1 has no S); up again to v3
     /// gives the S rows back and drops the links; down to v2 must give back the S rows' links too.
     @Test func aSubEntitysLinkToARemovedEntityComesBackAfterACycle() async throws {
-        let v1 = """
-            entities:
-              E:
-                attributes:
-                  name: { type: string, optional: true }
-              R:
-                attributes:
-                  code: { type: string, optional: true }
-                relationships:
-                  target: { destination: E }
-              S1:
-                parent: R
-                attributes:
-                  weight: { type: double, optional: true }
-            """
-        let v2 = v1 + """
-
-              S2:
-                parent: R
-                attributes:
-                  size: { type: int16, optional: true }
-            """
-        let v3 = """
-            entities:
-              R:
-                attributes:
-                  code: { type: string, optional: true }
-              S1:
-                parent: R
-                attributes:
-                  weight: { type: double, optional: true }
-              S2:
-                parent: R
-                attributes:
-                  size: { type: int16, optional: true }
-            """
-        try await expectWhole([v1, v2, v3], path: [2, 3, 1, 3, 2])
+        let s1 = entity("S1", parent: "R", ["weight": "double"]), s2 = entity("S2", parent: "R", ["size": "int16"])
+        let v1 = version(entity("E", ["name": "string"]), entity("R", ["code": "string"], links: ["target": "E"]), s1)
+        let v3 = version(entity("R", ["code": "string"]), s1, s2)
+        try await expectWhole([v1, v1 + s2, v3], path: [2, 3, 1, 3, 2])
     }
 
     /// Seed 2026, family 22: v2 adds a link from A to B, v3 an attribute of A, v4 removes B and the
     /// link. Down from v4 to v1 crosses the link's pair twice (given back, then dropped again); up
     /// to v3 must give the links back.
     @Test func aLinkToARemovedEntityComesBackAfterCrossingItsVersionsDownAndUp() async throws {
-        let v1 = """
-            entities:
-              A:
-                attributes:
-                  name: { type: string, optional: true }
-              B:
-                attributes:
-                  title: { type: string, optional: true }
-            """
-        let v2 = """
-            entities:
-              A:
-                attributes:
-                  name: { type: string, optional: true }
-                relationships:
-                  b: { destination: B }
-              B:
-                attributes:
-                  title: { type: string, optional: true }
-            """
-        let v3 = """
-            entities:
-              A:
-                attributes:
-                  name: { type: string, optional: true }
-                  note: { type: string, optional: true }
-                relationships:
-                  b: { destination: B }
-              B:
-                attributes:
-                  title: { type: string, optional: true }
-            """
-        let v4 = """
-            entities:
-              A:
-                attributes:
-                  name: { type: string, optional: true }
-                  note: { type: string, optional: true }
-            """
-        try await expectWhole([v1, v2, v3, v4], path: [3, 4, 1, 2, 3])
+        let b = entity("B", ["title": "string"])
+        try await expectWhole([
+            version(entity("A", ["name": "string"]), b),
+            version(entity("A", ["name": "string"], links: ["b": "B"]), b),
+            version(entity("A", ["name": "string", "note": "string"], links: ["b": "B"]), b),
+            version(entity("A", ["name": "string", "note": "string"])),
+        ], path: [3, 4, 1, 2, 3])
     }
 
     /// The round-trip property's hidden gap: v1 → v2 upper-cases `name` in place. Data written at
     /// v2 (mixed case) taken down to v1 and up again must come back as it was, not upper-cased.
-    static let inPlace = (v1: """
-        entities:
-          Item:
-            attributes:
-              name: { type: string, optional: true }
-        """, v2: """
-        entities:
-          Item:
-            attributes:
-              name: { type: string, optional: true }
-              note: { type: string, optional: true }
-        """, up: """
-        source: v1
-        destination: v2
-        entityMappings:
-          - name: ItemToItem
-            source: Item
-            destination: Item
-            attributes:
-              name: "upper(source.name)"
-        """, down: """
-        source: v2
-        destination: v1
-        entityMappings:
-          - name: ItemToItem
-            source: Item
-            destination: Item
-            attributes:
-              name: "lower(source.name)"
-        """)
+    static let inPlace = (
+        v1: "entities:\n  Item:\n    attributes:\n      name: { type: string, optional: true }\n",
+        v2: "entities:\n  Item:\n    attributes:\n      name: { type: string, optional: true }\n      note: { type: string, optional: true }\n",
+        up: itemToItemMapping(from: "v1", to: "v2", attributes: [("name", "upper(source.name)")]),
+        down: itemToItemMapping(from: "v2", to: "v1", attributes: [("name", "lower(source.name)")])
+    )
 
     @Test func valuesAnInPlaceMappingWouldRewriteComeBackAfterACycleFromAboveIt() async throws {
         let (v1, v2, up, _) = Self.inPlace
@@ -170,52 +92,16 @@ struct CrossedAgainTests {
     /// removes again, starting where it exists, along v3 → v2 → v5 → v1 → v3: its rows and links
     /// all come back.
     @Test func anEntityAddedThenRemovedComesBackAlongACycleThroughBothEnds() async throws {
-        let v1 = """
-            entities:
-              A:
-                attributes:
-                  name: { type: string, optional: true }
-            """
-        let v2 = """
-            entities:
-              A:
-                attributes:
-                  name: { type: string, optional: true }
-                relationships:
-                  n: { destination: N }
-              N:
-                attributes:
-                  title: { type: string, optional: true }
-            """
-        let v3 = """
-            entities:
-              A:
-                attributes:
-                  name: { type: string, optional: true }
-                  note: { type: string, optional: true }
-                relationships:
-                  n: { destination: N }
-              N:
-                attributes:
-                  title: { type: string, optional: true }
-            """
-        let v4 = """
-            entities:
-              A:
-                attributes:
-                  name: { type: string, optional: true }
-                  note: { type: string, optional: true }
-            """
-        let v5 = """
-            entities:
-              A:
-                attributes:
-                  name: { type: string, optional: true }
-                  note: { type: string, optional: true }
-                  extra: { type: int32, optional: true }
-            """
-        try await expectWhole([v1, v2, v3, v4, v5], path: [3, 2, 5, 1, 3])
-        try await expectWhole([v1, v2, v3, v4, v5], path: [3, 5, 1, 3])
-        try await expectWhole([v1, v2, v3, v4, v5], path: [2, 5, 2])
+        let n = entity("N", ["title": "string"])
+        let versions = [
+            version(entity("A", ["name": "string"])),
+            version(entity("A", ["name": "string"], links: ["n": "N"]), n),
+            version(entity("A", ["name": "string", "note": "string"], links: ["n": "N"]), n),
+            version(entity("A", ["name": "string", "note": "string"])),
+            version(entity("A", ["name": "string", "note": "string", "extra": "int32"])),
+        ]
+        try await expectWhole(versions, path: [3, 2, 5, 1, 3])
+        try await expectWhole(versions, path: [3, 5, 1, 3])
+        try await expectWhole(versions, path: [2, 5, 2])
     }
 }

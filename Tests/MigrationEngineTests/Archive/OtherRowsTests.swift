@@ -59,6 +59,17 @@ struct OtherRowsTests {
         }
     }
 
+    /// The app's changes (``appChanges``), then a rollback to v1: the posts are as the app left
+    /// them, and post 2's two archived values are kept as superseded.
+    func expectAppChangesWin(_ migrator: TenantMigrator, _ connection: Connection, _ schema: String,
+                             sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+        try connection.fixtureScript(sql(Self.appChanges, schema))
+        let down = try await migrator.rollback(tenant: "acme", to: "v1")
+        #expect(try connection.rows(sql(Self.posts, schema)) == Self.afterAppChanges, sourceLocation: sourceLocation)
+        #expect(try connection.rows(sql(Self.superseded, schema)) == [["latest", "2", "stale"], ["tag_names", "2", "old"]], sourceLocation: sourceLocation)
+        #expect(down.statistics.supersededEntries == 2, sourceLocation: sourceLocation)
+    }
+
     @Test func anAppChangeToOtherRowsWinsAlongASingleStep() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection, schema) = try await tenant(conninfo)
@@ -66,11 +77,7 @@ struct OtherRowsTests {
             // The way up proved both columns: only post 2's values are archived.
             #expect(try connection.rows(sql("SELECT column_name, row_id::text, value FROM {schema}._tm_archive WHERE row_id > 0 ORDER BY 1, 2", schema))
                 == [["latest", "2", "stale"], ["tag_names", "2", "old"]], "\(up)")
-            try connection.fixtureScript(sql(Self.appChanges, schema))
-            let down = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try connection.rows(sql(Self.posts, schema)) == Self.afterAppChanges)
-            #expect(try connection.rows(sql(Self.superseded, schema)) == [["latest", "2", "stale"], ["tag_names", "2", "old"]])
-            #expect(down.statistics.supersededEntries == 2)
+            try await expectAppChangesWin(migrator, connection, schema)
         }
     }
 
@@ -82,11 +89,7 @@ struct OtherRowsTests {
             let (migrator, connection, schema) = try await tenant(conninfo)
             #expect(try migrator.plan(from: "v1", to: "v3").steps.map { "\($0.source.name) → \($0.destination.name)" } == ["v1 → v2", "v2 → v3"])
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
-            try connection.fixtureScript(sql(Self.appChanges, schema))
-            let down = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try connection.rows(sql(Self.posts, schema)) == Self.afterAppChanges)
-            #expect(try connection.rows(sql(Self.superseded, schema)) == [["latest", "2", "stale"], ["tag_names", "2", "old"]])
-            #expect(down.statistics.supersededEntries == 2)
+            try await expectAppChangesWin(migrator, connection, schema)
         }
     }
 

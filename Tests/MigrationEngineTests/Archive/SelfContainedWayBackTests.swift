@@ -21,17 +21,8 @@ struct SelfContainedWayBackTests {
     let trust = WayBackTrustTests()
 
     func writeWayBack(_ directory: URL, _ expression: String) throws {
-        try """
-            source: v2
-            destination: v1
-            entityMappings:
-              - name: ItemToItem
-                source: Item
-                destination: Item
-                attributes:
-                  d: "\(expression)"
-
-            """.write(to: directory.appendingPathComponent("Mappings/v2-to-v1.yaml"), atomically: true, encoding: .utf8)
+        try itemToItemMapping(from: "v2", to: "v1", attributes: [("d", expression)])
+            .write(to: directory.appendingPathComponent("Mappings/v2-to-v1.yaml"), atomically: true, encoding: .utf8)
     }
 
     func plan(_ directory: URL, from: String, to: String) throws -> MigrationPlan {

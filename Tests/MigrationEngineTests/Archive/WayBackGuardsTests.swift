@@ -19,13 +19,7 @@ struct WayBackGuardsTests {
 
     /// A copy of the family whose way back is `mappings` (YAML entity mappings).
     func family(wayBack mappings: String) throws -> URL {
-        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("way-back-guards-\(UUID().uuidString)")
-        let directory = parent.appendingPathComponent("WayBackGuards")
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: fixture("WayBackGuards"), to: directory)
-        try "source: v2\ndestination: v1\nentityMappings:\n\(mappings)\n"
-            .write(to: directory.appendingPathComponent("Mappings/v2-to-v1.yaml"), atomically: true, encoding: .utf8)
-        return directory
+        try familyCopy(of: "WayBackGuards", wayBack: mappingFile(from: "v2", to: "v1", entityMappings: mappings))
     }
 
     static let itemFromNote = """

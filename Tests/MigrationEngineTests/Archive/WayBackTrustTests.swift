@@ -20,23 +20,18 @@ struct WayBackTrustTests {
 
     /// A copy of the family whose way back writes `attributes` (`d: source.name`) in place.
     func family(wayBack attributes: [(String, String)]) throws -> URL {
-        let parent = FileManager.default.temporaryDirectory.appendingPathComponent("way-back-trust-\(UUID().uuidString)")
-        let directory = parent.appendingPathComponent("WayBackTrust")
-        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: fixture("WayBackTrust"), to: directory)
-        let lines = attributes.map { "      \($0.0): \"\($0.1.replacingOccurrences(of: "\"", with: "\\\""))\"" }.joined(separator: "\n")
-        try """
-            source: v2
-            destination: v1
-            entityMappings:
-              - name: ItemToItem
-                source: Item
-                destination: Item
-                attributes:
-            \(lines)
+        try familyCopy(of: "WayBackTrust", wayBack: itemToItemMapping(from: "v2", to: "v1", attributes: attributes))
+    }
 
-            """.write(to: directory.appendingPathComponent("Mappings/v2-to-v1.yaml"), atomically: true, encoding: .utf8)
-        return directory
+    /// Runs `body` on a new database with a copy of the family whose way back writes `attributes`
+    /// (``family(wayBack:)``), its directory and its plans up and down; removes the copy after.
+    func withWayBack(
+        _ attributes: [(String, String)], _ body: (Connection, URL, (up: MigrationPlan, down: MigrationPlan)) throws -> Void
+    ) async throws {
+        let directory = try family(wayBack: attributes)
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        let plans = try plans(directory)
+        try await TestPostgres.withDatabase { connection in try body(connection, directory, plans) }
     }
 
     func plans(_ directory: URL) throws -> (up: MigrationPlan, down: MigrationPlan) {
@@ -82,10 +77,7 @@ struct WayBackTrustTests {
     /// An immutable expression over the row's own columns is proved: only the rows where it
     /// would not give `d` back are archived, and the marker records it.
     @Test func anImmutableExpressionIsProved() async throws {
-        let directory = try family(wayBack: [("d", "lower(source.name)")])
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let plans = try plans(directory)
-        try await TestPostgres.withDatabase { connection in
+        try await withWayBack([("d", "lower(source.name)")]) { connection, directory, plans in
             try tenantAtV1(connection, directory: directory, d: ["n1", "other", nil, "N4"])
             try roundTrip(connection, plans) { () throws in
                 #expect(try entries(connection, "d") == [["2", "other"], ["3", nil], ["4", "N4"]])
@@ -97,10 +89,7 @@ struct WayBackTrustTests {
     /// `now()` gives the way down another value: not proved, every `d` archived, and every `d`
     /// comes back (a proof would have lost them all to the rollback's time).
     @Test func aVolatileFunctionIsNotProved() async throws {
-        let directory = try family(wayBack: [("d", "pg_catalog.now()::text")])
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let plans = try plans(directory)
-        try await TestPostgres.withDatabase { connection in
+        try await withWayBack([("d", "pg_catalog.now()::text")]) { connection, directory, plans in
             try tenantAtV1(connection, directory: directory, d: ["n1", "other", nil])
             try roundTrip(connection, plans) { () throws in
                 #expect(try markers(connection).isEmpty)
@@ -112,10 +101,7 @@ struct WayBackTrustTests {
     /// `current_user` depends on who rolls back: not proved, and the row whose `d` was the way
     /// up's role comes back as it was when another role rolls back.
     @Test func currentUserIsNotProved() async throws {
-        let directory = try family(wayBack: [("d", "current_user")])
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let plans = try plans(directory)
-        try await TestPostgres.withDatabase { connection in
+        try await withWayBack([("d", "current_user")]) { connection, directory, plans in
             let me = try connection.scalar("SELECT current_user::text", as: String.self)
             let other = "tm_other_\(UUID().uuidString.prefix(8).lowercased())"
             try connection.execute(unsafeSQL: "CREATE ROLE \(other) SUPERUSER")
@@ -135,10 +121,7 @@ struct WayBackTrustTests {
     /// A reverse expression through the session's TimeZone (`local::timestamp::timestamptz`,
     /// STABLE casts) is not proved: rolled back under another TimeZone, every `at` comes back.
     @Test func aSettingDependentExpressionIsNotProved() async throws {
-        let directory = try family(wayBack: [("at", "source.local::timestamp::timestamptz")])
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let plans = try plans(directory)
-        try await TestPostgres.withDatabase { connection in
+        try await withWayBack([("at", "source.local::timestamp::timestamptz")]) { connection, directory, plans in
             try connection.execute("SET TimeZone = 'UTC'")
             try tenantAtV1(connection, directory: directory, d: ["a", "b", "c", "d"])
             try roundTrip(connection, plans) { () throws in
@@ -152,10 +135,7 @@ struct WayBackTrustTests {
     /// A subquery on a table outside the tenant's schema reads rows the app (or another tenant)
     /// can change between up and down: not proved, and every `d` comes back after a rename there.
     @Test func aReadOutsideTheTenantIsNotProved() async throws {
-        let directory = try family(wayBack: [("d", "(SELECT c.name FROM public.country AS c WHERE c.code = source.name)")])
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let plans = try plans(directory)
-        try await TestPostgres.withDatabase { connection in
+        try await withWayBack([("d", "(SELECT c.name FROM public.country AS c WHERE c.code = source.name)")]) { connection, directory, plans in
             try connection.fixtureScript("CREATE TABLE public.country (code text PRIMARY KEY, name text); INSERT INTO public.country VALUES ('n1', 'Austria'), ('n2', 'Chile')")
             try tenantAtV1(connection, directory: directory, d: ["Austria", "Chile", "other"])
             try roundTrip(connection, plans) { () throws in
@@ -168,10 +148,7 @@ struct WayBackTrustTests {
 
     /// An immutable operator over the row's own column and a constant is proved.
     @Test func anImmutableOperatorIsProved() async throws {
-        let directory = try family(wayBack: [("d", "source.name || '!'")])
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let plans = try plans(directory)
-        try await TestPostgres.withDatabase { connection in
+        try await withWayBack([("d", "source.name || '!'")]) { connection, directory, plans in
             try tenantAtV1(connection, directory: directory, d: ["n1!", "x"])
             try roundTrip(connection, plans) { () throws in
                 #expect(try entries(connection, "d") == [["2", "x"]])

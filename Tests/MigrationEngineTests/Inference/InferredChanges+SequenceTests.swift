@@ -11,22 +11,21 @@ import Testing
 /// names it and asks for consent.
 @Suite("Sequences that change between versions")
 struct InferredChangesSequenceTests {
-    static let v1 = """
+    /// The one entity of both versions, keyed by `part_seq`.
+    static let part = """
         entities:
           Part:
             key: { type: bigint, defaultExpression: "nextval('part_seq'::regclass)" }
             attributes:
               name: { type: string, optional: true }
+
+        """
+    static let v1 = part + """
         sequences:
           part_seq: { increment: 50 }
           old_seq: {}
         """
-    static let v2 = """
-        entities:
-          Part:
-            key: { type: bigint, defaultExpression: "nextval('part_seq'::regclass)" }
-            attributes:
-              name: { type: string, optional: true }
+    static let v2 = part + """
         sequences:
           part_seq: { start: 100, increment: 10 }
           new_seq: { type: integer }

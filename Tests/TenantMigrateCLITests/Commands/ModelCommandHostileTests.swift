@@ -28,6 +28,14 @@ struct ModelCommandHostileTests {
                                                       "--migrations", directory.appendingPathComponent("Migrations").path])
     }
 
+    /// ``importSpoof(model:in:)`` in a new temporary directory, removed after, with the model
+    /// `model` writes around `name` (a Core Data attribute value that ends with ``hostile``).
+    static func importSpoof(naming name: String, _ model: (String) -> String) async throws -> TenantMigrateExecutable.Output {
+        let directory = try CoreDataBundleFixture.temporaryDirectory("model-import-terminal")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await importSpoof(model: model(CoreDataBundleFixture.attribute(name + hostile)), in: directory)
+    }
+
     @Test func aSchemaNamedLikeAPathCannotWriteOutsideMigrations() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)
@@ -55,14 +63,12 @@ struct ModelCommandHostileTests {
 
     /// A bundle's notes name its elements; a hostile name prints escaped.
     @Test func importNotesPrintHostileNamesEscaped() async throws {
-        let directory = try CoreDataBundleFixture.temporaryDirectory("model-import-terminal")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let name = CoreDataBundleFixture.attribute("Recent\(Self.hostile)")
-        let imported = try await Self.importSpoof(model: """
+        let imported = try await Self.importSpoof(naming: "Recent") { name in """
             <entity name="Thing" syncable="YES"><attribute name="label" optional="YES" attributeType="String"/></entity>
             <fetchRequest name="\(name)" entity="Thing"/>
             <configuration name="\(name)"/>
-            """, in: directory)
+            """
+        }
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("fetchRequest Recent"), "\(imported.stdout)")
         #expect(Self.rawControls(imported.stdout) == [], "\(imported.stdout.debugDescription)")
@@ -71,17 +77,17 @@ struct ModelCommandHostileTests {
 
     /// Validation errors name the hostile entity; it prints escaped, the file still named.
     @Test func validationErrorsPrintHostileNamesEscaped() async throws {
-        let directory = try CoreDataBundleFixture.temporaryDirectory("model-import-terminal")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let name = CoreDataBundleFixture.attribute("Thing\(Self.hostile)")
-        let imported = try await Self.importSpoof(model: """
+        let imported = try await Self.importSpoof(naming: "Thing") { name in """
             <entity name="\(name)" syncable="YES"><attribute name="label" optional="YES" attributeType="String"/></entity>
-            """, in: directory)
+            """
+        }
         #expect(imported.status != 0)
         #expect(imported.stderr.contains("Spoof.xcdatamodeld/Spoof.xcdatamodel/contents"), "\(imported.stderr)")
         #expect(Self.rawControls(imported.stderr) == [], "\(imported.stderr.debugDescription)")
 
         // A version file's entity, written with YAML's escapes (\e is ESC).
+        let directory = try CoreDataBundleFixture.temporaryDirectory("model-check-terminal")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let family = directory.appendingPathComponent("Models/Bad")
         try FileManager.default.createDirectory(at: family, withIntermediateDirectories: true)
         try "family: Bad\nversions: [v1]\n".write(to: family.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)

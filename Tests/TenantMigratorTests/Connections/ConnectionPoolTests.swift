@@ -12,17 +12,6 @@ import Testing
         )
     }
 
-    /// Polls `condition` every 20 ms for up to 60 s (a busy machine may be slow to run the pool's
-    /// sweep or to end a session; a condition that never holds still fails).
-    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let started = ContinuousClock.now
-        while ContinuousClock.now - started < .seconds(60) {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
-    }
-
     static func applicationName() -> String { "pool-test-" + UUID().uuidString.prefix(8).lowercased() }
 
     @Test func aHundredCallsOpenAtMostThePoolsSessions() async throws {
@@ -69,7 +58,7 @@ import Testing
             #expect(try await migrator.tenant(named: "old")?.version == "v3")
 
             await migrator.shutdown()
-            #expect(try await Self.eventually { try Self.sessions(named: name, on: admin) == 0 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { try Self.sessions(named: name, on: admin) == 0 })
             await #expect(throws: CancellationError.self) { try await migrator.tenants() }
         }
     }
@@ -83,7 +72,7 @@ import Testing
             #expect(migrator.connectionPool.statistics.idle == 1)
             let admin = try Connection(conninfo)
             #expect(try Self.sessions(named: name, on: admin) == 1)
-            #expect(try await Self.eventually { try Self.sessions(named: name, on: admin) == 0 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { try Self.sessions(named: name, on: admin) == 0 })
             #expect(migrator.connectionPool.statistics.idle == 0)
             // And the next call opens a new one.
             #expect(try await migrator.tenants().count == 1)
@@ -100,7 +89,7 @@ import Testing
             #expect(try await migrator.withConnection { $0.backendPID } == first, "reused while healthy")
             let admin = try Connection(conninfo)
             try admin.execute("SELECT pg_terminate_backend($1)", [first])
-            #expect(try await Self.eventually { try Self.sessions(named: name, on: admin) == 0 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { try Self.sessions(named: name, on: admin) == 0 })
 
             #expect(try await migrator.tenants().map(\.name.rawValue) == ["acme"])
             let second = try await migrator.withConnection { $0.backendPID }
@@ -123,13 +112,13 @@ import Testing
             let admin = try Connection(conninfo)
             try admin.execute("SELECT pg_advisory_lock(42)")
             let holder = Task { try await migrator.withConnection { _ = try $0.execute("SELECT pg_advisory_lock(42), pg_advisory_unlock(42)") } }
-            #expect(try await Self.eventually { pool.statistics.inUse == 1 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { pool.statistics.inUse == 1 })
             let waiter = Task { try await migrator.withConnection { _ in order.withLock { $0.append(1) } } }
-            #expect(try await Self.eventually { pool.statistics.waiting == 1 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { pool.statistics.waiting == 1 })
             let cancelled = Task { try await migrator.withConnection { _ in order.withLock { $0.append(99) } } }
-            #expect(try await Self.eventually { pool.statistics.waiting == 2 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { pool.statistics.waiting == 2 })
             let last = Task { try await migrator.withConnection { _ in order.withLock { $0.append(2) } } }
-            #expect(try await Self.eventually { pool.statistics.waiting == 3 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { pool.statistics.waiting == 3 })
             cancelled.cancel()
             await #expect(throws: CancellationError.self) { try await cancelled.value }
             #expect(pool.statistics.waiting == 2)
@@ -158,7 +147,7 @@ import Testing
             let other = TenantMigrator(connectionString: conninfo, family: family,
                                        pool: ConnectionPool.Configuration(cachesCurrentTenants: false))
             #expect(try await other.rollback(tenant: "acme", to: "v2", allowDestructive: true).toVersion == "v2")
-            #expect(try await Self.eventually { cache.count == 0 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { cache.count == 0 })
             // The rollback pinned acme at v2: the warm call sees it there and leaves it.
             let pinned = try await migrator.migrateIfNeeded(tenant: "acme")
             #expect(pinned.outcome == .pinned && pinned.fromVersion == "v2")
@@ -168,12 +157,12 @@ import Testing
 
             // A dropped tenant is forgotten too. (Cached again once the announcement of our own
             // migration has been read: a call in between just queries.)
-            let warm = try await Self.eventually {
+            let warm = try await waitUntil(timeout: .seconds(60)) {
                 try await migrator.migrateIfNeeded(tenant: "acme").outcome == .alreadyCurrent && cache.count == 1
             }
             #expect(warm)
             try await other.dropTenant("acme", confirmed: true)
-            #expect(try await Self.eventually { cache.count == 0 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { cache.count == 0 })
             await #expect(throws: TenantMigratorError.self) { try await migrator.migrateIfNeeded(tenant: "acme") }
         }
     }
@@ -192,10 +181,10 @@ import Testing
             let admin = try Connection(conninfo)
             // Terminate every session of the migrator but the pooled one: the listener.
             try admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> $2", [name, pooled])
-            #expect(try await Self.eventually { !cache.isListening && cache.count == 0 })
+            #expect(try await waitUntil(timeout: .seconds(60)) { !cache.isListening && cache.count == 0 })
             #expect(try await migrator.migrateIfNeeded(tenant: "acme").outcome == .alreadyCurrent)
             // The listener comes back (after its retry delay) on a later call.
-            #expect(try await Self.eventually {
+            #expect(try await waitUntil(timeout: .seconds(60)) {
                 _ = try await migrator.migrateIfNeeded(tenant: "acme")
                 return cache.isListening && cache.count == 1
             })
@@ -225,11 +214,13 @@ import Testing
     }
 
     /// A pool of one has no slot to spare for the listener: every call queries the catalog, and
-    /// the pool never holds a second session.
+    /// the pool never holds a second session. (The idle timeout is an hour: with the default
+    /// minute, a busy machine's pauses between calls closed and reopened the one session, and
+    /// `opened` counted 3 in a full suite at load 25.)
     @Test func aPoolOfOneHasNoListenerAndStillAnswers() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = TenantMigrator(connectionString: conninfo, family: try fixtureFamily("Catalogue"),
-                                          pool: ConnectionPool.Configuration(maximumConnections: 1))
+                                          pool: ConnectionPool.Configuration(maximumConnections: 1, idleTimeout: .seconds(3600)))
             try await migrator.createTenant("acme")
             for _ in 0..<5 { #expect(try await migrator.migrateIfNeeded(tenant: "acme").outcome == .alreadyCurrent) }
             let cache = try #require(migrator.currentTenants)

@@ -31,16 +31,7 @@ struct CommentImportTests {
     @Test func commentsImportVerifyAndComeWithANewTenant() async throws {
         try await TestPostgres.withDatabase { connection in
             for statement in Self.shop { try connection.fixtureScript(statement) }
-            let imported = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection)
-            let yaml = imported.version.yamlText()
-            #expect(imported.notes.isEmpty, "\(imported.notes.map(\.description))")
-            #expect(imported.isAdoptable, "\(imported.remainingDifferences.map(\.description))\n\(yaml)")
-            let lines = Set(yaml.split(separator: "\n").map(String.init))
-            for line in ["    comment: \"What the shop sells\"", "      title: { type: string, comment: \"Shown to customers; it's translated\" }"] {
-                #expect(lines.contains(line), "missing \(line) in\n\(yaml)")
-            }
-            let reloaded = try ModelVersion(name: "v1", yaml: yaml, file: "v1.yaml")
-            #expect(reloaded.versionHash == imported.version.versionHash)
+            let (imported, reloaded) = try cleanImport("shop", lines: ["    comment: \"What the shop sells\"", "      title: { type: string, comment: \"Shown to customers; it's translated\" }"], file: "v1.yaml", on: connection)
             #expect(reloaded.entity(named: "Product")?.comment == "What the shop sells")
 
             let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)

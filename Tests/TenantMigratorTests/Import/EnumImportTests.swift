@@ -35,28 +35,18 @@ struct EnumImportTests {
     @Test func aSchemaWithEnumsImportsWithNoDifferenceAndANewTenantHasTheSameCatalog() async throws {
         try await TestPostgres.withDatabase { connection in
             for statement in Self.shop { try connection.fixtureScript(statement) }
-            let imported = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection)
-            let yaml = imported.version.yamlText()
-            #expect(imported.notes.isEmpty, "\(imported.notes.map(\.description))\n\(yaml)")
-            #expect(imported.isAdoptable, "\(imported.remainingDifferences.map(\.description))\n\(yaml)")
-            let lines = Set(yaml.split(separator: "\n").map(String.init))
-            for line in ["enums:", "  Carrier: [dhl, ups]", "  order_status: [new, paid, shipped]",
+            let (imported, reloaded) = try cleanImport("shop", lines: ["enums:", "  Carrier: [dhl, ups]", "  order_status: [new, paid, shipped]",
                          "      status: { type: \"enum(order_status)\", default: \"new\", indexed: true }",
-                         "      carrier: { type: \"enum(Carrier)\", optional: true }"] {
-                #expect(lines.contains(line), "missing \(line) in\n\(yaml)")
-            }
-            let reloaded = try ModelVersion(name: "v1", yaml: yaml, file: "Shop/v1.yaml")
-            #expect(reloaded.versionHash == imported.version.versionHash)
+                         "      carrier: { type: \"enum(Carrier)\", optional: true }"], file: "Shop/v1.yaml", on: connection)
             #expect(reloaded.enums == imported.version.enums)
 
             let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)
             let lifecycle = adopted.lifecycle
             try adopted.expectClean(on: connection)
-            let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
             // (The shape names its schema in a cast of a default to an enum: `'new'::shop.order_status`.)
-            let createdShape = try connection.catalogShape(of: created.schema).map { $0.replacingOccurrences(of: "::\(created.schema).", with: "::S.") }
-            let originalShape = try connection.catalogShape(of: "shop").map { $0.replacingOccurrences(of: "::shop.", with: "::S.") }
-            #expect(createdShape == originalShape, "\(createdShape.difference(from: originalShape))")
+            let created = try adopted.expectNewTenantLikeTheAdopted("shop", shape: { schema in
+                try connection.catalogShape(of: schema).map { $0.replacingOccurrences(of: "::\(schema).", with: "::S.") }
+            }, on: connection)
             #expect(try Self.enumValues(of: created.schema, on: connection) == ["Carrier dhl,ups", "order_status new,paid,shipped"])
 
             // A value added by hand is drift that verify names.
@@ -96,19 +86,9 @@ struct EnumImportTests {
             try connection.fixtureScript(#"INSERT INTO \#(created.schema)."order" (status, carrier) VALUES ('paid', 'dhl'), ('shipped', NULL)"#)
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             for (name, schema) in [("adopted", "shop"), ("created", created.schema)] {
-                let shapeBefore = try connection.catalogShape(of: schema), dataBefore = try connection.userData(of: schema)
-                let enumsBefore = try Self.enumValues(of: schema, on: connection)
-                let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
-                #expect(up.outcome == .migrated, "\(name): \(up)")
-                let atV2 = try lifecycle.verify(try tenant(name), on: connection)
-                #expect(atV2.isClean, "\(name) at v2: \(atV2.differences.map(\.description)) \(atV2.foreignObjects)")
-                try check(connection, schema)
-                let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
-                #expect(down.outcome == .migrated, "\(name): \(down)")
-                #expect(try connection.catalogShape(of: schema) == shapeBefore, "\(name)")
-                #expect(try connection.userData(of: schema) == dataBefore, "\(name)")
-                #expect(try Self.enumValues(of: schema, on: connection) == enumsBefore, "\(name)")
-                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) back at v1")
+                try expectThereAndBack(name, in: schema, runner: runner, lifecycle: lifecycle, kept: {
+                    [try connection.catalogShape(of: $0), try Self.enumValues(of: $0, on: connection)]
+                }, on: connection) { try check(connection, $0) }
             }
         }
     }
@@ -182,21 +162,11 @@ struct EnumImportTests {
             let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
             let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]")
                 .replacingOccurrences(of: "status: { type: \"enum(order_status)\", default: \"new\"", with: "status: { type: \"enum(order_status)\""), file: "v2")
-            let family = try ModelFamily(name: "Shop", versions: [v1, v2])
-            let catalog = try AdoptedSchema("shop", family: family, on: connection).catalog
-            let before = try connection.userData(of: "shop")
-            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
-            do {
-                _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
-                Issue.record("removing a value row 3 holds migrated")
-            } catch {
-                // The tenant, the value, the type, a row that holds it, and the SQLSTATE.
-                for part in ["tenant adopted", "invalid input value for enum shop.order_status: \"shipped\"", "22P02",
-                             "row id 3 holds \"shipped\", which does not fit enum(order_status)", "required and has no default"] {
-                    #expect("\(error)".contains(part), "\(part) not in \(error)")
-                }
-            }
-            #expect(try connection.userData(of: "shop") == before)
+            // The tenant, the value, the type, a row that holds it, and the SQLSTATE.
+            try expectFailedStep("shop", family: try ModelFamily(name: "Shop", versions: [v1, v2]), naming: [
+                "tenant adopted", "invalid input value for enum shop.order_status: \"shipped\"", "22P02",
+                "row id 3 holds \"shipped\", which does not fit enum(order_status)", "required and has no default",
+            ], refusal: "removing a value row 3 holds", on: connection)
             #expect(try Self.enumValues(of: "shop", on: connection) == ["Carrier dhl,ups", "order_status new,paid,shipped"])
         }
     }

@@ -59,31 +59,19 @@ struct KeysImportTests {
     @Test func keysOfEveryKindImportWithNoDifferenceAndANewTenantHasTheSameCatalog() async throws {
         try await TestPostgres.withDatabase { connection in
             for statement in Self.schema { try connection.fixtureScript(statement) }
-            let imported = try SchemaImport.read(schema: "depot", versionName: "v1", on: connection)
-            let yaml = imported.version.yamlText()
-            #expect(imported.notes.isEmpty, "\(imported.notes.map(\.description))\n\(yaml)")
-            #expect(imported.isAdoptable, "\(imported.remainingDifferences.map(\.description))\n\(yaml)")
-            let lines = Set(yaml.split(separator: "\n").map(String.init))
-            for line in [
+            let imported = try cleanImport("depot", lines: [
                 "    key: { type: serial }", "    key: { type: bigserial }", "    key: { type: integer, identity: always }",
                 "    key: { type: uuid, defaultExpression: \"gen_random_uuid()\" }",
                 "    key: { type: bigint, defaultExpression: \"nextval('part_seq'::regclass)\" }",
                 "    key: [code]", "    key: [invoice, lineNo]", "    key: [version]",
                 "sequences:", "  part_seq: { increment: 50 }",
                 "      countryCode: { destination: Country, inverse: addresses, optional: false, column: country_code }",
-            ] {
-                #expect(lines.contains(line), "missing \(line) in\n\(yaml)")
-            }
-            let reloaded = try ModelVersion(name: "v1", yaml: yaml, file: "Depot/v1.yaml")
-            #expect(reloaded.versionHash == imported.version.versionHash)
+            ], file: "Depot/v1.yaml", on: connection).imported
 
             let adopted = try AdoptedSchema("depot", version: imported.version, family: "Depot", on: connection)
-            let lifecycle = adopted.lifecycle
             try adopted.expectClean(on: connection)
-            let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
-            #expect(try lifecycle.verify(try tenant("created"), on: connection).isClean)
-            let createdShape = try connection.keyedCatalogShape(of: created.schema), originalShape = try connection.keyedCatalogShape(of: "depot")
-            #expect(createdShape == originalShape, "\(createdShape.difference(from: originalShape))")
+            let created = try adopted.expectNewTenantLikeTheAdopted("depot", shape: connection.keyedCatalogShape, on: connection)
+            try adopted.expectClean("created", on: connection)
             // A new tenant's sequences begin at their start.
             #expect(try connection.column("SELECT nextval($1::regclass) FROM generate_series(1, 2)", [created.schema + ".part_seq"], as: Int64.self) == [1, 51])
             #expect(try connection.scalar("SELECT nextval($1::regclass)", [created.schema + ".account_id_seq"], as: Int64.self) == 1)
@@ -111,24 +99,18 @@ struct KeysImportTests {
             }
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             for (name, schema) in [("adopted", "depot"), ("created", created.schema)] {
-                let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
                 let sequencesBefore = try connection.sequenceValues(of: schema)
-                let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
-                #expect(up.outcome == .migrated, "\(name): \(up)")
-                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) at v2")
-                let added = try connection.column("""
-                    SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = $1::regnamespace AND contype IN ('c', 'u')
-                    ORDER BY conname
-                    """, [schema], as: String.self)
-                #expect(added == ["country_check CHECK (((code)::text = upper((code)::text)))", "invoice_line_invoice_id_part_id_key UNIQUE (invoice_id, part_id)",
-                                  "token_label_check CHECK (((label)::text <> ''::text))"], "\(name): \(added)")
-                #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
-                let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
-                #expect(down.outcome == .migrated, "\(name): \(down)")
-                #expect(try connection.keyedCatalogShape(of: schema) == shapeBefore, "\(name)")
-                #expect(try connection.userData(of: schema) == dataBefore, "\(name)")
-                #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
-                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) back at v1")
+                try expectThereAndBack(name, in: schema, runner: runner, lifecycle: lifecycle, kept: {
+                    [try connection.keyedCatalogShape(of: $0), try connection.sequenceValues(of: $0)]
+                }, on: connection) { schema in
+                    let added = try connection.column("""
+                        SELECT conname || ' ' || pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = $1::regnamespace AND contype IN ('c', 'u')
+                        ORDER BY conname
+                        """, [schema], as: String.self)
+                    #expect(added == ["country_check CHECK (((code)::text = upper((code)::text)))", "invoice_line_invoice_id_part_id_key UNIQUE (invoice_id, part_id)",
+                                      "token_label_check CHECK (((label)::text <> ''::text))"], "\(name): \(added)")
+                    #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
+                }
             }
         }
     }

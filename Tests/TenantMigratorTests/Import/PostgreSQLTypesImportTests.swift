@@ -94,12 +94,7 @@ struct PostgreSQLTypesImportTests {
     @Test func aHandWrittenSchemaWithPostgreSQLTypesImportsWithNoDifference() async throws {
         try await TestPostgres.withDatabase { connection in
             for statement in Self.shop { try connection.fixtureScript(statement) }
-            let imported = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection)
-            let yaml = imported.version.yamlText()
-            #expect(imported.notes.isEmpty, "\(imported.notes.map(\.description))\n\(yaml)")
-            #expect(imported.isAdoptable, "\(imported.remainingDifferences.map(\.description))\n\(yaml)")
-            let lines = Set(yaml.split(separator: "\n").map(String.init))
-            for line in [
+            let imported = try cleanImport("shop", lines: [
                 "    uniques:", "      - [title, weightKg]", "    checks:", "      - \"(price >= (0)::numeric)\"",
                 "      - \"((weight_kg IS NULL) OR (weight_kg > (0)::numeric))\"",
                 "      email: { type: \"character varying(255)\", unique: true }",
@@ -120,19 +115,11 @@ struct PostgreSQLTypesImportTests {
                 "    key: { type: serial }", "    key: [code]", "    key: { type: uuid, defaultExpression: \"gen_random_uuid()\" }",
                 "    key: [product, warehouse]", "sequences:", "  invoice_number_seq: { increment: 50 }",
                 "      invoiceNo: { type: int64, defaultExpression: \"nextval('invoice_number_seq'::regclass)\" }",
-            ] {
-                #expect(lines.contains(line), "missing \(line) in\n\(yaml)")
-            }
-            // The written file loads back as the same model.
-            let reloaded = try ModelVersion(name: "v1", yaml: yaml, file: "Shop/v1.yaml")
-            #expect(reloaded.versionHash == imported.version.versionHash)
+            ], file: "Shop/v1.yaml", on: connection).imported
 
             let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)
-            let lifecycle = adopted.lifecycle
             try adopted.expectClean(on: connection)
-            let created = try lifecycle.create(try tenant("created"), version: "v1", on: connection)
-            let createdShape = try connection.keyedCatalogShape(of: created.schema), originalShape = try connection.keyedCatalogShape(of: "shop")
-            #expect(createdShape == originalShape, "\(createdShape.difference(from: originalShape))")
+            try adopted.expectNewTenantLikeTheAdopted("shop", shape: connection.keyedCatalogShape, on: connection)
         }
     }
 
@@ -165,29 +152,22 @@ struct PostgreSQLTypesImportTests {
 
             let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             for (name, schema) in [("adopted", "shop"), ("created", created.schema)] {
-                let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
-                let sequencesBefore = try connection.sequenceValues(of: schema)
-                let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
-                #expect(up.outcome == .migrated, "\(name): \(up)")
-                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) at v2")
-                let types = try connection.rows("""
-                    SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
-                    JOIN pg_class c ON c.oid = a.attrelid WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r'
-                    AND a.attname IN ('email', 'price', 'placed_on') ORDER BY 1
-                    """, [schema]).map { $0[0]! }
-                #expect(types == ["customer.email character varying(500)", "order.placed_on timestamp without time zone",
-                                  "product.price numeric(10,2)"], "\(name)")
-                let added = try connection.column("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = $1::regnamespace AND conname IN ('Review_starCount_check', 'customer_name_country_key') ORDER BY 1", [schema], as: String.self)
-                #expect(try connection.column("SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = $1::regclass AND indpred IS NOT NULL", [schema + ".product"], as: String.self)
-                    == ["CREATE INDEX product_title_expr_idx ON \(schema).product USING btree (lower((title)::text)) WHERE (price > (0)::numeric)"], "\(name)")
-                #expect(added == ["CHECK (((\"starCount\" >= 1) AND (\"starCount\" <= 5)))", "UNIQUE (name, country)"], "\(name)")
-                #expect(try connection.scalar("SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE adrelid = $1::regclass AND attname = 'status'", [schema + ".\"order\""], as: String.self) == "'open'::character varying")
-                let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
-                #expect(down.outcome == .migrated, "\(name): \(down)")
-                #expect(try connection.keyedCatalogShape(of: schema) == shapeBefore, "\(name)")
-                #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(name)")
-                #expect(try connection.userData(of: schema) == dataBefore, "\(name)")
-                #expect(try lifecycle.verify(try tenant(name), on: connection).isClean, "\(name) back at v1")
+                try expectThereAndBack(name, in: schema, runner: runner, lifecycle: lifecycle, kept: {
+                    [try connection.keyedCatalogShape(of: $0), try connection.sequenceValues(of: $0)]
+                }, on: connection) { schema in
+                    let types = try connection.rows("""
+                        SELECT c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+                        JOIN pg_class c ON c.oid = a.attrelid WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r'
+                        AND a.attname IN ('email', 'price', 'placed_on') ORDER BY 1
+                        """, [schema]).map { $0[0]! }
+                    #expect(types == ["customer.email character varying(500)", "order.placed_on timestamp without time zone",
+                                      "product.price numeric(10,2)"], "\(name)")
+                    let added = try connection.column("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace = $1::regnamespace AND conname IN ('Review_starCount_check', 'customer_name_country_key') ORDER BY 1", [schema], as: String.self)
+                    #expect(try connection.column("SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = $1::regclass AND indpred IS NOT NULL", [schema + ".product"], as: String.self)
+                        == ["CREATE INDEX product_title_expr_idx ON \(schema).product USING btree (lower((title)::text)) WHERE (price > (0)::numeric)"], "\(name)")
+                    #expect(added == ["CHECK (((\"starCount\" >= 1) AND (\"starCount\" <= 5)))", "UNIQUE (name, country)"], "\(name)")
+                    #expect(try connection.scalar("SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE adrelid = $1::regclass AND attname = 'status'", [schema + ".\"order\""], as: String.self) == "'open'::character varying")
+                }
             }
         }
     }
@@ -204,17 +184,7 @@ struct PostgreSQLTypesImportTests {
             let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
             let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: replace, with: with), file: "v2")
             #expect(v2.versionHash != v1.versionHash)
-            let family = try ModelFamily(name: "Shop", versions: [v1, v2])
-            let catalog = try AdoptedSchema("shop", family: family, on: connection).catalog
-            let before = try connection.userData(of: "shop")
-            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
-            do {
-                _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
-                Issue.record("\(expected): migrated")
-            } catch {
-                #expect("\(error)".contains(expected), "\(error)")
-            }
-            #expect(try connection.userData(of: "shop") == before)
+            try expectFailedStep("shop", family: try ModelFamily(name: "Shop", versions: [v1, v2]), naming: [expected], refusal: expected, on: connection)
         }
     }
 
@@ -224,18 +194,10 @@ struct PostgreSQLTypesImportTests {
             let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
             let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(
                 of: "price: { type: \"numeric(12,2)\",", with: "price: { type: \"numeric(6,2)\", allowsNarrowing: true,"), file: "v2")
-            let family = try ModelFamily(name: "Shop", versions: [v1, v2])
-            let catalog = try AdoptedSchema("shop", family: family, on: connection).catalog
-            let before = try connection.userData(of: "shop")
-            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
-            do {
-                _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
-                Issue.record("narrowing 1234567.89 to numeric(6,2) migrated")
-            } catch {
-                // The row that does not fit is named (the narrowing's diagnosis).
-                #expect("\(error)".contains("row id 2 holds \"1234567.89\", which does not fit numeric(6,2)"), "\(error)")
-            }
-            #expect(try connection.userData(of: "shop") == before)
+            // The row that does not fit is named (the narrowing's diagnosis).
+            try expectFailedStep("shop", family: try ModelFamily(name: "Shop", versions: [v1, v2]),
+                                 naming: ["row id 2 holds \"1234567.89\", which does not fit numeric(6,2)"],
+                                 refusal: "narrowing 1234567.89 to numeric(6,2)", on: connection)
             #expect(try connection.scalar("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'shop.product'::regclass AND attname = 'price'", as: String.self) == "numeric(12,2)")
         }
     }
