@@ -170,14 +170,23 @@ struct TenantExecutorObservabilityTests {
             migrator.maxAttempts = 10
             try await migrator.createTenant("acme", version: "v1")
 
-            let holder = try await AsyncConnection.connect(conninfo)
-            try await holder.withConnection { _ = try $0.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE") }
-            let release = Task {
-                try await Task.sleep(for: .milliseconds(600))
-                try await holder.withConnection { _ = try $0.fixtureScript("ROLLBACK") }
-            }
+            // Another session holds a table, on a thread of its own, and lets go once the first
+            // retry is counted (a release after a sleep on the shared task pool came, on a busy
+            // machine, after all ten attempts).
+            let holding = Locked(false), released = Locked(false)
+            Thread {
+                defer { released.withLock { $0 = true } }
+                guard let holder = try? Connection(conninfo),
+                      (try? holder.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE")) != nil else { return }
+                holding.withLock { $0 = true }
+                for _ in 0..<6_000 where ((try? metrics.expectCounter("tenant_migrator_lock_retries_total", [("family", "Recipes"), ("cause", "lock_timeout")]))?.totalValue ?? 0) == 0 {
+                    usleep(10_000)
+                }
+                _ = try? holder.fixtureScript("ROLLBACK")
+            }.start()
+            try #require(try await waitUntil { holding.value || released.value } && holding.value)
             let result = try await migrator.migrate(tenant: "acme")
-            try await release.value
+            #expect(try await waitUntil { released.value })
 
             #expect(result.outcome == .migrated)
             #expect(result.attempts > 1)
