@@ -173,13 +173,16 @@ struct FamilyGenerator {
     /// Whether some to-ones of the first version are required (``Relationship/optional``). Drawn
     /// from a stream of their own, so the families are otherwise those of the same seed without.
     var requiredToOnes = true
+    /// How often a to-one that may be required is (percent).
+    var requiredPercent = 40
     private var requiredRandom: SeededGenerator
 
-    init(seed: UInt64, mappedPercent: Int = 30, requiredToOnes: Bool = true) {
+    init(seed: UInt64, mappedPercent: Int = 30, requiredToOnes: Bool = true, requiredPercent: Int = 40) {
         random = SeededGenerator(seed: seed)
         requiredRandom = SeededGenerator(seed: seed &+ 0xA11CE)
         self.mappedPercent = mappedPercent
         self.requiredToOnes = requiredToOnes
+        self.requiredPercent = requiredPercent
     }
 
     static let types: [(type: String, defaultValue: String)] = [
@@ -256,7 +259,7 @@ struct FamilyGenerator {
                 let relationship = model.entities[e].relationships[r]
                 guard !relationship.toMany, relationship.destination != model.entities[e].name,
                       let destination = model.entity(relationship.destination), destination.parent == nil, model.children(of: destination.name).isEmpty,
-                      !destination.relationships.contains(where: { !$0.optional }), Int.random(in: 0..<100, using: &requiredRandom) < 40 else { continue }
+                      !destination.relationships.contains(where: { !$0.optional }), Int.random(in: 0..<100, using: &requiredRandom) < requiredPercent else { continue }
                 model.entities[e].relationships[r].optional = false
                 changes.append("required to-one \(model.entities[e].name).\(relationship.name)")
             }
