@@ -330,7 +330,12 @@ struct FamilyGenerator {
                   let r = pick(Array(model.entities[e].relationships.indices)) else { return }
             let removed = model.entities[e].relationships.remove(at: r)
             if !removed.optional { requiredToOneRemoved() }
-            if let inverse = removed.inverse { model.entities[model.index(removed.destination)].relationships.removeAll { $0.name == inverse } }
+            if let inverse = removed.inverse {
+                let d = model.index(removed.destination)
+                // (A required to-one goes with its to-many inverse too: seed 3's family 28.)
+                if model.entities[d].relationships.contains(where: { $0.name == inverse && !$0.optional }) { requiredToOneRemoved() }
+                model.entities[d].relationships.removeAll { $0.name == inverse }
+            }
             changes.append("remove relationship \(model.entities[e].name).\(removed.name)")
         case 9:   // a to-one becomes to-many: its links move to a join table
             guard let e = pick(model.entities.indices.filter { model.entities[$0].relationships.contains { !$0.toMany } }),
