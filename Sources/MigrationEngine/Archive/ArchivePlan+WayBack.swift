@@ -26,7 +26,7 @@ extension ArchivePlan {
             // (as its target) that declaration and the table's last row (``RecordedWayBack``).
             let marker: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value, left_value, compares, target) "
                 + "SELECT \(entry)\(bind: .text(WayBackProof.markerColumn)), 0, \(bind: .text(proof.signature)), \(bind: .text(proof.file)), false, "
-                + "\(RecordedWayBack.target(of: proof)) "
+                + "\(RecordedWayBack.target(of: proof, columns: columns)) "
                 + "UNION ALL SELECT \(entry)"
             func value(_ column: WayBackProof.Column) -> SQL { "source.\(id: names.liveColumn(column.name, of: proof.table))::text" }
             if columns.count == 1 {

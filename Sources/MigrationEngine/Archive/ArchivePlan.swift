@@ -160,11 +160,13 @@ struct ArchivePlan: Sendable {
     static func items(account: StepAccount, names: ArchiveNames, sourceSchema: RelationalSchema) -> [Item] {
         var byKey: [String: Item] = [:]
         var order: [String] = []
-        func add(_ table: String, _ column: String?, _ rows: String?, narrowing: Bool = false, entities: [String]? = nil, derived: [String] = []) {
+        func add(_ table: String, _ column: String?, _ rows: String?, narrowing: Bool = false, entities: [String]? = nil, derived: [String] = [],
+                 someLinks: Bool = false) {
             guard !table.isEmpty, sourceSchema.table(named: table) != nil else { return }
-            // A table that goes is archived as whole rows, once.
+            // A table that goes is archived as whole rows, once (of a join table whose links move
+            // into a foreign key, only those it cannot hold: `someLinks`).
             let wholeTable = names.survivingTables[table] == nil
-            var item = Item(table: table, column: wholeTable ? nil : column, rows: wholeTable ? nil : rows, narrowing: narrowing && !wholeTable)
+            var item = Item(table: table, column: wholeTable ? nil : column, rows: wholeTable && !someLinks ? nil : rows, narrowing: narrowing && !wholeTable)
             item.entities = wholeTable ? nil : entities
             item.derived = wholeTable ? [] : derived
             if var existing = byKey[item.key] {
@@ -178,6 +180,11 @@ struct ArchivePlan: Sendable {
                 order.append(item.key)
             }
         }
+        // (Where the step also deletes rows, a link the foreign key would hold may name one of them:
+        // every link of a join table that goes is archived then.)
+        let deletesRows = account.entries.contains { entry in
+            if case let .destroyed(change) = entry.fate { change.kind == .deleteRows } else { false }
+        }
         for entry in account.entries {
             let item = entry.item
             let column = item.kind == .column ? item.column : nil
@@ -189,7 +196,7 @@ struct ArchivePlan: Sendable {
                     add(item.table, item.column, item.rows?.predicate, narrowing: true)
                 } else {
                     let entities = change.kind == .deleteRows ? item.property?.components(separatedBy: ", ") : nil
-                    add(item.table, column, item.rows?.predicate, entities: entities)
+                    add(item.table, column, item.rows?.predicate, entities: entities, someLinks: change.kind == .dropLinks && item.kind == .links && !deletesRows)
                 }
             case .transformed where entry.overwritesInPlace == true:
                 add(item.table, item.column, item.rows?.predicate)

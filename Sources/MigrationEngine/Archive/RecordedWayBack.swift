@@ -25,10 +25,13 @@ import TypedSQL
 /// PostgreSQL vouches for it as for any proof (``WayBackTrust``: immutable, reading only the
 /// tenant's tables). Otherwise the way down is refused, as before (``WayBackChanged``).
 enum RecordedWayBack {
-    /// The marker's `target`: `{"mappingModel": …, "lastRow": …}`.
-    static func target(of proof: WayBackProof) -> SQL {
+    /// The marker's `target`: `{"mappingModel": …, "lastRow": …, "everyRow": …}`; `everyRow` is
+    /// whether the way up archived every row of each of `columns` (the proof's guards withheld it,
+    /// ``WayBackProof/Column/spares``): then the archive alone gives back what the way up took.
+    static func target(of proof: WayBackProof, columns: [WayBackProof.Column]) -> SQL {
         "pg_catalog.jsonb_build_object('mappingModel', \(bind: .text(proof.recordedModel))::text, "
-            + "'lastRow', (SELECT pg_catalog.max(tm_l.id) FROM \(table: proof.survivor) AS tm_l))::text"
+            + "'lastRow', (SELECT pg_catalog.max(tm_l.id) FROM \(table: proof.survivor) AS tm_l), "
+            + "'everyRow', \(raw: columns.allSatisfy { !$0.spares } ? "true" : "false"))::text"
     }
 
     /// What a marker's `target` holds.
@@ -36,12 +39,16 @@ enum RecordedWayBack {
         let mappingModel: String
         /// The table's last row id at the way up; nil: it had no rows.
         let lastRow: Int64?
+        /// Whether the way up archived every row of the proved columns (nothing spared); false in
+        /// markers of earlier releases.
+        let everyRow: Bool
 
         init?(target: String?) {
             guard let target, let object = try? JSONSerialization.jsonObject(with: Data(target.utf8)) as? [String: Any],
                   let model = object["mappingModel"] as? String else { return nil }
             mappingModel = model
             lastRow = (object["lastRow"] as? NSNumber)?.int64Value
+            everyRow = object["everyRow"] as? Bool ?? false
         }
     }
 

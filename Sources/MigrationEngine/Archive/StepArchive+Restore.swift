@@ -33,14 +33,18 @@ extension StepArchive {
     /// Where the way up spared values of `table` that this step, its way back, no longer derives as
     /// it did then (its marker entry, ``WayBackProof/markerColumn``): gives them back by the way
     /// back the archive recorded (``RecordedWayBack``), or fails (``WayBackChanged``) where that
-    /// cannot be trusted.
+    /// cannot be trusted. Where the way up spared nothing (its proof withheld: every row archived),
+    /// the archive alone gives back what it took: the entries are given back as archived.
     private func checkWayBack(_ restore: PairRestore, table: String) throws {
         let rows = try connection.execute(
             "SELECT value, left_value, target FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, WayBackProof.markerColumn))", schema: schema)
         for row in rows {
-            let signature = try row.decode(String?.self, at: 0), file = try row.decode(String?.self, at: 1)
-            guard signature != restore.signatures[table],
-                  try !giveBackAsRecorded(restore, table: table, signature: signature, target: try row.decode(String?.self, at: 2)) else { continue }
+            let signature = try row.decode(String?.self, at: 0), file = try row.decode(String?.self, at: 1), target = try row.decode(String?.self, at: 2)
+            guard signature != restore.signatures[table], try !giveBackAsRecorded(restore, table: table, signature: signature, target: target) else { continue }
+            if RecordedWayBack.Record(target: target)?.everyRow == true {
+                archivedWithoutWayBack[restore.key, default: []].insert(table)
+                continue
+            }
             throw WayBackChanged(pair: "\(restore.key.from) → \(restore.key.to)", table: table, file: file ?? "the way back's mapping model")
         }
     }
@@ -78,7 +82,10 @@ extension StepArchive {
         // (Only a dropped column's entries can hold what a way back derived.)
         if restore.checks[key]?.derived != false {
             let fingerprinted = WayBackProof.isFingerprint("a")
-            if let proof = recordedProofs[restore.key]?[key] ?? restore.proofs[key] {
+            // (Not this step's own proof where its way back changed since: the entries hold what
+            // another declaration derived.)
+            let own = archivedWithoutWayBack[restore.key]?.contains(table) == true ? nil : restore.proofs[key]
+            if let proof = recordedProofs[restore.key]?[key] ?? own {
                 try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(proof.from) "
                     + "WHERE \(entries, joinedBy: " AND ") AND \(fingerprinted) AND source.id = a.row_id "
                     + "AND \(proof.fingerprint) IS NOT DISTINCT FROM a.left_value", schema: schema)

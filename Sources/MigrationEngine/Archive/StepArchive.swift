@@ -30,6 +30,10 @@ public final class StepArchive {
     /// Per pair key, by entry `table.column`: what the way back the archive recorded derives, where
     /// it stands in for this step's own (``RecordedWayBack``).
     var recordedProofs: [ArchivePlan.PairKey: [String: (from: SQL, fingerprint: SQL)]] = [:]
+    /// Per pair key, the tables whose way back changed since the way up, where the way up archived
+    /// every row (its proof withheld) and the recorded way back cannot be used: their entries are
+    /// given back as archived, not compared with what this step derives now.
+    var archivedWithoutWayBack: [ArchivePlan.PairKey: Set<String>] = [:]
     /// How many entries of the pairs this step gave back it did not use (the app's change won, or
     /// the row is gone): kept in the archive, marked superseded.
     var supersededCount = 0

@@ -73,14 +73,20 @@ public enum TenantArchive {
 
     /// The columns that say whether the relation `c` (an alias of `pg_class`) is the migrator's own
     /// table: its kind (`relkind`), its owner's name, its qualified name, and whether it is a table
-    /// (`r`) owned by `current_user` or by a superuser (another migrator role's archive: only a
-    /// superuser could have made or changed it). Read by ``ForeignArchive/check(_:from:)``.
+    /// (`r`) owned by `current_user`, by a superuser (another migrator role's archive: only a
+    /// superuser could have made or changed it), or — for a `current_user` that is not a superuser —
+    /// by a role whose rights it has (`pg_has_role(…, 'USAGE')`: a member of the role that archived,
+    /// as a team that moves its migrations to a new role grants the old one to it; it may act as
+    /// that owner anyway). A superuser is a member of every role, so for one only the first two
+    /// count. Read by ``ForeignArchive/check(_:from:)``.
     package static func ownershipSQL(_ c: SQL) -> SQL {
         """
         \(c).relkind::pg_catalog.text, pg_catalog.pg_get_userbyid(\(c).relowner)::pg_catalog.text, \
         pg_catalog.format('%I.%I', (SELECT n.nspname FROM pg_catalog.pg_namespace AS n WHERE n.oid = \(c).relnamespace), \(c).relname), \
         (\(c).relkind = 'r' AND (pg_catalog.pg_get_userbyid(\(c).relowner) = CURRENT_USER \
-            OR EXISTS (SELECT FROM pg_catalog.pg_roles AS tm_owner WHERE tm_owner.oid = \(c).relowner AND tm_owner.rolsuper)))
+            OR EXISTS (SELECT FROM pg_catalog.pg_roles AS tm_owner WHERE tm_owner.oid = \(c).relowner AND tm_owner.rolsuper) \
+            OR (NOT (SELECT tm_me.rolsuper FROM pg_catalog.pg_roles AS tm_me WHERE tm_me.rolname = CURRENT_USER) \
+                AND pg_catalog.pg_has_role(CURRENT_USER, \(c).relowner, 'USAGE'))))
         """
     }
 

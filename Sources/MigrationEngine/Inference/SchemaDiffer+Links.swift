@@ -1,4 +1,5 @@
 import EntityModel
+import TypedSQL
 
 extension SchemaDiffer {
     /// Where one relationship pair keeps its links in one version, and which end's rows are the
@@ -63,7 +64,8 @@ extension SchemaDiffer {
                         case let .foreignKey(oldTable, oldColumn):
                             item = .init(kind: .column, table: oldTable, column: oldColumn, property: "\(before.firstEnd.entity).\(before.firstEnd.name)")
                         case let .joinTable(oldTable, _, _):
-                            item = .init(kind: .links, table: oldTable, property: "\(before.firstEnd.entity).\(before.firstEnd.name)")
+                            item = .init(kind: .links, table: oldTable, property: "\(before.firstEnd.entity).\(before.firstEnd.name)",
+                                         rows: Self.linksNotHeld(current(before.storage), swapped: swapped))
                         }
                         account.append(item, .destroyed(DestructiveChange(kind: .dropLinks, table: table, column: column,
                             detail: "\(target.firstEnd.entity).\(target.firstEnd.name) becomes to-one: where a row had several links, only the one to the lowest id is kept")))
@@ -71,6 +73,17 @@ extension SchemaDiffer {
                 }
             }
         }
+    }
+
+    /// The links of a join table (`storage`, as named while data moves) that a foreign key cannot
+    /// hold when they move into it: all but the lowest per row (``LinkMove``). Only those are lost
+    /// and archived; archiving the one it holds too would give it back beside the link the app set
+    /// since, when a way up makes the relationship to-many again.
+    static func linksNotHeld(_ storage: LinkStorage, swapped: Bool) -> StepAccount.RowSet? {
+        guard case let .joinTable(table, first, second) = storage else { return nil }
+        let (row, link) = swapped ? (second, first) : (first, second)
+        return StepAccount.RowSet("EXISTS (SELECT FROM \(table: table) AS tm_o WHERE tm_o.\(id: row) = source.\(id: row) AND tm_o.\(id: link) < source.\(id: link))" as SQL,
+                                  words: "the links a row has beside its lowest")
     }
 
     /// The storage in destination names, when its table and columns survive.

@@ -32,4 +32,37 @@ struct ArchiveMigratorRoleTests {
             #expect(try connection.rows("SELECT v::text FROM \(schema).value AS v ORDER BY id") == before)
         }
     }
+
+    /// Issue 30: a team that moves its migrations from one migrator role to another that is a
+    /// member of it (`GRANT old TO new`, inheriting its rights: it may act as the archive's owner
+    /// anyway) rolls back what the old role archived; a role that is not a member is refused
+    /// (``ForeignArchive``: a table of another role's, which could carry that role's code).
+    @Test func aRollbackByAMemberOfTheArchivingRoleGivesBackTheArchivedValues() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let admin = try Connection(conninfo)
+            let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
+            let (first, second, other) = ("tm_role_up_\(suffix)", "tm_role_member_\(suffix)", "tm_role_other_\(suffix)")
+            let database = try admin.scalar("SELECT current_database()::text", as: String.self)
+            try admin.fixtureScript("""
+                CREATE ROLE \(first) LOGIN; CREATE ROLE \(second) LOGIN IN ROLE \(first); CREATE ROLE \(other) LOGIN;
+                GRANT CREATE ON DATABASE "\(database)" TO \(first)
+                """)
+            defer { try? admin.fixtureScript("DROP OWNED BY \(first), \(second), \(other) CASCADE; DROP ROLE \(second); DROP ROLE \(first); DROP ROLE \(other)") }
+            let (up, connection, schema) = try await fixtureTenant("EveryType", connectionString(conninfo, user: first),
+                                                                   insert: "INSERT INTO {schema}.value (id, name, s, i32, dbl) VALUES (1, 'v1', 'kept', 7, 0.30000000000000004)")
+            let before = try connection.rows("SELECT v::text FROM \(schema).value AS v ORDER BY id")
+            #expect(try await up.migrate(tenant: "acme", to: "v2").outcome == .migrated)
+            await up.shutdown()
+            #expect(try admin.scalar("SELECT pg_get_userbyid(relowner)::text FROM pg_class WHERE oid = to_regclass('\(schema)._tm_archive')", as: String.self) == first)
+            let down = try TenantMigrator(connectionString: connectionString(conninfo, user: second), familyDirectory: fixture("EveryType"), policies: PolicyRegistry())
+            let result = try await down.rollback(tenant: "acme", to: "v1")
+            await down.shutdown()
+            #expect(result.outcome == .migrated, "\(result.error ?? "")")
+            #expect(try connection.rows("SELECT v::text FROM \(schema).value AS v ORDER BY id") == before)
+            // A role that is not a member may not use it.
+            try admin.fixtureScript("GRANT USAGE ON SCHEMA \(schema) TO \(other); SET ROLE \(other)")
+            #expect(throws: ForeignArchive.self) { try TenantArchive.exists(inSchema: schema, on: admin) }
+            try admin.fixtureScript("RESET ROLE")
+        }
+    }
 }

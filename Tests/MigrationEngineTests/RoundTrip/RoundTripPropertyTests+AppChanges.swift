@@ -23,10 +23,14 @@ struct RoundTripAppChangeTests {
     /// 30 in CI; `ROUND_TRIP_PROPERTY_APP_FAMILIES` runs more (seed: `ROUND_TRIP_PROPERTY_SEED`).
     static let families = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_APP_FAMILIES"].flatMap(Int.init) ?? 30
     static let cycles = 2
+    /// Whether the families have required to-ones (`ROUND_TRIP_PROPERTY_APP_REQUIRED=0`: not).
+    static let requiredToOnes = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_APP_REQUIRED"] != "0"
 
     struct Tally {
         var families = 0, trips = 0, cycles = 0, refusals = 0, values: Int64 = 0
         var inserts = 0, updates = 0, deletes = 0, relinks = 0, nulls = 0, refusedByPostgres = 0
+        /// Families with required to-ones, and rows deleted before the row they named by one.
+        var requiredFamilies = 0, dependentDeletes = 0
         var superseded = 0, provedColumns = 0, withheldProofs = 0
         var failures: [String] = []
 
@@ -34,6 +38,7 @@ struct RoundTripAppChangeTests {
             families += other.families; trips += other.trips; cycles += other.cycles; refusals += other.refusals; values += other.values
             inserts += other.inserts; updates += other.updates; deletes += other.deletes; relinks += other.relinks; nulls += other.nulls
             refusedByPostgres += other.refusedByPostgres; superseded += other.superseded
+            requiredFamilies += other.requiredFamilies; dependentDeletes += other.dependentDeletes
             provedColumns += other.provedColumns; withheldProofs += other.withheldProofs
             failures += other.failures
         }
@@ -51,7 +56,8 @@ struct RoundTripAppChangeTests {
         let seconds = Double((ContinuousClock.now - started).components.seconds)
         print("round-trip property with app changes: seed \(RoundTripPropertyTests.seed), \(tally.families) families, \(tally.trips) trips, "
             + "\(tally.cycles) cycles (S → U, app, U → S), app: \(tally.inserts) inserts, \(tally.updates) updates, \(tally.deletes) deletes, "
-            + "\(tally.relinks) relinks, \(tally.nulls) NULLs written, \(tally.refusedByPostgres) refused by constraints; "
+            + "\(tally.relinks) relinks, \(tally.nulls) NULLs written, \(tally.refusedByPostgres) refused by constraints, "
+            + "\(tally.dependentDeletes) rows deleted first as they named a deleted row by a required to-one (\(tally.requiredFamilies) families with required to-ones); "
             + "\(tally.superseded) archived values superseded as expected, \(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld; "
             + "\(tally.values) values compared as text, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
         for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
@@ -64,6 +70,7 @@ struct RoundTripAppChangeTests {
         #expect(tally.inserts > Self.families / 2 && tally.updates > Self.families && tally.deletes > Self.families / 4 && tally.relinks > Self.families / 4,
                 "the app must insert, update, delete and relink")
         #expect(tally.superseded > Self.families / 8, "app changes must supersede archived values")
+        #expect(!Self.requiredToOnes || tally.requiredFamilies > Self.families / 10, "families must have required to-ones")
     }
 
     static func checkAll(_ conninfo: String) -> (Tally, [String]) {
@@ -90,11 +97,12 @@ struct RoundTripAppChangeTests {
 
     static func check(family index: Int, worker: Int, on connection: Connection) throws -> Tally {
         let seed = RoundTripPropertyTests.seed &+ 0xA77 &+ UInt64(index) &* 0x9E37_79B9
-        // (Without required to-ones: the oracle does not yet work out what the app's deletes of
-        // the rows they name, or its inserts, do to them.)
-        var generator = FamilyGenerator(seed: seed, mappedPercent: 60, requiredToOnes: false)
+        // (With required to-ones: the app deletes the rows that name a row by one before the row,
+        // AppChangeOracle.dependents(in:on:).)
+        var generator = FamilyGenerator(seed: seed, mappedPercent: 60, requiredToOnes: Self.requiredToOnes, requiredPercent: 90)
         let generated = generator.family(named: "F\(index)")
         var tally = Tally(families: 1)
+        tally.requiredFamilies = generated.changes.contains { $0.hasPrefix("required to-one") } ? 1 : 0
         let family: ModelFamily, mappings: [MappingModel]
         do {
             (family, mappings) = try RoundTripPropertyTests.load(generated, index: index)
@@ -167,11 +175,12 @@ struct RoundTripAppChangeTests {
         for cycle in 0..<Self.cycles {
             try workload.run(3, on: same, schema: schemas.tenant, role: role, undeletable: [:], on: connection)
             let undeletable = try down.undeletable(in: schemas.tenant, on: connection)
+            let dependents = try down.dependents(in: schemas.tenant, on: connection)
             for schema in [schemas.expected, schemas.upLeft] { try connection.execute("DROP SCHEMA IF EXISTS \(id: schema) CASCADE", schema: schemas.tenant) }
             try AppChangeOracle.copy(schemas.tenant, tables: down.lower.tables, into: schemas.expected, on: connection)
             for plan in plans[2 * cycle] { try run(plan, schemas.tenant, &tally, on: connection) }
             try AppChangeOracle.copy(schemas.tenant, tables: down.tables.map(\.upper), into: schemas.upLeft, on: connection)
-            try workload.run(5, on: down, schema: schemas.tenant, role: role, undeletable: undeletable, on: connection)
+            try workload.run(5, on: down, schema: schemas.tenant, role: role, undeletable: undeletable, dependents: dependents, on: connection)
             let superseded = try down.supersededValues(schemas, on: connection)
             try down.apply(schemas, on: connection)
             for plan in plans[2 * cycle + 1] { try run(plan, schemas.tenant, &tally, on: connection) }
@@ -199,6 +208,7 @@ struct RoundTripAppChangeTests {
         }
         tally.inserts = workload.inserts; tally.updates = workload.updates; tally.deletes = workload.deletes
         tally.relinks = workload.relinks; tally.nulls = workload.nulls; tally.refusedByPostgres = workload.refused
+        tally.dependentDeletes = workload.dependentDeletes
         return tally
     }
 

@@ -275,6 +275,30 @@ struct AppChangeOracle {
         }
     }
 
+    /// Rows of ``tables`` that rows of ``tables`` name by a required to-one of the lower version,
+    /// by upper table names: `dependents[table][id]` are the rows naming row `id` of `table`.
+    typealias Dependents = [String: [Int64: [(table: String, id: Int64)]]]
+
+    /// The rows of ``tables`` each row of them is named by through a required to-one of the lower
+    /// version (a NOT NULL link), read from the tenant at the lower version before the way up. The
+    /// app deletes those first (``AppWorkload``): where the upper version no longer stores the
+    /// link (removed, or made to-many), the way down needs the row it named, so a deleted target
+    /// would leave a row with no value for its required link; where it does, PostgreSQL refuses
+    /// the delete anyway.
+    func dependents(in schema: String, on connection: Connection) throws -> Dependents {
+        var found: Dependents = [:]
+        for pair in tables {
+            for key in pair.lower.foreignKeys where key.columns.count == 1 {
+                guard let target = tables.first(where: { $0.lower.name == key.referencedTable }),
+                      pair.lower.columns.first(where: { $0.name == key.columns[0] })?.isNullable == false else { continue }
+                for row in try connection.execute("SELECT \(id: key.columns[0]), id FROM \(table: pair.lower.name)", schema: schema) {
+                    found[target.upper.name, default: [:]][try row.decode(Int64.self, at: 0), default: []].append((pair.upper.name, try row.decode(Int64.self, at: 1)))
+                }
+            }
+        }
+        return found
+    }
+
     /// Rows of ``tables`` the app may not delete, by the upper version's table name: those a table
     /// other than those and join tables links to (a whole row archived with its link would not
     /// come back where its link does not).

@@ -12,6 +12,8 @@ import TypedSQL
 struct AppWorkload {
     var random: SeededGenerator
     var inserts = 0, updates = 0, deletes = 0, relinks = 0, nulls = 0
+    /// Of the deletes, rows deleted first because they named the deleted row by a required to-one.
+    var dependentDeletes = 0
     /// Statements PostgreSQL refused (a constraint): rolled back, counted, not a failure.
     var refused = 0
 
@@ -40,8 +42,12 @@ struct AppWorkload {
         return "\(literal: pick(Self.values[column.type.rawValue] ?? ["0"])!)"
     }
 
-    /// Makes `operations` changes to `oracle`'s upper tables in `schema` as `role`.
-    mutating func run(_ operations: Int, on oracle: AppChangeOracle, schema: String, role: String, undeletable: [String: Set<Int64>], on connection: Connection) throws {
+    /// Makes `operations` changes to `oracle`'s upper tables in `schema` as `role`. A row that
+    /// rows of the lower version name by a required to-one (`dependents`,
+    /// ``AppChangeOracle/dependents(in:on:)``) is deleted after them, as an app deletes what
+    /// cannot live without it first.
+    mutating func run(_ operations: Int, on oracle: AppChangeOracle, schema: String, role: String, undeletable: [String: Set<Int64>],
+                      dependents: AppChangeOracle.Dependents = [:], on connection: Connection) throws {
         let tables = oracle.tables.map(\.upper.name)
         for table in tables {
             try connection.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(table: table) TO \(id: role)", schema: schema)
@@ -60,6 +66,7 @@ struct AppWorkload {
             let attributes = table.columns.filter { if case .attribute = $0.origin { !frozen.contains($0.name) } else { false } }
             let wayBackSources = Set(pair.derivations.values.compactMap { if case let .wayBack(column, _) = $0 { column } else { nil } })
             var statement: SQL
+            var first: [SQL] = []
             switch Int.random(in: 0..<10, using: &random) {
             case 0...3:
                 // Half of them to what the way down derives something from otherwise than by carrying it.
@@ -93,8 +100,13 @@ struct AppWorkload {
                 inserts += 1
             case 6:
                 guard let row = pick(ids.filter { !(undeletable[table.name]?.contains($0) ?? false) }) else { continue }
+                // Its dependents first, theirs before them (required to-ones make no cycle).
+                let chain = Self.dependents(of: (table.name, row), in: dependents)
+                guard !chain.contains(where: { undeletable[$0.table]?.contains($0.id) ?? false }) else { continue }
+                first = chain.map { "DELETE FROM \(table: $0.table) WHERE id = \(bind: .integer($0.id))" }
                 statement = "DELETE FROM \(table: table.name) WHERE id = \(bind: .integer(row))"
-                deletes += 1
+                deletes += 1 + chain.count
+                dependentDeletes += chain.count
             default:
                 guard let row = pick(ids), let column = pick(links) else { continue }
                 let target = column.isNullable && Int.random(in: 0..<4, using: &random) == 0 ? nil : pick(try targets(of: column, in: table, schema: schema, on: connection))
@@ -104,6 +116,7 @@ struct AppWorkload {
             do {
                 try connection.transaction { connection in
                     try connection.execute("SET ROLE \(id: role)", schema: schema)
+                    for dependent in first { try connection.execute(dependent, schema: schema) }
                     try connection.execute(statement, schema: schema)
                     try connection.execute("RESET ROLE", schema: schema)
                 }
@@ -111,6 +124,20 @@ struct AppWorkload {
                 refused += 1
             }
         }
+    }
+
+    /// The rows that must go before `row` (upper table names), deepest first.
+    static func dependents(of row: (table: String, id: Int64), in dependents: AppChangeOracle.Dependents) -> [(table: String, id: Int64)] {
+        var ordered: [(table: String, id: Int64)] = []
+        var seen: Set<String> = ["\(row.table) \(row.id)"]
+        func visit(_ row: (table: String, id: Int64)) {
+            for dependent in dependents[row.table]?[row.id] ?? [] where seen.insert("\(dependent.table) \(dependent.id)").inserted {
+                visit(dependent)
+                ordered.append(dependent)
+            }
+        }
+        visit(row)
+        return ordered
     }
 
     private func targets(of column: Column, in table: Table, schema: String, on connection: Connection) throws -> [Int64] {

@@ -173,13 +173,16 @@ struct FamilyGenerator {
     /// Whether some to-ones of the first version are required (``Relationship/optional``). Drawn
     /// from a stream of their own, so the families are otherwise those of the same seed without.
     var requiredToOnes = true
+    /// How often a to-one that may be required is (percent).
+    var requiredPercent = 40
     private var requiredRandom: SeededGenerator
 
-    init(seed: UInt64, mappedPercent: Int = 30, requiredToOnes: Bool = true) {
+    init(seed: UInt64, mappedPercent: Int = 30, requiredToOnes: Bool = true, requiredPercent: Int = 40) {
         random = SeededGenerator(seed: seed)
         requiredRandom = SeededGenerator(seed: seed &+ 0xA11CE)
         self.mappedPercent = mappedPercent
         self.requiredToOnes = requiredToOnes
+        self.requiredPercent = requiredPercent
     }
 
     static let types: [(type: String, defaultValue: String)] = [
@@ -256,7 +259,7 @@ struct FamilyGenerator {
                 let relationship = model.entities[e].relationships[r]
                 guard !relationship.toMany, relationship.destination != model.entities[e].name,
                       let destination = model.entity(relationship.destination), destination.parent == nil, model.children(of: destination.name).isEmpty,
-                      !destination.relationships.contains(where: { !$0.optional }), Int.random(in: 0..<100, using: &requiredRandom) < 40 else { continue }
+                      !destination.relationships.contains(where: { !$0.optional }), Int.random(in: 0..<100, using: &requiredRandom) < requiredPercent else { continue }
                 model.entities[e].relationships[r].optional = false
                 changes.append("required to-one \(model.entities[e].name).\(relationship.name)")
             }
@@ -327,7 +330,12 @@ struct FamilyGenerator {
                   let r = pick(Array(model.entities[e].relationships.indices)) else { return }
             let removed = model.entities[e].relationships.remove(at: r)
             if !removed.optional { requiredToOneRemoved() }
-            if let inverse = removed.inverse { model.entities[model.index(removed.destination)].relationships.removeAll { $0.name == inverse } }
+            if let inverse = removed.inverse {
+                let d = model.index(removed.destination)
+                // (A required to-one goes with its to-many inverse too: seed 3's family 28.)
+                if model.entities[d].relationships.contains(where: { $0.name == inverse && !$0.optional }) { requiredToOneRemoved() }
+                model.entities[d].relationships.removeAll { $0.name == inverse }
+            }
             changes.append("remove relationship \(model.entities[e].name).\(removed.name)")
         case 9:   // a to-one becomes to-many: its links move to a join table
             guard let e = pick(model.entities.indices.filter { model.entities[$0].relationships.contains { !$0.toMany } }),
