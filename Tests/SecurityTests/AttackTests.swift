@@ -83,4 +83,37 @@ struct AttackTests {
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
         }
     }
+
+    /// A migrator that is a member of the app's role (`GRANT app TO migrator`, so that it may alter
+    /// the app's tables) trusts what that role owns in its catalog. The app, which may create
+    /// schemas, made the catalog first, with a check on `tenants` calling its own function: the
+    /// migrator's first write of the catalog ran the app's code with the migrator's rights (the
+    /// owner of every tenant it created). A constraint, default or index of the catalog that uses
+    /// a function owned by a role other than a superuser and the migrator is refused, nothing
+    /// written.
+    @Test func aCheckTheAppPutOnThePlantedCatalogOfAMemberMigratorIsRefused() async throws {
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try setup.adminConnection()
+            _ = try UntrustedCodeTests.createEvidenceTable(setup)
+            try admin.execute(unsafeSQL: "GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.appRole))")
+            try admin.execute(unsafeSQL: "GRANT \(admin.quoteIdentifier(setup.appRole)) TO \(admin.quoteIdentifier(setup.migratorRole))")
+            let app = try Connection(setup.appURL, logger: quietLogger)
+            for statement in PlantedCatalogTests.plantedCatalog.prefix(5) { try app.execute(unsafeSQL: statement) }
+            try app.execute("CREATE SCHEMA appcode")
+            try app.execute("""
+                CREATE FUNCTION appcode.spy() RETURNS boolean LANGUAGE plpgsql VOLATILE AS $f$
+                BEGIN INSERT INTO public.pwned VALUES (current_user, 'spy'); RETURN true; END $f$
+                """)
+            try app.execute("GRANT USAGE ON SCHEMA appcode TO PUBLIC")
+            try app.execute("ALTER TABLE tenant_migrator.tenants ADD CONSTRAINT spied CHECK (appcode.spy())")
+
+            let error = await tenantMigrateError(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"])
+            let message = "\(error.map { "\($0)" } ?? "no error")"
+            for part in ["tenant_migrator", "spied", "appcode.spy", setup.appRole] {
+                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
+            }
+            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty)
+            #expect(try admin.scalar("SELECT count(*)::int FROM tenant_migrator.tenants", as: Int.self) == 0)
+        }
+    }
 }
