@@ -20,7 +20,10 @@ extension TenantCatalog {
     /// - every relation, function or type of the schema another role owns;
     /// - every trigger (other than PostgreSQL's internal ones) and rule (other than a view's
     ///   `_RETURN`) on a relation of the schema: the migrator makes none;
-    /// - a catalog table that is not a plain table.
+    /// - a catalog table that is not a plain table;
+    /// - a function, operator, type or collation that a constraint, default, index or column of the
+    ///   schema uses and that a role other than a superuser and the current user owns
+    ///   (``untrustedCodeProblem``): a trusted role's objects, not its code.
     var trustStatement: Statement {
         Statement("""
             WITH me AS (SELECT r.oid FROM pg_catalog.pg_roles AS r WHERE r.rolname = CURRENT_USER),
@@ -53,7 +56,8 @@ extension TenantCatalog {
                  WHERE c.relnamespace = n.oid AND r.rulename <> '_RETURN'),
                 (SELECT pg_catalog.string_agg(pg_catalog.format('%I is not a table', c.relname), '; ' ORDER BY c.relname)
                  FROM pg_catalog.pg_class AS c
-                 WHERE c.relnamespace = n.oid AND c.relname IN ('catalog_info', 'tenants', 'migration_history') AND c.relkind <> 'r')
+                 WHERE c.relnamespace = n.oid AND c.relname IN ('catalog_info', 'tenants', 'migration_history') AND c.relkind <> 'r'),
+                \(Self.untrustedCodeProblem)
             ], NULL))
             FROM n
             """)

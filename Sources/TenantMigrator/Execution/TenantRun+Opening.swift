@@ -106,7 +106,8 @@ struct TenantSchemaFacts {
     /// to them (a check, a default, an index, a domain's check) at any time, so what they use is
     /// checked before every migration (``ExpressionTrust/requireTrustedTenant(at:inSchema:always:on:)``).
     var untrustedOwners: [String] = []
-    /// Tables that inherit from the schema's tables (``InheritingTables``).
+    /// Tables that inherit from the schema's tables, and tables they inherit from (a partition's
+    /// parent included) (``InheritingTables``).
     var inheritingTables: [InheritingTables.Child] = []
     /// Whether `_tm_archive` exists in the schema (it is then the migrator's own table).
     var hasArchive = false
@@ -170,6 +171,11 @@ struct TenantSchemaFacts {
             FROM tables JOIN pg_catalog.pg_inherits AS i ON i.inhparent = tables.oid
             JOIN pg_catalog.pg_class AS k ON k.oid = i.inhrelid JOIN pg_catalog.pg_namespace AS kn ON kn.oid = k.relnamespace
             UNION ALL
+            SELECT 'inherited table', 0, pg_catalog.format('%I.%I', pn.nspname, p.relname), pg_catalog.pg_get_userbyid(p.relowner)::pg_catalog.text,
+                   tables.qualified, NULL
+            FROM tables JOIN pg_catalog.pg_inherits AS i ON i.inhrelid = tables.oid
+            JOIN pg_catalog.pg_class AS p ON p.oid = i.inhparent JOIN pg_catalog.pg_namespace AS pn ON pn.oid = p.relnamespace
+            UNION ALL
             SELECT 'archive', (SELECT pg_catalog.count(*) FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = c.oid
                 AND a.attname = \(literal: TenantArchive.latestColumn) AND NOT a.attisdropped), \(TenantArchive.ownershipSQL("c")) FROM tenant, pg_catalog.pg_class AS c
             WHERE c.oid = pg_catalog.to_regclass(pg_catalog.format('%I.%I', tenant.schema_name, $2::pg_catalog.text))
@@ -199,6 +205,11 @@ struct TenantSchemaFacts {
             case "inheriting table":
                 inheritingTables.append(InheritingTables.Child(
                     table: try row.decode(String.self, at: 2), owner: try row.decode(String.self, at: 3), parent: try row.decode(String.self, at: 4)
+                ))
+            case "inherited table":
+                inheritingTables.append(InheritingTables.Child(
+                    table: try row.decode(String.self, at: 4), owner: try row.decode(String.self, at: 3), parent: try row.decode(String.self, at: 2),
+                    tenantsIsChild: true
                 ))
             case "untrusted owner":
                 untrustedOwners.append("\(try row.decode(String.self, at: 4)) (\(try row.decode(String.self, at: 2)))")

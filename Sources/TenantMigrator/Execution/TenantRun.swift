@@ -240,7 +240,12 @@ struct TenantRun {
         state.untrustedOwners = facts.untrustedOwners
 
         let rehearsal = request.mode == .rehearse ? Rehearsal(version: plan.source, schema: record.schema) : nil
-        try rehearsal?.takeSnapshot(on: connection)
+        if let rehearsal {
+            // The snapshot reads the tables' rows: what they are made of is judged first (a view the
+            // table's owner put in its place would run its functions with the migrator's rights).
+            try requireTrusted(plan, in: record.schema, state: state)
+            try rehearsal.takeSnapshot(on: connection)
+        }
         var statistics = try run(plan, in: record.schema, allowDestructive: request.allowDestructive, attempt: attempt, state: state)
         if let rehearsal {
             // And back again: whatever the way back cannot restore shows up as a difference, so
@@ -293,9 +298,7 @@ struct TenantRun {
         executor.memory = runner.plans?.memory
         // What the tenant's tables already use runs as the migrator when its steps write their rows;
         // tables another role owns may have got something new since the last migration.
-        if let start = plan.steps.first?.source {
-            try ExpressionTrust.requireTrustedTenant(at: start, inSchema: schema, always: !state.untrustedOwners.isEmpty, on: connection)
-        }
+        try requireTrusted(plan, in: schema, state: state)
         var statistics = StepStatistics()
         for step in plan.steps {
             state.runningStep = (step, schema)
@@ -305,6 +308,14 @@ struct TenantRun {
         }
         state.runningStep = nil
         return statistics
+    }
+
+    /// Refuses the tenant (``UntrustedExpression``, 42501) when what the tables of `plan`'s first
+    /// version use in `schema` is not trusted (``ExpressionTrust/requireTrustedTenant(at:inSchema:always:on:)``),
+    /// before anything reads or writes their rows.
+    private func requireTrusted(_ plan: MigrationPlan, in schema: String, state: AttemptState) throws {
+        guard let start = plan.steps.first?.source else { return }
+        try ExpressionTrust.requireTrustedTenant(at: start, inSchema: schema, always: !state.untrustedOwners.isEmpty, on: connection)
     }
 
     /// Writes the new version, a history row and the pin the move sets or clears.

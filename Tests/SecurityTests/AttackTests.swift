@@ -1,0 +1,119 @@
+import Foundation
+import LibPQ
+import PostgresTestSupport
+import TenantMigratorTestSupport
+import Testing
+
+/// Attacks by the app's role on a tenant adopted from a framework whose tables it owns, beyond
+/// those of ``AppOwnedTablesTests``: nothing it does to its tables may run its code with the
+/// migrator's rights (docs/Security.md).
+@Suite("Attacks on app-owned tables")
+struct AttackTests {
+    /// Shop v1: items with an optional name and a note; v2 makes the name required (NULLs become
+    /// "none", an UPDATE of the table) and keeps the note, so every statement of the way up is
+    /// allowed on a partition too.
+    static func family() throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tm-attack-\(UUID().uuidString)")
+        let directory = root.appendingPathComponent("Shop")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let files = [
+            "family.yaml": "family: Shop\nversions: [v1, v2]\n",
+            "v1.yaml": "entities:\n  Item:\n    attributes:\n      name: { type: string, optional: true }\n      note: { type: string, optional: true }\n",
+            "v2.yaml": "entities:\n  Item:\n    attributes:\n      name: { type: string, default: none }\n      note: { type: string, optional: true }\n",
+        ]
+        for (name, text) in files { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return root
+    }
+
+    /// The app attaches its adopted table as a partition of a table of its own partitioned by an
+    /// expression calling its code: every row the migration writes in the partition is checked
+    /// against the partition's bound, which evaluates that expression with the migrator's rights
+    /// (it ran as the superuser with the UPDATE of the way up). The model defines no inheritance,
+    /// so the tenant is refused (42501, naming the parent) before anything is written.
+    @Test func aTenantTableAttachedAsAPartitionIsRefused() async throws {
+        let migrations = try Self.family()
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        try await LeastPrivilegeDatabase.with { setup in
+            let (admin, app) = try await AppOwnedTablesTests.adoptedShop(setup, migrations: migrations)
+            try app.execute("""
+                CREATE FUNCTION appcode.one(text) RETURNS integer LANGUAGE plpgsql IMMUTABLE AS $f$
+                BEGIN PERFORM appcode.spy(); RETURN 1; END $f$
+                """)
+            try app.execute("CREATE TABLE appcode.parent (id bigint NOT NULL, name text, note text) PARTITION BY LIST (appcode.one(name))")
+            try app.execute("ALTER TABLE appcode.parent ATTACH PARTITION shop.item FOR VALUES IN (1)")
+            try admin.execute("TRUNCATE public.pwned")
+
+            let error = await tenantMigrateError(setup.adminURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
+            let message = "\(error.map { "\($0)" } ?? "no error")"
+            for part in ["appcode.parent", setup.appRole, "shop.item", "42501"] {
+                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
+            }
+            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
+            #expect(try admin.rows("SELECT name, note FROM shop.item ORDER BY id") == [["Tea", "green"], [nil, "black"], ["Milk", nil]])
+            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty)
+        }
+    }
+
+    /// The app renames its adopted table and puts a view of the same name in its place whose
+    /// column calls its code. A migration refuses it (the view uses an untrusted function), but a
+    /// rehearsal (`--rehearse`) took its snapshot of the tables' rows before that check, reading
+    /// the view, so the code ran with the migrator's rights first (a superuser's function can act
+    /// outside the transaction the rehearsal rolls back). The evidence is a sequence, which no
+    /// rollback takes back. The rehearsal is refused before it reads anything.
+    @Test func aRehearsalReadsNoRowBeforeTheTenantIsJudged() async throws {
+        let migrations = try Self.family()
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        try await LeastPrivilegeDatabase.with { setup in
+            let (admin, app) = try await AppOwnedTablesTests.adoptedShop(setup, migrations: migrations)
+            try app.execute("CREATE SEQUENCE appcode.foreign_runs")
+            try app.execute("GRANT USAGE ON SEQUENCE appcode.foreign_runs TO PUBLIC")
+            try app.execute(unsafeSQL: """
+                CREATE FUNCTION appcode.spy_name(text) RETURNS text LANGUAGE plpgsql STABLE AS $f$
+                BEGIN IF current_user <> \(app.quoteLiteral(setup.appRole)) THEN PERFORM pg_catalog.nextval('appcode.foreign_runs'); END IF; RETURN $1; END $f$
+                """)
+            try app.execute("ALTER TABLE shop.item RENAME TO item_data")
+            try app.execute("CREATE VIEW shop.item AS SELECT id, appcode.spy_name(name) AS name, note FROM shop.item_data")
+
+            let error = await tenantMigrateError(setup.adminURL, ["migrate", "--tenant", "t", "--rehearse"], migrations: migrations.path)
+            let message = "\(error.map { "\($0)" } ?? "no error")"
+            for part in ["appcode.spy_name", setup.appRole, "42501"] {
+                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
+            }
+            #expect(try admin.scalar("SELECT is_called::text FROM appcode.foreign_runs", as: String.self) == "false")
+            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
+        }
+    }
+
+    /// A migrator that is a member of the app's role (`GRANT app TO migrator`, so that it may alter
+    /// the app's tables) trusts what that role owns in its catalog. The app, which may create
+    /// schemas, made the catalog first, with a check on `tenants` calling its own function: the
+    /// migrator's first write of the catalog ran the app's code with the migrator's rights (the
+    /// owner of every tenant it created). A constraint, default or index of the catalog that uses
+    /// a function owned by a role other than a superuser and the migrator is refused, nothing
+    /// written.
+    @Test func aCheckTheAppPutOnThePlantedCatalogOfAMemberMigratorIsRefused() async throws {
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try setup.adminConnection()
+            _ = try UntrustedCodeTests.createEvidenceTable(setup)
+            try admin.execute(unsafeSQL: "GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.appRole))")
+            try admin.execute(unsafeSQL: "GRANT \(admin.quoteIdentifier(setup.appRole)) TO \(admin.quoteIdentifier(setup.migratorRole))")
+            let app = try Connection(setup.appURL, logger: quietLogger)
+            for statement in PlantedCatalogTests.plantedCatalog.prefix(5) { try app.execute(unsafeSQL: statement) }
+            try app.execute("CREATE SCHEMA appcode")
+            try app.execute("""
+                CREATE FUNCTION appcode.spy() RETURNS boolean LANGUAGE plpgsql VOLATILE AS $f$
+                BEGIN INSERT INTO public.pwned VALUES (current_user, 'spy'); RETURN true; END $f$
+                """)
+            try app.execute("GRANT USAGE ON SCHEMA appcode TO PUBLIC")
+            try app.execute("ALTER TABLE tenant_migrator.tenants ADD CONSTRAINT spied CHECK (appcode.spy())")
+
+            let error = await tenantMigrateError(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"])
+            let message = "\(error.map { "\($0)" } ?? "no error")"
+            for part in ["tenant_migrator", "spied", "appcode.spy", setup.appRole] {
+                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
+            }
+            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty)
+            #expect(try admin.scalar("SELECT count(*)::int FROM tenant_migrator.tenants", as: Int.self) == 0)
+        }
+    }
+}
