@@ -67,6 +67,38 @@ struct TenantLifecycleTests {
         }
     }
 
+    /// `DROP SCHEMA … CASCADE` also dropped what others made outside the tenant's schema on its
+    /// tables: a view of a reporting schema, and a table inheriting from one with its own rows,
+    /// silently. The drop is refused, naming them, and drops the tenant once they are gone.
+    @Test func dropRefusesToTakeObjectsOutsideTheTenantAlong() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            try lifecycle.create(try tenant("acme"), version: "v1", on: connection)
+            try connection.execute("CREATE SCHEMA reports")
+            try connection.execute("CREATE VIEW reports.recipes AS SELECT name FROM tenant_acme.recipe")
+            try connection.execute("CREATE TABLE reports.archived_recipe () INHERITS (tenant_acme.recipe)")
+            try connection.execute("INSERT INTO reports.archived_recipe (id, name) VALUES (1, 'Old stew')")
+
+            do {
+                try lifecycle.drop(try tenant("acme"), confirmed: true, on: connection)
+                Issue.record("the drop must be refused")
+            } catch {
+                for part in ["view reports.recipes", "table reports.archived_recipe", "2BP01", "acme"] {
+                    #expect("\(error)".contains(part), "the refusal does not name \(part): \(error)")
+                }
+            }
+            #expect(try connection.schemaExists("tenant_acme"))
+            #expect(try connection.scalar("SELECT count(*)::int FROM ONLY reports.archived_recipe", as: Int.self) == 1)
+            #expect(try lifecycle.catalog.tenants(on: connection).map(\.name.rawValue) == ["acme"])
+
+            try connection.execute("DROP VIEW reports.recipes")
+            try connection.execute("ALTER TABLE reports.archived_recipe NO INHERIT tenant_acme.recipe")
+            try lifecycle.drop(try tenant("acme"), confirmed: true, on: connection)
+            #expect(try !connection.schemaExists("tenant_acme"))
+            #expect(try connection.scalar("SELECT count(*)::int FROM reports.archived_recipe", as: Int.self) == 1)
+        }
+    }
+
     @Test func hostileTenantNamesAreRejectedBeforeAnySQL() async throws {
         let hostile = [
             "acme\"; DROP SCHEMA public; --", "Acme", "a b", String(repeating: "a", count: 49), "", "1abc",
