@@ -37,6 +37,9 @@ struct OnlineBenchmark: AsyncParsableCommand {
     @Option(help: "Only these ways of v2 → v3, separated by commas (declarative, policies).")
     var ways = "declarative,policies"
 
+    @Option(help: "Only these directions, separated by commas (up: v2 → v3, down: v3 → v2).")
+    var directions = "up,down"
+
     @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
     var logSlowStatements: Int?
 
@@ -67,8 +70,15 @@ struct OnlineBenchmark: AsyncParsableCommand {
         }
     }
 
+    /// The directions chosen, as (from, to).
+    var paths: [(String, String)] {
+        let chosen = Set(directions.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        return [("up", ("v2", "v3")), ("down", ("v3", "v2"))].filter { chosen.contains($0.0) }.map(\.1)
+    }
+
     func validate() throws {
         _ = try rowCounts
+        guard !paths.isEmpty else { throw ValidationError("--directions takes up, down or both separated by commas") }
         guard rate > 0, lockTimeout > 0 else { throw ValidationError("--rate and --lock-timeout must be positive") }
     }
 
@@ -104,7 +114,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
             let generation = try measure { try data.generate(into: source, on: connection) }
             print("\n== \(format(count: rows)) recipe ingredients, \(format(count: data.recipes)) recipes (generated in \(format(generation)))")
             for (name, way) in ways {
-                for (from, to) in [("v2", "v3"), ("v3", "v2")] {
+                for (from, to) in paths {
                     for online in [false, true] {
                         let result = try await measureRun(way, from: from, to: to, online: online, data: data, source: source, connection: connection)
                         // The way down is the family's own mapping; the way v2 → v3 was taken decides what the archive holds.

@@ -171,7 +171,9 @@ public struct StepExecutor {
     ) throws -> PolicyExecutor? {
         var policies: PolicyExecutor?
         if step.isPolicyStep {
-            let exclusive = try !options.online && connection.capabilities.holdsPolicyTablesAlone
+            // Online, the steps run on the shadow or a round's delta: schemas of the run's own that
+            // the app cannot use, so the step's transaction holds their tables alone as offline.
+            let exclusive = try connection.capabilities.holdsPolicyTablesAlone
             let session = PolicySession(schema: schema, connection: connection, compiler: mapped.compiler, archive: archive, logger: connection.logger,
                                         exclusive: exclusive, createdTables: program.createdTables, ownTablesTaken: learned.ownTablesTaken)
             policies = PolicyExecutor(model: mapped.model, session: session, relationshipPasses: memory?.relationshipPasses, sourceQueries: learned.sourceQueries,

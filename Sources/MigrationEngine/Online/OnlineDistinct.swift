@@ -54,12 +54,16 @@ public struct OnlineDistinct: Sendable {
     }
 
     /// Before the build, in the shadow: the source rows' keys and the keys' rows, indexed.
+    ///
+    /// Both tables are the run's bookkeeping, dropped with its private schema, and UNLOGGED: a
+    /// crash ends the run, whose next run starts over and records them again, so they need no
+    /// WAL (at 1,000,000 rows, a second copy of the key column and two indexes).
     public func recordKeys(shadow: String, on connection: Connection) throws {
         try connection.pipeline([
-            "CREATE TABLE \(schema: shadow, table: rowsTable) AS \(sourceKeys())",
+            "CREATE UNLOGGED TABLE \(schema: shadow, table: rowsTable) AS \(sourceKeys())",
             "CREATE UNIQUE INDEX ON \(schema: shadow, table: rowsTable) (source_id)",
             "CREATE INDEX ON \(schema: shadow, table: rowsTable) (key)",
-            "CREATE TABLE \(schema: shadow, table: keysTable) AS \(keysQuery)",
+            "CREATE UNLOGGED TABLE \(schema: shadow, table: keysTable) AS \(keysQuery)",
             "CREATE UNIQUE INDEX ON \(schema: shadow, table: keysTable) (key)",
             "ANALYZE \(schema: shadow, table: rowsTable)",
             "ANALYZE \(schema: shadow, table: keysTable)",

@@ -51,11 +51,20 @@ public struct ShadowTables: Sendable {
         try connection.pipeline(finishing, schema: schema)
     }
 
+    /// Gives every table statistics (its autovacuum is off): the steps that run on the copied rows
+    /// then plan their statements, and weigh which indexes to set aside, as offline on the live
+    /// tables.
+    public func analyze(on connection: Connection) throws {
+        try connection.pipeline(relational.tables.map { "ANALYZE \(schema: schema, table: $0.name)" }, schema: schema)
+    }
+
     /// The archive, when the tenant has one: created `LIKE` the live one (columns, defaults and
     /// indexes as they are), with all of its entries (nobody but the migrator writes it, and no
     /// migrator does while this one holds the tenant). A second copy, ``liveArchive``, keeps the
     /// entries as they were for the catch-up rounds, found by table and row; both have an index on
-    /// (table name, row id), the shadow's until the cutover (``archiveRowsIndex``).
+    /// (table name, row id), the shadow's until the cutover (``archiveRowsIndex``). The second copy
+    /// is the run's bookkeeping, dropped with its private schema, and UNLOGGED (no WAL): a crash
+    /// ends the run, and the next run starts over.
     ///
     /// - Returns: whether the tenant has an archive.
     @discardableResult
@@ -63,8 +72,9 @@ public struct ShadowTables: Sendable {
         guard try TenantArchive.exists(inSchema: live, on: connection) else { return false }
         let archive = TenantArchive.tableName
         for copy in [archive, Self.liveArchive] {
+            let create: SQL = copy == archive ? "CREATE TABLE" : "CREATE UNLOGGED TABLE"
             try connection.pipeline([
-                "CREATE TABLE \(schema: schema, table: copy) (LIKE \(schema: live, table: archive) INCLUDING ALL)",
+                "\(create) \(schema: schema, table: copy) (LIKE \(schema: live, table: archive) INCLUDING ALL)",
                 Self.autovacuumOff(schema: schema, table: copy),
                 "INSERT INTO \(schema: schema, table: copy) SELECT * FROM \(schema: live, table: archive)",
                 "CREATE INDEX \(id: copy == archive ? Self.archiveRowsIndex : Self.liveArchive + "_rows") ON \(schema: schema, table: copy) (table_name, row_id)",

@@ -43,10 +43,11 @@ final class PolicySession {
     private var warnings = WarningTally()
     private var deferredError: (any Error)?
 
-    /// - Parameter exclusive: whether the step's transaction holds its tables alone (offline, and
-    ///   not on Citus): a policy that rewrites every row of a large table may then drop its plain
-    ///   secondary indexes meanwhile (``IndexesSetAside``), and ids of tables the step creates are
-    ///   taken a block at a time (``IDAllocator``). Online, the app still uses the tables.
+    /// - Parameter exclusive: whether the step's transaction holds its tables alone (not on Citus;
+    ///   online too: the steps run on the shadow or a round's delta, which the app cannot use): a
+    ///   policy that rewrites every row of a large table may then drop its plain secondary indexes
+    ///   meanwhile (``IndexesSetAside``), and ids of tables the step creates are taken a block at
+    ///   a time (``IDAllocator``).
     /// - Parameter createdTables: the tables the step creates (``StepProgram/createdTables``).
     /// - Parameter ownTablesTaken: which of them earlier tenants' policies took ids from (``IDAllocator``).
     init(schema: String, connection: Connection, compiler: MappingCompiler, archive: StepArchive?, logger: Logger? = nil,

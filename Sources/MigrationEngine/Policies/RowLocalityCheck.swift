@@ -15,6 +15,8 @@ final class RowLocalityCheck {
     let mapping: String
     /// Shared entity → the source attribute that keys it.
     let sharedRows: [String: String]
+    /// The attributes that key shared rows (read at every row).
+    private let keyAttributes: [String]
 
     /// The row being migrated, and whether the pass is the instance pass (the only one that may
     /// make shared rows).
@@ -35,6 +37,7 @@ final class RowLocalityCheck {
         self.policy = policy
         self.mapping = mapping
         self.sharedRows = sharedRows
+        keyAttributes = Set(sharedRows.values).sorted()
     }
 
     /// The policy is called for `row` (`instancePass`: in `createDestinationInstances`).
@@ -44,7 +47,7 @@ final class RowLocalityCheck {
         madeByCurrent = []
         keys = [:]
         firstOf = []
-        for attribute in Set(sharedRows.values) {
+        for attribute in keyAttributes {
             guard let value = try row.string(attribute) else { continue }
             keys[attribute] = value
             if instancePass, seen[attribute, default: []].insert(value).inserted { firstOf.insert(attribute) }

@@ -140,6 +140,7 @@ final class OnlineContext {
                 progress.changesCaughtUp += taken.entries
                 settings.observability.countOnlineChanges(taken.entries, family: family, tenant: run.tenant)
                 try shadow.finish(on: connection)
+                try shadow.analyze(on: connection)
                 try shadow.copyArchive(on: connection)
             }
         }
