@@ -127,8 +127,10 @@ enum SchemaOperation: Sendable, Hashable {
         case let .createIndex(name, index):
             return [index.creation(onTable: name)]
         case let .resetIdentity(name):
-            return ["SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: name), 'id')::regclass, "
-                + "coalesce((SELECT pg_catalog.max(id) FROM \(table: name)), 0) + 1, false)"]
+            // Never below the sequence's own minimum: Citus gives a distributed table's identity a
+            // range per node (from its group id × 2^48), and `setval` below it fails (22003).
+            return ["SELECT pg_catalog.setval(q.seqrelid, GREATEST(coalesce((SELECT pg_catalog.max(id) FROM \(table: name)), 0) + 1, q.seqmin), false) "
+                + "FROM pg_catalog.pg_sequence AS q WHERE q.seqrelid = pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: name), 'id')::regclass"]
         case let .enumChange(change):
             return change.statements
         case let .sequenceChange(change):
