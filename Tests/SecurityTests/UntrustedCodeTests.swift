@@ -141,6 +141,10 @@ struct ForeignObjectTests {
                 CREATE RULE no_delete AS ON DELETE TO tenant_t.recipe_ingredient DO INSTEAD NOTHING;
                 CREATE TYPE tenant_t.mood AS ENUM ('happy', 'sad');
                 CREATE DOMAIN tenant_t.positive AS int CHECK (VALUE > 0);
+                CREATE SCHEMA elsewhere;
+                CREATE TABLE elsewhere.old_recipe () INHERITS (tenant_t.recipe);
+                CREATE TABLE elsewhere.base ();
+                ALTER TABLE tenant_t.recipe_ingredient INHERIT elsewhere.base;
                 GRANT CREATE ON SCHEMA tenant_t TO \(admin.quoteIdentifier(setup.appRole))
                 """)
             let reports = try await migrator.verify()
@@ -149,6 +153,7 @@ struct ForeignObjectTests {
             let expected: Set<String> = [
                 "function audit()", "trigger recipe.audit", "view meat", "sequence counter", "policy recipe.only_mine",
                 "rule recipe_ingredient.no_delete", "type mood", "domain positive",
+                "inheritance elsewhere.old_recipe inherits from recipe", "inheritance recipe_ingredient inherits from elsewhere.base",
                 "privilege CREATE on the schema for \(setup.appRole)",
             ]
             #expect(found == expected)
