@@ -8,8 +8,10 @@ import LibPQ
 public struct ForeignObject: Sendable, Codable, Hashable, CustomStringConvertible {
     /// What kind of object it is: `trigger`, `function`, `procedure`, `aggregate`, `view`,
     /// `materialized view`, `sequence`, `foreign table`, `policy`, `rule`, `type`, `domain`,
-    /// `operator`, `collation`, `text search configuration`, `extension`, or `privilege` for a
-    /// `CREATE` right on the schema held by a role other than its owner.
+    /// `operator`, `collation`, `text search configuration`, `extension`, `inheritance` (a table
+    /// inheriting from, or a partition of, another, where either is the tenant's: the model defines
+    /// none, and a migration refuses it), or `privilege` for a `CREATE` right on the schema held by a
+    /// role other than its owner.
     public var kind: String
     /// Its name, qualified by its table where it belongs to one (`recipe.audit`), with the
     /// argument types for functions (`notify(text)`), or the role for privileges.
@@ -72,6 +74,15 @@ public struct ForeignObject: Sendable, Codable, Hashable, CustomStringConvertibl
             UNION ALL
             SELECT 'text search configuration', ts.cfgname, pg_catalog.pg_get_userbyid(ts.cfgowner)
             FROM pg_catalog.pg_ts_config ts, s WHERE ts.cfgnamespace = s.oid
+            UNION ALL
+            SELECT 'inheritance',
+                   CASE WHEN k.relnamespace = s.oid THEN k.relname::text ELSE kn.nspname || '.' || k.relname END || ' inherits from '
+                       || CASE WHEN p.relnamespace = s.oid THEN p.relname::text ELSE pn.nspname || '.' || p.relname END,
+                   pg_catalog.pg_get_userbyid(k.relowner)
+            FROM pg_catalog.pg_inherits i
+                JOIN pg_catalog.pg_class k ON k.oid = i.inhrelid JOIN pg_catalog.pg_namespace kn ON kn.oid = k.relnamespace
+                JOIN pg_catalog.pg_class p ON p.oid = i.inhparent JOIN pg_catalog.pg_namespace pn ON pn.oid = p.relnamespace, s
+            WHERE (k.relnamespace = s.oid OR p.relnamespace = s.oid) AND k.relkind IN ('r', 'p', 'f')
             UNION ALL
             SELECT 'extension', x.extname, pg_catalog.pg_get_userbyid(x.extowner)
             FROM pg_catalog.pg_extension x, s WHERE x.extnamespace = s.oid
