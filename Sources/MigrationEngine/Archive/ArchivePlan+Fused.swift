@@ -40,6 +40,7 @@ extension ArchivePlan {
            pairs[..<deleting].contains(where: { $0.operations.contains { if case .moveLinks = $0 { true } else if case .moveRows = $0 { true } else { false } } }) {
             return false
         }
+        if direction == .down, makesARequiredColumnALaterPairAdds(along: versions, atEnd: atEnd) { return false }
         var restored: Set<String> = []
         var restoredByVersion: [RestoredValues] = []
         for (index, pair) in pairs.enumerated() {
@@ -252,5 +253,33 @@ struct FusedAttribution {
             name = next
         }
         return nil
+    }
+}
+
+extension ArchivePlan {
+    /// Whether a way down along `versions` re-creates a table with a required column (NOT NULL,
+    /// no default, not the key) that the version where the table first reappears does not have: one
+    /// by one, the pair that re-creates the table gives its archived rows back before the later pair
+    /// adds that column and gives its values back; fused, the table is made with the column required
+    /// at once and the rows, which lack it, cannot go back (23502). Such a run is not fused.
+    ///
+    /// - Parameter atEnd: a version's `table.column` (`table.` for a whole table), from the version
+    ///   at the given index, in the last version's names.
+    static func makesARequiredColumnALaterPairAdds(along versions: [ModelVersion],
+                                                   atEnd: ((table: String, column: String?), Int) -> String?) -> Bool {
+        guard let last = versions.last, versions.count > 2 else { return false }
+        let schemas = versions.map { $0.relationalSchema() }
+        for table in last.relationalSchema().tables {
+            // The first version of the run that has the table (in its names there); none: made at the end.
+            let appearances = schemas.indices.dropLast().filter { index in
+                schemas[index].tables.contains { atEnd(($0.name, nil), index) == table.name + "." }
+            }
+            guard let first = appearances.first, first > 0,
+                  let then = schemas[first].tables.first(where: { atEnd(($0.name, nil), first) == table.name + "." }) else { continue }
+            let columnsThen = Set(then.columns.compactMap { atEnd((then.name, $0.name), first) })
+            let required = table.columns.filter { !$0.isNullable && $0.defaultValue == nil && !$0.isIdentity && !table.primaryKey.columns.contains($0.name) }
+            if required.contains(where: { !columnsThen.contains(table.name + "." + $0.name) }) { return true }
+        }
+        return false
     }
 }
