@@ -63,6 +63,28 @@ struct OnlineRunModesTests {
         }
     }
 
+    /// Issue 33: a tenant that ran online with plain `--online` (no threshold to weigh it against)
+    /// said nothing of its size (`estimatedRows` was null); it reports the same estimate as with
+    /// `--online-above`.
+    @Test func plainOnlineReportsTheTenantsEstimatedRows() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            try lifecycle.create(try tenant("big"), version: "v1", on: connection)
+            try connection.loadRecipes(tenants: ["big"], recipes: 200)
+            try connection.execute("ANALYZE tenant_big.recipe")
+            try connection.execute("ANALYZE tenant_big.recipe_ingredient")
+            let output = try await TenantMigrateExecutable.run(
+                ["migrate", "--tenant", "big", "--to", "v2", "--online", "--json"], database: conninfo, migrations: URL(fileURLWithPath: migrationsDirectory)
+            )
+            #expect(output.status == 0, "\(output.stderr)")
+            let report = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
+            let entries = (report?["entries"] as? [[String: Any]]) ?? []
+            let online = entries.first?["online"] as? [String: Any]
+            #expect(online?["mode"] as? String == "shadow", "\(output.stdout)")
+            #expect(online?["estimatedRows"] as? Int == 800, "\(output.stdout)")
+        }
+    }
+
     /// What online mode cannot serve is refused before anything is touched, with the reason.
     @Test(arguments: ["drift", "trigger", "owner"])
     func aTenantOnlineModeCannotServeIsRefused(_ problem: String) async throws {
