@@ -117,11 +117,15 @@ struct OnlineRun {
         return result
     }
 
-    /// The tenant's rows as `--online-above` weighs them (nil without a threshold).
+    /// The tenant's rows as `--online-above` weighs them; with plain `--online`, the same estimate
+    /// for the report, a never-analyzed table counted up to ``reportedCountBound`` rows.
     private func estimatedRows(_ online: OnlinePlan, record: TenantRecord) throws -> Int? {
-        guard case let .above(rows) = tenantRun.request.online else { return nil }
-        return try TenantSize.estimatedRows(of: online.plan.source, inSchema: record.schema, upTo: rows, on: connection)
+        let bound = if case let .above(rows) = tenantRun.request.online { rows } else { Self.reportedCountBound }
+        return try TenantSize.estimatedRows(of: online.plan.source, inSchema: record.schema, upTo: bound, on: connection)
     }
+
+    /// How far plain `--online` counts a table without planner statistics for its report.
+    static let reportedCountBound = 1_000_000
 
     /// The progress of a tenant that runs offline after all, or nil when it runs online: a
     /// catalog-only plan (nothing to copy, nothing to restore), or a tenant no bigger than
