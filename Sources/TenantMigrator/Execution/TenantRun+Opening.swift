@@ -84,11 +84,9 @@ extension TenantRun {
     /// them after locking those very tables, else read in the same round trip as the lock.
     func lockedFacts(after opening: Opening, for plan: MigrationPlan, inSchema schema: String) throws -> TenantSchemaFacts {
         if opening.lockedVersion == plan.source.name, let facts = opening.facts { return facts }
-        let facts = try runner.waitingForLocks(connection) {
-            try TenantExecutor.lockTables(TenantExecutor.tablesToLock(of: plan.source, inSchema: schema),
-                                          then: TenantSchemaFacts.statement(of: tenant, in: catalog, family: family), on: connection)
+        return try runner.waitingForLocks(connection) {
+            try TenantSchemaFacts.lockingTables(of: plan.source, tenant: tenant, schema: schema, catalog: catalog, family: family, on: connection)
         }
-        return try TenantSchemaFacts(try facts ?? connection.execute(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family)))
     }
 }
 
@@ -188,6 +186,15 @@ struct TenantSchemaFacts {
                           OR d.defaclnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace AS n WHERE n.nspname = tenant.schema_name)))
             ORDER BY 1, 5, 3
             """, ([tenant.rawValue, TenantArchive.tableName] + tables).map { $0 as (any PQEncodable)? }).preparedPerConnection()
+    }
+
+    /// Locks the tables of `version` in `schema` (``TenantExecutor/lockTables(_:then:on:)``) and
+    /// reads the facts of `tenant`'s schema in the same round trip, once nothing can change them.
+    static func lockingTables(of version: ModelVersion, tenant: TenantName, schema: String, catalog: TenantCatalog, family: ModelFamily,
+                              on connection: Connection) throws -> TenantSchemaFacts {
+        let statement = statement(of: tenant, in: catalog, family: family)
+        let facts = try TenantExecutor.lockTables(TenantExecutor.tablesToLock(of: version, inSchema: schema), then: statement, on: connection)
+        return try TenantSchemaFacts(try facts ?? connection.execute(statement))
     }
 
     /// The facts ``statement(of:in:_:)`` returned.

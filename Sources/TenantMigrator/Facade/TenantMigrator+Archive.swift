@@ -69,10 +69,7 @@ extension TenantMigrator {
                 guard record.family == family.name, let version = family.version(named: record.version) else { throw TenantMigratorError.unknownTenant(name) }
                 // It writes the tenant's rows as a migration does: under the tables' lock, with what
                 // others attached to them switched off or checked (``ForeignHooks``).
-                let facts = try TenantSchemaFacts(try TenantExecutor.lockTables(
-                    TenantExecutor.tablesToLock(of: version, inSchema: record.schema),
-                    then: TenantSchemaFacts.statement(of: name, in: catalog, family: family), on: connection
-                ) ?? connection.execute(TenantSchemaFacts.statement(of: name, in: catalog, family: family)))
+                let facts = try TenantSchemaFacts.lockingTables(of: version, tenant: name, schema: record.schema, catalog: catalog, family: family, on: connection)
                 if !facts.inheritingTables.isEmpty { throw InheritingTables(tenant: name, children: facts.inheritingTables) }
                 let hooks = try ForeignHooks.disable(facts.hooks, inSchema: record.schema, on: connection)
                 try ExpressionTrust.requireTrustedTenant(at: version, inSchema: record.schema, always: !facts.untrustedOwners.isEmpty, on: connection)
