@@ -77,6 +77,10 @@ import TypedSQL
                 ALTER DATABASE \(database) SET DateStyle = 'SQL, DMY';
                 ALTER ROLE CURRENT_USER IN DATABASE \(database) SET IntervalStyle = 'sql_standard';
                 ALTER ROLE CURRENT_USER IN DATABASE \(database) SET bytea_output = 'escape';
+                ALTER DATABASE \(database) SET standard_conforming_strings = off;
+                ALTER DATABASE \(database) SET array_nulls = off;
+                ALTER DATABASE \(database) SET transform_null_equals = on;
+                ALTER DATABASE \(database) SET quote_all_identifiers = on;
                 """)
             let withOptions = conninfo + (conninfo.contains("://") ? (conninfo.contains("?") ? "&" : "?") + "options=-c%20work_mem%3D8MB" : " options='-c work_mem=8MB'")
             let sessions = [
@@ -88,10 +92,12 @@ import TypedSQL
                 let opened = try await session.connect()
                 let settings = try await opened.withConnection { connection in
                     try connection.rows("SELECT current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle'), "
-                                        + "current_setting('extra_float_digits'), current_setting('bytea_output'), current_setting('search_path'), 0.30000000000000004::float8::text")
+                                        + "current_setting('extra_float_digits'), current_setting('bytea_output'), current_setting('search_path'), 0.30000000000000004::float8::text, "
+                                        + "current_setting('standard_conforming_strings'), current_setting('array_nulls'), current_setting('transform_null_equals'), "
+                                        + "current_setting('quote_all_identifiers')")
                 }
                 await opened.close()
-                #expect(settings == [["UTC", "ISO, MDY", "postgres", "3", "hex", "\"pg_catalog\",\"pg_temp\"", "0.30000000000000004"]])
+                #expect(settings == [["UTC", "ISO, MDY", "postgres", "3", "hex", "\"pg_catalog\",\"pg_temp\"", "0.30000000000000004", "on", "on", "off", "off"]])
             }
         }
     }
