@@ -24,8 +24,16 @@ public struct MigratorSession: Sendable {
     /// `0.30000000000000004`), bytes in hex. And `row_security = off`: a row-level security policy
     /// that applies to the migrator fails its statement (42501) instead of hiding rows from it,
     /// which would make a migration update, archive and move only the rows it sees (a migration
-    /// switches off the row security forced on tables it owns, ``ForeignHooks``).
-    public static let settings = ["TimeZone": "UTC", "DateStyle": "ISO, MDY", "IntervalStyle": "postgres", "extra_float_digits": "3", "bytea_output": "hex", "row_security": "off"]
+    /// switches off the row security forced on tables it owns, ``ForeignHooks``). And SQL text
+    /// parsed as today's PostgreSQL parses it, whatever an old configuration says:
+    /// `standard_conforming_strings = on` (off, a backslash in `'C:\temp'` or in the migrator's own
+    /// `ESCAPE '\'` is an escape), `array_nulls = on` (off, an archived array's `{NULL}` comes back
+    /// as the string "NULL"), `transform_null_equals = off` (on, `x = NULL` means `x IS NULL`) and
+    /// `quote_all_identifiers = off` (on, the definitions `verify` compares are spelled otherwise).
+    public static let settings = [
+        "TimeZone": "UTC", "DateStyle": "ISO, MDY", "IntervalStyle": "postgres", "extra_float_digits": "3", "bytea_output": "hex", "row_security": "off",
+        "standard_conforming_strings": "on", "array_nulls": "on", "transform_null_equals": "off", "quote_all_identifiers": "off",
+    ]
 
     /// Builds a session when the app supplies its own connections (see ``init(factory:reconnectTimeout:logger:)``).
     public typealias Factory = @Sendable () async throws -> AsyncConnection
