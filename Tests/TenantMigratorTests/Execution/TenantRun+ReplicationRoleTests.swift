@@ -1,0 +1,63 @@
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import TenantMigrator
+import Testing
+
+/// `session_replication_role = replica`, set for the migrator's role or the database (as some
+/// replication setups leave it), turns off what keeps a tenant's links whole: foreign keys are not
+/// checked, their `ON DELETE` actions do not run, and the app's `ENABLE REPLICA` triggers fire. A
+/// migration, or `archive restore --superseded`, would then write rows no constraint vouches for.
+/// Both refuse the tenant (55000, naming the setting) before writing anything.
+@Suite("TenantRun: the replication role")
+struct TenantRunReplicationRoleTests {
+    static let family = [
+        ("v1", """
+            entities:
+              Item:
+                attributes:
+                  name: { type: string }
+                  note: { type: string, optional: true }
+            """),
+        ("v2", """
+            entities:
+              Item:
+                attributes:
+                  name: { type: string }
+            """),
+    ]
+
+    @Test func aSessionWithTheReplicaRoleIsRefusedBeforeAnythingIsWritten() async throws {
+        let directory = try OnlineFamilyDirectory("Replica", versions: Self.family)
+        defer { directory.remove() }
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let setup = try TenantMigrator(connectionString: conninfo, familyDirectory: directory.directory, policies: PolicyRegistry())
+            _ = try await setup.createTenant("acme", version: "v1")
+            let connection = try Connection(conninfo)
+            let schema = connection.quoteIdentifier(try connection.scalar("SELECT schema_name::text FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self))
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).item (name, note) VALUES ('Tea', 'green'), ('Milk', NULL)")
+            let database = connection.quoteIdentifier(try connection.scalar("SELECT current_database()::text", as: String.self))
+            try connection.execute(unsafeSQL: "ALTER ROLE CURRENT_USER IN DATABASE \(database) SET session_replication_role = replica")
+
+            let replica = try TenantMigrator(connectionString: conninfo, familyDirectory: directory.directory, policies: PolicyRegistry())
+            for attempt in ["migrate", "restore"] {
+                do {
+                    if attempt == "migrate" {
+                        _ = try await replica.migrate(tenant: "acme", to: "v2", allowDestructive: true)
+                    } else {
+                        _ = try await replica.restoreSuperseded(tenant: "acme")
+                    }
+                    Issue.record("\(attempt) ran with session_replication_role = replica")
+                } catch {
+                    let message = "\(error)"
+                    for part in ["acme", "session_replication_role", "replica", "55000"] {
+                        #expect(message.contains(part), "\(attempt): the refusal does not name \(part): \(message)")
+                    }
+                }
+            }
+            #expect(try connection.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self) == "v1")
+            #expect(try connection.rows("SELECT name, note FROM \(schema).item ORDER BY id") == [["Tea", "green"], ["Milk", nil]])
+        }
+    }
+}
