@@ -117,6 +117,8 @@ struct TenantSchemaFacts {
     /// all schemas) apply to tables created in the schema: an archive created there must then have
     /// what they grant revoked.
     var mayHaveDefaultPrivileges = false
+    /// The session's `session_replication_role`, when it is not `origin` (``ReplicationRole``).
+    var replicationRole: String?
 
     /// The one query, for the schema the catalog records for `tenant` (so it can go out in the same
     /// pipeline as the read of the record), and the tables of `family` (any version's) there: each
@@ -184,6 +186,9 @@ struct TenantSchemaFacts {
             SELECT 'default privileges', 0, NULL, NULL, NULL, NULL FROM tenant
             WHERE EXISTS (SELECT FROM pg_catalog.pg_default_acl AS d WHERE d.defaclobjtype = 'r' AND (d.defaclnamespace = 0
                           OR d.defaclnamespace = (SELECT n.oid FROM pg_catalog.pg_namespace AS n WHERE n.nspname = tenant.schema_name)))
+            UNION ALL
+            SELECT 'replication role', 0, pg_catalog.current_setting('session_replication_role'), NULL, NULL, NULL
+            WHERE pg_catalog.current_setting('session_replication_role') <> 'origin'
             ORDER BY 1, 5, 3
             """, ([tenant.rawValue, TenantArchive.tableName] + tables).map { $0 as (any PQEncodable)? }).preparedPerConnection()
     }
@@ -195,6 +200,14 @@ struct TenantSchemaFacts {
         let statement = statement(of: tenant, in: catalog, family: family)
         let facts = try TenantExecutor.lockTables(TenantExecutor.tablesToLock(of: version, inSchema: schema), then: statement, on: connection)
         return try TenantSchemaFacts(try facts ?? connection.execute(statement))
+    }
+
+    /// Refuses `tenant` when what the facts show keeps its migration from being safe, whatever the
+    /// step: a session under a replication role (``ReplicationRole``), or inheritance between its
+    /// tables and others (``InheritingTables``).
+    func requireMigratable(_ tenant: TenantName) throws {
+        if let replicationRole { throw ReplicationRole(tenant: tenant, role: replicationRole) }
+        if !inheritingTables.isEmpty { throw InheritingTables(tenant: tenant, children: inheritingTables) }
     }
 
     /// The facts ``statement(of:in:_:)`` returned.
@@ -209,6 +222,8 @@ struct TenantSchemaFacts {
                 schemaHasOtherOwner = true
             case "default privileges":
                 mayHaveDefaultPrivileges = true
+            case "replication role":
+                replicationRole = try row.decode(String.self, at: 2)
             case "inheriting table":
                 inheritingTables.append(InheritingTables.Child(
                     table: try row.decode(String.self, at: 2), owner: try row.decode(String.self, at: 3), parent: try row.decode(String.self, at: 4)

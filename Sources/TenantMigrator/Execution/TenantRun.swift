@@ -231,7 +231,7 @@ struct TenantRun {
         }
         let plan = try checkedPlan(for: record, attempt: attempt)
         let facts = try lockedFacts(after: opening, for: plan, inSchema: record.schema)
-        if !facts.inheritingTables.isEmpty { throw Refusal(error: InheritingTables(tenant: tenant, children: facts.inheritingTables)) }
+        do { try facts.requireMigratable(tenant) } catch { throw Refusal(error: error) }
         let hooks = try ForeignHooks.disable(facts.hooks, inSchema: record.schema, on: connection)
         state.archive = ArchivePresence(
             exists: facts.hasArchive, mayHaveDefaultPrivileges: facts.mayHaveDefaultPrivileges,

@@ -70,7 +70,7 @@ extension TenantMigrator {
                 // It writes the tenant's rows as a migration does: under the tables' lock, with what
                 // others attached to them switched off or checked (``ForeignHooks``).
                 let facts = try TenantSchemaFacts.lockingTables(of: version, tenant: name, schema: record.schema, catalog: catalog, family: family, on: connection)
-                if !facts.inheritingTables.isEmpty { throw InheritingTables(tenant: name, children: facts.inheritingTables) }
+                try facts.requireMigratable(name)
                 let hooks = try ForeignHooks.disable(facts.hooks, inSchema: record.schema, on: connection)
                 try ExpressionTrust.requireTrustedTenant(at: version, inSchema: record.schema, always: !facts.untrustedOwners.isEmpty, on: connection)
                 let restored = try TenantArchive.restoreSuperseded(inSchema: record.schema, version: version, on: connection)
