@@ -245,11 +245,8 @@ struct PlantedExpressionTests {
             try migrator.execute("INSERT INTO shop.item (name) VALUES ('Tea')")
             try admin.execute("TRUNCATE public.pwned")
 
-            let error = await tenantMigrateError(setup.migratorURL, ["tenant", "adopt", "t", "--schema", "shop"], migrations: root.path)
-            let message = "\(error.map { "\($0)" } ?? "no error")"
-            for part in ["function shop.lower(text)", setup.appRole, "item"] {
-                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
-            }
+            await expectRefused(setup.migratorURL, ["tenant", "adopt", "t", "--schema", "shop"], migrations: root.path,
+                                naming: ["function shop.lower(text)", setup.appRole, "item"])
             _ = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: root.path)
             #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned WHERE who = $1", [setup.migratorRole], as: String.self).isEmpty)
             #expect(try admin.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_migrator'", as: Int.self) == 0

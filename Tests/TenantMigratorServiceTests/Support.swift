@@ -67,3 +67,10 @@ func start(_ service: TenantMigratorService) -> (task: Task<Void, any Error>, en
     }
     return (task, ended)
 }
+
+/// Ends a run ``start(_:)`` began (a task cancellation, as a service group's shutdown) and waits
+/// for `run()` to return, rethrowing what it threw.
+func stop(_ run: Task<Void, any Error>) async throws {
+    run.cancel()
+    try await run.value
+}

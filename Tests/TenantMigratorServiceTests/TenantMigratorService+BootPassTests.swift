@@ -46,8 +46,7 @@ struct TenantMigratorServiceBootPassTests {
             #expect(try await version(of: "held", migrator) == "v3")
             #expect(service.pendingTenants.isEmpty)
 
-            run.cancel()
-            try await run.value
+            try await stop(run)
         }
     }
 
@@ -69,8 +68,7 @@ struct TenantMigratorServiceBootPassTests {
             #expect(!service.isReady(tenant: "held"))
             #expect(try await version(of: "held", migrator) == "v1")
 
-            run.cancel()
-            try await run.value
+            try await stop(run)
         }
     }
 
@@ -111,8 +109,7 @@ struct TenantMigratorServiceBootPassTests {
             let ready = try await waitUntil { service.isReady(tenant: "broken") }
             #expect(ready, "still \(service.status(of: "broken"))")
 
-            run.cancel()
-            try await run.value
+            try await stop(run)
         }
     }
 
@@ -138,8 +135,7 @@ struct TenantMigratorServiceBootPassTests {
             #expect(ready, "still \(service.status(of: "old"))")
             #expect(try await version(of: "old", migrator) == "v3")
 
-            run.cancel()
-            try await run.value
+            try await stop(run)
         }
     }
 
@@ -163,8 +159,7 @@ struct TenantMigratorServiceBootPassTests {
             #expect(try await version(of: "rolled", migrator) == "v2")
             #expect(service.status(of: "rolled") == .pinned(version: "v2"))
 
-            run.cancel()
-            try await run.value
+            try await stop(run)
         }
     }
 }

@@ -1,3 +1,5 @@
+import TypedSQL
+
 /// Helpers for the canonical serialization behind version hashes.
 enum CanonicalText {
     /// `value` in double quotes, with `"`, `\` and control characters escaped, so that no value can

@@ -159,12 +159,7 @@ struct VersionFileDecoder {
             case "deferred": relationship.isDeferred = reader.bool(item.value, what: "deferred of \(what)") ?? false
             case "indexed": relationship.isIndexed = reader.bool(item.value, what: "indexed of \(what)") ?? true
             case "joinOnDelete":
-                guard let rule = reader.string(item.value, what: "joinOnDelete of \(what)") else { continue }
-                if let joinRule = DeleteRule(rawValue: rule) {
-                    relationship.joinOnDelete = joinRule == .cascade ? nil : joinRule
-                } else {
-                    reader.report(item.value, "\(what) has unknown joinOnDelete \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
-                }
+                if let rule: DeleteRule = choice(item, of: what, "rules") { relationship.joinOnDelete = rule == .cascade ? nil : rule }
             case "joinTable": relationship.joinTableOverride = reader.string(item.value, what: "joinTable of \(what)")
             case "joinColumns":
                 guard let items = item.value.sequence else {
@@ -173,37 +168,29 @@ struct VersionFileDecoder {
                 }
                 relationship.joinColumnsOverride = items.compactMap { reader.string($0, what: "a column of joinColumns of \(what)") }
             case "joinKey":
-                guard let text = reader.string(item.value, what: "joinKey of \(what)") else { continue }
-                if let key = JoinKey(rawValue: text) {
-                    relationship.joinKey = key == .primaryKey ? nil : key
-                } else {
-                    reader.report(item.value, "\(what) has unknown joinKey \"\(text)\"; the keys are: \(JoinKey.spelledOut).")
-                }
+                if let key: JoinKey = choice(item, of: what, "keys") { relationship.joinKey = key == .primaryKey ? nil : key }
             case "joinOnUpdate":
-                guard let rule = reader.string(item.value, what: "joinOnUpdate of \(what)") else { continue }
-                if let updateRule = DeleteRule(rawValue: rule) {
-                    relationship.joinOnUpdate = updateRule == .noAction ? nil : updateRule
-                } else {
-                    reader.report(item.value, "\(what) has unknown joinOnUpdate \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
-                }
+                if let rule: DeleteRule = choice(item, of: what, "rules") { relationship.joinOnUpdate = rule == .noAction ? nil : rule }
             case "onUpdate":
-                guard let rule = reader.string(item.value, what: "onUpdate of \(what)") else { continue }
-                if let updateRule = DeleteRule(rawValue: rule) {
-                    relationship.onUpdate = updateRule == .noAction ? nil : updateRule
-                } else {
-                    reader.report(item.value, "\(what) has unknown onUpdate \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
-                }
+                if let rule: DeleteRule = choice(item, of: what, "rules") { relationship.onUpdate = rule == .noAction ? nil : rule }
             case "deleteRule":
-                guard let rule = reader.string(item.value, what: "deleteRule of \(what)") else { continue }
-                if let deleteRule = DeleteRule(rawValue: rule) {
-                    relationship.deleteRule = deleteRule
-                } else {
-                    reader.report(item.value, "\(what) has unknown deleteRule \"\(rule)\"; the rules are: \(DeleteRule.spelledOut).")
-                }
+                if let rule: DeleteRule = choice(item, of: what, "rules") { relationship.deleteRule = rule }
             default: break
             }
         }
         return relationship
+    }
+
+    /// The value of `item` (a key of `what`) as one of `Value`'s cases, spelled as its raw value; nil,
+    /// with a diagnostic, when it is no string or names no case (`plural` says what the cases are:
+    /// `rules`, `keys`).
+    private mutating func choice<Value: CaseIterable & RawRepresentable<String>>(_ item: YAMLReader.Entry, of what: String, _ plural: String) -> Value? {
+        guard let text = reader.string(item.value, what: "\(item.key) of \(what)") else { return nil }
+        guard let value = Value(rawValue: text) else {
+            reader.report(item.value, "\(what) has unknown \(item.key) \"\(text)\"; the \(plural) are: \(Value.spelledOut).")
+            return nil
+        }
+        return value
     }
 
     /// How diagnostics name the property `entry` (a `kind` of `entity`), the keys of its mapping

@@ -44,7 +44,4 @@ public enum AttributeType: String, CaseIterable, Hashable, Sendable, Codable {
         case .json: .jsonb
         }
     }
-
-    /// The type names a version file may use, in declaration order, for messages.
-    static let spelledOut = allCases.map(\.rawValue).joined(separator: ", ")
 }

@@ -23,7 +23,4 @@ public enum DeleteRule: String, CaseIterable, Hashable, Sendable, Codable {
         case .noAction: .noAction
         }
     }
-
-    /// The rule names a version file may use, for messages.
-    static let spelledOut = allCases.map(\.rawValue).joined(separator: ", ")
 }

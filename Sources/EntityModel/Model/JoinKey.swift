@@ -7,7 +7,4 @@ public enum JoinKey: String, Hashable, Sendable, Codable, CaseIterable {
     /// `CREATE UNIQUE INDEX <join>_<source>_<destination>_key ON … (source, destination)`, both
     /// columns `NOT NULL`, and no primary key.
     case uniqueIndex
-
-    /// The keys, for messages: `primaryKey, uniqueIndex`.
-    static let spelledOut = allCases.map(\.rawValue).joined(separator: ", ")
 }

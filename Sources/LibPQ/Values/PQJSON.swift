@@ -1,4 +1,5 @@
 import Foundation
+import TypedSQL
 
 /// A `json` or `jsonb` value, kept as its JSON text.
 ///
@@ -26,7 +27,7 @@ public struct PQJSON: Sendable, Hashable, PQEncodable, PQDecodable, CustomString
         var text = "{"
         for (index, key) in numbers.keys.sorted().enumerated() {
             if index > 0 { text += "," }
-            Self.appendString(key, to: &text)
+            text += JSONString.quoted(key)
             text += ":"
             let value = numbers[key]!
             if !value.isFinite {
@@ -38,25 +39,6 @@ public struct PQJSON: Sendable, Hashable, PQEncodable, PQDecodable, CustomString
             }
         }
         self.text = text + "}"
-    }
-
-    /// Appends `string` as a JSON string literal.
-    private static func appendString(_ string: String, to text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
     }
 
     /// Decodes the text with `JSONDecoder`.

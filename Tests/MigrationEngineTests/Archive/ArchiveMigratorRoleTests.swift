@@ -13,6 +13,31 @@ import Testing
 /// role owns is still refused: ``ForeignArchive``, covered by the security tests.)
 @Suite("Archive: another superuser migrator role gives back what one archived")
 struct ArchiveMigratorRoleTests {
+    /// The values of `schema`'s one table, as text.
+    static func values(in schema: String, on connection: Connection) throws -> [[String?]] {
+        try connection.rows("SELECT v::text FROM \(schema).value AS v ORDER BY id")
+    }
+
+    /// Tenant `acme` of `EveryType` made with one value and migrated to v2 by `role`: its
+    /// connection (as `role`), its schema, and its values as they were at v1.
+    static func migratedUp(by role: String, _ conninfo: String) async throws -> (connection: Connection, schema: String, before: [[String?]]) {
+        let (up, connection, schema) = try await fixtureTenant("EveryType", connectionString(conninfo, user: role),
+                                                               insert: "INSERT INTO {schema}.value (id, name, s, i32, dbl) VALUES (1, 'v1', 'kept', 7, 0.30000000000000004)")
+        let before = try values(in: schema, on: connection)
+        #expect(try await up.migrate(tenant: "acme", to: "v2").outcome == .migrated)
+        await up.shutdown()
+        return (connection, schema, before)
+    }
+
+    /// Rolls `acme` back to v1 as `role` and expects its values as they were (`before`).
+    static func expectRolledBack(by role: String, _ conninfo: String, to before: [[String?]], in schema: String, on connection: Connection) async throws {
+        let down = try TenantMigrator(connectionString: connectionString(conninfo, user: role), familyDirectory: fixture("EveryType"), policies: PolicyRegistry())
+        let result = try await down.rollback(tenant: "acme", to: "v1")
+        await down.shutdown()
+        #expect(result.outcome == .migrated, "\(result.error ?? "")")
+        #expect(try values(in: schema, on: connection) == before)
+    }
+
     @Test func aRollbackByAnotherSuperuserRoleGivesBackTheArchivedValues() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let admin = try Connection(conninfo)
@@ -20,16 +45,8 @@ struct ArchiveMigratorRoleTests {
             let (first, second) = ("tm_role_up_\(suffix)", "tm_role_down_\(suffix)")
             try admin.fixtureScript("CREATE ROLE \(first) LOGIN SUPERUSER; CREATE ROLE \(second) LOGIN SUPERUSER")
             defer { try? admin.fixtureScript("DROP OWNED BY \(first), \(second) CASCADE; DROP ROLE \(first); DROP ROLE \(second)") }
-            let (up, connection, schema) = try await fixtureTenant("EveryType", connectionString(conninfo, user: first),
-                                                                   insert: "INSERT INTO {schema}.value (id, name, s, i32, dbl) VALUES (1, 'v1', 'kept', 7, 0.30000000000000004)")
-            let before = try connection.rows("SELECT v::text FROM \(schema).value AS v ORDER BY id")
-            #expect(try await up.migrate(tenant: "acme", to: "v2").outcome == .migrated)
-            await up.shutdown()
-            let down = try TenantMigrator(connectionString: connectionString(conninfo, user: second), familyDirectory: fixture("EveryType"), policies: PolicyRegistry())
-            let result = try await down.rollback(tenant: "acme", to: "v1")
-            await down.shutdown()
-            #expect(result.outcome == .migrated, "\(result.error ?? "")")
-            #expect(try connection.rows("SELECT v::text FROM \(schema).value AS v ORDER BY id") == before)
+            let (connection, schema, before) = try await Self.migratedUp(by: first, conninfo)
+            try await Self.expectRolledBack(by: second, conninfo, to: before, in: schema, on: connection)
         }
     }
 
@@ -48,17 +65,9 @@ struct ArchiveMigratorRoleTests {
                 GRANT CREATE ON DATABASE "\(database)" TO \(first)
                 """)
             defer { try? admin.fixtureScript("DROP OWNED BY \(first), \(second), \(other) CASCADE; DROP ROLE \(second); DROP ROLE \(first); DROP ROLE \(other)") }
-            let (up, connection, schema) = try await fixtureTenant("EveryType", connectionString(conninfo, user: first),
-                                                                   insert: "INSERT INTO {schema}.value (id, name, s, i32, dbl) VALUES (1, 'v1', 'kept', 7, 0.30000000000000004)")
-            let before = try connection.rows("SELECT v::text FROM \(schema).value AS v ORDER BY id")
-            #expect(try await up.migrate(tenant: "acme", to: "v2").outcome == .migrated)
-            await up.shutdown()
+            let (connection, schema, before) = try await Self.migratedUp(by: first, conninfo)
             #expect(try admin.scalar("SELECT pg_get_userbyid(relowner)::text FROM pg_class WHERE oid = to_regclass('\(schema)._tm_archive')", as: String.self) == first)
-            let down = try TenantMigrator(connectionString: connectionString(conninfo, user: second), familyDirectory: fixture("EveryType"), policies: PolicyRegistry())
-            let result = try await down.rollback(tenant: "acme", to: "v1")
-            await down.shutdown()
-            #expect(result.outcome == .migrated, "\(result.error ?? "")")
-            #expect(try connection.rows("SELECT v::text FROM \(schema).value AS v ORDER BY id") == before)
+            try await Self.expectRolledBack(by: second, conninfo, to: before, in: schema, on: connection)
             // A role that is not a member may not use it.
             try admin.fixtureScript("GRANT USAGE ON SCHEMA \(schema) TO \(other); SET ROLE \(other)")
             #expect(throws: ForeignArchive.self) { try TenantArchive.exists(inSchema: schema, on: admin) }

@@ -14,8 +14,7 @@ struct RequiredRestoreTests {
 
     @Test func everyRowGetsItsArchivedValueBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("RequiredDrop", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("RequiredDrop", conninfo, insert: Self.rows)
             #expect(try await migrator.rollback(tenant: "acme", to: "v1").outcome == .migrated)
             #expect(try connection.rows("SELECT id::text, name, code FROM \(schema).item ORDER BY id")
                     == [["1", "a", "A-1"], ["2", "b", ""], ["3", "c", " x "]])
@@ -38,8 +37,7 @@ struct RequiredRestoreTests {
     /// tenant, the entity, the attribute and the rows, and leaves the tenant as it was.
     @Test func rowsMadeSinceAreNamedAndNothingChanges() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("RequiredDrop", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("RequiredDrop", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).item (id, name) VALUES (7, 'new'), (9, 'newer')")
             let before = try connection.tableChecksums(schema: schema, rowsOrderedBy: .text)
             do {

@@ -44,8 +44,7 @@ struct SupersededEntryTests {
     /// At a version without the value's column, nothing is restored and the entry stays.
     @Test func aSupersededValueWaitsForItsVersion() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("Superseded", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("Superseded", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
             _ = try await migrator.migrate(tenant: "acme", to: "v2")
@@ -58,8 +57,7 @@ struct SupersededEntryTests {
     /// restore --superseded` puts it back (and refuses without `--superseded`).
     @Test func theCommandLineCountsListsAndRestoresThem() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("Superseded", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("Superseded", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
             func run(_ arguments: [String]) async throws -> TenantMigrateExecutable.Output {
                 try await TenantMigrateExecutable.run(arguments, database: conninfo, migrations: fixture("Superseded"))
@@ -80,8 +78,7 @@ struct SupersededEntryTests {
     /// brought to this release's shape by the first migration that uses it; its entries come back.
     @Test func anEarlierReleasesArchiveIsUpgradedAndItsEntriesComeBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("Superseded", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("Superseded", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "ALTER TABLE \(schema)._tm_archive DROP COLUMN target, DROP COLUMN superseded")
             #expect(try await migrator.archiveUsage(tenant: "acme").map(\.usage.entries) == [2])
             try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")

@@ -47,15 +47,7 @@ struct WayBackGuardsAppChangeTests {
         let up = try migrator.plan(from: "v1", to: "v2"), down = try migrator.plan(from: "v2", to: "v1")
         try await TestPostgres.withDatabase { connection in
             let schema = WayBackGuardsTests.schema
-            let family = try ModelFamily.load(from: directory)
-            try connection.fixtureScript("CREATE SCHEMA \(schema)")
-            try connection.fixtureScript(family.version(named: "v1")!.relationalSchema().createStatements(inSchema: schema, quoting: connection).joined(separator: ";\n"))
-            try connection.fixtureScript("""
-                INSERT INTO guarded.note (id, text) VALUES (1, 'a'), (2, NULL);
-                INSERT INTO guarded.tag (id, weight) VALUES (1, 7), (2, NULL);
-                INSERT INTO guarded.item (id, name, d, note_id, tag_id) VALUES
-                    (1, 'x', 'a', 1, 1), (2, 'y', '7', NULL, 1), (3, 'z', NULL, 2, 2), (4, 'w', '', 2, NULL), (5, 'v', 'other', 1, 2);
-                """)
+            try WayBackGuardsTests.createTenant(of: directory, on: connection)
             _ = try connection.transaction { try up.run(inSchema: schema, on: $0) }
             let proved = try connection.scalar("SELECT (SELECT count(*) FROM guarded._tm_archive WHERE column_name = 'd') < (SELECT count(*) FROM guarded.item)",
                                                as: Bool.self)

@@ -41,21 +41,26 @@ struct WayBackGuardsTests {
             attributes: { d: "source.tag.weight::text" }
         """
 
+    /// Creates schema ``schema`` at v1 of the family in `directory`, with its five items: `d` is
+    /// its note's text, or its tag's weight, or neither; one note has no text.
+    static func createTenant(of directory: URL, on connection: Connection) throws {
+        let family = try ModelFamily.load(from: directory)
+        try connection.fixtureScript("CREATE SCHEMA \(schema)")
+        try connection.fixtureScript(family.version(named: "v1")!.relationalSchema().createStatements(inSchema: schema, quoting: connection).joined(separator: ";\n"))
+        try connection.fixtureScript("""
+            INSERT INTO guarded.note (id, text) VALUES (1, 'a'), (2, NULL);
+            INSERT INTO guarded.tag (id, weight) VALUES (1, 7), (2, NULL);
+            INSERT INTO guarded.item (id, name, d, note_id, tag_id) VALUES
+                (1, 'x', 'a', 1, 1), (2, 'y', '7', NULL, 1), (3, 'z', NULL, 2, 2), (4, 'w', '', 2, NULL), (5, 'v', 'other', 1, 2);
+            """)
+    }
+
     /// Up, then down: every table is as it was; returns whether the way up made a proof.
     func roundTrip(_ directory: URL, sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> Bool {
         let migrator = try TenantMigrator(connectionString: "", familyDirectory: directory, policies: PolicyRegistry())
         let up = try migrator.plan(from: "v1", to: "v2"), down = try migrator.plan(from: "v2", to: "v1")
         return try await TestPostgres.withDatabase { connection in
-            let family = try ModelFamily.load(from: directory)
-            try connection.fixtureScript("CREATE SCHEMA \(Self.schema)")
-            try connection.fixtureScript(family.version(named: "v1")!.relationalSchema().createStatements(inSchema: Self.schema, quoting: connection).joined(separator: ";\n"))
-            // d is its note's text, or its tag's weight, or neither; one note has no text.
-            try connection.fixtureScript("""
-                INSERT INTO guarded.note (id, text) VALUES (1, 'a'), (2, NULL);
-                INSERT INTO guarded.tag (id, weight) VALUES (1, 7), (2, NULL);
-                INSERT INTO guarded.item (id, name, d, note_id, tag_id) VALUES
-                    (1, 'x', 'a', 1, 1), (2, 'y', '7', NULL, 1), (3, 'z', NULL, 2, 2), (4, 'w', '', 2, NULL), (5, 'v', 'other', 1, 2);
-                """)
+            try Self.createTenant(of: directory, on: connection)
             let tables = ["item", "note", "tag"]
             func contents() throws -> [String: [[String?]]] {
                 try Dictionary(uniqueKeysWithValues: tables.map { table in

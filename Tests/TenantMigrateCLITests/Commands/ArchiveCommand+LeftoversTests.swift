@@ -20,8 +20,7 @@ struct ArchiveCommandLeftoversTests {
 
     @Test func theWayUpConsumesTheWayDownsEntries() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            #expect(try await bugTracker(["tenant", "create", "acme", "--version", "v1"], on: conninfo).status == 0)
-            let connection = try Connection(conninfo)
+            let connection = try await acmeAtV1(bugTracker, on: conninfo)
             let issues = BugTrackerIssues(count: 60, seed: 7, nullPriorities: true)
             try issues.insert(into: "tenant_acme", version: "v1", on: connection)
             let before = try BugTrackerIssues.issues(in: "tenant_acme", version: "v1", on: connection)

@@ -101,8 +101,7 @@ struct MigrateCommandJSONTests {
 
     @Test func theTextSaysWhatHappened() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            #expect(try await bugTracker(["tenant", "create", "acme", "--version", "v1"], on: conninfo).status == 0)
-            let connection = try Connection(conninfo)
+            let connection = try await acmeAtV1(bugTracker, on: conninfo)
             try BugTrackerIssues(count: 30, seed: 35, nullPriorities: true).insert(into: "tenant_acme", version: "v1", on: connection)
             let rehearsal = try await bugTracker(["migrate", "--tenant", "acme", "--rehearse"], on: conninfo)
             #expect(rehearsal.status == 0 && rehearsal.stdout.contains("the way back gave every value back"), "\(rehearsal.stdout)\n\(rehearsal.stderr)")

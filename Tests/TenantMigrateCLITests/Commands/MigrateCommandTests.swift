@@ -9,8 +9,7 @@ import Testing
 struct MigrateCommandTests {
     @Test func aFailedNarrowingNamesTheColumnAndARowOnce() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            #expect(try await tracker(["tenant", "create", "acme", "--version", "v1"], on: conninfo).status == 0)
-            let connection = try Connection(conninfo)
+            let connection = try await acmeAtV1(tracker, on: conninfo)
             try connection.execute("INSERT INTO tenant_acme.issue (title, prio) VALUES ('a', 1), ('b', NULL), ('c', -40000), ('d', 50000)")
             let cause = "ERROR 22003: smallint out of range (table tenant_acme.issue, column priority)\nDETAIL: row id 3 holds \"-40000\", which does not fit smallint"
 

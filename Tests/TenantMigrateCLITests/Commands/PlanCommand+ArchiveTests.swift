@@ -10,8 +10,7 @@ import Testing
 struct PlanCommandArchiveTests {
     @Test func aPlanListsTheArchivedEntriesItGivesBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            #expect(try await bugTracker(["tenant", "create", "acme", "--version", "v1"], on: conninfo).status == 0)
-            let connection = try Connection(conninfo)
+            let connection = try await acmeAtV1(bugTracker, on: conninfo)
             try BugTrackerIssues(count: 40, seed: 35, nullPriorities: true).insert(into: "tenant_acme", version: "v1", on: connection)
             // Nothing archived yet: the plan says nothing of the archive.
             let first = try await bugTracker(["plan", "--tenant", "acme"], on: conninfo)

@@ -142,9 +142,7 @@ struct EnumImportTests {
             #expect(archived == (schema == "shop" ? 2 : 1), "\(schema)")
         }
         try await TestPostgres.withDatabase { connection in
-            for statement in Self.shop { try connection.fixtureScript(statement) }
-            let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
-            let v2 = try ModelVersion(name: "v2", yaml: removing(v1.yamlText()), file: "v2")
+            let (v1, v2) = try importedChange(Self.shop, schema: "shop", on: connection, v2: removing)
             let plan = try MigrationPlanner(family: try ModelFamily(name: "Shop", versions: [v1, v2])).plan(from: "v1", to: "v2")
             for (column, what) in [("status", "\"shipped\""), ("carrier", "\"ups\"")] {
                 #expect(plan.archivedChanges.contains { $0.table == "order" && $0.column == column && $0.detail.contains(what) }, "\(plan.archivedChanges)")
@@ -158,10 +156,10 @@ struct EnumImportTests {
     /// step stops, naming a row, and the tenant stays at its version.
     @Test func aV2ThatRemovesAValueRowsOfARequiredColumnWithoutDefaultHoldStopsTheStepAndLeavesTheTenant() async throws {
         try await TestPostgres.withDatabase { connection in
-            for statement in Self.shop { try connection.fixtureScript(statement) }
-            let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
-            let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]")
-                .replacingOccurrences(of: "status: { type: \"enum(order_status)\", default: \"new\"", with: "status: { type: \"enum(order_status)\""), file: "v2")
+            let (v1, v2) = try importedChange(Self.shop, schema: "shop", on: connection) {
+                $0.replacingOccurrences(of: "[new, paid, shipped]", with: "[new, paid]")
+                    .replacingOccurrences(of: "status: { type: \"enum(order_status)\", default: \"new\"", with: "status: { type: \"enum(order_status)\"")
+            }
             // The tenant, the value, the type, a row that holds it, and the SQLSTATE.
             try expectFailedStep("shop", family: try ModelFamily(name: "Shop", versions: [v1, v2]), naming: [
                 "tenant adopted", "invalid input value for enum shop.order_status: \"shipped\"", "22P02",

@@ -86,10 +86,9 @@ struct FrameworkSchemaImportTests {
     /// `PositiveSmallIntegerField(default=0)` would): both tenants, the adopted schema and one made
     /// from the model, migrate to it and roll back exactly (catalog, values as text, sequences).
     @Test func aV2OfTheImportedDjangoModelMigratesBothTenantsAndRollsBackExactly() async throws {
-        let created = "      created: { type: date, defaultExpression: \"statement_timestamp()\" }\n"
         try await migrateBothTenantsAndRollBack(
-            "django", schema: "django_app", rows: 8,
-            v2: { $0.replacingOccurrences(of: created, with: created + "      discountPercent: { type: int16, default: 0, check: \"discount_percent >= 0\" }\n") }
+            "django", schema: "django_app", rows: 8, adding: "      discountPercent: { type: int16, default: 0, check: \"discount_percent >= 0\" }\n",
+            after: "      created: { type: date, defaultExpression: \"statement_timestamp()\" }\n"
         ) { name, schema, connection throws in
             #expect(try connection.column("SELECT discount_percent::text FROM \(connection.quoteIdentifier(schema)).shop_product ORDER BY id", as: String.self)
                     == ["0", "0"], "\(name)")
@@ -109,10 +108,9 @@ struct FrameworkSchemaImportTests {
     /// one made from the model, migrate to it and roll back exactly, `_CategoryToPost` and
     /// `_prisma_migrations` (carried by the model now) with their rows.
     @Test func aV2OfTheImportedPrismaModelMigratesBothTenantsAndRollsBackExactly() async throws {
-        let name = "      name: { type: \"character varying(64)\" }\n"
         try await migrateBothTenantsAndRollBack(
-            "prisma", schema: "prisma_app", rows: 6,
-            v2: { $0.replacingOccurrences(of: name, with: name + "      weight: { type: int32, default: 0, check: \"weight >= 0\" }\n") }
+            "prisma", schema: "prisma_app", rows: 6, adding: "      weight: { type: int32, default: 0, check: \"weight >= 0\" }\n",
+            after: "      name: { type: \"character varying(64)\" }\n"
         ) { tenantName, schema, connection throws in
             let quoted = connection.quoteIdentifier(schema)
             #expect(try connection.column("SELECT weight::text FROM \(quoted).\"Category\" ORDER BY id", as: String.self) == ["0", "0"], "\(tenantName)")
@@ -121,19 +119,20 @@ struct FrameworkSchemaImportTests {
         }
     }
 
-    /// Imports `fixture`'s schema as v1 and `v2(v1's text)` as v2, adopts the schema, makes a second
-    /// tenant from v1 with the fixture's rows, then for each tenant: migrates to v2 (verify clean,
-    /// sequences unchanged, `atV2`), rolls back to v1, and expects the catalog, every table's values
-    /// as text and the sequences to be as before, and verify clean.
+    /// Imports `fixture`'s schema as v1 and as v2 the same with the line `attribute` added after the
+    /// line `anchor`, adopts the schema, makes a second tenant from v1 with the fixture's rows, then
+    /// for each tenant: migrates to v2 (verify clean, sequences unchanged, `atV2`), rolls back to v1,
+    /// and expects the catalog, every table's values as text and the sequences to be as before, and
+    /// verify clean.
     private func migrateBothTenantsAndRollBack(
-        _ fixtureName: String, schema: String, rows: Int, v2: (String) -> String,
+        _ fixtureName: String, schema: String, rows: Int, adding attribute: String, after anchor: String,
         atV2: (String, String, Connection) throws -> Void
     ) async throws {
         try await TestPostgres.withDatabase { connection in
             let fixture = try Self.fixture(fixtureName)
             try connection.fixtureScript(fixture)
             let v1 = try SchemaImport.read(schema: schema, versionName: "v1", on: connection).version
-            let v2Text = v2(v1.yamlText())
+            let v2Text = v1.yamlText().replacingOccurrences(of: anchor, with: anchor + attribute)
             #expect(v2Text != v1.yamlText())
             let family = try ModelFamily(name: "App", versions: [v1, try ModelVersion(name: "v2", yaml: v2Text, file: "App/v2.yaml")])
             let adopted = try AdoptedSchema(schema, family: family, on: connection)

@@ -117,10 +117,9 @@ struct KeysImportTests {
 
     @Test func aStepThatWouldArchiveValuesOfAUUIDKeyedEntityIsRefusedWhenPlanned() async throws {
         try await TestPostgres.withDatabase { connection in
-            for statement in Self.schema { try connection.fixtureScript(statement) }
-            let v1 = try SchemaImport.read(schema: "depot", versionName: "v1", on: connection).version
-            let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(
-                of: "      label: { type: \"character varying(40)\" }\n", with: ""), file: "Depot/v2.yaml")
+            let (v1, v2) = try importedChange(Self.schema, schema: "depot", file: "Depot/v2.yaml", on: connection) {
+                $0.replacingOccurrences(of: "      label: { type: \"character varying(40)\" }\n", with: "")
+            }
             let family = try ModelFamily(name: "Depot", versions: [v1, v2])
             let catalog = try AdoptedSchema("depot", family: family, on: connection).catalog
             let before = try connection.userData(of: "depot")

@@ -190,10 +190,9 @@ struct PostgreSQLTypesImportTests {
 
     @Test func aValueThatDoesNotFitANarrowedNumericFailsTheMigrationAndLeavesTheTenant() async throws {
         try await TestPostgres.withDatabase { connection in
-            for statement in Self.shop { try connection.fixtureScript(statement) }
-            let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
-            let v2 = try ModelVersion(name: "v2", yaml: v1.yamlText().replacingOccurrences(
-                of: "price: { type: \"numeric(12,2)\",", with: "price: { type: \"numeric(6,2)\", allowsNarrowing: true,"), file: "v2")
+            let (v1, v2) = try importedChange(Self.shop, schema: "shop", on: connection) {
+                $0.replacingOccurrences(of: "price: { type: \"numeric(12,2)\",", with: "price: { type: \"numeric(6,2)\", allowsNarrowing: true,")
+            }
             // The row that does not fit is named (the narrowing's diagnosis).
             try expectFailedStep("shop", family: try ModelFamily(name: "Shop", versions: [v1, v2]),
                                  naming: ["row id 2 holds \"1234567.89\", which does not fit numeric(6,2)"],

@@ -12,9 +12,7 @@ import Testing
 struct MigratorMetricsOnlineTests {
     @Test func anOnlineRunCountsItsRowsChangesAndPhases() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, lifecycle) = try installedLifecycle(conninfo)
-            try lifecycle.create(try tenant("acme"), version: "v1", on: connection)
-            try connection.loadRecipes(tenants: ["acme"], recipes: 25)
+            let connection = try recipesTenant("acme", recipes: 25, conninfo)
             let metrics = TestMetrics()
             var migrator = try makeRecipesMigrator(conninfo)
             migrator.observability = TenantMigrator.Observability(metrics: metrics)

@@ -1,4 +1,8 @@
 import Foundation
+import LibPQ
+import PostgresTestSupport
+import TenantMigrator
+import TenantMigratorTestSupport
 
 /// A family written for one online test in a temporary directory: `family.yaml` and one file per
 /// version, removed by ``remove()``.
@@ -17,5 +21,22 @@ struct OnlineFamilyDirectory {
 
     func remove() {
         try? FileManager.default.removeItem(at: directory.deletingLastPathComponent())
+    }
+}
+
+extension OnlineFamilyDirectory {
+    /// Writes the family `name` with `versions`, and runs `body` on a new test database with a
+    /// migrator of that family (logging as `label`, warnings and errors only), a connection and the
+    /// database's connection string; the family is removed afterwards.
+    static func withMigrator(
+        _ name: String, versions: [(String, String)], logger label: String,
+        _ body: (_ migrator: TenantMigrator, _ connection: Connection, _ conninfo: String) async throws -> Void
+    ) async throws {
+        let family = try OnlineFamilyDirectory(name, versions: versions)
+        defer { family.remove() }
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet(label))
+            try await body(migrator, try Connection(conninfo), conninfo)
+        }
     }
 }

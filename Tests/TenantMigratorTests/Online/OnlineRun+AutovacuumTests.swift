@@ -31,9 +31,7 @@ struct OnlineRunAutovacuumTests {
     @Test(arguments: [("v2", "v3"), ("v3", "v2")])
     func theShadowIsBuiltWithoutAutovacuumAndTheTenantKeepsIt(from: String, to: String) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, lifecycle) = try installedLifecycle(conninfo)
-            try lifecycle.create(try tenant("online"), version: "v2", on: connection)
-            try connection.loadRecipes(tenants: ["online"], version: "v2", recipes: 30)
+            let connection = try recipesTenant("online", version: "v2", recipes: 30, conninfo)
             var migrator = try makeRecipesMigrator(conninfo)
             if from == "v3" { _ = try await migrator.migrate(tenant: "online", .migrate(to: "v3")) }
             let oid = try connection.scalar("SELECT oid::int8 FROM pg_catalog.pg_namespace WHERE nspname = 'tenant_online'", as: Int64.self)
@@ -76,9 +74,7 @@ struct OnlineRunAutovacuumTests {
     /// no table of the tenant without it.
     @Test func aRunThatDiesInItsCutoverAndItsRerunLeaveAutovacuumOn() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, lifecycle) = try installedLifecycle(conninfo)
-            try lifecycle.create(try tenant("online"), version: "v2", on: connection)
-            try connection.loadRecipes(tenants: ["online"], version: "v2", recipes: 30)
+            let connection = try recipesTenant("online", version: "v2", recipes: 30, conninfo)
             let oid = try connection.scalar("SELECT oid::int8 FROM pg_catalog.pg_namespace WHERE nspname = 'tenant_online'", as: Int64.self)
             let shadow = "_tm_online_\(oid)"
             var migrator = try makeRecipesMigrator(conninfo)

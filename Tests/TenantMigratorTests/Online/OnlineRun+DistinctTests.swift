@@ -20,9 +20,7 @@ struct OnlineRunDistinctTests {
     func aKeysFirstRowChangedDuringCatchUpEndsAsOffline(change: (Change, RecipesWay), phase: OnlinePhase) async throws {
         let (change, way) = change
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, lifecycle) = try installedLifecycle(conninfo)
-            for name in ["online", "twin"] {
-                try lifecycle.create(try tenant(name), version: "v2", on: connection)
+            let connection = try twinsAtV2(conninfo) { name, connection in
                 // Five keys whose first row (lowest id) is in grams, copied in the first batch,
                 // and whose other rows are in kilograms, copied last.
                 try connection.execute(unsafeSQL: "INSERT INTO tenant_\(name).recipe (name) VALUES ('Spiced')")
@@ -72,9 +70,7 @@ struct OnlineRunDistinctTests {
     @Test(arguments: [RecipesWay.declarative, .policies], [OnlinePhase.built, .catchingUp])
     func idsOfRowsMadePerKeyAreOfflinesWhenKeysComeAndGo(way: RecipesWay, phase: OnlinePhase) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, lifecycle) = try installedLifecycle(conninfo)
-            for name in ["online", "twin"] {
-                try lifecycle.create(try tenant(name), version: "v2", on: connection)
+            let connection = try twinsAtV2(conninfo) { name, connection in
                 try connection.loadRecipes(tenants: [name], version: "v2", recipes: 300)
             }
             @Sendable func apply(in schema: String, on connection: Connection) throws {
@@ -101,9 +97,7 @@ struct OnlineRunDistinctTests {
     @Test(arguments: [RecipesWay.declarative, .policies])
     func idsOfKeysThatExistedBeforeTheRunAreOfflinesAcrossBatches(way: RecipesWay) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, lifecycle) = try installedLifecycle(conninfo)
-            for name in ["online", "twin"] {
-                try lifecycle.create(try tenant(name), version: "v2", on: connection)
+            let connection = try twinsAtV2(conninfo) { name, connection in
                 try connection.execute(unsafeSQL: "INSERT INTO tenant_\(name).recipe (name) VALUES ('Coffee')")
                 let coffee = "INSERT INTO tenant_\(name).recipe_ingredient (name, quantity, unit_of_measure, recipe_id) VALUES ($1, 1, 'ml', 1)"
                 try connection.execute(unsafeSQL: coffee, ["Cafe\u{301}"])

@@ -35,9 +35,6 @@ struct OnlineRunKeysTests {
     /// the sequence keeps its current value. (Without it, the model migrates online:
     /// OnlineRunSequencesTests.)
     @Test func aSequenceThatAnotherTableDrawsFromIsRefusedOnline() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sequences-\(UUID().uuidString)/Parts")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
         let v1 = """
             entities:
               Part:
@@ -47,13 +44,8 @@ struct OnlineRunKeysTests {
             sequences:
               part_seq: { increment: 50 }
             """
-        try "family: Parts\nversions: [v1, v2]\n".write(to: directory.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)
-        try v1.write(to: directory.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
-        try v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
-            .write(to: directory.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineKeys"))
-            let connection = try Connection(conninfo)
+        let v2 = v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
+        try await OnlineFamilyDirectory.withMigrator("Parts", versions: [("v1", v1), ("v2", v2)], logger: "OnlineKeys") { migrator, connection, conninfo in
             _ = try await migrator.createTenant("parts", version: "v1")
             try connection.fixtureScript("""
                 INSERT INTO tenant_parts.part (name) VALUES ('bolt'), ('nut');
@@ -75,9 +67,6 @@ struct OnlineRunKeysTests {
     /// naming the function; offline, the tenant migrates. (Without it, the model migrates online:
     /// OnlineRunEnumsTests.)
     @Test func anEnumTypeThatAFunctionUsesIsRefusedOnline() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("enums-\(UUID().uuidString)/Orders")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
         let v1 = """
             enums:
               order_status: [new, paid]
@@ -87,13 +76,8 @@ struct OnlineRunKeysTests {
                   status: { type: "enum(order_status)", default: new }
                   note: { type: varchar(40), allowsNarrowing: true, optional: true }
             """
-        try "family: Orders\nversions: [v1, v2]\n".write(to: directory.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)
-        try v1.write(to: directory.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
-        try v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
-            .write(to: directory.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineEnums"))
-            let connection = try Connection(conninfo)
+        let v2 = v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
+        try await OnlineFamilyDirectory.withMigrator("Orders", versions: [("v1", v1), ("v2", v2)], logger: "OnlineEnums") { migrator, connection, conninfo in
             _ = try await migrator.createTenant("shop", version: "v1")
             try connection.fixtureScript("""
                 INSERT INTO tenant_shop."order" (status, note) VALUES ('paid', 'a'), ('new', NULL);
@@ -116,9 +100,6 @@ struct OnlineRunKeysTests {
     /// naming the entity; offline, the step (which archives a column of an integer-keyed entity)
     /// migrates and verifies clean.
     @Test func entitiesKeyedOtherwiseThanByIntegersAreRefusedOnlineAndMigrateOffline() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)/Keyed")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
         let v1 = """
             entities:
               Token:
@@ -142,14 +123,9 @@ struct OnlineRunKeysTests {
                   title: { type: string }
                   note: { type: string, optional: true }
             """
-        try "family: Keyed\nversions: [v1, v2]\n".write(to: directory.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)
-        try v1.write(to: directory.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
-        try v1.replacingOccurrences(of: "      note: { type: string, optional: true }\n", with: "")
+        let v2 = v1.replacingOccurrences(of: "      note: { type: string, optional: true }\n", with: "")
             .replacingOccurrences(of: "  Country:\n", with: "  Country:\n    checks:\n      - \"code = upper(code)\"\n")
-            .write(to: directory.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineKeys"))
-            let connection = try Connection(conninfo)
+        try await OnlineFamilyDirectory.withMigrator("Keyed", versions: [("v1", v1), ("v2", v2)], logger: "OnlineKeys") { migrator, connection, conninfo in
             for name in ["online", "twin"] {
                 _ = try await migrator.createTenant(name, version: "v1")
                 try connection.fixtureScript("""

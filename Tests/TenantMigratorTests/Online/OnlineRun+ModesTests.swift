@@ -35,12 +35,7 @@ struct OnlineRunModesTests {
             // `big` has planner statistics (800 rows); `unanalyzed` has none, so its rows are counted.
             try connection.execute("ANALYZE tenant_big.recipe")
             try connection.execute("ANALYZE tenant_big.recipe_ingredient")
-            let output = try await TenantMigrateExecutable.run(
-                ["migrate", "--all", "--to", "v2", "--online-above", "300", "--json"], database: conninfo, migrations: URL(fileURLWithPath: migrationsDirectory)
-            )
-            #expect(output.status == 0, "\(output.stderr)")
-            let report = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
-            let entries = (report?["entries"] as? [[String: Any]]) ?? []
+            let (entries, _) = try await migrateJSONEntries(["migrate", "--all", "--to", "v2", "--online-above", "300"], database: conninfo)
             let modes = Dictionary(uniqueKeysWithValues: entries.map { ($0["tenant"] as? String ?? "?", ($0["online"] as? [String: Any])?["mode"] as? String) })
             #expect(modes == ["small": "offline", "big": "shadow", "unanalyzed": "shadow"])
             func estimate(_ tenant: String) -> Int? {
@@ -68,20 +63,13 @@ struct OnlineRunModesTests {
     /// `--online-above`.
     @Test func plainOnlineReportsTheTenantsEstimatedRows() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, lifecycle) = try installedLifecycle(conninfo)
-            try lifecycle.create(try tenant("big"), version: "v1", on: connection)
-            try connection.loadRecipes(tenants: ["big"], recipes: 200)
+            let connection = try recipesTenant("big", recipes: 200, conninfo)
             try connection.execute("ANALYZE tenant_big.recipe")
             try connection.execute("ANALYZE tenant_big.recipe_ingredient")
-            let output = try await TenantMigrateExecutable.run(
-                ["migrate", "--tenant", "big", "--to", "v2", "--online", "--json"], database: conninfo, migrations: URL(fileURLWithPath: migrationsDirectory)
-            )
-            #expect(output.status == 0, "\(output.stderr)")
-            let report = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
-            let entries = (report?["entries"] as? [[String: Any]]) ?? []
+            let (entries, stdout) = try await migrateJSONEntries(["migrate", "--tenant", "big", "--to", "v2", "--online"], database: conninfo)
             let online = entries.first?["online"] as? [String: Any]
-            #expect(online?["mode"] as? String == "shadow", "\(output.stdout)")
-            #expect(online?["estimatedRows"] as? Int == 800, "\(output.stdout)")
+            #expect(online?["mode"] as? String == "shadow", "\(stdout)")
+            #expect(online?["estimatedRows"] as? Int == 800, "\(stdout)")
         }
     }
 
@@ -89,9 +77,7 @@ struct OnlineRunModesTests {
     @Test(arguments: ["drift", "trigger", "owner"])
     func aTenantOnlineModeCannotServeIsRefused(_ problem: String) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, lifecycle) = try installedLifecycle(conninfo)
-            try lifecycle.create(try tenant("acme"), version: "v2", on: connection)
-            try connection.loadRecipes(tenants: ["acme"], version: "v2", recipes: 5)
+            let connection = try recipesTenant("acme", version: "v2", recipes: 5, conninfo)
             let expected: String
             switch problem {
             case "drift":

@@ -14,22 +14,15 @@ import Testing
 @Suite("Online runs: shadow tables held by someone else")
 struct OnlineRunShadowLocksTests {
     @Test func aStepOnAShadowTableHeldForAWhileIsRetried() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shadow-locks-\(UUID().uuidString)/Notes")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
         let v1 = """
             entities:
               Note:
                 attributes:
                   text: { type: varchar(40), allowsNarrowing: true, optional: true }
             """
-        try "family: Notes\nversions: [v1, v2]\n".write(to: directory.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)
-        try v1.write(to: directory.appendingPathComponent("v1.yaml"), atomically: true, encoding: .utf8)
-        try v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
-            .write(to: directory.appendingPathComponent("v2.yaml"), atomically: true, encoding: .utf8)
-        try await TestPostgres.withDatabaseURL { conninfo in
-            var migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("ShadowLocks"))
-            let connection = try Connection(conninfo)
+        let v2 = v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
+        try await OnlineFamilyDirectory.withMigrator("Notes", versions: [("v1", v1), ("v2", v2)], logger: "ShadowLocks") { migrator, connection, conninfo in
+            var migrator = migrator
             _ = try await migrator.createTenant("notes", version: "v1")
             try connection.fixtureScript("INSERT INTO tenant_notes.note (text) SELECT 'n' || g FROM generate_series(1, 50) AS g")
             migrator.settings.lockTimeout = .milliseconds(200)

@@ -41,22 +41,7 @@ struct OnlineRunTests {
             var migrator = baseMigrator
             migrator.settings.online.batchRows = 7
             migrator.settings.online.cutoverChanges = 1_000_000
-            migrator.settings.online.checkpoint = { checkpoint in
-                let first = seen.withLock { $0.insert(checkpoint.phase).inserted }
-                guard first else { return }
-                switch checkpoint.phase {
-                case .copying, .built:
-                    workload.stop()
-                    try workload.drive(25)
-                    workload.resume()
-                case .catchingUp:
-                    // The last round: what changes now is caught up by the cutover's own round.
-                    workload.stop()
-                    try workload.drive(25)
-                default:
-                    break
-                }
-            }
+            migrator.settings.online.checkpoint = workload.changingInEachPhase(25, seen: seen)
             workload.resume()
             let result = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: to, allowDestructive: true, online: .on))
             workload.stop()

@@ -12,9 +12,7 @@ import Testing
 struct OnlineSessionLockTests {
     @Test func noOtherRunnerMigratesTheTenantWhileAnOnlineRunHoldsIt() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (connection, lifecycle) = try installedLifecycle(conninfo)
-            try lifecycle.create(try tenant("acme"), version: "v1", on: connection)
-            try connection.loadRecipes(tenants: ["acme"], recipes: 20)
+            let connection = try recipesTenant("acme", recipes: 20, conninfo)
             let paused = DispatchSemaphore(value: 0), resume = DispatchSemaphore(value: 0)
             var first = try makeRecipesMigrator(conninfo)
             first.settings.online.checkpoint = { checkpoint in

@@ -23,6 +23,16 @@ func cleanImport(
     return (imported, reloaded)
 }
 
+/// The two versions of an imported model's change: runs `statements` (a hand-written schema and
+/// its rows), imports `schema` as v1, and makes v2 (as the file `file`) of `edit` applied to v1's YAML.
+func importedChange(
+    _ statements: [String], schema: String, file: String = "v2", on connection: Connection, v2 edit: (String) -> String
+) throws -> (v1: ModelVersion, v2: ModelVersion) {
+    for statement in statements { try connection.fixtureScript(statement) }
+    let v1 = try SchemaImport.read(schema: schema, versionName: "v1", on: connection).version
+    return (v1, try ModelVersion(name: "v2", yaml: edit(v1.yamlText()), file: file))
+}
+
 extension AdoptedSchema {
     /// Creates tenant `created` at v1 and expects its catalog to be the adopted schema's, compared
     /// by `shape` (which is handed each schema's name).

@@ -33,20 +33,7 @@ func expectOnlineEndsAsOffline(
         var migrator = base
         migrator.settings.online.batchRows = 5
         migrator.settings.online.cutoverChanges = 1_000_000
-        migrator.settings.online.checkpoint = { checkpoint in
-            guard seen.withLock({ $0.insert(checkpoint.phase).inserted }) else { return }
-            switch checkpoint.phase {
-            case .copying, .built:
-                workload.stop()
-                try workload.drive(20)
-                workload.resume()
-            case .catchingUp:
-                workload.stop()
-                try workload.drive(20)
-            default:
-                break
-            }
-        }
+        migrator.settings.online.checkpoint = workload.changingInEachPhase(20, seen: seen)
         // A catalog-only plan runs offline, in one short transaction: no app at work meanwhile.
         let catalogOnly = try OnlinePlan(base.plan(from: from, to: to)).kind == .catalogOnly
         if !catalogOnly { workload.resume() } else { try workload.drive(20) }

@@ -25,6 +25,15 @@ func installedLifecycle(_ conninfo: String, family: ModelFamily? = nil) throws -
     return (connection, TenantLifecycle(catalog: catalog, family: try family ?? recipesFamily()))
 }
 
+/// Installs the default catalog and creates Recipes tenant `name` at `version` with `recipes`
+/// recipes (``Connection/loadRecipes(tenants:version:recipes:)``); returns the connection.
+func recipesTenant(_ name: String, version: String = "v1", recipes: Int, _ conninfo: String) throws -> Connection {
+    let (connection, lifecycle) = try installedLifecycle(conninfo)
+    try lifecycle.create(try tenant(name), version: version, on: connection)
+    try connection.loadRecipes(tenants: [name], version: version, recipes: recipes)
+    return connection
+}
+
 extension Connection {
     /// Creates `schema` with the tables of `version`, as an unregistered schema to adopt.
     func createSchema(_ schema: String, at version: ModelVersion) throws {

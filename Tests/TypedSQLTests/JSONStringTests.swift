@@ -1,10 +1,12 @@
-import EntityModel
+import LibPQ
+import TypedSQL
 import Testing
 
-/// The one JSON string quoter behind version hashes (canonical), the archive's recorded way back
-/// (recorded) and jsonb-compared keys (jsonb): each style writes, byte for byte, what the quoter
-/// it replaced wrote. (Checked when they were folded by comparing old and new over every Unicode
-/// scalar and 20,000 random strings of the tricky ones: 5.66 million comparisons, no difference.)
+/// The one JSON string quoter behind version hashes and the statistics' keys (canonical), the
+/// archive's recorded way back (recorded) and jsonb-compared keys (jsonb): each style writes, byte
+/// for byte, what the quoter it replaced wrote. (Checked when they were folded by comparing old and
+/// new over every Unicode scalar and 20,000 random strings of the tricky ones: 5.66 million
+/// comparisons, no difference.)
 @Suite("JSON string literals")
 struct JSONStringTests {
     @Test(arguments: [
@@ -25,5 +27,16 @@ struct JSONStringTests {
     /// The YAML writer's extra escapes, a non-BMP scalar among them, keep their (unpadded) hex.
     @Test func extraEscapesAreWrittenAsUnicodeEscapes() {
         #expect(JSONString.quoted("ls\u{2028}😀", alsoEscaping: { [0x2028, 0x1F600].contains($0.value) }) == #""ls\u2028\u1f600""#)
+    }
+
+    /// `PQJSON(numbers:)` (the statistics every migration records) writes its keys as the canonical
+    /// style does, byte for byte: every scalar below U+0800, and the tricky ones beyond.
+    @Test func statisticsKeysAreQuotedInTheCanonicalStyle() {
+        let beyond: [Unicode.Scalar] = ["\u{2028}", "\u{FEFF}", "😀", "\u{10FFFF}"]
+        let scalars = (0..<0x800).compactMap { Unicode.Scalar(UInt32($0)) } + beyond
+        for scalar in scalars {
+            let key = "k" + String(Character(scalar)) + "\\\""
+            #expect(PQJSON(numbers: [key: 1]).text == "{" + JSONString.quoted(key) + ":1}", "U+\(String(scalar.value, radix: 16))")
+        }
     }
 }
