@@ -15,14 +15,20 @@ import TypedSQL
 /// waiting (EXCLUSIVE: reads go on), the changes synced into the shadow, the step run by the
 /// executor under the shadow's naming, and the swap by renames.
 extension CitusTests {
-    /// Recipes v2 → v3 with the family's own mapping and its Swift policies. Between the copy's
+    /// Recipes v2 → v3 with the family's own mapping and its Swift policies, and with the
+    /// declarative mappings (`Mappings/Declarative`). Between the copy's
     /// batches an app session inserts recipes with ingredients, renames and re-units ingredients
     /// already copied, and deletes some; the capture logs them on the worker and the sync before
     /// the build brings them into the shadow. The tenant ends as a twin holding the same final rows
     /// migrated offline: tables, columns in order, constraints, indexes, rows and archive entries.
-    @Test func onlineOnCitusByHandWritesDuringTheCopyAreCapturedOnTheWorkerAndTheTenantEndsAsOffline() async throws {
+    @Test(arguments: [false, true])
+    func onlineOnCitusByHandWritesDuringTheCopyAreCapturedOnTheWorkerAndTheTenantEndsAsOffline(declarative: Bool) async throws {
         try await CitusFixture.with { fixture in
-            let migrator = try fixture.migrator()
+            let directory = recipesDirectory.appendingPathComponent("Mappings/Declarative")
+            let migrator = declarative
+                ? try TenantMigrator(connectionString: fixture.conninfo, familyDirectory: recipesDirectory, mappingsDirectory: directory,
+                                     policies: RecipesPolicies.registry, catalog: fixture.catalog, logger: quietLogger)
+                : try fixture.migrator()
             let tenant = fixture.names(1, "hand")[0], twin = fixture.names(1, "twin")[0]
             _ = try await migrator.createTenants([tenant, twin], version: "v2", jobs: 1)
             try fixture.connection.loadRecipes(tenants: [tenant], version: "v2", recipes: 30)
@@ -30,7 +36,9 @@ extension CitusTests {
             let family = try recipesFamily()
             let source = try #require(family.version(named: "v2"))
             let liveTables = source.relationalSchema().tables.map(\.name).sorted()
-            let mappings = try MappingModel.loadAll(for: family, policies: RecipesPolicies.registry)
+            // As the twin's migrator loads them: the family's own, or with its v2 → v3 replaced by the declarative one.
+            let own = try MappingModel.loadAll(for: family, policies: RecipesPolicies.registry)
+            let mappings = declarative ? MappingModel.replacing(own, with: try MappingModel.loadAll(in: directory, for: family, policies: RecipesPolicies.registry)) : own
             let step = try MigrationPlanner(family: family, mappings: mappings, hooks: RecipesPolicies.registry).plan(from: "v2", to: "v3").steps[0]
 
             let lease = InSchemaLease(schema: schema, naming: .citusShadow, holder: "by hand", duration: .seconds(10))
