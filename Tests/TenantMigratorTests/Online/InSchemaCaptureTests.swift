@@ -21,8 +21,14 @@ struct InSchemaCaptureTests {
             _ = try await migrator.createTenant("capture", version: "v2")
             let connection = try Connection(conninfo)
             try connection.loadRecipes(tenants: ["capture"], version: "v2", recipes: 5)
-            let schema = "tenant_capture", role = "capture_app"
+            // Roles are the server's, shared by every test database: one of this database's own, dropped at the end.
+            let schema = "tenant_capture", role = "tm_capture_" + (try connection.scalar("SELECT substr(current_database(), 9)", as: String.self))
             try connection.execute("CREATE ROLE \(id: role)")
+            defer {
+                _ = try? connection.execute("RESET ROLE")
+                _ = try? connection.execute("DROP OWNED BY \(id: role)")
+                _ = try? connection.execute("DROP ROLE \(id: role)")
+            }
             try connection.execute("GRANT USAGE ON SCHEMA \(SQL.schema) TO \(id: role)", schema: schema)
             try connection.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(table: "recipe") TO \(id: role)", schema: schema)
             try connection.execute("ALTER DEFAULT PRIVILEGES IN SCHEMA \(SQL.schema) GRANT ALL ON TABLES TO \(id: role)", schema: schema)
