@@ -86,9 +86,11 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
         fragments += other.fragments
     }
 
-    /// The statement for `schema`, its names in that schema spelled by `tables`, with every value
-    /// inline as a literal: what a plan shows and a log records.
-    public func text(schema: String, tables: TableNaming = .model, quoting q: some SQLQuoting = .postgreSQL) -> String {
+    /// The statement for `schema`, its names in that schema spelled by `tables` (by default as the
+    /// caller's ``TableNaming/rendering(_:in:_:)`` says for `schema`, else the model's), with every
+    /// value inline as a literal: what a plan shows and a log records.
+    public func text(schema: String, tables: TableNaming? = nil, quoting q: some SQLQuoting = .postgreSQL) -> String {
+        let tables = tables ?? .current(for: schema)
         var text = ""
         let quotedSchema = q.quoteIdentifier(schema)
         for fragment in fragments {
@@ -100,10 +102,11 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
         return text
     }
 
-    /// The statement for `schema`, its names in that schema spelled by `tables`, with each value as
-    /// a parameter `$n`, and the values in order.
-    public func parameterized(schema: String, tables: TableNaming = .model, quoting q: some SQLQuoting = .postgreSQL)
+    /// The statement for `schema`, its names in that schema spelled by `tables` (by default as for
+    /// ``text(schema:tables:quoting:)``), with each value as a parameter `$n`, and the values in order.
+    public func parameterized(schema: String, tables: TableNaming? = nil, quoting q: some SQLQuoting = .postgreSQL)
         -> (text: String, values: [SQLValue]) {
+        let tables = tables ?? .current(for: schema)
         var text = ""
         var values: [SQLValue] = []
         let quotedSchema = q.quoteIdentifier(schema)
@@ -132,10 +135,12 @@ public struct SQL: Sendable, Hashable, CustomStringConvertible, ExpressibleByStr
         }
     }
 
-    /// The statement with the tenant's schema fixed to `schema` and its names there to `tables`:
-    /// a statement over one schema's tables, to put inside a statement rendered for another.
-    public func naming(schema: String, tables: TableNaming = .model, quoting q: some SQLQuoting = .postgreSQL) -> SQL {
-        SQL(fragments: fragments.flatMap { fragment -> [Fragment] in
+    /// The statement with the tenant's schema fixed to `schema` and its names there to `tables` (by
+    /// default as for ``text(schema:tables:quoting:)``): a statement over one schema's tables, to
+    /// put inside a statement rendered for another.
+    public func naming(schema: String, tables: TableNaming? = nil, quoting q: some SQLQuoting = .postgreSQL) -> SQL {
+        let tables = tables ?? .current(for: schema)
+        return SQL(fragments: fragments.flatMap { fragment -> [Fragment] in
             switch fragment {
             case .tenantSchema: [.identifier(schema)]
             case let .table(name): [.identifier(schema), .text("."), .identifier(tables.name(name))]

@@ -67,7 +67,9 @@ extension CitusTests {
             let schema = "tenant_" + tenant, twinSchema = "tenant_" + twin, connection = fixture.connection
 
             _ = try await migrator.migrate(tenant: twin, .migrate(to: "v3"))
-            let mappings = try MappingModel.loadAll(in: declarative, for: family, policies: RecipesPolicies.registry)
+            // As the twin's migrator loads them: the family's own, its v2 → v3 replaced by the declarative one.
+            let mappings = try MappingModel.replacing(MappingModel.loadAll(for: family, policies: RecipesPolicies.registry),
+                                                      with: MappingModel.loadAll(in: declarative, for: family, policies: RecipesPolicies.registry))
             try migrateThroughAnInSchemaShadow(schema: schema, family: family, mappings: mappings, from: "v2", to: "v3", on: connection)
 
             #expect(try connection.relations(of: schema, like: "\\_tm\\_shadow\\_%").isEmpty)
@@ -76,11 +78,57 @@ extension CitusTests {
             for table in try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name) {
                 #expect(try connection.rows(of: schema, table) == connection.rows(of: twinSchema, table), "\(table)")
             }
+            #expect(try connection.archiveEntries(of: schema) == connection.archiveEntries(of: twinSchema))
             // New rows of the app take ids from the node's range, past every id the step gave.
             for table in ["ingredient", "unit_of_measure"] {
                 let next = try connection.scalar("SELECT nextval(pg_get_serial_sequence('\(twinSchema).\(table)', 'id'))", as: Int64.self)
                 #expect(try next > connection.scalar("SELECT coalesce(max(id), 0) FROM \(twinSchema).\(table)", as: Int64.self), "\(table)")
             }
+            #expect(try fixture.colocationGroups(of: schema).count == 1)
+            #expect(try fixture.preparedTransactions() == 0)
+        }
+    }
+
+    /// Recipes v2 → v3 with the family's own mapping and its two Swift policies, run by the step
+    /// executor on a shadow in the tenant's schema under the shadow's naming: the policies' source
+    /// queries, their writes and id allocation, the archive (`_tm_shadow__tm_archive`, swapped in
+    /// with the tables) and the validation all reach the shadow alone (the live tables keep their
+    /// rows until the swap), everything stays colocated on the tenant's worker, and the tenant ends
+    /// as a twin migrated offline: tables, columns in order, constraints, indexes, rows and the
+    /// archive's entries.
+    @Test func onlineOnCitusThePoliciesRecipesStepRunsOnTheShadowByTheStepExecutorAndEndsAsOffline() async throws {
+        try await CitusFixture.with { fixture in
+            let family = try recipesFamily()
+            let migrator = try fixture.migrator()
+            let tenant = fixture.names(1, "shadow")[0], twin = fixture.names(1, "twin")[0]
+            _ = try await migrator.createTenants([tenant, twin], version: "v2", jobs: 1)
+            try fixture.connection.loadRecipes(tenants: [tenant, twin], version: "v2", recipes: 40)
+            let schema = "tenant_" + tenant, twinSchema = "tenant_" + twin, connection = fixture.connection
+            let liveRows = try connection.rows(of: schema, "recipe_ingredient")
+            // Both went up and back down offline once: each has an archive, which the shadow copies.
+            for name in [tenant, twin] {
+                _ = try await migrator.migrate(tenant: name, .migrate(to: "v3"))
+                _ = try await migrator.migrate(tenant: name, .rollback(to: "v2"))
+            }
+            #expect(try TenantArchive.exists(inSchema: schema, on: connection))
+
+            _ = try await migrator.migrate(tenant: twin, .migrate(to: "v3"))
+            let mappings = try MappingModel.loadAll(for: family, policies: RecipesPolicies.registry)
+            try migrateThroughAnInSchemaShadow(schema: schema, family: family, mappings: mappings, hooks: RecipesPolicies.registry,
+                                               from: "v2", to: "v3", on: connection) { () throws in
+                #expect(try connection.rows(of: schema, "recipe_ingredient") == liveRows, "the step touched the live table")
+                #expect(try fixture.colocationGroups(of: schema).count == 1)
+            }
+
+            #expect(try connection.relations(of: schema, like: "\\_tm\\_shadow\\_%").isEmpty)
+            let layout = try connection.layout(of: schema), twinLayout = try connection.layout(of: twinSchema)
+            #expect(layout == twinLayout, "only here: \(Set(layout).subtracting(twinLayout).sorted()); only in the twin: \(Set(twinLayout).subtracting(layout).sorted())")
+            for table in try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name) {
+                #expect(try connection.rows(of: schema, table) == connection.rows(of: twinSchema, table), "\(table)")
+            }
+            let archive = try connection.archiveEntries(of: schema)
+            #expect(!archive.isEmpty)
+            #expect(try archive == connection.archiveEntries(of: twinSchema))
             #expect(try fixture.colocationGroups(of: schema).count == 1)
             #expect(try fixture.preparedTransactions() == 0)
         }

@@ -4,14 +4,18 @@ import MigrationEngine
 
 /// An online step by hand on a shadow inside the tenant's schema (the layout Citus needs,
 /// docs/Citus.md): the source version's shadow built under ``TableNaming/citusShadow``, filled by
-/// the copy's batches, migrated by the step's own statements renamed for it, and swapped in by
-/// ``InSchemaSwap`` in one transaction, after one swap rolled back to a savepoint. Without the
-/// archive, validation or column-order restore of a real run (the statements alone).
+/// the copy's batches (and the live archive copied, ``ShadowTables/copyArchive(on:)``), migrated by the ``StepExecutor`` under that naming (its statements, archive,
+/// validation, policies and column order as an online run's: `Options(online: true)` unless
+/// `options` says otherwise), and
+/// swapped in by ``InSchemaSwap`` in one transaction, after one swap rolled back to a savepoint.
 /// `beforeSwap` runs between the step and the swap, in the transaction.
+///
+/// - Returns: the step's statistics.
+@discardableResult
 public func migrateThroughAnInSchemaShadow(
-    schema: String, family: ModelFamily, mappings: [MappingModel] = [], from source: String, to destination: String, on connection: Connection,
-    beforeSwap: () throws -> Void = {}
-) throws {
+    schema: String, family: ModelFamily, mappings: [MappingModel] = [], hooks: PolicyRegistry = PolicyRegistry(), from source: String, to destination: String,
+    options: StepExecutor.Options = .init(online: true), on connection: Connection, beforeSwap: () throws -> Void = {}
+) throws -> StepStatistics {
     let version = try family.version(named: source)!
     let liveTables = version.relationalSchema().tables.map(\.name)
     let shadow = ShadowTables(version: version, live: schema, schema: schema, naming: .citusShadow)
@@ -21,27 +25,52 @@ public func migrateThroughAnInSchemaShadow(
         while !cursor.done { _ = try shadow.copyBatch(&cursor, limit: 25, on: connection) }
     }
     try shadow.finish(on: connection)
-    let step = try MigrationPlanner(family: family, mappings: mappings).plan(from: source, to: destination).steps[0]
-    let statements = step.statements.filter { !$0.text(schema: schema).hasPrefix("--") }.map { $0.renamed(tables: .citusShadow) }
-    try connection.execute("BEGIN")
-    do {
-        for sql in statements { try connection.execute(sql, schema: schema) }
+    try shadow.analyze(on: connection)
+    // The live archive, if any, copied as `_tm_shadow__tm_archive`, steps aside with the tables.
+    let archived = try shadow.copyArchive(on: connection)
+    let liveRelations = liveTables + (archived ? [TenantArchive.tableName] : [])
+    let step = try MigrationPlanner(family: family, mappings: mappings, hooks: hooks).plan(from: source, to: destination).steps[0]
+    var executor = StepExecutor(schema: schema, connection: connection, options: options)
+    executor.naming = .citusShadow
+    struct RolledBack: Error {}
+    let statistics = try connection.transaction { connection -> StepStatistics in
+        let statistics = try executor.run(step)
+        // Tables the step made (the archive) get autovacuum off as the copied ones; the live ones keep theirs.
+        try ShadowTables(version: step.destination, live: schema, schema: schema, naming: .citusShadow)
+            .turnAutovacuumOffOnEveryTable(but: [], on: connection)
         try beforeSwap()
-        let swap = InSchemaSwap(schema: schema, live: liveTables)
-        try connection.execute("SAVEPOINT swap")
+        if archived {
+            // The run's own copy for catch-up, and the shadow archive's index for it, go first.
+            try connection.execute("DROP TABLE \(table: TableNaming.citusShadow.name(ShadowTables.liveArchive))", schema: schema)
+            try connection.execute("DROP INDEX \(table: TableNaming.citusShadow.name(ShadowTables.archiveRowsIndex))", schema: schema)
+        }
+        let swap = InSchemaSwap(schema: schema, live: liveRelations)
+        do {
+            try connection.savepoint { connection in
+                try swap.run(on: connection)
+                throw RolledBack()
+            }
+        } catch is RolledBack {}
         try swap.run(on: connection)
-        try connection.execute("ROLLBACK TO SAVEPOINT swap")
-        try swap.run(on: connection)
-        try connection.execute("COMMIT")
-    } catch {
-        _ = try? connection.execute("ROLLBACK")
-        throw error
+        // Autovacuum, off while the shadow was built, is the tables' again.
+        let swapped = step.destination.relationalSchema().tables.map(\.name) + (try TenantArchive.exists(inSchema: schema, on: connection) ? [TenantArchive.tableName] : [])
+        try connection.pipeline(swapped.map { ShadowTables.autovacuumReset(schema: schema, table: $0) }, schema: schema)
+        return statistics
     }
-    let retired: [SQL] = liveTables.map { "\(table: InSchemaSwap.retired.name($0))" }
+    let retired: [SQL] = liveRelations.map { "\(table: InSchemaSwap.retired.name($0))" }
     try connection.execute("DROP TABLE \(retired, joinedBy: ", ")", schema: schema)
+    return statistics
 }
 
 extension Connection {
+    /// The tables of `schema` that have storage parameters of their own (`reloptions`), such as
+    /// autovacuum turned off.
+    public func tablesWithOptions(of schema: String) throws -> [String] {
+        try execute("""
+            SELECT relname::text FROM pg_catalog.pg_class WHERE relnamespace = \(bind: schema)::regnamespace AND relkind = 'r' AND reloptions IS NOT NULL ORDER BY 1
+            """).map { try $0.decode(String.self, at: 0) }
+    }
+
     /// The tables, indexes and sequences of `schema` whose names are `LIKE` `pattern`.
     public func relations(of schema: String, like pattern: String) throws -> [String] {
         try execute("""
@@ -84,5 +113,17 @@ extension Connection {
     public func rows(of schema: String, _ table: String) throws -> [String] {
         try execute("SELECT pg_catalog.row_to_json(t)::text FROM \(table: table) AS t ORDER BY t.id", schema: schema)
             .map { try $0.decode(String.self, at: 0) }
+    }
+}
+
+extension Connection {
+    /// The entries of `schema`'s archive (`_tm_archive`), each as JSON without its time, in order;
+    /// empty when the schema has none.
+    public func archiveEntries(of schema: String) throws -> [String] {
+        guard try TenantArchive.exists(inSchema: schema, on: self) else { return [] }
+        return try execute("""
+            SELECT (pg_catalog.to_jsonb(a) - 'archived_at')::text FROM \(table: TenantArchive.tableName) AS a
+            ORDER BY a.step_from, a.step_to, a.table_name, a.column_name, a.row_id, a.value
+            """, schema: schema).map { try $0.decode(String.self, at: 0) }
     }
 }

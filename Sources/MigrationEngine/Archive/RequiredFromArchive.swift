@@ -10,14 +10,14 @@ extension StepArchive {
     /// One query per such column, and the `ALTER TABLE` queued with the next round trip.
     func requireRestoredValues() throws {
         for required in names.requiredFromArchive {
-            let table: SQL = "\(schema: schema, table: required.table)", column: SQL = "\(id: required.column)"
+            let table: SQL = "\(table: required.table)", column: SQL = "\(id: required.column)"
             let missing = try connection.execute(
-                "SELECT id, pg_catalog.count(*) OVER () FROM \(table) WHERE \(column) IS NULL ORDER BY id LIMIT \(int: RequiredValuesMissing.sampleSize)")
+                "SELECT id, pg_catalog.count(*) OVER () FROM \(table) WHERE \(column) IS NULL ORDER BY id LIMIT \(int: RequiredValuesMissing.sampleSize)", schema: schema)
             if let first = missing.first {
                 throw RequiredValuesMissing(step: "\(from) → \(to)", property: required.property, table: required.table, column: required.column,
                                             rowCount: Int(try first.decode(Int64.self, at: 1)), sampleIDs: try missing.map { try $0.decode(Int64.self, at: 0) })
             }
-            try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL"))
+            try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL", schema: schema))
         }
     }
 }

@@ -257,11 +257,16 @@ extension StepArchive {
     static let identityColumn = "#identity"
 
     /// Moves the identity of `target` (made again by this step) past the last value it had when
-    /// the way up dropped it: ids the app used then, and deleted, are not given again.
+    /// the way up dropped it: ids the app used then, and deleted, are not given again. Never below
+    /// the sequence's own minimum: Citus gives a distributed table's identity a range per node
+    /// (from the node's group id × 2^48), and a last value archived with nothing drawn is one below
+    /// it; the next value is then the minimum itself (`setval(…, min, false)`).
     private func restoreIdentity(_ restore: PairRestore, of table: String, into target: String) throws {
-        try connection.execute("SELECT pg_catalog.setval(pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: target), 'id'), "
-            + "GREATEST(a.value::bigint, (SELECT pg_catalog.max(t.id) FROM \(table: target) AS t))) "
-            + "FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, Self.identityColumn)) AND a.value::bigint > 0", schema: schema)
+        try connection.execute("SELECT pg_catalog.setval(q.seqrelid, GREATEST(v.last, q.seqmin), v.last >= q.seqmin) "
+            + "FROM (SELECT GREATEST(a.value::bigint, (SELECT pg_catalog.max(t.id) FROM \(table: target) AS t)) AS last "
+            + "FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, Self.identityColumn)) AND a.value::bigint > 0) AS v "
+            + "JOIN pg_catalog.pg_sequence AS q ON q.seqrelid = pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: target), 'id')::pg_catalog.regclass",
+            schema: schema)
     }
 
     /// For each foreign key among `values` (column → SQL of the value to write): the row it

@@ -119,7 +119,7 @@ private struct CastProbe {
 
     /// The lowest id whose value the cast rejects, with that value as text; nil when none does.
     func firstFailingRow(on connection: Connection) throws -> (Int64, String?)? {
-        let table: SQL = "\(schema: schema, table: self.table)", column: SQL = "\(id: self.column)"
+        let table: SQL = ("\(table: self.table)" as SQL).naming(schema: schema), column: SQL = "\(id: self.column)"
         return try connection.transaction { connection -> (Int64, String?)? in
             // Read-only, and never queued for long behind another session's lock.
             try connection.execute("SET TRANSACTION READ ONLY")

@@ -71,6 +71,11 @@ public struct StepExecutor {
     public var memory: RunMemory?
     /// The enum types earlier steps of this executor added values to (``AddedEnumValues``).
     public var addedEnumValues = AddedEnumValues()
+    /// How the step's tables are named in ``schema``: the model's own (offline, and a shadow in a
+    /// schema of its own), or ``TableNaming/citusShadow`` for a shadow built next to the live tables
+    /// in the tenant's schema (Citus). Every statement the step and what it calls render for the
+    /// schema spells its names so (``TableNaming/rendering(_:in:_:)``).
+    public var naming: TableNaming = .model
 
     public init(schema: String, connection: Connection, options: Options = Options()) {
         self.schema = schema
@@ -87,6 +92,11 @@ public struct StepExecutor {
     /// (``UnconsentedLoss``). With the archive, what it destroys or overwrites is archived first,
     /// and what its reverse archived is restored after its normal work, before its `didMigrate` hook.
     public func run(_ step: MigrationStep) throws -> StepStatistics {
+        try TableNaming.rendering(naming, in: schema) { try runNamed(step) }
+    }
+
+    /// ``run(_:)``, inside its naming.
+    private func runNamed(_ step: MigrationStep) throws -> StepStatistics {
         let started = ContinuousClock.now
         let previousLogger = connection.logger
         connection.logger[metadataKey: "step"] = "\(step.source.name) → \(step.destination.name)"

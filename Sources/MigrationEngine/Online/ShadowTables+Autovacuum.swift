@@ -27,12 +27,14 @@ extension ShadowTables {
 
     /// Turns autovacuum off on every table of the shadow's schema but `kept`: after steps that made
     /// tables (the archive, a run's records of keys), in their transaction, where nothing else
-    /// holds those tables (autovacuum never took the others, off since their creation).
+    /// holds those tables (autovacuum never took the others, off since their creation). Under a
+    /// naming of its own (the shadow inside the tenant's schema), only the tables that carry it:
+    /// the live tables beside them keep their settings.
     public func turnAutovacuumOffOnEveryTable(but kept: Set<String>, on connection: Connection) throws {
         let tables = try connection.execute("""
             SELECT c.relname::pg_catalog.text FROM pg_catalog.pg_class AS c JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
             WHERE n.nspname = \(bind: schema) AND c.relkind IN ('r', 'p') ORDER BY c.relname
-            """).map { try $0.decode(String.self, at: 0) }.filter { !kept.contains($0) }
+            """).map { try $0.decode(String.self, at: 0) }.filter { !kept.contains($0) && $0.hasPrefix(naming.prefix) }
         if !tables.isEmpty { try connection.pipeline(autovacuumOff(tables), schema: schema) }
     }
 }

@@ -55,11 +55,11 @@ public struct ShadowTables: Sendable {
     /// then plan their statements, and weigh which indexes to set aside, as offline on the live
     /// tables.
     public func analyze(on connection: Connection) throws {
-        try connection.pipeline(relational.tables.map { "ANALYZE \(schema: schema, table: $0.name)" }, schema: schema)
+        try connection.pipeline(relational.tables.map { "ANALYZE \(schema: schema, table: naming.name($0.name))" }, schema: schema)
     }
 
     /// The archive, when the tenant has one: created `LIKE` the live one (columns, defaults and
-    /// indexes as they are), with all of its entries (nobody but the migrator writes it, and no
+    /// indexes as they are; under the shadow's naming, `_tm_shadow__tm_archive`), with all of its entries (nobody but the migrator writes it, and no
     /// migrator does while this one holds the tenant). A second copy, ``liveArchive``, keeps the
     /// entries as they were for the catch-up rounds, found by table and row; both have an index on
     /// (table name, row id), the shadow's until the cutover (``archiveRowsIndex``). The second copy
@@ -73,14 +73,15 @@ public struct ShadowTables: Sendable {
         let archive = TenantArchive.tableName
         for copy in [archive, Self.liveArchive] {
             let create: SQL = copy == archive ? "CREATE TABLE" : "CREATE UNLOGGED TABLE"
+            let index = copy == archive ? Self.archiveRowsIndex : Self.liveArchive + "_rows"
             try connection.pipeline([
-                "\(create) \(schema: schema, table: copy) (LIKE \(schema: live, table: archive) INCLUDING ALL)",
-                Self.autovacuumOff(schema: schema, table: copy),
-                "INSERT INTO \(schema: schema, table: copy) SELECT * FROM \(schema: live, table: archive)",
-                "CREATE INDEX \(id: copy == archive ? Self.archiveRowsIndex : Self.liveArchive + "_rows") ON \(schema: schema, table: copy) (table_name, row_id)",
+                "\(create) \(schema: schema, table: naming.name(copy)) (LIKE \(schema: live, table: archive) INCLUDING ALL)",
+                Self.autovacuumOff(schema: schema, table: naming.name(copy)),
+                "INSERT INTO \(schema: schema, table: naming.name(copy)) SELECT * FROM \(schema: live, table: archive)",
+                "CREATE INDEX \(id: naming.name(index)) ON \(schema: schema, table: naming.name(copy)) (table_name, row_id)",
             ], schema: schema)
         }
-        try TenantArchive.revokeDefaultGrants(inSchema: schema, on: connection)
+        try TableNaming.rendering(naming, in: schema) { try TenantArchive.revokeDefaultGrants(inSchema: schema, on: connection) }
         return true
     }
 

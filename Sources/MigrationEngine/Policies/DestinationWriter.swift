@@ -213,7 +213,8 @@ final class DestinationWriter {
         idsIncrease = true
     }
 
-    private var target: SQL { "\(schema: destination.schema, table: table)" }
+    /// The table, qualified, its name as the caller's naming spells it (``TableNaming/rendering(_:in:_:)``).
+    private var target: SQL { ("\(table: table)" as SQL).naming(schema: destination.schema) }
     private var columnList: SQL { "\(ids: copyColumns)" }
     /// `"a" = u."a"` for every column but the id.
     private var assignments: SQL { copyColumns.dropFirst().map { "\(id: $0) = u.\(id: $0)" as SQL }.joined(separator: ", ") }

@@ -59,7 +59,7 @@ final class IndexesSetAside {
               AND NOT EXISTS (SELECT FROM pg_catalog.pg_description d
                               WHERE d.objoid = i.indexrelid AND d.classoid = 'pg_catalog.pg_class'::pg_catalog.regclass)
             ORDER BY ic.relname
-            """, [Statement("\(schema: schema, table: table)").sql, minimumRows])
+            """, [Statement("\(table: table)", schema: schema).sql, minimumRows])
         let indexes = try candidates.map { (name: try $0.decode(String.self, at: 0), definition: try $0.decode(String.self, at: 1)) }
         guard !indexes.isEmpty else { return 0 }
         let drops = indexes.map { Statement("DROP INDEX \(id: schema).\(quotedByServer: $0.name)") }

@@ -19,10 +19,37 @@ import TypedSQL
 /// ended or crashed nothing is, so a crashed run costs the app one
 /// function call per written row until the next run of the tenant (online or not), or
 /// `tenant-migrate online cleanup`, removes them.
+///
+/// On Citus the triggers fire on the tenant's worker, where neither the catalog nor the runner's
+/// session is: there (``init(schemas:inSchemaLease:)``) the log and the functions live in the
+/// tenant's own schema under the shadow's naming (`_tm_shadow__tm_change_log`: colocated with the
+/// tables, the migrator's alone), the liveness is an ``InSchemaLease`` row, and every trigger
+/// statement runs under `citus.enable_unsafe_triggers` (``Connection/allowingTriggers()``).
 struct ChangeCapture {
     let schemas: OnlineSchemas
-    /// The run's hold on the tenant, whose session the triggers check is alive.
-    let lease: OnlineLease
+    /// Where the log and the functions live, and how they are named there.
+    let objects: SchemaNaming
+    /// SQL true while the run holds the tenant, which the triggers ask before they log.
+    let held: SQL
+
+    /// The capture of a run on plain PostgreSQL: its objects in the run's private schema, its
+    /// liveness the run's ``OnlineLease`` (its session, by the catalog).
+    init(schemas: OnlineSchemas, lease: OnlineLease) {
+        self.schemas = schemas
+        objects = SchemaNaming(schema: schemas.work, tables: .model)
+        held = lease.heldSQL
+    }
+
+    /// The capture of a run inside the tenant's schema (Citus): its objects there under the
+    /// lease's naming, its liveness the lease row.
+    init(schemas: OnlineSchemas, inSchemaLease lease: InSchemaLease) {
+        self.schemas = schemas
+        objects = SchemaNaming(schema: lease.schema, tables: lease.naming)
+        held = lease.heldSQL
+    }
+
+    /// One of the capture's own objects, qualified.
+    private func object(_ name: String) -> SQL { "\(schema: objects.schema, table: objects.tables.name(name))" }
 
     static let logTable = "_tm_change_log"
     static let rowTrigger = "_tm_online_capture"
@@ -33,7 +60,7 @@ struct ChangeCapture {
     /// Whether a trigger is one of the capture's (by its reserved name).
     static func isCaptureTrigger(_ name: String) -> Bool { name == rowTrigger || name == truncateTrigger }
 
-    var log: SQL { "\(schema: schemas.work, table: Self.logTable)" }
+    var log: SQL { object(Self.logTable) }
 
     /// Creates the log and the functions in the work schema (which exists).
     ///
@@ -44,15 +71,14 @@ struct ChangeCapture {
     /// a change to the row also logs the rows it referred to before and after (as not changed
     /// themselves: `direct` false), whose fate depends on what refers to them.
     func createLog(on connection: Connection) throws {
-        let probe: SQL = "NOT \(lease.heldSQL)"
+        let probe: SQL = "NOT \(held)"
         let insert: SQL = "INSERT INTO \(log) (relation, key, direct) VALUES"
         // The key of the trigger's row `OLD` or `NEW` (a PL/pgSQL name, one of those two constants).
         func compositeKey(_ row: String) -> SQL {
             "ARRAY(SELECT (pg_catalog.to_jsonb(\(raw: row)) OPERATOR(pg_catalog.->>) k)::pg_catalog.int8 "
                 + "FROM pg_catalog.unnest(pg_catalog.string_to_array(TG_ARGV[1], ',')) AS k)"
         }
-        let rowFunction: SQL = "\(schema: schemas.work, table: Self.rowFunction)"
-        let truncateFunction: SQL = "\(schema: schemas.work, table: Self.truncateFunction)"
+        let rowFunction = object(Self.rowFunction), truncateFunction = object(Self.truncateFunction)
         let statements: [SQL] = [
             "CREATE UNLOGGED TABLE \(log) (relation text NOT NULL, key pg_catalog.int8[] NOT NULL, direct boolean NOT NULL)",
             """
@@ -102,17 +128,19 @@ struct ChangeCapture {
         try revokeOtherRoles(on: connection)
     }
 
-    /// Whatever default privileges gave other roles on the log or the functions is revoked.
+    /// Whatever default privileges gave other roles on the log or the functions is revoked (in the
+    /// tenant's schema, on the objects of the capture's naming only: the app keeps its rights on
+    /// the live tables).
     private func revokeOtherRoles(on connection: Connection) throws {
         let grants = try connection.execute("""
             SELECT 'TABLE ' || pg_catalog.format('%I.%I', n.nspname, c.relname), pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee))
             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace, pg_catalog.aclexplode(c.relacl) a
-            WHERE n.nspname = $1 AND a.grantee <> c.relowner AND a.grantee <> 0
+            WHERE n.nspname = $1 AND pg_catalog.starts_with(c.relname, $2) AND a.grantee <> c.relowner AND a.grantee <> 0
             UNION
             SELECT 'FUNCTION ' || pg_catalog.format('%I.%I', n.nspname, p.proname) || '()', pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee))
             FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace, pg_catalog.aclexplode(p.proacl) a
-            WHERE n.nspname = $1 AND a.grantee <> p.proowner AND a.grantee <> 0
-            """ as SQL, [schemas.work]).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
+            WHERE n.nspname = $1 AND pg_catalog.starts_with(p.proname, $2) AND a.grantee <> p.proowner AND a.grantee <> 0
+            """ as SQL, [objects.schema, objects.tables.prefix]).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
         for (object, grantee) in grants { try connection.execute("REVOKE ALL ON \(quotedByServer: object) FROM \(quotedByServer: grantee)") }
     }
 
@@ -126,14 +154,14 @@ struct ChangeCapture {
             let arguments = [name, key.joined(separator: ",")] + references.map { "\($0.column):\($0.table)" }
             statements += [
                 "CREATE TRIGGER \(id: Self.rowTrigger) AFTER INSERT OR UPDATE OR DELETE ON \(table) "
-                    + "FOR EACH ROW EXECUTE FUNCTION \(schema: schemas.work, table: Self.rowFunction)(\(literals: arguments))",
+                    + "FOR EACH ROW EXECUTE FUNCTION \(object(Self.rowFunction))(\(literals: arguments))",
                 "CREATE TRIGGER \(id: Self.truncateTrigger) AFTER TRUNCATE ON \(table) "
-                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(schema: schemas.work, table: Self.truncateFunction)(\(literal: name))",
+                    + "FOR EACH STATEMENT EXECUTE FUNCTION \(object(Self.truncateFunction))(\(literal: name))",
                 "ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(id: Self.rowTrigger)",
                 "ALTER TABLE \(table) ENABLE ALWAYS TRIGGER \(id: Self.truncateTrigger)",
             ]
         }
-        try connection.pipeline(statements.map { Statement($0) })
+        try connection.pipeline(try connection.allowingTriggers() + statements.map { Statement($0) })
     }
 
     /// The qualified tables of `schema` that carry the capture triggers (left by a run that
@@ -154,7 +182,7 @@ struct ChangeCapture {
             statements.append(Statement("DROP TRIGGER IF EXISTS \(id: rowTrigger) ON \(table)"))
             statements.append(Statement("DROP TRIGGER IF EXISTS \(id: truncateTrigger) ON \(table)"))
         }
-        if !statements.isEmpty { try connection.pipeline(statements) }
+        if !statements.isEmpty { try connection.pipeline(try connection.allowingTriggers() + statements) }
     }
 
     /// Moves the log's entries into the round's change set (`pg_temp._tm_changed`), each key once

@@ -39,8 +39,8 @@ struct InSchemaSwapTests {
     }
 
     /// Recipes v2 → v3 with the declarative mappings (the ingredient and unit extraction by
-    /// `distinct:` keys, Meat and Fish into Entrée): the mapped step's statements alone, renamed for
-    /// the shadow, end as the offline run of a twin.
+    /// `distinct:` keys, Meat and Fish into Entrée): the step executor under the shadow's naming ends
+    /// as the offline run of a twin, archive included.
     @Test func theDeclarativeRecipesStepOnAShadowInTheTenantsSchemaEndsAsOffline() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = try RecipesPoliciesDeclarativeTests.declarativeMigrator(conninfo)
@@ -48,7 +48,9 @@ struct InSchemaSwapTests {
             let connection = try Connection(conninfo)
             try connection.loadRecipes(tenants: ["inschema", "twin"], version: "v2", recipes: 60)
             let family = try recipesFamily()
-            let mappings = try MappingModel.loadAll(in: RecipesPoliciesDeclarativeTests.declarativeDirectory, for: family, policies: RecipesPolicies.registry)
+            // As the twin's migrator loads them: the family's own, its v2 → v3 replaced by the declarative one.
+            let mappings = try MappingModel.replacing(MappingModel.loadAll(for: family, policies: RecipesPolicies.registry),
+                                                      with: MappingModel.loadAll(in: RecipesPoliciesDeclarativeTests.declarativeDirectory, for: family, policies: RecipesPolicies.registry))
             try migrateThroughAnInSchemaShadow(schema: "tenant_inschema", family: family, mappings: mappings, from: "v2", to: "v3", on: connection)
             _ = try await migrator.migrate(tenant: "twin", to: "v3")
             let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
@@ -56,6 +58,52 @@ struct InSchemaSwapTests {
             for table in try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name) {
                 #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)")
             }
+            let archive = try connection.archiveEntries(of: "tenant_inschema"), twinArchive = try connection.archiveEntries(of: "tenant_twin")
+            #expect(archive == twinArchive, "only here: \(Set(archive).subtracting(twinArchive).sorted().prefix(3)); only in the twin: \(Set(twinArchive).subtracting(archive).sorted().prefix(3))")
+        }
+    }
+
+    /// Recipes v2 → v3 with the family's own mapping and its two Swift policies (Meat and Fish into
+    /// Entrée, the Ingredient and UnitOfMeasure extraction), run by the step executor under the
+    /// shadow's naming: the policies' reads and writes, their id allocation, the archive (made as
+    /// `_tm_shadow__tm_archive` and swapped in) and the validation reach the shadow only, and the
+    /// tenant ends as the offline run of a twin, archive entries included.
+    @Test func theRecipesPoliciesStepOnAShadowInTheTenantsSchemaEndsAsOfflineArchiveIncluded() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try makeRecipesMigrator(conninfo)
+            _ = try await migrator.createTenants(["inschema", "twin"], version: "v2", jobs: 1)
+            let connection = try Connection(conninfo)
+            try connection.loadRecipes(tenants: ["inschema", "twin"], version: "v2", recipes: 60)
+            let family = try recipesFamily()
+            let mappings = try MappingModel.loadAll(for: family, policies: RecipesPolicies.registry)
+            // Both went up and back down offline once: each has an archive, which the shadow copies.
+            for tenant in ["inschema", "twin"] {
+                _ = try await migrator.migrate(tenant: tenant, to: "v3")
+                _ = try await migrator.rollback(tenant: tenant, to: "v2")
+            }
+            #expect(try TenantArchive.exists(inSchema: "tenant_inschema", on: connection))
+            let liveRows = try connection.rows(of: "tenant_inschema", "recipe_ingredient")
+            let statistics = try migrateThroughAnInSchemaShadow(schema: "tenant_inschema", family: family, mappings: mappings, hooks: RecipesPolicies.registry,
+                                                                from: "v2", to: "v3", on: connection) { () throws in
+                #expect(try connection.rows(of: "tenant_inschema", "recipe_ingredient") == liveRows, "the step touched the live table")
+                #expect(try connection.columns(of: "tenant_inschema", "_tm_shadow_recipe_ingredient").contains("ingredient_id"))
+                // Autovacuum is off on the shadow's tables only, the archive the step made included.
+                let withOptions = try connection.tablesWithOptions(of: "tenant_inschema")
+                #expect(withOptions.contains("_tm_shadow__tm_archive") && withOptions.contains("_tm_shadow_ingredient"), "\(withOptions)")
+                #expect(withOptions.allSatisfy { $0.hasPrefix("_tm_shadow_") }, "\(withOptions)")
+            }
+            #expect(statistics.rowsAffected > 0)
+            _ = try await migrator.migrate(tenant: "twin", to: "v3")
+            #expect(try connection.relations(of: "tenant_inschema", like: "\\_tm\\_shadow%").isEmpty)
+            let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
+            #expect(layout == twin, "only here: \(Set(layout).subtracting(twin).sorted()); only in the twin: \(Set(twin).subtracting(layout).sorted())")
+            for table in try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name) {
+                #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)")
+            }
+            #expect(try connection.tablesWithOptions(of: "tenant_inschema").isEmpty)
+            let archive = try connection.archiveEntries(of: "tenant_inschema")
+            #expect(!archive.isEmpty)
+            #expect(try archive == connection.archiveEntries(of: "tenant_twin"))
         }
     }
 
