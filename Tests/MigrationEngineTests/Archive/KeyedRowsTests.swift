@@ -80,4 +80,71 @@ struct KeyedRowsTests {
             #expect(try await verifyClean(migrator, "acme"))
         }
     }
+
+    /// A row the app made at v2 has no archived value of Token's required label: the way down
+    /// refuses, naming the row by its key (a uuid), and changes nothing.
+    @Test func aRowMadeSinceIsNamedByItsKey() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await fixtureTenant("KeyedArchive", conninfo, insert: Self.rows)
+            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).token (id) VALUES ('12345678-0000-4000-8000-000000000000')")
+            await #expect {
+                _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            } throws: { error in
+                "\(error)".contains("holds no value for 1 row of token (keys {12345678-0000-4000-8000-000000000000})")
+            }
+            // Still at v2 (verified against it), the new row kept.
+            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).token", as: Int.self) == 4)
+            #expect(try await verifyClean(migrator, "acme"))
+        }
+    }
+
+    /// A mapping model over an entity keyed otherwise than by an integer id is refused when the
+    /// step is planned, with the reason (mapping models copy rows by an integer id); nothing changes.
+    @Test func aMappingModelOverAKeyedEntityIsRefusedNamingIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyed-\(UUID().uuidString)/KeyedArchive")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixture("KeyedArchive"), to: directory)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("Mappings"), withIntermediateDirectories: true)
+        try """
+            source: v1
+            destination: v2
+            entityMappings:
+              - name: CountryToCountry
+                source: Country
+                destination: Country
+                attributes: { motto: "coalesce(source.motto, source.name)" }
+            """.write(to: directory.appendingPathComponent("Mappings/v1-to-v2.yaml"), atomically: true, encoding: .utf8)
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory)
+            let schema = try await migrator.createTenant("acme", version: "v1").schema
+            let connection = try Connection(conninfo)
+            try connection.execute(unsafeSQL: Self.rows.replacingOccurrences(of: "{schema}", with: schema))
+            let before = try ExactState.read(schema, version: try Self.v1(), on: connection)
+            await #expect {
+                _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            } throws: { error in
+                "\(error)".contains("entity Country (table country) is keyed by (code text): the step maps its rows (")
+                    && "\(error)".contains("mapping models copy rows by an integer id (smallint, integer or bigint)")
+            }
+            #expect(try ExactState.read(schema, version: try Self.v1(), on: connection).differences(from: before) == [])
+        }
+    }
+}
+
+/// An archive an earlier release made has no `row_key`: the first migration that uses it adds the
+/// column (in its transaction) and its entries, kept by `row_id`, come back as before.
+@Suite("Archive: an earlier release's archive gains row_key")
+struct ArchiveRowKeyUpgradeTests {
+    @Test func anArchiveWithoutRowKeyIsUpgradedAndGivesBackItsEntries() async throws {
+        try await ArchivePlanPairsTests.withTenant { migrator, connection, schema in
+            _ = try await migrator.migrate(tenant: "acme", to: "v3")
+            try connection.execute(unsafeSQL: "ALTER TABLE \(schema)._tm_archive DROP COLUMN row_key")
+            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            try await ArchivePlanPairsTests.expectEverythingBack(migrator, connection, schema)
+            #expect(try connection.scalar("SELECT count(*)::int FROM pg_attribute WHERE attrelid = '\(schema)._tm_archive'::regclass AND attname = 'row_key'",
+                                          as: Int.self) == 1)
+        }
+    }
 }
