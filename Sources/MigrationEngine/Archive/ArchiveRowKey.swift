@@ -2,11 +2,14 @@ import EntityModel
 import TypedSQL
 
 /// How the archive finds a row of a table keyed otherwise than by an integer `id` (a `uuid` or
-/// text `id`, a natural or composite key): by its key as it is, in the entry's `row_key` — a
-/// `text[]`, written as its text, of each key column's text in the key's order (`{DE}`,
-/// `{6f1c…,"a\"b"}`), `row_id` being 0. The text of every key type casts back to the same value
-/// under the session settings the migrator fixes (`MigratorSession`), and an array's text
-/// quotes whatever its elements hold, so any characters come back.
+/// text `id`, a natural or composite key): by its key as it is, in the entry's `row_key`, `row_id`
+/// being 0 — a key of one column as that column's text (`DE`, `6f1c…`), a composite key as a
+/// `text[]`, written as its text, of each key column's text in the key's order
+/// (`{6f1c…,"a\"b"}`). The text of every key type casts back to the same value under the session
+/// settings the migrator fixes (`MigratorSession`), and an array's text quotes whatever its
+/// elements hold, so any characters come back. (One column needs no array: its match then uses
+/// only the type's own input function, IMMUTABLE for uuid, text and numeric, which Citus accepts
+/// in an `UPDATE`, where it refuses the STABLE `array_in`.)
 ///
 /// A table keyed by an integer `id` has no such key (nil): its entries keep the row by `row_id`,
 /// in the statements they always had.
@@ -34,12 +37,14 @@ struct ArchiveRowKey: Sendable, Hashable {
 
     /// The `row_key` of row `row`, each key column named as `live` says it is now.
     func text(of row: SQL, live: (String) -> String = { $0 }) -> SQL {
-        "ARRAY[\(columns.map { "\(row).\(id: live($0.name))::text" as SQL }, joinedBy: ", ")]::text"
+        let each = columns.map { "\(row).\(id: live($0.name))::text" as SQL }
+        return each.count == 1 ? each[0] : "ARRAY[\(each, joinedBy: ", ")]::text"
     }
 
     /// Whether row `row` (of a table with this key) is the one entry `entry` keeps: each key column
     /// equal to the entry's text of it, cast to the column's type.
     func matches(_ row: SQL, entry: SQL) -> SQL {
+        if columns.count == 1 { return "\(row).\(id: columns[0].name) = \(entry).row_key\(columns[0].type.cast)" }
         let each = columns.enumerated().map { index, column -> SQL in
             "\(row).\(id: column.name) = (\(entry).row_key::pg_catalog.text[])[\(int: index + 1)]\(column.type.cast)"
         }

@@ -21,7 +21,7 @@ import TypedSQL
 /// | `archived_at` | when, for `archive prune` |
 /// | `target` | for a link: what the row it pointed at is (``LinkTarget``), so a restore finds that row again where its table was made anew |
 /// | `superseded` | a way back did not give it back (the app's change won, or its row is gone): kept, listed, restored only on request (``restoreSuperseded(inSchema:version:on:)``) |
-/// | `row_key` | for a row of a table keyed otherwise than by an integer `id` (a uuid or text `id`, a natural or composite key): its key, a `text[]` of each key column's text (``ArchiveRowKey``); `row_id` is then 0. NULL for integer ids |
+/// | `row_key` | for a row of a table keyed otherwise than by an integer `id` (a uuid or text `id`, a natural or composite key): its key: one column's text, or a `text[]` of each key column's text (``ArchiveRowKey``); `row_id` is then 0. NULL for integer ids |
 public enum TenantArchive {
     /// The archive table's name in each tenant schema.
     public static let tableName = "_tm_archive"
