@@ -78,6 +78,12 @@ struct KeyedRowsTests {
             // DE's motto and rate were archived for a key no row has now, and " sp "'s motto lost to the app's: kept, superseded.
             #expect(try connection.scalar("SELECT count(*) FROM \(schema)._tm_archive WHERE superseded AND table_name = 'country'", as: Int64.self) == 3)
             #expect(try await verifyClean(migrator, "acme"))
+            // On request, the superseded value whose row is there (by its key) comes back; DE's stay.
+            #expect(try await migrator.restoreSuperseded(tenant: "acme") == 1)
+            #expect(try connection.rows("SELECT code, motto FROM \(schema).country WHERE code IN (' sp ', 'DE2') ORDER BY code COLLATE \"C\"") == [
+                [" sp ", nil], ["DE2", "none"],
+            ])
+            #expect(try connection.scalar("SELECT count(*) FROM \(schema)._tm_archive WHERE superseded AND table_name = 'country'", as: Int64.self) == 2)
         }
     }
 
