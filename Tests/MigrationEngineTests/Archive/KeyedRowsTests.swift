@@ -62,6 +62,18 @@ struct KeyedRowsTests {
         }
     }
 
+    /// `migrate --rehearse` to v3 and back over every kind of key: it passes and writes nothing.
+    @Test func aRehearsalThereAndBackPassesAndWritesNothing() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await fixtureTenant("KeyedArchive", conninfo, insert: Self.rows)
+            let before = try ExactState.read(schema, version: try Self.v1(), on: connection)
+            let rehearsed = try await migrator.migrate(tenant: "acme", MigrationRequest(.move, to: "v3", allowDestructive: true, mode: .rehearse))
+            #expect(rehearsed.outcome == .migrated)
+            #expect(try ExactState.read(schema, version: try Self.v1(), on: connection).differences(from: before) == [])
+            #expect(try connection.scalar("SELECT to_regclass($1) IS NULL", [schema + "._tm_archive"], as: Bool.self))
+        }
+    }
+
     /// The app's changes between up and down win by row key: a motto the app set, and a row whose
     /// natural key the app changed (its archived value is kept, superseded, not lost).
     @Test func theAppsChangesWinByKeyAndTheArchivedValueIsKept() async throws {
