@@ -25,7 +25,9 @@ struct KeyedRowsTests {
             ('00000000-0000-4000-8000-000000000001', 'admins', 'owner'), ('00000000-0000-4000-8000-000000000001', 'a"b\c', NULL),
             ('6f1c2a3e-9b7d-4c5e-8f00-aabbccddeeff', 'admins', 'x,y{z}')),
         slots AS (INSERT INTO {schema}.slot (day, price, label) VALUES
-            ('2024-02-29', 1.50, 'leap'), ('2024-02-29', 10.05, NULL), ('1999-12-31', -0.01, 'eve'))
+            ('2024-02-29', 1.50, 'leap'), ('2024-02-29', 10.05, NULL), ('1999-12-31', -0.01, 'eve')),
+        sessions AS (INSERT INTO {schema}.session (id, data, hits) VALUES
+            ('k''q\' || chr(9) || 'ey "1"', '{"cart": [1, 2]}', 3), ('ключ-2', NULL, 0), ('0', '', 1))
         INSERT INTO {schema}.badge (title, token_id) VALUES
             ('gold', '00000000-0000-4000-8000-000000000001'), ('silver', NULL), ('bronze', 'ffffffff-ffff-4fff-bfff-ffffffffffff')
         """#
