@@ -48,7 +48,7 @@ public struct ArchiveGivenBack: Sendable, Codable, Hashable {
         guard connection.isInTransaction else { return try connection.transaction { try along(plan, inSchema: schema, on: $0) } }
         guard try TenantArchive.lockOwn(inSchema: schema, mode: .accessShare, on: connection) else { return [] }
         // (Read through the row's JSON: an earlier release's archive, not yet upgraded, has no such column.)
-        let superseded: SQL = "coalesce((pg_catalog.to_jsonb(a.*) ->> \(literal: TenantArchive.latestColumn)) = 'true', false)"
+        let superseded: SQL = "coalesce((pg_catalog.to_jsonb(a.*) ->> \(literal: TenantArchive.supersededColumn)) = 'true', false)"
         var counts: [ArchivePlan.PairKey: [(table: String, column: String, entries: Int)]] = [:]
         for row in try connection.execute(
             "SELECT step_from, step_to, table_name, column_name, pg_catalog.count(*) FROM \(TenantArchive.table) AS a "

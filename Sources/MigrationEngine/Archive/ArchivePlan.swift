@@ -247,7 +247,9 @@ struct ArchivePlan: Sendable {
         // A narrowing is copied before the step's renames: the source names still hold.
         let liveTable = item.narrowing ? item.table : names.liveTable(item.table)
         let table = sourceSchema.table(named: item.table)
-        let rowID: SQL = table?.column(named: "id") != nil ? "source.id" : "0"
+        // A table keyed otherwise than by an integer id keeps its rows by their key (``ArchiveRowKey``).
+        let rowKey = table.flatMap(ArchiveRowKey.init)
+        let rowID: SQL = rowKey == nil && table?.column(named: "id") != nil ? "source.id" : "0"
         var conditions: [SQL] = []
         let value: SQL
         var target: SQL?
@@ -280,8 +282,12 @@ struct ArchivePlan: Sendable {
         if let rows = item.rows { conditions.append("(\(StepAccount.RowSet(rows).sql))") }
         let whereClause: SQL = conditions.isEmpty ? "" : " WHERE \(conditions, joinedBy: " AND ")"
         let pair = pairs[item.pair]
-        let targetColumn: SQL = target == nil ? "" : ", target"
-        let targetValue: SQL = target.map { ", \($0)" } ?? ""
+        var targetColumn: SQL = target == nil ? "" : ", target"
+        var targetValue: SQL = target.map { ", \($0)" } ?? ""
+        if let rowKey {
+            targetColumn.append(", row_key")
+            targetValue.append(", \(rowKey.text(of: "source") { item.narrowing ? $0 : names.liveColumn($0, of: item.table) })")
+        }
         // A whole table's rows: its identity's last value too where it is past the last row
         // (``StepArchive/identityColumn``), so the way back numbers new rows past every id the app
         // used (and deleted), not only past the rows it restores.

@@ -54,7 +54,9 @@ enum LinkTarget {
     static func restoredID(column: String, of table: String, entrySchema: RelationalSchema, toEnd: NameTranslation,
                            into: Column, of intoTable: Table, endSchema: RelationalSchema, madeAnew: Set<String>,
                            fingerprint: ([(key: String, value: SQL)]) throws -> SQL) rethrows -> SQL? {
-        guard let entryTable = entrySchema.table(named: table), let target = referencedTable(by: column, of: entryTable, in: entrySchema),
+        // (A table keyed otherwise than by an integer id keeps its keys when it is made again from
+        // the archive, and no mapping numbers it anew: its links go back as they were.)
+        guard MigrationStep.rowIDTypes.contains(into.type), let entryTable = entrySchema.table(named: table), let target = referencedTable(by: column, of: entryTable, in: entrySchema),
               let end = referencedTable(by: into.name, of: intoTable, in: endSchema), madeAnew.contains(end.name) else { return nil }
         var members: [(key: String, value: SQL)] = []
         for key in identifyingColumns(of: target) {

@@ -101,13 +101,15 @@ extension StepArchive {
             return
         }
         var failing: [SQL] = []
+        // The row each entry keeps: by its integer id, or by its key (``ArchiveRowKey``).
+        let rowKey = ArchiveRowKey(check.table, in: sourceSchema)
         func value(_ column: PairRestore.Check.Column) -> SQL {
             let live: SQL = "t.\(id: column.live!)\(column.type.cast)::text"
             guard !column.nearer.isEmpty else { return live }
             // A pair this step crosses first may have archived the value the way up left here.
             let cases = column.nearer.map { nearer -> SQL in
                 let key = plan.restores[nearer.crossing].key
-                let entry: SQL = "FROM \(archiveTable) AS e WHERE \(entryIs("e", key, nearer.table, nearer.column)) AND e.row_id = t.id"
+                let entry: SQL = "FROM \(archiveTable) AS e WHERE \(entryIs("e", key, nearer.table, nearer.column)) AND \(rowKey?.matches("t", entry: "e") ?? "e.row_id = t.id")"
                 failing.append("(\(entryIs("e", key, nearer.table, nearer.column)))")
                 return "WHEN EXISTS (SELECT 1 \(entry)) THEN (SELECT e.value \(entry) LIMIT 1)"
             }
@@ -115,10 +117,10 @@ extension StepArchive {
         }
         let fingerprint = check.derived ? try jsonObjectText(check.columns.map { ($0.key, value($0)) }) : value(check.columns[0])
         let orWinning: SQL = winning.map { " OR \($0)" } ?? ""
-        var conditions = entries + ["t.id = a.row_id", "(\(fingerprint) IS NOT DISTINCT FROM a.left_value\(orWinning))"]
+        var conditions = entries + [rowKey?.matches("t", entry: "a") ?? "t.id = a.row_id", "(\(fingerprint) IS NOT DISTINCT FROM a.left_value\(orWinning))"]
         if !failing.isEmpty {
             // …unless that entry's own comparison failed: the app's value wins there too.
-            conditions.append("NOT EXISTS (SELECT 1 FROM \(archiveTable) AS e WHERE e.row_id = t.id AND e.compares AND (\(failing, joinedBy: " OR ")))")
+            conditions.append("NOT EXISTS (SELECT 1 FROM \(archiveTable) AS e WHERE \(rowKey?.matches("t", entry: "e") ?? "e.row_id = t.id") AND e.compares AND (\(failing, joinedBy: " OR ")))")
         }
         try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(table: check.table) AS t WHERE \(conditions, joinedBy: " AND ")",
                                schema: schema)
@@ -186,7 +188,7 @@ extension StepArchive {
     private func restoreValues(_ restore: PairRestore, of table: String, _ column: String, into target: Column, of targetTable: Table,
                                madeAnew: Set<String>) throws -> Int {
         var value: SQL = "a.value\(target.type.cast)"
-        var conditions: [SQL] = [entryIs("a", restore.key, table, column), "NOT a.compares", "t.id = a.row_id"]
+        var conditions: [SQL] = [entryIs("a", restore.key, table, column), "NOT a.compares", ArchiveRowKey.rowIs("t", of: targetTable, entry: "a")]
         var from: SQL = "\(archiveTable) AS a"
         var byTarget = false
         if let id = try LinkTarget.restoredID(column: column, of: table, entrySchema: restore.entrySchema, toEnd: restore.toEnd, into: target,
@@ -229,7 +231,8 @@ extension StepArchive {
             }
         }
         let values = Dictionary(uniqueKeysWithValues: members.map { ($0.column, $0.value) })
-        let hasID = values["id"] != nil
+        // (Rows keyed otherwise than by an integer id are told by their values, as rows without an id.)
+        let hasID = values["id"] != nil && ArchiveRowKey(target) == nil
         var conditions: [SQL] = [entryIs("a", restore.key, table, "")]
         if let id = values["id"] { conditions.append("NOT EXISTS (SELECT 1 FROM \(qualified) AS t WHERE t.id = \(id))") }
         // A row may refer to another row restored by the same statement (a self-reference).

@@ -169,7 +169,7 @@ public final class StepArchive {
             try connection.sendWithNextRoundTrip(Statement(
                 "UPDATE \(archiveTable) AS a SET left_value = \(left), compares = true "
                     + "FROM \(table: table) AS t WHERE a.step_from = $1 AND a.step_to = $2 AND a.table_name = $3 "
-                    + "AND a.column_name = $4 AND t.id = a.row_id AND NOT a.superseded", schema: schema, [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
+                    + "AND a.column_name = $4 AND \(ArchiveRowKey.rowIs("t", of: destinationSchema.table(named: table), entry: "a")) AND NOT a.superseded", schema: schema, [pair.from, pair.to, item.recordedTable, item.recordedColumn ?? ""]))
             try dropUnchanged(item)
         }
     }

@@ -25,15 +25,15 @@ extension TenantArchive {
         for (tableName, columnName) in columns {
             guard let target = relational.table(named: tableName), let column = target.column(named: columnName) else { continue }
             let value: SQL = "a.value\(column.type.cast)"
-            var conditions: [SQL] = ["t.id = a.row_id"]
+            var conditions: [SQL] = [ArchiveRowKey.rowIs("t", of: target, entry: "a")]
             if let key = target.foreignKeys.first(where: { $0.columns == [columnName] && $0.referencedColumns.count == 1 }) {
                 conditions.append("(a.value IS NULL OR EXISTS (SELECT 1 FROM \(table: key.referencedTable) AS ref "
                     + "WHERE ref.\(id: key.referencedColumns[0]) = \(value)))")
             }
             // The newest superseded entry of each row.
-            let newest: SQL = "(SELECT DISTINCT ON (e.row_id) e.ctid AS entry, e.row_id, e.value FROM \(table) AS e WHERE e.superseded "
+            let newest: SQL = "(SELECT DISTINCT ON (e.row_id, e.row_key) e.ctid AS entry, e.row_id, e.row_key, e.value FROM \(table) AS e WHERE e.superseded "
                 + "AND e.step_from = \(literal: version.name) AND e.table_name = \(literal: tableName) "
-                + "AND e.column_name = \(literal: columnName) ORDER BY e.row_id, e.archived_at DESC, e.ctid DESC) AS a"
+                + "AND e.column_name = \(literal: columnName) ORDER BY e.row_id, e.row_key, e.archived_at DESC, e.ctid DESC) AS a"
             restored += try connection.execute(
                 "WITH restored AS (UPDATE \(table: tableName) AS t SET \(id: columnName) = \(value) "
                     + "FROM \(newest) WHERE \(conditions, joinedBy: " AND ") RETURNING a.entry) "

@@ -21,6 +21,7 @@ import TypedSQL
 /// | `archived_at` | when, for `archive prune` |
 /// | `target` | for a link: what the row it pointed at is (``LinkTarget``), so a restore finds that row again where its table was made anew |
 /// | `superseded` | a way back did not give it back (the app's change won, or its row is gone): kept, listed, restored only on request (``restoreSuperseded(inSchema:version:on:)``) |
+/// | `row_key` | for a row of a table keyed otherwise than by an integer `id` (a uuid or text `id`, a natural or composite key): its key: one column's text, or a `text[]` of each key column's text (``ArchiveRowKey``); `row_id` is then 0. NULL for integer ids |
 public enum TenantArchive {
     /// The archive table's name in each tenant schema.
     public static let tableName = "_tm_archive"
@@ -35,7 +36,7 @@ public enum TenantArchive {
     package static let createStatements: [SQL] = [
         "CREATE TABLE \(table) (step_from text NOT NULL, step_to text NOT NULL, table_name text NOT NULL, "
             + "column_name text NOT NULL, row_id bigint NOT NULL, value text, left_value text, "
-            + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(), target text, superseded boolean NOT NULL DEFAULT false)",
+            + "compares boolean NOT NULL DEFAULT false, archived_at timestamptz NOT NULL DEFAULT pg_catalog.clock_timestamp(), target text, superseded boolean NOT NULL DEFAULT false, row_key text)",
         "CREATE INDEX \(objectName: tableName + "_key") ON \(table) (step_from, step_to, table_name, column_name, row_id)",
     ]
 
@@ -44,11 +45,15 @@ public enum TenantArchive {
     /// One statement, queued with the caller's next round trip.
     static func upgrade(inSchema schema: String, on connection: Connection) throws {
         try connection.sendWithNextRoundTrip(Statement("ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS target text, "
-            + "ADD COLUMN IF NOT EXISTS superseded boolean NOT NULL DEFAULT false", schema: schema))
+            + "ADD COLUMN IF NOT EXISTS superseded boolean NOT NULL DEFAULT false, ADD COLUMN IF NOT EXISTS row_key text", schema: schema))
     }
 
     /// The column the latest ``upgrade(inSchema:on:)`` added: an archive that has it is current.
-    public static let latestColumn = "superseded"
+    public static let latestColumn = "row_key"
+
+    /// The column that marks an entry superseded (read through the row's JSON where the archive
+    /// may be an earlier release's, without it).
+    public static let supersededColumn = "superseded"
 
     /// Whether the tenant's archive (found to be the migrator's own, ``exists(inSchema:on:)``) is of
     /// this release's shape: a read of the catalog (`pg_attribute`), running none of its code.
@@ -159,7 +164,7 @@ public enum TenantArchive {
         guard try lockOwn(inSchema: schema, mode: .accessShare, on: connection) else { return [] }
         let value: SQL = "column_name <> \(literal: WayBackProof.markerColumn)"
         // (Read through the row's JSON: an earlier release's archive, not yet upgraded, has no such column.)
-        let superseded: SQL = "(pg_catalog.to_jsonb(a.*) ->> \(literal: latestColumn)) = 'true'"
+        let superseded: SQL = "(pg_catalog.to_jsonb(a.*) ->> \(literal: supersededColumn)) = 'true'"
         let result = try connection.execute(
             "SELECT step_from, step_to, (pg_catalog.count(*) FILTER (WHERE \(value)))::bigint, "
                 + "coalesce(pg_catalog.sum(pg_catalog.octet_length(value)) FILTER (WHERE \(value)), 0)::bigint, "

@@ -107,7 +107,8 @@ struct WayBackProof: Sendable, Hashable {
         guard let names = account.names, let reverse = try? wayBack.differ(across: wayBack.pair(from: destination, to: source)) else { return [] }
         let prover = Prover(wayBack: wayBack, reverse: reverse, destination: destination)
         return source.relationalSchema().tables.compactMap { table in
-            guard let survivor = names.survivingTables[table.name] else { return nil }
+            // (A table keyed otherwise than by an integer id is archived in every row: proofs join by id.)
+            guard let survivor = names.survivingTables[table.name], ArchiveRowKey(table) == nil else { return nil }
             var selection = MappingCompiler.Selection()
             let columns = table.columns.compactMap { column -> Column? in
                 guard names.survivingColumns[table.name + "." + column.name] == nil else { return nil }

@@ -9,7 +9,8 @@ import TypedSQL
 /// From the first column out of place on, the model's columns are re-created at the end in model
 /// order: new columns of the same types, filled by one `UPDATE` of the table, the old ones dropped
 /// (which drops the indexes and constraints on them), the new ones renamed, then their defaults,
-/// NOT NULL, constraints and indexes as the model has them. Only tables of at most
+/// NOT NULL, the primary key (of a natural or composite key whose columns moved), constraints and
+/// indexes as the model has them. Only tables of at most
 /// ``smallTableRows`` rows: a larger table keeps its order (`verify --strict` lists it). An object
 /// of the app's that depends on a column (a view) keeps the order too: the statements run in a
 /// savepoint that is rolled back.
@@ -51,6 +52,10 @@ struct ColumnOrder {
             if column.defaultValue != nil { operations.append(.setDefault(table: table.name, column: column.name, value: column.defaultValue, type: column.type)) }
             if !column.isNullable { operations.append(.setNullable(table: table.name, column: column.name, isNullable: false)) }
             statements += operations.flatMap(\.statements)
+        }
+        if !names.isDisjoint(with: table.primaryKey.columns) {
+            // A natural or composite key's columns moved: dropping them dropped the key.
+            statements.append("ALTER TABLE \(qualified) ADD CONSTRAINT \(objectName: table.primaryKey.name) PRIMARY KEY (\(ids: table.primaryKey.columns))")
         }
         var constraints: [SchemaOperation] = []
         constraints += table.uniqueConstraints.filter { !names.isDisjoint(with: $0.columns) }.map { .addUnique(table: table.name, $0) }

@@ -49,7 +49,7 @@ public struct RoundTripData: Sendable {
         for column in table.columns {
             let value: SQL?
             switch column.origin {
-            case .primaryKey: value = "g.i"
+            case .primaryKey: value = Self.primaryKeyValue(column, row: "g.i", md5: md5(table, column, row: "g.i"))
             case .discriminator:
                 value = "(CASE (g.i - 1) % \(int: entities.count) \(entities.enumerated().map { "WHEN \(int: $0.offset) THEN \(literal: $0.element) " as SQL }, joinedBy: "")END)"
             case .attribute:
@@ -76,7 +76,8 @@ public struct RoundTripData: Sendable {
         let assignments = table.columns.filter { column in
             if case .relationship = column.origin { return column.isNullable } else { return false }
         }.map { column -> SQL in
-            "\(id: column.name) = CASE WHEN \(hash(table, column, row: "u.id")) % 5 = 0 THEN NULL ELSE \(reference(column, in: table, schema: schema, row: "u.id")) END"
+            let row = Self.rowNumber(of: table, "u")
+            return "\(id: column.name) = CASE WHEN \(hash(table, column, row: row)) % 5 = 0 THEN NULL ELSE \(reference(column, in: table, schema: schema, row: row)) END"
         }
         guard !assignments.isEmpty else { return }
         try connection.execute("UPDATE \(schema: schema, table: table.name) AS u SET \(assignments, joinedBy: ", ")")
@@ -113,14 +114,16 @@ public struct RoundTripData: Sendable {
         }
         // Up to three links per source row (some get none), each to a pseudo-random destination
         // row, found by its number: a hash join, linear in the rows.
-        let draw: SQL = "('x' || pg_catalog.substr(pg_catalog.md5(\(literal: "\(seed)/\(table.name)/") || s.id::text || ':' || j.k::text), 1, 15))::bit(60)::bigint"
+        // (Rows are found by the key each side references: `id`, or a natural key's column.)
+        let sourceID: SQL = "\(id: sourceKey.referencedColumns.first ?? "id")", destinationID: SQL = "\(id: destinationKey.referencedColumns.first ?? "id")"
+        let draw: SQL = "('x' || pg_catalog.substr(pg_catalog.md5(\(literal: "\(seed)/\(table.name)/") || s.\(sourceID)::text || ':' || j.k::text), 1, 15))::bit(60)::bigint"
         try connection.execute(
             """
-            WITH d AS (SELECT d.id, pg_catalog.row_number() OVER (ORDER BY d.id) AS n \
+            WITH d AS (SELECT d.\(destinationID) AS id, pg_catalog.row_number() OVER (ORDER BY d.\(destinationID)) AS n \
             FROM \(schema: schema, table: destinationKey.referencedTable) AS d WHERE \(filters[1])), \
             c AS (SELECT GREATEST(1, pg_catalog.count(*)) AS c FROM d) \
             INSERT INTO \(schema: schema, table: table.name) (\(ids: [source.name, destination.name])) \
-            SELECT DISTINCT s.id, d.id FROM \(schema: schema, table: sourceKey.referencedTable) AS s \
+            SELECT DISTINCT s.\(sourceID), d.id FROM \(schema: schema, table: sourceKey.referencedTable) AS s \
             CROSS JOIN pg_catalog.generate_series(1, 3) AS j(k) CROSS JOIN c JOIN d ON d.n = 1 + \(draw) % c.c \
             WHERE \(filters[0]) AND \(draw) % 4 <> 0
             """
@@ -191,9 +194,9 @@ public struct RoundTripData: Sendable {
                 ELSE pg_catalog.jsonb_build_object('i', \(i), 'h', \(md5(table, column, row: i))) END)
                 """
         default:
-            // A PostgreSQL type a version file names (issue 34): one character where it holds text, else empty.
-            value = column.type.rawValue.hasPrefix("character")
-                ? "pg_catalog.left(\(md5(table, column, row: i)), 1)::\(type: column.type)" : "NULL::\(type: column.type)"
+            // A PostgreSQL type a version file names (issue 34): numerics, dates and character
+            // types made here (unique ones from the row's number), else empty.
+            value = Self.postgreSQLTypeValue(column, row: i, hash: h, md5: md5(table, column, row: i), unique: unique) ?? "NULL::\(type: column.type)"
         }
         guard mayBeNull(column, in: table) else { return value }
         // The third row of every entity (rows of a hierarchy take turns), so every optional
@@ -223,7 +226,10 @@ public struct RoundTripData: Sendable {
     }
 
     private func isUnique(_ column: Column, in table: Table) -> Bool {
-        table.uniqueConstraints.contains { $0.columns.contains(column.name) }
+        // (A natural or composite key's attributes too: each unique makes the key unique. Its to-ones
+        // stay pseudo-random, so a key of to-ones alone may repeat.)
+        if case .attribute = column.origin, table.primaryKey.columns.contains(column.name) { return true }
+        return table.uniqueConstraints.contains { $0.columns.contains(column.name) }
     }
 
     /// Whether NULL is allowed in every row: the column is nullable and no sub-entity requires it.

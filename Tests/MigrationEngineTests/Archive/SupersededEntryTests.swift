@@ -74,12 +74,12 @@ struct SupersededEntryTests {
         }
     }
 
-    /// An archive an earlier release made (no `target`, no `superseded`) is listed as it is, and
+    /// An archive an earlier release made (no `target`, no `superseded`, no `row_key`) is listed as it is, and
     /// brought to this release's shape by the first migration that uses it; its entries come back.
     @Test func anEarlierReleasesArchiveIsUpgradedAndItsEntriesComeBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("Superseded", conninfo, insert: Self.rows)
-            try connection.execute(unsafeSQL: "ALTER TABLE \(schema)._tm_archive DROP COLUMN target, DROP COLUMN superseded")
+            try connection.execute(unsafeSQL: "ALTER TABLE \(schema)._tm_archive DROP COLUMN target, DROP COLUMN superseded, DROP COLUMN row_key")
             #expect(try await migrator.archiveUsage(tenant: "acme").map(\.usage.entries) == [2])
             try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
             let down = try await migrator.rollback(tenant: "acme", to: "v1")

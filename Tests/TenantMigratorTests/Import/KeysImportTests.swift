@@ -12,7 +12,7 @@ import Testing
 /// they reference: `model import` reports no difference, adoption and `verify` are clean, a tenant
 /// made from the imported model has the same catalog and its sequences begin at their start; a v2
 /// migrates both tenants and rolls back exactly, each sequence keeping its current value; a step
-/// that would archive values of a uuid-keyed entity is refused when planned, naming the entity.
+/// that archives values of uuid- and composite-keyed entities rolls back exactly.
 @Suite("Importing keys as they are")
 struct KeysImportTests {
     static let depot = [
@@ -115,21 +115,30 @@ struct KeysImportTests {
         }
     }
 
-    @Test func aStepThatWouldArchiveValuesOfAUUIDKeyedEntityIsRefusedWhenPlanned() async throws {
+    /// A step that archives values of the uuid-keyed Token (its required label dropped) and of the
+    /// composite-keyed InvoiceLine (its quantity dropped) migrates, and the way down gives every
+    /// value back (the archive keeps them by key: docs/Archive.md, "Rows keyed by anything").
+    @Test func aStepThatArchivesValuesOfUUIDAndCompositeKeyedEntitiesRollsBackExactly() async throws {
         try await TestPostgres.withDatabase { connection in
             let (v1, v2) = try importedChange(Self.schema, schema: "depot", file: "Depot/v2.yaml", on: connection) {
                 $0.replacingOccurrences(of: "      label: { type: \"character varying(40)\" }\n", with: "")
+                    .replacingOccurrences(of: "      quantity: { type: int32 }\n", with: "")
             }
+            #expect(v2.yamlText() != v1.yamlText())
             let family = try ModelFamily(name: "Depot", versions: [v1, v2])
-            let catalog = try AdoptedSchema("depot", family: family, on: connection).catalog
-            let before = try connection.userData(of: "depot")
-            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
-            #expect {
-                _ = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
-            } throws: { error in
-                "\(error)".contains("entity Token (table token) is keyed by (id uuid): the step archives values of it (label)")
-            }
-            #expect(try connection.userData(of: "depot") == before)
+            let adopted = try AdoptedSchema("depot", family: family, on: connection)
+            let runner = TenantExecutor(catalog: adopted.catalog, planner: MigrationPlanner(family: family))
+            // By column name: the rollback puts the re-added columns in model order, which is not the adopted table's.
+            let rows = "SELECT string_agg(to_jsonb(t)::text, ' | ' ORDER BY to_jsonb(t)::text) FROM depot.token t "
+                + "UNION ALL SELECT string_agg(to_jsonb(t)::text, ' | ' ORDER BY to_jsonb(t)::text) FROM depot.invoice_line t"
+            let before = try connection.column(rows, as: String.self), catalog = try connection.keyedCatalogShape(of: "depot")
+            #expect(try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection).outcome == .migrated)
+            // Two labels and three quantities, kept by their rows' keys.
+            #expect(try connection.scalar("SELECT count(*) FROM depot._tm_archive WHERE row_key IS NOT NULL", as: Int64.self) == 5)
+            #expect(try runner.migrate(try tenant("adopted"), .rollback(to: "v1"), on: connection).outcome == .migrated)
+            #expect(try connection.column(rows, as: String.self) == before)
+            #expect(try connection.keyedCatalogShape(of: "depot") == catalog)
+            #expect(try adopted.lifecycle.verify(try tenant("adopted"), on: connection).isClean)
         }
     }
 }
