@@ -138,6 +138,20 @@ import Testing
         }
     }
 
+    /// A declared narrowing of a numeric's scale rounds a value up past what the old type holds
+    /// (99999.999 at `numeric(8,3)` is 100000.0 at `numeric(8,1)`): the step migrates it, archives
+    /// each value the rounding changes, and the way down gives every one back exactly. (The archive's
+    /// test cast the rounded value back to `numeric(8,3)`, which failed the step with 22003.)
+    @Test func declaredNumericNarrowingThatRoundsPastTheOldTypeComesBack() async throws {
+        let h = try RuleHarness("NumericNarrowing")
+        try await TestPostgres.withDatabase { c in
+            try h.build("v1", seed: "INSERT INTO $S.price (amount) VALUES (99999.999), (1.25), (1.2), (NULL), (-99999.95)", on: c)
+            try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT amount FROM $S.price ORDER BY id", ["100000.0", "1.3", "1.2", "∅", "-100000.0"])
+            try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT amount FROM $S.price ORDER BY id",
+                                   ["99999.999", "1.250", "1.200", "∅", "-99999.950"])
+        }
+    }
+
     @Test func undeclaredNarrowingIsRefusedAtPlanning() throws {
         let h = try RuleHarness("Narrowing")
         do {
