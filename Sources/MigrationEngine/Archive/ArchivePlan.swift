@@ -266,8 +266,11 @@ struct ArchivePlan: Sendable {
                 // The value as the narrowed column will hold it differs from the value now. A value
                 // into or out of an enum keeps its text (or does not fit, and the step stops); the
                 // enum may not exist yet when the archive is copied.
+                // A numeric compares with a numeric of any scale: cast back to the old type, a value
+                // rounded up past it (99999.999 at numeric(8,3) is 100000.0 at numeric(8,1)) would overflow.
+                let back: SQL = oldType.rawValue.hasPrefix("numeric(") && newType.rawValue.hasPrefix("numeric") ? "" : oldType.cast
                 conditions.append(newType.enumName != nil || oldType.enumName != nil ? "false"
-                    : "\(live)\(newType.cast)\(oldType.cast) IS DISTINCT FROM \(live)")
+                    : "\(live)\(newType.cast)\(back) IS DISTINCT FROM \(live)")
             }
         } else {
             // A jsonb value goes in as its text, so a JSON null stays apart from an SQL NULL; so do
