@@ -101,13 +101,14 @@ struct InferredChangesSequenceOptionsTests {
             try connection.fixtureScript("SELECT setval('\(schema).part_seq', 60)")
             #expect(try nextPart() == 61)
 
-            // v3's maximum 50 is below the position 61: refused before anything changed, naming both.
+            // v3's maximum 50 is below the position, 65 (this session took 61 and cached up to 65, CACHE 5):
+            // refused before anything changed, naming both.
             do {
                 let refused = try runner.migrate(try TenantName("acme"), .migrate(to: "v3"), on: connection)
                 Issue.record("migrated: \(refused)")
             } catch {
                 let text = "\(error)"
-                #expect(text.contains("part_seq") && text.contains("61") && text.contains("50"), "\(text)")
+                #expect(text.contains("part_seq") && text.contains("position 65") && text.contains("maxValue 50"), "\(text)")
             }
             #expect(try settings() == "10 5000 5 true")
             #expect(try catalog.tenant(try TenantName("acme"), on: connection)?.version == "v2")
@@ -115,7 +116,8 @@ struct InferredChangesSequenceOptionsTests {
             let down = try runner.migrate(try TenantName("acme"), .rollback(to: "v1"), on: connection)
             #expect(down.outcome == .migrated, "\(down)")
             #expect(try settings() == "10 1000 5 false")
-            #expect(try nextPart() == 62)
+            // (From this session's cache, or past it.)
+            #expect(try (62...66).contains(nextPart()))
             #expect(try lifecycle.verify(try TenantName("acme"), on: connection).isClean)
         }
     }
