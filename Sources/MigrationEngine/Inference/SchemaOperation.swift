@@ -37,6 +37,9 @@ enum SchemaOperation: Sendable, Hashable {
     case dropTable(String)
     case addForeignKey(table: String, ForeignKey)
     case addUnique(table: String, UniqueConstraint)
+    /// `ADD CONSTRAINT … PRIMARY KEY`: on an existing unique index of its columns where there is
+    /// one (catalog only; a join table's `joinKey` that was `uniqueIndex`), else on the columns.
+    case addPrimaryKey(table: String, name: String, columns: [String], usingIndex: String?)
     case addCheck(table: String, CheckConstraint)
     case createIndex(table: String, Index)
     /// Moves the identity sequence past the largest id, after rows arrived with explicit ids.
@@ -58,7 +61,7 @@ enum SchemaOperation: Sendable, Hashable {
         case let .enumChange(change): return change.movesData
         case .setComment, .sequenceChange: return false
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
-             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
+             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addPrimaryKey, .addCheck, .createIndex, .resetIdentity:
             return false
         }
     }
@@ -120,6 +123,10 @@ enum SchemaOperation: Sendable, Hashable {
             return [foreignKey.addition(toTable: name)]
         case let .addUnique(name, unique):
             return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(objectName: unique.name) UNIQUE (\(ids: unique.columns))"]
+        case let .addPrimaryKey(name, constraint, _, index?):
+            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(objectName: constraint) PRIMARY KEY USING INDEX \(objectName: index)"]
+        case let .addPrimaryKey(name, constraint, columns, nil):
+            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(objectName: constraint) PRIMARY KEY (\(ids: columns))"]
         case let .addCheck(name, check):
             // Added without reading the rows, then validated: VALIDATE takes a lock that lets writes go on.
             return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql)) NOT VALID",

@@ -20,6 +20,9 @@ import Testing
         try await TestPostgres.withDatabase { c in
             try h.build("v1", seed: Self.links, on: c)
             let query = "SELECT \"A\", \"B\" FROM $S.\"_CategoryToPost\" ORDER BY 1, 2"
+            // Catalog only: the unique index becomes the primary key's.
+            let up = h.statements(try h.planner.plan(from: "v1", to: "v2"), on: c).joined(separator: "\n")
+            #expect(up.contains("PRIMARY KEY USING INDEX \"_CategoryToPost_A_B_key\"") && !up.contains("CREATE") && !up.contains("DROP"), "\(up)")
             try h.migrateExpecting("v1", "v2", on: c, rows: query, ["1|1", "2|1", "2|2"])
             #expect(try h.rows("SELECT count(*) FROM pg_constraint WHERE conrelid = '$S.\"_CategoryToPost\"'::regclass AND contype = 'p'", on: c) == ["1"])
             h.expectFailure(.uniqueViolation) { try c.execute("INSERT INTO t.\"_CategoryToPost\" VALUES (1, 1)") }
