@@ -60,13 +60,35 @@ struct DistinctEnumKeyTests {
               status: source.status.name
         """
 
-    @Test func oneRowPerEnumValueAndEveryIssueLinkedToIt() async throws {
+    /// v2 with Status keyed by a sequence of the model (Hibernate's way), which the app draws from next.
+    static let v2Sequence = v2.replacingOccurrences(of: "  Status:\n", with: "  Status:\n    key: { type: bigint, defaultExpression: \"nextval('status_seq'::regclass)\" }\n")
+        + "\nsequences:\n  status_seq: {}\n"
+
+    static func planner(v2: String) throws -> (ModelFamily, MigrationPlanner) {
         let family = try ModelFamily(name: "Issues", versions: [ModelVersion(name: "v1", yaml: Self.v1, file: "Issues/v1.yaml"),
-                                                                  ModelVersion(name: "v2", yaml: Self.v2, file: "Issues/v2.yaml")])
+                                                                  ModelVersion(name: "v2", yaml: v2, file: "Issues/v2.yaml")])
         let mappings = try [(Self.up, "v1-to-v2"), (Self.down, "v2-to-v1")].map {
             try MappingModel.load(yaml: $0.0, file: "Issues/Mappings/\($0.1).yaml", family: family, policies: PolicyRegistry())
         }
-        let planner = MigrationPlanner(family: family, mappings: mappings)
+        return (family, MigrationPlanner(family: family, mappings: mappings))
+    }
+
+    /// The rows a mapping makes take their ids explicitly: a key drawn from a model sequence is then
+    /// moved past them, so the app's next row does not take one of their ids.
+    @Test func aKeyDrawnFromAModelSequenceIsMovedPastTheRowsTheMappingMade() async throws {
+        let (family, planner) = try Self.planner(v2: Self.v2Sequence)
+        try await TestPostgres.withDatabase { c in
+            try c.fixtureScript("CREATE SCHEMA t")
+            try c.fixtureScript(try #require(family.version(named: "v1")).relationalSchema().createStatements(inSchema: "t", quoting: c).joined(separator: ";\n"))
+            try c.fixtureScript("INSERT INTO t.issue (title, status) VALUES ('a', 'open'), ('b', 'new')")
+            _ = try c.transaction { try planner.plan(from: "v1", to: "v2").run(inSchema: "t", on: $0) }
+            #expect(try c.column("SELECT id || ' ' || name FROM t.status ORDER BY id", as: String.self) == ["1 open", "2 new"])
+            #expect(try c.scalar("INSERT INTO t.status (name) VALUES ('closed') RETURNING id", as: Int64.self) == 3)
+        }
+    }
+
+    @Test func oneRowPerEnumValueAndEveryIssueLinkedToIt() async throws {
+        let (family, planner) = try Self.planner(v2: Self.v2)
         try await TestPostgres.withDatabase { c in
             try c.fixtureScript("CREATE SCHEMA t")
             try c.fixtureScript(try #require(family.version(named: "v1")).relationalSchema().createStatements(inSchema: "t", quoting: c).joined(separator: ";\n"))
