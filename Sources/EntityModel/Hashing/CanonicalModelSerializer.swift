@@ -116,8 +116,10 @@ extension EntityKey {
 }
 
 extension ModelSequence {
-    /// `sequence "hibernate_sequence" "bigint" start 1 increment 50`.
+    /// `sequence "hibernate_sequence" "bigint" start 1 increment 50`, then `minValue 10 maxValue 1000
+    /// cycle true cache 5` only where given, so that a sequence written before they existed keeps its hash.
     var canonicalText: String {
         "sequence \(CanonicalText.quoted(name)) \(CanonicalText.quoted(type.rawValue)) start \(start) increment \(increment)"
+            + optionKeys.map { " \($0.key) \($0.value)" }.joined()
     }
 }

@@ -19,7 +19,7 @@ extension ImportPlan {
 
     /// The sequences of the schema that no column owns, and that the model can declare.
     var standaloneSequences: [SequenceSnapshot] {
-        snapshot.sequences.filter { $0.ownedBy == nil && $0.limits == nil && SQLName.isSQLName($0.name) && !SQLName.isToolName($0.name)
+        snapshot.sequences.filter { $0.ownedBy == nil && $0.options != nil && SQLName.isSQLName($0.name) && !SQLName.isToolName($0.name)
             && PostgreSQLTypeName.parse($0.type).map(SurrogateKey.integerTypes.contains) == true }
     }
 
@@ -33,10 +33,13 @@ extension ImportPlan {
     mutating func readSequences() -> [ModelSequence] {
         let declared = standaloneSequences
         for sequence in snapshot.sequences where sequence.ownedBy == nil && !declared.contains(sequence) {
-            note(.notExpressed, "sequence \(sequence.name)", "it is \(sequence.definitionText); a sequence of the model is smallint, integer or bigint "
-                + "with a start and an increment, and the default minimum, maximum and cache, and does not cycle")
+            note(.notExpressed, "sequence \(sequence.name)", "it is \(sequence.definitionText); a sequence of the model is smallint, integer or bigint")
         }
-        return declared.map { ModelSequence(name: $0.name, type: PostgreSQLTypeName.parse($0.type)!, start: $0.start, increment: $0.increment) }
+        return declared.map { sequence in
+            let options = sequence.options!
+            return ModelSequence(name: sequence.name, type: PostgreSQLTypeName.parse(sequence.type)!, start: sequence.start, increment: sequence.increment,
+                                 minValue: options.minValue, maxValue: options.maxValue, cache: options.cache, cycle: options.cycle)
+        }
     }
 
     /// The `id` key of `table` as the model writes it, or nil for the standard key; a note where

@@ -5,7 +5,7 @@ extension VersionFileDecoder {
     /// The keys of a `key:` mapping.
     static let keyKeys = ["type", "identity", "defaultExpression"]
     /// The keys of a sequence.
-    static let sequenceKeys = ["type", "start", "increment"]
+    static let sequenceKeys = ["type", "start", "increment", "minValue", "maxValue", "cycle", "cache"]
 
     /// `key: [properties]` or `key: { type:, identity:, defaultExpression: }`.
     mutating func decodeKey(_ node: Node, of what: String) -> EntityKey? {
@@ -66,7 +66,7 @@ extension VersionFileDecoder {
         return key == .standard ? nil : .id(key)
     }
 
-    /// `sequences: { name: { type:, start:, increment: } }`.
+    /// `sequences: { name: { type:, start:, increment:, minValue:, maxValue:, cycle:, cache: } }`.
     mutating func decodeSequences(_ node: Node) -> [ModelSequence] {
         let declared = reader.entries(of: node, what: "sequences", allowsNull: true) ?? []
         return declared.compactMap { entry in
@@ -89,10 +89,14 @@ extension VersionFileDecoder {
                     let increment = int64(item.value, what: "increment of \(what)") ?? 1
                     if increment == 0 { reader.report(item.value, "the increment of \(what) must not be zero.") }
                     sequence.increment = increment == 0 ? 1 : increment
+                case "minValue": sequence.minValue = int64(item.value, what: "minValue of \(what)")
+                case "maxValue": sequence.maxValue = int64(item.value, what: "maxValue of \(what)")
+                case "cache": sequence.cache = int64(item.value, what: "cache of \(what)") ?? 1
+                case "cycle": sequence.cycle = reader.bool(item.value, what: "cycle of \(what)") ?? false
                 default: break
                 }
             }
-            return sequence
+            return sequence.normalizingBounds()
         }
     }
 

@@ -26,6 +26,17 @@ public struct SequenceSnapshot: Codable, Equatable, Sendable {
         self.ownedBy = ownedBy
     }
 
+    /// ``limits`` read back: nil bounds where it has none (the defaults), nil as a whole where the
+    /// text is not one ``limits`` writes.
+    public var options: (minValue: Int64?, maxValue: Int64?, cache: Int64, cycle: Bool)? {
+        guard let limits else { return (nil, nil, 1, false) }
+        let words = limits.split(separator: " ")
+        guard words.count >= 6, words[0] == "MINVALUE", words[2] == "MAXVALUE", words[4] == "CACHE",
+              let minimum = Int64(words[1]), let maximum = Int64(words[3]), let cache = Int64(words[5]),
+              words.count == 6 || (words.count == 7 && words[6] == "CYCLE") else { return nil }
+        return (minimum, maximum, cache, words.count == 7)
+    }
+
     /// `bigint START WITH 1 INCREMENT BY 50 OWNED BY order.id`.
     public var definitionText: String {
         "\(type) START WITH \(start) INCREMENT BY \(increment)" + (limits.map { " " + $0 } ?? "") + (ownedBy.map { " OWNED BY " + $0 } ?? "")

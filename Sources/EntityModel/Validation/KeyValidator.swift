@@ -51,6 +51,22 @@ struct KeyValidator {
         }
     }
 
+    /// A sequence's options as PostgreSQL takes them: bounds within its type, `minValue` below
+    /// `maxValue`, the start between them, and a cache of at least 1.
+    private mutating func checkBounds(of sequence: ModelSequence) {
+        let what = "sequence \(sequence.name)"
+        for (key, bound) in [("minValue", sequence.minValue), ("maxValue", sequence.maxValue)] {
+            guard let bound, !sequence.typeRange.contains(bound) else { continue }
+            report(sequence.location, "\(key) \(bound) of \(what) is out of the range of \(sequence.type.rawValue).")
+        }
+        if sequence.lowest >= sequence.highest {
+            report(sequence.location, "minValue \(sequence.lowest) of \(what) must be below its maxValue \(sequence.highest).")
+        } else if !(sequence.lowest...sequence.highest).contains(sequence.start) {
+            report(sequence.location, "start \(sequence.start) of \(what) is not between its minValue \(sequence.lowest) and maxValue \(sequence.highest).")
+        }
+        if sequence.cache < 1 { report(sequence.location, "cache \(sequence.cache) of \(what) must be at least 1.") }
+    }
+
     /// The sequences: valid, distinct names apart from the tables', and every `nextval('…')`
     /// default naming a sequence the version declares or a `serial` key owns.
     mutating func checkSequences(_ sequences: [ModelSequence]) {
@@ -65,6 +81,7 @@ struct KeyValidator {
             }
             if !names.insert(sequence.name).inserted { report(sequence.location, "\(what) is declared twice.") }
             if tables.contains(sequence.name) { report(sequence.location, "\(what) has the name of a table; a sequence and a table share one namespace.") }
+            checkBounds(of: sequence)
         }
         let owned = Set(graph.roots.filter { $0.key?.surrogate?.generation == .serial }.map { mapper.tableName(ofRoot: $0.name) + "_id_seq" })
         func check(_ value: DefaultValue?, of what: String, at location: SourceLocation?) {

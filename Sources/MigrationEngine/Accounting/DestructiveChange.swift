@@ -14,6 +14,8 @@ public struct DestructiveChange: Sendable, Codable, Hashable, CustomStringConver
         case removeEnumValues
         /// Declared by a mapping or policy (`loses:`).
         case custom
+        /// A sequence the model no longer lists, and its position (the archive keeps the position).
+        case dropSequence
     }
 
     public var kind: Kind
@@ -41,4 +43,8 @@ public struct DestructiveChange: Sendable, Codable, Hashable, CustomStringConver
     }
 
     public var description: String { detail }
+
+    /// Whether the tenant's archive keeps what it destroys (a table's or column's values, a
+    /// sequence's position), so that a way back gives it back: else it is lost for good.
+    public var isKeptByArchive: Bool { !table.isEmpty || kind == .dropSequence }
 }

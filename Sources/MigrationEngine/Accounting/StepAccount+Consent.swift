@@ -9,7 +9,7 @@ extension StepAccount {
     /// mapping read them: they can come back.
     public var archivedChanges: [DestructiveChange] {
         unique(destroyed.compactMap { entry in
-            guard case let .destroyed(change) = entry.fate, !change.table.isEmpty else { return nil }
+            guard case let .destroyed(change) = entry.fate, change.isKeptByArchive else { return nil }
             return change
         } + overwrites + droppedAfterReading + keptForTheWayBack)
     }
@@ -46,7 +46,7 @@ extension StepAccount {
 
     /// The items truly lost: what consent (`--allow-destructive`) is asked for up front.
     public func lostChanges(archiving: Bool) -> [DestructiveChange] {
-        archiving ? destructiveChanges.filter(\.table.isEmpty) : unique(destructiveChanges + overwrites)
+        archiving ? destructiveChanges.filter { !$0.isKeptByArchive } : unique(destructiveChanges + overwrites)
     }
 
     /// Values an expression or policy writes over in place.

@@ -68,7 +68,10 @@ struct ArchivePlan: Sendable {
     }
 
     /// Whether the step destroys or overwrites anything the archive keeps.
-    var archivesSomething: Bool { !items.isEmpty }
+    var archivesSomething: Bool { !items.isEmpty || !removedSequences.isEmpty }
+
+    /// The sequences the step drops, whose positions the archive keeps (``StepArchive/copySequencePositions()``).
+    private(set) var removedSequences: [RemovedSequence] = []
 
     /// One archive copy: a column's values (or whole rows, `column` nil) of a source table, in
     /// the rows a predicate selects (nil: all).
@@ -141,6 +144,7 @@ struct ArchivePlan: Sendable {
         self.restores = restores
         self.family = family
         self.proofs = proofs
+        removedSequences = Self.removedSequences(along: versions)
         items = []
         guard let attributed = attribute(Self.items(account: account, names: names, sourceSchema: sourceSchema), self) else { return nil }
         items = attributed.map { item in

@@ -168,6 +168,7 @@ extension StepArchive {
                 else { continue }
                 try restoreIdentity(restore, of: table, into: name)
             }
+            try restoreSequencePositions(restore, entries)
             for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn && column != Self.identityColumn {
                 guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
                       let definition = target.column(named: targetColumn) else { continue }

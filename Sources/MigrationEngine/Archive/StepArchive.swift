@@ -88,6 +88,7 @@ public final class StepArchive {
     /// was. Its copies are queued: they go out with the step's next statements.
     func beforeStep() throws {
         try prepareForWrites()
+        try copySequencePositions()
         try copy(plan.items.filter(\.narrowing))
     }
 

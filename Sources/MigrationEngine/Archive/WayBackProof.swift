@@ -271,7 +271,7 @@ private extension SchemaOperation {
         case .setComment, .sequenceChange:
             return []
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
-             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
+             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addPrimaryKey, .addCheck, .createIndex, .resetIdentity:
             return []
         }
     }

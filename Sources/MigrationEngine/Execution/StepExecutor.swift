@@ -116,6 +116,8 @@ public struct StepExecutor {
         let closing = program.closing.filter { !provedDrops.contains($0.operation) }
 
         try archive.checkRestorable()
+        try SequencePositionCheck(schema: schema, step: "\(step.source.name) → \(step.destination.name)")
+            .run(program.operations.compactMap { if case let .sequenceChange(change) = $0 { change } else { nil } }, on: connection)
         try archiving?.beforeStep()
         batch.add(program.schemaChanges)
         if archiving != nil || step.hooks?.willMigrate != nil {

@@ -17,6 +17,9 @@ extension SchemaDiffer {
            oldTable.primaryKey.name != newTable.primaryKey.name, translate(oldTable.primaryKey.columns) == newTable.primaryKey.columns {
             emit(.renameConstraints, .renameConstraint(table: table, from: oldTable.primaryKey.name, to: newTable.primaryKey.name, ownsIndex: true))
         }
+        // A join table's key changed kind (`joinKey`): its rows stay (``keyChangedKind``).
+        let keyIndex = keyChangedKind(oldTable, newTable, translate: translate)
+
 
         matchConstraints(oldTable.foreignKeys, newTable.foreignKeys, oldTable: oldTable.name, newTable: table, name: \.name, ownsIndex: false, add: { .addForeignKey(table: table, $0) }) { old, new in
             translate(old.columns) == new.columns && new.onDelete == old.onDelete && new.onUpdate == old.onUpdate && new.isDeferred == old.isDeferred
@@ -30,7 +33,7 @@ extension SchemaDiffer {
         }
 
         var keptIndexes: Set<String> = []
-        for index in oldTable.indexes {
+        for index in oldTable.indexes where index.name != keyIndex {
             // Kept when it is the same definition in the destination's column names (an index of
             // SQL keys is kept only where those read no renamed column: its text names them).
             let match = translate(index.columns).flatMap { mapped in
@@ -49,6 +52,27 @@ extension SchemaDiffer {
         }
         for index in newTable.indexes where !keptIndexes.contains(index.name) {
             emit(.createIndexes, .createIndex(table: table, index))
+        }
+    }
+
+    /// A key that becomes a `PRIMARY KEY` constraint where it was a unique index, or the other
+    /// way (a join table's `joinKey`), on the same columns. The primary key is added on the unique
+    /// index (`ADD CONSTRAINT … PRIMARY KEY USING INDEX`, catalog only: the index becomes the
+    /// constraint's); a primary key that becomes a unique index is dropped, and the index made
+    /// (below). Returns the old unique index the new primary key takes, which is neither kept nor dropped.
+    private mutating func keyChangedKind(_ oldTable: Table, _ newTable: Table, translate: ([String]) -> [String]?) -> String? {
+        switch (oldTable.keyIsUniqueIndex == true, newTable.keyIsUniqueIndex == true) {
+        case (false, true):
+            emit(.dropConstraints, .dropConstraint(table: oldTable.name, name: oldTable.primaryKey.name, ownsIndex: true))
+            return nil
+        case (true, false):
+            let index = oldTable.indexes.first { $0.name == oldTable.primaryKey.name && $0.isUnique == true && $0.elements == nil && $0.predicate == nil }
+            let usable = index.flatMap { translate($0.columns) } == newTable.primaryKey.columns
+            emit(.addConstraints, .addPrimaryKey(table: newTable.name, name: newTable.primaryKey.name, columns: newTable.primaryKey.columns,
+                                                 usingIndex: usable ? index?.name : nil))
+            return usable ? index?.name : nil
+        default:
+            return nil
         }
     }
 

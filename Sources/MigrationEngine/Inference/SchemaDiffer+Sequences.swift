@@ -17,15 +17,15 @@ extension SchemaDiffer {
     }
 
     /// Drops the sequences the destination no longer lists, after the step's tables and defaults
-    /// stopped drawing from them. Its position is lost (a way back creates it again at its
-    /// `start`): the account says so, and the step needs consent.
+    /// stopped drawing from them. The archive keeps its position (``ArchivePlan/removedSequences``)
+    /// and a way back sets it there again; without the archive it is lost, and the step needs consent.
     mutating func finishSequences() {
         let newNames = Set(new.sequences.map(\.name))
         for sequence in old.sequences where !newNames.contains(sequence.name) {
             emit(.dropTables, .sequenceChange(.drop(sequence.name)))
-            account.append(.init(kind: .rows, table: ""), .destroyed(DestructiveChange(kind: .custom, table: "",
-                detail: "drops the sequence \(sequence.name) and its position (a way back creates it again at START \(sequence.start): "
-                    + "set it past the values in use with setval if rows keep them)")))
+            account.append(.init(kind: .rows, table: ""), .destroyed(DestructiveChange(kind: .dropSequence, table: "",
+                detail: "drops the sequence \(sequence.name); the archive keeps its position, where a way back makes it again "
+                    + "(without the archive, it makes it again at START \(sequence.start))")))
         }
     }
 

@@ -37,9 +37,13 @@ enum SchemaOperation: Sendable, Hashable {
     case dropTable(String)
     case addForeignKey(table: String, ForeignKey)
     case addUnique(table: String, UniqueConstraint)
+    /// `ADD CONSTRAINT … PRIMARY KEY`: on an existing unique index of its columns where there is
+    /// one (catalog only; a join table's `joinKey` that was `uniqueIndex`), else on the columns.
+    case addPrimaryKey(table: String, name: String, columns: [String], usingIndex: String?)
     case addCheck(table: String, CheckConstraint)
     case createIndex(table: String, Index)
-    /// Moves the identity sequence past the largest id, after rows arrived with explicit ids.
+    /// Moves the identity sequence (or the serial's, or the model sequence the key's default draws
+    /// from) past the largest id, after rows arrived with explicit ids.
     case resetIdentity(table: String)
     /// Creates, changes or drops an enum type of the model.
     case enumChange(EnumChange)
@@ -58,7 +62,7 @@ enum SchemaOperation: Sendable, Hashable {
         case let .enumChange(change): return change.movesData
         case .setComment, .sequenceChange: return false
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
-             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addCheck, .createIndex, .resetIdentity:
+             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addPrimaryKey, .addCheck, .createIndex, .resetIdentity:
             return false
         }
     }
@@ -120,6 +124,10 @@ enum SchemaOperation: Sendable, Hashable {
             return [foreignKey.addition(toTable: name)]
         case let .addUnique(name, unique):
             return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(objectName: unique.name) UNIQUE (\(ids: unique.columns))"]
+        case let .addPrimaryKey(name, constraint, _, index?):
+            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(objectName: constraint) PRIMARY KEY USING INDEX \(objectName: index)"]
+        case let .addPrimaryKey(name, constraint, columns, nil):
+            return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(objectName: constraint) PRIMARY KEY (\(ids: columns))"]
         case let .addCheck(name, check):
             // Added without reading the rows, then validated: VALIDATE takes a lock that lets writes go on.
             return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(id: check.name) CHECK (\(check.condition.sql)) NOT VALID",
@@ -129,8 +137,18 @@ enum SchemaOperation: Sendable, Hashable {
         case let .resetIdentity(name):
             // Never below the sequence's own minimum: Citus gives a distributed table's identity a
             // range per node (from its group id × 2^48), and `setval` below it fails (22003).
-            return ["SELECT pg_catalog.setval(q.seqrelid, GREATEST(coalesce((SELECT pg_catalog.max(id) FROM \(table: name)), 0) + 1, q.seqmin), false) "
-                + "FROM pg_catalog.pg_sequence AS q WHERE q.seqrelid = pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: name), 'id')::regclass"]
+            // A key whose default draws from a sequence of the model (`sequences:`, which no column
+            // owns) is moved past the rows too, but never back: other tables may draw from it.
+            let owned: SQL = "pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: name), 'id')::pg_catalog.regclass"
+            let drawn: SQL = "(SELECT d.refobjid FROM pg_catalog.pg_attrdef AS ad "
+                + "JOIN pg_catalog.pg_attribute AS a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum AND a.attname = 'id' "
+                + "JOIN pg_catalog.pg_depend AS d ON d.classid = 'pg_catalog.pg_attrdef'::pg_catalog.regclass AND d.objid = ad.oid "
+                + "AND d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+                + "JOIN pg_catalog.pg_class AS s ON s.oid = d.refobjid AND s.relkind = 'S' "
+                + "WHERE ad.adrelid = pg_catalog.to_regclass(\(qualifiedNameLiteral: name)) LIMIT 1)"
+            return ["SELECT pg_catalog.setval(q.seqrelid, GREATEST(coalesce((SELECT pg_catalog.max(id) FROM \(table: name)), 0) + 1, q.seqmin, "
+                + "CASE WHEN o.owned IS NULL THEN coalesce(pg_catalog.pg_sequence_last_value(q.seqrelid) + q.seqincrement, q.seqmin) ELSE q.seqmin END), false) "
+                + "FROM (SELECT \(owned) AS owned) AS o JOIN pg_catalog.pg_sequence AS q ON q.seqrelid = coalesce(o.owned, \(drawn))"]
         case let .enumChange(change):
             return change.statements
         case let .sequenceChange(change):

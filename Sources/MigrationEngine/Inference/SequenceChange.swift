@@ -6,7 +6,9 @@ import TypedSQL
 enum SequenceChange: Sendable, Hashable {
     /// `CREATE SEQUENCE`, before the tables, whose defaults may draw from it.
     case create(ModelSequence)
-    /// `ALTER SEQUENCE … AS … START WITH … INCREMENT BY …`, of what changed.
+    /// `ALTER SEQUENCE … AS … START WITH … INCREMENT BY … MINVALUE … MAXVALUE … CYCLE … CACHE …`,
+    /// of what changed. Bounds that would leave the tenant's position outside are refused first
+    /// (``SequencePositionCheck``).
     case alter(from: ModelSequence, to: ModelSequence)
     /// `DROP SEQUENCE`, once no default draws from it.
     case drop(String)
@@ -23,6 +25,10 @@ enum SequenceChange: Sendable, Hashable {
             if old.type != new.type { changes.append(" AS \(raw: new.type.rawValue)") }
             if old.start != new.start { changes.append(" START WITH \(raw: String(new.start))") }
             if old.increment != new.increment { changes.append(" INCREMENT BY \(raw: String(new.increment))") }
+            if old.minValue != new.minValue { changes.append(new.minValue.map { " MINVALUE \(raw: String($0))" } ?? " NO MINVALUE") }
+            if old.maxValue != new.maxValue { changes.append(new.maxValue.map { " MAXVALUE \(raw: String($0))" } ?? " NO MAXVALUE") }
+            if old.cycle != new.cycle { changes.append(new.cycle ? " CYCLE" : " NO CYCLE") }
+            if old.cache != new.cache { changes.append(" CACHE \(raw: String(new.cache))") }
             return changes.isEmpty ? [] : ["ALTER SEQUENCE \(table: new.name)\(changes, joinedBy: "")"]
         case let .drop(name):
             return ["DROP SEQUENCE \(table: name)"]
@@ -31,11 +37,19 @@ enum SequenceChange: Sendable, Hashable {
         }
     }
 
+    /// The bounds a tenant's sequence must already be within for this change: the new ones, where
+    /// they are narrower than the old (a type narrowed, a `minValue` raised, a `maxValue` lowered).
+    var narrowedBounds: (name: String, bounds: ClosedRange<Int64>)? {
+        guard case let .alter(old, new) = self, new.lowest > old.lowest || new.highest < old.highest else { return nil }
+        return (new.name, new.lowest...new.highest)
+    }
+
     /// What it does, in a few words, for plans.
     var summary: String {
         switch self {
         case let .create(sequence): "creating the sequence \(sequence.name)"
-        case let .alter(_, new): "changing the sequence \(new.name) (\(new.type.rawValue), start \(new.start), increment \(new.increment))"
+        case let .alter(_, new): "changing the sequence \(new.name) (\(new.type.rawValue), start \(new.start), increment \(new.increment)"
+            + new.optionKeys.map { ", \($0.key) \($0.value)" }.joined() + ")"
         case let .drop(name): "dropping the sequence \(name)"
         case let .rename(from, to): "renaming the sequence \(from) to \(to)"
         }

@@ -172,6 +172,8 @@ extension SchemaOperation {
             return isNullable
         case let .addForeignKey(table, _), let .addUnique(table, _), let .addCheck(table, _), let .createIndex(table, _):
             return newTables.contains(table)
+        case let .addPrimaryKey(table, _, _, index):
+            return index != nil || newTables.contains(table)
         case .alterType, .backfill, .renameDiscriminatorValue, .deleteEntityRows, .dropLinksTo, .moveLinks, .moveRows:
             return false
         case let .enumChange(change):
@@ -191,6 +193,7 @@ extension SchemaOperation {
         case let .deleteEntityRows(table, _): return "deleting the rows of removed entities from \(table)"
         case let .addForeignKey(table, key): return "adding the foreign key \(key.name) to \(table)"
         case let .addUnique(table, unique): return "adding the unique constraint \(unique.name) to \(table)"
+        case let .addPrimaryKey(table, name, _, _): return "adding the primary key \(name) to \(table)"
         case let .addCheck(table, check): return "adding the check \(check.name) to \(table)"
         case let .createIndex(table, index): return "creating the index \(index.name) on \(table)"
         case let .enumChange(change): return change.summary

@@ -267,7 +267,7 @@ extension PlanDocument.AccountRow {
             let policy = by.hasPrefix("policy ") ? by.prefix { $0 != "(" }.trimmingCharacters(in: .whitespaces) : nil
             return .init(source: source, fate: .transformed, detail: detail, responsible: policy ?? responsible)
         case let .destroyed(change):
-            let fate: PlanDocument.Fate = change.table.isEmpty ? .lost : .archived
+            let fate: PlanDocument.Fate = change.isKeptByArchive ? .archived : .lost
             let detail = change.detail + (change.dependsOnData ? " (where rows match; counted when the step runs)" : "")
             return .init(source: source, fate: fate, detail: detail, responsible: responsible)
         }
