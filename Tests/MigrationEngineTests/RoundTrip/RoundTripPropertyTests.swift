@@ -161,7 +161,7 @@ struct RoundTripPropertyTests {
         var planned: [String: MigrationPlan] = [:]
         for trip in 0..<pathsPerFamily {
             var pathRandom = SeededGenerator(seed: seed &+ UInt64(index * 31 + trip))
-            let start = generated.laterStartsAllowed ? Int.random(in: 0..<names.count, using: &pathRandom) : 0
+            let start = generated.randomStart(names.count, using: &pathRandom)
             var path = [start]
             for _ in 0..<Int.random(in: 1...3, using: &pathRandom) {
                 var next = path.last!

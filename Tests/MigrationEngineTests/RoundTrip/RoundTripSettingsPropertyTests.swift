@@ -98,7 +98,7 @@ struct RoundTripSettingsPropertyTests {
         let planner = MigrationPlanner(family: family, mappings: mappings)
         var random = SeededGenerator(seed: seed &+ 0x5E77 &+ UInt64(index * 31))
         let count = family.versionNames.count
-        let start = generated.laterStartsAllowed ? Int.random(in: 0..<count, using: &random) : 0
+        let start = generated.randomStart(count, using: &random)
         var path = [start]
         for _ in 0..<Int.random(in: 1...3, using: &random) {
             var next = path.last!
