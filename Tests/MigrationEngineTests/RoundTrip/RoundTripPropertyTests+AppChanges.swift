@@ -34,6 +34,8 @@ struct RoundTripAppChangeTests {
         /// Families with a `distinct:` mapping, and app changes to what a way back derives from
         /// another row (the row a link names, or the link).
         var distinctFamilies = 0, otherRowUpdates = 0
+        /// Families with a generated Swift policy (``GeneratedInPlacePolicy``).
+        var policyFamilies = 0
         var superseded = 0, provedColumns = 0, withheldProofs = 0
         var failures: [String] = []
 
@@ -42,7 +44,7 @@ struct RoundTripAppChangeTests {
             inserts += other.inserts; updates += other.updates; deletes += other.deletes; relinks += other.relinks; nulls += other.nulls
             refusedByPostgres += other.refusedByPostgres; superseded += other.superseded
             requiredFamilies += other.requiredFamilies; dependentDeletes += other.dependentDeletes
-            distinctFamilies += other.distinctFamilies; otherRowUpdates += other.otherRowUpdates
+            distinctFamilies += other.distinctFamilies; otherRowUpdates += other.otherRowUpdates; policyFamilies += other.policyFamilies
             provedColumns += other.provedColumns; withheldProofs += other.withheldProofs
             failures += other.failures
         }
@@ -61,7 +63,7 @@ struct RoundTripAppChangeTests {
         print("round-trip property with app changes: seed \(RoundTripPropertyTests.seed), \(tally.families) families, \(tally.trips) trips, "
             + "\(tally.cycles) cycles (S → U, app, U → S), app: \(tally.inserts) inserts, \(tally.updates) updates, \(tally.deletes) deletes, "
             + "\(tally.relinks) relinks, \(tally.nulls) NULLs written, \(tally.refusedByPostgres) refused by constraints, "
-            + "\(tally.otherRowUpdates) to what a way back derives from another row (\(tally.distinctFamilies) families with distinct: mappings), "
+            + "\(tally.otherRowUpdates) to what a way back derives from another row (\(tally.distinctFamilies) families with distinct: mappings, \(tally.policyFamilies) with a Swift policy), "
             + "\(tally.dependentDeletes) rows deleted first as they named a deleted row by a required to-one (\(tally.requiredFamilies) families with required to-ones); "
             + "\(tally.superseded) archived values superseded as expected, \(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld; "
             + "\(tally.values) values compared as text, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
@@ -75,6 +77,7 @@ struct RoundTripAppChangeTests {
         #expect(tally.inserts > Self.families / 2 && tally.updates > Self.families && tally.deletes > Self.families / 4 && tally.relinks > Self.families / 4,
                 "the app must insert, update, delete and relink")
         #expect(tally.superseded > Self.families / 8, "app changes must supersede archived values")
+        #expect(tally.distinctFamilies > 0 && tally.policyFamilies > 0, "families must have distinct: mappings and Swift policies")
         #expect(!Self.requiredToOnes || tally.requiredFamilies > Self.families / 10, "families must have required to-ones")
     }
 
@@ -110,7 +113,8 @@ struct RoundTripAppChangeTests {
         let generated = generator.family(named: "F\(index)")
         var tally = Tally(families: 1)
         tally.requiredFamilies = generated.changes.contains { $0.hasPrefix("required to-one") } ? 1 : 0
-        tally.distinctFamilies = generated.mappedChanges.contains { if case .distinct = $0.kind { true } else { false } } ? 1 : 0
+        tally.distinctFamilies = generated.distinctVersion != nil ? 1 : 0
+        tally.policyFamilies = generated.policies.isEmpty ? 0 : 1
         let family: ModelFamily, mappings: [MappingModel]
         do {
             (family, mappings) = try RoundTripPropertyTests.load(generated, index: index)

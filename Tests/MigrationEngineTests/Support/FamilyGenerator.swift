@@ -115,6 +115,8 @@ struct FamilyGenerator {
         /// of the wider type need not fit when narrowed back). (Paths from above an in-place
         /// rewrite, and through an entity added and removed again, are walked: issue 30.)
         var laterStartsAllowed = true
+        /// The Swift policies its mapped steps name (``GeneratedInPlacePolicy``, ``registry``).
+        var policies: [GeneratedInPlacePolicy.Registration] = []
 
         /// The newer version of the first `distinct:` pair, if any. A path whose data starts there
         /// or above and walks down below it and up again is not a round trip the product keeps
@@ -185,6 +187,7 @@ struct FamilyGenerator {
     private var changes: [String] = []
     private var safeWayBacks = 0, unsafeWayBacks = 0, laterStartsAllowed = true
     private var mappedChanges: [MappedChange] = []
+    private var policies: [GeneratedInPlacePolicy.Registration] = []
     private var refusals: [(version: Int, entity: String, attribute: String)] = []
     /// The index of the version being made.
     private var version = 0
@@ -193,6 +196,11 @@ struct FamilyGenerator {
     var mappedPercent = 30
     /// How often a mapped step is a `distinct:` mapping (percent; ``distinctMapping(_:version:)``).
     var distinctPercent = 30
+    /// How often an in-place rewrite is made by a Swift policy instead of an expression
+    /// (``GeneratedInPlacePolicy``; drawn from a stream of its own: the families are otherwise
+    /// those of the same seed without).
+    var policyPercent = 35
+    private var policyRandom: SeededGenerator
     /// Whether some to-ones of the first version are required (``Relationship/optional``). Drawn
     /// from a stream of their own, so the families are otherwise those of the same seed without.
     var requiredToOnes = true
@@ -203,6 +211,7 @@ struct FamilyGenerator {
     init(seed: UInt64, mappedPercent: Int = 30, requiredToOnes: Bool = true, requiredPercent: Int = 40) {
         random = SeededGenerator(seed: seed)
         requiredRandom = SeededGenerator(seed: seed &+ 0xA11CE)
+        policyRandom = SeededGenerator(seed: seed &+ 0x9011C7)
         self.mappedPercent = mappedPercent
         self.requiredToOnes = requiredToOnes
         self.requiredPercent = requiredPercent
@@ -236,7 +245,7 @@ struct FamilyGenerator {
 
     mutating func family(named name: String) -> Family {
         changes = []
-        (safeWayBacks, unsafeWayBacks, laterStartsAllowed, mappedChanges, refusals) = (0, 0, true, [], [])
+        (safeWayBacks, unsafeWayBacks, laterStartsAllowed, mappedChanges, refusals, policies) = (0, 0, true, [], [], [])
         var model = first()
         var versions = [model.yaml]
         var models = [model]
@@ -261,7 +270,7 @@ struct FamilyGenerator {
             model = next
         }
         return Family(name: name, versions: versions, mappings: mappings, changes: changes, models: models, mappedChanges: mappedChanges, refusals: refusals,
-                      safeWayBacks: safeWayBacks, unsafeWayBacks: unsafeWayBacks, laterStartsAllowed: laterStartsAllowed)
+                      safeWayBacks: safeWayBacks, unsafeWayBacks: unsafeWayBacks, laterStartsAllowed: laterStartsAllowed, policies: policies)
     }
 
     /// v1: two or three plain entities with relationships between them, and a hierarchy.
@@ -481,6 +490,14 @@ struct FamilyGenerator {
             let wayDown = chance(50)
             mappedChanges.append(MappedChange(version: version, entity: model.entities[e].lineage, kind: .inPlace(
                 attribute: attribute.lineage, down: wayDown ? down.replacingOccurrences(of: "source.\(attribute.name)", with: "{x}") : nil)))
+            if Int.random(in: 0..<100, using: &policyRandom) < policyPercent {
+                // The same rewrite by a Swift policy, row by row.
+                let name = "P\(entity)\(attribute.name)V\(version)"
+                policies.append(GeneratedInPlacePolicy.Registration(name: name, entity: entity, attribute: attribute.name, type: attribute.type, fillsNulls: filled != up))
+                changes.append("policy \(name) for it")
+                let up = "source: {from}\ndestination: {to}\nentityMappings:\n  - name: \(entity)To\(entity)\n    source: \(entity)\n    destination: \(entity)\n    policy: \(name)\n"
+                return (up, wayDown ? file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n") : nil)
+            }
             return (file("{from}", "{to}", "      \(attribute.name): \"\(filled)\"\n"),
                     wayDown ? file("{to}", "{from}", "      \(attribute.name): \"\(down)\"\n") : nil)
         }
