@@ -31,6 +31,11 @@ struct RoundTripAppChangeTests {
         var inserts = 0, updates = 0, deletes = 0, relinks = 0, nulls = 0, refusedByPostgres = 0
         /// Families with required to-ones, and rows deleted before the row they named by one.
         var requiredFamilies = 0, dependentDeletes = 0
+        /// Families with a `distinct:` mapping, and app changes to what a way back derives from
+        /// another row (the row a link names, or the link).
+        var distinctFamilies = 0, otherRowUpdates = 0
+        /// Families with a generated Swift policy (``GeneratedInPlacePolicy``).
+        var policyFamilies = 0
         var superseded = 0, provedColumns = 0, withheldProofs = 0
         var failures: [String] = []
 
@@ -39,6 +44,7 @@ struct RoundTripAppChangeTests {
             inserts += other.inserts; updates += other.updates; deletes += other.deletes; relinks += other.relinks; nulls += other.nulls
             refusedByPostgres += other.refusedByPostgres; superseded += other.superseded
             requiredFamilies += other.requiredFamilies; dependentDeletes += other.dependentDeletes
+            distinctFamilies += other.distinctFamilies; otherRowUpdates += other.otherRowUpdates; policyFamilies += other.policyFamilies
             provedColumns += other.provedColumns; withheldProofs += other.withheldProofs
             failures += other.failures
         }
@@ -57,6 +63,7 @@ struct RoundTripAppChangeTests {
         print("round-trip property with app changes: seed \(RoundTripPropertyTests.seed), \(tally.families) families, \(tally.trips) trips, "
             + "\(tally.cycles) cycles (S → U, app, U → S), app: \(tally.inserts) inserts, \(tally.updates) updates, \(tally.deletes) deletes, "
             + "\(tally.relinks) relinks, \(tally.nulls) NULLs written, \(tally.refusedByPostgres) refused by constraints, "
+            + "\(tally.otherRowUpdates) to what a way back derives from another row (\(tally.distinctFamilies) families with distinct: mappings, \(tally.policyFamilies) with a Swift policy), "
             + "\(tally.dependentDeletes) rows deleted first as they named a deleted row by a required to-one (\(tally.requiredFamilies) families with required to-ones); "
             + "\(tally.superseded) archived values superseded as expected, \(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld; "
             + "\(tally.values) values compared as text, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
@@ -70,6 +77,7 @@ struct RoundTripAppChangeTests {
         #expect(tally.inserts > Self.families / 2 && tally.updates > Self.families && tally.deletes > Self.families / 4 && tally.relinks > Self.families / 4,
                 "the app must insert, update, delete and relink")
         #expect(tally.superseded > Self.families / 8, "app changes must supersede archived values")
+        #expect(tally.distinctFamilies > 0 && tally.policyFamilies > 0, "families must have distinct: mappings and Swift policies")
         #expect(!Self.requiredToOnes || tally.requiredFamilies > Self.families / 10, "families must have required to-ones")
     }
 
@@ -100,9 +108,13 @@ struct RoundTripAppChangeTests {
         // (With required to-ones: the app deletes the rows that name a row by one before the row,
         // AppChangeOracle.dependents(in:on:).)
         var generator = FamilyGenerator(seed: seed, mappedPercent: 60, requiredToOnes: Self.requiredToOnes, requiredPercent: 90)
+        // (distinct: mappings, whose ways back derive from other rows, in about a third of the families.)
+        generator.distinctPercent = 40
         let generated = generator.family(named: "F\(index)")
         var tally = Tally(families: 1)
         tally.requiredFamilies = generated.changes.contains { $0.hasPrefix("required to-one") } ? 1 : 0
+        tally.distinctFamilies = generated.distinctVersion != nil ? 1 : 0
+        tally.policyFamilies = generated.policies.isEmpty ? 0 : 1
         let family: ModelFamily, mappings: [MappingModel]
         do {
             (family, mappings) = try RoundTripPropertyTests.load(generated, index: index)
@@ -116,7 +128,9 @@ struct RoundTripAppChangeTests {
         var lower = generated.laterStartsAllowed ? Int.random(in: 0..<(names.count - 1), using: &random) : 0
         var upper = Int.random(in: (lower + 1)..<names.count, using: &random)
         // Mostly across a mapped step, where the archive and the app's changes meet.
-        if let mapped = generated.mappedChanges.randomElement(using: &random)?.version, Int.random(in: 0..<10, using: &random) < 7 {
+        // (A distinct: mapping's first, where there is one: its way back derives from other rows.)
+        let distinct = generated.mappedChanges.filter { if case .distinct = $0.kind { true } else { false } }
+        if let mapped = (distinct.isEmpty ? generated.mappedChanges : distinct).randomElement(using: &random)?.version, Int.random(in: 0..<10, using: &random) < 7 {
             lower = generated.laterStartsAllowed ? Int.random(in: 0..<mapped, using: &random) : 0
             upper = Int.random(in: mapped..<names.count, using: &random)
         }
@@ -179,7 +193,7 @@ struct RoundTripAppChangeTests {
             for schema in [schemas.expected, schemas.upLeft] { try connection.execute("DROP SCHEMA IF EXISTS \(id: schema) CASCADE", schema: schemas.tenant) }
             try AppChangeOracle.copy(schemas.tenant, tables: down.lower.tables, into: schemas.expected, on: connection)
             for plan in plans[2 * cycle] { try run(plan, schemas.tenant, &tally, on: connection) }
-            try AppChangeOracle.copy(schemas.tenant, tables: down.tables.map(\.upper), into: schemas.upLeft, on: connection)
+            try AppChangeOracle.copy(schemas.tenant, tables: down.upLeftTables, into: schemas.upLeft, on: connection)
             try workload.run(5, on: down, schema: schemas.tenant, role: role, undeletable: undeletable, dependents: dependents, on: connection)
             let superseded = try down.supersededValues(schemas, on: connection)
             try down.apply(schemas, on: connection)
@@ -199,7 +213,7 @@ struct RoundTripAppChangeTests {
             for value in superseded {
                 let parts = value.split(separator: " ").map(String.init)
                 let kept = archived ? try connection.execute("""
-                    SELECT count(*) FROM \(table: "_tm_archive") WHERE superseded AND table_name = \(bind: .text(parts[0]))
+                    SELECT count(*) FROM \(table: "_tm_archive") WHERE superseded AND table_name = ANY (\(bind: .text("{" + down.names(ofTable: parts[0]).sorted().joined(separator: ",") + "}"))::text[])
                     AND column_name = ANY (\(bind: .text("{" + down.names(of: parts[1], in: parts[0]).sorted().joined(separator: ",") + "}"))::text[]) AND row_id = \(bind: .integer(Int64(parts[2])!))
                     """, schema: schemas.tenant).first!.decode(Int64.self, at: 0) : 0
                 if kept == 0 { tally.failures.append("\(description), cycle \(cycle + 1): the archived value of \(value) the app superseded is not kept") }
@@ -208,7 +222,7 @@ struct RoundTripAppChangeTests {
         }
         tally.inserts = workload.inserts; tally.updates = workload.updates; tally.deletes = workload.deletes
         tally.relinks = workload.relinks; tally.nulls = workload.nulls; tally.refusedByPostgres = workload.refused
-        tally.dependentDeletes = workload.dependentDeletes
+        tally.dependentDeletes = workload.dependentDeletes; tally.otherRowUpdates = workload.otherRowUpdates
         return tally
     }
 

@@ -69,6 +69,8 @@ struct RoundTripPropertyTests {
         var laterStarts = 0, cycles = 0
         /// Paths walked with thousands of rows, and the most rows one of them started with.
         var largePaths = 0, largestRows: Int64 = 0
+        /// Paths of families with a `distinct:` mapping, and with a generated Swift policy.
+        var distinctPaths = 0, policyPaths = 0
         var failures: [String] = []
 
         static func + (a: Tally, b: Tally) -> Tally {
@@ -82,6 +84,8 @@ struct RoundTripPropertyTests {
             sum.cycles = a.cycles + b.cycles
             sum.largePaths = a.largePaths + b.largePaths
             sum.largestRows = max(a.largestRows, b.largestRows)
+            sum.distinctPaths = a.distinctPaths + b.distinctPaths
+            sum.policyPaths = a.policyPaths + b.policyPaths
             return sum
         }
     }
@@ -101,6 +105,7 @@ struct RoundTripPropertyTests {
         print("round-trip property: seed \(Self.seed), \(tally.families) families, \(tally.paths) paths (\(tally.calls) calls, "
             + "\(tally.fusedSteps) fused and \(tally.mappedSteps) mapped steps, \(tally.provedSteps) whose way back proves what it gives back), "
             + "\(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld as unsafe by the runs (\(tally.unsafePaths) paths with only unsafe ways back), "
+            + "\(tally.distinctPaths) paths of families with distinct: mappings and \(tally.policyPaths) with a Swift policy, "
             + "\(tally.laterStarts) paths starting above v1, \(tally.cycles) with cycles, \(tally.largePaths) large (up to \(tally.largestRows) rows), "
             + "\(tally.values) values compared as text with the schema and identities, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
         for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
@@ -115,6 +120,7 @@ struct RoundTripPropertyTests {
         #expect(tally.fusedSteps > Self.families / 3 && tally.mappedSteps > Self.families / 3, "fused and mapped steps must be among the paths")
         #expect(tally.provedColumns > Self.families / 30 && tally.withheldProofs > Self.families / 50 && tally.unsafePaths > Self.families / 60,
                 "proofs must be made, and withheld where unsafe")
+        #expect(tally.distinctPaths > Self.families / 30 && tally.policyPaths > Self.families / 30, "distinct: mappings and policies must be among the paths")
         #expect(tally.laterStarts > Self.families / 2 && tally.cycles > Self.families / 4, "paths must start at later versions and cycle")
         #expect(tally.largePaths >= Self.families / Self.largeFamilyEvery - 1 && (Self.families < Self.largeFamilyEvery || tally.largestRows > 5_000),
                 "a few paths must start with thousands of rows")
@@ -161,7 +167,7 @@ struct RoundTripPropertyTests {
         var planned: [String: MigrationPlan] = [:]
         for trip in 0..<pathsPerFamily {
             var pathRandom = SeededGenerator(seed: seed &+ UInt64(index * 31 + trip))
-            let start = generated.laterStartsAllowed ? Int.random(in: 0..<names.count, using: &pathRandom) : 0
+            let start = generated.randomStart(names.count, using: &pathRandom)
             var path = [start]
             for _ in 0..<Int.random(in: 1...3, using: &pathRandom) {
                 var next = path.last!
@@ -195,6 +201,8 @@ struct RoundTripPropertyTests {
             tally.mappedSteps += plans.reduce(0) { $0 + $1.0.steps.filter { $0.mappingModel != nil }.count }
             tally.provedSteps += plans.reduce(0) { $0 + $1.0.steps.filter { !$0.archivePlan.proofs.isEmpty }.count }
             if start > 0 { tally.laterStarts += 1 }
+            if generated.distinctVersion != nil { tally.distinctPaths += 1 }
+            if !generated.policies.isEmpty { tally.policyPaths += 1 }
             // Down, then up again: the archive of a pair is written anew while its superseded entries stay.
             if zip(path, path.dropFirst()).map({ $0 < $1 }).split(separator: false).count > 1 || (path.count > 3 && path[1] < start) { tally.cycles += 1 }
             do {
@@ -236,7 +244,7 @@ struct RoundTripPropertyTests {
             let (older, newer) = (min(mapping.source, mapping.destination) + 1, max(mapping.source, mapping.destination) + 1)
             let text = mapping.yaml.replacingOccurrences(of: "{from}", with: "v\(older)").replacingOccurrences(of: "{to}", with: "v\(newer)")
             return try MappingModel.load(yaml: text, file: "F\(index)/Mappings/v\(mapping.source + 1)-to-v\(mapping.destination + 1).yaml",
-                                         family: family, policies: PolicyRegistry())
+                                         family: family, policies: generated.registry)
         }
         return (family, mappings)
     }

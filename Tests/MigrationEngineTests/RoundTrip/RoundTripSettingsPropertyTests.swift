@@ -98,7 +98,7 @@ struct RoundTripSettingsPropertyTests {
         let planner = MigrationPlanner(family: family, mappings: mappings)
         var random = SeededGenerator(seed: seed &+ 0x5E77 &+ UInt64(index * 31))
         let count = family.versionNames.count
-        let start = generated.laterStartsAllowed ? Int.random(in: 0..<count, using: &random) : 0
+        let start = generated.randomStart(count, using: &random)
         var path = [start]
         for _ in 0..<Int.random(in: 1...3, using: &random) {
             var next = path.last!
@@ -117,7 +117,7 @@ struct RoundTripSettingsPropertyTests {
         let version = family.versions[start]
         let tenant = "settings\(index)"
         var role = roles[0]
-        let creator = try TenantMigrator(connectionString: connectionString(conninfo, user: role), familyDirectory: directory, policies: PolicyRegistry())
+        let creator = try TenantMigrator(connectionString: connectionString(conninfo, user: role), familyDirectory: directory, policies: generated.registry)
         let schema = try await creator.createTenant(tenant, version: version.name).schema
         await creator.shutdown()
         try RoundTripData(version: version, seed: index, rowsPerEntity: 6).insert(inSchema: schema, on: admin)
@@ -137,7 +137,7 @@ struct RoundTripSettingsPropertyTests {
                 try admin.fixtureScript("ALTER ROLE \(role) IN DATABASE \(admin.quoteIdentifier(database)) SET \(name) = \(forRole)")
                 drawn.append("\(name) \(forDatabase)/\(forRole)")
             }
-            let migrator = try TenantMigrator(connectionString: connectionString(conninfo, user: role), familyDirectory: directory, policies: PolicyRegistry())
+            let migrator = try TenantMigrator(connectionString: connectionString(conninfo, user: role), familyDirectory: directory, policies: generated.registry)
             let target = "v\(to + 1)"
             declared += RoundTripCheck.declaredLosses(try migrator.plan(from: "v\(from + 1)", to: target))
             let result = to > from ? try await migrator.migrate(tenant: tenant, to: target, allowDestructive: true)

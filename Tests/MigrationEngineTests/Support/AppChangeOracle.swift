@@ -27,6 +27,11 @@ struct AppChangeOracle {
         case wayBack(column: String, expression: String)
         /// A mapping made `column` from it on the way up, and nothing derives it on the way down.
         case derivedWithoutWayBack(column: String)
+        /// Derived by a mapped way back from another row: `column` of the row of `table` the
+        /// upper version's to-one `link` names (a `distinct:` mapping's way back,
+        /// `source.link.name`). The app changes it through that row or by relinking, and its
+        /// change wins as any other (issue 30, class 5).
+        case throughLink(link: String, table: String, column: String)
         /// Nothing at the upper version: only the archive gives it back.
         case archived
         /// A chain of mapped steps the oracle does not follow (the way back of a dropped attribute
@@ -39,6 +44,7 @@ struct AppChangeOracle {
         var source: String? {
             switch self {
             case let .carried(column, _), let .wayBack(column, _), let .derivedWithoutWayBack(column): column
+            case let .throughLink(link, _, _): link
             case .archived, .unknown: nil
             }
         }
@@ -49,20 +55,23 @@ struct AppChangeOracle {
             return nil
         }
 
-        /// What the way down gives from `x` (nil: the column's default).
-        func result(_ x: String) -> String? {
+        /// What the way down gives from `x` (nil: the column's default), other rows read in `schema`.
+        func result(_ x: String, in schema: String) -> String? {
             switch self {
             case let .carried(_, transform): (transform ?? "{x}").replacingOccurrences(of: "{x}", with: "(\(x))")
             case let .wayBack(_, expression): expression.replacingOccurrences(of: "{x}", with: "(\(x))")
+            case let .throughLink(_, table, column): "(SELECT t.\"\(column)\" FROM \"\(schema)\".\"\(table)\" AS t WHERE t.id = (\(x)))"
             case .derivedWithoutWayBack, .archived, .unknown: nil
             }
         }
 
         /// What the archive compares to tell an app's change: the way back's value where it proves,
         /// else the column the way up left.
-        func compared(_ x: String) -> String {
-            if case .wayBack = self { return result(x)! }
-            return "(\(x))"
+        func compared(_ x: String, in schema: String) -> String {
+            switch self {
+            case .wayBack, .throughLink: result(x, in: schema)!
+            default: "(\(x))"
+            }
         }
     }
 
@@ -129,6 +138,9 @@ struct AppChangeOracle {
                 return .carried(column: upperColumnName(kept.name, counterpart, upperTable), transform: transform)
             }
             for change in changes {
+                if case let .distinct(old, target, name, link, wayBack) = change.kind, old == lineage {
+                    return throughLink(change, target: target, name: name, link: link, wayBack: wayBack, counterpart: counterpart, upperTable: upperTable)
+                }
                 guard case let .derived(old, derived, wayBack) = change.kind, old == lineage else { continue }
                 let made = counterpart.attributes.first(where: { $0.lineage == derived })
                 let name = made.map { upperColumnName($0.name, counterpart, upperTable) }
@@ -138,6 +150,7 @@ struct AppChangeOracle {
                     switch other.kind {
                     case let .inPlace(attribute, _): attribute == derived || (attribute == lineage && other.version < change.version)
                     case let .derived(old, _, _): old == derived
+                    case .distinct: false
                     }
                 }
                 guard let name, !chained else {
@@ -156,8 +169,54 @@ struct AppChangeOracle {
         }
     }
 
+    /// How the attribute a `distinct:` mapping extracted comes back: through the upper version's
+    /// link, where its way back reads it and no later mapped step rewrites what it reads (the
+    /// attribute rewritten in place before, the extracted name after); else the archive alone
+    /// gives it back and the app leaves it alone.
+    private func throughLink(_ change: FamilyGenerator.MappedChange, target: String, name: String, link: String, wayBack: Bool,
+                             counterpart: FamilyGenerator.Entity, upperTable: Table) -> Derivation {
+        guard case let .distinct(old, _, _, _, _) = change.kind else { return .unknown(frozen: nil) }
+        let chained = family.mappedChanges.contains { other in
+            guard other.version > lowerIndex, other.version <= upperIndex else { return false }
+            if other.entity == change.entity, other.version < change.version, case let .inPlace(attribute, _) = other.kind { return attribute == old }
+            guard other.entity == target, other.version > change.version else { return false }
+            switch other.kind {
+            case let .inPlace(attribute, _): return attribute == name
+            case let .derived(old, _, _), let .distinct(old, _, _, _, _): return old == name
+            }
+        }
+        let model = family.models[upperIndex]
+        guard wayBack, !chained, let relationship = counterpart.relationships.first(where: { $0.lineage == link && !$0.toMany }),
+              let linkColumn = upperTable.columns.first(where: { $0.origin == .relationship(entity: counterpart.name, relationship: relationship.name) }),
+              let entity = model.entities.first(where: { $0.lineage == target }), entity.name == relationship.destination,
+              let attribute = entity.attributes.first(where: { $0.lineage == name }),
+              let table = upper.tables.first(where: { $0.origin == .entity(entity.name) })
+        else { return .unknown(frozen: nil) }
+        return .throughLink(link: linkColumn.name, table: table.name, column: upperColumnName(attribute.name, entity, table))
+    }
+
+    /// The upper version's tables a copy made right after the way up must hold: ``tables``' and
+    /// those a derivation reads through a link.
+    var upLeftTables: [Table] {
+        var found = tables.map(\.upper)
+        for pair in tables {
+            for case let .throughLink(_, name, _) in pair.derivations.values where !found.contains(where: { $0.name == name }) {
+                found += upper.tables.filter { $0.name == name }
+            }
+        }
+        return found
+    }
+
     private func upperColumnName(_ attribute: String, _ entity: FamilyGenerator.Entity, _ table: Table) -> String {
         table.columns.first { $0.origin == .attribute(entity: entity.name, attribute: attribute) }!.name
+    }
+
+    /// The names `table` (lower version) has in the versions from the lower up to the one below
+    /// the upper (a renamed entity's superseded entries name its table as the way back's arrival).
+    func names(ofTable table: String) -> Set<String> {
+        guard let pair = tables.first(where: { $0.lower.name == table }), case let .entity(entityName) = pair.lower.origin,
+              let entity = family.models[lowerIndex].entity(entityName) else { return [table] }
+        return Set([table] + (lowerIndex..<upperIndex).compactMap { family.models[$0].entities.first { $0.lineage == entity.lineage }?.name.snakeCased })
     }
 
     /// The names `column` of `table` (lower version) has in the versions from the lower up to the
@@ -207,12 +266,12 @@ struct AppChangeOracle {
         var found: [String] = []
         for pair in tables {
             for column in pair.lower.columns.map(\.name).sorted() {
-                guard let derivation = pair.derivations[column], let source = derivation.source, derivation.result("b.x") != nil, column != "id" else { continue }
-                let result = derivation.result("b.\(source)")!
+                guard let derivation = pair.derivations[column], let source = derivation.source, derivation.result("b.x", in: schemas.upLeft) != nil, column != "id" else { continue }
+                let result = derivation.result("b.\(source)", in: schemas.upLeft)!
                 let query: SQL = """
                     SELECT e.id FROM \(id: schemas.expected).\(id: pair.lower.name) AS e
                     JOIN \(id: schemas.upLeft).\(id: pair.upper.name) AS b ON b.id = e.id JOIN \(table: pair.upper.name) AS u ON u.id = e.id
-                    WHERE (\(raw: derivation.compared("u.\(source)")))::text IS DISTINCT FROM (\(raw: derivation.compared("b.\(source)")))::text
+                    WHERE (\(raw: derivation.compared("u.\(source)", in: schemas.tenant)))::text IS DISTINCT FROM (\(raw: derivation.compared("b.\(source)", in: schemas.upLeft)))::text
                     AND e.\(id: column) IS DISTINCT FROM (\(raw: result))
                     """
                 for row in try connection.execute(query, schema: schemas.tenant) {
@@ -231,8 +290,8 @@ struct AppChangeOracle {
             // Changed rows: each column whose source the app changed gets what the way down derives.
             for column in pair.lower.columns.map(\.name).sorted() where column != "id" {
                 guard let derivation = pair.derivations[column], let source = derivation.source else { continue }
-                let value: SQL = derivation.result("u.\(source)").map { "\(raw: $0)" } ?? "DEFAULT"
-                if derivation.result("u.x") == nil {
+                let value: SQL = derivation.result("u.\(source)", in: schemas.tenant).map { "\(raw: $0)" } ?? "DEFAULT"
+                if derivation.result("u.x", in: schemas.tenant) == nil {
                     // (DEFAULT cannot be taken from another table: set it row by row.)
                     try connection.execute("""
                         UPDATE \(target) AS e SET \(id: column) = DEFAULT WHERE e.id IN (SELECT u.id FROM \(table: pair.upper.name) AS u
@@ -243,12 +302,12 @@ struct AppChangeOracle {
                 try connection.execute("""
                     UPDATE \(target) AS e SET \(id: column) = \(value) FROM \(table: pair.upper.name) AS u
                     JOIN \(id: schemas.upLeft).\(id: pair.upper.name) AS b ON b.id = u.id
-                    WHERE u.id = e.id AND (\(raw: derivation.compared("u.\(source)")))::text IS DISTINCT FROM (\(raw: derivation.compared("b.\(source)")))::text
+                    WHERE u.id = e.id AND (\(raw: derivation.compared("u.\(source)", in: schemas.tenant)))::text IS DISTINCT FROM (\(raw: derivation.compared("b.\(source)", in: schemas.upLeft)))::text
                     """, schema: schemas.tenant)
             }
             // Inserted rows: what the way down derives, defaults elsewhere.
             let derived = pair.lower.columns.compactMap { column -> (String, String)? in
-                guard let derivation = pair.derivations[column.name], let source = derivation.source, let result = derivation.result("u.\(source)") else { return nil }
+                guard let derivation = pair.derivations[column.name], let source = derivation.source, let result = derivation.result("u.\(source)", in: schemas.tenant) else { return nil }
                 return (column.name, result)
             }
             try connection.execute("""

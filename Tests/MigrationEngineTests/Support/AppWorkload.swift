@@ -16,6 +16,9 @@ struct AppWorkload {
     var dependentDeletes = 0
     /// Statements PostgreSQL refused (a constraint): rolled back, counted, not a failure.
     var refused = 0
+    /// Of the updates and relinks, those made to what a way back derives through a link from
+    /// another row (``AppChangeOracle/Derivation/throughLink(link:table:column:)``).
+    var otherRowUpdates = 0
 
     init(seed: UInt64) { random = SeededGenerator(seed: seed) }
 
@@ -49,7 +52,7 @@ struct AppWorkload {
     mutating func run(_ operations: Int, on oracle: AppChangeOracle, schema: String, role: String, undeletable: [String: Set<Int64>],
                       dependents: AppChangeOracle.Dependents = [:], on connection: Connection) throws {
         let tables = oracle.tables.map(\.upper.name)
-        for table in tables {
+        for table in oracle.upLeftTables.map(\.name) {
             try connection.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(table: table) TO \(id: role)", schema: schema)
         }
         try connection.execute("GRANT USAGE ON SCHEMA \(SQL.schema) TO \(id: role)", schema: schema)
@@ -67,6 +70,30 @@ struct AppWorkload {
             let wayBackSources = Set(pair.derivations.values.compactMap { if case let .wayBack(column, _) = $0 { column } else { nil } })
             var statement: SQL
             var first: [SQL] = []
+            // What a way back derives from another row: the app renames that row, or relinks.
+            // (Drawn only where there is one: other families' changes stay as they were.)
+            let throughLinks = pair.derivations.values.compactMap { derivation -> (link: String, table: String, column: String)? in
+                if case let .throughLink(link, table, column) = derivation { return (link, table, column) }
+                return nil
+            }
+            if let through = pick(throughLinks), Bool.random(using: &random) {
+                let targets = try connection.execute("SELECT id FROM \(table: through.table) ORDER BY id", schema: schema).map { try $0.decode(Int64.self, at: 0) }
+                if Bool.random(using: &random), let target = pick(targets) {
+                    let value = pick(["app", "Ünï 3", " spaced ", "q'uote"])!
+                    statement = "UPDATE \(table: through.table) SET \(id: through.column) = \(literal: value) WHERE id = \(bind: .integer(target))"
+                    updates += 1
+                    otherRowUpdates += 1
+                } else if let row = pick(ids) {
+                    let target = Int.random(in: 0..<4, using: &random) == 0 ? nil : pick(targets)
+                    statement = "UPDATE \(table: table.name) SET \(id: through.link) = \(bind: target.map { .integer($0) } ?? .null) WHERE id = \(bind: .integer(row))"
+                    relinks += 1
+                    otherRowUpdates += 1
+                } else {
+                    continue
+                }
+                try execute(statement, first: first, role: role, schema: schema, on: connection)
+                continue
+            }
             switch Int.random(in: 0..<10, using: &random) {
             case 0...3:
                 // Half of them to what the way down derives something from otherwise than by carrying it.
@@ -113,16 +140,21 @@ struct AppWorkload {
                 statement = "UPDATE \(table: table.name) SET \(id: column.name) = \(bind: target.map { .integer($0) } ?? .null) WHERE id = \(bind: .integer(row))"
                 relinks += 1
             }
-            do {
-                try connection.transaction { connection in
-                    try connection.execute("SET ROLE \(id: role)", schema: schema)
-                    for dependent in first { try connection.execute(dependent, schema: schema) }
-                    try connection.execute(statement, schema: schema)
-                    try connection.execute("RESET ROLE", schema: schema)
-                }
-            } catch {
-                refused += 1
+            try execute(statement, first: first, role: role, schema: schema, on: connection)
+        }
+    }
+
+    /// Runs `first`, then `statement`, as `role` in a subtransaction; a refusal is counted.
+    private mutating func execute(_ statement: SQL, first: [SQL], role: String, schema: String, on connection: Connection) throws {
+        do {
+            try connection.transaction { connection in
+                try connection.execute("SET ROLE \(id: role)", schema: schema)
+                for dependent in first { try connection.execute(dependent, schema: schema) }
+                try connection.execute(statement, schema: schema)
+                try connection.execute("RESET ROLE", schema: schema)
             }
+        } catch {
+            refused += 1
         }
     }
 
