@@ -278,11 +278,14 @@ struct ArchivePlan: Sendable {
             }
         } else {
             // A jsonb value goes in as its text, so a JSON null stays apart from an SQL NULL; so do
-            // reals and doubles, whose -0 a JSON number would turn into 0.
-            let asText: Set<SQLType> = [.jsonb, .real, .doublePrecision]
+            // reals and doubles, whose -0 a JSON number would turn into 0, a json value (kept as
+            // written: a jsonb member would drop its spaces and duplicate keys) and arrays (a JSON
+            // array is not an array's text, and would turn a double's -0 into 0).
+            let asText: Set<SQLType> = [.jsonb, .real, .doublePrecision, SQLType(rawValue: "json")]
+            func keptAsText(_ type: SQLType) -> Bool { asText.contains(type) || type.rawValue.hasSuffix("[]") }
             let members = item.rowKeys.map { key -> (key: String, value: SQL) in
                 let live: SQL = "source.\(id: names.liveColumn(key.column, of: item.table))"
-                return (key.key, table?.column(named: key.column).map { asText.contains($0.type) } == true ? "\(live)::text" : live)
+                return (key.key, table?.column(named: key.column).map { keptAsText($0.type) } == true ? "\(live)::text" : live)
             }
             value = "(\(Self.jsonObject(members)))::text"
         }
