@@ -42,6 +42,25 @@ extension MigrationStep {
                 refuse(destination.table(forEntity: versions.last!.rootEntity(of: entityMapping.destination)), because: "maps rows into it (\(mapping.file))", and: why)
             }
         }
-        return reasons
+        return reasons + keyChanges(versions: versions)
+    }
+
+    /// One reason per entity whose key changes between two adjacent versions of `versions` (a
+    /// table of the same name keyed by other columns): the inference changes no primary key, and the
+    /// archive keeps a pair's entries by the key its rows had, so such a step is refused before
+    /// anything runs rather than left half done (the schema still keyed the old way, `verify`
+    /// reporting it, and a later way down matching entries against the other key).
+    static func keyChanges(versions: [ModelVersion]) -> [String] {
+        zip(versions, versions.dropFirst()).flatMap { older, newer -> [String] in
+            let before = older.relationalSchema(), after = newer.relationalSchema()
+            return after.tables.compactMap { table -> String? in
+                guard case let .entity(entity) = table.origin, let old = before.table(named: table.name), case .entity = old.origin,
+                      old.primaryKey.columns != table.primaryKey.columns else { return nil }
+                return "entity \(entity) (table \(table.name)) is keyed by (\(old.primaryKey.columns.joined(separator: ", "))) at \(older.name) "
+                    + "and by (\(table.primaryKey.columns.joined(separator: ", "))) at \(newer.name): a key that changes between versions is not "
+                    + "migrated (the inference changes no primary key, and the archive keeps values by the key their rows had); keep the key, "
+                    + "or make a new entity with the new key and move the rows by a mapping model"
+            }
+        }
     }
 }
