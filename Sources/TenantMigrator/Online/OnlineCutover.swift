@@ -12,7 +12,8 @@ import TypedSQL
 ///    and tables are checked again (``OnlinePreconditions/recheck(_:on:)``).
 /// 2. The tenant's record is read again; the last changes are caught up.
 /// 3. The steps that could not be caught up run on the shadow (writes wait meanwhile).
-/// 4. The live tables are locked ACCESS EXCLUSIVE: reads wait too, from here to the commit.
+/// 4. The live tables are locked ACCESS EXCLUSIVE: reads wait too, from here to the commit. Nothing
+///    the model does not define may depend on them (``OnlineDependents``): else the run fails here.
 /// 5. The capture triggers go; the live tables (and the archive) move to the retired schema, the
 ///    shadow's into the tenant's schema (`ALTER TABLE … SET SCHEMA`: the tenant's schema, its OID,
 ///    its grants and default privileges and the app's `search_path` stay; statements the app
@@ -83,6 +84,10 @@ struct OnlineCutover {
         try lock(live, .accessExclusive)
         let readsBlocked = clock.now
         phases.mark("reads locked")
+        // Nothing the model does not define may depend on the tables the swap replaces; under this
+        // lock nothing new can (OnlineDependents).
+        try OnlineDependents.refuse(tenantRun.tenant, at: context.record.version, schema: schemas.tenant, on: connection)
+        phases.mark("dependents checked")
         try swap(live: live, phases: &phases)
         try tenantRun.recordMove(context.plan.plan, for: context.record, statistics: statistics, attempt: attempt, extra: [
             "online": 1, "rowsCopied": Double(context.progress.rowsCopied), "changesCaughtUp": Double(context.progress.changesCaughtUp),
