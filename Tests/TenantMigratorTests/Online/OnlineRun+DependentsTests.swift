@@ -8,8 +8,9 @@ import Testing
 
 /// Issue 33: an online cutover replaces the live tables by the shadow's, so what depends on a live
 /// table and is not the model's (another schema's view, a table inheriting from it, a rule, a
-/// trigger, a policy, a foreign key from outside) would go on pointing at the retired table, or be
-/// dropped with it. Such an object made before the run refuses the tenant; one made while the run
+/// trigger, a policy, a foreign key from outside, a table of another schema it inherits from) would
+/// go on pointing at the retired table, or be dropped with it. Such an object made before the run
+/// refuses the tenant; one made while the run
 /// builds is found under the cutover's lock: the run fails before the swap, nothing changed, the
 /// tenant still at its version, the error naming the object (SQLSTATE 2BP01).
 @Suite("Online runs and what depends on the live tables")
@@ -24,6 +25,12 @@ struct OnlineRunDependentsTests {
         case "inheritance":
             try connection.execute("CREATE TABLE outside.special_recipe (note text) INHERITS (tenant_acme.recipe)")
             return "table outside.special_recipe (on table tenant_acme.recipe)"
+        case "parent":
+            // The other way: the live table made a child of another schema's table, whose reads
+            // would go on reading the retired table's rows.
+            try connection.execute("CREATE TABLE outside.base ()")
+            try connection.execute("ALTER TABLE tenant_acme.recipe INHERIT outside.base")
+            return "table tenant_acme.recipe inherits from table outside.base"
         case "rule":
             try connection.execute("CREATE RULE audit AS ON UPDATE TO tenant_acme.recipe DO ALSO NOTIFY recipe_changed")
             return "rule audit on table tenant_acme.recipe"
@@ -42,7 +49,7 @@ struct OnlineRunDependentsTests {
 
     /// The object made after the run built the shadow (before its catch-up and cutover), on
     /// another connection: the cutover finds it under its lock and fails before the swap.
-    @Test(arguments: ["view", "inheritance", "rule", "trigger", "policy", "foreign key"])
+    @Test(arguments: ["view", "inheritance", "parent", "rule", "trigger", "policy", "foreign key"])
     func anObjectMadeOnALiveTableDuringTheRunFailsItBeforeTheSwap(_ kind: String) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (connection, lifecycle) = try installedLifecycle(conninfo)
@@ -70,7 +77,7 @@ struct OnlineRunDependentsTests {
     }
 
     /// Made before the run: refused before anything is touched.
-    @Test(arguments: ["view", "foreign key"])
+    @Test(arguments: ["view", "foreign key", "parent"])
     func anObjectOutsideTheSchemaRefusesTheTenantBeforeTheRun(_ kind: String) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (connection, lifecycle) = try installedLifecycle(conninfo)
