@@ -4,8 +4,9 @@ import TypedSQL
 /// What the model does not define yet hangs on a tenant's live tables, where an online cutover
 /// would leave it behind: a view or a rule (of any schema) reading one, a table inheriting from
 /// one, a foreign key from another schema's table referencing one, a function or a column of
-/// another table using one's row type, and a trigger, rule, row security policy or publication
-/// on one. The cutover moves the live tables to the retired schema and the shadow's into their
+/// another table using one's row type, a trigger, rule, row security policy or publication on
+/// one; and a table of another schema that one inherits from (or is a partition of), whose reads
+/// would go on reading the retired table's rows. The cutover moves the live tables to the retired schema and the shadow's into their
 /// place, so each such object would go on pointing at the retired table (a view would read the
 /// old rows, a foreign key check the old keys, a trigger never fire again) or, with the retired
 /// tables, be dropped with them. An offline migration alters the tables in place and keeps them.
@@ -51,7 +52,7 @@ public struct OnlineDependents: Error, Sendable, CustomStringConvertible {
     /// `refclassid, refobjid` serves), less what belongs to the tenant's tables themselves:
     /// indexes, sequences, defaults and the constraints of its own tables (their keys, checks and
     /// the foreign keys between them), internal triggers and the run's capture triggers. A view is
-    /// named rather than its `_RETURN` rule.
+    /// named rather than its `_RETURN` rule. Then the parents outside the schema (`pg_inherits`).
     static let query: SQL = """
         WITH s AS (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $1),
         live AS (SELECT c.oid, c.reltype FROM pg_catalog.pg_class AS c, s WHERE c.relnamespace = s.oid AND c.relkind IN ('r', 'p')),
@@ -82,6 +83,11 @@ public struct OnlineDependents: Error, Sendable, CustomStringConvertible {
                pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object(k.refclassid, k.refobjid, 0), ', ') FILTER (WHERE k.deptype = 'n')
         FROM kept AS k
         GROUP BY 1
+        UNION ALL
+        SELECT pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, i.inhrelid, 0) || ' inherits from '
+                   || pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, i.inhparent, 0), NULL
+        FROM pg_catalog.pg_inherits AS i JOIN live AS l ON l.oid = i.inhrelid
+        WHERE i.inhparent NOT IN (SELECT live.oid FROM live)
         ORDER BY 1
         """
 }
