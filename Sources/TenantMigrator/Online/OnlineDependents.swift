@@ -52,7 +52,9 @@ public struct OnlineDependents: Error, Sendable, CustomStringConvertible {
     /// `refclassid, refobjid` serves), less what belongs to the tenant's tables themselves:
     /// indexes, sequences, defaults and the constraints of its own tables (their keys, checks and
     /// the foreign keys between them), internal triggers and the run's capture triggers. A view is
-    /// named rather than its `_RETURN` rule. Then the parents outside the schema (`pg_inherits`).
+    /// named rather than its `_RETURN` rule; a temporary view or table (a session's own, gone with
+    /// it) is left: it keeps pointing at the retired table, on which nobody keeps a right. Then the
+    /// parents outside the schema (`pg_inherits`).
     static let query: SQL = """
         WITH s AS (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = $1),
         live AS (SELECT c.oid, c.reltype FROM pg_catalog.pg_class AS c, s WHERE c.relnamespace = s.oid AND c.relkind IN ('r', 'p')),
@@ -82,6 +84,9 @@ public struct OnlineDependents: Error, Sendable, CustomStringConvertible {
         SELECT coalesce(pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, k.view, 0), pg_catalog.pg_describe_object(k.classid, k.objid, 0)),
                pg_catalog.string_agg(DISTINCT pg_catalog.pg_describe_object(k.refclassid, k.refobjid, 0), ', ') FILTER (WHERE k.deptype = 'n')
         FROM kept AS k
+        WHERE NOT EXISTS (
+            SELECT 1 FROM pg_catalog.pg_class AS c
+            WHERE c.oid = coalesce(k.view, CASE WHEN k.classid = 'pg_catalog.pg_class'::pg_catalog.regclass THEN k.objid END) AND c.relpersistence = 't')
         GROUP BY 1
         UNION ALL
         SELECT pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, i.inhrelid, 0) || ' inherits from '
