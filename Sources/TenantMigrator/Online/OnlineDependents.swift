@@ -6,15 +6,17 @@ import TypedSQL
 /// one, a foreign key from another schema's table referencing one, a function or a column of
 /// another table using one's row type, a trigger, rule, row security policy or publication on
 /// one; and a table of another schema that one inherits from (or is a partition of), whose reads
-/// would go on reading the retired table's rows. The cutover moves the live tables to the retired schema and the shadow's into their
-/// place, so each such object would go on pointing at the retired table (a view would read the
-/// old rows, a foreign key check the old keys, a trigger never fire again) or, with the retired
-/// tables, be dropped with them. An offline migration alters the tables in place and keeps them.
+/// would go on reading the retired table's rows. The cutover moves the live tables to the retired
+/// schema and the shadow's into their place, so each such object would go on pointing at the
+/// retired table (a view would read the old rows, a foreign key check the old keys, a trigger
+/// never fire again) or, with the retired tables, be dropped with them. An offline migration
+/// alters the tables in place and keeps them.
 ///
 /// An online run refuses the tenant before it starts, and again under the cutover's ACCESS
-/// EXCLUSIVE lock (every such object is made under a lock on the table that this one excludes:
-/// so none can appear between the check and the commit), naming each object (SQLSTATE 2BP01);
-/// nothing is changed, the tenant stays at its version.
+/// EXCLUSIVE lock, naming each object (SQLSTATE 2BP01); nothing is changed, the tenant stays at
+/// its version. Each such object is made under a lock on the table that this one excludes, so
+/// none appears between that check and the commit; all but a function that only names a table's
+/// row type as an argument or result type (no lock), which then names the retired table's.
 public struct OnlineDependents: Error, Sendable, CustomStringConvertible {
     public let tenant: TenantName
     /// The tenant's version, which it keeps.
