@@ -11,6 +11,8 @@ final class AppTraffic: @unchecked Sendable {
         var reads = 0, writes = 0
         var worstRead: Duration = .zero, worstWrite: Duration = .zero
         var errors: [String] = []
+        /// Every statement: when it started, how long it took, whether it wrote (`--trace-waits`).
+        var statements: [(started: ContinuousClock.Instant, took: Duration, writes: Bool)] = []
         /// The writes that committed, in order: replayed on a twin, they give it the same data
         /// (each is valid at v2 and v3, and they commute with the migration).
         var applied: [String] = []
@@ -90,6 +92,7 @@ final class AppTraffic: @unchecked Sendable {
             do { try connection.execute(unsafeSQL: sql) } catch { failure = "\(error)" }
             let elapsed = ContinuousClock.now - started
             lock.lock()
+            report.statements.append((started, elapsed, writes))
             if writes {
                 report.writes += 1
                 if failure == nil { report.applied.append(sql) }

@@ -43,6 +43,9 @@ struct OnlineBenchmark: AsyncParsableCommand {
     @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
     var logSlowStatements: Int?
 
+    @Flag(help: "For each online run, print the phases' times and the app's slowest statements with the phase each began in.")
+    var traceWaits = false
+
     @OptionGroup var family: FamilyOptions
     @OptionGroup var server: ServerOptions
 
@@ -85,7 +88,9 @@ struct OnlineBenchmark: AsyncParsableCommand {
     func run() async throws {
         let server = try self.server.start()
         defer { server.stop() }
-        let logger = quietLogger()
+        var logger = quietLogger()
+        // The runs' phases and each cutover's parts, to stderr.
+        if traceWaits { logger.logLevel = .info }
         let database = try BenchDatabase(server: server, name: "tm_bench_online", logSlowStatements: logSlowStatements, logger: logger)
         defer { database.drop() }
         let connection = try Connection(database.conninfo, logger: logger)
@@ -139,11 +144,15 @@ struct OnlineBenchmark: AsyncParsableCommand {
         traffic.start()
         try await Task.sleep(for: .seconds(1))
         let request = MigrationRequest(from == "v2" ? .migrate : .rollback, to: to, online: online ? .on : .off)
+        let phases = PhaseTimeline()
+        var traced = migrator
+        if traceWaits { traced.settings.online.checkpoint = { phases.enter($0.phase) } }
         let started = ContinuousClock.now
-        let result = try await migrator.migrate(tenant: tenant, request)
+        let result = try await traced.migrate(tenant: tenant, request)
         let total = ContinuousClock.now - started
         try await Task.sleep(for: .milliseconds(500))
         let report = traffic.stop()
+        if traceWaits && online { print(phases.trace(of: report, since: started)) }
         guard result.outcome == .migrated else { throw BenchError("\(tenant): \(result.outcome)") }
         var equalsTwin: Bool?
         if online {

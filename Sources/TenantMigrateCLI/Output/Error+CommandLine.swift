@@ -41,6 +41,7 @@ enum CommandLineMessage {
         case let error as PolicyError: return error.sqlState?.rawValue
         case let error as StepHookError: return error.sqlState?.rawValue
         case let TenantMigratorError.database(_, sqlState): return sqlState
+        case let error as OnlineDependents: return error.sqlState.rawValue
         default: return nil
         }
     }

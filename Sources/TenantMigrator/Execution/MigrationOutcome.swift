@@ -136,6 +136,7 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
         case let failure as StepHookError: return failure.sqlState
         case let failure as TenantMigrationError: return failure.sqlState
         case let refusal as UntrustedExpression: return refusal.sqlState
+        case let refusal as OnlineDependents: return refusal.sqlState
         default: return nil
         }
     }

@@ -133,6 +133,7 @@ final class OnlineContext {
         // tables as of that snapshot before its keys are checked.
         try retryingLocks {
             try connection.transaction(beginStatement: "BEGIN ISOLATION LEVEL REPEATABLE READ") { connection in
+                try leaveTheCoresToTheApp(on: connection)
                 try CatchUpRound.prepare(on: connection)
                 let taken = try capture.take(on: connection)
                 try refuseTruncation(taken.truncated)
@@ -160,6 +161,7 @@ final class OnlineContext {
         // by the rows just copied, may hold a shadow table that a step alters.
         let built = try retryingLocks {
             try connection.transaction { connection in
+                try leaveTheCoresToTheApp(on: connection)
                 // What catch-up needs to follow the distinct mappings by key, as the rows are before the steps.
                 for distinct in plan.distinct { try distinct.recordKeys(shadow: schemas.work, on: connection) }
                 let executor = StepExecutor(schema: schemas.work, connection: connection, options: executorOptions)
@@ -188,10 +190,22 @@ final class OnlineContext {
         // every entry (0.3 to 0.5 s per table at 1,000,000 rows, in the cutover too).
         if try TenantArchive.exists(inSchema: schemas.work, on: connection) {
             let archive: SQL = "\(schema: schemas.work, table: TenantArchive.tableName)"
-            try retryingLocks { try connection.execute("CREATE INDEX IF NOT EXISTS \(id: ShadowTables.archiveRowsIndex) ON \(archive) (table_name, row_id)") }
+            try retryingLocks {
+                try connection.transaction { connection in
+                    try leaveTheCoresToTheApp(on: connection)
+                    _ = try connection.execute("CREATE INDEX IF NOT EXISTS \(id: ShadowTables.archiveRowsIndex) ON \(archive) (table_name, row_id)")
+                }
+            }
             try connection.execute("ANALYZE (SKIP_LOCKED) \(archive)" as SQL)
         }
         try checkpoint(.built)
+    }
+
+    /// In the caller's transaction, index builds use no parallel workers: at 1,000,000 rows the
+    /// shadow's keys and indexes were built by the run's backend and two workers, which took every
+    /// core of a small server while the app's statements waited for one (issue 33).
+    private func leaveTheCoresToTheApp(on connection: Connection) throws {
+        _ = try connection.execute("SET LOCAL max_parallel_maintenance_workers = 0")
     }
 
     /// Catch-up rounds, each in a REPEATABLE READ transaction (one snapshot of the log and the live

@@ -12,7 +12,8 @@ import TypedSQL
 ///    and tables are checked again (``OnlinePreconditions/recheck(_:on:)``).
 /// 2. The tenant's record is read again; the last changes are caught up.
 /// 3. The steps that could not be caught up run on the shadow (writes wait meanwhile).
-/// 4. The live tables are locked ACCESS EXCLUSIVE: reads wait too, from here to the commit.
+/// 4. The live tables are locked ACCESS EXCLUSIVE: reads wait too, from here to the commit. Nothing
+///    the model does not define may depend on them (``OnlineDependents``): else the run fails here.
 /// 5. The capture triggers go; the live tables (and the archive) move to the retired schema, the
 ///    shadow's into the tenant's schema (`ALTER TABLE … SET SCHEMA`: the tenant's schema, its OID,
 ///    its grants and default privileges and the app's `search_path` stay; statements the app
@@ -35,7 +36,11 @@ struct OnlineCutover {
             attempt += 1
             context.progress.cutoverAttempts = attempt
             do {
-                return try connection.transaction { _ in try cutover(attempt: attempt) }
+                var phases = CutoverPhases()
+                let statistics = try connection.transaction { _ in try cutover(attempt: attempt, phases: &phases) }
+                phases.mark("committed")
+                context.log("cutover attempt \(attempt) committed: \(phases)")
+                return statistics
             } catch where TenantExecutor.isRetryable(error) && attempt < context.settings.maxAttempts {
                 let delay = tenantRun.runner.backoff(afterAttempt: attempt)
                 tenantRun.runner.observeLockRetry(after: attempt, deadlock: !(SQLState.lockNotAvailable ~= error), on: tenantRun.span)
@@ -48,18 +53,21 @@ struct OnlineCutover {
         }
     }
 
-    private func cutover(attempt: Int) throws -> StepStatistics {
+    private func cutover(attempt: Int, phases: inout CutoverPhases) throws -> StepStatistics {
         let clock = ContinuousClock()
         try TenantExecutor.setLockTimeout(context.settings.lockTimeout, on: connection)
         let live = context.liveTables
         try lock(live, .exclusive)
+        phases.mark("writes locked")
         try context.preconditions.recheck(live, on: connection)
         let writesBlocked = clock.now
         let record = try context.run.catalog.requireTenant(tenantRun.tenant, on: connection, forUpdate: true)
         guard record.version == context.record.version else {
             throw OnlineRefusal(tenant: tenantRun.tenant, reason: "the tenant moved to \(record.version) meanwhile")
         }
+        phases.mark("rechecked")
         try context.round()
+        phases.mark("last changes caught up")
         try context.checkpoint(.cutoverLocked)
         var statistics = context.statistics
         if !context.plan.whileWritesWait.isEmpty {
@@ -72,14 +80,21 @@ struct OnlineCutover {
                 statistics = statistics + (try tenantRun.runner.observingStep(step) { try executor.run(step) })
             }
         }
+        phases.mark("writes-wait steps")
         try lock(live, .accessExclusive)
         let readsBlocked = clock.now
-        try swap(live: live)
+        phases.mark("reads locked")
+        // Nothing the model does not define may depend on the tables the swap replaces; under this
+        // lock nothing new can (OnlineDependents).
+        try OnlineDependents.refuse(tenantRun.tenant, at: context.record.version, schema: schemas.tenant, on: connection)
+        phases.mark("dependents checked")
+        try swap(live: live, phases: &phases)
         try tenantRun.recordMove(context.plan.plan, for: context.record, statistics: statistics, attempt: attempt, extra: [
             "online": 1, "rowsCopied": Double(context.progress.rowsCopied), "changesCaughtUp": Double(context.progress.changesCaughtUp),
             "rounds": Double(context.progress.rounds),
         ])
         try context.checkpoint(.cutoverSwapped)
+        phases.mark("recorded")
         context.progress.writesBlockedMilliseconds = (clock.now - writesBlocked).inMilliseconds
         context.progress.readsBlockedMilliseconds = (clock.now - readsBlocked).inMilliseconds
         context.settings.observability.recordOnlineCutover(
@@ -104,7 +119,7 @@ struct OnlineCutover {
     }
 
     /// Moves the live tables out and the shadow's in, with their rights and sequences.
-    private func swap(live: [SQL]) throws {
+    private func swap(live: [SQL], phases: inout CutoverPhases) throws {
         try ChangeCapture.removeTriggers(from: live, on: connection)
         try connection.execute("DROP INDEX IF EXISTS \(schema: schemas.work, table: ShadowTables.archiveRowsIndex)")
         let source = context.plan.plan.source.relationalSchema()
@@ -125,7 +140,9 @@ struct OnlineCutover {
             moves.append(Statement(ShadowTables.autovacuumReset(schema: schemas.tenant, table: table)))
         }
         try connection.pipeline(moves)
+        phases.mark("tables moved")
         try swapModelObjects()
+        phases.mark("enum types and sequences")
         // Rights and sequences: each table after the table its rows come from (as offline, where
         // that table would have been altered in place), else as a new table of the schema.
         let origins = OnlineLineage.tableOrigins(of: context.plan.plan)
@@ -145,8 +162,10 @@ struct OnlineCutover {
             let old = liveArchive ? QualifiedTable(schema: schemas.retired, name: archive) : nil
             try TableGrants.carry(to: QualifiedTable(schema: schemas.tenant, name: archive), from: old, schema: nil, hasIdentity: false, on: connection)
         }
+        phases.mark("rights and identities")
         // Their rights carried over, the old tables keep none.
         try RetiredTables.revokeGrants(in: schemas.retired, on: connection)
+        phases.mark("retired tables revoked")
     }
 }
 

@@ -7,8 +7,9 @@ import MigrationEngine
 ///
 /// - the live tables must be what the model of the tenant's version says (`verify` clean): a
 ///   column the model does not know would not be copied;
-/// - no trigger, view, rule or row security policy of someone else's may hang on them: it would
-///   stay with the old tables;
+/// - no trigger, view, rule or row security policy of someone else's may hang on them, nor, from
+///   any schema, a view, rule, foreign key, inheriting table or use of their row types
+///   (``OnlineDependents``, checked again under the cutover's lock): it would stay with the old tables;
 /// - the migrator must own the tenant's schema, and no other role may create objects in it: the
 ///   schema's owner may drop any table in it, so it could swap a live table for a view of its own
 ///   while the run copies it (the copy would run the view's code with the migrator's rights), and a
@@ -58,6 +59,12 @@ struct OnlinePreconditions {
         }
         if let first = bound.first {
             throw refuse("\(first.kind) \(first.name) is not defined by the model and would stay with the old tables; drop it, or migrate the tenant offline")
+        }
+        // And from any schema: checked again under the cutover's lock.
+        do {
+            try OnlineDependents.refuse(tenant, at: plan.source.name, schema: schemas.tenant, on: connection)
+        } catch let dependents as OnlineDependents {
+            throw TenantRun.Refusal(error: dependents)
         }
         let owners = try connection.execute("""
             SELECT c.relname::pg_catalog.text, pg_catalog.pg_get_userbyid(c.relowner)::pg_catalog.text

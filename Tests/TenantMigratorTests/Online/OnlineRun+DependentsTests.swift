@@ -1,0 +1,109 @@
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import TenantMigrator
+import TenantMigratorTestSupport
+import Testing
+
+/// Issue 33: an online cutover replaces the live tables by the shadow's, so what depends on a live
+/// table and is not the model's (another schema's view, a table inheriting from it, a rule, a
+/// trigger, a policy, a foreign key from outside, a table of another schema it inherits from) would
+/// go on pointing at the retired table, or be dropped with it. Such an object made before the run
+/// refuses the tenant; one made while the run builds is found under the cutover's lock: the run
+/// fails before the swap, nothing changed, the tenant still at its version, the error naming the
+/// object (SQLSTATE 2BP01).
+@Suite("Online runs and what depends on the live tables")
+struct OnlineRunDependentsTests {
+    /// The object, made on `tenant_acme.recipe` (v2), and how the refusal names it.
+    static func make(_ kind: String, on connection: Connection) throws -> String {
+        try connection.execute("CREATE SCHEMA outside")
+        switch kind {
+        case "view":
+            try connection.execute("CREATE VIEW outside.recipe_names AS SELECT name FROM tenant_acme.recipe")
+            return "view outside.recipe_names (on table tenant_acme.recipe)"
+        case "inheritance":
+            try connection.execute("CREATE TABLE outside.special_recipe (note text) INHERITS (tenant_acme.recipe)")
+            return "table outside.special_recipe (on table tenant_acme.recipe)"
+        case "parent":
+            // The other way: the live table made a child of another schema's table, whose reads
+            // would go on reading the retired table's rows.
+            try connection.execute("CREATE TABLE outside.base ()")
+            try connection.execute("ALTER TABLE tenant_acme.recipe INHERIT outside.base")
+            return "table tenant_acme.recipe inherits from table outside.base"
+        case "rule":
+            try connection.execute("CREATE RULE audit AS ON UPDATE TO tenant_acme.recipe DO ALSO NOTIFY recipe_changed")
+            return "rule audit on table tenant_acme.recipe"
+        case "trigger":
+            try connection.execute("CREATE FUNCTION outside.audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$")
+            try connection.execute("CREATE TRIGGER audit AFTER UPDATE ON tenant_acme.recipe FOR EACH ROW EXECUTE FUNCTION outside.audit()")
+            return "trigger audit on table tenant_acme.recipe"
+        case "policy":
+            try connection.execute("CREATE POLICY audit ON tenant_acme.recipe USING (true)")
+            return "policy audit on table tenant_acme.recipe"
+        default:
+            try connection.execute("CREATE TABLE outside.note (id bigint PRIMARY KEY, recipe_id bigint REFERENCES tenant_acme.recipe (id))")
+            return "constraint note_recipe_id_fkey on table outside.note (on table tenant_acme.recipe)"
+        }
+    }
+
+    /// The object made after the run built the shadow (before its catch-up and cutover), on
+    /// another connection: the cutover finds it under its lock and fails before the swap.
+    @Test(arguments: ["view", "inheritance", "parent", "rule", "trigger", "policy", "foreign key"])
+    func anObjectMadeOnALiveTableDuringTheRunFailsItBeforeTheSwap(_ kind: String) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            try lifecycle.create(try tenant("acme"), version: "v2", on: connection)
+            try connection.loadRecipes(tenants: ["acme"], version: "v2", recipes: 5)
+            var migrator = try makeRecipesMigrator(conninfo)
+            let expected = Locked("")
+            migrator.settings.online.checkpoint = { checkpoint in
+                if checkpoint.phase == .built { try expected.withLock { $0 = try Self.make(kind, on: Connection(conninfo)) } }
+            }
+            do {
+                let result = try await migrator.migrate(tenant: "acme", .migrate(to: "v3", online: .on))
+                Issue.record("\(kind): \(result.outcome), the object left on the retired table")
+            } catch {
+                #expect("\(error)".contains(expected.value), "\(error)")
+                #expect("\(error)".contains("2BP01"), "\(error)")
+                #expect((error as? TenantMigrationError)?.sqlState == "2BP01", "\(error)")
+            }
+            #expect(try connection.tenantVersions()["acme"]?.version == "v2")
+            #expect(try connection.userSchemas().allSatisfy { !$0.hasPrefix("_tm_") })
+            // The tenant's tables are the live ones still, and the object is on them.
+            #expect(try connection.scalar("SELECT count(*) FROM tenant_acme.recipe", as: Int64.self) == 5)
+            if kind == "view" { #expect(try connection.scalar("SELECT count(*) FROM outside.recipe_names", as: Int64.self) == 5) }
+        }
+    }
+
+    /// Made before the run: refused before anything is touched.
+    @Test(arguments: ["view", "foreign key", "parent"])
+    func anObjectOutsideTheSchemaRefusesTheTenantBeforeTheRun(_ kind: String) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            try lifecycle.create(try tenant("acme"), version: "v2", on: connection)
+            try connection.loadRecipes(tenants: ["acme"], version: "v2", recipes: 5)
+            let expected = try Self.make(kind, on: connection)
+            let checkpoints = Locked(0)
+            var migrator = try makeRecipesMigrator(conninfo)
+            migrator.settings.online.checkpoint = { _ in checkpoints.withLock { $0 += 1 } }
+            do {
+                let result = try await migrator.migrate(tenant: "acme", .migrate(to: "v3", online: .on))
+                Issue.record("\(kind): \(result.outcome)")
+            } catch {
+                #expect("\(error)".contains(expected), "\(error)")
+                #expect("\(error)".contains("cannot migrate online"), "\(error)")
+                #expect("\(error)".contains("2BP01"), "\(error)")
+            }
+            #expect(checkpoints.value == 0, "nothing was prepared")
+            #expect(try connection.tenantVersions()["acme"]?.version == "v2")
+            #expect(try connection.userSchemas().allSatisfy { !$0.hasPrefix("_tm_") })
+            // Gone (detached first: dropping the parent would drop the tenant's table with it), the tenant migrates online.
+            if kind == "parent" { try connection.execute("ALTER TABLE tenant_acme.recipe NO INHERIT outside.base") }
+            try connection.execute("DROP SCHEMA outside CASCADE")
+            let result = try await makeRecipesMigrator(conninfo).migrate(tenant: "acme", .migrate(to: "v3", online: .on))
+            #expect(result.outcome == .migrated)
+            #expect(result.online?.mode == "shadow")
+        }
+    }
+}
