@@ -30,18 +30,11 @@ struct MigratorSessionLegacySettingsTests {
     ]
 
     @Test func aMigrationMeansWhatTheModelSaysUnderLegacyParsingSettings() async throws {
-        let directory = try OnlineFamilyDirectory("Legacy", versions: Self.family)
-        defer { directory.remove() }
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let setup = try TenantMigrator(connectionString: conninfo, familyDirectory: directory.directory, policies: PolicyRegistry())
-            _ = try await setup.createTenant("acme", version: "v1")
-            let connection = try Connection(conninfo)
-            let schema = connection.quoteIdentifier(try connection.scalar("SELECT schema_name::text FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self))
+        try await withTenantForDatabaseDefaults("Legacy", versions: Self.family) { directory, conninfo, connection, schema, database in
             try connection.fixtureScript(#"""
                 INSERT INTO \#(schema).item (name, tags) VALUES ('a', '{NULL,"NULL","back\\slash"}'), ('b', NULL), ('c', '{}');
                 """#)
             let before = try connection.rows("SELECT id::text, name, tags::text FROM \(schema).item ORDER BY id")
-            let database = connection.quoteIdentifier(try connection.scalar("SELECT current_database()::text", as: String.self))
             try connection.fixtureScript("""
                 ALTER DATABASE \(database) SET standard_conforming_strings = off;
                 ALTER DATABASE \(database) SET array_nulls = off;
@@ -49,7 +42,7 @@ struct MigratorSessionLegacySettingsTests {
                 ALTER DATABASE \(database) SET quote_all_identifiers = on;
                 """)
             // New sessions get the legacy settings; a pattern selects the tenants as `--match` does.
-            let legacy = try TenantMigrator(connectionString: conninfo, familyDirectory: directory.directory, policies: PolicyRegistry())
+            let legacy = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, policies: PolicyRegistry())
             let up = try await legacy.migrateAll(to: "v2", selection: TenantSelection(pattern: "ac*"), jobs: 1, allowDestructive: true)
             #expect(up.migrated == 1, "\(up.entries)")
             #expect(try connection.column("SELECT path FROM \(schema).item ORDER BY id", as: String.self) == Array(repeating: #"C:\temp"#, count: 3))

@@ -29,18 +29,11 @@ struct TenantRunReplicationRoleTests {
     ]
 
     @Test func aSessionWithTheReplicaRoleIsRefusedBeforeAnythingIsWritten() async throws {
-        let directory = try OnlineFamilyDirectory("Replica", versions: Self.family)
-        defer { directory.remove() }
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let setup = try TenantMigrator(connectionString: conninfo, familyDirectory: directory.directory, policies: PolicyRegistry())
-            _ = try await setup.createTenant("acme", version: "v1")
-            let connection = try Connection(conninfo)
-            let schema = connection.quoteIdentifier(try connection.scalar("SELECT schema_name::text FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self))
+        try await withTenantForDatabaseDefaults("Replica", versions: Self.family) { directory, conninfo, connection, schema, database in
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).item (name, note) VALUES ('Tea', 'green'), ('Milk', NULL)")
-            let database = connection.quoteIdentifier(try connection.scalar("SELECT current_database()::text", as: String.self))
             try connection.execute(unsafeSQL: "ALTER ROLE CURRENT_USER IN DATABASE \(database) SET session_replication_role = replica")
 
-            let replica = try TenantMigrator(connectionString: conninfo, familyDirectory: directory.directory, policies: PolicyRegistry())
+            let replica = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, policies: PolicyRegistry())
             for attempt in ["migrate", "restore"] {
                 do {
                     if attempt == "migrate" {
