@@ -21,7 +21,9 @@ extension CitusTests {
             let schema = try await fixture.onlineTenant()
             let connection = fixture.connection
             let schemas = try OnlineSchemas.of(schema, on: connection)
-            let lease = InSchemaLease(schema: schema, naming: .citusShadow, holder: "run 1", duration: .milliseconds(900))
+            // 9 s: ten times what the renewer's thread needs on a busy machine to renew it (every 3 s)
+            // before it lapses; a lease of 900 ms lapsed under load before the app's first write.
+            let lease = InSchemaLease(schema: schema, naming: .citusShadow, holder: "run 1", duration: .seconds(9))
             let capture = ChangeCapture(schemas: schemas, inSchemaLease: lease)
             let tables = ["recipe", "recipe_ingredient"]
             try connection.transaction { connection in
@@ -90,7 +92,7 @@ extension CitusTests {
 
 /// Polls `condition` every 50 ms until it holds, for at most 30 s (10× the slowest seen).
 private func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
-    let deadline = ContinuousClock.now + .seconds(30)
+    let deadline = ContinuousClock.now + .seconds(60)
     while try !condition() {
         guard ContinuousClock.now < deadline else { throw WaitedTooLong(what: what) }
         Thread.sleep(forTimeInterval: 0.05)

@@ -65,7 +65,7 @@ extension StepArchive {
 
     /// `a.step_from = … AND a.step_to = … AND a.table_name = … AND a.column_name = …`, as literals,
     /// of an entry not superseded (superseded ones come back only on request).
-    private func entryIs(_ alias: SQL, _ key: ArchivePlan.PairKey, _ table: String, _ column: String) -> SQL {
+    func entryIs(_ alias: SQL, _ key: ArchivePlan.PairKey, _ table: String, _ column: String) -> SQL {
         "\(alias).step_from = \(literal: key.from) AND \(alias).step_to = \(literal: key.to) "
             + "AND \(alias).table_name = \(literal: table) AND \(alias).column_name = \(literal: column) AND NOT \(alias).superseded"
     }
@@ -156,12 +156,22 @@ extension StepArchive {
             let entries = restorable[restore.key] ?? []
             // Rows first, parents before children, then values (which may refer to restored rows).
             let order = Dictionary(uniqueKeysWithValues: Self.dependencyOrder(restore.endSchema).enumerated().map { ($1, $0) })
+            // Whole rows: into tables this step recreated, by their ids; into tables it made anew
+            // (a mapping or policy filled them), those no source row made again (``restoreRowsNoMappingMade``).
+            var entryTables: [String: String] = [:]
             let rows = entries.filter { $0.column.isEmpty }.compactMap { entry -> (String, Table)? in
-                guard let name = restore.toEnd.table(entry.table), !filled.contains(name), let target = restore.endSchema.table(named: name) else { return nil }
+                guard let name = restore.toEnd.table(entry.table), let target = restore.endSchema.table(named: name) else { return nil }
+                entryTables[name] = entry.table
                 return (entry.table, target)
             }
             for (table, target) in rows.sorted(by: { (order[$0.1.name] ?? .max) < (order[$1.1.name] ?? .max) }) {
-                restored += try restoreRows(restore, of: table, into: target)
+                if !filled.contains(target.name) {
+                    restored += try restoreRows(restore, of: table, into: target, leavingTheRest: madeAnew.contains(target.name))
+                }
+                if filled.contains(target.name) || madeAnew.contains(target.name) {
+                    restored += try restoreRowsNoMappingMade(restore, of: table, into: target, entryTables: entryTables,
+                                                             filledByMapping: filled.contains(target.name))
+                }
             }
             for (table, column) in entries where column == Self.identityColumn {
                 guard let name = restore.toEnd.table(table), !filled.contains(name), restore.endSchema.table(named: name)?.column(named: "id")?.isIdentity == true
@@ -222,7 +232,9 @@ extension StepArchive {
         return Int(try row.decode(Int64.self, at: 0))
     }
 
-    private func restoreRows(_ restore: PairRestore, of table: String, into target: Table) throws -> Int {
+    /// - Parameter leavingTheRest: leave the entries it does not use as they are (for
+    ///   ``restoreRowsNoMappingMade``), rather than mark them superseded.
+    private func restoreRows(_ restore: PairRestore, of table: String, into target: Table, leavingTheRest: Bool) throws -> Int {
         let qualified: SQL = "\(table: target.name)"
         // Each target column and its value from the archived row, by the key it has there (a
         // jsonb value is kept as its text); columns without a key get their default.
@@ -247,7 +259,7 @@ extension StepArchive {
         let sql: SQL = "WITH restored AS (INSERT INTO \(qualified) (\(ids: members.map(\.column))) SELECT \(members.map(\.value), joinedBy: ", ") "
             + "FROM \(archiveTable) AS a WHERE \(conditions, joinedBy: " AND ") ON CONFLICT DO NOTHING RETURNING \(returning)), "
             + "used AS (DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used) RETURNING 1), "
-            + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) "
+            + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) AND \(raw: leavingTheRest ? "false" : "true") "
             + "AND NOT EXISTS (SELECT FROM restored AS r WHERE \(used)) RETURNING 1) "
             + "SELECT (SELECT pg_catalog.count(*) FROM used), (SELECT pg_catalog.count(*) FROM kept)"
         let count = try usedAndSuperseded(sql)
@@ -277,7 +289,7 @@ extension StepArchive {
     /// names exists, so a restore never breaks a reference the app removed since.
     /// - Parameter alsoRestored: for whole rows, the ids of the rows restored with them, which a
     ///   self-reference may name.
-    private func referenceGuards(_ table: Table, _ values: [String: SQL], alsoRestored: SQL? = nil) -> [SQL] {
+    func referenceGuards(_ table: Table, _ values: [String: SQL], alsoRestored: SQL? = nil) -> [SQL] {
         table.foreignKeys.compactMap { key -> SQL? in
             guard key.columns.count == 1, let value = values[key.columns[0]], key.referencedColumns.count == 1 else { return nil }
             let sameBatch: SQL = alsoRestored.map { key.referencedTable == table.name ? " OR \(value) IN \($0)" : "" } ?? ""
