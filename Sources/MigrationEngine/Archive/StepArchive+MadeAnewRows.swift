@@ -37,13 +37,13 @@ extension StepArchive {
         // A row with nothing but an id and links cannot be told from the rows the mapping made: its
         // entry stays, superseded.
         let keeping: SQL = filledByMapping ? unlinked : "true"
-        func keepingTheRest() throws -> Int {
+        /// Marks the entries kept (and, where given, still no row now) superseded, and counts them.
+        func supersedeKept(where condition: SQL = "true") throws {
             let kept = try connection.execute("WITH kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) "
-                                              + "AND \(keeping) RETURNING 1) SELECT pg_catalog.count(*) FROM kept", schema: schema)
+                                              + "AND \(keeping) AND \(condition) RETURNING 1) SELECT pg_catalog.count(*) FROM kept", schema: schema)
             supersededCount += Int(try kept.first?.decode(Int64.self, at: 0) ?? 0)
-            return 0
         }
-        guard !identifying.isEmpty else { return try keepingTheRest() }
+        guard !identifying.isEmpty else { try supersedeKept(); return 0 }
         func archived(_ column: Column, of entry: SQL, in table: String) -> SQL? {
             restore.toEnd.sourceColumn(becoming: column.name, of: table).map { "(\(entry).value::jsonb ->> \(literal: $0))\(column.type.cast)" }
         }
@@ -69,7 +69,7 @@ extension StepArchive {
         let values = Dictionary(uniqueKeysWithValues: members.map { ($0.column, $0.value) })
         // (As text, as ``LinkTarget`` compares them: json has no equality.)
         let madeAgain = identifying.compactMap { name -> SQL? in values[name].map { "t.\(id: name)::text IS NOT DISTINCT FROM \($0)::text" } }
-        guard madeAgain.count == identifying.count else { return try keepingTheRest() }
+        guard madeAgain.count == identifying.count else { try supersedeKept(); return 0 }
         let notMadeAgain: SQL = "NOT EXISTS (SELECT 1 FROM \(table: target.name) AS t WHERE \(madeAgain, joinedBy: " AND "))"
         let conditions: [SQL] = [entryIs("a", restore.key, table, ""), unlinked, notMadeAgain] + referenceGuards(target, values)
         let inserted = try connection.execute(
@@ -77,11 +77,7 @@ extension StepArchive {
                 + "FROM \(archiveTable) AS a WHERE \(conditions, joinedBy: " AND ") RETURNING 1) SELECT pg_catalog.count(*) FROM restored",
             schema: schema)
         // What no row is now (its parent row gone since, say) stays in the archive, superseded.
-        let kept = try connection.execute(
-            "WITH kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) AND \(keeping) AND \(notMadeAgain) "
-                + "RETURNING 1) SELECT pg_catalog.count(*) FROM kept",
-            schema: schema)
-        supersededCount += Int(try kept.first?.decode(Int64.self, at: 0) ?? 0)
+        try supersedeKept(where: notMadeAgain)
         return Int(try inserted.first?.decode(Int64.self, at: 0) ?? 0)
     }
 }
