@@ -506,7 +506,7 @@ struct FamilyGenerator {
         let derived = Attribute(name: fresh("a"), type: "int32")
         model.entities[e].attributes[a] = derived
         let up = text ? "length(source.\(attribute.name))" : "(source.\(attribute.name) % 1000)::int"
-        var down = text ? "repeat('x', least(greatest(source.\(derived.name), 0), 64))" : "source.\(derived.name)::bigint"
+        var down = text ? "repeat('x', least(greatest(source.\(derived.name), 0), 64)::int)" : "source.\(derived.name)::bigint"
         changes.append("mapped: \(entity).\(derived.name) = \(up), \(attribute.name) dropped")
         guard chance(50) else {
             mappedChanges.append(MappedChange(version: version, entity: model.entities[e].lineage, kind: .derived(old: attribute.lineage, derived: derived.lineage, wayBack: nil)))
