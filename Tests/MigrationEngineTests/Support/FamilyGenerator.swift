@@ -135,10 +135,16 @@ struct FamilyGenerator {
 
         /// The attributes (`Entity.attribute`, as either version of the pair names them) a call
         /// from version index `from` to `to` must be refused for, in the order the call crosses
-        /// their pairs: none going up.
+        /// their pairs: none going up. (Only where the newer version still has the attribute
+        /// undeclared: the same version may have removed it or its entity, whose lower version's
+        /// is then made anew, or widened it again and declared that narrowable.)
         func refusals(from: Int, to: Int) -> [Set<String>] {
             guard from > to else { return [] }
-            return refusals.filter { $0.version > to && $0.version <= from }.sorted { $0.version > $1.version }.map { refusal in
+            return refusals.filter { refusal in
+                refusal.version > to && refusal.version <= from && models[refusal.version].entities.contains { entity in
+                    entity.lineage == refusal.entity && entity.attributes.contains { $0.lineage == refusal.attribute && !$0.allowsNarrowing }
+                }
+            }.sorted { $0.version > $1.version }.map { refusal in
                 Set([refusal.version - 1, refusal.version].compactMap { index -> String? in
                     let model = models[index]
                     guard let entity = model.entities.first(where: { $0.lineage == refusal.entity }),
