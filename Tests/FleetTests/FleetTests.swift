@@ -348,8 +348,7 @@ struct FleetTests {
     // MARK: - Selection
 
     @Test func matchLimitAndNamedTenantsThenRollBackEveryTenant() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             let tenants = names("alpha", 5) + names("beta", 5) + names("gamma", 5)
             _ = try await migrator.createTenants(tenants, version: "v1", jobs: 4)
             try Connection(conninfo, logger: quietLogger).loadRecipes(tenants: ["alpha001", "beta001", "gamma003"], recipes: 5)

@@ -28,7 +28,7 @@ struct AttackTests {
             try app.execute("ALTER TABLE appcode.parent ATTACH PARTITION shop.item FOR VALUES IN (1)")
             try admin.execute("TRUNCATE public.pwned")
 
-            await expectRefused(setup.adminURL, ["migrate", "--tenant", "t"], migrations: migrations.path, naming: ["appcode.parent", setup.appRole, "shop.item", "42501"])
+            await expectRefused(setup.adminURL, ["migrate", "--tenant", "t"], migrations: migrations.path, naming: ["appcode.parent", setup.app.role, "shop.item", "42501"])
             try expectShopUntouched(admin)
         }
     }
@@ -45,12 +45,12 @@ struct AttackTests {
             try app.execute("GRANT USAGE ON SEQUENCE appcode.foreign_runs TO PUBLIC")
             try app.execute(unsafeSQL: """
                 CREATE FUNCTION appcode.spy_name(text) RETURNS text LANGUAGE plpgsql STABLE AS $f$
-                BEGIN IF current_user <> \(app.quoteLiteral(setup.appRole)) THEN PERFORM pg_catalog.nextval('appcode.foreign_runs'); END IF; RETURN $1; END $f$
+                BEGIN IF current_user <> \(app.quoteLiteral(setup.app.role)) THEN PERFORM pg_catalog.nextval('appcode.foreign_runs'); END IF; RETURN $1; END $f$
                 """)
             try app.execute("ALTER TABLE shop.item RENAME TO item_data")
             try app.execute("CREATE VIEW shop.item AS SELECT id, appcode.spy_name(name) AS name, note FROM shop.item_data")
 
-            await expectRefused(setup.adminURL, ["migrate", "--tenant", "t", "--rehearse"], migrations: migrations.path, naming: ["appcode.spy_name", setup.appRole, "42501"])
+            await expectRefused(setup.adminURL, ["migrate", "--tenant", "t", "--rehearse"], migrations: migrations.path, naming: ["appcode.spy_name", setup.app.role, "42501"])
             #expect(try admin.scalar("SELECT is_called::text FROM appcode.foreign_runs", as: String.self) == "false")
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
         }
@@ -67,9 +67,9 @@ struct AttackTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             _ = try UntrustedCodeTests.createEvidenceTable(setup)
-            try admin.execute(unsafeSQL: "GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.appRole))")
-            try admin.execute(unsafeSQL: "GRANT \(admin.quoteIdentifier(setup.appRole)) TO \(admin.quoteIdentifier(setup.migratorRole))")
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            try admin.execute(unsafeSQL: "GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.app.role))")
+            try admin.execute(unsafeSQL: "GRANT \(admin.quoteIdentifier(setup.app.role)) TO \(admin.quoteIdentifier(setup.migrator.role))")
+            let app = try setup.app.connect()
             for statement in PlantedCatalogTests.plantedCatalog.prefix(5) { try app.execute(unsafeSQL: statement) }
             try app.execute("CREATE SCHEMA appcode")
             try app.execute("""
@@ -79,7 +79,7 @@ struct AttackTests {
             try app.execute("GRANT USAGE ON SCHEMA appcode TO PUBLIC")
             try app.execute("ALTER TABLE tenant_migrator.tenants ADD CONSTRAINT spied CHECK (appcode.spy())")
 
-            await expectRefused(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"], naming: ["tenant_migrator", "spied", "appcode.spy", setup.appRole])
+            await expectRefused(setup.migrator.url, ["tenant", "create", "a1", "--version", "v1"], naming: ["tenant_migrator", "spied", "appcode.spy", setup.app.role])
             #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty)
             #expect(try admin.scalar("SELECT count(*)::int FROM tenant_migrator.tenants", as: Int.self) == 0)
         }

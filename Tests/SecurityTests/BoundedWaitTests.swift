@@ -10,9 +10,9 @@ import Testing
 struct BoundedWaitTests {
     @Test func theTenantLockWaitIsBoundedByLockTimeoutAndAttempts() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v1"]) == 0)
             // Another runner holds tenant t's lock: its row in the catalog.
-            let holder = try Connection(setup.migratorURL, logger: quietLogger)
+            let holder = try setup.migrator.connect()
             try holder.execute("BEGIN")
             try holder.execute("SELECT 1 FROM tenant_migrator.tenants WHERE name = 't' FOR UPDATE")
 
@@ -20,7 +20,7 @@ struct BoundedWaitTests {
             // process's cooperative pool, which other suites can keep busy for seconds.
             let started = ContinuousClock.now
             let running = try TenantMigrateExecutable.start(
-                ["migrate", "--tenant", "t", "--lock-timeout", "1000", "--max-attempts", "2", "--database-url", setup.migratorURL, "--migrations", migrationsDirectory]
+                ["migrate", "--tenant", "t", "--lock-timeout", "1000", "--max-attempts", "2", "--database-url", setup.migrator.url, "--migrations", migrationsDirectory]
             )
             // Two attempts of 1 s plus one backoff of at most 200 ms: about 2.2 s. If the wait were
             // unbounded, the run would end only when the holder lets go, after this wait.
@@ -41,21 +41,21 @@ struct BoundedWaitTests {
     @Test func theMigrationNeverWaitsForOneTableWhileHoldingAnother() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             // v1 → v3 alters recipe first (v1 → v2), then recipe_ingredient (v2 → v3).
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.app.role]) == 0)
             let admin = try setup.adminConnection()
             try admin.loadRecipes(tenants: ["t"], recipes: 20)
             // The app is in the middle of a transaction on recipe_ingredient.
-            let busy = try Connection(setup.appURL, logger: quietLogger)
+            let busy = try setup.app.connect()
             try busy.execute("BEGIN")
             try busy.execute("UPDATE tenant_t.recipe_ingredient SET quantity = quantity WHERE id = (SELECT min(id) FROM tenant_t.recipe_ingredient)")
 
             let lockTimeout = 3000
             let (run, done) = background {
-                await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t", "--lock-timeout", "\(lockTimeout)", "--max-attempts", "2"])
+                await tenantMigrateError(setup.migrator.url, ["migrate", "--tenant", "t", "--lock-timeout", "\(lockTimeout)", "--max-attempts", "2"])
             }
             // Meanwhile: the migrator must never hold recipe while it waits for a lock (sampled here),
             // and the app's updates of recipe must not queue behind it for long (a second session).
-            let appURL = setup.appURL
+            let appURL = setup.app.url
             let (updates, _) = background { () -> Duration in
                 let app = try Connection(appURL, logger: quietLogger)
                 var longest = Duration.zero
@@ -69,7 +69,7 @@ struct BoundedWaitTests {
             }
             // Sampled on a thread of its own: a busy suite can keep the cooperative pool from this
             // test for seconds, and the migrator's waits would pass unseen.
-            let migratorRole = setup.migratorRole, adminURL = setup.adminURL
+            let migratorRole = setup.migrator.role, adminURL = setup.adminURL
             let (samplesWhileWaiting, heldWhileWaiting) = try await onAThreadOfItsOwn { () -> (Int, [String]) in
                 let admin = try Connection(adminURL, logger: quietLogger)
                 var samples = 0
@@ -100,7 +100,7 @@ struct BoundedWaitTests {
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
 
             // Once the app is done, the same migration goes through.
-            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"]) == 0)
         }
     }
 

@@ -21,14 +21,14 @@ struct CatalogAndModelTests {
             // Before any catalog exists, and then with one.
             for round in 0..<2 {
                 if round == 1 {
-                    #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"]) == 0)
+                    #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "a1", "--version", "v1"]) == 0)
                 }
                 let before = try await Self.dump(setup)
-                #expect(try await runTenantMigrate(setup.migratorURL, ["status"]) == 0)
-                #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "list"]) == 0)
-                #expect(try await runTenantMigrate(setup.migratorURL, ["verify"]) == 0)
-                #expect(try await runTenantMigrate(setup.migratorURL, ["check"]) == 0)
-                _ = await tenantMigrateError(setup.migratorURL, ["plan", "--tenant", "a1", "--to", "v3"])
+                #expect(try await runTenantMigrate(setup.migrator.url, ["status"]) == 0)
+                #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "list"]) == 0)
+                #expect(try await runTenantMigrate(setup.migrator.url, ["verify"]) == 0)
+                #expect(try await runTenantMigrate(setup.migrator.url, ["check"]) == 0)
+                _ = await tenantMigrateError(setup.migrator.url, ["plan", "--tenant", "a1", "--to", "v3"])
                 let after = try await Self.dump(setup)
                 #expect(after == before, "round \(round): a read-only command changed the database: \(Self.changes(before, after).prefix(20))")
             }
@@ -37,27 +37,27 @@ struct CatalogAndModelTests {
 
     @Test func theCatalogIsNeverCreatedInsideAnotherSchema() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"]) == 0)
-            let migrator = try Connection(setup.migratorURL, logger: quietLogger)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "a1", "--version", "v1"]) == 0)
+            let migrator = try setup.migrator.connect()
             try migrator.execute("CREATE SCHEMA app")
             let before = try await Self.dump(setup)
             for arguments in [["status"], ["tenant", "list"], ["verify"], ["migrate", "--all"], ["tenant", "create", "b1"]] {
                 for catalog in ["tenant_a1", "app"] {
-                    let error = await tenantMigrateError(setup.migratorURL, arguments + ["--catalog", catalog])
+                    let error = await tenantMigrateError(setup.migrator.url, arguments + ["--catalog", catalog])
                     #expect("\(error.map { "\($0)" } ?? "no error")".contains("is not a tenant catalog"), "\(arguments) --catalog \(catalog)")
                 }
             }
             for name in ["Tenant", "pg_catalog", "public", "1x", "a-b", String(repeating: "x", count: 64)] {
-                let error = await tenantMigrateError(setup.migratorURL, ["status", "--catalog", name])
+                let error = await tenantMigrateError(setup.migrator.url, ["status", "--catalog", name])
                 #expect(error != nil, "--catalog \(name) was accepted")
             }
             let after = try await Self.dump(setup)
             #expect(after == before, "\(Self.changes(before, after).prefix(20))")
 
             // A new name that is not an existing schema is fine, and only a writing command creates it.
-            #expect(try await runTenantMigrate(setup.migratorURL, ["status", "--catalog", "other_catalog"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["status", "--catalog", "other_catalog"]) == 0)
             #expect(try migrator.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'other_catalog'", as: Int.self) == 0)
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "b1", "--catalog", "other_catalog"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "b1", "--catalog", "other_catalog"]) == 0)
             #expect(try migrator.scalar("SELECT count(*)::int FROM other_catalog.tenants", as: Int.self) == 1)
         }
     }
@@ -70,8 +70,8 @@ struct CatalogAndModelTests {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: migrationsDirectory + "/Recipes", toPath: root.appendingPathComponent("Recipes").path)
             let migrations = root.path
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t1", "--version", "v1"], migrations: migrations) == 0)
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t2", "--version", "v1"], migrations: migrations) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t1", "--version", "v1"], migrations: migrations) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t2", "--version", "v1"], migrations: migrations) == 0)
             let admin = try setup.adminConnection()
             try admin.execute("INSERT INTO tenant_t1.recipe (name, instructions) VALUES ('Soup', 'Boil.')")
 
@@ -83,7 +83,7 @@ struct CatalogAndModelTests {
             let before = try await Self.dump(setup)
 
             for arguments in [["migrate", "--all"], ["migrate", "--tenant", "t1"]] {
-                let error = await tenantMigrateError(setup.migratorURL, arguments, migrations: migrations)
+                let error = await tenantMigrateError(setup.migrator.url, arguments, migrations: migrations)
                 let message = "\(error.map { "\($0)" } ?? "no error")"
                 #expect(message.contains("Recipes/v1.yaml") && message.contains("t1"), "\(arguments): \(message)")
                 #expect(!arguments.contains("--all") || message.contains("t2"))
@@ -91,10 +91,10 @@ struct CatalogAndModelTests {
             let after = try await Self.dump(setup)
             #expect(after == before, "\(Self.changes(before, after).prefix(20))")
             // verify reports the mismatch as drift.
-            #expect(try await runTenantMigrate(setup.migratorURL, ["verify", "--tenant", "t1"], migrations: migrations) == 2)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["verify", "--tenant", "t1"], migrations: migrations) == 2)
 
             // The operator who knows better may accept it.
-            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t2", "--accept-model-change"], migrations: migrations) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t2", "--accept-model-change"], migrations: migrations) == 0)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't2'", as: String.self) == "v3")
         }
     }

@@ -27,11 +27,11 @@ struct OnlineMigrationTests {
             let admin = try await setup.recipesTenant(recipes: 30)
             let oid = try admin.scalar("SELECT oid::int8 FROM pg_namespace WHERE nspname = 'tenant_t'", as: Int64.self)
             let work = "\"_tm_online_\(oid)\"", retired = "\"_tm_retired_\(oid)\""
-            let appURL = setup.appURL
+            let appURL = setup.app.url
 
             let refusals = Locked<[String: String?]>([:])
             let tempLog = Locked<Int?>(nil)
-            var migrator = try makeRecipesMigrator(setup.migratorURL)
+            var migrator = try makeRecipesMigrator(setup.migrator.url)
             migrator.settings.online.checkpoint = { checkpoint in
                 guard checkpoint.phase == .built, refusals.value.isEmpty else { return }
                 let app = try Connection(appURL, logger: quietLogger)
@@ -74,7 +74,7 @@ struct OnlineMigrationTests {
 
             // After the cutover: the app uses every table of v3 (the new ones by the schema's
             // default privileges), and none of the migrator's own.
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            let app = try setup.app.connect()
             try app.setSearchPath(["tenant_t"])
             for table in ["recipe", "recipe_ingredient", "ingredient", "unit_of_measure"] {
                 #expect(Self.attempt("SELECT count(*) FROM \(table)", on: app) == nil, "the app cannot read \(table)")
@@ -91,11 +91,11 @@ struct OnlineMigrationTests {
     @Test func theAppKeepsNoRightOnTheTablesACutoverRetires() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await setup.recipesTenant(recipes: 10)
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            let app = try setup.app.connect()
             try app.execute("CREATE TEMPORARY VIEW old_recipe AS SELECT * FROM tenant_t.recipe")
             #expect(Self.attempt("SELECT count(*) FROM old_recipe", on: app) == nil)
 
-            let result = try await makeRecipesMigrator(setup.migratorURL).migrate(tenant: "t", .migrate(to: "v3", online: .on))
+            let result = try await makeRecipesMigrator(setup.migrator.url).migrate(tenant: "t", .migrate(to: "v3", online: .on))
             #expect(result.outcome == .migrated)
             #expect(result.online.map { $0.mode != "offline" } == true)
             let oid = try admin.scalar("SELECT oid::int8 FROM pg_namespace WHERE nspname = 'tenant_t'", as: Int64.self)
@@ -123,7 +123,7 @@ struct OnlineMigrationTests {
         try await LeastPrivilegeDatabase.with { setup in
             try await setup.recipesTenant(recipes: 5)
             let seen = Locked<[String]>([])
-            var migrator = try makeRecipesMigrator(setup.migratorURL)
+            var migrator = try makeRecipesMigrator(setup.migrator.url)
             let adminURL = setup.adminURL
             migrator.settings.online.checkpoint = { checkpoint in
                 guard checkpoint.phase == .prepared else { return }
@@ -138,8 +138,8 @@ struct OnlineMigrationTests {
             }
             _ = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: .on))
             #expect(seen.value == [
-                "_tm_capture definer=true config=search_path=pg_catalog, pg_temp owner=\(setup.migratorRole) public=false",
-                "_tm_truncated definer=true config=search_path=pg_catalog, pg_temp owner=\(setup.migratorRole) public=false",
+                "_tm_capture definer=true config=search_path=pg_catalog, pg_temp owner=\(setup.migrator.role) public=false",
+                "_tm_truncated definer=true config=search_path=pg_catalog, pg_temp owner=\(setup.migrator.role) public=false",
             ])
         }
     }

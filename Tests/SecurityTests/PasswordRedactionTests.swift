@@ -27,11 +27,11 @@ struct PasswordRedactionTests {
         let host: String, port: String, database: String, user: String
 
         init(_ setup: LeastPrivilegeDatabase) throws {
-            let options = Dictionary(try #require(ConnectionString.parse(setup.migratorURL)).map { ($0.key, $0.value) }) { $1 }
+            let options = Dictionary(try #require(ConnectionString.parse(setup.migrator.url)).map { ($0.key, $0.value) }) { $1 }
             host = options["host"] ?? "localhost"
             port = options["port"] ?? "5432"
             database = options["dbname"] ?? setup.database
-            user = options["user"] ?? setup.migratorRole
+            user = options["user"] ?? setup.migrator.role
         }
 
         /// `postgres://user:<password>@<host>:<port>/<database>`, or with `hostAndPort` as written.
@@ -73,7 +73,7 @@ struct PasswordRedactionTests {
                 #expect(!String(reflecting: error).contains(Self.secret))
                 #expect(message.contains(shape.problem), "\(message)")
                 if conninfo.hasPrefix("postgres://") {
-                    #expect(message.contains("postgres://\(setup.migratorRole):***@"), "the URI, redacted: \(message)")
+                    #expect(message.contains("postgres://\(setup.migrator.role):***@"), "the URI, redacted: \(message)")
                 }
             }
         }

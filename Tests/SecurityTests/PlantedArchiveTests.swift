@@ -19,18 +19,18 @@ struct PlantedArchiveTests {
         /// Creates the evidence (as the attacker, in `public`) and gives the app role CREATE on
         /// `tenant_t`: the right the docs call untrusted.
         static func plant(_ setup: LeastPrivilegeDatabase) throws -> Spy {
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            let attacker = try setup.attacker.connect()
             try attacker.execute("CREATE SEQUENCE public.spy_calls")
             try attacker.execute("GRANT USAGE, SELECT, UPDATE ON SEQUENCE public.spy_calls TO PUBLIC")
-            let migrator = try Connection(setup.migratorURL, logger: quietLogger)
-            try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.appRole))")
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            let migrator = try setup.migrator.connect()
+            try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.app.role))")
+            let app = try setup.app.connect()
             try app.execute(unsafeSQL: """
                 CREATE FUNCTION tenant_t.spy() RETURNS bigint LANGUAGE plpgsql AS $f$
                 BEGIN
                     PERFORM pg_catalog.nextval('public.spy_calls');
                     BEGIN
-                        EXECUTE pg_catalog.format('ALTER ROLE %I SUPERUSER', \(app.quoteLiteral(setup.appRole)));
+                        EXECUTE pg_catalog.format('ALTER ROLE %I SUPERUSER', \(app.quoteLiteral(setup.app.role)));
                     EXCEPTION WHEN insufficient_privilege THEN NULL;
                     END;
                     RETURN 1;
@@ -63,23 +63,23 @@ struct PlantedArchiveTests {
         func expectNeverRan(_ comment: Comment? = nil) throws {
             let admin = try setup.adminConnection()
             #expect(try admin.scalar("SELECT is_called FROM public.spy_calls", as: Bool.self) == false, comment)
-            #expect(try admin.scalar("SELECT rolsuper FROM pg_roles WHERE rolname = $1", [setup.appRole], as: Bool.self) == false, comment)
+            #expect(try admin.scalar("SELECT rolsuper FROM pg_roles WHERE rolname = $1", [setup.app.role], as: Bool.self) == false, comment)
         }
     }
 
     /// `error` names the tenant's archive as a view owned by the app role.
     static func expectRefusal(_ error: (any Error)?, _ setup: LeastPrivilegeDatabase, _ comment: Comment) {
         let text = error.map { "\($0)" } ?? "no error"
-        #expect(text.contains("_tm_archive") && text.contains("view") && text.contains(setup.appRole), "\(comment): \(text)")
+        #expect(text.contains("_tm_archive") && text.contains("view") && text.contains(setup.app.role), "\(comment): \(text)")
     }
 
     @Test func aViewNamedLikeTheArchiveIsRefusedByEveryCommand() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await setup.recipesTenant(recipes: 20)
             let spy = try Spy.plant(setup)
-            try spy.plantView(on: try Connection(setup.appURL, logger: quietLogger))
+            try spy.plantView(on: try setup.app.connect())
 
-            let migrator = try makeRecipesMigrator(setup.migratorURL)
+            let migrator = try makeRecipesMigrator(setup.migrator.url)
             var refusal: (any Error)?
             do { _ = try await migrator.migrate(tenant: "t", .migrate(to: "v3")) } catch { refusal = error }
             Self.expectRefusal(refusal, setup, "migrate")
@@ -92,7 +92,7 @@ struct PlantedArchiveTests {
             refusal = nil
             do { _ = try await migrator.prune(olderThan: .seconds(0), tenant: "t") } catch { refusal = error }
             Self.expectRefusal(refusal, setup, "archive prune")
-            #expect(await tenantMigrateError(setup.migratorURL, ["archive", "list", "--tenant", "t"]) != nil)
+            #expect(await tenantMigrateError(setup.migrator.url, ["archive", "list", "--tenant", "t"]) != nil)
 
             try spy.expectNeverRan()
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v2")
@@ -109,14 +109,14 @@ struct PlantedArchiveTests {
             let admin = try await setup.recipesTenant(recipes: 20)
             let spy = try Spy.plant(setup)
             var refusal: (any Error)?
-            do { _ = try await makeRecipesMigrator(setup.migratorURL).migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
+            do { _ = try await makeRecipesMigrator(setup.migrator.url).migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
             let text = refusal.map { "\($0)" } ?? "no error"
-            #expect(text.contains("cannot migrate online") && text.contains(setup.appRole) && text.contains("tenant_t"), "\(text)")
-            try admin.execute(unsafeSQL: "REVOKE CREATE ON SCHEMA tenant_t FROM \(admin.quoteIdentifier(setup.appRole))")
+            #expect(text.contains("cannot migrate online") && text.contains(setup.app.role) && text.contains("tenant_t"), "\(text)")
+            try admin.execute(unsafeSQL: "REVOKE CREATE ON SCHEMA tenant_t FROM \(admin.quoteIdentifier(setup.app.role))")
 
-            let appURL = setup.appURL, adminURL = setup.adminURL, appRole = setup.appRole
+            let appURL = setup.app.url, adminURL = setup.adminURL, appRole = setup.app.role
             let planted = Locked(false)
-            var migrator = try makeRecipesMigrator(setup.migratorURL)
+            var migrator = try makeRecipesMigrator(setup.migrator.url)
             migrator.settings.online.checkpoint = { checkpoint in
                 guard checkpoint.phase == .prepared || checkpoint.phase == .copying, planted.withLock({ done in defer { done = true }; return !done }) else { return }
                 let admin = try Connection(adminURL, logger: quietLogger)

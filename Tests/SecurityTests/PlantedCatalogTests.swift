@@ -42,14 +42,14 @@ struct PlantedCatalogTests {
     @Test func aCatalogSchemaAnotherRoleOwnsIsRefusedBeforeAnyWrite() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
-            try admin.execute(Statement(unsafeSQL: "GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.attackerRole))"))
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            try admin.execute(Statement(unsafeSQL: "GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.attacker.role))"))
+            let attacker = try setup.attacker.connect()
             for statement in Self.plantedCatalog { try attacker.execute(Statement(unsafeSQL: statement)) }
 
             for arguments in [["tenant", "create", "a1", "--version", "v1"], ["migrate", "--all"], ["status"], ["tenant", "list"]] {
-                let error = await tenantMigrateError(setup.migratorURL, arguments)
+                let error = await tenantMigrateError(setup.migrator.url, arguments)
                 let message = "\(error.map { "\($0)" } ?? "no error")"
-                #expect(message.contains("tenant_migrator") && message.contains(setup.attackerRole), "\(arguments): \(message)")
+                #expect(message.contains("tenant_migrator") && message.contains(setup.attacker.role), "\(arguments): \(message)")
             }
             #expect(try admin.scalar("SELECT count(*)::int FROM tenant_migrator.loot", as: Int.self) == 0, "the planted trigger ran")
             #expect(try admin.scalar("SELECT count(*)::int FROM tenant_migrator.tenants", as: Int.self) == 0)
@@ -59,14 +59,14 @@ struct PlantedCatalogTests {
 
     @Test func aTableOrTriggerAnotherRolePutInTheMigratorsCatalogIsRefused() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "a1", "--version", "v1"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "a1", "--version", "v1"]) == 0)
             let admin = try setup.adminConnection()
-            let migrator = try Connection(setup.migratorURL, logger: quietLogger)
+            let migrator = try setup.migrator.connect()
             // The migrator (by mistake, or a script) let others create in its catalog; the attacker
             // adds a trigger through the TRIGGER right on the tenants table.
-            try migrator.execute(Statement(unsafeSQL: "GRANT CREATE, USAGE ON SCHEMA tenant_migrator TO \(admin.quoteIdentifier(setup.attackerRole))"))
-            try migrator.execute(Statement(unsafeSQL: "GRANT TRIGGER, INSERT ON tenant_migrator.tenants TO \(admin.quoteIdentifier(setup.attackerRole))"))
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            try migrator.execute(Statement(unsafeSQL: "GRANT CREATE, USAGE ON SCHEMA tenant_migrator TO \(admin.quoteIdentifier(setup.attacker.role))"))
+            try migrator.execute(Statement(unsafeSQL: "GRANT TRIGGER, INSERT ON tenant_migrator.tenants TO \(admin.quoteIdentifier(setup.attacker.role))"))
+            let attacker = try setup.attacker.connect()
             try attacker.execute("CREATE TABLE tenant_migrator.loot (who text)")
             try attacker.execute("GRANT ALL ON tenant_migrator.loot TO PUBLIC")
             try attacker.execute("""
@@ -76,7 +76,7 @@ struct PlantedCatalogTests {
             try attacker.execute("CREATE TRIGGER steal BEFORE INSERT OR UPDATE ON tenant_migrator.tenants FOR EACH ROW EXECUTE FUNCTION tenant_migrator.steal()")
 
             for arguments in [["tenant", "create", "b1", "--version", "v1"], ["migrate", "--all"]] {
-                let error = await tenantMigrateError(setup.migratorURL, arguments)
+                let error = await tenantMigrateError(setup.migrator.url, arguments)
                 let message = "\(error.map { "\($0)" } ?? "no error")"
                 #expect(message.contains("tenant_migrator") && message.contains("steal"), "\(arguments): \(message)")
             }

@@ -105,12 +105,12 @@ struct PlantedExpressionTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             for statement in Self.administratorSetup { try admin.execute(unsafeSQL: statement) }
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole], migrations: migrations.path) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.app.role], migrations: migrations.path) == 0)
             try admin.execute(unsafeSQL: "INSERT INTO tenant_t.item (name, code, state) SELECT 'Item ' || i, 'C' || i, 'live' FROM generate_series(1, \(items)) AS i")
             try Self.plant(addition, as: setup)
 
-            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"] + options, migrations: migrations.path)
-            let ran: [String] = try admin.column("SELECT who || ' ran ' || what FROM public.pwned WHERE who = $1", [setup.migratorRole])
+            let error = await tenantMigrateError(setup.migrator.url, ["migrate", "--tenant", "t"] + options, migrations: migrations.path)
+            let ran: [String] = try admin.column("SELECT who || ' ran ' || what FROM public.pwned WHERE who = $1", [setup.migrator.role])
             #expect(ran.isEmpty, "\(addition.kind): planted code ran as the migrator: \(ran)")
             #expect(error != nil, "\(addition.kind): migrated")
             Self.expectRefusal(error, of: addition, by: setup)
@@ -120,7 +120,7 @@ struct PlantedExpressionTests {
 
     /// The attacker's logger, then `addition`'s better matches, made by the attacker.
     static func plant(_ addition: Addition, as setup: LeastPrivilegeDatabase) throws {
-        let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+        let attacker = try setup.attacker.connect()
         try attacker.execute(unsafeSQL: logger)
         for statement in addition.plants { try attacker.execute(unsafeSQL: statement) }
     }
@@ -129,7 +129,7 @@ struct PlantedExpressionTests {
     /// the attacker who owns it.
     static func expectRefusal(_ error: (any Error)?, of addition: Addition, by setup: LeastPrivilegeDatabase) {
         let message = "\(error.map { "\($0)" } ?? "no error")"
-        for part in addition.named + ["Shop/v2.yaml", setup.attackerRole] {
+        for part in addition.named + ["Shop/v2.yaml", setup.attacker.role] {
             #expect(message.contains(part), "\(addition.kind): the refusal does not name \(part): \(message)")
         }
     }
@@ -150,14 +150,14 @@ struct PlantedExpressionTests {
             for statement in Self.administratorSetup {
                 try admin.execute(unsafeSQL: statement.replacingOccurrences(of: "public.", with: "ext.").replacingOccurrences(of: "ext.pwned", with: "public.pwned"))
             }
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Item', 'C1', 'live')")
             // Planted in public, where the model does not look.
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            let attacker = try setup.attacker.connect()
             try attacker.execute(unsafeSQL: Self.logger)
             for addition in Self.additions { for statement in addition.plants { try attacker.execute(unsafeSQL: statement) } }
 
-            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
             #expect(try admin.scalar("SELECT tag FROM tenant_t.item", as: String.self) == "C7")
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
         }
@@ -174,20 +174,20 @@ struct PlantedExpressionTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             for statement in Self.administratorSetup.prefix(2) { try admin.execute(unsafeSQL: statement) }
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.appRole], migrations: migrations.path) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v1", "--app-role", setup.app.role], migrations: migrations.path) == 0)
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Item', 'C1', 'live')")
-            let migrator = try Connection(setup.migratorURL, logger: quietLogger)
-            try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.appRole))")
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            let migrator = try setup.migrator.connect()
+            try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.app.role))")
+            let attacker = try setup.attacker.connect()
             try attacker.execute(unsafeSQL: Self.logger)
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            let app = try setup.app.connect()
             for (connection, schema) in [(attacker, "public"), (app, "tenant_t")] {
                 try connection.execute(unsafeSQL: Self.plant("lower", "varchar", returns: "text", result: "'planted'").replacingOccurrences(of: "public.lower", with: "\(schema).lower"))
                 try connection.execute(unsafeSQL: Self.plant("neq", "varchar, text", returns: "boolean", result: "true").replacingOccurrences(of: "public.neq", with: "\(schema).neq"))
                 try connection.execute(unsafeSQL: "CREATE OPERATOR \(schema).<> (LEFTARG = varchar, RIGHTARG = text, FUNCTION = \(schema).neq)")
             }
 
-            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
             #expect(try admin.scalar("SELECT tag FROM tenant_t.item", as: String.self) == "a")
             #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty)
         }
@@ -203,7 +203,7 @@ struct PlantedExpressionTests {
             let admin = try setup.adminConnection()
             for statement in Self.administratorSetup { try admin.execute(unsafeSQL: statement) }
             try Self.plant(addition, as: setup)
-            let error = await tenantMigrateError(setup.migratorURL, ["tenant", "create", "t", "--version", "v2"], migrations: migrations.path)
+            let error = await tenantMigrateError(setup.migrator.url, ["tenant", "create", "t", "--version", "v2"], migrations: migrations.path)
             Self.expectRefusal(error, of: addition, by: setup)
             #expect(try admin.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_t'", as: Int.self) == 0)
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
@@ -234,10 +234,10 @@ struct PlantedExpressionTests {
             let admin = try setup.adminConnection()
             try admin.execute(unsafeSQL: Self.administratorSetup[0])
             try admin.execute(unsafeSQL: Self.administratorSetup[1])
-            let migrator = try Connection(setup.migratorURL, logger: quietLogger)
+            let migrator = try setup.migrator.connect()
             try migrator.execute("CREATE SCHEMA shop")
-            try migrator.execute(unsafeSQL: "GRANT USAGE, CREATE ON SCHEMA shop TO \(migrator.quoteIdentifier(setup.appRole))")
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            try migrator.execute(unsafeSQL: "GRANT USAGE, CREATE ON SCHEMA shop TO \(migrator.quoteIdentifier(setup.app.role))")
+            let app = try setup.app.connect()
             try app.execute(unsafeSQL: Self.logger.replacingOccurrences(of: "public.pwn(", with: "shop.pwn("))
             try app.execute(unsafeSQL: Self.plant("lower", "text", returns: "text", result: "pg_catalog.lower($1)")
                 .replacingOccurrences(of: "public.lower(", with: "shop.lower(").replacingOccurrences(of: "public.pwn(", with: "shop.pwn("))
@@ -245,10 +245,10 @@ struct PlantedExpressionTests {
             try migrator.execute("INSERT INTO shop.item (name) VALUES ('Tea')")
             try admin.execute("TRUNCATE public.pwned")
 
-            await expectRefused(setup.migratorURL, ["tenant", "adopt", "t", "--schema", "shop"], migrations: root.path,
-                                naming: ["function shop.lower(text)", setup.appRole, "item"])
-            _ = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: root.path)
-            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned WHERE who = $1", [setup.migratorRole], as: String.self).isEmpty)
+            await expectRefused(setup.migrator.url, ["tenant", "adopt", "t", "--schema", "shop"], migrations: root.path,
+                                naming: ["function shop.lower(text)", setup.app.role, "item"])
+            _ = await tenantMigrateError(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: root.path)
+            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned WHERE who = $1", [setup.migrator.role], as: String.self).isEmpty)
             #expect(try admin.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_migrator'", as: Int.self) == 0
                     || admin.scalar("SELECT count(*)::int FROM tenant_migrator.tenants", as: Int.self) == 0)
         }
@@ -265,11 +265,11 @@ struct PlantedExpressionTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             for statement in Self.administratorSetup.prefix(2) { try admin.execute(unsafeSQL: statement) }
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            let attacker = try setup.attacker.connect()
             try attacker.execute(unsafeSQL: Self.logger)
             try attacker.execute(unsafeSQL: Self.plant("lower", "varchar", returns: "text", result: "'planted'"))
             // The app's connection, with the default search_path ("$user", public).
-            let connection = try Connection(setup.migratorURL, logger: quietLogger)
+            let connection = try setup.migrator.connect()
             let family = try ModelFamily.load(from: migrations.appendingPathComponent("Shop"))
             let catalog = TenantCatalog()
             try catalog.install(on: connection)
@@ -278,7 +278,7 @@ struct PlantedExpressionTests {
             do {
                 try lifecycle.create(try TenantName("t"), version: "v2", on: connection)
             } catch {
-                #expect("\(error)".contains("schema public") && "\(error)".contains(setup.attackerRole), "\(error)")
+                #expect("\(error)".contains("schema public") && "\(error)".contains(setup.attacker.role), "\(error)")
                 #expect((error as? UntrustedExpression)?.sqlState.rawValue == "42501")
             }
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
@@ -324,14 +324,14 @@ struct PlantedExpressionTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             try Self.evidenceAndSchemaExt(on: admin)
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            let attacker = try setup.attacker.connect()
             try attacker.execute(unsafeSQL: Self.logger)
             try makeOperator(admin, attacker)
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Tea', 'T', 'live')")
-            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
+            let error = await tenantMigrateError(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path)
             let message = "\(error.map { "\($0)" } ?? "no error")"
-            #expect(message.contains(function) && message.contains(setup.attackerRole), "\(message)")
+            #expect(message.contains(function) && message.contains(setup.attacker.role), "\(message)")
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
         }
     }
@@ -348,11 +348,11 @@ struct PlantedExpressionTests {
             try Self.evidenceAndSchemaExt(on: admin)
             try admin.execute("CREATE FUNCTION ext.is_valid(text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT length($1) > 0$$")
             try admin.execute("CREATE FUNCTION ext.is_valid(varchar) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$SELECT true$$")
-            try admin.execute(unsafeSQL: "ALTER FUNCTION ext.is_valid(varchar) OWNER TO \(admin.quoteIdentifier(setup.attackerRole))")
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
-            let error = await tenantMigrateError(setup.migratorURL, ["migrate", "--tenant", "t"], migrations: migrations.path)
+            try admin.execute(unsafeSQL: "ALTER FUNCTION ext.is_valid(varchar) OWNER TO \(admin.quoteIdentifier(setup.attacker.role))")
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
+            let error = await tenantMigrateError(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path)
             let message = "\(error.map { "\($0)" } ?? "no error")"
-            #expect(message.contains("function ext.is_valid(character varying)") && message.contains(setup.attackerRole), "\(message)")
+            #expect(message.contains("function ext.is_valid(character varying)") && message.contains(setup.attacker.role), "\(message)")
             #expect(!message.contains("function ext.is_valid(text)"), "\(message)")
         }
     }

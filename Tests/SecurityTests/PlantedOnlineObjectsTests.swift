@@ -40,7 +40,7 @@ struct PlantedOnlineObjectsTests {
     }
 
     static func createEvidence(_ setup: LeastPrivilegeDatabase) throws {
-        let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+        let attacker = try setup.attacker.connect()
         try attacker.execute("CREATE SEQUENCE public.spy_calls")
         try attacker.execute("GRANT USAGE, SELECT, UPDATE ON SEQUENCE public.spy_calls TO PUBLIC")
     }
@@ -48,7 +48,7 @@ struct PlantedOnlineObjectsTests {
     static func expectSpyNeverRan(_ setup: LeastPrivilegeDatabase) throws {
         let admin = try setup.adminConnection()
         #expect(try admin.scalar("SELECT is_called FROM public.spy_calls", as: Bool.self) == false, "the planted code ran")
-        #expect(try admin.scalar("SELECT rolsuper FROM pg_roles WHERE rolname = $1", [setup.appRole], as: Bool.self) == false)
+        #expect(try admin.scalar("SELECT rolsuper FROM pg_roles WHERE rolname = $1", [setup.app.role], as: Bool.self) == false)
     }
 
     static func expectRefusal(_ error: (any Error)?, naming names: [String], _ comment: Comment) {
@@ -60,15 +60,15 @@ struct PlantedOnlineObjectsTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await setup.recipesTenant(recipes: 20)
             try Self.createEvidence(setup)
-            try admin.execute(unsafeSQL: "GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.attackerRole))")
+            try admin.execute(unsafeSQL: "GRANT CREATE ON DATABASE \(admin.quoteIdentifier(setup.database)) TO \(admin.quoteIdentifier(setup.attacker.role))")
             let oid = try admin.scalar("SELECT oid::int8 FROM pg_namespace WHERE nspname = 'tenant_t'", as: Int64.self)
             let work = "_tm_online_\(oid)", retired = "_tm_retired_\(oid)"
             // The OID is public: the attacker makes the run's schemas first, with views named like the run's tables.
-            let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+            let attacker = try setup.attacker.connect()
             for schema in [work, retired] {
                 try attacker.execute(unsafeSQL: "CREATE SCHEMA \(schema)")
                 try attacker.execute(unsafeSQL: "GRANT USAGE ON SCHEMA \(schema) TO PUBLIC")
-                try Self.spyFunction(schema, appRole: setup.appRole, on: attacker)
+                try Self.spyFunction(schema, appRole: setup.app.role, on: attacker)
             }
             try attacker.execute(unsafeSQL: """
                 CREATE VIEW \(work)._tm_online_state AS SELECT 'v2'::text AS from_version, 'v3'::text AS to_version, 'copying'::text AS phase,
@@ -80,16 +80,16 @@ struct PlantedOnlineObjectsTests {
                 """)
             try attacker.execute(unsafeSQL: "GRANT ALL ON ALL TABLES IN SCHEMA \(work), \(retired) TO PUBLIC")
 
-            let migrator = try makeRecipesMigrator(setup.migratorURL)
+            let migrator = try makeRecipesMigrator(setup.migrator.url)
             var refusal: (any Error)?
             do { _ = try await migrator.prune(olderThan: .seconds(0), tenant: "t") } catch { refusal = error }
-            Self.expectRefusal(refusal, naming: [retired, setup.attackerRole], "archive prune")
+            Self.expectRefusal(refusal, naming: [retired, setup.attacker.role], "archive prune")
             refusal = nil
             do { _ = try await migrator.cleanUpOnlineMigrations(tenant: "t") } catch { refusal = error }
-            Self.expectRefusal(refusal, naming: [work, setup.attackerRole], "online cleanup")
+            Self.expectRefusal(refusal, naming: [work, setup.attacker.role], "online cleanup")
             refusal = nil
             do { _ = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
-            Self.expectRefusal(refusal, naming: [work, setup.attackerRole], "migrate --online")
+            Self.expectRefusal(refusal, naming: [work, setup.attacker.role], "migrate --online")
 
             try Self.expectSpyNeverRan(setup)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v2")
@@ -104,14 +104,14 @@ struct PlantedOnlineObjectsTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await setup.recipesTenant(recipes: 20)
             try Self.createEvidence(setup)
-            try admin.execute(unsafeSQL: "ALTER SCHEMA tenant_t OWNER TO \(admin.quoteIdentifier(setup.appRole))")
-            let app = try Connection(setup.appURL, logger: quietLogger)
-            try app.execute(unsafeSQL: "GRANT USAGE, CREATE ON SCHEMA tenant_t TO \(app.quoteIdentifier(setup.migratorRole))")
-            try Self.spyFunction("tenant_t", appRole: setup.appRole, on: app)
+            try admin.execute(unsafeSQL: "ALTER SCHEMA tenant_t OWNER TO \(admin.quoteIdentifier(setup.app.role))")
+            let app = try setup.app.connect()
+            try app.execute(unsafeSQL: "GRANT USAGE, CREATE ON SCHEMA tenant_t TO \(app.quoteIdentifier(setup.migrator.role))")
+            try Self.spyFunction("tenant_t", appRole: setup.app.role, on: app)
 
-            let appURL = setup.appURL
+            let appURL = setup.app.url
             let swapped = Locked(false)
-            var migrator = try makeRecipesMigrator(setup.migratorURL)
+            var migrator = try makeRecipesMigrator(setup.migrator.url)
             migrator.settings.online.checkpoint = { checkpoint in
                 guard checkpoint.phase == .prepared, swapped.withLock({ done in defer { done = true }; return !done }) else { return }
                 let app = try Connection(appURL, logger: quietLogger)
@@ -119,7 +119,7 @@ struct PlantedOnlineObjectsTests {
             }
             var refusal: (any Error)?
             do { _ = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
-            Self.expectRefusal(refusal, naming: ["tenant_t", setup.appRole, "online"], "migrate --online")
+            Self.expectRefusal(refusal, naming: ["tenant_t", setup.app.role, "online"], "migrate --online")
             #expect(!swapped.value, "the run went on after its preconditions")
             try Self.expectSpyNeverRan(setup)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v2")
@@ -134,9 +134,9 @@ struct PlantedOnlineObjectsTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await setup.recipesTenant(recipes: 20)
             try Self.createEvidence(setup)
-            let appURL = setup.appURL, adminURL = setup.adminURL, appRole = setup.appRole, migratorRole = setup.migratorRole
+            let appURL = setup.app.url, adminURL = setup.adminURL, appRole = setup.app.role, migratorRole = setup.migrator.role
             let swapped = Locked(false)
-            var migrator = try makeRecipesMigrator(setup.migratorURL, maxAttempts: 1)
+            var migrator = try makeRecipesMigrator(setup.migrator.url, maxAttempts: 1)
             migrator.settings.online.checkpoint = { checkpoint in
                 // No app writes: the first catch-up round is the last, and the cutover comes next.
                 guard checkpoint.phase == .catchingUp, swapped.withLock({ done in defer { done = true }; return !done }) else { return }
@@ -150,7 +150,7 @@ struct PlantedOnlineObjectsTests {
             var refusal: (any Error)?
             do { _ = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: .on)) } catch { refusal = error }
             #expect(swapped.value)
-            Self.expectRefusal(refusal, naming: ["cannot migrate online", "tenant_t", setup.appRole], "the cutover")
+            Self.expectRefusal(refusal, naming: ["cannot migrate online", "tenant_t", setup.app.role], "the cutover")
             try Self.expectSpyNeverRan(setup)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v2")
         }

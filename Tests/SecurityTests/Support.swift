@@ -20,12 +20,9 @@ let quietLogger = Logger.quiet("SecurityTests")
 struct LeastPrivilegeDatabase: Sendable {
     let database: String
     let adminURL: String
-    let migratorRole: String
-    let migratorURL: String
-    let appRole: String
-    let appURL: String
-    let attackerRole: String
-    let attackerURL: String
+    let migrator: Login
+    let app: Login
+    let attacker: Login
 
     static let password = "s3cret-Pa55"
 
@@ -43,9 +40,7 @@ struct LeastPrivilegeDatabase: Sendable {
             try admin.execute(unsafeSQL: "GRANT CREATE ON SCHEMA public TO \(admin.quoteIdentifier(attacker))")
             let setup = LeastPrivilegeDatabase(
                 database: database, adminURL: adminURL,
-                migratorRole: migrator, migratorURL: Self.url(adminURL, user: migrator),
-                appRole: app, appURL: Self.url(adminURL, user: app),
-                attackerRole: attacker, attackerURL: Self.url(adminURL, user: attacker)
+                migrator: Login(adminURL, role: migrator), app: Login(adminURL, role: app), attacker: Login(adminURL, role: attacker)
             )
             defer {
                 // Objects and grants in this database first (the database itself is dropped by
@@ -71,7 +66,7 @@ struct LeastPrivilegeDatabase: Sendable {
     /// --app-role`), and fills it with `recipes` recipes; returns the superuser's connection.
     @discardableResult
     func recipesTenant(recipes: Int) async throws -> Connection {
-        #expect(try await runTenantMigrate(migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", appRole]) == 0)
+        #expect(try await runTenantMigrate(migrator.url, ["tenant", "create", "t", "--version", "v2", "--app-role", app.role]) == 0)
         let admin = try adminConnection()
         try admin.loadRecipes(tenants: ["t"], version: "v2", recipes: recipes)
         return admin

@@ -15,16 +15,16 @@ struct TenantLockTests {
 
     @Test func anAppRoleHoldingTheTenantsAdvisoryKeyBlocksNoMigration() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "acme", "--version", "v1", "--app-role", setup.appRole]) == 0)
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "globex", "--version", "v1"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "acme", "--version", "v1", "--app-role", setup.app.role]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "globex", "--version", "v1"]) == 0)
             try setup.adminConnection().loadRecipes(tenants: ["globex"], version: "v1", recipes: 20)
             // acme's app role has no right on globex, yet may hold any advisory key it likes.
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            let app = try setup.app.connect()
             #expect(try app.scalar("SELECT pg_catalog.pg_try_advisory_lock_shared(\(Self.oldKey))", ["globex"], as: Bool.self))
             // The lock that counts is on globex's catalog row, which the app cannot take.
             #expect(OnlineMigrationTests.attempt("SELECT 1 FROM tenant_migrator.tenants WHERE name = 'globex' FOR UPDATE", on: app) == "42501")
 
-            let migrator = try makeRecipesMigrator(setup.migratorURL, lockTimeout: .milliseconds(200), maxAttempts: 2)
+            let migrator = try makeRecipesMigrator(setup.migrator.url, lockTimeout: .milliseconds(200), maxAttempts: 2)
             let offline = try await migrator.migrate(tenant: "globex", .migrate(to: "v2"))
             #expect(offline.outcome == .migrated)
             let online = try await migrator.migrate(tenant: "globex", .migrate(to: "v3", online: .on))
@@ -44,7 +44,7 @@ struct TenantLockTests {
             let admin = try await setup.recipesTenant(recipes: 20)
             let adminURL = setup.adminURL
             let terminated = Locked(false)
-            var migrator = try makeRecipesMigrator(setup.migratorURL, lockTimeout: .milliseconds(200), maxAttempts: 2)
+            var migrator = try makeRecipesMigrator(setup.migrator.url, lockTimeout: .milliseconds(200), maxAttempts: 2)
             migrator.settings.online.checkpoint = { checkpoint in
                 guard checkpoint.phase == .built, terminated.withLock({ done in defer { done = true }; return !done }) else { return }
                 // Waits (up to a minute) until the backend is gone.
@@ -58,13 +58,13 @@ struct TenantLockTests {
             let logged = try admin.scalar("SELECT count(*)::int FROM \(log)", as: Int.self)
 
             // One app session holds the key the run held; another writes.
-            let holder = try Connection(setup.appURL, logger: quietLogger)
+            let holder = try setup.app.connect()
             #expect(try holder.scalar("SELECT pg_catalog.pg_try_advisory_lock(\(Self.oldKey))", ["t"], as: Bool.self))
-            let writer = try Connection(setup.appURL, logger: quietLogger)
+            let writer = try setup.app.connect()
             try writer.execute("UPDATE tenant_t.recipe SET name = 'written after the crash' WHERE id = (SELECT min(id) FROM tenant_t.recipe)")
             #expect(try admin.scalar("SELECT count(*)::int FROM \(log)", as: Int.self) == logged, "the dead run's capture still logged")
 
-            let cleaner = try makeRecipesMigrator(setup.migratorURL, lockTimeout: .milliseconds(200), maxAttempts: 2)
+            let cleaner = try makeRecipesMigrator(setup.migrator.url, lockTimeout: .milliseconds(200), maxAttempts: 2)
             #expect(try await cleaner.cleanUpOnlineMigrations(tenant: "t").map(\.outcome) == [.removed])
             #expect(try admin.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname = $1", ["_tm_online_\(oid)"], as: Int.self) == 0)
         }

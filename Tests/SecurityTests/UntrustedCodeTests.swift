@@ -10,7 +10,7 @@ import Testing
 struct UntrustedCodeTests {
     /// The attacker's evidence table: anyone may write to it, so planted code can leave a mark.
     static func createEvidenceTable(_ setup: LeastPrivilegeDatabase) throws -> Connection {
-        let attacker = try Connection(setup.attackerURL, logger: quietLogger)
+        let attacker = try setup.attacker.connect()
         try attacker.execute("CREATE TABLE public.pwned (who text, what text)")
         try attacker.execute("GRANT INSERT, SELECT ON public.pwned TO PUBLIC")
         return attacker
@@ -34,7 +34,7 @@ struct UntrustedCodeTests {
                     """)
             }
 
-            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"]) == 0)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v3")
             #expect(try admin.scalar("SELECT count(*)::int FROM tenant_t.ingredient", as: Int.self) > 0)
             let marks: [String] = try admin.column("SELECT who || ' ran ' || what FROM public.pwned")
@@ -48,10 +48,10 @@ struct UntrustedCodeTests {
             _ = try Self.createEvidenceTable(setup)
             // The configuration the issue found: the app role may create objects in its schema and
             // triggers on its tables. (The least-privilege setup grants neither.)
-            let migrator = try Connection(setup.migratorURL, logger: quietLogger)
-            try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.appRole))")
-            try migrator.execute(unsafeSQL: "GRANT TRIGGER ON tenant_t.recipe TO \(migrator.quoteIdentifier(setup.appRole))")
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            let migrator = try setup.migrator.connect()
+            try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.app.role))")
+            try migrator.execute(unsafeSQL: "GRANT TRIGGER ON tenant_t.recipe TO \(migrator.quoteIdentifier(setup.app.role))")
+            let app = try setup.app.connect()
             try app.execute("""
                 CREATE FUNCTION tenant_t.spy() RETURNS trigger LANGUAGE plpgsql AS $f$
                 BEGIN INSERT INTO public.pwned VALUES (current_user, TG_OP); RETURN NULL; END $f$
@@ -59,7 +59,7 @@ struct UntrustedCodeTests {
             try app.execute("CREATE TRIGGER spy AFTER UPDATE ON tenant_t.recipe FOR EACH ROW EXECUTE FUNCTION tenant_t.spy()")
 
             // v2 → v3 updates recipe rows in place (Meat and Fish become Entrée).
-            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"]) == 0)
             #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v3")
             #expect(try admin.scalar("SELECT count(*)::int FROM tenant_t.recipe WHERE type = 'Entrée'", as: Int.self) > 0)
             let marks: [String] = try admin.column("SELECT who || ' ' || what FROM public.pwned")
@@ -73,7 +73,7 @@ struct UntrustedCodeTests {
             // The trigger is back as it was: enabled, and the app's own updates fire it.
             #expect(try admin.scalar("SELECT tgenabled::text FROM pg_trigger WHERE tgname = 'spy'", as: String.self) == "O")
             try app.execute("UPDATE tenant_t.recipe SET servings = servings WHERE id = (SELECT min(id) FROM tenant_t.recipe)")
-            #expect(try admin.column("SELECT who FROM public.pwned", as: String.self) == [setup.appRole])
+            #expect(try admin.column("SELECT who FROM public.pwned", as: String.self) == [setup.app.role])
         }
     }
 
@@ -81,26 +81,26 @@ struct UntrustedCodeTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             // The catalog belongs to the migrator: it installs it.
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "first", "--version", "v1"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "first", "--version", "v1"]) == 0)
             // A superuser provisions a tenant; its objects go to the migrator, which migrates it later.
-            #expect(try await runTenantMigrate(setup.adminURL, ["tenant", "create", "t", "--version", "v1", "--owner", setup.migratorRole, "--app-role", setup.appRole]) == 0)
+            #expect(try await runTenantMigrate(setup.adminURL, ["tenant", "create", "t", "--version", "v1", "--owner", setup.migrator.role, "--app-role", setup.app.role]) == 0)
             let owners: [String] = try admin.column("""
                 SELECT DISTINCT pg_get_userbyid(c.relowner)::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                 WHERE n.nspname = 'tenant_t'
                 UNION SELECT pg_get_userbyid(nspowner)::text FROM pg_namespace WHERE nspname = 'tenant_t'
                 """)
-            #expect(owners == [setup.migratorRole])
-            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            #expect(owners == [setup.migrator.role])
+            #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"]) == 0)
+            let app = try setup.app.connect()
             try app.execute("INSERT INTO tenant_t.ingredient (name) VALUES ('Salt')")
         }
     }
 
     @Test func theAppRoleCanUseItsTablesButNotCreateObjectsOrTouchTheCatalog() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "u", "--version", "v2"]) == 0)
-            let app = try Connection(setup.appURL, logger: quietLogger)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.app.role]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "u", "--version", "v2"]) == 0)
+            let app = try setup.app.connect()
             try app.execute("INSERT INTO tenant_t.recipe (name, type) VALUES ('Soup', 'Other')")
             #expect(try app.scalar("SELECT count(*)::int FROM tenant_t.recipe", as: Int.self) == 1)
 
@@ -114,7 +114,7 @@ struct UntrustedCodeTests {
             #expect(throws: PQError.self) { try app.execute("INSERT INTO tenant_migrator.migration_history (tenant) VALUES ('t')") }
 
             // Tables a later migration adds are granted too (default privileges).
-            #expect(try await runTenantMigrate(setup.migratorURL, ["migrate", "--tenant", "t"]) == 0)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"]) == 0)
             try app.execute("INSERT INTO tenant_t.ingredient (name) VALUES ('Salt')")
             #expect(try app.scalar("SELECT count(*)::int FROM tenant_t.ingredient", as: Int.self) == 1)
         }
@@ -126,8 +126,8 @@ struct UntrustedCodeTests {
 struct ForeignObjectTests {
     @Test func everyKindOfForeignObjectIsReportedByName() async throws {
         try await LeastPrivilegeDatabase.with { setup in
-            #expect(try await runTenantMigrate(setup.migratorURL, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.appRole]) == 0)
-            let migrator = try makeRecipesMigrator(setup.migratorURL)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v2", "--app-role", setup.app.role]) == 0)
+            let migrator = try makeRecipesMigrator(setup.migrator.url)
             #expect(try await migrator.verify().allSatisfy(\.isClean))
 
             let admin = try setup.adminConnection()
@@ -145,7 +145,7 @@ struct ForeignObjectTests {
                 CREATE TABLE elsewhere.old_recipe () INHERITS (tenant_t.recipe);
                 CREATE TABLE elsewhere.base ();
                 ALTER TABLE tenant_t.recipe_ingredient INHERIT elsewhere.base;
-                GRANT CREATE ON SCHEMA tenant_t TO \(admin.quoteIdentifier(setup.appRole))
+                GRANT CREATE ON SCHEMA tenant_t TO \(admin.quoteIdentifier(setup.app.role))
                 """)
             let reports = try await migrator.verify()
             #expect(reports.count == 1)
@@ -154,12 +154,12 @@ struct ForeignObjectTests {
                 "function audit()", "trigger recipe.audit", "view meat", "sequence counter", "policy recipe.only_mine",
                 "rule recipe_ingredient.no_delete", "type mood", "domain positive",
                 "inheritance elsewhere.old_recipe inherits from recipe", "inheritance recipe_ingredient inherits from elsewhere.base",
-                "privilege CREATE on the schema for \(setup.appRole)",
+                "privilege CREATE on the schema for \(setup.app.role)",
             ]
             #expect(found == expected)
             #expect(reports.first?.isClean == false)
             // The CLI exits 2 on drift.
-            #expect(try await runTenantMigrate(setup.migratorURL, ["verify"]) == 2)
+            #expect(try await runTenantMigrate(setup.migrator.url, ["verify"]) == 2)
         }
     }
 }

@@ -16,9 +16,7 @@ import Testing
         """
 
     @Test func aUniqueIndexBecomesThePrimaryKeyAndBackKeepingTheLinks() async throws {
-        let h = try RuleHarness("JoinKeyChange")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: Self.links, on: c)
+        try await RuleHarness.withBuilt("JoinKeyChange", seed: Self.links) { h, c in
             let query = "SELECT \"A\", \"B\" FROM $S.\"_CategoryToPost\" ORDER BY 1, 2"
             // Catalog only: the unique index becomes the primary key's.
             let up = h.statements(try h.planner.plan(from: "v1", to: "v2"), on: c).joined(separator: "\n")
@@ -33,9 +31,7 @@ import Testing
 
     @Test(arguments: [false, true])
     func theKeyNameAndColumnsChangedAtOnceKeepTheLinks(fused: Bool) async throws {
-        let h = try RuleHarness("JoinKeyChange")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: Self.links, on: c)
+        try await RuleHarness.withBuilt("JoinKeyChange", seed: Self.links) { h, c in
             if fused {
                 #expect(try h.planner.plan(from: "v1", to: "v3").steps.count == 1)
                 try h.migrateExpecting("v1", "v3", on: c, rows: "SELECT category_id, post_id FROM $S.category_posts ORDER BY 1, 2", ["1|1", "2|1", "2|2"])

@@ -8,13 +8,11 @@ import Testing
 /// `joinOnUpdate:`) is renamed with its columns by a later version, in the catalog only, both ways.
 @Suite struct InferredChangesJoinTableTests {
     @Test func aPrismaJoinTableRenamedWithItsColumnsKeepsItsLinksBothWays() async throws {
-        let h = try RuleHarness("PrismaJoinTable")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: """
+        try await RuleHarness.withBuilt("PrismaJoinTable", seed: """
                 INSERT INTO $S."Category" (name) VALUES ('Baking'), ('Home');
                 INSERT INTO $S."Post" (id, title) VALUES ('clx1', 'Sourdough'), ('clx2', 'Draft');
                 INSERT INTO $S."_CategoryToPost" ("A", "B") VALUES (1, 'clx1'), (2, 'clx1'), (2, 'clx2');
-                """, on: c)
+                """) { h, c in
             let sql = h.statements(try h.planner.plan(from: "v1", to: "v2"), on: c).joined(separator: "\n")
             #expect(sql.contains("RENAME TO \"_PostCategories\""), "\(sql)")
             #expect(!sql.contains("INSERT") && !sql.contains("DROP TABLE"), "\(sql)")

@@ -8,9 +8,7 @@ import Testing
 /// every value must land in the right column, up and down.
 @Suite struct InferredChangesNameClashTests {
     @Test func reusedAndSwappedColumnNamesKeepTheirValues() async throws {
-        let harness = try RuleHarness("NameClash")
-        try await TestPostgres.withDatabase { connection in
-            try harness.build("v1", seed: "INSERT INTO $S.item (label, title, \"left\", \"right\", code) VALUES ('old label', 'the title', 1, 2, 7)", on: connection)
+        try await RuleHarness.withBuilt("NameClash", seed: "INSERT INTO $S.item (label, title, \"left\", \"right\", code) VALUES ('old label', 'the title', 1, 2, 7)") { harness, connection in
 
             try harness.migrateExpecting("v1", "v2", on: connection,
                 rows: "SELECT label, \"left\", \"right\", code FROM $S.item", ["the title|2|1|7"])

@@ -11,14 +11,7 @@ import Testing
 /// bounds is refused before anything is touched, naming the sequence and its position.
 @Suite("Sequence options between versions")
 struct InferredChangesSequenceOptionsTests {
-    static let part = """
-        entities:
-          Part:
-            key: { type: integer, defaultExpression: "nextval('part_seq'::regclass)" }
-            attributes:
-              name: { type: string, optional: true }
-
-        """
+    static let part = partKeyedBySequence("integer")
     static let v1 = part + """
         sequences:
           part_seq: { type: integer, start: 10, minValue: 10, maxValue: 1000, cache: 5 }
@@ -69,11 +62,8 @@ struct InferredChangesSequenceOptionsTests {
 
     @Test func aTenantMigratesTheOptionsAndARefusedMaximumNamesThePosition() async throws {
         try await TestPostgres.withDatabase { connection in
-            let family = try Self.family()
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            let schema = try lifecycle.create(try TenantName("acme"), version: "v1", on: connection).schema
+            let tenant = try CatalogTenant(of: try Self.family(), on: connection)
+            let schema = tenant.schema
             func settings() throws -> String? {
                 try connection.column("""
                     SELECT min_value || ' ' || max_value || ' ' || cache_size || ' ' || cycle FROM pg_sequences WHERE schemaname = $1 AND sequencename = 'part_seq'
@@ -83,20 +73,19 @@ struct InferredChangesSequenceOptionsTests {
                 try connection.scalar("INSERT INTO \(schema).part (name) VALUES ('p') RETURNING id", as: Int64.self)
             }
             #expect(try settings() == "10 1000 5 false")
-            #expect(try lifecycle.verify(try TenantName("acme"), on: connection).isClean)
+            #expect(try tenant.verify(on: connection).isClean)
             #expect(try nextPart() == 10)
             // Drift: verify names the sequence and its settings.
             try connection.fixtureScript("ALTER SEQUENCE \(schema).part_seq MAXVALUE 2000")
-            let drifted = try lifecycle.verify(try TenantName("acme"), on: connection)
+            let drifted = try tenant.verify(on: connection)
             #expect(drifted.differences.map(\.description).contains { $0.contains("part_seq") && $0.contains("MAXVALUE 2000") && $0.contains("MAXVALUE 1000") },
                     "\(drifted.differences.map(\.description))")
             try connection.fixtureScript("ALTER SEQUENCE \(schema).part_seq MAXVALUE 1000")
 
-            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
-            let up = try runner.migrate(try TenantName("acme"), .migrate(to: "v2"), on: connection)
+            let up = try tenant.migrate(.migrate(to: "v2"), on: connection)
             #expect(up.outcome == .migrated, "\(up)")
             #expect(try settings() == "10 5000 5 true")
-            #expect(try lifecycle.verify(try TenantName("acme"), on: connection).isClean)
+            #expect(try tenant.verify(on: connection).isClean)
             // The position is kept (a new session: the cache of 5 was this one's).
             try connection.fixtureScript("SELECT setval('\(schema).part_seq', 60)")
             #expect(try nextPart() == 61)
@@ -104,21 +93,21 @@ struct InferredChangesSequenceOptionsTests {
             // v3's maximum 50 is below the position, 65 (this session took 61 and cached up to 65, CACHE 5):
             // refused before anything changed, naming both.
             do {
-                let refused = try runner.migrate(try TenantName("acme"), .migrate(to: "v3"), on: connection)
+                let refused = try tenant.migrate(.migrate(to: "v3"), on: connection)
                 Issue.record("migrated: \(refused)")
             } catch {
                 let text = "\(error)"
                 #expect(text.contains("part_seq") && text.contains("position 65") && text.contains("maxValue 50"), "\(text)")
             }
             #expect(try settings() == "10 5000 5 true")
-            #expect(try catalog.tenant(try TenantName("acme"), on: connection)?.version == "v2")
+            #expect(try tenant.catalog.tenant(tenant.name, on: connection)?.version == "v2")
 
-            let down = try runner.migrate(try TenantName("acme"), .rollback(to: "v1"), on: connection)
+            let down = try tenant.migrate(.rollback(to: "v1"), on: connection)
             #expect(down.outcome == .migrated, "\(down)")
             #expect(try settings() == "10 1000 5 false")
             // (From this session's cache, or past it.)
             #expect(try (62...66).contains(nextPart()))
-            #expect(try lifecycle.verify(try TenantName("acme"), on: connection).isClean)
+            #expect(try tenant.verify(on: connection).isClean)
         }
     }
 }

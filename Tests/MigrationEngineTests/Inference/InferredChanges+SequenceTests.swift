@@ -12,14 +12,7 @@ import Testing
 @Suite("Sequences that change between versions")
 struct InferredChangesSequenceTests {
     /// The one entity of both versions, keyed by `part_seq`.
-    static let part = """
-        entities:
-          Part:
-            key: { type: bigint, defaultExpression: "nextval('part_seq'::regclass)" }
-            attributes:
-              name: { type: string, optional: true }
-
-        """
+    static let part = partKeyedBySequence("bigint")
     static let v1 = part + """
         sequences:
           part_seq: { increment: 50 }
@@ -58,12 +51,8 @@ struct InferredChangesSequenceTests {
     /// drawn, by the new increment, and back.
     @Test func aTenantMigratesItsSequencesAndBackKeepingTheirPositions() async throws {
         try await TestPostgres.withDatabase { connection in
-            let family = try Self.family()
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            let created = try lifecycle.create(try TenantName("acme"), version: "v1", on: connection)
-            let schema = created.schema
+            let tenant = try CatalogTenant(of: try Self.family(), on: connection)
+            let schema = tenant.schema
             func nextPart() throws -> Int64 {
                 try connection.scalar("INSERT INTO \(schema).part (name) VALUES ('p') RETURNING id", as: Int64.self)
             }
@@ -72,22 +61,21 @@ struct InferredChangesSequenceTests {
                                       [schema, sequence], as: String.self).first
             }
             #expect(try [nextPart(), nextPart()] == [1, 51])
-            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
-            let up = try runner.migrate(try TenantName("acme"), .migrate(to: "v2", allowDestructive: true), on: connection)
+            let up = try tenant.migrate(.migrate(to: "v2", allowDestructive: true), on: connection)
             #expect(up.outcome == .migrated, "\(up)")
             #expect(try settings("part_seq") == "bigint 100 10")
             #expect(try settings("new_seq") == "integer 1 1")
             #expect(try settings("old_seq") == nil)
             #expect(try nextPart() == 61)
-            let atV2 = try lifecycle.verify(try TenantName("acme"), on: connection)
+            let atV2 = try tenant.verify(on: connection)
             #expect(atV2.isClean, "\(atV2.differences.map(\.description)) \(atV2.foreignObjects)")
-            let down = try runner.migrate(try TenantName("acme"), .rollback(to: "v1", allowDestructive: true), on: connection)
+            let down = try tenant.migrate(.rollback(to: "v1", allowDestructive: true), on: connection)
             #expect(down.outcome == .migrated, "\(down)")
             #expect(try settings("part_seq") == "bigint 1 50")
             #expect(try settings("old_seq") == "bigint 1 1")
             #expect(try settings("new_seq") == nil)
             #expect(try nextPart() == 111)
-            let atV1 = try lifecycle.verify(try TenantName("acme"), on: connection)
+            let atV1 = try tenant.verify(on: connection)
             #expect(atV1.isClean, "\(atV1.differences.map(\.description)) \(atV1.foreignObjects)")
         }
     }
@@ -99,18 +87,15 @@ struct InferredChangesSequenceTests {
         let v2 = v1.replacingOccurrences(of: "  Part:\n", with: "  Part:\n    table: component\n")
         let family = try ModelFamily(name: "Serial", versions: [ModelVersion(name: "v1", yaml: v1, file: "Serial/v1.yaml"), ModelVersion(name: "v2", yaml: v2, file: "Serial/v2.yaml")])
         try await TestPostgres.withDatabase { connection in
-            let catalog = TenantCatalog()
-            try catalog.install(on: connection)
-            let lifecycle = TenantLifecycle(catalog: catalog, family: family)
-            let schema = try lifecycle.create(try TenantName("acme"), version: "v1", on: connection).schema
+            let tenant = try CatalogTenant(of: family, on: connection)
+            let schema = tenant.schema
             #expect(try connection.scalar("INSERT INTO \(schema).part (name) VALUES ('a') RETURNING id", as: Int64.self) == 1)
-            let runner = TenantExecutor(catalog: catalog, planner: MigrationPlanner(family: family))
             for (request, table, next) in [(MigrationRequest.migrate(to: "v2"), "component", Int64(2)), (.rollback(to: "v1"), "part", 3)] {
-                let outcome = try runner.migrate(try TenantName("acme"), request, on: connection)
+                let outcome = try tenant.migrate(request, on: connection)
                 #expect(outcome.outcome == .migrated, "\(outcome)")
                 #expect(try connection.scalar("SELECT pg_catalog.pg_get_serial_sequence($1, 'id')", ["\(schema).\(table)"], as: String.self) == "\(schema).\(table)_id_seq")
                 #expect(try connection.scalar("INSERT INTO \(schema).\(table) (name) VALUES ('b') RETURNING id", as: Int64.self) == next)
-                let report = try lifecycle.verify(try TenantName("acme"), on: connection)
+                let report = try tenant.verify(on: connection)
                 #expect(report.isClean, "\(table): \(report.differences.map(\.description)) \(report.foreignObjects)")
             }
         }

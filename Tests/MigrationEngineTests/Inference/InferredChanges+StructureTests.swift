@@ -16,9 +16,7 @@ import Testing
         """
 
     @Test func siblingsGainAnAbstractParentAndLoseIt() async throws {
-        let h = try RuleHarness("Attachments")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: Self.attachmentsSeed, on: c)
+        try await RuleHarness.withBuilt("Attachments", seed: Self.attachmentsSeed) { h, c in
             try h.migrateExpecting("v1", "v2", on: c,
                 rows: "SELECT entity, caption, width, path FROM $S.attachment ORDER BY caption",
                 ["FileAttachment|f1|∅|/a", "FileAttachment|f2|∅|/b", "ImageAttachment|img1|10|∅", "ImageAttachment|img2|∅|∅"])
@@ -40,9 +38,7 @@ import Testing
     }
 
     @Test func attributeMovesDownToASubEntityAndBackUp() async throws {
-        let h = try RuleHarness("Attachments")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: Self.attachmentsSeed, on: c)
+        try await RuleHarness.withBuilt("Attachments", seed: Self.attachmentsSeed) { h, c in
             try h.migrate("v1", "v2", on: c)
             try h.migrateExpecting("v2", "v3", on: c,
                 rows: "SELECT caption FROM $S.attachment WHERE entity = 'ImageAttachment' ORDER BY caption", ["img1", "img2"])
@@ -81,13 +77,11 @@ import Testing
     }
 
     @Test func entityJoinsAConcreteParentAndLeavesIt() async throws {
-        let h = try RuleHarness("Posts")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: """
+        try await RuleHarness.withBuilt("Posts", seed: """
                 INSERT INTO $S.post (title) VALUES ('p1'), ('p2');
                 INSERT INTO $S.photo (url) VALUES ('u1'), ('u2');
                 INSERT INTO $S.comment (text, photo_id) VALUES ('c1', 2), ('c2', 1), ('c3', NULL);
-                """, on: c)
+                """) { h, c in
             try h.migrateExpecting("v1", "v2", on: c,
                 rows: "SELECT id, entity, title, url FROM $S.post ORDER BY id",
                 ["1|Post|p1|∅", "2|Post|p2|∅", "3|Photo|untitled|u1", "4|Photo|untitled|u2"])
@@ -111,9 +105,7 @@ import Testing
         """
 
     @Test func deleteRuleUniquenessAndIndexChanges() async throws {
-        let h = try RuleHarness("Rules")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: Self.rulesSeed, on: c)
+        try await RuleHarness.withBuilt("Rules", seed: Self.rulesSeed) { h, c in
             let indexes = "SELECT indexname FROM pg_indexes WHERE schemaname = 't' AND tablename = 'book' ORDER BY 1"
             try h.migrateExpectingSchema("v1", "v2", on: c)
             #expect(try h.rows(indexes, on: c) == ["book_author_id_idx", "book_isbn_key", "book_pkey", "book_title_idx"])
@@ -132,9 +124,7 @@ import Testing
     }
 
     @Test func aDuplicateFailsTheNewUniqueConstraint() async throws {
-        let h = try RuleHarness("Rules")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: Self.rulesSeed + "INSERT INTO $S.book (title, isbn) VALUES ('dup', '111');", on: c)
+        try await RuleHarness.withBuilt("Rules", seed: Self.rulesSeed + "INSERT INTO $S.book (title, isbn) VALUES ('dup', '111');") { h, c in
             h.expectFailure(.uniqueViolation) { try h.migrate("v1", "v2", on: c) }
             try h.expectSchema("v1", on: c)
             #expect(try h.rows("SELECT count(*) FROM $S.book", on: c) == ["4"])

@@ -22,12 +22,10 @@ import Testing
     }
 
     @Test func movingUpOutOfARemovedSubEntityKeepsItsRowsAndValues() async throws {
-        let h = try RuleHarness("SubEntityMoves")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v2", seed: """
+        try await RuleHarness.withBuilt("SubEntityMoves", at: "v2", seed: """
                 INSERT INTO $S.attachment (id, entity, caption, image, width) VALUES
                     (1, 'Attachment', 'plain', NULL, NULL), (2, 'ImageAttachment', 'photo', '\\x0102'::bytea, 640);
-                """, on: c)
+                """) { h, c in
             try h.migrateExpecting("v2", "v1", on: c,
                 rows: "SELECT id, caption, encode(image, 'hex'), width FROM $S.attachment ORDER BY id", ["1|plain|∅|∅", "2|photo|0102|640"])
             // And down again: the column stays where it is.

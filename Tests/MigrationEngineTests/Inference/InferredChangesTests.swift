@@ -11,9 +11,7 @@ import Testing
     // MARK: a. entities
 
     @Test func addAndRemoveAnEntity() async throws {
-        let h = try RuleHarness("Entities")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: "INSERT INTO $S.author (name) VALUES ('Ann')", on: c)
+        try await RuleHarness.withBuilt("Entities", seed: "INSERT INTO $S.author (name) VALUES ('Ann')") { h, c in
             let up = try h.migrate("v1", "v2", on: c)
             #expect(up.destructiveChanges.isEmpty)
             try h.expectSchema("v2", on: c)
@@ -30,9 +28,7 @@ import Testing
     // MARK: b. attributes and relationships
 
     @Test func addAndRemoveAnAttributeAndARelationship() async throws {
-        let h = try RuleHarness("Properties")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: "INSERT INTO $S.author (name) VALUES ('Ann'); INSERT INTO $S.book (title) VALUES ('Dune')", on: c)
+        try await RuleHarness.withBuilt("Properties", seed: "INSERT INTO $S.author (name) VALUES ('Ann'); INSERT INTO $S.book (title) VALUES ('Dune')") { h, c in
             try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT title, pages, author_id FROM $S.book", ["Dune|∅|∅"])
             try c.execute("UPDATE t.book SET pages = 412, author_id = 1")
 
@@ -46,12 +42,10 @@ import Testing
     // MARK: c. renames
 
     @Test func renameEntityAttributeAndRelationshipKeepsData() async throws {
-        let h = try RuleHarness("Renames")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: """
+        try await RuleHarness.withBuilt("Renames", seed: """
                 INSERT INTO $S.writer (name, bio) VALUES ('Ann', 'born'), ('Bob', NULL);
                 INSERT INTO $S.novel (title, writer_id) VALUES ('A1', 1), ('B1', 2), ('A2', 1);
-                """, on: c)
+                """) { h, c in
             for (from, to) in [("v1", "v2"), ("v2", "v1")] {
                 let sql = h.statements(try h.planner.plan(from: from, to: to), on: c)
                 #expect(sql.contains { $0.contains("RENAME") }, "\(from) → \(to): \(sql)")
@@ -70,9 +64,7 @@ import Testing
     // MARK: d. optionality and defaults
 
     @Test func optionalityAndDefaults() async throws {
-        let h = try RuleHarness("Optionality")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: "INSERT INTO $S.item (name, size, code) VALUES ('a', NULL, 'x'), ('b', 7, 'y')", on: c)
+        try await RuleHarness.withBuilt("Optionality", seed: "INSERT INTO $S.item (name, size, code) VALUES ('a', NULL, 'x'), ('b', 7, 'y')") { h, c in
             try h.migrateExpectingSchema("v1", "v2", on: c)
             // color: new optional (NULL); weight: new required (default 5); size: NULLs backfilled with 1.
             #expect(try h.rows("SELECT name, size, code, color, weight FROM $S.item ORDER BY id", on: c)
@@ -92,9 +84,7 @@ import Testing
     // MARK: e. type changes
 
     @Test func wideningKeepsValuesAndDeclaredNarrowingRollsBack() async throws {
-        let h = try RuleHarness("Widening")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: "INSERT INTO $S.measure (count, amount, ratio, code) VALUES (32000, 2000000000, 1.5, 42), (-7, -3, 0.25, -1)", on: c)
+        try await RuleHarness.withBuilt("Widening", seed: "INSERT INTO $S.measure (count, amount, ratio, code) VALUES (32000, 2000000000, 1.5, 42), (-7, -3, 0.25, -1)") { h, c in
             let up = try h.planner.plan(from: "v1", to: "v2")
             #expect(h.statements(up, on: c).contains { $0.contains("USING") })
             try h.migrateExpectingSchema("v1", "v2", on: c)
@@ -121,9 +111,7 @@ import Testing
     /// A declared narrowing to a shorter character type fails on a value that does not fit, as the
     /// plan says, rather than cutting it (an explicit cast to `varchar(n)` truncates silently).
     @Test func declaredShorteningFailsOnAValueThatDoesNotFit() async throws {
-        let h = try RuleHarness("Shortening")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: "INSERT INTO $S.label (name, code) VALUES ('Salt', 'abc'), ('Pepper', 'de')", on: c)
+        try await RuleHarness.withBuilt("Shortening", seed: "INSERT INTO $S.label (name, code) VALUES ('Salt', 'abc'), ('Pepper', 'de')") { h, c in
             h.expectFailure(.stringDataRightTruncation) { try h.migrate("v1", "v2", on: c) }
             try h.expectSchema("v1", on: c)
             #expect(try h.rows("SELECT name, code FROM $S.label ORDER BY id", on: c) == ["Salt|abc", "Pepper|de"])
@@ -146,9 +134,7 @@ import Testing
     /// tenant at v2, though the archive holds its value: the widening of the scale is a narrowing of
     /// the integer digits (open: docs/Archive.md).
     @Test func declaredNumericNarrowingThatRoundsPastTheOldTypeIsArchived() async throws {
-        let h = try RuleHarness("NumericNarrowing")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: "INSERT INTO $S.price (amount) VALUES (99999.999), (1.25), (1.2), (NULL), (-99.95)", on: c)
+        try await RuleHarness.withBuilt("NumericNarrowing", seed: "INSERT INTO $S.price (amount) VALUES (99999.999), (1.25), (1.2), (NULL), (-99.95)") { h, c in
             try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT amount FROM $S.price ORDER BY id", ["100000.0", "1.3", "1.2", "∅", "-100.0"])
             h.expectFailure(.numericValueOutOfRange) { try h.migrate("v2", "v1", on: c) }
             try h.expectSchema("v2", on: c)
@@ -175,12 +161,10 @@ import Testing
     // MARK: f. to-one ↔ to-many
 
     @Test func toOneBecomesManyToManyAndBack() async throws {
-        let h = try RuleHarness("ToMany")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: """
+        try await RuleHarness.withBuilt("ToMany", seed: """
                 INSERT INTO $S.author (name) VALUES ('Ann'), ('Bob');
                 INSERT INTO $S.book (title, author_id) VALUES ('A1', 1), ('B1', 2), ('A2', 1), ('none', NULL);
-                """, on: c)
+                """) { h, c in
             let up = try h.planner.plan(from: "v1", to: "v2")
             #expect(up.destructiveChanges.isEmpty, "\(up.destructiveChanges)")
             try h.migrateExpecting("v1", "v2", on: c,
@@ -197,12 +181,10 @@ import Testing
     }
 
     @Test func oneToManyWhoseKeyChangesSides() async throws {
-        let h = try RuleHarness("FlipKey")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: """
+        try await RuleHarness.withBuilt("FlipKey", seed: """
                 INSERT INTO $S.author (name) VALUES ('Ann'), ('Bob'), ('Cid');
                 INSERT INTO $S.book (title, author_id) VALUES ('A1', 1), ('B1', 2), ('A2', 1);
-                """, on: c)
+                """) { h, c in
             // Up: each author keeps one book (Ann had two): destructive.
             let up = try h.planner.plan(from: "v1", to: "v2")
             #expect(up.destructiveChanges.contains { $0.kind == .dropLinks }, "\(up.destructiveChanges)")

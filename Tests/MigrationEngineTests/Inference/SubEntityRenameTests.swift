@@ -9,9 +9,7 @@ import Testing
 /// the concrete entities is replaced around the update (it was kept, and the update broke it).
 @Suite struct SubEntityRenameTests {
     @Test func renamingASubEntityReplacesTheDiscriminatorCheck() async throws {
-        let h = try RuleHarness("SubEntityRename")
-        try await TestPostgres.withDatabase { c in
-            try h.build("v1", seed: "INSERT INTO $S.media (entity, caption) VALUES ('Photo', 'steam'); INSERT INTO $S.media (entity, url) VALUES ('Video', 'u')", on: c)
+        try await RuleHarness.withBuilt("SubEntityRename", seed: "INSERT INTO $S.media (entity, caption) VALUES ('Photo', 'steam'); INSERT INTO $S.media (entity, url) VALUES ('Video', 'u')") { h, c in
             try h.migrateExpecting("v1", "v2", on: c,
                 rows: "SELECT entity, caption FROM $S.media ORDER BY id", ["Picture|steam", "Video|∅"])
             try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT entity FROM $S.media ORDER BY id", ["Photo", "Video"])

@@ -14,8 +14,7 @@ import Testing
 @Suite("Recipes round trip")
 struct RecipesPoliciesTests {
     @Test func v1ToV3ToV2ToV1OnGeneratedData() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             let record = try await migrator.createTenant("acme", version: "v1")
             let schema = record.schema
             let connection = try Connection(conninfo)

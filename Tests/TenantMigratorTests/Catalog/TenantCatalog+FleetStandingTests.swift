@@ -62,8 +62,7 @@ struct TenantCatalogFleetStandingTests {
 
     /// Through the facade: a no-op deploy counts the tenants and lists none, unless asked to.
     @Test func aNoOpFleetRunCountsTheCurrentTenantsAndListsThemOnlyWhenAsked() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             let created = try await migrator.createTenants(["alpha", "beta", "gamma"], jobs: 2)
             try #require(created.migrated == 3)
             let counted = try await migrator.moveAll(.migrate(), listingCurrentTenants: false)

@@ -16,8 +16,7 @@ struct TenantRunTests {
     /// archive of Meat and Fish types and of units): the round trips of the migration, as a fleet
     /// sends it (it knows the tenant's version) and as a single migration does.
     @Test func aMigrationCostsItsPipelinesNotAStatementEach() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             let created = try await migrator.createTenants(["first", "small", "large", "single"], version: "v1", jobs: 1)
             try #require(created.migrated == 4)
             let connection = try Connection(conninfo, logger: .quiet("TenantRunTests"))
@@ -63,8 +62,7 @@ struct TenantRunTests {
     /// facts, the version and the history) settle on a generic plan after PostgreSQL's five custom
     /// ones: a statement the planner kept planning for every tenant would cost a planning each time.
     @Test func theStatementsPreparedPerSessionKeepAGenericPlan() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             let names = (1...8).map { "t\($0)" }
             try #require(try await migrator.createTenants(names, version: "v1", jobs: 1).migrated == names.count)
             let connection = try Connection(conninfo, logger: .quiet("TenantRunTests"))
@@ -106,8 +104,7 @@ struct TenantRunTests {
     /// A foreign trigger (one the model does not define) found by the first round trip is disabled
     /// for the migration and enabled again, in its mode, on the table's new name.
     @Test func foreignTriggersFoundByTheFirstRoundTripAreDisabledAndRestored() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             _ = try await migrator.createTenants(["acme"], version: "v1", jobs: 1)
             let connection = try Connection(conninfo, logger: .quiet("TenantRunTests"))
             try connection.loadRecipes(tenants: ["acme"], recipes: 5)

@@ -14,8 +14,7 @@ struct TenantMigratorPinsTests {
     }
 
     @Test func aRolledBackTenantSurvivesMigrateAllAndMigrateIfNeededUntilMigratedByName() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             try await migrator.createTenant("acme")
             try await migrator.createTenant("globex", version: "v1")
 
@@ -53,8 +52,7 @@ struct TenantMigratorPinsTests {
     }
 
     @Test func respectingAPinWritesNothing() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             try await migrator.createTenant("acme", version: "v1")
             try await migrator.pin(tenant: "acme")
             let connection = try Connection(conninfo)
@@ -112,8 +110,7 @@ struct TenantMigratorPinsTests {
     }
 
     @Test func unpinLetsTheNextRequestMoveTheTenant() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             try await migrator.createTenant("acme")
             _ = try await migrator.rollback(tenant: "acme", to: "v2")
             #expect(try await migrator.migrateIfNeeded(tenant: "acme").outcome == .pinned)
@@ -129,8 +126,7 @@ struct TenantMigratorPinsTests {
     }
 
     @Test func rollbackAllPinsEveryTenantItMovesAndLeavesPinnedOnes() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             _ = try await migrator.createTenants(["a1", "a2", "a3"])
             _ = try await migrator.rollback(tenant: "a1", to: "v2")
 
@@ -148,8 +144,7 @@ struct TenantMigratorPinsTests {
     }
 
     @Test func installUpgradesACatalogFromBeforePinsWhichReadsStillUnderstand() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
+        try await TestPostgres.withRecipesMigrator { conninfo, migrator in
             try await migrator.createTenant("acme", version: "v1")
             // The catalog as the previous release left it: version 1, no pin columns.
             let connection = try Connection(conninfo)

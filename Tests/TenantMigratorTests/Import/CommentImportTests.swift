@@ -30,8 +30,7 @@ struct CommentImportTests {
 
     @Test func commentsImportVerifyAndComeWithANewTenant() async throws {
         try await TestPostgres.withDatabase { connection in
-            for statement in Self.shop { try connection.fixtureScript(statement) }
-            let (imported, reloaded) = try cleanImport("shop", lines: ["    comment: \"What the shop sells\"", "      title: { type: string, comment: \"Shown to customers; it's translated\" }"], file: "v1.yaml", on: connection)
+            let (imported, reloaded) = try cleanImport("shop", made: Self.shop, lines: ["    comment: \"What the shop sells\"", "      title: { type: string, comment: \"Shown to customers; it's translated\" }"], file: "v1.yaml", on: connection)
             #expect(reloaded.entity(named: "Product")?.comment == "What the shop sells")
 
             let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)

@@ -34,8 +34,7 @@ struct EnumImportTests {
 
     @Test func aSchemaWithEnumsImportsWithNoDifferenceAndANewTenantHasTheSameCatalog() async throws {
         try await TestPostgres.withDatabase { connection in
-            for statement in Self.shop { try connection.fixtureScript(statement) }
-            let (imported, reloaded) = try cleanImport("shop", lines: ["enums:", "  Carrier: [dhl, ups]", "  order_status: [new, paid, shipped]",
+            let (imported, reloaded) = try cleanImport("shop", made: Self.shop, lines: ["enums:", "  Carrier: [dhl, ups]", "  order_status: [new, paid, shipped]",
                          "      status: { type: \"enum(order_status)\", default: \"new\", indexed: true }",
                          "      carrier: { type: \"enum(Carrier)\", optional: true }"], file: "Shop/v1.yaml", on: connection)
             #expect(reloaded.enums == imported.version.enums)

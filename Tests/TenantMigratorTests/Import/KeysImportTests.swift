@@ -58,8 +58,7 @@ struct KeysImportTests {
 
     @Test func keysOfEveryKindImportWithNoDifferenceAndANewTenantHasTheSameCatalog() async throws {
         try await TestPostgres.withDatabase { connection in
-            for statement in Self.schema { try connection.fixtureScript(statement) }
-            let imported = try cleanImport("depot", lines: [
+            let imported = try cleanImport("depot", made: Self.schema, lines: [
                 "    key: { type: serial }", "    key: { type: bigserial }", "    key: { type: integer, identity: always }",
                 "    key: { type: uuid, defaultExpression: \"gen_random_uuid()\" }",
                 "    key: { type: bigint, defaultExpression: \"nextval('part_seq'::regclass)\" }",

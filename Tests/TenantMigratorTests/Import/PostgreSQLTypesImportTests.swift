@@ -93,8 +93,7 @@ struct PostgreSQLTypesImportTests {
 
     @Test func aHandWrittenSchemaWithPostgreSQLTypesImportsWithNoDifference() async throws {
         try await TestPostgres.withDatabase { connection in
-            for statement in Self.shop { try connection.fixtureScript(statement) }
-            let imported = try cleanImport("shop", lines: [
+            let imported = try cleanImport("shop", made: Self.shop, lines: [
                 "    uniques:", "      - [title, weightKg]", "    checks:", "      - \"(price >= (0)::numeric)\"",
                 "      - \"((weight_kg IS NULL) OR (weight_kg > (0)::numeric))\"",
                 "      email: { type: \"character varying(255)\", unique: true }",

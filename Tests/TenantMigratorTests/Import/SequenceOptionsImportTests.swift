@@ -21,8 +21,7 @@ struct SequenceOptionsImportTests {
 
     @Test func aSequenceWithItsOwnBoundsCacheAndCycleImportsAndANewTenantHasTheSame() async throws {
         try await TestPostgres.withDatabase { connection in
-            for statement in Self.schema { try connection.fixtureScript(statement) }
-            let imported = try cleanImport("ledger", lines: [
+            let imported = try cleanImport("ledger", made: Self.schema, lines: [
                 "  ticket_seq: { type: integer, start: 100, minValue: 100, maxValue: 99999, cycle: true, cache: 10 }",
                 "  countdown_seq: { start: -1, increment: -1 }",
                 "  batch_seq: { type: smallint, maxValue: 500 }",

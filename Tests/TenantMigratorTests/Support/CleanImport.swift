@@ -4,12 +4,14 @@ import MigrationEngine
 import TenantMigrator
 import Testing
 
-/// How the import tests read a schema they wrote by hand: imported as version v1, it comes with no
-/// note, is adoptable, its YAML has each of `lines`, and that YAML (as the file `file`) loads back
-/// as the same model. Returns the import and the model read back.
+/// How the import tests read a schema they wrote by hand (`statements`, run first): imported as
+/// version v1, it comes with no note, is adoptable, its YAML has each of `lines`, and that YAML (as
+/// the file `file`) loads back as the same model. Returns the import and the model read back.
 func cleanImport(
-    _ schema: String, lines expected: [String], file: String, on connection: Connection, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    _ schema: String, made statements: [String], lines expected: [String], file: String, on connection: Connection,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) throws -> (imported: SchemaImport, reloaded: ModelVersion) {
+    for statement in statements { try connection.fixtureScript(statement) }
     let imported = try SchemaImport.read(schema: schema, versionName: "v1", on: connection)
     let yaml = imported.version.yamlText()
     #expect(imported.notes.isEmpty, "\(imported.notes.map(\.description))\n\(yaml)", sourceLocation: sourceLocation)
