@@ -14,7 +14,10 @@ import TypedSQL
 /// the view's rewrite rule, as PostgreSQL parsed it, names every function, operator, type and
 /// relation it uses by OID, and the catalog says which are immutable and where each relation
 /// lives. A proof whose view cannot be made, or which uses anything else, is not made: its
-/// columns are archived in every row, as without a proof.
+/// columns are archived in every row, as without a proof. Nor is one that uses a function,
+/// operator, type or collation an untrusted role controls (``ExpressionTrust``'s judgement): the
+/// way up compares with it, which would run that role's code (IMMUTABLE is only its word) as the
+/// migrator; the way down refuses it (``MappingTrust``).
 ///
 /// The verdict depends only on the step and the catalog of shared objects, not on the tenant, so
 /// a fleet run asks once per step (``ArchivePlan/trustedProofs(on:)``).
@@ -78,15 +81,19 @@ struct WayBackTrust {
         struct Verdict: Error { let trusted: Set<String> }
         do {
             try connection.savepoint { connection in
-                let statements = (statements + [Self.verdicts]).map { Statement(inlining: $0, schema: "pg_temp") }
+                let owners = ExpressionTrust.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: false)
+                let statements = (statements + [Self.verdicts, owners]).map { Statement(inlining: $0, schema: "pg_temp") }
                 let outcome = try connection.pipelineUntilFailure(statements)
-                guard outcome.failure == nil, let rows = outcome.results.last else {
+                guard outcome.failure == nil, outcome.results.count == statements.count else {
                     connection.logger.debug("no proof by the way back: \(outcome.failure.map { "\($0)" } ?? "no verdict")")
                     throw Verdict(trusted: [])
                 }
+                // (A view using what an untrusted role controls: the way up would run it as the migrator.)
+                let untrusted = Set(try outcome.results[statements.count - 1].map { try $0.decode(String.self, at: 1) })
                 var trusted: Set<String> = []
-                for row in rows where try row.decode(Bool?.self, at: 1) == false {
+                for row in outcome.results[statements.count - 2] where try row.decode(Bool?.self, at: 1) == false {
                     let name = try row.decode(String.self, at: 0)
+                    guard !untrusted.contains(name) else { continue }
                     if let index = proofs.indices.first(where: { Self.viewName($0) == name }) { trusted.insert(proofs[index].table) }
                 }
                 throw Verdict(trusted: trusted)

@@ -52,6 +52,8 @@ final class StepMemory: Sendable {
     let ownTablesTaken = OwnTablesTaken()
     /// The tables whose way back's proofs PostgreSQL vouches for, asked by the first tenant.
     private let trust = Memo<Bool, Set<String>>()
+    /// Whether its mappings' expressions resolve to trusted objects only, asked by the first tenant.
+    private let mappingTrust = Memo<Bool, Bool>()
     /// Its archive plans' copies' SQL (the same for each tenant but for the schema, filled in as
     /// it is sent), by the plan's ``ArchivePlan/copiesVariant`` and item.
     private let copies = Memo<CopyKey, SQL>()
@@ -62,6 +64,15 @@ final class StepMemory: Sendable {
     /// ``ArchivePlan/trustedProofs(on:)`` of the step's plan, asked once.
     func trustedProofs(of plan: ArchivePlan, on connection: Connection) throws -> Set<String> {
         try trust.value(for: true) { try plan.trustedProofs(on: connection) }
+    }
+
+    /// ``MappingTrust/check(inSchema:on:)`` of the step's mappings, passed once (a refusal is
+    /// asked again by the next tenant, and refuses it too).
+    func requireTrustedMappings(_ mapped: StepProgram.Mapped, inSchema schema: String, on connection: Connection) throws {
+        _ = try mappingTrust.value(for: true) {
+            try MappingTrust(mapped).check(inSchema: schema, on: connection)
+            return true
+        }
     }
 
     /// ``ArchivePlan/copy(_:)``, made once per plan variant and item.

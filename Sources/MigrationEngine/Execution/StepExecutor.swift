@@ -128,6 +128,8 @@ public struct StepExecutor {
         batch.add(program.dataMoves)
         if let mapped = program.mapped {
             try batch.send()
+            // The mappings' expressions resolve to trusted objects only, before they run (MappingTrust).
+            try learned.requireTrustedMappings(mapped, inSchema: schema, on: connection)
             let policies = try runMappings(program, mapped, step: step, archive: archive, learned: learned, statistics: &batch.statistics)
             let losses = archiving == nil ? mapped.dataDependentLosses : []
             try DataDependentLossCheck(losses: losses, differ: mapped.compiler.differ, schema: schema, step: "\(step.source.name) → \(step.destination.name)")

@@ -155,7 +155,7 @@ public struct ExpressionTrust {
     }
 
     /// A row of ``verdicts(in:searchPath:)``, found at `place`.
-    private static func finding(place: String, _ row: Row) throws -> UntrustedExpression.Finding {
+    static func finding(place: String, _ row: Row) throws -> UntrustedExpression.Finding {
         UntrustedExpression.Finding(
             place: place, object: try row.decode(String.self, at: 3), owner: try row.decode(String.self, at: 4),
             ownerIsTrusted: try row.decode(Bool.self, at: 5), creator: try row.decode(String?.self, at: 6), schema: try row.decode(String.self, at: 7)
