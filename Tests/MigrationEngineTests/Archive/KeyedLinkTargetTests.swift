@@ -44,7 +44,7 @@ struct KeyedLinkTargetTests {
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('ann', 'Ann Other')")
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try Self.links(connection, schema) == [["p1", nil, "news"], ["p2", "Bob Jones", "howto"], ["i1/1", nil, nil], ["i1/2", "Bob Jones", nil]])
-            #expect(try Self.superseded(connection, schema) == [["line", "author", "ann"], ["post", "author", "ann"]])
+            #expect(try Self.superseded(connection, schema) == [["line", "author_id", "ann"], ["post", "author_id", "ann"]])
             #expect(down.statistics.supersededEntries == 2)
             #expect(try await verifyClean(migrator, "acme"))
         }
@@ -59,7 +59,7 @@ struct KeyedLinkTargetTests {
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).tag (id, label) VALUES ('\(Self.tag1)', 'gossip')")
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try Self.links(connection, schema) == [["p1", "Ann Smith", nil], ["p2", "Bob Jones", "howto"], ["i1/1", "Ann Smith", nil], ["i1/2", "Bob Jones", nil]])
-            #expect(try Self.superseded(connection, schema) == [["post", "tag", Self.tag1]])
+            #expect(try Self.superseded(connection, schema) == [["post", "tag_id", Self.tag1]])
             #expect(down.statistics.supersededEntries == 1)
             #expect(try await verifyClean(migrator, "acme"))
         }
@@ -75,7 +75,7 @@ struct KeyedLinkTargetTests {
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
             // (The renamed tag is not what p2 pointed at by its values: the link stays unlinked and kept.)
             #expect(try Self.links(connection, schema) == [["p1", "Ann Smith", "news"], ["p2", "Bob Jones", nil], ["i1/1", "Ann Smith", nil], ["i1/2", "Bob Jones", nil]])
-            #expect(try Self.superseded(connection, schema) == [["post", "tag", Self.tag2]])
+            #expect(try Self.superseded(connection, schema) == [["post", "tag_id", Self.tag2]])
             #expect(down.statistics.supersededEntries == 1)
             #expect(try await verifyClean(migrator, "acme"))
         }
