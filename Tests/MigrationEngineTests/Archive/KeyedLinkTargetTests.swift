@@ -50,6 +50,21 @@ struct KeyedLinkTargetTests {
         }
     }
 
+    /// `rollback --rehearse` in the same state reports the two links it would not give back
+    /// (superseded, with the log's warning) and writes nothing: the archive keeps its entries, unmarked.
+    @Test func aRehearsedRollbackReportsTheLinksItWouldNotGiveBack() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await fixtureTenant("KeyedLinkTarget", conninfo, insert: Self.rows)
+            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            try connection.execute(unsafeSQL: "UPDATE \(schema).person SET handle = 'ann.smith' WHERE handle = 'ann'")
+            try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('ann', 'Ann Other')")
+            let rehearsed = try await migrator.rollback(tenant: "acme", to: "v1", mode: .rehearse)
+            #expect(rehearsed.outcome == .migrated && rehearsed.statistics.supersededEntries == 2, "\(rehearsed)")
+            #expect(try Self.superseded(connection, schema) == [])
+            #expect(try connection.scalar("SELECT count(*) FROM \(schema)._tm_archive WHERE column_name = 'author_id'", as: Int64.self) == 4)
+        }
+    }
+
     /// The app deletes a tag and makes another under the same uuid: p1 is not linked to it.
     @Test func aLinkByUUIDDoesNotPointAtARowMadeAnewUnderIt() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
