@@ -1,3 +1,5 @@
+import EntityModel
+
 /// Where a step's source tables and columns are while the step runs (after its renames, before
 /// its drops) and once it ran, so the archive can copy values that are about to go and, at the
 /// end, note what the step left in their place (for compare-and-restore).
@@ -19,6 +21,18 @@ public struct ArchiveNames: Sendable, Hashable, Codable {
     /// New required columns without a default that a way down adds nullable: the archive gives
     /// their values back, then they become NOT NULL (``RequiredFromArchive``).
     public var requiredFromArchive: [RequiredColumn] = []
+    /// Numeric columns a way down narrows in their integer digits (`numeric(8,1)` → `numeric(8,3)`):
+    /// they hold a type wide enough for both until the archive gave their values back, then take
+    /// `type` (``NarrowedFromArchive``). (Optional: names recorded by an earlier release decode.)
+    public var narrowedFromArchive: [NarrowedColumn]? = nil
+
+    /// A destination column, the property it stores (`Entity.attribute`), and its type.
+    public struct NarrowedColumn: Sendable, Hashable, Codable {
+        public var table: String
+        public var column: String
+        public var property: String
+        public var type: SQLType
+    }
 
     /// A destination column, and the property it stores (`Entity.attribute`).
     public struct RequiredColumn: Sendable, Hashable, Codable {
@@ -48,6 +62,7 @@ extension SchemaDiffer {
         }
         names.mappingFilledTables = mappingFilledTables.sorted()
         names.requiredFromArchive = requiredFromArchive
+        names.narrowedFromArchive = narrowedFromArchive.isEmpty ? nil : narrowedFromArchive
         return names
     }
 }

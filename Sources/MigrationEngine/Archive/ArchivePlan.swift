@@ -273,7 +273,8 @@ struct ArchivePlan: Sendable {
                 // A numeric compares with a numeric of any scale: cast back to the old type, a value
                 // rounded up past it (99999.999 at numeric(8,3) is 100000.0 at numeric(8,1)) would overflow.
                 let back: SQL = oldType.rawValue.hasPrefix("numeric(") && newType.rawValue.hasPrefix("numeric") ? "" : oldType.cast
-                conditions.append(newType.enumName != nil || oldType.enumName != nil ? "false"
+                // A numeric given more decimals (`numeric(8,1)` → `numeric(8,3)`) changes no value: it fits or fails.
+                conditions.append(newType.enumName != nil || oldType.enumName != nil || TypeChange.keepsDecimals(from: oldType, to: newType) ? "false"
                     : "\(live)\(newType.cast)\(back) IS DISTINCT FROM \(live)")
             }
         } else {

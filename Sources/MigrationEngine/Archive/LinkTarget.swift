@@ -24,10 +24,17 @@ enum LinkTarget {
         return table.columns.map(\.name).filter { $0 != "id" && !links.contains($0) }
     }
 
-    /// The table a single-column link `column` of `table` points at (nil: not a link).
+    /// The table a single-column link `column` of `table` points at by its `id` (nil: not such a link).
     static func referencedTable(by column: String, of table: Table, in schema: RelationalSchema) -> Table? {
-        guard let key = table.foreignKeys.first(where: { $0.columns == [column] && $0.referencedColumns == ["id"] }) else { return nil }
-        return schema.table(named: key.referencedTable)
+        reference(by: column, of: table, in: schema).flatMap { $0.column == "id" ? $0.table : nil }
+    }
+
+    /// The table a single-column link `column` of `table` points at, and the column it names
+    /// there: `id`, or the one column of a natural key (nil: not a link).
+    static func reference(by column: String, of table: Table, in schema: RelationalSchema) -> (table: Table, column: String)? {
+        guard let key = table.foreignKeys.first(where: { $0.columns == [column] && $0.referencedColumns.count == 1 }),
+              let target = schema.table(named: key.referencedTable) else { return nil }
+        return (target, key.referencedColumns[0])
     }
 
     /// For the archive's copy of link `column` of source `table` (the step's first version's names;
@@ -35,14 +42,14 @@ enum LinkTarget {
     /// entry records (`keys` translates a source column of the target table into its name there).
     /// Nil when the column is no link or its target has no identifying column.
     static func copy(column: String, of table: Table, in schema: RelationalSchema, names: ArchiveNames, keys: (String, String) -> String) -> SQL? {
-        guard let target = referencedTable(by: column, of: table, in: schema) else { return nil }
+        guard let (target, key) = reference(by: column, of: table, in: schema) else { return nil }
         let identifying = identifyingColumns(of: target)
         guard !identifying.isEmpty else { return nil }
         let members = identifying.map { name -> (key: String, value: SQL) in
             (keys(target.name, name), "r.\(id: names.liveColumn(name, of: target.name))::text")
         }
         return "(SELECT (\(ArchivePlan.jsonObject(members)))::text FROM \(table: names.liveTable(target.name)) AS r "
-            + "WHERE r.id = source.\(id: names.liveColumn(column, of: table.name)))"
+            + "WHERE r.\(id: names.liveColumn(key, of: target.name)) = source.\(id: names.liveColumn(column, of: table.name)))"
     }
 
     /// For a restore of archived link `column` of entry table `table` into `into` (a column of
@@ -70,5 +77,26 @@ enum LinkTarget {
         return "(CASE WHEN a.value IS NULL THEN NULL WHEN a.target IS NULL THEN a.value::bigint ELSE coalesce("
             + "(SELECT r.id FROM \(rows) AS r WHERE r.id = a.value::bigint AND \(same)), "
             + "(SELECT pg_catalog.min(r.id) FROM \(rows) AS r WHERE \(same) HAVING pg_catalog.count(*) = 1)) END)"
+    }
+
+    /// For a restore of archived link `column` of entry table `table` into `into` (a column of
+    /// `intoTable`) that points into a table keyed otherwise than by an integer id (a natural key,
+    /// a uuid): the condition that the row under the archived key is still what the link pointed
+    /// at — each identifying value its target kept, that the destination still has, unchanged. A
+    /// key is no row's identity there: the app renames a handle and gives the old one to someone
+    /// else, or deletes a row and makes another under its uuid. Where the row is not the same, the
+    /// link is not restored (its entry stays, superseded), never pointed at another row. Nil where
+    /// the link is no such link (restored by id, or by ``restoredID``).
+    static func sameKeyedTarget(column: String, of table: String, entrySchema: RelationalSchema, toEnd: NameTranslation,
+                                into: Column, of intoTable: Table, endSchema: RelationalSchema) -> SQL? {
+        guard let entryTable = entrySchema.table(named: table), let (target, _) = reference(by: column, of: entryTable, in: entrySchema),
+              let (end, endKey) = reference(by: into.name, of: intoTable, in: endSchema), ArchiveRowKey(end) != nil else { return nil }
+        let same = identifyingColumns(of: target).compactMap { key -> SQL? in
+            guard let (endTable, endColumn) = toEnd.column(key, of: target.name), endTable == end.name else { return nil }
+            return "(a.target::pg_catalog.jsonb ->> \(literal: key)) IS NOT DISTINCT FROM r.\(id: endColumn)::text"
+        }
+        guard !same.isEmpty else { return nil }
+        return "(a.value IS NULL OR a.target IS NULL OR EXISTS (SELECT FROM \(table: end.name) AS r "
+            + "WHERE r.\(id: endKey) = a.value\(into.type.cast) AND \(same, joinedBy: " AND ")))"
     }
 }

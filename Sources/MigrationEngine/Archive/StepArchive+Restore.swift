@@ -24,7 +24,13 @@ extension StepArchive {
             for (table, column) in entries where column == WayBackProof.markerColumn {
                 try checkWayBack(restore, table: table)
             }
-            for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn && column != Self.identityColumn {
+            // Links last: a link into a keyed table is checked against its target's values, which
+            // this step may give back too (``LinkTarget/sameKeyedTarget``).
+            let values = entries.filter { !$0.column.isEmpty && $0.column != WayBackProof.markerColumn && $0.column != Self.identityColumn }
+            let isLink = { (entry: (table: String, column: String)) -> Bool in
+                restore.entrySchema.table(named: entry.table).flatMap { LinkTarget.reference(by: entry.column, of: $0, in: restore.entrySchema) } != nil
+            }
+            for (table, column) in values.filter({ !isLink($0) }) + values.filter(isLink) {
                 try check(restore, table: table, column: column)
             }
         }
@@ -179,7 +185,13 @@ extension StepArchive {
                 try restoreIdentity(restore, of: table, into: name)
             }
             try restoreSequencePositions(restore, entries)
-            for (table, column) in entries where !column.isEmpty && column != WayBackProof.markerColumn && column != Self.identityColumn {
+            // Links last: a link into a keyed table is checked against its target's values, which
+            // this step may give back too (``LinkTarget/sameKeyedTarget``).
+            let values = entries.filter { !$0.column.isEmpty && $0.column != WayBackProof.markerColumn && $0.column != Self.identityColumn }
+            let isLink = { (entry: (table: String, column: String)) -> Bool in
+                restore.entrySchema.table(named: entry.table).flatMap { LinkTarget.reference(by: entry.column, of: $0, in: restore.entrySchema) } != nil
+            }
+            for (table, column) in values.filter({ !isLink($0) }) + values.filter(isLink) {
                 guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
                       let definition = target.column(named: targetColumn) else { continue }
                 restored += try restoreValues(restore, of: table, column, into: definition, of: target, madeAnew: madeAnew)
@@ -210,6 +222,11 @@ extension StepArchive {
             value = "link.id"
             byTarget = true
             conditions.append("(a.value IS NULL OR link.id IS NOT NULL)")
+        }
+        // A link into a table keyed otherwise than by an integer id: only to the row that is still what it pointed at.
+        if let same = LinkTarget.sameKeyedTarget(column: column, of: table, entrySchema: restore.entrySchema, toEnd: restore.toEnd,
+                                                 into: target, of: targetTable, endSchema: restore.endSchema) {
+            conditions.append(same)
         }
         conditions += referenceGuards(targetTable, [target.name: value])
         // Used entries go; the others (the app's change won, the row is gone) stay, superseded.

@@ -170,6 +170,7 @@ public struct StepExecutor {
         }
         try archiving?.afterStep()
         try archive.requireRestoredValues()
+        try archive.narrowRestoredValues()
         if step.direction == .down { try restoreColumnOrder(after: step) }
         try runHook(\.didMigrate, "didMigrate", of: step)
         batch.statistics.milliseconds = (ContinuousClock.now - started).inMilliseconds

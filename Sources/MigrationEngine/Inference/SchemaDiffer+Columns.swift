@@ -103,7 +103,13 @@ extension SchemaDiffer {
             case .widening:
                 emit(.alterColumns, .alterType(table: table, column: newColumn.name, to: newColumn.type))
             case .narrowing where allowsNarrowing(oldColumn.origin, newColumn.origin):
-                emit(.alterColumns, .alterType(table: table, column: newColumn.name, to: newColumn.type))
+                if restoresFromArchive, let wider = TypeChange.numericHoldingBoth(oldColumn.type, newColumn.type), let property = property(newColumn.origin) {
+                    // Fewer integer digits: a value the way up rounded up fits once its archived value is back.
+                    emit(.alterColumns, .alterType(table: table, column: newColumn.name, to: wider))
+                    narrowedFromArchive.append(.init(table: table, column: newColumn.name, property: property, type: newColumn.type))
+                } else {
+                    emit(.alterColumns, .alterType(table: table, column: newColumn.name, to: newColumn.type))
+                }
             case .narrowing:
                 reasons.append("\(describe(newColumn.origin)) changes type from \(oldColumn.type.rawValue) to \(newColumn.type.rawValue), which narrows it; declare `allowsNarrowing: true` on the attribute if every value fits")
             case .impossible:

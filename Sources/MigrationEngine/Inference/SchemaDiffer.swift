@@ -61,6 +61,9 @@ struct SchemaDiffer {
     var restoresFromArchive = false
     /// The new required columns the archive fills (see ``restoresFromArchive``).
     var requiredFromArchive: [ArchiveNames.RequiredColumn] = []
+    /// The numeric columns a way down narrows in their integer digits, which take their type once
+    /// the archive gave their values back (see ``restoresFromArchive``).
+    var narrowedFromArchive: [ArchiveNames.NarrowedColumn] = []
 
     var phases: [Phase: [SchemaOperation]] = [:]
     /// Enum types rebuilt (their old type dropped after the tables) and dropped (``diffEnums()``).

@@ -30,6 +30,30 @@ extension TypeChange {
         return nil
     }
 
+    /// For `numeric(p,s)` → `numeric(p',s')` with fewer digits before the point (`numeric(8,1)` →
+    /// `numeric(8,3)`, 7 → 5): a numeric type that holds every value of both (`numeric(10,3)`),
+    /// which a way down gives the column until the archive gave its values back (a value the way up
+    /// rounded up, 99999.999 → 100000.0, fits again only then). Nil for any other change.
+    static func numericHoldingBoth(_ old: SQLType, _ new: SQLType) -> SQLType? {
+        guard case let .digits(oldBefore, oldAfter)? = numericLimit(old), case let .digits(newBefore, newAfter)? = numericLimit(new),
+              newBefore < oldBefore else { return nil }
+        let after = max(oldAfter, newAfter)
+        return SQLType(rawValue: "numeric(\(max(oldBefore, newBefore) + after),\(after))")
+    }
+
+    /// Whether a cast from `old` to `new`, both `numeric(p,s)`, keeps every decimal: each value
+    /// comes out equal, or does not fit and fails; no value is rounded.
+    static func keepsDecimals(from old: SQLType, to new: SQLType) -> Bool {
+        guard case let .digits(_, oldAfter)? = numericLimit(old), case let .digits(_, newAfter)? = numericLimit(new) else { return false }
+        return newAfter >= oldAfter
+    }
+
+    /// The digits a `numeric(p,s)` holds before the point and after it (nil: another type).
+    static func numericDigits(_ type: SQLType) -> (before: Int, after: Int)? {
+        guard case let .digits(before, after)? = numericLimit(type) else { return nil }
+        return (before, after)
+    }
+
     /// The room a type leaves its values: none at all, a length, or digits before and after the point.
     private enum Limit {
         case unlimited

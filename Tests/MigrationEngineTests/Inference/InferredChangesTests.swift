@@ -129,18 +129,30 @@ import Testing
     /// A declared narrowing of a numeric's scale rounds a value up past what the old type holds
     /// (99999.999 at `numeric(8,3)` is 100000.0 at `numeric(8,1)`): the step migrates it and archives
     /// each value the rounding changes (the archive's test cast the rounded value back to
-    /// `numeric(8,3)`, which failed the step with 22003). The way down gives every value back; for
-    /// the row rounded past `numeric(8,3)` it fails loudly (22003, naming the row) and leaves the
-    /// tenant at v2, though the archive holds its value: the widening of the scale is a narrowing of
-    /// the integer digits (open: docs/Archive.md).
+    /// `numeric(8,3)`, which failed the step with 22003). The way down, `numeric(8,1)` →
+    /// `numeric(8,3)`, narrows the integer digits (7 → 5): it gives every archived value back
+    /// before the column takes its type, so the rounded-up row comes back as 99999.999 (seen
+    /// failing: 22003, the tenant left at v2, though the archive held its value), and up and down
+    /// again give the same. A value made since that the old type cannot hold fails the way down,
+    /// naming its row (22003), and leaves the tenant at v2.
     @Test func declaredNumericNarrowingThatRoundsPastTheOldTypeIsArchived() async throws {
         try await RuleHarness.withBuilt("NumericNarrowing", seed: "INSERT INTO $S.price (amount) VALUES (99999.999), (1.25), (1.2), (NULL), (-99.95)") { h, c in
-            try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT amount FROM $S.price ORDER BY id", ["100000.0", "1.3", "1.2", "∅", "-100.0"])
-            h.expectFailure(.numericValueOutOfRange) { try h.migrate("v2", "v1", on: c) }
+            let up = ["100000.0", "1.3", "1.2", "∅", "-100.0"], down = ["99999.999", "1.250", "1.200", "∅", "-99.950"]
+            try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT amount FROM $S.price ORDER BY id", up)
+            try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT amount FROM $S.price ORDER BY id", down)
+            try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT amount FROM $S.price ORDER BY id", up)
+            try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT amount FROM $S.price ORDER BY id", down)
+            try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT amount FROM $S.price ORDER BY id", up)
+            // A row made since, which numeric(8,3) cannot hold: named, and nothing changes.
+            try c.execute("INSERT INTO t.price (amount) VALUES (123456.7)")
+            do {
+                _ = try h.migrate("v2", "v1", on: c)
+                Issue.record("the way down put 123456.7 into numeric(8,3)")
+            } catch let error as NarrowedValuesDoNotFit {
+                #expect(error.sampleRows == ["6"] && error.rowCount == 1 && "\(error)".contains("22003") && "\(error)".contains("Price.amount"), "\(error)")
+            }
             try h.expectSchema("v2", on: c)
-            try c.execute("UPDATE t.price SET amount = 99999.9 WHERE id = 1")
-            try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT amount FROM $S.price ORDER BY id",
-                                   ["99999.900", "1.250", "1.200", "∅", "-99.950"])
+            #expect(try h.rows("SELECT amount FROM $S.price ORDER BY id", on: c) == up + ["123456.7"])
         }
     }
 
