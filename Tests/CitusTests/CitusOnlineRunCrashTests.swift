@@ -9,10 +9,11 @@ import TypedSQL
 
 /// An online run on Citus whose runner's backend is terminated at a phase: the tenant stays at its
 /// old version with all its rows, the app goes on writing, `online cleanup` removes what the run
-/// left in the tenant's schema, and a new run ends as offline.
+/// left in the tenant's schema, and a new run ends as offline; or, without the cleanup, an offline
+/// migration removes them in its own transaction.
 extension CitusTests {
-    @Test(arguments: [OnlinePhase.prepared, .copying, .cutoverLocked, .cutoverSwapped])
-    func onlineOnCitusATerminatedRunLeavesTheOldVersionAndCleanupAndARerunFinish(phase: OnlinePhase) async throws {
+    @Test(arguments: [(OnlinePhase.prepared, true), (.copying, true), (.cutoverLocked, true), (.cutoverSwapped, true), (.copying, false)])
+    func onlineOnCitusATerminatedRunLeavesTheOldVersionAndCleanupAndARerunFinish(phase: OnlinePhase, cleanup: Bool) async throws {
         try await CitusFixture.with { fixture in
             var migrator = try fixture.migrator()
             let tenant = fixture.names(1, "crash")[0], twin = fixture.names(1, "twin")[0]
@@ -43,16 +44,23 @@ extension CitusTests {
             try app.write()
             try app.write()
 
-            let cleaned = try await migrator.cleanUpOnlineMigrations(tenant: tenant)
-            #expect(cleaned.map(\.outcome) == [.removed], "\(cleaned)")
+            #expect(try !connection.relations(of: schema, like: "\\_tm\\_shadow\\_%").isEmpty)
+            var again = try fixture.migrator()
+            again.settings.online.batchRows = 15
+            if cleanup {
+                let cleaned = try await migrator.cleanUpOnlineMigrations(tenant: tenant)
+                #expect(cleaned.map(\.outcome) == [.removed], "\(cleaned)")
+            } else {
+                #expect(try await again.migrate(tenant: tenant, .migrate(to: "v3")).outcome == .migrated)
+            }
             #expect(try connection.relations(of: schema, like: "\\_tm\\_%").filter { !$0.hasPrefix("_tm_archive") }.isEmpty)
             #expect(try connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_trigger WHERE tgrelid::regclass::text LIKE $1 AND NOT tgisinternal",
                                           [schema + ".%"], as: Int.self) == 0)
             #expect(try connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_proc WHERE pronamespace = $1::regnamespace", [schema], as: Int.self) == 0)
 
-            var again = try fixture.migrator()
-            again.settings.online.batchRows = 15
-            #expect(try await again.migrate(tenant: tenant, .migrate(to: "v3", online: .on)).outcome == .migrated)
+            if cleanup {
+                #expect(try await again.migrate(tenant: tenant, .migrate(to: "v3", online: .on)).outcome == .migrated)
+            }
             _ = try await again.migrate(tenant: twin, .migrate(to: "v3"))
             for table in try #require(try recipesFamily().version(named: "v3")).relationalSchema().tables.map(\.name) {
                 #expect(try connection.rows(of: schema, table) == connection.rows(of: twinSchema, table), "\(table)")
