@@ -95,6 +95,21 @@ extension CitusTests {
     }
 }
 
+extension CitusTests {
+    /// `plan` for a Citus tenant says how its steps run online there: in the cutover, while writes
+    /// wait, and why (a plain PostgreSQL tenant's v2 → v3 is *shadow*).
+    @Test func onlineOnCitusPlanSaysTheStepsRunWhileWritesWait() async throws {
+        try await CitusFixture.with { fixture in
+            let migrator = try fixture.migrator()
+            let tenant = fixture.names(1, "plan")[0]
+            _ = try await migrator.createTenant(tenant, version: "v2")
+            let document = try await migrator.planDocument(tenant: tenant, to: "v3")
+            let modes = document.sections.compactMap(\.online)
+            #expect(modes.count == 1 && modes.allSatisfy { $0.kind == .writesWait && $0.reason.contains("on Citus the steps run in the cutover") }, "\(modes)")
+        }
+    }
+}
+
 extension CitusFixture {
     /// Moves `schema` to the worker that holds `other` (`citus_schema_move`, blocking writes): the
     /// identities of both then draw from the same node's range, so a twin gets the same ids.
