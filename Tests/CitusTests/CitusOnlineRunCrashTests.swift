@@ -70,3 +70,33 @@ extension CitusTests {
         }
     }
 }
+
+extension CitusTests {
+    /// The lease lapses during the copy (its expiry set in the past, as a runner stalled past it
+    /// would find it): the capture may have missed writes, so the next renewal fails the run, naming
+    /// why; the tenant stays at v2, what the run made is removed, and a rerun migrates it.
+    @Test func onlineOnCitusALapsedLeaseFailsTheRunAndARerunFinishes() async throws {
+        try await CitusFixture.with { fixture in
+            var migrator = try fixture.migrator()
+            let tenant = fixture.names(1, "lapse")[0], schema = "tenant_" + tenant, connection = fixture.connection
+            _ = try await migrator.createTenant(tenant, version: "v2")
+            try connection.loadRecipes(tenants: [tenant], version: "v2", recipes: 30)
+            let conninfo = fixture.conninfo
+            let lapsed = Locked(false)
+            migrator.settings.online.batchRows = 15
+            migrator.settings.online.checkpoint = { checkpoint in
+                guard checkpoint.phase == .copying, lapsed.withLock({ done in defer { done = true }; return !done }) else { return }
+                let dba = try Connection(conninfo, logger: quietLogger)
+                try dba.execute("UPDATE \(table: "_tm_shadow__tm_online_lease") SET expires_at = now() - interval '1 second'", schema: schema)
+            }
+            let error = await #expect(throws: (any Error).self) {
+                _ = try await migrator.migrate(tenant: tenant, .migrate(to: "v3", online: .on))
+            }
+            #expect("\(error.map { "\($0)" } ?? "")".contains("lease lapsed during the copy"), "\(String(describing: error))")
+            #expect(try connection.scalar("SELECT version FROM \(fixture.catalog.schema).tenants WHERE name = $1", [tenant], as: String.self) == "v2")
+            #expect(try connection.relations(of: schema, like: "\\_tm\\_%").filter { !$0.hasPrefix("_tm_archive") }.isEmpty)
+            migrator.settings.online.checkpoint = nil
+            #expect(try await migrator.migrate(tenant: tenant, .migrate(to: "v3", online: .on)).outcome == .migrated)
+        }
+    }
+}
