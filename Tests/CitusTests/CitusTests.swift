@@ -95,30 +95,6 @@ struct CitusTests {
         }
     }
 
-    /// Online on Citus is refused before anything is touched, naming the reasons measured in
-    /// docs/Citus.md (and by `CitusOnlineObstaclesTests`); the same tenant migrates offline, and no capture or shadow is left anywhere.
-    @Test func anOnlineMigrationIsRefusedWithItsReasonAndOfflineWorks() async throws {
-        try await CitusFixture.with { fixture in
-            let migrator = try fixture.migrator()
-            let tenant = fixture.names(1)[0], schema = "tenant_" + tenant
-            _ = try await migrator.createTenant(tenant, version: "v2")
-            try fixture.connection.loadRecipes(tenants: [tenant], version: "v2", recipes: 10)
-            let error = await #expect(throws: (any Error).self) {
-                _ = try await migrator.migrate(tenant: tenant, .migrate(to: "v3", online: .on))
-            }
-            let message = error.map { "\($0)" } ?? ""
-            #expect(message.contains("online migrations do not run on Citus: the change capture's triggers run on the tenant's worker"), "\(message)")
-            #expect(message.contains("the app's own writes would fail (42P01)") && message.contains("not at all with an identity column"), "\(message)")
-            #expect(message.contains("docs/Citus.md"), "\(message)")
-            #expect(try fixture.connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_namespace WHERE nspname LIKE '\\_tm\\_online%'", as: Int.self) == 0)
-            let triggers = "SELECT count(*)::int FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid "
-                + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND NOT t.tgisinternal"
-            #expect(try fixture.connection.scalar(triggers, [schema], as: Int.self) == 0)
-            #expect(try await migrator.migrate(tenant: tenant, .migrate(to: "v3")).outcome == .migrated)
-            try await migrator.dropTenant(tenant, confirmed: true)
-        }
-    }
-
     @Test func aTenantFailingAfterDDLRanOnAWorkerIsRolledBackOnEveryNode() async throws {
         try await CitusFixture.with { fixture in
             let migrator = try fixture.migrator()

@@ -41,10 +41,6 @@ public struct ServerCapabilities: Sendable, Hashable {
     /// STABLE functions such as `jsonb_build_object` may be applied to columns in an `UPDATE`.
     /// Citus refuses that (0A000): the same text is built from IMMUTABLE functions (`ImmutableJSON`).
     public var buildsJSONOfColumnsInUpdates: Bool { !isCitus }
-
-    /// Online migrations can capture the app's changes with triggers on the tenant's tables. On
-    /// Citus the triggers would run on the workers.
-    public var capturesChangesOnline: Bool { !isCitus }
 }
 
 extension Connection {

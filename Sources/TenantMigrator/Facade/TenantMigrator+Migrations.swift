@@ -30,11 +30,14 @@ extension TenantMigrator {
 
     /// The plan from the tenant's recorded version to `target` as a document: the exact SQL of
     /// every step rendered for the tenant's schema, and what the tenant's archive gives back on the
-    /// way. Reads the catalog; changes nothing.
+    /// way, and how each step runs online (on Citus as the run goes there: writes-wait). Reads the
+    /// catalog; changes nothing.
     public func planDocument(tenant: String, to target: String? = nil) async throws -> PlanDocument {
         try await withTenantPlan(tenant: tenant, to: target) { plan, record, connection in
-            PlanDocument(plan: plan, tenant: record.name.rawValue, schema: record.schema,
-                         givenBack: try ArchiveGivenBack.along(plan, inSchema: record.schema, on: connection))
+            var document = PlanDocument(plan: plan, tenant: record.name.rawValue, schema: record.schema,
+                                        givenBack: try ArchiveGivenBack.along(plan, inSchema: record.schema, on: connection))
+            if try connection.capabilities.isCitus { document.onCitus() }
+            return document
         }
     }
 

@@ -1,7 +1,8 @@
 import LibPQ
 
 /// Removes what an online run of one tenant leaves behind when it stops before its cutover: the
-/// capture triggers on the live tables and the run's private schemas (shadow, log, state, delta).
+/// capture triggers on the live tables and the run's private schemas (shadow, log, state, delta);
+/// on Citus, the run's objects in the tenant's own schema (``InSchemaLeftovers``).
 ///
 /// The next online run of the tenant calls it first, and so does `tenant-migrate online cleanup`;
 /// an offline migration drops the triggers it finds in its own transaction (``ForeignHooks``).
@@ -16,6 +17,7 @@ struct OnlineCleanup {
     func isNeeded(on connection: Connection) throws -> Bool {
         try !ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection).isEmpty
             || OnlineSchemas.existsAsOwn(schemas.work, on: connection) || OnlineSchemas.existsAsOwn(schemas.delta, on: connection)
+            || InSchemaLeftovers.exist(in: schemas.tenant, on: connection)
     }
 
     /// Removes the triggers, then the private schemas, in one transaction (for the run that holds
@@ -45,6 +47,7 @@ struct OnlineCleanup {
                     let captured: [SQL] = try ChangeCapture.capturedTables(inSchema: schemas.tenant, on: connection).map { "\(quotedByServer: $0)" }
                     try TenantExecutor.lockTables(captured, on: connection)
                     try ChangeCapture.removeTriggers(from: captured, on: connection)
+                    try InSchemaLeftovers.drop(in: schemas.tenant, on: connection)
                     try OnlineSchemas.drop(schemas.work, on: connection)
                     try OnlineSchemas.drop(schemas.delta, on: connection)
                     return .removed
@@ -60,6 +63,7 @@ struct OnlineCleanup {
     static func removeLeftovers(of schema: String, capturedTables: [String], on connection: Connection) throws {
         connection.logger.warning("removing the change capture an online migration left on \(capturedTables.joined(separator: ", ")) when it stopped before its cutover")
         try ChangeCapture.removeTriggers(from: capturedTables.map { "\(quotedByServer: $0)" }, on: connection)
+        try InSchemaLeftovers.drop(in: schema, on: connection)
         let schemas = try OnlineSchemas.of(schema, on: connection)
         try OnlineSchemas.drop(schemas.work, on: connection)
         try OnlineSchemas.drop(schemas.delta, on: connection)

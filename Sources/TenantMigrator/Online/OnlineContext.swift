@@ -16,6 +16,9 @@ final class OnlineContext {
     var progress: OnlineProgress
     /// Steps run on the shadow so far, for the result.
     var statistics = StepStatistics()
+    /// Whether the run keeps its state row (``OnlineState``) in its private schema: not on Citus,
+    /// where it has none (``InSchemaOnlineRun``).
+    var keepsState = true
     private var lastProgressLog = ContinuousClock.now
     private var lastPhase: OnlinePhase?
 
@@ -68,7 +71,7 @@ final class OnlineContext {
             lastProgressLog = .now
             log("\(phase.rawValue): \(progress.rowsCopied) rows copied, \(progress.changesCaughtUp) changes caught up in \(progress.rounds) rounds")
         }
-        if phase != .done, connection.isHealthy, !connection.isInTransaction { try OnlineState.update(progress, in: schemas, on: connection) }
+        if keepsState, phase != .done, connection.isHealthy, !connection.isInTransaction { try OnlineState.update(progress, in: schemas, on: connection) }
         try online.checkpoint?(OnlineCheckpoint(tenant: run.tenant, phase: phase, progress: progress, backendPID: connection.backendPID))
     }
 

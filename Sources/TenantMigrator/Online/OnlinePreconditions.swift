@@ -17,31 +17,19 @@ import MigrationEngine
 ///   schema the migrator's alone, nothing the run checked here can change under it later;
 /// - the migrator must own every table: an owner can switch a table's triggers off, and with them
 ///   the change capture;
-/// - not on Citus (``citusReason``, each part measured by `Tests/CitusTests`, see docs/Citus.md).
+/// - on Citus, what the run inside the tenant's schema cannot swap yet (``citusRefusal``,
+///   OnlinePreconditions+Citus.swift; docs/Citus.md).
 struct OnlinePreconditions {
     let plan: MigrationPlan
     let schemas: OnlineSchemas
     let tenant: TenantName
-
-    /// Why an online run is refused on Citus, as measured on Citus 13.2 with schema-based sharding
-    /// (`Tests/CitusTests/CitusOnlineObstaclesTests.swift`): the capture's triggers run on the
-    /// tenant's worker, where the test of the run's lease reads a catalog that is only on the
-    /// coordinator and so fails the app's own write, and where the trigger sees the shard's name;
-    /// the shadow's schema is a colocation group of its own, and moving a table from it into the
-    /// tenant's schema copies its rows, which Citus refuses for a table with an identity column.
-    static let citusReason = "online migrations do not run on Citus: the change capture's triggers run on the tenant's worker, "
-        + "where the test of whether the run is alive reads the catalog, which is only on the coordinator, so the app's own writes "
-        + "would fail (42P01); and the shadow, in a schema of its own, is another colocation group, whose tables Citus moves into the "
-        + "tenant's schema only by copying their rows, and not at all with an identity column (docs/Citus.md); migrate it offline"
 
     private func refuse(_ reason: String) -> TenantRun.Refusal {
         TenantRun.Refusal(error: OnlineRefusal(tenant: tenant, reason: reason))
     }
 
     func check(on connection: Connection) throws {
-        if try !connection.capabilities.capturesChangesOnline {
-            throw refuse(Self.citusReason)
-        }
+        if try connection.capabilities.isCitus, let reason = citusRefusal { throw refuse(reason) }
         if let reason = try schemaRefusal(on: connection) { throw refuse(reason) }
         if let reason = try sequenceRefusal(on: connection) { throw refuse(reason) }
         if let reason = try enumRefusal(on: connection) { throw refuse(reason) }

@@ -91,6 +91,9 @@ struct OnlineRun {
             return result
         }
         let schemas = try OnlineSchemas.of(record.schema, on: connection)
+        if try connection.capabilities.isCitus {
+            return try migrateInSchema(online, record: record, schemas: schemas, lease: lease, estimate: estimate, context: &context)
+        }
         try OnlinePreconditions(plan: plan, schemas: schemas, tenant: tenant).check(on: connection)
         let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas, capture: ChangeCapture(schemas: schemas, lease: lease))
         context = created
@@ -119,7 +122,7 @@ struct OnlineRun {
 
     /// The tenant's rows as `--online-above` weighs them; with plain `--online`, the same estimate
     /// for the report, a never-analyzed table counted up to ``reportedCountBound`` rows.
-    private func estimatedRows(_ online: OnlinePlan, record: TenantRecord) throws -> Int? {
+    func estimatedRows(_ online: OnlinePlan, record: TenantRecord) throws -> Int? {
         let bound = if case let .above(rows) = tenantRun.request.online { rows } else { Self.reportedCountBound }
         return try TenantSize.estimatedRows(of: online.plan.source, inSchema: record.schema, upTo: bound, on: connection)
     }

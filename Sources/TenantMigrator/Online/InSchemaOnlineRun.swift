@@ -1,0 +1,274 @@
+import EntityModel
+import Foundation
+import LibPQ
+import MigrationEngine
+import TypedSQL
+
+/// One tenant's online migration on Citus, in the tenant's own schema (docs/Citus.md, "Online
+/// migrations on Citus"): only that schema's tables are colocated with the tenant's, on its
+/// worker, so the shadow, the change log and the lease are tables there under names of their own
+/// (`_tm_shadow_…`), and the cutover swaps by renames (``InSchemaSwap``), a change of the catalog
+/// only: no row moves.
+///
+/// 1. **prepare**: the lease row (``InSchemaLease``), the log and the capture functions, and the
+///    triggers on the live tables (SHARE ROW EXCLUSIVE for milliseconds); the capture runs on the
+///    tenant's worker and logs while the lease is fresh.
+/// 2. **copy**: the shadow's tables bare, filled in batches by key while the app reads and writes,
+///    each batch a transaction of its own; the lease is renewed between batches (a batch is short
+///    next to ``leaseDuration``), and a renewal that finds it lapsed fails the run (the log may
+///    have a gap): the tenant stays at its old version and the next run starts over.
+/// 3. **cut over**, one transaction: lock the live tables EXCLUSIVE (writes wait from here, reads go
+///    on), check the lease is still fresh, bring the rows the app changed during the copy into the
+///    shadow (``ShadowTables/sync(on:)``), add its keys and indexes, copy the archive, run every
+///    step of the plan on the shadow with the step executor under the shadow's naming, lock ACCESS
+///    EXCLUSIVE (reads wait), drop the triggers and the run's objects, swap by renames, give each
+///    table its rights, identity and autovacuum back, record the version; commit. Then the
+///    retired tables go.
+///
+/// So on Citus the app's writes wait for the steps themselves (as a *writes-wait* step's do on
+/// plain PostgreSQL), not for the copy: catch-up rounds in this layout are not built (their delta
+/// would need a third naming in the same schema). A crash before the commit leaves the tenant at
+/// its old version: the triggers log nothing once the lease lapsed, and the next run (online or
+/// offline) or `online cleanup` removes them with the rest (``InSchemaLeftovers``).
+struct InSchemaOnlineRun {
+    let context: OnlineContext
+    let lease: InSchemaLease
+
+    /// How long the lease lasts without a renewal: past the longest copy batch, and what a crashed
+    /// run costs the app (one log row per row it writes) until it lapses.
+    static let leaseDuration: Duration = .seconds(60)
+
+    /// Why the steps run while writes wait, for the report and `plan`.
+    static let reason = "on Citus the steps run in the cutover while writes wait (reads go on): catch-up rounds inside the tenant's schema are not built"
+
+    init(context: OnlineContext, lease: InSchemaLease) {
+        self.context = context
+        self.lease = lease
+    }
+
+    /// The capture of a run in the tenant's schema.
+    static func capture(schemas: OnlineSchemas, lease: InSchemaLease) -> ChangeCapture {
+        ChangeCapture(schemas: schemas, inSchemaLease: lease)
+    }
+
+    var connection: Connection { context.connection }
+    var schema: String { context.schemas.tenant }
+    var plan: MigrationPlan { context.plan.plan }
+    var shadow: ShadowTables { ShadowTables(version: plan.source, live: schema, schema: schema, naming: .citusShadow) }
+
+    /// Prepares, copies and cuts over; the statistics of the steps.
+    func run() throws -> StepStatistics {
+        try prepare()
+        try copy()
+        let statistics = try cutover()
+        dropRetired()
+        return statistics
+    }
+
+    /// The lease, the log and the triggers, in one transaction.
+    private func prepare() throws {
+        try context.retryingLocks {
+            try connection.transaction { connection in
+                try TenantExecutor.setLockTimeout(context.settings.lockTimeout, on: connection)
+                try lease.create(on: connection)
+                try context.capture.createLog(on: connection)
+                try context.run.runner.waitingForLocks(connection) {
+                    _ = try connection.execute("LOCK TABLE \(context.liveTables, joinedBy: ", ") IN \(keyword: TableLockMode.shareRowExclusive) MODE")
+                }
+                try context.preconditions.recheck(context.liveTables, on: connection)
+                try context.capture.install(on: plan.source.relationalSchema().tables.sorted { $0.name < $1.name }.map { ($0.name, $0.primaryKey.columns, []) },
+                                            connection: connection)
+            }
+        }
+        try context.checkpoint(.prepared)
+    }
+
+    /// The shadow's tables, bare and the migrator's alone, then the live rows in batches.
+    private func copy() throws {
+        try connection.transaction { connection in
+            try shadow.create(on: connection)
+            try Self.revokeOthers(onNamesStartingWith: TableNaming.citusShadow.prefix, in: schema, on: connection)
+        }
+        for table in plan.source.relationalSchema().tables.map(\.name).sorted() {
+            var cursor = ShadowTables.Cursor(table: table)
+            while !cursor.done {
+                try context.checkStop()
+                let rows = try context.retryingLocks { try shadow.copyBatch(&cursor, limit: context.online.batchRows, on: connection) }
+                try renewLease()
+                context.progress.rowsCopied += rows
+                context.settings.observability.countOnlineRowsCopied(rows, family: context.family, tenant: context.run.tenant)
+                try context.checkpoint(.copying)
+            }
+        }
+    }
+
+    private func renewLease() throws {
+        guard try lease.renew(on: connection) else {
+            throw OnlineRefusal(tenant: context.run.tenant, reason: "its change capture's lease lapsed during the copy (more than \(Self.leaseDuration) "
+                + "between two renewals), so changes may be missing; run the migration again")
+        }
+    }
+
+    /// The cutover, retried as a whole when it loses a lock race.
+    private func cutover() throws -> StepStatistics {
+        var attempt = 0
+        while true {
+            attempt += 1
+            context.progress.cutoverAttempts = attempt
+            do {
+                var phases = CutoverPhases()
+                let statistics = try connection.transaction { _ in try cutover(attempt: attempt, phases: &phases) }
+                phases.mark("committed")
+                context.log("cutover attempt \(attempt) committed: \(phases)")
+                return statistics
+            } catch where TenantExecutor.isRetryable(error) && attempt < context.settings.maxAttempts {
+                let delay = context.run.runner.backoff(afterAttempt: attempt)
+                context.log("cutover attempt \(attempt) of \(context.settings.maxAttempts) lost a lock race; rolled back, retrying in \(Int(delay * 1000)) ms: \(error)",
+                            level: .warning)
+                try TenantExecutor.sleep(delay)
+                try renewLease()
+            }
+        }
+    }
+
+    private func cutover(attempt: Int, phases: inout CutoverPhases) throws -> StepStatistics {
+        let clock = ContinuousClock()
+        let live = context.liveTables
+        try TenantExecutor.setLockTimeout(context.settings.lockTimeout, on: connection)
+        try context.checkStop()
+        _ = try connection.execute("LOCK TABLE \(live, joinedBy: ", ") IN \(keyword: TableLockMode.exclusive) MODE")
+        let writesBlocked = clock.now
+        phases.mark("writes locked")
+        try context.preconditions.recheck(live, on: connection)
+        // No write can come any more: the log is complete if the lease never lapsed until now.
+        guard try connection.execute("SELECT \(lease.heldSQL)").first?.decode(Bool.self, at: 0) == true else {
+            throw OnlineRefusal(tenant: context.run.tenant, reason: "its change capture's lease lapsed before the cutover, so changes may be missing; run the migration again")
+        }
+        let record = try context.run.catalog.requireTenant(context.run.tenant, on: connection, forUpdate: true)
+        guard record.version == context.record.version else {
+            throw OnlineRefusal(tenant: context.run.tenant, reason: "the tenant moved to \(record.version) meanwhile")
+        }
+        phases.mark("rechecked")
+        try CatchUpRound.prepare(on: connection)
+        let taken = try context.capture.take(on: connection)
+        if let table = taken.truncated {
+            throw OnlineRefusal(tenant: context.run.tenant, reason: "table \(table) was truncated while the tenant migrated online; run the migration again")
+        }
+        try shadow.sync(on: connection)
+        context.progress.changesCaughtUp += taken.entries
+        context.settings.observability.countOnlineChanges(taken.entries, family: context.family, tenant: context.run.tenant)
+        _ = try connection.execute("SET LOCAL max_parallel_maintenance_workers = 0")
+        try shadow.finish(on: connection)
+        try shadow.analyze(on: connection)
+        let liveArchive = try shadow.copyArchive(on: connection)
+        phases.mark("changes synced")
+        try context.checkpoint(.cutoverLocked)
+        var executor = StepExecutor(schema: schema, connection: connection, options: StepExecutor.Options(
+            allowDestructive: context.run.request.allowDestructive, archives: context.settings.archives, provesWayBack: context.settings.provesWayBack
+        ))
+        executor.naming = .citusShadow
+        var statistics = StepStatistics()
+        for step in plan.steps {
+            context.log("running step \(step) on the shadow while writes wait")
+            statistics = statistics + (try context.run.runner.observingStep(step) { try executor.run(step) })
+        }
+        phases.mark("steps")
+        _ = try connection.execute("LOCK TABLE \(live, joinedBy: ", ") IN \(keyword: TableLockMode.accessExclusive) MODE")
+        let readsBlocked = clock.now
+        phases.mark("reads locked")
+        try OnlineDependents.refuse(context.run.tenant, at: context.record.version, schema: schema, on: connection)
+        phases.mark("dependents checked")
+        try swap(live: live, liveArchive: liveArchive)
+        phases.mark("swapped")
+        try context.run.recordMove(plan, for: context.record, statistics: statistics, attempt: attempt, extra: [
+            "online": 1, "rowsCopied": Double(context.progress.rowsCopied), "changesCaughtUp": Double(context.progress.changesCaughtUp),
+            "rounds": 0,
+        ])
+        try context.checkpoint(.cutoverSwapped)
+        phases.mark("recorded")
+        context.progress.writesBlockedMilliseconds = (clock.now - writesBlocked).inMilliseconds
+        context.progress.readsBlockedMilliseconds = (clock.now - readsBlocked).inMilliseconds
+        context.settings.observability.recordOnlineCutover(writesBlocked: clock.now - writesBlocked, readsBlocked: clock.now - readsBlocked, family: context.family)
+        return statistics
+    }
+
+    /// The run's own objects go, the names swap, and each new table gets the rights, identity and
+    /// autovacuum of what it replaces (as ``OnlineCutover`` does across schemas).
+    private func swap(live: [SQL], liveArchive: Bool) throws {
+        try ChangeCapture.removeTriggers(from: live, on: connection)
+        // The run's own objects carry the shadow's naming too: gone before the swap, which gives
+        // every `_tm_shadow_` relation of the schema the model's name.
+        let own: [SQL] = [ChangeCapture.logTable, InSchemaLease.table] .map { "\(schema: schema, table: TableNaming.citusShadow.name($0))" }
+        var statements: [Statement] = [Statement("DROP TABLE \(own, joinedBy: ", ")")]
+        if liveArchive {
+            statements.append(Statement("DROP TABLE \(schema: schema, table: TableNaming.citusShadow.name(ShadowTables.liveArchive))"))
+            statements.append(Statement("DROP INDEX \(schema: schema, table: TableNaming.citusShadow.name(ShadowTables.archiveRowsIndex))"))
+        }
+        for function in [ChangeCapture.rowFunction, ChangeCapture.truncateFunction] {
+            statements.append(Statement("DROP FUNCTION \(schema: schema, table: TableNaming.citusShadow.name(function))()"))
+        }
+        try connection.pipeline(statements)
+        let archive = TenantArchive.tableName
+        let source = plan.source.relationalSchema(), destination = plan.destination.relationalSchema()
+        try InSchemaSwap(schema: schema, live: source.tables.map(\.name) + (liveArchive ? [archive] : [])).run(on: connection)
+        let shadowArchive = try TenantArchive.exists(inSchema: schema, on: connection)
+        let swapped = destination.tables.map(\.name) + (shadowArchive ? [archive] : [])
+        try connection.pipeline(swapped.map { Statement(ShadowTables.autovacuumReset(schema: schema, table: $0)) })
+        let origins = OnlineLineage.tableOrigins(of: plan)
+        for table in destination.tables {
+            let old = origins[table.name].map { QualifiedTable(schema: schema, name: InSchemaSwap.retired.name($0)) }
+            let new = QualifiedTable(schema: schema, name: table.name)
+            let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
+            try TableGrants.carry(to: new, from: old, schema: schema, hasIdentity: identity, on: connection)
+            if identity { try Self.advanceIdentity(of: new, past: old, on: connection) }
+        }
+        if shadowArchive {
+            let old = liveArchive ? QualifiedTable(schema: schema, name: InSchemaSwap.retired.name(archive)) : nil
+            try TableGrants.carry(to: QualifiedTable(schema: schema, name: archive), from: old, schema: nil, hasIdentity: false, on: connection)
+        }
+        // The retired tables keep no right of anyone's until they are dropped, after the commit.
+        try Self.revokeOthers(onNamesStartingWith: InSchemaSwap.retired.prefix, in: schema, on: connection)
+    }
+
+    /// After the commit: the retired tables go (they are the old version's rows, kept by nothing:
+    /// a rollback goes through the archive). If that fails, the next run or `online cleanup` drops them.
+    private func dropRetired() {
+        do {
+            try connection.transaction { try InSchemaLeftovers.drop(in: schema, on: $0) }
+        } catch {
+            context.log("could not drop the retired tables after the cutover (\(error)); the next run or `online cleanup` drops them", level: .warning)
+        }
+    }
+
+    /// Sets `table`'s `id` sequence past its largest id and past the last value `old`'s sequence
+    /// gave out, as ``TableGrants/advanceIdentity(of:past:on:)`` does, but only within the
+    /// sequence's bounds and never backwards: Citus gives a distributed table's bigint identity a
+    /// range of its own per node (from the node's group id × 2^48), so a table the steps made has ids
+    /// below its sequence's range, which gives none of them again anyway (setval there fails, 22003).
+    static func advanceIdentity(of table: QualifiedTable, past old: QualifiedTable?, on connection: Connection) throws {
+        let sequence: SQL = "pg_catalog.pg_get_serial_sequence(\(bind: table.text), 'id')::pg_catalog.regclass"
+        let previous: SQL = old.map { "pg_catalog.pg_sequence_last_value(pg_catalog.pg_get_serial_sequence(\(bind: $0.text), 'id')::pg_catalog.regclass)" }
+            ?? "NULL::pg_catalog.int8"
+        try connection.execute("""
+            SELECT pg_catalog.setval(q.seqrelid, v.last, true)
+            FROM pg_catalog.pg_sequence AS q,
+                 LATERAL (SELECT GREATEST(coalesce((SELECT pg_catalog.max(t.id) FROM \(table.sql) AS t), 0), coalesce(\(previous), 0)) AS last) AS v
+            WHERE q.seqrelid = \(sequence) AND v.last BETWEEN q.seqmin AND q.seqmax
+              AND v.last > coalesce(pg_catalog.pg_sequence_last_value(q.seqrelid), q.seqmin - 1)
+            """)
+    }
+
+    /// Takes every right on the relations of `schema` whose names start with `prefix` from every
+    /// role but their owner (the migrator): what the schema's default privileges gave the app on
+    /// the shadow's tables when they were made, and its rights on the retired tables.
+    static func revokeOthers(onNamesStartingWith prefix: String, in schema: String, on connection: Connection) throws {
+        let revokes = try connection.execute("""
+            SELECT pg_catalog.format('REVOKE ALL ON %s %s FROM %s', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::pg_catalog.regclass,
+                                     CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END)
+            FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
+            WHERE c.relnamespace = \(bind: schema)::pg_catalog.regnamespace AND pg_catalog.starts_with(c.relname, \(bind: prefix)) AND a.grantee <> c.relowner
+            GROUP BY c.oid, c.relkind, a.grantee
+            """).map { Statement("\(quotedByServer: try $0.decode(String.self, at: 0))") }
+        if !revokes.isEmpty { try connection.pipeline(revokes) }
+    }
+}

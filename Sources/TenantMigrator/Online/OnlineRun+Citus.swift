@@ -1,0 +1,36 @@
+import LibPQ
+import MigrationEngine
+
+extension OnlineRun {
+    /// The run on Citus, inside the tenant's schema (``InSchemaOnlineRun``): what an earlier run
+    /// left goes first (its shadow's tables there would otherwise be checked with the tenant's),
+    /// then the preconditions, then prepare, copy and the cutover. A failure before the commit is
+    /// cleaned up by ``run()`` through `context`, as on plain PostgreSQL.
+    func migrateInSchema(_ online: OnlinePlan, record: TenantRecord, schemas: OnlineSchemas, lease: OnlineLease, estimate: Int?,
+                         context: inout OnlineContext?) throws -> TenantMigrationResult {
+        let inSchemaLease = InSchemaLease(schema: schemas.tenant, naming: .citusShadow, holder: lease.value, duration: InSchemaOnlineRun.leaseDuration)
+        let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas,
+                                    capture: ChangeCapture(schemas: schemas, inSchemaLease: inSchemaLease))
+        created.keepsState = false
+        created.progress.estimatedRows = estimate
+        created.progress.mode = OnlineStepMode.Kind.writesWait.rawValue
+        created.progress.reason = InSchemaOnlineRun.reason
+        try created.removeLeftovers()
+        try OnlinePreconditions(plan: online.plan, schemas: schemas, tenant: tenant).check(on: connection)
+        context = created
+        created.log("migrating online on Citus, in the tenant's schema (\(InSchemaOnlineRun.reason)): " + online.summary.joined(separator: "; "))
+        let statistics = try InSchemaOnlineRun(context: created, lease: inSchemaLease).run()
+        try created.checkpoint(.done)
+        var result = TenantMigrationResult(
+            tenant: tenant, fromVersion: record.version, toVersion: tenantRun.destination.name, outcome: .migrated,
+            attempts: created.progress.cutoverAttempts, statistics: statistics, milliseconds: tenantRun.elapsed()
+        )
+        result.online = created.progress
+        logger.info("migrated online \(record.version) → \(tenantRun.destination.name)", metadata: [
+            "step": "\(record.version) → \(tenantRun.destination.name)", "rows_copied": "\(created.progress.rowsCopied)",
+            "changes": "\(created.progress.changesCaughtUp)", "writes_blocked_ms": "\(Int(created.progress.writesBlockedMilliseconds))",
+            "reads_blocked_ms": "\(Int(created.progress.readsBlockedMilliseconds))", "ms": "\(Int(tenantRun.elapsed()))",
+        ])
+        return result
+    }
+}
