@@ -70,15 +70,14 @@ struct OnlineRunReplicationRoleTests {
     }
 
     @Test func aMigratorSessionUnderTheReplicaRoleIsRefusedBeforeAnythingIsTouched() async throws {
-        try await OnlineFamilyDirectory.withMigrator("Shelves", versions: [("v1", Self.v1), ("v2", Self.v2)], logger: "OnlineReplica") { migrator, connection, _ in
-            _ = try await migrator.createTenant("acme", version: "v1")
+        try await withTenantForDatabaseDefaults("Shelves", versions: [("v1", Self.v1), ("v2", Self.v2)]) { directory, conninfo, connection, _, database in
             try connection.fixtureScript("""
                 INSERT INTO tenant_acme.shelf (label) VALUES ('a');
                 INSERT INTO tenant_acme.item (name, note, shelf_id) SELECT 'i' || i, 'n' || i, 1 FROM generate_series(1, 12) AS i
                 """)
-            let database = connection.quoteIdentifier(try connection.scalar("SELECT current_database()::text", as: String.self))
             try connection.execute(unsafeSQL: "ALTER ROLE CURRENT_USER IN DATABASE \(database) SET session_replication_role = replica")
-            defer { _ = try? connection.execute(unsafeSQL: "ALTER ROLE CURRENT_USER IN DATABASE \(database) RESET session_replication_role") }
+            // A migrator whose sessions open after the setting, as the next deployment's would.
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineReplica"))
             do {
                 let result = try await migrator.migrate(tenant: "acme", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
                 Issue.record("migrated online under session_replication_role = replica: \(result.outcome), \(String(describing: result.online))")
