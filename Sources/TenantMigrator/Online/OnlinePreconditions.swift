@@ -17,6 +17,11 @@ import MigrationEngine
 ///   schema the migrator's alone, nothing the run checked here can change under it later;
 /// - the migrator must own every table: an owner can switch a table's triggers off, and with them
 ///   the change capture;
+/// - the migrator's session must run with `session_replication_role = origin`, as offline
+///   (``ReplicationRole``): under `replica` the shadow's foreign keys would go unchecked while the
+///   build and catch-up write it. It is refused rather than pinned: only a superuser (or a role
+///   granted `SET` on it) may set it, even back to `origin`. The app's sessions may run under any
+///   role: the capture's triggers are `ENABLE ALWAYS`;
 /// - not on Citus (``citusReason``, each part measured by `Tests/CitusTests`, see docs/Citus.md).
 struct OnlinePreconditions {
     let plan: MigrationPlan
@@ -39,6 +44,7 @@ struct OnlinePreconditions {
     }
 
     func check(on connection: Connection) throws {
+        if let role = try ReplicationRole.of(connection) { throw TenantRun.Refusal(error: ReplicationRole(tenant: tenant, role: role)) }
         if try !connection.capabilities.capturesChangesOnline {
             throw refuse(Self.citusReason)
         }
