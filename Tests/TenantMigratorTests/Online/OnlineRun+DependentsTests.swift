@@ -166,6 +166,9 @@ struct OnlineRunRowTypeDuringCutoverTests {
                 #expect("\(error)".contains("function outside.recipe_label"), "\(error)")
             }
             #expect(try connection.scalar(functions, as: Int64.self) == 1, "archive prune dropped the app's function")
+            #expect(throws: (any Error).self, "tenant drop went on") { try lifecycle.drop(try tenant("acme"), confirmed: true, on: connection) }
+            #expect(try connection.scalar(functions, as: Int64.self) == 1, "tenant drop dropped the app's function")
+            #expect(try connection.tenantVersions()["acme"]?.version == "v3")
 
             // Once it is gone, the tenant goes back online.
             try connection.execute("DROP FUNCTION outside.recipe_label")
