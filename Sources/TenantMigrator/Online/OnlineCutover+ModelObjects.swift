@@ -53,9 +53,10 @@ extension OnlineCutover {
     /// Moves the sequence `sequence` (the shadow's, now in the tenant's schema) to the furthest of:
     /// where it stands (the steps may have moved it past rows a mapping made), where the tenant's
     /// `old` one stands (every value the app drew during the run, for rows it rolled back too), and
-    /// the largest value (smallest, for a descending one) of each of the tenant's columns whose
-    /// default draws from it (rows catch-up made with explicit ids, as the keys' ranks of a
-    /// distinct mapping). Never backwards: setting it to the old one's position alone set it back
+    /// the largest value (smallest, for a descending one) of each of the tenant's integer columns
+    /// whose default draws from it and that leads an index (a key: rows catch-up made with explicit
+    /// ids, as the keys' ranks of a distinct mapping; read from the index, so the cutover's locks
+    /// are not held for a scan of the table). Never backwards: setting it to the old one's position alone set it back
     /// below ids the build gave, and the app's next row took one in use (23505). Values are
     /// compared as positions, `(last_value, is_called)`, without arithmetic that could pass a bound.
     func advance(_ sequence: QualifiedTable, past old: QualifiedTable?) throws {
@@ -67,6 +68,8 @@ extension OnlineCutover {
             JOIN pg_catalog.pg_class AS c ON c.oid = ad.adrelid JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
             WHERE d.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.refobjid = pg_catalog.to_regclass(\(bind: sequence.text))
                 AND n.nspname = \(bind: sequence.schema) AND c.relkind IN ('r', 'p')
+                AND a.atttypid IN ('pg_catalog.int2'::pg_catalog.regtype, 'pg_catalog.int4'::pg_catalog.regtype, 'pg_catalog.int8'::pg_catalog.regtype)
+                AND EXISTS (SELECT FROM pg_catalog.pg_index AS i WHERE i.indrelid = c.oid AND i.indkey[0] = a.attnum AND i.indpred IS NULL)
             ORDER BY 1, 2
             """).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
         let ascending: SQL = "((SELECT q.seqincrement FROM pg_catalog.pg_sequence AS q WHERE q.seqrelid = pg_catalog.to_regclass(\(bind: sequence.text))) > 0)"
