@@ -1,5 +1,6 @@
 import LibPQ
 import MigrationEngine
+import TypedSQL
 
 /// A tenant refused because the migrator's session runs with `session_replication_role` other than
 /// `origin` (an `ALTER ROLE … SET` or `ALTER DATABASE … SET` some replication setups leave behind,
@@ -11,6 +12,13 @@ struct ReplicationRole: Error, CustomStringConvertible {
     let tenant: TenantName
     /// The session's `session_replication_role`.
     let role: String
+
+    /// The session's `session_replication_role` when it is not `origin`, read on `connection` (an
+    /// online run's, which does not read the tenant's facts).
+    static func of(_ connection: Connection) throws -> String? {
+        try connection.execute("SELECT pg_catalog.current_setting('session_replication_role') "
+            + "WHERE pg_catalog.current_setting('session_replication_role') <> 'origin'" as SQL).first?.decode(String.self, at: 0)
+    }
 
     /// `55000`, object not in prerequisite state.
     var sqlState: SQLState { "55000" }

@@ -90,7 +90,7 @@ final class OnlineContext {
             log("an earlier online run (\(earlier)) did not finish; removing what it left and starting over", level: .warning)
         }
         try OnlineCleanup(schemas: schemas, runner: run.runner).removeRun(on: connection)
-        try OnlineSchemas.drop(schemas.retired, on: connection)
+        try OnlineSchemas.dropRetired(schemas.retired, on: connection)
     }
 
     /// The private schema, the log and its triggers (SHARE ROW EXCLUSIVE on the live tables, for
@@ -243,12 +243,17 @@ final class OnlineContext {
         return taken.entries
     }
 
-    /// After the cutover committed: the private schema (log, state, functions) goes.
+    /// After the cutover committed: the private schema (log, state, functions) goes. What came to
+    /// depend on the retired tables during the cutover (``RetiredTablesInUse``) is named in a warning.
     func finish() throws {
         do {
             try OnlineSchemas.drop(schemas.work, on: connection)
         } catch {
             log("could not drop \(schemas.work) after the cutover (\(error)); the next run or `online cleanup` drops it", level: .warning)
+        }
+        if let objects = try? RetiredTablesInUse.find(in: schemas.retired, on: connection), !objects.isEmpty {
+            log("made while the cutover ran, \(objects.joined(separator: ", ")) names the retired tables, not the tenant's; "
+                + "they are kept (the next online run, archive prune and tenant drop refuse to drop them) until it is dropped", level: .warning)
         }
         try checkpoint(.done)
     }

@@ -16,7 +16,8 @@ import TypedSQL
 /// EXCLUSIVE lock, naming each object (SQLSTATE 2BP01); nothing is changed, the tenant stays at
 /// its version. Each such object is made under a lock on the table that this one excludes, so
 /// none appears between that check and the commit; all but a function that only names a table's
-/// row type as an argument or result type (no lock), which then names the retired table's.
+/// row type as an argument or result type (no lock), which then names the retired table's: the
+/// retired tables are then never dropped with it (``RetiredTablesInUse``).
 public struct OnlineDependents: Error, Sendable, CustomStringConvertible {
     public let tenant: TenantName
     /// The tenant's version, which it keeps.

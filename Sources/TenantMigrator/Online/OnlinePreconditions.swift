@@ -17,6 +17,11 @@ import MigrationEngine
 ///   schema the migrator's alone, nothing the run checked here can change under it later;
 /// - the migrator must own every table: an owner can switch a table's triggers off, and with them
 ///   the change capture;
+/// - the migrator's session must run with `session_replication_role = origin`, as offline
+///   (``ReplicationRole``): under `replica` the shadow's foreign keys would go unchecked while the
+///   build and catch-up write it. It is refused rather than pinned: only a superuser (or a role
+///   granted `SET` on it) may set it, even back to `origin`. The app's sessions may run under any
+///   role: the capture's triggers are `ENABLE ALWAYS`;
 /// - on Citus, what the run inside the tenant's schema cannot swap yet (``citusRefusal``,
 ///   OnlinePreconditions+Citus.swift; docs/Citus.md).
 struct OnlinePreconditions {
@@ -29,6 +34,7 @@ struct OnlinePreconditions {
     }
 
     func check(on connection: Connection) throws {
+        if let role = try ReplicationRole.of(connection) { throw TenantRun.Refusal(error: ReplicationRole(tenant: tenant, role: role)) }
         if try connection.capabilities.isCitus, let reason = citusRefusal { throw refuse(reason) }
         if let reason = try schemaRefusal(on: connection) { throw refuse(reason) }
         if let reason = try sequenceRefusal(on: connection) { throw refuse(reason) }

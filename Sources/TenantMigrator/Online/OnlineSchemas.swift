@@ -95,7 +95,18 @@ struct OnlineSchemas: Sendable, Hashable {
     static func dropAll(forTenantSchema tenant: String, on connection: Connection) throws {
         guard try exists(tenant, on: connection) else { return }
         let schemas = try of(tenant, on: connection)
-        for schema in [schemas.work, schemas.delta, schemas.retired] { try drop(schema, on: connection) }
+        for schema in [schemas.work, schemas.delta] { try drop(schema, on: connection) }
+        try dropRetired(schemas.retired, on: connection)
+    }
+
+    /// Drops the retired tables' schema `schema`, if it exists and is the migrator's, unless
+    /// something outside it depends on what is in it (``RetiredTablesInUse``): `CASCADE` would drop
+    /// that too.
+    static func dropRetired(_ schema: String, on connection: Connection) throws {
+        guard try existsAsOwn(schema, on: connection) else { return }
+        let objects = try RetiredTablesInUse.find(in: schema, on: connection)
+        if !objects.isEmpty { throw RetiredTablesInUse(schema: schema, objects: objects) }
+        try connection.execute("DROP SCHEMA \(id: schema) CASCADE")
     }
 }
 

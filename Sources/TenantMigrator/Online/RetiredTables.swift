@@ -45,7 +45,7 @@ enum RetiredTables {
               let version = try connection.execute(
                   "SELECT version FROM \(note.sql) WHERE retired_at < pg_catalog.to_timestamp($1)" as SQL, [cutoff.timeIntervalSince1970]
               ).first?.decode(String.self, at: 0) else { return nil }
-        try OnlineSchemas.drop(schema, on: connection)
+        try OnlineSchemas.dropRetired(schema, on: connection)
         return version
     }
 }

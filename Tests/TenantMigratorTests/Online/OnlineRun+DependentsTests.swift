@@ -107,3 +107,73 @@ struct OnlineRunDependentsTests {
         }
     }
 }
+
+/// The one dependent the cutover's check cannot exclude: a function that only names a live table's
+/// row type as an argument or result type takes no lock on the table (PostgreSQL records the
+/// dependency on the type without one), so one made after the check under the cutover's ACCESS
+/// EXCLUSIVE lock and before its commit names the table the swap retires. Made here from the
+/// cutover's last checkpoint (after that check, before the commit), on a connection of its own,
+/// deterministic. What must not follow is a silent loss: the retired tables' schema is dropped with
+/// `CASCADE` by the next online run of the tenant, `archive prune` and `tenant drop`, which would
+/// take the app's function with it. They refuse instead, naming it (2BP01), and keep the retired
+/// tables until it is dropped or changed.
+@Suite("Online runs and a row-type user made during the cutover")
+struct OnlineRunRowTypeDuringCutoverTests {
+    @Test func aFunctionNamingTheRowTypeMadeAfterTheCheckIsNeverDroppedWithTheRetiredTables() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (connection, lifecycle) = try installedLifecycle(conninfo)
+            try lifecycle.create(try tenant("acme"), version: "v2", on: connection)
+            try connection.loadRecipes(tenants: ["acme"], version: "v2", recipes: 5)
+            try connection.execute("CREATE SCHEMA outside")
+            var migrator = try makeRecipesMigrator(conninfo)
+            let made = Locked<String?>(nil)
+            migrator.settings.online.checkpoint = { checkpoint in
+                guard checkpoint.phase == .cutoverSwapped, made.value == nil else { return }
+                let app = try Connection(conninfo)
+                // Bounded: were it to wait for the cutover's lock, the test fails instead of hanging.
+                try app.execute("SET statement_timeout = '60s'")
+                do {
+                    try app.execute("CREATE FUNCTION outside.recipe_label(r tenant_acme.recipe) RETURNS text LANGUAGE sql AS $$ SELECT 'recipe' $$")
+                    made.withLock { $0 = "made" }
+                } catch {
+                    made.withLock { $0 = "failed: \(error)" }
+                }
+            }
+            let result = try await migrator.migrate(tenant: "acme", .migrate(to: "v3", online: .on))
+            #expect(result.outcome == .migrated)
+            #expect(made.value == "made", "\(String(describing: made.value))")
+            // It names the retired table's row type: the window is real.
+            let arguments = "SELECT pg_get_function_identity_arguments('outside.recipe_label'::regproc)"
+            let named = try connection.scalar(arguments, as: String.self)
+            #expect(named.contains("_tm_retired_"), "\(named)")
+
+            // The next online run of the tenant (which drops the retired tables first), archive
+            // prune and tenant drop refuse, naming it; it is still there.
+            let functions = "SELECT count(*) FROM pg_proc WHERE proname = 'recipe_label'"
+            do {
+                let back = try await makeRecipesMigrator(conninfo).migrate(tenant: "acme", .rollback(to: "v2", online: .on))
+                Issue.record("the next online run went on: \(back.outcome)")
+            } catch {
+                #expect("\(error)".contains("function outside.recipe_label"), "\(error)")
+                #expect("\(error)".contains("2BP01"), "\(error)")
+            }
+            #expect(try connection.scalar(functions, as: Int64.self) == 1, "the next online run dropped the app's function")
+            #expect(try connection.tenantVersions()["acme"]?.version == "v3")
+            do {
+                let pruned = try await makeRecipesMigrator(conninfo).prune(olderThan: .zero)
+                Issue.record("prune went on: \(pruned.retiredTables)")
+            } catch {
+                #expect("\(error)".contains("function outside.recipe_label"), "\(error)")
+            }
+            #expect(try connection.scalar(functions, as: Int64.self) == 1, "archive prune dropped the app's function")
+            #expect(throws: (any Error).self, "tenant drop went on") { try lifecycle.drop(try tenant("acme"), confirmed: true, on: connection) }
+            #expect(try connection.scalar(functions, as: Int64.self) == 1, "tenant drop dropped the app's function")
+            #expect(try connection.tenantVersions()["acme"]?.version == "v3")
+
+            // Once it is gone, the tenant goes back online.
+            try connection.execute("DROP FUNCTION outside.recipe_label")
+            let back = try await makeRecipesMigrator(conninfo).migrate(tenant: "acme", .rollback(to: "v2", online: .on))
+            #expect(back.outcome == .migrated)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import LibPQ
+import PostgresTestSupport
+import TenantMigrator
+import TenantMigratorTestSupport
+import Testing
+
+/// Issue 34: a sequence of the model that both versions have (`sequences:`, kept) and that a table
+/// a mapping fills draws from, as Hibernate's one sequence for every table. A distinct mapping
+/// makes Status rows with the keys' ranks as ids; offline the step then moves the sequence past
+/// them (never back: Label draws from it too). Online the shadow's sequence is moved so by the
+/// build, and catch-up makes rows for keys the app added meanwhile; the cutover must leave the
+/// sequence past all of them and past every value the app drew from the live one, whichever is
+/// further: setting it to the live position alone set it back below the mapped ids, and the app's
+/// next Status took an id in use (23505).
+@Suite("Online runs and a kept sequence a mapping draws past", .serialized)
+struct OnlineRunKeptSequenceTests {
+    static let v1 = """
+        entities:
+          Label:
+            key: { type: bigint, defaultExpression: "nextval('obj_seq'::regclass)" }
+            attributes:
+              word: { type: string }
+          Issue:
+            attributes:
+              title: { type: string }
+              status: { type: string }
+        sequences:
+          obj_seq: {}
+        """
+    static let v2 = """
+        entities:
+          Label:
+            key: { type: bigint, defaultExpression: "nextval('obj_seq'::regclass)" }
+            attributes:
+              word: { type: string }
+          Issue:
+            attributes:
+              title: { type: string }
+            relationships:
+              status: { destination: Status, inverse: issues }
+          Status:
+            key: { type: bigint, defaultExpression: "nextval('obj_seq'::regclass)" }
+            attributes:
+              name: { type: string }
+            relationships:
+              issues: { destination: Issue, toMany: true, inverse: status }
+        sequences:
+          obj_seq: {}
+        """
+    static let up = """
+        source: v1
+        destination: v2
+        entityMappings:
+          - name: IssueToStatus
+            source: Issue
+            destination: Status
+            distinct: "source.status"
+            attributes:
+              name: source.status
+          - name: IssueToIssue
+            source: Issue
+            destination: Issue
+            relationships:
+              status: IssueToStatus
+        """
+    static let down = """
+        source: v2
+        destination: v1
+        entityMappings:
+          - name: IssueToIssue
+            source: Issue
+            destination: Issue
+            attributes:
+              status: source.status.name
+        """
+
+    /// The app draws a label's id while the run copies (the live sequence moves a little), and adds
+    /// issues with new statuses while it builds and catches up (the shadow makes Status rows past
+    /// the build's).
+    static let writes: [OnlinePhase: [String]] = [
+        .copying: ["INSERT INTO S.label (word) VALUES ('copying')"],
+        .built: ["INSERT INTO S.issue (title, status) VALUES ('b', 'status 40')"],
+        .catchingUp: ["INSERT INTO S.issue (title, status) VALUES ('k', 'status 41'), ('k2', 'status 42')"],
+    ]
+
+    @Test func theCutoverNeverSetsTheSequenceBackBelowTheRowsTheMappingMade() async throws {
+        let family = try OnlineFamilyDirectory("Issues", versions: [("v1", Self.v1), ("v2", Self.v2)])
+        defer { family.remove() }
+        let mappings = family.directory.appendingPathComponent("Mappings")
+        try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
+        try Self.up.write(to: mappings.appendingPathComponent("v1-to-v2.yaml"), atomically: true, encoding: .utf8)
+        try Self.down.write(to: mappings.appendingPathComponent("v2-to-v1.yaml"), atomically: true, encoding: .utf8)
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineKeptSequence"))
+            let connection = try Connection(conninfo)
+            for name in ["online", "twin"] {
+                _ = try await migrator.createTenant(name, version: "v1")
+                // One label (the sequence at 1), 30 statuses: the mapping makes Status 1 … 30.
+                try connection.fixtureScript("""
+                    INSERT INTO tenant_\(name).label (word) VALUES ('first');
+                    INSERT INTO tenant_\(name).issue (title, status) SELECT 'i' || i, 'status ' || (i % 30 + 10) FROM generate_series(1, 90) AS i
+                    """)
+            }
+            let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", Self.writes)
+            var online = migrator
+            online.settings.online.batchRows = 20
+            online.settings.online.cutoverChanges = 1_000_000
+            online.settings.online.checkpoint = app.checkpoint
+            let result = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", online: .on))
+            #expect(result.outcome == .migrated)
+            #expect(result.online?.mode == "shadow", "\(String(describing: result.online))")
+            #expect(app.phases == Set(Self.writes.keys))
+            try app.replay(inSchema: "tenant_twin", on: connection)
+            _ = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: "v2"))
+            #expect(try connection.userData(of: "tenant_online") == connection.userData(of: "tenant_twin"))
+            #expect(try connection.scalar("SELECT count(*) FROM tenant_online.status", as: Int64.self) == 33)
+            // The app's next rows, as it writes them: ids the twin gives too, none in use.
+            for (table, column) in [("status", "name"), ("label", "word"), ("status", "name")] {
+                let insert = "INSERT INTO %@.\(table) (\(column)) VALUES ('next') RETURNING id::bigint"
+                var ids: [Int64] = []
+                for schema in ["tenant_online", "tenant_twin"] {
+                    do {
+                        ids.append(try connection.scalar(insert.replacingOccurrences(of: "%@", with: schema), as: Int64.self))
+                    } catch {
+                        Issue.record("\(schema).\(table): the app's next row failed: \(error)")
+                    }
+                }
+                #expect(ids.count == 2 && ids[0] == ids[1], "\(table): online and offline drew \(ids)")
+            }
+        }
+    }
+}
