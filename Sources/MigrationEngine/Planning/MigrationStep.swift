@@ -82,9 +82,15 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         } else {
             archivePlan = ArchivePlan(account: account, versions: versions, direction: direction, restores: restores, family: context.family, proofs: proofs)
         }
-        let keyRefusals = Self.keyRefusals(archivePlan: archivePlan, mapping: mappingModel, versions: versions)
+        let keyRefusals = Self.keyRefusals(archivePlan: archivePlan, versions: versions)
         if !keyRefusals.isEmpty {
             throw PlanningError.stepNotPossible(from: versions.first!.name, to: versions.last!.name, reasons: keyRefusals)
+        }
+        if let mappingModel {
+            let refusals = Self.mappedKeyRefusals(mappingModel, versions: versions)
+            if !refusals.isEmpty {
+                throw PlanningError.cannotCompile(from: versions.first!.name, to: versions.last!.name, file: mappingModel.file, reason: refusals.joined(separator: "; "))
+            }
         }
     }
 

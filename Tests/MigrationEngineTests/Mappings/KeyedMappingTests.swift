@@ -58,7 +58,7 @@ struct KeyedMappingTests {
             #expect(try await verifyClean(migrator, "acme"))
 
             // The app at v1: a new account with a bio and a membership, a bio set, a plan and a country changed.
-            try connection.execute(unsafeSQL: """
+            try connection.fixtureScript("""
                 INSERT INTO \(schema).account (id, name, plan, bio) VALUES ('12345678-0000-4000-8000-000000000000', 'new', 'Bronze', 'fresh');
                 INSERT INTO \(schema).membership (account_id, "group", country_id) VALUES ('12345678-0000-4000-8000-000000000000', 'users', 'DE');
                 UPDATE \(schema).account SET bio = 'now set', plan = 'PLATINUM ' WHERE id = '\(Self.a2)';
@@ -76,15 +76,16 @@ struct KeyedMappingTests {
             #expect(try await verifyClean(migrator, "acme"))
 
             // The app at v2: a Profile's bio changed, an account's plan set; down: the app's values win.
-            try connection.execute(unsafeSQL: """
+            try connection.fixtureScript("""
                 UPDATE \(schema).profile SET bio = 'edited at v2' WHERE id = '\(Self.a3)';
                 UPDATE \(schema).account SET plan = 'trial' WHERE id = '\(Self.a1)'
                 """)
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
-            #expect(try connection.rows("SELECT id::text, plan, bio FROM \(schema).account ORDER BY id") == [
+            let accounts = try connection.rows("SELECT id::text, plan, bio FROM \(schema).account ORDER BY id")
+            #expect(accounts == [
                 [Self.a1, "trial", "back\\slash\nline"], ["12345678-0000-4000-8000-000000000000", "Bronze", "fresh"],
                 [Self.a2, "PLATINUM ", "now set"], [Self.a3, "silver", "edited at v2"],
-            ])
+            ], "\(accounts)")
             #expect(try connection.column("SELECT name FROM \(schema).country ORDER BY code COLLATE \"C\"", as: String.self)
                 == ["Deutschland", "Nowhere", "Quotes", "Braces"])
             #expect(try await verifyClean(migrator, "acme"))
