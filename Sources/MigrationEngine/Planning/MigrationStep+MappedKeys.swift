@@ -13,7 +13,13 @@ import EntityModel
 extension MigrationStep {
     static func mappedKeyRefusals(_ model: MappingModel, versions: [ModelVersion]) -> [String] {
         let sourceVersion = versions.first!, destinationVersion = versions.last!
-        guard let differ = try? model.differ(across: model.pair(from: sourceVersion, to: destinationVersion)) else { return [] }
+        let old = sourceVersion.relationalSchema(), new = destinationVersion.relationalSchema()
+        // (Most families key every entity by an integer id: nothing to work out.)
+        guard model.entityMappings.contains(where: { mapping in
+            [old.table(forEntity: sourceVersion.rootEntity(of: mapping.source)), new.table(forEntity: destinationVersion.rootEntity(of: mapping.destination))]
+                .contains { $0.flatMap(ArchiveRowKey.init) != nil }
+        }) else { return [] }
+        guard let differ = try? model.inPlaceDiffer(across: model.pair(from: sourceVersion, to: destinationVersion)) else { return [] }
         let compiler = MappingCompiler(differ: differ)
         var reasons: [String] = []
         for mapping in model.entityMappings {

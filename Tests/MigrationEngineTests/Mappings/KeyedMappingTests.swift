@@ -145,4 +145,41 @@ struct KeyedMappingTests {
             #expect(try connection.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self) == "v1")
         }
     }
+
+    /// What mappings over keyed entities cannot do is refused when the step is planned, naming the
+    /// mapping and why: a `distinct:` mapping into the uuid-keyed Profile (its rows would take ranks
+    /// as ids), and a copy from the text-keyed Country into the uuid-keyed Profile (keyed differently).
+    @Test(arguments: [
+        ("""
+          - name: AccountToProfile
+            source: Account
+            destination: Profile
+            distinct: "lower(source.name)"
+            attributes: { bio: source.name }
+        """, "mapping AccountToProfile is distinct:, and a distinct mapping's rows take their keys' ranks as integer ids"),
+        ("""
+          - name: CountryToProfile
+            source: Country
+            destination: Profile
+            attributes: { bio: source.name }
+        """, "mapping CountryToProfile makes rows of Profile from rows of Country, and each keeps its source row's key, so both must be keyed alike: "
+            + "(code text) and (id uuid)"),
+    ])
+    func whatItCannotMapIsRefusedWhenPlanned(_ mapping: String, _ reason: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyedmapping-\(UUID().uuidString)/KeyedMapping")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixture("KeyedMapping"), to: directory)
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("Mappings/v2-to-v1.yaml"))
+        try ("source: v1\ndestination: v2\nentityMappings:\n" + mapping + "\n")
+            .write(to: directory.appendingPathComponent("Mappings/v1-to-v2.yaml"), atomically: true, encoding: .utf8)
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory)
+            #expect {
+                _ = try migrator.plan(from: "v1", to: "v2")
+            } throws: { error in
+                "\(error)".contains("the mapping model KeyedMapping/Mappings/v1-to-v2.yaml cannot be compiled: ") && "\(error)".contains(reason)
+            }
+        }
+    }
 }
