@@ -182,4 +182,28 @@ struct KeyedMappingTests {
             }
         }
     }
+
+    /// Data that breaks the destination model fails validation naming the row by its key: every
+    /// account copied into a Profile, whose bio is required, and a2 has none. The tenant stays at v1.
+    @Test func aValidationFailureNamesTheRowByItsKey() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyedmapping-\(UUID().uuidString)/KeyedMapping")
+        defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
+        try FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixture("KeyedMapping"), to: directory)
+        let file = directory.appendingPathComponent("Mappings/v1-to-v2.yaml")
+        try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "    filter: \"source.bio IS NOT NULL\"\n", with: "")
+            .write(to: file, atomically: true, encoding: .utf8)
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory)
+            let schema = try await migrator.createTenant("acme", version: "v1").schema
+            let connection = try Connection(conninfo)
+            try connection.fixtureScript(Self.rows.replacingOccurrences(of: "{schema}", with: schema))
+            await #expect {
+                _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            } throws: { error in
+                "\(error)".contains("validation failed: Profile row key \(Self.a2) violates NOT NULL on bio (table profile)")
+            }
+            #expect(try connection.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self) == "v1")
+        }
+    }
 }
