@@ -316,7 +316,7 @@ struct MappingAccountant {
                     found.append((holder.name, key.name, reached, reachedInWords))
                     let live = differ.currentName(ofOldColumn: key.name, in: holder.name)
                     reached = PlaceholderQuoting.text(
-                        "EXISTS (SELECT 1 FROM \(table: differ.currentName(ofOldTable: holder.name)) AS tm_holder WHERE tm_holder.\(id: live) = source.id)"
+                        "EXISTS (SELECT 1 FROM \(table: differ.currentName(ofOldTable: holder.name)) AS tm_holder WHERE tm_holder.\(id: live) = \(compiler.referenced("source", entity: hop.destination)))"
                     )
                     let article = hop.entity.first.map { "AEIOU".contains($0) } == true ? "an" : "a"
                     reachedInWords = "the \(hop.destination) rows \(article) \(hop.entity) links to through \(hop.entity).\(hop.relationship)"
@@ -339,6 +339,11 @@ struct MappingAccountant {
         var selection = MappingCompiler.Selection()
         let rewritten = try compiler.rewrite(filter, from: mapping.source, into: &selection)
         guard !selection.joins.isEmpty else { return PlaceholderQuoting.text(rewritten) }
+        if let key = compiler.sourceKey(of: mapping.source) {
+            // A keyed row is the one its key names.
+            let columns: [SQL] = key.map { "source.\(id: $0)" }
+            return PlaceholderQuoting.text("(\(columns, joinedBy: ", ")) IN (SELECT \(columns, joinedBy: ", ") FROM \(selection.from(table)) WHERE \(rewritten))")
+        }
         return PlaceholderQuoting.text("source.id IN (SELECT source.id FROM \(selection.from(table)) WHERE \(rewritten))")
     }
 

@@ -24,8 +24,11 @@ extension ArchivePlan {
             let entry: SQL = "\(bind: .text(pair.from)), \(bind: .text(pair.to)), \(bind: .text(proof.table)), "
             // The marker: what the way back derives, for the way back to check it still does, and
             // (as its target) that declaration and the table's last row (``RecordedWayBack``).
-            let marker: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, value, left_value, compares, target) "
-                + "SELECT \(entry)\(bind: .text(WayBackProof.markerColumn)), 0, \(bind: .text(proof.signature)), \(bind: .text(proof.file)), false, "
+            // A keyed table's rows are kept by their key (``ArchiveRowKey``), `row_id` 0.
+            let rowKey = ArchiveRowKey(proof.table, in: sourceSchema)
+            let row: SQL = rowKey.map { "0, \($0.text(of: "source") { names.liveColumn($0, of: proof.table) })" } ?? "source.id"
+            let marker: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, \(raw: rowKey == nil ? "" : "row_key, ")value, left_value, compares, target) "
+                + "SELECT \(entry)\(bind: .text(WayBackProof.markerColumn)), 0, \(raw: rowKey == nil ? "" : "NULL, ")\(bind: .text(proof.signature)), \(bind: .text(proof.file)), false, "
                 + "\(RecordedWayBack.target(of: proof, columns: columns)) "
                 + "UNION ALL SELECT \(entry)"
             func value(_ column: WayBackProof.Column) -> SQL { "source.\(id: names.liveColumn(column.name, of: proof.table))::text" }
@@ -33,12 +36,12 @@ extension ArchivePlan {
                 let column = columns[0]
                 // (A column that spares nothing is archived in every row.)
                 let spared: SQL = column.spares ? " WHERE NOT \(column.selects) OR \(value(column)) IS DISTINCT FROM (\(column.derived))" : ""
-                return marker + "\(bind: .text(column.name)), source.id, \(value(column)), \(WayBackProof.fingerprint(column)), true, NULL "
+                return marker + "\(bind: .text(column.name)), \(row), \(value(column)), \(WayBackProof.fingerprint(column)), true, NULL "
                     + "FROM \(proof.from)\(spared)"
             }
             // Several columns of one table: one pass over its rows.
             let rows: [SQL] = columns.map { "(\(literal: $0.name), \(value($0)), \($0.derived), \($0.selects), \(raw: $0.spares ? "true" : "false"))" }
-            return marker + "tm_v.column_name, source.id, tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true, NULL "
+            return marker + "tm_v.column_name, \(row), tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true, NULL "
                 + "FROM \(proof.from) CROSS JOIN LATERAL (VALUES \(rows, joinedBy: ", ")) AS tm_v(column_name, value, derived, selects, spares) "
                 + "WHERE NOT tm_v.spares OR NOT tm_v.selects OR tm_v.value IS DISTINCT FROM tm_v.derived"
         }

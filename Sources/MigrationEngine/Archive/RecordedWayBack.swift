@@ -30,7 +30,7 @@ enum RecordedWayBack {
     /// ``WayBackProof/Column/spares``): then the archive alone gives back what the way up took.
     static func target(of proof: WayBackProof, columns: [WayBackProof.Column]) -> SQL {
         "pg_catalog.jsonb_build_object('mappingModel', \(bind: .text(proof.recordedModel))::text, "
-            + "'lastRow', (SELECT pg_catalog.max(tm_l.id) FROM \(table: proof.survivor) AS tm_l), "
+            + "'lastRow', \(proof.keyed ? "NULL" : "(SELECT pg_catalog.max(tm_l.id) FROM \(table: proof.survivor) AS tm_l)" as SQL), "
             + "'everyRow', \(raw: columns.allSatisfy { !$0.spares } ? "true" : "false"))::text"
     }
 

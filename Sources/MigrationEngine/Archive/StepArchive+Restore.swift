@@ -93,7 +93,7 @@ extension StepArchive {
             let own = archivedWithoutWayBack[restore.key]?.contains(table) == true ? nil : restore.proofs[key]
             if let proof = recordedProofs[restore.key]?[key] ?? own {
                 try connection.execute("UPDATE \(archiveTable) AS a SET compares = false FROM \(proof.from) "
-                    + "WHERE \(entries, joinedBy: " AND ") AND \(fingerprinted) AND source.id = a.row_id "
+                    + "WHERE \(entries, joinedBy: " AND ") AND \(fingerprinted) AND \(ArchiveRowKey.rowIs("source", of: destinationSchema.table(named: table) ?? sourceSchema.table(named: table), entry: "a")) "
                     + "AND \(proof.fingerprint) IS NOT DISTINCT FROM a.left_value", schema: schema)
                 entries.append("NOT \(fingerprinted)")
             } else {

@@ -45,6 +45,9 @@ struct WayBackProof: Sendable, Hashable {
     /// way up records it with the archive, so that the way down can give back what the way up took
     /// even once the family's file is edited or removed (``RecordedWayBack``).
     var recordedModel: String = ""
+    /// Whether the table is keyed otherwise than by an integer id (``ArchiveRowKey``): every row is
+    /// archived, by its key.
+    var keyed = false
 
     /// One dropped column and what the way back writes into it.
     struct Column: Sendable, Hashable {
@@ -107,16 +110,21 @@ struct WayBackProof: Sendable, Hashable {
         guard let names = account.names, let reverse = try? wayBack.differ(across: wayBack.pair(from: destination, to: source)) else { return [] }
         let prover = Prover(wayBack: wayBack, reverse: reverse, destination: destination)
         return source.relationalSchema().tables.compactMap { table in
-            // (A table keyed otherwise than by an integer id is archived in every row: proofs join by id.)
-            guard let survivor = names.survivingTables[table.name], ArchiveRowKey(table) == nil else { return nil }
+            guard let survivor = names.survivingTables[table.name] else { return nil }
             var selection = MappingCompiler.Selection()
+            // (A table keyed otherwise than by an integer id spares no row: each is archived, by
+            // its key, with what the way back derived, so that an app change to what it reads still
+            // wins at the way back; the rows a recorded way back fills in are found by an integer id.)
+            let keyed = ArchiveRowKey(table) != nil
             let columns = table.columns.compactMap { column -> Column? in
-                guard names.survivingColumns[table.name + "." + column.name] == nil else { return nil }
-                return prover.prove(column, of: table, survivor: survivor, into: &selection)
+                guard names.survivingColumns[table.name + "." + column.name] == nil,
+                      var proved = prover.prove(column, of: table, survivor: survivor, into: &selection) else { return nil }
+                if keyed { proved.spares = false }
+                return proved
             }
             guard !columns.isEmpty else { return nil }
             return WayBackProof(file: wayBack.file, table: table.name, survivor: survivor, from: selection.from(survivor), columns: columns,
-                                recordedModel: recordedModel(of: columns, wayBack: wayBack))
+                                recordedModel: recordedModel(of: columns, wayBack: wayBack), keyed: keyed)
         }
     }
 }

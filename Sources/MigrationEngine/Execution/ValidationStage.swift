@@ -36,6 +36,7 @@ struct ValidationStage {
         var table = error.table ?? ""
         var constraint = error.constraint ?? ""
         var query: SQL?
+        if let keyed = keyedDiagnosis(error, operation, on: connection) { return keyed }
         switch operation {
         case let .setNullable(name, column, false):
             table = name
@@ -71,7 +72,7 @@ struct ValidationStage {
         return violation
     }
 
-    private func entityName(ofTable table: String) -> String {
+    func entityName(ofTable table: String) -> String {
         switch destination.table(named: table)?.origin {
         case let .entity(root)?: return root
         case let .joinTable(entity, relationship)?: return "\(entity).\(relationship)"
@@ -104,7 +105,18 @@ public struct ConstraintViolation: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// Of a table keyed otherwise than by an integer id (``ArchiveRowKey``), the keys (their text)
+    /// of the rows named instead of ids (``rowID`` nil).
+    public var rowKeys: [String] = []
+
     public var description: String {
+        if !rowKeys.isEmpty {
+            let rows = rowKeys.count > 1
+                ? " row keys \(rowKeys.joined(separator: ", "))\(rowKeys.count == Self.rowsNamed ? " (and perhaps more)" : "") violate"
+                : " row key \(rowKeys[0]) violates"
+            return "validation failed: \(entity)\(rows) \(constraint) (table \(table)): "
+                + "\(underlying.message) [SQLSTATE \(underlying.sqlState?.rawValue ?? "?")]"
+        }
         let rows = rowIDs.count > 1
             ? " row ids \(rowIDs.map(String.init).joined(separator: ", "))\(rowIDs.count == Self.rowsNamed ? " (and perhaps more)" : "") violate"
             : "\(rowID.map { " row id \($0)" } ?? "") violates"

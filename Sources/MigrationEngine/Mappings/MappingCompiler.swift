@@ -69,7 +69,7 @@ struct MappingCompiler {
                 alias = next
                 current = hop.destination
             }
-            let column = resolved.column == "id" ? "id" : currentColumn(resolved.column, of: current)
+            let column = resolved.column == "id" ? try identityColumn(of: current) : currentColumn(resolved.column, of: current)
             result.append(try substitutePlaceholders(String(expression[rest..<range.lowerBound])))
             result.append("\(raw: alias).\(id: column)")
             rest = range.upperBound
@@ -88,7 +88,7 @@ struct MappingCompiler {
         guard let table = sourceTable(of: hop.destination) else { throw KeyPathError("no table for \(hop.destination)") }
         if let holder = differ.old.table(forEntity: source.rootEntity(of: hop.entity)),
            let column = holder.column(withOrigin: .relationship(entity: hop.entity, relationship: hop.relationship)) {
-            return "LEFT JOIN \(table: table) AS \(raw: next) ON \(raw: next).id = \(raw: alias).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name))"
+            return "LEFT JOIN \(table: table) AS \(raw: next) ON \(referenced(next, entity: hop.destination)) = \(raw: alias).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name))"
         }
         // A one-to-one whose foreign key is on the other side.
         guard let inverse = source.entity(named: hop.entity)?.relationship(named: hop.relationship)?.inverse,
@@ -96,7 +96,7 @@ struct MappingCompiler {
               let column = holder.column(withOrigin: .relationship(entity: hop.destination, relationship: inverse)) else {
             throw KeyPathError("\(hop.entity).\(hop.relationship) has no foreign key to join through")
         }
-        return "LEFT JOIN \(table: table) AS \(raw: next) ON \(raw: next).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name)) = \(raw: alias).id"
+        return "LEFT JOIN \(table: table) AS \(raw: next) ON \(raw: next).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name)) = \(referenced(alias, entity: hop.entity))"
     }
 
     /// `WHERE` conditions: the filter, and the source entity's rows in a shared hierarchy table.
@@ -199,8 +199,15 @@ struct MappingCompiler {
             }
             let selectList: [SQL] = values.enumerated().map { "\($0.element.value) AS v\(raw: String($0.offset))" }
             let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.column) = s.v\(raw: String($0.offset))" }
+            if let key = sourceKey(of: mapping.source) {
+                return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "
+                    + "FROM (SELECT \(Self.keySelect(key) + selectList, joinedBy: ", ") FROM \(fromClause)\(whereClause)) AS s WHERE \(Self.keyMatch(key))"]
+            }
             return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "
                 + "FROM (SELECT source.id, \(selectList, joinedBy: ", ") FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
+        }
+        if sourceKey(of: mapping.source) != nil {
+            return try insertKeyedRows(of: mapping, into: table, values: values, from: fromClause, whereClause: whereClause)
         }
         let id: SQL = "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping)))::bigint"
         return insertRows(of: mapping, into: table, id: id, values: values, from: fromClause, whereClause: whereClause)
@@ -265,6 +272,11 @@ struct MappingCompiler {
                         + "set the relationship in a policy, with context.destinations(of:mapping:)")
                 }
                 guard let targetTable = destinationTable(of: target.destination) else { continue }
+                if let key = destinationKey(of: target.destination), key.count == 1 {
+                    // A keyed row made from that source row has its key: there if the target's filter let it be made.
+                    candidates.append("(SELECT tm_target.\(id: key[0]) FROM \(table: targetTable.name) AS tm_target WHERE tm_target.\(id: key[0]) = (\(related)))")
+                    continue
+                }
                 // The row the target mapping made from that source row, if its filter let it make one.
                 candidates.append("(SELECT tm_target.id FROM \(table: targetTable.name) AS tm_target WHERE tm_target.id = "
                     + "(\(related)) + pg_catalog.current_setting(\(Self.offsetSetting(target)))::bigint)")
@@ -275,6 +287,13 @@ struct MappingCompiler {
         guard !values.isEmpty else { return [] }
         let whereClause: SQL = holder != nil ? "" : Self.whereClause(try conditions(of: mapping, into: &selection))
         let fromClause = selection.from(sourceTable)
+        if holder == nil, let key = sourceKey(of: mapping.source), let destinationKey = destinationKey(of: mapping.destination) {
+            // The row the mapping made (or kept in place) has the source row's key.
+            let selectList: [SQL] = Self.keySelect(key) + values.enumerated().map { "\($0.element.1) AS v\(raw: String($0.offset))" }
+            let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.0) = s.v\(raw: String($0.offset))" }
+            return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "
+                + "FROM (SELECT \(selectList, joinedBy: ", ") FROM \(fromClause)\(whereClause)) AS s WHERE \(Self.keyMatch(destinationKey))"]
+        }
         let idExpression: SQL = holder != nil ? "tm_holder.id"
             : (isInPlace(mapping) ? "source.id" : "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping)))::bigint")
         let selectList: [SQL] = values.enumerated().map { "\($0.element.1) AS v\(raw: String($0.offset))" }

@@ -4,6 +4,16 @@ extension MappingModel {
     /// The in-place step around the mapping: renames and additions before it, drops and new
     /// constraints after it, with the mapping's tables exempt from the inferred rules' limits.
     func differ(across pair: VersionPair) throws -> SchemaDiffer {
+        let differ = try inPlaceDiffer(across: pair)
+        let unfilled = unfilledRequiredValues(differ)
+        guard unfilled.isEmpty else {
+            throw PlanningError.mappingLeavesRequiredValuesEmpty(from: pair.source.name, to: pair.destination.name, file: file, reasons: unfilled)
+        }
+        return differ
+    }
+
+    /// The in-place step around the mapping, without the check of the required values it fills.
+    func inPlaceDiffer(across pair: VersionPair) throws -> SchemaDiffer {
         var differ = SchemaDiffer(source: pair.source, destination: pair.destination, correspondence: .adjacent(pair))
         let destinationSchema = pair.destination.relationalSchema()
         for mapping in entityMappings {
@@ -13,10 +23,6 @@ extension MappingModel {
         }
         try differ.run()
         differ.deferConstraintsOfMappingFilledNewTables()
-        let unfilled = unfilledRequiredValues(differ)
-        guard unfilled.isEmpty else {
-            throw PlanningError.mappingLeavesRequiredValuesEmpty(from: pair.source.name, to: pair.destination.name, file: file, reasons: unfilled)
-        }
         return differ
     }
 

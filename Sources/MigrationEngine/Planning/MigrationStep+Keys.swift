@@ -5,9 +5,10 @@ import EntityModel
 /// The archive keeps a row by its integer `id` (`row_id`), or, for an entity keyed otherwise (a
 /// `uuid` or text `id`, a natural or composite key), by its key as it is (`row_key`,
 /// ``ArchiveRowKey``): such an entity migrates by every step that archives its values or rows.
-/// Mapping models copy rows by `id` (with an offset, for `distinct:` ranks and merges), and a
-/// step that removes sub-entities deletes their rows by `id`: a step that maps rows of such an
-/// entity, or deletes rows of its removed sub-entities, is refused when it is planned, naming it.
+/// Declarative mappings over such entities match rows by their key (`MappingCompiler+Keys.swift`;
+/// the refusals of the shapes they do not take are in `MigrationStep+MappedKeys.swift`); a step
+/// that removes sub-entities deletes their rows by `id`, so a step that deletes rows of removed
+/// sub-entities of such an entity is refused when it is planned, naming it.
 extension MigrationStep {
     /// The integer types an `id` the mapping models (and the archive's `row_id`) key rows by may have.
     public static let rowIDTypes: Set<SQLType> = [.smallint, .integer, .bigint]
@@ -19,11 +20,12 @@ extension MigrationStep {
         return "entity \(entity) (table \(table.name)) is keyed by (\(key.joined(separator: ", ")))"
     }
 
-    /// The reasons to refuse a step through `versions` that maps rows with `mapping`, or deletes
-    /// the rows of removed sub-entities (`archivePlan`'s items with entities): one per entity keyed
-    /// otherwise than by an integer `id`. (The archive keeps values and rows of any key.)
-    static func keyRefusals(archivePlan: ArchivePlan, mapping: MappingModel?, versions: [ModelVersion]) -> [String] {
-        let source = versions.first!.relationalSchema(), destination = versions.last!.relationalSchema()
+    /// The reasons to refuse a step through `versions` that deletes the rows of removed
+    /// sub-entities (`archivePlan`'s items with entities) of an entity keyed otherwise than by an
+    /// integer `id`, or changes a key. (The archive keeps values and rows of any key; what a
+    /// mapping model cannot do over such entities: ``mappedKeyRefusals(_:versions:)``.)
+    static func keyRefusals(archivePlan: ArchivePlan, versions: [ModelVersion]) -> [String] {
+        let source = versions.first!.relationalSchema()
         var reasons: [String] = []
         var seen: Set<String> = []
         func refuse(_ table: Table?, because what: String, and why: String) {
@@ -34,13 +36,6 @@ extension MigrationStep {
         for item in archivePlan.items where item.entities != nil {
             refuse(source.table(named: item.table), because: "deletes the rows of its removed sub-entities (\(item.entities!.joined(separator: ", ")))",
                    and: "rows removed with their sub-entity are found by an integer id")
-        }
-        if let mapping {
-            let why = "mapping models copy rows by an integer id"
-            for entityMapping in mapping.entityMappings {
-                refuse(source.table(forEntity: versions.first!.rootEntity(of: entityMapping.source)), because: "maps its rows (\(mapping.file))", and: why)
-                refuse(destination.table(forEntity: versions.last!.rootEntity(of: entityMapping.destination)), because: "maps rows into it (\(mapping.file))", and: why)
-            }
         }
         return reasons + keyChanges(versions: versions)
     }

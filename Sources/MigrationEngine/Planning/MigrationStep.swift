@@ -44,6 +44,11 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
             account = changes.account
             program = StepProgram(inferred: changes)
         case let .mapped(model):
+            // (Before the compile: what it cannot map over keyed entities, said as such.)
+            let refusals = Self.mappedKeyRefusals(model, versions: versions)
+            if !refusals.isEmpty {
+                throw PlanningError.cannotCompile(from: versions.first!.name, to: versions.last!.name, file: model.file, reason: refusals.joined(separator: "; "))
+            }
             do {
                 (account, program) = try model.compile(from: versions.first!, to: versions.last!)
             } catch let error as PlanningError {
@@ -82,7 +87,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         } else {
             archivePlan = ArchivePlan(account: account, versions: versions, direction: direction, restores: restores, family: context.family, proofs: proofs)
         }
-        let keyRefusals = Self.keyRefusals(archivePlan: archivePlan, mapping: mappingModel, versions: versions)
+        let keyRefusals = Self.keyRefusals(archivePlan: archivePlan, versions: versions)
         if !keyRefusals.isEmpty {
             throw PlanningError.stepNotPossible(from: versions.first!.name, to: versions.last!.name, reasons: keyRefusals)
         }

@@ -41,6 +41,8 @@ public struct PlanDocument: Sendable, Encodable {
     /// Planned for a tenant: what its archive gives back on the way (``ArchiveGivenBack``), per
     /// pair the plan crosses (empty when nothing; nil when planned without a tenant).
     public var givenBack: [ArchiveGivenBack]?
+    /// Why the plan does not run online, whatever its steps' modes say (``MigrationPlan/onlineKeyRefusal``); nil when it may.
+    public var onlineRefusal: String?
 
     /// One step.
     public struct Section: Sendable, Encodable {
@@ -144,6 +146,7 @@ public struct PlanDocument: Sendable, Encodable {
             Section(step: step, heading: "Step \(index + 1) of \(count): " + step.versions.map(\.name).joined(separator: " → "), schema: schema)
         }
         self.givenBack = givenBack
+        onlineRefusal = plan.onlineKeyRefusal
     }
 
     /// Every adjacent pair of `planner`'s family, both ways, as `check` sees them: mapped, inferred,

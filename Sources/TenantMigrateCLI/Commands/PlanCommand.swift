@@ -75,14 +75,14 @@ struct PlanReport: CommandReport {
         for (index, step) in document.sections.enumerated() {
             Console.line("")
             Console.line("-- step \(index + 1) of \(count): \(step.title)")
-            if let online = step.online { Console.line("-- online: \(online)") }
+            if let online = step.online, document.onlineRefusal == nil { Console.line("-- online: \(online)") }
             for statement in step.statements {
                 Console.line(statement.hasSuffix(";") ? statement : statement + ";")
             }
         }
         printLosses(LossListing(archived: document.archived, lost: document.lost, dataDependent: document.dataDependentLosses))
         printGivenBack(document.givenBack ?? [])
-        printOnline(document.sections.compactMap(\.online))
+        printOnline(document.sections.compactMap(\.online), refusal: document.onlineRefusal)
         Console.line("")
         Console.line("nothing was run")
     }
@@ -96,9 +96,13 @@ struct PlanReport: CommandReport {
     }
 
     /// How the plan runs with --online: the step that decides it.
-    private func printOnline(_ modes: [OnlineStepMode]) {
+    private func printOnline(_ modes: [OnlineStepMode], refusal: String?) {
         guard let worst = modes.map(\.kind).max() else { return }
         Console.line("")
+        if let refusal {
+            Console.line("online (--online): refused: \(refusal)")
+            return
+        }
         let meaning = switch worst {
         case .catalogOnly: "one short transaction; its locks wait at most lock_timeout"
         case .shadow: "built in a shadow schema while the app reads and writes, changes caught up, then swapped in; writes wait about a second at most"

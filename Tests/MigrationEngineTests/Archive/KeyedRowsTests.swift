@@ -133,8 +133,9 @@ struct KeyedRowsTests {
         }
     }
 
-    /// A mapping model over an entity keyed otherwise than by an integer id is refused when the
-    /// step is planned, with the reason (mapping models copy rows by an integer id); nothing changes.
+    /// A mapping from an entity keyed otherwise than by an integer id into a table keyed by an
+    /// integer id is refused when the step is planned, with the reason (each row it makes keeps
+    /// its source row's key); nothing changes. (Mappings that keep the key: KeyedMappingTests.)
     @Test func aMappingModelOverAKeyedEntityIsRefusedNamingIt() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyed-\(UUID().uuidString)/KeyedArchive")
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
@@ -145,10 +146,10 @@ struct KeyedRowsTests {
             source: v1
             destination: v2
             entityMappings:
-              - name: CountryToCountry
-                source: Country
-                destination: Country
-                attributes: { motto: "coalesce(source.motto, source.name)" }
+              - name: SessionToBadge
+                source: Session
+                destination: Badge
+                attributes: { title: "coalesce(source.data, source.id)" }
             """.write(to: directory.appendingPathComponent("Mappings/v1-to-v2.yaml"), atomically: true, encoding: .utf8)
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory)
@@ -159,8 +160,9 @@ struct KeyedRowsTests {
             await #expect {
                 _ = try await migrator.migrate(tenant: "acme", to: "v2")
             } throws: { error in
-                "\(error)".contains("entity Country (table country) is keyed by (code text): the step maps its rows (")
-                    && "\(error)".contains("mapping models copy rows by an integer id (smallint, integer or bigint)")
+                "\(error)".contains("the mapping model KeyedArchive/Mappings/v1-to-v2.yaml cannot be compiled: entity Session (table session) is keyed by "
+                    + "(id character varying(40)): mapping SessionToBadge makes rows of Badge from rows of Session, and each keeps its source row's key, "
+                    + "so both must be keyed alike: (id character varying(40)) and (id, an integer)")
             }
             #expect(try ExactState.read(schema, version: try Self.v1(), on: connection).differences(from: before) == [])
         }
