@@ -143,6 +143,9 @@ public struct StepExecutor {
             batch.add(closing)
             try batch.send()
         }
+        // Rows made anew and the links into them are what a way back reads through a link: they
+        // go back with their ids before the way back's proofs look at the step's result.
+        try archive.restoreMadeAnew()
         try archiving?.afterClosing()
         for statement in program.closing.filter({ provedDrops.contains($0.operation) }).mergingAlterTables() {
             try connection.sendWithNextRoundTrip(Statement(statement.sql, schema: schema))
