@@ -153,39 +153,72 @@ extension StepArchive {
     }
 
     /// Once the step's mappings, policies and closing stage ran, before the proofs of its way back
-    /// (``afterClosing()``) look at what it leaves: gives back the whole rows of the tables it made
-    /// anew, with their ids (``restoreRowsKeepingIds(_:of:into:)``), and the links into them
-    /// (``LinkTarget``). A way back that derives a value through such a link (`source.status.name`)
-    /// reads them, so the proof must see them as the step leaves them. ``restore()`` gives back the rest.
-    func restoreMadeAnew() throws {
-        guard restorable.values.contains(where: { !$0.isEmpty }) else { return }
-        let madeAnew = self.madeAnew, filled = Set(names.mappingFilledTables)
+    /// (``afterClosing()``) look at what it leaves: where a pair gives back rows of a table this
+    /// step made anew or links into one, gives back every pair's whole rows (made-anew tables' with
+    /// their ids, ``restoreRowsKeepingIds(_:of:into:)``), then those links (``LinkTarget``). A way
+    /// back that derives a value through such a link (`source.status.name`) reads them, so the
+    /// proof must see them as the step leaves them. ``restore()`` gives back the rest.
+    ///
+    /// Not where a whole row goes into a table whose proved columns are still to be dropped (a
+    /// required one would refuse the row), nor where `enumsWait` (a value this transaction added
+    /// to an enum type is usable only once the type is rebuilt, after the proofs): then
+    /// ``restore()`` gives back everything, after the proofs, as before.
+    func restoreMadeAnew(enumsWait: Bool) throws {
+        guard !enumsWait, restorable.values.contains(where: { !$0.isEmpty }) else { return }
+        let madeAnew = self.madeAnew
         guard !madeAnew.isEmpty else { return }
-        for restore in plan.restores {
-            let entries = restorable[restore.key] ?? []
-            var done: Set<String> = []
-            let (rows, entryTables) = wholeRows(restore)
-            for (table, target) in rows where madeAnew.contains(target.name) {
-                analyzeArchive()
-                if let count = try restoreRowsKeepingIds(restore, of: table, into: target) {
-                    restoredEarly += count
-                } else {
-                    if !filled.contains(target.name) { restoredEarly += try restoreRows(restore, of: table, into: target, leavingTheRest: true) }
-                    restoredEarly += try restoreRowsNoMappingMade(restore, of: table, into: target, entryTables: entryTables,
-                                                                  filledByMapping: filled.contains(target.name))
-                }
-                done.insert(table + ".")
+        let dropping: Set<String> = copies ? Set(plan.provedDrops.compactMap { operation -> String? in
+            if case let .dropColumn(table, _) = operation { table } else { nil }
+        }) : []
+        guard !plan.restores.contains(where: { wholeRows($0).rows.contains { dropping.contains($0.target.name) } }) else { return }
+        // Links into tables made anew, by pair.
+        let links = plan.restores.map { restore in
+            (restorable[restore.key] ?? []).filter { entry in
+                guard Self.holdsValues(entry.column), let (name, column) = restore.toEnd.column(entry.column, of: entry.table),
+                      let target = restore.endSchema.table(named: name) else { return false }
+                return LinkTarget.referencedTable(by: column, of: target, in: restore.endSchema).map { madeAnew.contains($0.name) } == true
             }
-            for (table, column) in entries where Self.holdsValues(column) {
-                guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
-                      let definition = target.column(named: targetColumn),
-                      let end = LinkTarget.referencedTable(by: targetColumn, of: target, in: restore.endSchema), madeAnew.contains(end.name) else { continue }
-                analyzeArchive()
-                restoredEarly += try restoreValues(restore, of: table, column, into: definition, of: target, madeAnew: madeAnew)
-                done.insert(table + "." + column)
-            }
-            restoredEarlyEntries[restore.key] = done
         }
+        guard links.contains(where: { !$0.isEmpty }) || plan.restores.contains(where: { wholeRows($0).rows.contains { madeAnew.contains($0.target.name) } })
+        else { return }
+        analyzeArchive()
+        // Every pair's rows, then the links (a link may name a row a later pair gives back).
+        for restore in plan.restores {
+            restoredEarly += try restoreWholeRows(restore, madeAnew: madeAnew)
+            restoredEarlyEntries[restore.key] = ["."]
+        }
+        for (restore, links) in zip(plan.restores, links) {
+            for (table, column) in links {
+                guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
+                      let definition = target.column(named: targetColumn) else { continue }
+                restoredEarly += try restoreValues(restore, of: table, column, into: definition, of: target, madeAnew: madeAnew)
+                restoredEarlyEntries[restore.key, default: []].insert(table + "." + column)
+            }
+        }
+    }
+
+    /// The whole rows of `restore`, parents before children: into tables this step recreated, by
+    /// their ids; into tables it made anew (a mapping or policy filled them), with their ids too
+    /// (``restoreRowsKeepingIds(_:of:into:)``), or else those no source row made again; into tables
+    /// a mapping fills in place, those no source row made again (``restoreRowsNoMappingMade``).
+    private func restoreWholeRows(_ restore: PairRestore, madeAnew: Set<String>) throws -> Int {
+        let filled = Set(names.mappingFilledTables)
+        let (rows, entryTables) = wholeRows(restore)
+        var restored = 0
+        for (table, target) in rows {
+            if madeAnew.contains(target.name), let count = try restoreRowsKeepingIds(restore, of: table, into: target) {
+                restored += count
+                continue
+            }
+            if !filled.contains(target.name) {
+                restored += try restoreRows(restore, of: table, into: target, leavingTheRest: madeAnew.contains(target.name))
+            }
+            if filled.contains(target.name) || madeAnew.contains(target.name) {
+                restored += try restoreRowsNoMappingMade(restore, of: table, into: target, entryTables: entryTables,
+                                                         filledByMapping: filled.contains(target.name))
+            }
+        }
+        return restored
     }
 
     /// Whether entries of `column` hold a column's values (not whole rows, markers or identities).
@@ -194,7 +227,7 @@ extension StepArchive {
     }
 
     /// After the step's normal work: puts back, set-based (one statement per table and column),
-    /// what ``checkRestorable()`` kept and ``restoreMadeAnew()`` did not give back already, pair
+    /// what ``checkRestorable()`` kept and ``restoreMadeAnew(enumsWait:)`` did not give back already, pair
     /// by pair in the order the step crosses them, each entry's names translated to the step's
     /// destination; removes the entries it used. Entries
     /// it cannot use stay, marked superseded (``supersededCount``), until pruned or restored on request.
@@ -207,29 +240,18 @@ extension StepArchive {
     /// - Values go back into rows that still exist. Rows the app created since have no entries
     ///   and keep the step's normal result.
     ///
-    /// - Returns: the number of values and rows restored, with those of ``restoreMadeAnew()``.
+    /// - Returns: the number of values and rows restored, with those of ``restoreMadeAnew(enumsWait:)``.
     @discardableResult
     func restore() throws -> Int {
         guard restorable.values.contains(where: { !$0.isEmpty }) else { return 0 }
         analyzeArchive()
-        let filled = Set(names.mappingFilledTables)
         let madeAnew = self.madeAnew
         var restored = restoredEarly
         for restore in plan.restores {
             let entries = restorable[restore.key] ?? []
             let early = restoredEarlyEntries[restore.key] ?? []
             // Rows first, parents before children, then values (which may refer to restored rows).
-            // Whole rows: into tables this step recreated, by their ids; into tables a mapping fills
-            // in place, those no source row made again (``restoreRowsNoMappingMade``). (Tables it
-            // made anew: ``restoreMadeAnew()``.)
-            let (rows, entryTables) = wholeRows(restore)
-            for (table, target) in rows where !early.contains(table + ".") {
-                if !filled.contains(target.name) {
-                    restored += try restoreRows(restore, of: table, into: target, leavingTheRest: false)
-                } else {
-                    restored += try restoreRowsNoMappingMade(restore, of: table, into: target, entryTables: entryTables, filledByMapping: true)
-                }
-            }
+            if !early.contains(".") { restored += try restoreWholeRows(restore, madeAnew: madeAnew) }
             for (table, column) in entries where column == Self.identityColumn {
                 guard let name = restore.toEnd.table(table), restore.endSchema.table(named: name)?.column(named: "id")?.isIdentity == true
                 else { continue }

@@ -41,8 +41,8 @@ public final class StepArchive {
     var linksRestoredByTarget = 0
     /// How many tables this step gave back by the way back the archive recorded (``RecordedWayBack``).
     var recordedWayBacks = 0
-    /// What ``restoreMadeAnew()`` gave back (values and rows), and per pair key its entries
-    /// (`table.column`, `table.` for whole rows), which ``restore()`` then leaves alone.
+    /// What ``restoreMadeAnew(enumsWait:)`` gave back (values and rows), and per pair key its
+    /// entries (`table.column`; `.` for the pair's whole rows), which ``restore()`` then leaves alone.
     var restoredEarly = 0
     var restoredEarlyEntries: [ArchivePlan.PairKey: Set<String>] = [:]
     /// Whether the archive was analyzed in this step (``restore()``).
