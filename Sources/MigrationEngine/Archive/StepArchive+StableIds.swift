@@ -15,7 +15,7 @@ extension StepArchive {
     /// 2. every archived row no made row matches comes back with its own id (a row whose value is
     ///    NULL, which a `distinct:` mapping does not make; a row no source row names; one whose
     ///    source rows the app changed or deleted since), where the rows it links to exist;
-    /// 3. what did not come back stays in the archive, superseded.
+    /// 3. what is not back (no row has its id and values) stays in the archive, superseded.
     ///
     /// The ids move in two set-based statements (each row first to the negative of its new id,
     /// then to the new id), each updating the links to them in the same statement (foreign keys are
@@ -35,8 +35,8 @@ extension StepArchive {
         }
         let archivedID: SQL = "(a.value::jsonb ->> \(literal: idKey))::bigint"
         let rows: SQL = "\(table: target.name)"
-        let moves = try connection.execute(try renumbering(into: target, archivedID: archivedID, made: jsonObjectText(identifying.map { ($0, "t.\(id: $0)::text") }),
-                                                           archived: jsonObjectText(archivedValues), entry: entryIs("a", restore.key, table, "")),
+        let made = try jsonObjectText(identifying.map { ($0, "t.\(id: $0)::text") }), archived = try jsonObjectText(archivedValues)
+        let moves = try connection.execute(renumbering(into: target, archivedID: archivedID, made: made, archived: archived, entry: entryIs("a", restore.key, table, "")),
                                            schema: schema)
         let moved = Int(try moves.first?.decode(Int64.self, at: 0) ?? 0)
         if moved > 0 { try connection.execute(settling(target), schema: schema) }
@@ -45,7 +45,8 @@ extension StepArchive {
             for statement in SchemaOperation.resetIdentity(table: target.name).statements { try connection.execute(statement, schema: schema) }
         }
         let kept = try connection.execute("WITH kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) "
-                                          + "AND NOT EXISTS (SELECT FROM \(rows) AS t WHERE t.id = \(archivedID)) RETURNING 1) SELECT pg_catalog.count(*) FROM kept",
+                                          + "AND NOT EXISTS (SELECT FROM \(rows) AS t WHERE t.id = \(archivedID) AND \(made) = \(archived)) RETURNING 1) "
+                                          + "SELECT pg_catalog.count(*) FROM kept",
                                           schema: schema)
         supersededCount += Int(try kept.first?.decode(Int64.self, at: 0) ?? 0)
         return inserted
@@ -66,7 +67,7 @@ extension StepArchive {
     /// The first statement: which made row takes which id (``restoreRowsKeepingIds(_:of:into:)``),
     /// each moved row and every link to it set to the negative of its new id. Moves nothing where
     /// an id is not positive. Returns how many rows it moved.
-    private func renumbering(into target: Table, archivedID: SQL, made: SQL, archived: SQL, entry: SQL) throws -> SQL {
+    private func renumbering(into target: Table, archivedID: SQL, made: SQL, archived: SQL, entry: SQL) -> SQL {
         let moves: [SQL] = idColumns(referring: target).enumerated().map { index, table in
             let columns = table.columns
             let update: SQL
