@@ -132,9 +132,110 @@ extension StepArchive {
                                schema: schema)
     }
 
+    /// Tables this step makes: a mapping or policy numbers their rows anew.
+    private var madeAnew: Set<String> { Set(destinationSchema.tables.map(\.name)).subtracting(names.survivingTables.values) }
+
+    /// The whole-row entries of `restore` that go back into a table of the step's destination, in
+    /// dependency order (parents before children), and for each such table its entry table.
+    private func wholeRows(_ restore: PairRestore) -> (rows: [(table: String, target: Table)], entryTables: [String: String]) {
+        let order = Dictionary(uniqueKeysWithValues: Self.dependencyOrder(restore.endSchema).enumerated().map { ($1, $0) })
+        var entryTables: [String: String] = [:]
+        let rows = (restorable[restore.key] ?? []).filter { $0.column.isEmpty }.compactMap { entry -> (table: String, target: Table)? in
+            guard let name = restore.toEnd.table(entry.table), let target = restore.endSchema.table(named: name) else { return nil }
+            entryTables[name] = entry.table
+            return (entry.table, target)
+        }
+        return (rows.sorted { (order[$0.target.name] ?? .max) < (order[$1.target.name] ?? .max) }, entryTables)
+    }
+
+    /// The archive was written in this transaction or recently: without statistics the planner
+    /// may join it with a quadratic nested loop (seen on the benchmark: 250 s for 33,000 values).
+    /// Best effort: a failure (a cluster that refuses ANALYZE here) only costs the statistics.
+    /// (A few hundred entries join fast whatever the plan.) Once per step.
+    private func analyzeArchive() {
+        guard !analyzed else { return }
+        analyzed = true
+        if entryCount > 500 { _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)", schema: schema) } }
+    }
+
+    /// Once the step's mappings, policies and closing stage ran, before the proofs of its way back
+    /// (``afterClosing()``) look at what it leaves: where a pair gives back rows of a table this
+    /// step made anew or links into one, gives back every pair's whole rows (made-anew tables' with
+    /// their ids, ``restoreRowsKeepingIds(_:of:into:)``), then those links (``LinkTarget``). A way
+    /// back that derives a value through such a link (`source.status.name`) reads them, so the
+    /// proof must see them as the step leaves them. ``restore()`` gives back the rest.
+    ///
+    /// Not where a whole row goes into a table whose proved columns are still to be dropped (a
+    /// required one would refuse the row), nor where `enumsWait` (a value this transaction added
+    /// to an enum type is usable only once the type is rebuilt, after the proofs): then
+    /// ``restore()`` gives back everything, after the proofs, as before.
+    func restoreMadeAnew(enumsWait: Bool) throws {
+        guard !enumsWait, restorable.values.contains(where: { !$0.isEmpty }) else { return }
+        let madeAnew = self.madeAnew
+        guard !madeAnew.isEmpty else { return }
+        let dropping: Set<String> = copies ? Set(plan.provedDrops.compactMap { operation -> String? in
+            if case let .dropColumn(table, _) = operation { table } else { nil }
+        }) : []
+        guard !plan.restores.contains(where: { wholeRows($0).rows.contains { dropping.contains($0.target.name) } }) else { return }
+        // Links into tables made anew, by pair.
+        let links = plan.restores.map { restore in
+            (restorable[restore.key] ?? []).filter { entry in
+                guard Self.holdsValues(entry.column), let (name, column) = restore.toEnd.column(entry.column, of: entry.table),
+                      let target = restore.endSchema.table(named: name) else { return false }
+                return LinkTarget.referencedTable(by: column, of: target, in: restore.endSchema).map { madeAnew.contains($0.name) } == true
+            }
+        }
+        guard links.contains(where: { !$0.isEmpty }) || plan.restores.contains(where: { wholeRows($0).rows.contains { madeAnew.contains($0.target.name) } })
+        else { return }
+        analyzeArchive()
+        // Every pair's rows, then the links (a link may name a row a later pair gives back).
+        for restore in plan.restores {
+            restoredEarly += try restoreWholeRows(restore, madeAnew: madeAnew)
+            restoredEarlyEntries[restore.key] = ["."]
+        }
+        for (restore, links) in zip(plan.restores, links) {
+            for (table, column) in links {
+                guard let (name, targetColumn) = restore.toEnd.column(column, of: table), let target = restore.endSchema.table(named: name),
+                      let definition = target.column(named: targetColumn) else { continue }
+                restoredEarly += try restoreValues(restore, of: table, column, into: definition, of: target, madeAnew: madeAnew)
+                restoredEarlyEntries[restore.key, default: []].insert(table + "." + column)
+            }
+        }
+    }
+
+    /// The whole rows of `restore`, parents before children: into tables this step recreated, by
+    /// their ids; into tables it made anew (a mapping or policy filled them), with their ids too
+    /// (``restoreRowsKeepingIds(_:of:into:)``), or else those no source row made again; into tables
+    /// a mapping fills in place, those no source row made again (``restoreRowsNoMappingMade``).
+    private func restoreWholeRows(_ restore: PairRestore, madeAnew: Set<String>) throws -> Int {
+        let filled = Set(names.mappingFilledTables)
+        let (rows, entryTables) = wholeRows(restore)
+        var restored = 0
+        for (table, target) in rows {
+            if madeAnew.contains(target.name), let count = try restoreRowsKeepingIds(restore, of: table, into: target) {
+                restored += count
+                continue
+            }
+            if !filled.contains(target.name) {
+                restored += try restoreRows(restore, of: table, into: target, leavingTheRest: madeAnew.contains(target.name))
+            }
+            if filled.contains(target.name) || madeAnew.contains(target.name) {
+                restored += try restoreRowsNoMappingMade(restore, of: table, into: target, entryTables: entryTables,
+                                                         filledByMapping: filled.contains(target.name))
+            }
+        }
+        return restored
+    }
+
+    /// Whether entries of `column` hold a column's values (not whole rows, markers or identities).
+    private static func holdsValues(_ column: String) -> Bool {
+        !column.isEmpty && column != WayBackProof.markerColumn && column != identityColumn
+    }
+
     /// After the step's normal work: puts back, set-based (one statement per table and column),
-    /// what ``checkRestorable()`` kept, pair by pair in the order the step crosses them, each
-    /// entry's names translated to the step's destination; removes the entries it used. Entries
+    /// what ``checkRestorable()`` kept and ``restoreMadeAnew(enumsWait:)`` did not give back already, pair
+    /// by pair in the order the step crosses them, each entry's names translated to the step's
+    /// destination; removes the entries it used. Entries
     /// it cannot use stay, marked superseded (``supersededCount``), until pruned or restored on request.
     /// The pair's other entries, which nothing will use any more (rows of a table a mapping made
     /// anew, the way up's markers), are removed too: the pair is consumed.
@@ -145,49 +246,27 @@ extension StepArchive {
     /// - Values go back into rows that still exist. Rows the app created since have no entries
     ///   and keep the step's normal result.
     ///
-    /// - Returns: the number of values and rows restored.
+    /// - Returns: the number of values and rows restored, with those of ``restoreMadeAnew(enumsWait:)``.
     @discardableResult
     func restore() throws -> Int {
         guard restorable.values.contains(where: { !$0.isEmpty }) else { return 0 }
-        // The archive was written in this transaction or recently: without statistics the planner
-        // may join it with a quadratic nested loop (seen on the benchmark: 250 s for 33,000 values).
-        // Best effort: a failure (a cluster that refuses ANALYZE here) only costs the statistics.
-        // (A few hundred entries join fast whatever the plan.)
-        if entryCount > 500 { _ = try? connection.savepoint { _ = try $0.execute("ANALYZE \(archiveTable)", schema: schema) } }
-        let filled = Set(names.mappingFilledTables)
-        // Tables this step makes: a mapping or policy numbers their rows anew.
-        let madeAnew = Set(destinationSchema.tables.map(\.name)).subtracting(names.survivingTables.values)
-        var restored = 0
+        analyzeArchive()
+        let madeAnew = self.madeAnew
+        var restored = restoredEarly
         for restore in plan.restores {
             let entries = restorable[restore.key] ?? []
+            let early = restoredEarlyEntries[restore.key] ?? []
             // Rows first, parents before children, then values (which may refer to restored rows).
-            let order = Dictionary(uniqueKeysWithValues: Self.dependencyOrder(restore.endSchema).enumerated().map { ($1, $0) })
-            // Whole rows: into tables this step recreated, by their ids; into tables it made anew
-            // (a mapping or policy filled them), those no source row made again (``restoreRowsNoMappingMade``).
-            var entryTables: [String: String] = [:]
-            let rows = entries.filter { $0.column.isEmpty }.compactMap { entry -> (String, Table)? in
-                guard let name = restore.toEnd.table(entry.table), let target = restore.endSchema.table(named: name) else { return nil }
-                entryTables[name] = entry.table
-                return (entry.table, target)
-            }
-            for (table, target) in rows.sorted(by: { (order[$0.1.name] ?? .max) < (order[$1.1.name] ?? .max) }) {
-                if !filled.contains(target.name) {
-                    restored += try restoreRows(restore, of: table, into: target, leavingTheRest: madeAnew.contains(target.name))
-                }
-                if filled.contains(target.name) || madeAnew.contains(target.name) {
-                    restored += try restoreRowsNoMappingMade(restore, of: table, into: target, entryTables: entryTables,
-                                                             filledByMapping: filled.contains(target.name))
-                }
-            }
+            if !early.contains(".") { restored += try restoreWholeRows(restore, madeAnew: madeAnew) }
             for (table, column) in entries where column == Self.identityColumn {
-                guard let name = restore.toEnd.table(table), !filled.contains(name), restore.endSchema.table(named: name)?.column(named: "id")?.isIdentity == true
+                guard let name = restore.toEnd.table(table), restore.endSchema.table(named: name)?.column(named: "id")?.isIdentity == true
                 else { continue }
                 try restoreIdentity(restore, of: table, into: name)
             }
             try restoreSequencePositions(restore, entries)
             // Links last: a link into a keyed table is checked against its target's values, which
             // this step may give back too (``LinkTarget/sameKeyedTarget``).
-            let values = entries.filter { !$0.column.isEmpty && $0.column != WayBackProof.markerColumn && $0.column != Self.identityColumn }
+            let values = entries.filter { Self.holdsValues($0.column) && !early.contains($0.table + "." + $0.column) }
             let isLink = { (entry: (table: String, column: String)) -> Bool in
                 restore.entrySchema.table(named: entry.table).flatMap { LinkTarget.reference(by: entry.column, of: $0, in: restore.entrySchema) } != nil
             }
@@ -251,7 +330,7 @@ extension StepArchive {
 
     /// - Parameter leavingTheRest: leave the entries it does not use as they are (for
     ///   ``restoreRowsNoMappingMade``), rather than mark them superseded.
-    private func restoreRows(_ restore: PairRestore, of table: String, into target: Table, leavingTheRest: Bool) throws -> Int {
+    func restoreRows(_ restore: PairRestore, of table: String, into target: Table, leavingTheRest: Bool) throws -> Int {
         let qualified: SQL = "\(table: target.name)"
         // Each target column and its value from the archived row, by the key it has there (a
         // jsonb value is kept as its text); columns without a key get their default.

@@ -41,6 +41,12 @@ public final class StepArchive {
     var linksRestoredByTarget = 0
     /// How many tables this step gave back by the way back the archive recorded (``RecordedWayBack``).
     var recordedWayBacks = 0
+    /// What ``restoreMadeAnew(enumsWait:)`` gave back (values and rows), and per pair key its
+    /// entries (`table.column`; `.` for the pair's whole rows), which ``restore()`` then leaves alone.
+    var restoredEarly = 0
+    var restoredEarlyEntries: [ArchivePlan.PairKey: Set<String>] = [:]
+    /// Whether the archive was analyzed in this step (``restore()``).
+    var analyzed = false
 
     /// What the migration knows of the tenant's archive (shared by its steps).
     let presence: ArchivePresence

@@ -145,6 +145,10 @@ public struct StepExecutor {
             batch.add(closing)
             try batch.send()
         }
+        // Rows made anew and the links into them are what a way back reads through a link: they
+        // go back with their ids before the way back's proofs look at the step's result.
+        addedEnumValues.note(step)
+        try archive.restoreMadeAnew(enumsWait: !addedEnumValues.types.isDisjoint(with: archive.enumTypesRestored()))
         try archiving?.afterClosing()
         for statement in program.closing.filter({ provedDrops.contains($0.operation) }).mergingAlterTables() {
             try connection.sendWithNextRoundTrip(Statement(statement.sql, schema: schema))
@@ -153,7 +157,6 @@ public struct StepExecutor {
         // What the step gives back is part of what it leaves: the archive notes what this step left
         // in a row once the reverse pairs' values are back in it, so that the next way back finds
         // the row as noted (else it would count the values given back here as the app's changes).
-        addedEnumValues.note(step)
         let rebuiltForRestore = try addedEnumValues.rebuild(archive.enumTypesRestored(), as: step.destination.relationalSchema(), schema: schema, on: connection)
         let restored = try archive.restore()
         batch.statistics.statements += rebuilt + rebuiltForRestore

@@ -43,8 +43,8 @@ struct ArchivedLinkTests {
     }
 
     /// The same with `distinct:` (BugTracker: status text → one Status per spelling): v2 → v3 → v2,
-    /// the app deletes the first Closed issue, v2 → v3 again. Every issue keeps its status, and the
-    /// next way down gives every text back as it was.
+    /// the app deletes the first Closed issue, v2 → v3 again. Every issue keeps its status (the
+    /// same row, with its id), and the next way down gives every text back as it was.
     @Test func issuesKeepTheirStatusAcrossARerun() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection, schema) = try await fixtureTenant("BugTracker", conninfo, version: "v2",
@@ -56,7 +56,11 @@ struct ArchivedLinkTests {
             _ = try await migrator.rollback(tenant: "acme", to: "v2")
             try connection.execute(unsafeSQL: "DELETE FROM \(schema).issue WHERE id = 1")
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
-            #expect(try connection.rows(statuses) == [["2", "Open"], ["3", "Waiting"], ["4", "closed "], ["5", "Open"]])
+            // Issue 4 links to the Status it linked to (Closed, id 1, given back with its id,
+            // although the mapping now makes the key's row from issue 4's own spelling); the
+            // archive keeps that spelling for the next way down.
+            #expect(try connection.rows(statuses) == [["2", "Open"], ["3", "Waiting"], ["4", "Closed"], ["5", "Open"]])
+            #expect(try connection.rows("SELECT id::text, name FROM \(schema).status WHERE id <= 3 ORDER BY id") == [["1", "Closed"], ["2", "Open"], ["3", "Waiting"]])
             _ = try await migrator.rollback(tenant: "acme", to: "v2")
             #expect(try connection.rows("SELECT id::text, status FROM \(schema).issue ORDER BY id")
                     == [["2", "Open"], ["3", "Waiting"], ["4", "closed "], ["5", "Open"]])

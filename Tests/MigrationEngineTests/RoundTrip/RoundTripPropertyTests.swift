@@ -71,6 +71,9 @@ struct RoundTripPropertyTests {
         var largePaths = 0, largestRows: Int64 = 0
         /// Paths of families with a `distinct:` mapping, and with a generated Swift policy.
         var distinctPaths = 0, policyPaths = 0
+        /// Paths whose data starts at or above the first `distinct:` pair, walks below it and up
+        /// again: the rows made anew must keep their ids (issue 30).
+        var distinctReruns = 0
         var failures: [String] = []
 
         static func + (a: Tally, b: Tally) -> Tally {
@@ -86,6 +89,7 @@ struct RoundTripPropertyTests {
             sum.largestRows = max(a.largestRows, b.largestRows)
             sum.distinctPaths = a.distinctPaths + b.distinctPaths
             sum.policyPaths = a.policyPaths + b.policyPaths
+            sum.distinctReruns = a.distinctReruns + b.distinctReruns
             return sum
         }
     }
@@ -105,7 +109,7 @@ struct RoundTripPropertyTests {
         print("round-trip property: seed \(Self.seed), \(tally.families) families, \(tally.paths) paths (\(tally.calls) calls, "
             + "\(tally.fusedSteps) fused and \(tally.mappedSteps) mapped steps, \(tally.provedSteps) whose way back proves what it gives back), "
             + "\(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld as unsafe by the runs (\(tally.unsafePaths) paths with only unsafe ways back), "
-            + "\(tally.distinctPaths) paths of families with distinct: mappings and \(tally.policyPaths) with a Swift policy, "
+            + "\(tally.distinctPaths) paths of families with distinct: mappings (\(tally.distinctReruns) starting at or above the pair, below it and up again) and \(tally.policyPaths) with a Swift policy, "
             + "\(tally.laterStarts) paths starting above v1, \(tally.cycles) with cycles, \(tally.largePaths) large (up to \(tally.largestRows) rows), "
             + "\(tally.values) values compared as text with the schema and identities, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
         for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
@@ -202,6 +206,8 @@ struct RoundTripPropertyTests {
             tally.provedSteps += plans.reduce(0) { $0 + $1.0.steps.filter { !$0.archivePlan.proofs.isEmpty }.count }
             if start > 0 { tally.laterStarts += 1 }
             if generated.distinctVersion != nil { tally.distinctPaths += 1 }
+            if let distinct = generated.distinctVersion, start >= distinct, let lowest = path.min(), lowest < distinct,
+               path.drop(while: { $0 != lowest }).contains(where: { $0 >= distinct }) { tally.distinctReruns += 1 }
             if !generated.policies.isEmpty { tally.policyPaths += 1 }
             // Down, then up again: the archive of a pair is written anew while its superseded entries stay.
             if zip(path, path.dropFirst()).map({ $0 < $1 }).split(separator: false).count > 1 || (path.count > 3 && path[1] < start) { tally.cycles += 1 }
