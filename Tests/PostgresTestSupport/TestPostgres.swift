@@ -20,19 +20,37 @@ public enum TestPostgres {
 
     /// Runs `body` with the conninfo of a new, empty database, for tests that open several
     /// connections (concurrency, cancel, the CLI).
+    ///
+    /// At most ``databaseSlots`` such databases exist at once (``DatabaseSlots``); a test that
+    /// makes a second one inside the first uses its first one's slot.
     public static func withDatabaseURL<T>(_ body: (String) async throws -> T) async throws -> T {
-        let server = try await TestServer.shared.start()
-        let name = "tm_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
-        let admin = try Connection(server.adminConnectionString)
-        try admin.execute("CREATE DATABASE \(id: name) TEMPLATE template0 ENCODING 'UTF8'")
+        if holdsDatabaseSlot { return try await withNewDatabase(body) }
+        await slots.acquire()
         do {
-            let value = try await body(server.connectionString(database: name))
-            _ = try? admin.execute("DROP DATABASE \(id: name) WITH (FORCE)")
+            let value = try await $holdsDatabaseSlot.withValue(true) { try await withNewDatabase(body) }
+            await slots.release()
             return value
         } catch {
-            _ = try? admin.execute("DROP DATABASE \(id: name) WITH (FORCE)")
+            await slots.release()
             throw error
         }
+    }
+
+    /// How many test databases may exist at once: enough to keep two cores busy while most tests
+    /// wait, few enough that their connections stay far below the server's 1,000.
+    public static let databaseSlots = 64
+    private static let slots = DatabaseSlots(count: databaseSlots)
+    /// Whether the current test holds a slot already (a database made inside another's body).
+    @TaskLocal private static var holdsDatabaseSlot = false
+
+    /// ``withDatabaseURL(_:)`` without its slot. The maintenance connection is open only to create
+    /// and to drop the database, not while `body` runs.
+    private static func withNewDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+        let server = try await TestServer.shared.start()
+        let name = "tm_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
+        try Connection(server.adminConnectionString).execute("CREATE DATABASE \(id: name) TEMPLATE template0 ENCODING 'UTF8'")
+        defer { _ = try? Connection(server.adminConnectionString).execute("DROP DATABASE \(id: name) WITH (FORCE)") }
+        return try await body(server.connectionString(database: name))
     }
 
     /// The shared server, started if needed.
