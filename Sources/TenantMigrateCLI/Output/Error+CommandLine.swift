@@ -33,18 +33,7 @@ enum CommandLineMessage {
     }
 
     /// The SQLSTATE behind `error`, when there is one.
-    static func sqlState(of error: any Error) -> String? {
-        switch error {
-        case let error as PQError: return error.sqlState?.rawValue
-        case let error as TenantMigrationError: return error.sqlState?.rawValue
-        case let error as ConstraintViolation: return error.underlying.sqlState?.rawValue
-        case let error as PolicyError: return error.sqlState?.rawValue
-        case let error as StepHookError: return error.sqlState?.rawValue
-        case let TenantMigratorError.database(_, sqlState): return sqlState
-        case let error as OnlineDependents: return error.sqlState.rawValue
-        default: return nil
-        }
-    }
+    static func sqlState(of error: any Error) -> String? { SQLState.of(error)?.rawValue }
 
     private static func text(for error: any Error, mode: MigrationRunMode) -> String? {
         switch error {

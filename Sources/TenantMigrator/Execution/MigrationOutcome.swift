@@ -124,22 +124,7 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The SQLSTATE of the underlying server error, if any.
-    public var sqlState: SQLState? { Self.sqlState(of: underlying) }
-
-    /// The SQLSTATE behind `error`: a server error's own, the one a constraint violation, a policy
-    /// or a hook failure carries, or a migration error's underlying one.
-    static func sqlState(of error: (any Error)?) -> SQLState? {
-        switch error {
-        case let error as PQError: return error.sqlState
-        case let violation as ConstraintViolation: return violation.underlying.sqlState
-        case let failure as PolicyError: return failure.sqlState
-        case let failure as StepHookError: return failure.sqlState
-        case let failure as TenantMigrationError: return failure.sqlState
-        case let refusal as UntrustedExpression: return refusal.sqlState
-        case let refusal as OnlineDependents: return refusal.sqlState
-        default: return nil
-        }
-    }
+    public var sqlState: SQLState? { SQLState.of(underlying) }
 
     /// The underlying error as text, without the statement.
     public var underlyingDescription: String? { underlying.map { "\($0)" } }

@@ -66,19 +66,9 @@ extension FleetExecutor {
             )
             return TenantLine(
                 entry: .init(tenant: record.name.rawValue, outcome: .failed, fromVersion: record.version, toVersion: target,
-                             milliseconds: milliseconds(), error: "\(error)", sqlState: sqlState(of: error)?.rawValue),
+                             milliseconds: milliseconds(), error: "\(error)", sqlState: SQLState.of(error)?.rawValue),
                 unrecorded: connection.isHealthy ? nil : failure
             )
-        }
-    }
-
-    /// The SQLSTATE behind an error: a server error's own, or the one a constraint violation
-    /// found by the validation stage wraps.
-    static func sqlState(of error: (any Error)?) -> SQLState? {
-        switch error {
-        case let error as PQError: return error.sqlState
-        case let error as ConstraintViolation: return error.underlying.sqlState
-        default: return nil
         }
     }
 }

@@ -84,7 +84,7 @@ extension TenantExecutor {
     static func recordFailure(_ error: any Error, on span: any Span) {
         span.recordError(error)
         span.setStatus(SpanStatus(code: .error, message: "\(error)"))
-        if let state = TenantMigrationError.sqlState(of: error) {
+        if let state = SQLState.of(error) {
             span.attributes[MigratorTracing.Attribute.sqlState] = state.rawValue
         }
     }

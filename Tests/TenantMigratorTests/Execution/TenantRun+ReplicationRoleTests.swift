@@ -47,8 +47,13 @@ struct TenantRunReplicationRoleTests {
                     for part in ["acme", "session_replication_role", "replica", "55000"] {
                         #expect(message.contains(part), "\(attempt): the refusal does not name \(part): \(message)")
                     }
+                    #expect(SQLState.of(error) == "55000", "\(attempt): \(type(of: error)) reports no SQLSTATE")
                 }
             }
+            // A fleet run reports the tenant failed with the refusal's SQLSTATE, as for a server error.
+            let report = try await replica.migrateAll(to: "v2", allowDestructive: true)
+            #expect(report.entries.map(\.outcome) == [.failed])
+            #expect(report.entries.first?.sqlState == "55000", "\(report.entries)")
             #expect(try connection.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self) == "v1")
             #expect(try connection.rows("SELECT name, note FROM \(schema).item ORDER BY id") == [["Tea", "green"], ["Milk", nil]])
         }
