@@ -79,6 +79,37 @@ struct PlantedMappingExpressionTests {
         }
     }
 
+    /// A mapping that reads a relation outside the tenant: a view the attacker owns (which runs its
+    /// functions as whoever reads it) is refused, naming it; a table the administrator owns is read.
+    @Test func aViewAnotherRoleOwnsIsNeverReadByAMapping() async throws {
+        let reads = "(SELECT l.label FROM public.lookup AS l WHERE l.code = source.code)"
+        let migrations = try Self.family(mappings: ["v1-to-v2.yaml": Self.up("      tag: \"\(reads)\"\n")])
+        defer { try? FileManager.default.removeItem(at: migrations) }
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try await Self.tenantAtV1(setup, migrations: migrations)
+            let attacker = try setup.attacker.connect()
+            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
+            try attacker.execute(unsafeSQL: "CREATE FUNCTION public.label_for(code text) RETURNS text LANGUAGE plpgsql AS $f$ BEGIN PERFORM public.pwn('lookup'); RETURN 'planted'; END $f$")
+            try attacker.execute(unsafeSQL: "CREATE VIEW public.lookup AS SELECT 'C1'::varchar AS code, public.label_for('C1') AS label")
+            try attacker.execute(unsafeSQL: "GRANT SELECT ON public.lookup TO PUBLIC")
+
+            let error = await tenantMigrateError(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path)
+            let message = "\(error.map { "\($0)" } ?? "no error")"
+            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty, "the view's function ran")
+            for part in ["Shop/Mappings/v1-to-v2.yaml", "view public.lookup", setup.attacker.role, "42501"] {
+                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
+            }
+            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
+
+            // The administrator's own table in its place is read.
+            try attacker.execute(unsafeSQL: "DROP VIEW public.lookup")
+            try admin.execute(unsafeSQL: "CREATE TABLE public.lookup AS SELECT 'C1'::varchar AS code, 'first'::text AS label")
+            try admin.execute(unsafeSQL: "GRANT SELECT ON public.lookup TO PUBLIC")
+            #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
+            #expect(try admin.rows("SELECT tag FROM tenant_t.item ORDER BY id") == [["first"], [nil], [nil]])
+        }
+    }
+
     /// A way back whose expression calls a planted better match: the way up (whose own mapping is
     /// trusted) migrates without comparing with it, so nothing planted runs, and archives every
     /// code; the way down is refused while the planted function is there; once it is gone (and
