@@ -62,7 +62,9 @@ struct TenantMigratorServiceShutdownTests {
             let shutdownAt = ContinuousClock.now
             await group.triggerGracefulShutdown()
             try await running.value
-            #expect(ContinuousClock.now - shutdownAt < .seconds(20))
+            // (Idle, it sleeps until something is due: any finite bound shows the shutdown woke it.
+            // 20 s took 22 s once in a fresh-clone CI run whose other suites kept the pool busy.)
+            #expect(ContinuousClock.now - shutdownAt < .seconds(180))
         }
     }
 }
