@@ -49,7 +49,11 @@ public enum TestPostgres {
         let server = try await TestServer.shared.start()
         let name = "tm_test_" + UUID().uuidString.prefix(13).lowercased().replacingOccurrences(of: "-", with: "")
         try Connection(server.adminConnectionString).execute("CREATE DATABASE \(id: name) TEMPLATE template0 ENCODING 'UTF8'")
-        defer { _ = try? Connection(server.adminConnectionString).execute("DROP DATABASE \(id: name) WITH (FORCE)") }
+        server.watchdog.made()
+        defer {
+            _ = try? Connection(server.adminConnectionString).execute("DROP DATABASE \(id: name) WITH (FORCE)")
+            server.watchdog.dropped()
+        }
         return try await body(server.connectionString(database: name))
     }
 
@@ -67,6 +71,14 @@ public actor TestServer {
         public let adminConnectionString: String
         /// The embedded server, when the tests started one (nil with TEST_DATABASE_URL).
         public let embedded: RunningServer?
+        /// Ends the process if its tests stop making progress (``StallWatchdog``).
+        let watchdog: StallWatchdog
+
+        init(adminConnectionString: String, embedded: RunningServer?) {
+            self.adminConnectionString = adminConnectionString
+            self.embedded = embedded
+            watchdog = StallWatchdog(adminConnectionString: adminConnectionString)
+        }
 
         /// Conninfo for `database` on the same server, as the same user.
         public func connectionString(database: String) -> String {

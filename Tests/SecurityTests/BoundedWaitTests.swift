@@ -55,17 +55,22 @@ struct BoundedWaitTests {
             }
             // Meanwhile: the migrator must never hold recipe while it waits for a lock (sampled here),
             // and the app's updates of recipe must not queue behind it for long (a second session).
+            // On a thread of its own: an update waits for the migrator's locks, and the migrator runs
+            // in this process, so blocking a thread of the cooperative pool here could leave it none
+            // to go on with (a whole CI run stalled so once).
             let appURL = setup.app.url
-            let (updates, _) = background { () -> Duration in
-                let app = try Connection(appURL, logger: quietLogger)
-                var longest = Duration.zero
-                while !done.value {
-                    let before = ContinuousClock.now
-                    try app.execute("UPDATE tenant_t.recipe SET servings = servings WHERE id = (SELECT min(id) FROM tenant_t.recipe)")
-                    longest = max(longest, ContinuousClock.now - before)
-                    try await Task.sleep(for: .milliseconds(20))
+            let (updates, _) = background {
+                try await onAThreadOfItsOwn { () -> Duration in
+                    let app = try Connection(appURL, logger: quietLogger)
+                    var longest = Duration.zero
+                    while !done.value {
+                        let before = ContinuousClock.now
+                        try app.execute("UPDATE tenant_t.recipe SET servings = servings WHERE id = (SELECT min(id) FROM tenant_t.recipe)")
+                        longest = max(longest, ContinuousClock.now - before)
+                        usleep(20_000)
+                    }
+                    return longest
                 }
-                return longest
             }
             // Sampled on a thread of its own: a busy suite can keep the cooperative pool from this
             // test for seconds, and the migrator's waits would pass unseen.

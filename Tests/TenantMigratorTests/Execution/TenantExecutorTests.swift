@@ -211,12 +211,15 @@ struct TenantExecutorTests {
             _ = try setUp(connection, family: family, tenant: "acme", version: "v1")
             // The holder lives on a thread of its own: a task of the busy cooperative pool could
             // wake too late to release the lock (seen once: all 10 attempts ran out first).
-            let locked = DispatchSemaphore(value: 0)
+            // The body awaits the lock without blocking a thread of the pool: a semaphore's wait
+            // here held one while the holder's task waited for a thread to start on (and forever,
+            // had the holder failed before it signalled).
+            let locked = Locked(false)
             let release = Task {
                 try await onAThreadOfItsOwn {
                     let holder = try Connection(conninfo)
                     try holder.fixtureScript("BEGIN; LOCK TABLE tenant_acme.recipe IN ACCESS EXCLUSIVE MODE")
-                    locked.signal()
+                    locked.withLock { $0 = true }
                     // Released 600 ms after the runner is first seen waiting for this table (not
                     // after the test's clock: on a busy machine the runner may start late). Only
                     // this database's lock on this table counts: the cluster is shared, and other
@@ -234,7 +237,11 @@ struct TenantExecutorTests {
                     try holder.fixtureScript("ROLLBACK")
                 }
             }
-            locked.wait()
+            guard try await waitUntil(timeout: .seconds(300), { locked.value }) else {
+                try await release.value
+                Issue.record("the holder never took the lock")
+                return
+            }
             let start = ContinuousClock.now
             let result = try await migrate(conninfo, runner(family, lockTimeout: .milliseconds(200), maxAttempts: 10), "acme", to: "v2")
             let elapsed = milliseconds(since: start)
