@@ -46,6 +46,16 @@ struct LeastPrivilegeDatabase: Sendable {
                 // Objects and grants in this database first (the database itself is dropped by
                 // TestPostgres afterwards), then the roles; best effort.
                 let roles = [migrator, app, attacker].map { admin.quoteIdentifier($0) }.joined(separator: ", ")
+                // Their schemas go first: a DROP OWNED that drops a schema and the owner's default
+                // privileges in it fails on PostgreSQL 15 ("could not find tuple for default ACL"),
+                // and the roles stayed behind in the shared cluster, run after run.
+                let names = [migrator, app, attacker].map { admin.quoteLiteral($0) }.joined(separator: ", ")
+                if let schemas = try? admin.execute(unsafeSQL: """
+                    SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_namespace n JOIN pg_catalog.pg_roles r ON r.oid = n.nspowner
+                    WHERE r.rolname IN (\(names))
+                    """).map({ $0[0] ?? "" }).filter({ !$0.isEmpty }), !schemas.isEmpty {
+                    _ = try? admin.execute(unsafeSQL: "DROP SCHEMA \(schemas.joined(separator: ", ")) CASCADE")
+                }
                 _ = try? admin.execute(unsafeSQL: "DROP OWNED BY \(roles) CASCADE")
                 _ = try? admin.execute(unsafeSQL: "DROP ROLE IF EXISTS \(roles)")
             }
