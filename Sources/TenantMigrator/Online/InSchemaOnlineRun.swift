@@ -111,24 +111,7 @@ struct InSchemaOnlineRun {
 
     /// The cutover, retried as a whole when it loses a lock race.
     private func cutover() throws -> StepStatistics {
-        var attempt = 0
-        while true {
-            attempt += 1
-            context.progress.cutoverAttempts = attempt
-            do {
-                var phases = CutoverPhases()
-                let statistics = try connection.transaction { _ in try cutover(attempt: attempt, phases: &phases) }
-                phases.mark("committed")
-                context.log("cutover attempt \(attempt) committed: \(phases)")
-                return statistics
-            } catch where TenantExecutor.isRetryable(error) && attempt < context.settings.maxAttempts {
-                let delay = context.run.runner.backoff(afterAttempt: attempt)
-                context.log("cutover attempt \(attempt) of \(context.settings.maxAttempts) lost a lock race; rolled back, retrying in \(Int(delay * 1000)) ms: \(error)",
-                            level: .warning)
-                try TenantExecutor.sleep(delay)
-                try renewLease()
-            }
-        }
+        try context.retryingCutover(beforeRetry: ("renewing the lease", renewLease)) { try cutover(attempt: $0, phases: &$1) }
     }
 
     private func cutover(attempt: Int, phases: inout CutoverPhases) throws -> StepStatistics {
