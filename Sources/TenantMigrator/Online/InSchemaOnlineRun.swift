@@ -204,6 +204,12 @@ struct InSchemaOnlineRun {
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
             try TableGrants.carry(to: new, from: old, schema: schema, hasIdentity: identity, on: connection)
             if identity { try Self.advanceIdentity(of: new, past: old, on: connection) }
+            // As on plain PostgreSQL: the old one, renamed aside with its table, gives nothing more
+            // to a draw that found it by name and waited for the cutover (it would draw an id the
+            // new sequence, set past the old one, gives again).
+            if identity, let old {
+                try RetiredSequence.runOut("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass", on: connection)
+            }
         }
         if shadowArchive {
             let old = liveArchive ? QualifiedTable(schema: schema, name: InSchemaSwap.retired.name(archive)) : nil

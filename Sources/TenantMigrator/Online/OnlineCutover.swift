@@ -138,7 +138,7 @@ struct OnlineCutover {
             if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
             // The old one gives nothing more to a draw that waited for it (OnlineCutover+ModelObjects.swift).
             if identity, let old {
-                try exhaust("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass")
+                try RetiredSequence.exhaust("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass", on: connection)
             }
         }
         if shadowArchive {
