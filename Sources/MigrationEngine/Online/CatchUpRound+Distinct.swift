@@ -153,7 +153,7 @@ extension CatchUpRound {
             let columns = table.columns.map(\.name)
             let values: [SQL] = columns.map { $0 == "id" ? "m.shadow_id" : mergedValue(of: $0, in: table) }
             let updates: [SQL] = columns.filter { $0 != "id" }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
-            return "INSERT INTO \(schema: shadow, table: name) (\(ids: columns)) SELECT \(values, joinedBy: ", ") FROM \(schema: delta, table: name) AS x "
+            return "INSERT INTO \(schema: shadow, table: name) (\(ids: columns))\(table.overridingSystemValue) SELECT \(values, joinedBy: ", ") FROM \(schema: delta, table: name) AS x "
                 + "JOIN pg_temp.\(id: distinct.idsTable) AS m ON m.delta_id = x.id "
                 + "WHERE m.key IN (SELECT a.key FROM pg_temp.\(id: distinct.affectedTable) AS a WHERE a.first IS NOT NULL) "
                 + "ON CONFLICT (id) \(updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")")"

@@ -153,7 +153,7 @@ public struct CatchUpRound {
         let fills: [SQL] = source.tables.map { table in
             let columns = table.columns.map(\.name)
             let selected: [SQL] = table.columns.map { ShadowTables.carried("l", $0) }
-            return "INSERT INTO \(schema: delta, table: table.name) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l "
+            return "INSERT INTO \(schema: delta, table: table.name) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l "
                 + "WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keysOf(table, in: Self.needed)))"
         }
         let rows = try connection.pipeline(fills, schema: delta).reduce(0) { $0 + $1.affectedRows }
@@ -202,7 +202,7 @@ public struct CatchUpRound {
             let selected: [SQL] = columns.map { mergedValue(of: $0, in: table) }
             let updates: [SQL] = columns.filter { !key.contains($0) }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
             let conflict: SQL = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")"
-            statements.append("INSERT INTO \(schema: shadow, table: name) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(schema: delta, table: name) AS x "
+            statements.append("INSERT INTO \(schema: shadow, table: name) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") FROM \(schema: delta, table: name) AS x "
                 + "WHERE \(keyTuple("x", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) ON CONFLICT (\(ids: key)) \(conflict)")
         }
         statements += finishDistinctRows(order: order)

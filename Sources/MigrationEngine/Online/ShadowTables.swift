@@ -106,7 +106,7 @@ public struct ShadowTables: Sendable {
             let selected: [SQL] = table.columns.map { Self.carried("l", $0) }
             let keys = keysOf(table, in: CatchUpRound.changed)
             statements.append("DELETE FROM \(schema: schema, table: naming.name(table.name)) AS s WHERE \(keyTuple("s", table.primaryKey.columns)) IN (\(keys))")
-            statements.append("INSERT INTO \(schema: schema, table: naming.name(table.name)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") "
+            statements.append("INSERT INTO \(schema: schema, table: naming.name(table.name)) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") "
                 + "FROM \(schema: live, table: table.name) AS l WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keys))")
         }
         let results = try connection.pipeline(statements, schema: schema)
@@ -143,7 +143,7 @@ public struct ShadowTables: Sendable {
         let descending: [SQL] = key.map { "m.\(id: $0) DESC" }
         let lastKey: [SQL] = key.map { "last.\(id: $0)::pg_catalog.int8" }
         let selected: [SQL] = table.columns.map { Self.carried("l", $0) }
-        let sql: SQL = "WITH moved AS (INSERT INTO \(schema: schema, table: naming.name(table.name)) (\(ids: columns)) "
+        let sql: SQL = "WITH moved AS (INSERT INTO \(schema: schema, table: naming.name(table.name)) (\(ids: columns))\(table.overridingSystemValue) "
             + "SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l\(condition) "
             + "ORDER BY \(order, joinedBy: ", ") LIMIT \(bind: .integer(Int64(limit))) RETURNING \(ids: key)) "
             + "SELECT (SELECT pg_catalog.count(*) FROM moved)::pg_catalog.int8, \(lastKey, joinedBy: ", ") "

@@ -13,6 +13,10 @@ extension TenantMigratorError: SQLStateReporting {
     }
 }
 
+extension OnlineRefusal: SQLStateReporting {
+    public var reportedSQLState: SQLState? { sqlState }
+}
+
 extension OnlineDependents: SQLStateReporting {
     public var reportedSQLState: SQLState? { sqlState }
 }

@@ -111,24 +111,7 @@ struct InSchemaOnlineRun {
 
     /// The cutover, retried as a whole when it loses a lock race.
     private func cutover() throws -> StepStatistics {
-        var attempt = 0
-        while true {
-            attempt += 1
-            context.progress.cutoverAttempts = attempt
-            do {
-                var phases = CutoverPhases()
-                let statistics = try connection.transaction { _ in try cutover(attempt: attempt, phases: &phases) }
-                phases.mark("committed")
-                context.log("cutover attempt \(attempt) committed: \(phases)")
-                return statistics
-            } catch where TenantExecutor.isRetryable(error) && attempt < context.settings.maxAttempts {
-                let delay = context.run.runner.backoff(afterAttempt: attempt)
-                context.log("cutover attempt \(attempt) of \(context.settings.maxAttempts) lost a lock race; rolled back, retrying in \(Int(delay * 1000)) ms: \(error)",
-                            level: .warning)
-                try TenantExecutor.sleep(delay)
-                try renewLease()
-            }
-        }
+        try context.retryingCutover(beforeRetry: ("renewing the lease", renewLease)) { try cutover(attempt: $0, phases: &$1) }
     }
 
     private func cutover(attempt: Int, phases: inout CutoverPhases) throws -> StepStatistics {
@@ -221,6 +204,12 @@ struct InSchemaOnlineRun {
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
             try TableGrants.carry(to: new, from: old, schema: schema, hasIdentity: identity, on: connection)
             if identity { try Self.advanceIdentity(of: new, past: old, on: connection) }
+            // As on plain PostgreSQL: the old one, renamed aside with its table, gives nothing more
+            // to a draw that found it by name and waited for the cutover (it would draw an id the
+            // new sequence, set past the old one, gives again).
+            if identity, let old {
+                try RetiredSequence.runOut("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass", on: connection)
+            }
         }
         if shadowArchive {
             let old = liveArchive ? QualifiedTable(schema: schema, name: InSchemaSwap.retired.name(archive)) : nil

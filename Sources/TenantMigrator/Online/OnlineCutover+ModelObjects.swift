@@ -16,7 +16,7 @@ import TypedSQL
 /// reading of its position and the commit; a `nextval` that waited for it (it found the sequence
 /// by name before the commit, so it draws from the retired one) then finds its rights
 /// revoked with the retired tables' (``RetiredTables/revokeGrants(in:on:)``), and the old sequence
-/// ends where it stands (``exhaust(_:)``), so such a draw fails, whatever the role, rather than
+/// ends where it stands (``RetiredSequence/exhaust(_:on:)``), so such a draw fails, whatever the role, rather than
 /// hand out a value the tenant's new sequence will give again.
 extension OnlineCutover {
     func swapModelObjects() throws {
@@ -42,7 +42,7 @@ extension OnlineCutover {
                         past: kept.contains(sequence.name) ? QualifiedTable(schema: schemas.retired, name: sequence.name) : nil)
         }
         for sequence in destination.sequences where kept.contains(sequence.name) {
-            try exhaust("pg_catalog.to_regclass(\(bind: QualifiedTable(schema: schemas.retired, name: sequence.name).text))")
+            try RetiredSequence.exhaust("pg_catalog.to_regclass(\(bind: QualifiedTable(schema: schemas.retired, name: sequence.name).text))", on: connection)
         }
         for sequence in destination.sequences {
             let old = kept.contains(sequence.name) ? QualifiedTable(schema: schemas.retired, name: sequence.name) : nil
@@ -86,29 +86,5 @@ extension OnlineCutover {
                   ORDER BY CASE WHEN \(ascending) THEN p.last END DESC NULLS LAST, CASE WHEN NOT \(ascending) THEN p.last END ASC NULLS LAST, p.called DESC
                   LIMIT 1) AS f
             """)
-    }
-
-    /// Makes the retired sequence `old` (an expression giving its oid) give no value any more: its
-    /// last value drawn, and its bound (MAXVALUE, or MINVALUE for a descending one) set there,
-    /// without CYCLE. A session that waited for it during the cutover (it found the sequence by
-    /// name, or through `pg_get_serial_sequence`, before the commit) then fails (2200H, "reached
-    /// maximum value") instead of taking an id the new sequence gives again. Its position stays
-    /// readable for an operator. Used for the model's sequences and for a `serial` or identity
-    /// key's, which moves out with its table (OnlineCutover.swift).
-    func exhaust(_ old: SQL) throws {
-        guard let row = try connection.execute("""
-            SELECT q.seqrelid::pg_catalog.regclass::pg_catalog.text, q.seqincrement, q.seqmin, q.seqmax,
-                   pg_catalog.setval(q.seqrelid, coalesce(pg_catalog.pg_sequence_last_value(q.seqrelid), q.seqstart), true)
-            FROM pg_catalog.pg_sequence AS q WHERE q.seqrelid = \(old)
-            """).first else { return }
-        let name = try row.decode(String.self, at: 0), increment = try row.decode(Int64.self, at: 1)
-        let (minimum, maximum, last) = (try row.decode(Int64.self, at: 2), try row.decode(Int64.self, at: 3), try row.decode(Int64.self, at: 4))
-        // The bound the sequence runs towards goes to its last value; the other one, when it is
-        // there already, one step away (PostgreSQL wants MINVALUE below MAXVALUE).
-        let limits: SQL = increment > 0
-            ? (minimum < last ? "" : "MINVALUE \(raw: String(last - 1)) ") + "MAXVALUE \(raw: String(last))"
-            : "MINVALUE \(raw: String(last))" + (maximum > last ? "" : " MAXVALUE \(raw: String(last + 1))")
-        // (The name as PostgreSQL prints a regclass: qualified and quoted.)
-        try connection.execute("ALTER SEQUENCE \(quotedByServer: name) START WITH \(raw: String(last)) \(limits) NO CYCLE")
     }
 }

@@ -31,25 +31,8 @@ struct OnlineCutover {
 
     /// Runs the cutover; returns the statistics of every step run on the shadow.
     func run() throws -> StepStatistics {
-        var attempt = 0
-        while true {
-            attempt += 1
-            context.progress.cutoverAttempts = attempt
-            do {
-                var phases = CutoverPhases()
-                let statistics = try connection.transaction { _ in try cutover(attempt: attempt, phases: &phases) }
-                phases.mark("committed")
-                context.log("cutover attempt \(attempt) committed: \(phases)")
-                return statistics
-            } catch where TenantExecutor.isRetryable(error) && attempt < context.settings.maxAttempts {
-                let delay = tenantRun.runner.backoff(afterAttempt: attempt)
-                tenantRun.runner.observeLockRetry(after: attempt, deadlock: !(SQLState.lockNotAvailable ~= error), on: tenantRun.span)
-                let cause = SQLState.lockNotAvailable ~= error ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
-                context.log("cutover attempt \(attempt) of \(context.settings.maxAttempts) \(cause); rolled back, catching up and retrying in \(Int(delay * 1000)) ms: \(error)",
-                            level: .warning)
-                try TenantExecutor.sleep(delay)
-                try context.retryingLocks { try connection.transaction { _ in try context.round() } }
-            }
+        try context.retryingCutover(beforeRetry: ("catching up", { try context.retryingLocks { try connection.transaction { _ in try context.round() } } })) {
+            try cutover(attempt: $0, phases: &$1)
         }
     }
 
@@ -155,7 +138,7 @@ struct OnlineCutover {
             if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
             // The old one gives nothing more to a draw that waited for it (OnlineCutover+ModelObjects.swift).
             if identity, let old {
-                try exhaust("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass")
+                try RetiredSequence.exhaust("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass", on: connection)
             }
         }
         if shadowArchive {

@@ -35,7 +35,9 @@ struct OnlinePreconditions {
 
     func check(on connection: Connection) throws {
         if let role = try ReplicationRole.of(connection) { throw TenantRun.Refusal(error: ReplicationRole(tenant: tenant, role: role)) }
-        if try connection.capabilities.isCitus, let reason = citusRefusal { throw refuse(reason) }
+        if try connection.capabilities.isCitus, let reason = citusRefusal {
+            throw TenantRun.Refusal(error: OnlineRefusal(tenant: tenant, reason: reason, sqlState: "0A000"))  // feature_not_supported
+        }
         if let reason = try schemaRefusal(on: connection) { throw refuse(reason) }
         if let reason = try sequenceRefusal(on: connection) { throw refuse(reason) }
         if let reason = try enumRefusal(on: connection) { throw refuse(reason) }

@@ -157,6 +157,15 @@ struct OnlineStopped: Error {
 public struct OnlineRefusal: Error, Sendable, CustomStringConvertible {
     public let tenant: TenantName
     public let reason: String
+    /// The SQLSTATE it reports, when PostgreSQL's terms name the reason: 0A000 (feature not
+    /// supported) for what the run inside the tenant's schema on Citus does not cover.
+    public var sqlState: SQLState?
+
+    init(tenant: TenantName, reason: String, sqlState: SQLState? = nil) {
+        self.tenant = tenant
+        self.reason = reason
+        self.sqlState = sqlState
+    }
 
     public var description: String { "tenant \(tenant) cannot migrate online: \(reason); nothing was changed" }
 }
