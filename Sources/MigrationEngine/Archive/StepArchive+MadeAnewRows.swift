@@ -73,7 +73,7 @@ extension StepArchive {
         let notMadeAgain: SQL = "NOT EXISTS (SELECT 1 FROM \(table: target.name) AS t WHERE \(madeAgain, joinedBy: " AND "))"
         let conditions: [SQL] = [entryIs("a", restore.key, table, ""), unlinked, notMadeAgain] + referenceGuards(target, values)
         let inserted = try connection.execute(
-            "WITH restored AS (INSERT INTO \(table: target.name) (\(ids: members.map(\.column))) SELECT \(members.map(\.value), joinedBy: ", ") "
+            "WITH restored AS (INSERT INTO \(table: target.name) (\(ids: members.map(\.column)))\(target.overridingSystemValue) SELECT \(members.map(\.value), joinedBy: ", ") "
                 + "FROM \(archiveTable) AS a WHERE \(conditions, joinedBy: " AND ") RETURNING 1) SELECT pg_catalog.count(*) FROM restored",
             schema: schema)
         // What no row is now (its parent row gone since, say) stays in the archive, superseded.

@@ -352,7 +352,7 @@ extension StepArchive {
         let returning: SQL = hasID ? "id" : "pg_catalog.to_jsonb(\(qualified).*) AS row_value"
         let used: SQL = hasID ? "a.row_id = r.id"
             : "r.row_value @> pg_catalog.jsonb_build_object(\(members.map { "\(literal: $0.column), \($0.value)" as SQL }, joinedBy: ", "))"
-        let sql: SQL = "WITH restored AS (INSERT INTO \(qualified) (\(ids: members.map(\.column))) SELECT \(members.map(\.value), joinedBy: ", ") "
+        let sql: SQL = "WITH restored AS (INSERT INTO \(qualified) (\(ids: members.map(\.column)))\(target.overridingSystemValue) SELECT \(members.map(\.value), joinedBy: ", ") "
             + "FROM \(archiveTable) AS a WHERE \(conditions, joinedBy: " AND ") ON CONFLICT DO NOTHING RETURNING \(returning)), "
             + "used AS (DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used) RETURNING 1), "
             + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) AND \(raw: leavingTheRest ? "false" : "true") "

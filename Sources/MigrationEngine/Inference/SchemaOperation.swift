@@ -270,7 +270,8 @@ struct RowMove: Sendable, Hashable {
             sourceExpressions.append("\(id: pair.source)")
         }
         let filter: SQL = entities.map { " WHERE \(id: "entity") IN (\(literals: $0))" } ?? ""
-        statements.append("INSERT INTO \(table: toTable) (\(ids: destinationColumns)) "
+        // The rows keep their ids, which a key GENERATED ALWAYS refuses without the clause.
+        statements.append("INSERT INTO \(table: toTable) (\(ids: destinationColumns)) OVERRIDING SYSTEM VALUE "
             + "SELECT \(sourceExpressions, joinedBy: ", ") FROM \(table: fromTable)\(filter)")
         for reference in references where offsetsIDs {
             statements.append("UPDATE \(table: reference.table) SET \(id: reference.column) = "

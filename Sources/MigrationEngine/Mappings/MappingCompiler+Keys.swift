@@ -70,6 +70,6 @@ extension MappingCompiler {
             columns.append(value.column)
             expressions.append(value.value)
         }
-        return ["INSERT INTO \(table: table.name) (\(ids: columns)) SELECT \(expressions, joinedBy: ", ") FROM \(fromClause)\(whereClause)"]
+        return ["INSERT INTO \(table: table.name) (\(ids: columns))\(table.overridingSystemValue) SELECT \(expressions, joinedBy: ", ") FROM \(fromClause)\(whereClause)"]
     }
 }

@@ -227,7 +227,7 @@ struct MappingCompiler {
         expressions += values.map(\.value)
         return [
             "SELECT pg_catalog.set_config(\(setting), (SELECT coalesce(pg_catalog.max(id), 0) FROM \(table: table.name))::text, true)",
-            "INSERT INTO \(table: table.name) (\(ids: columns)) SELECT \(expressions, joinedBy: ", ") FROM \(fromClause)\(whereClause)",
+            "INSERT INTO \(table: table.name) (\(ids: columns))\(table.overridingSystemValue) SELECT \(expressions, joinedBy: ", ") FROM \(fromClause)\(whereClause)",
         ] + SchemaOperation.resetIdentity(table: table.name).statements
     }
 

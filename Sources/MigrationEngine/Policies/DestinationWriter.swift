@@ -196,7 +196,9 @@ final class DestinationWriter {
         let sql: SQL
         switch kind {
         case .insert, .link:
-            sql = "INSERT INTO \(target) (\(columnList)) SELECT * FROM \(rows)"
+            // The rows come with the ids the policy drew, which a key GENERATED ALWAYS refuses
+            // without the clause (COPY writes them as they are).
+            sql = "INSERT INTO \(target) (\(columnList)) OVERRIDING SYSTEM VALUE SELECT * FROM \(rows)"
         case .update:
             sql = idsIncrease
                 ? "UPDATE \(target) AS t SET \(assignments) FROM \(rows) AS u(\(columnList)) WHERE t.id = u.id"
