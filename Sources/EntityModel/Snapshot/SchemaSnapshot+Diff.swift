@@ -63,6 +63,10 @@ extension TableSnapshot {
                     differences.append(difference(
                         .columnIdentity, column: name, expected: want.identityText, actual: have.identityText
                     ))
+                } else if have.identitySequence != want.identitySequence {
+                    differences.append(difference(
+                        .identitySequence, column: name, expected: want.identitySequenceText, actual: have.identitySequenceText
+                    ))
                 }
             case (let want?, nil):
                 differences.append(difference(.missingColumn, column: name, expected: want.definitionText))
@@ -160,6 +164,8 @@ private func pairUp<Item, Key: Hashable>(
 extension ColumnSnapshot {
     var nullabilityText: String { isNullable ? "nullable" : "NOT NULL" }
     var identityText: String? { isIdentity ? (identityGeneration == "ALWAYS" ? "identity always" : "identity") : nil }
+    /// ``identitySequence``, or the defaults' text where it has none.
+    var identitySequenceText: String { identitySequence ?? "START WITH 1 INCREMENT BY 1" }
 
     /// `text NOT NULL DEFAULT 'Other'::text`, `bigint NOT NULL GENERATED AS IDENTITY`.
     var definitionText: String {
@@ -167,6 +173,7 @@ extension ColumnSnapshot {
         if !isNullable { text += " NOT NULL" }
         if let defaultExpression { text += " DEFAULT " + defaultExpression }
         if isIdentity { text += identityGeneration == "ALWAYS" ? " GENERATED ALWAYS AS IDENTITY" : " GENERATED AS IDENTITY" }
+        if let identitySequence { text += " (\(identitySequence))" }
         return text
     }
 }

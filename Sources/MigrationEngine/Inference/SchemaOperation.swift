@@ -93,7 +93,7 @@ enum SchemaOperation: Sendable, Hashable {
             var bare = definition
             bare.foreignKeys = []
             bare.indexes = []
-            return [bare.creation] + bare.commentStatements
+            return [bare.creation] + bare.keySequenceSettings + bare.commentStatements
         case .addColumn, .alterType, .setNullable, .dropColumn:
             let (name, _, clause) = alterTableClause!
             return ["ALTER TABLE \(table: name) \(clause)"]
