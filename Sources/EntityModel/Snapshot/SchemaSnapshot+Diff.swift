@@ -88,11 +88,20 @@ extension TableSnapshot {
         )]
     }
 
+    /// The `ON DELETE` of `expected` as `actual` may have it: `SET NULL` for `NO ACTION` where every
+    /// column of the key is NOT NULL, as tenants made before a required to-one's rule was NO ACTION
+    /// have it (both refuse the deletion while rows refer to it; SET NULL fails with 23502).
+    private func deleteRuleMeant(_ expected: ForeignKeySnapshot, by actual: ForeignKeySnapshot) -> String {
+        guard expected.onDelete == "NO ACTION", actual.onDelete == "SET NULL",
+              actual.columns.allSatisfy({ column(named: $0)?.isNullable == false }) else { return expected.onDelete }
+        return actual.onDelete
+    }
+
     private func foreignKeyDifferences(from expected: TableSnapshot) -> [SchemaDifference] {
         let paired = pairUp(expected.foreignKeys, foreignKeys) { [$0.columns, [$0.referencedTable], $0.referencedColumns] }
         return paired.missing.map { difference(.missingForeignKey, column: $0.columnsText, expected: $0.text) }
             + paired.matched.filter {
-                ($0.expected.onDelete, $0.expected.onUpdate, $0.expected.deferral) != ($0.actual.onDelete, $0.actual.onUpdate, $0.actual.deferral)
+                (deleteRuleMeant($0.expected, by: $0.actual), $0.expected.onUpdate, $0.expected.deferral) != ($0.actual.onDelete, $0.actual.onUpdate, $0.actual.deferral)
             }.map {
                 difference(.foreignKeyDeleteRule, column: $0.actual.columnsText, expected: $0.expected.text, actual: $0.actual.text)
             }
