@@ -103,12 +103,15 @@ struct CanonicalModelSerializer {
 }
 
 extension EntityKey {
-    /// `key id "uuid" - sql:"gen_random_uuid()"`, or `key properties "order","product"`.
+    /// `key id "uuid" - sql:"gen_random_uuid()"`, or `key properties "order","product"`; a key's
+    /// sequence options follow only where given (`key id "integer" serial start 7 increment 5`),
+    /// so that a key written before they existed keeps its hash.
     var canonicalText: String {
         switch self {
         case .id(let key):
             "key id " + CanonicalText.quoted(key.type.rawValue) + " " + (key.generation?.rawValue ?? "-")
                 + (key.defaultExpression.map { " sql:" + CanonicalText.quoted($0) } ?? "")
+                + (key.sequenceOptions?.writtenKeys ?? []).map { " \($0.key) \($0.value)" }.joined()
         case .properties(let names):
             "key properties " + names.map(CanonicalText.quoted).joined(separator: ",")
         }

@@ -36,9 +36,7 @@ extension ImportPlan {
             note(.notExpressed, "sequence \(sequence.name)", "it is \(sequence.definitionText); a sequence of the model is smallint, integer or bigint")
         }
         return declared.map { sequence in
-            let options = sequence.options!
-            return ModelSequence(name: sequence.name, type: PostgreSQLTypeName.parse(sequence.type)!, start: sequence.start, increment: sequence.increment,
-                                 minValue: options.minValue, maxValue: options.maxValue, cache: options.cache, cycle: options.cycle)
+            sequence.keySequenceOptions!.sequence(named: sequence.name, type: PostgreSQLTypeName.parse(sequence.type)!).normalizingBounds()
         }
     }
 
@@ -54,13 +52,19 @@ extension ImportPlan {
         var key = SurrogateKey(type: type)
         if id.isIdentity {
             key.generation = id.identityGeneration == "ALWAYS" ? .always : .byDefault
+            if let options = id.identitySequenceOptions {
+                key.sequenceOptions = options.normalized(for: type)
+            } else {
+                note(.adapted, element, "its identity's sequence has options the model cannot read (\(id.identitySequence ?? "")); carried with the defaults")
+            }
         } else if let expression = id.defaultExpression {
             let owned = snapshot.sequences.first { $0.name == DefaultValue.sequenceName(inNextval: expression) && $0.ownedBy == "\(table.name).id" }
-            if let owned, SurrogateKey.integerTypes.contains(type), owned.type == id.type, owned.start == 1, owned.increment == 1, owned.limits == nil,
-               owned.name == "\(table.name)_id_seq" {
+            if let owned, SurrogateKey.integerTypes.contains(type), owned.type == id.type, let options = owned.keySequenceOptions,
+               owned.name == SQLName.serialSequence(ofTable: table.name), owned.name.utf8.count <= SQLName.maximumLength {
                 key.generation = .serial
+                key.sequenceOptions = options.normalized(for: type)
             } else if owned != nil {
-                note(.adapted, element, "it draws from \(owned!.name), a sequence it owns with other settings or another name than serial gives (\(owned!.definitionText)); "
+                note(.adapted, element, "it draws from \(owned!.name), a sequence it owns of another type or name than serial gives (\(owned!.definitionText)); "
                     + "carried as serial, so adopting needs the sequence changed")
                 key.generation = .serial
             } else if CatalogText.isExpressibleDefault(expression) || drawsFromDeclaredSequence(expression) {

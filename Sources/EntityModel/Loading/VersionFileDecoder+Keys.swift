@@ -3,11 +3,14 @@ import Yams
 /// `key:` of an entity and the version's `sequences:` (docs/ModelFormat.md, "Keys and sequences").
 extension VersionFileDecoder {
     /// The keys of a `key:` mapping.
-    static let keyKeys = ["type", "identity", "defaultExpression"]
+    static let keyKeys = ["type", "identity", "defaultExpression"] + sequenceOptionKeys
+    /// The options of a sequence, a key's own included.
+    static let sequenceOptionKeys = ["start", "increment", "minValue", "maxValue", "cycle", "cache"]
     /// The keys of a sequence.
     static let sequenceKeys = ["type", "start", "increment", "minValue", "maxValue", "cycle", "cache"]
 
-    /// `key: [properties]` or `key: { type:, identity:, defaultExpression: }`.
+    /// `key: [properties]` or `key: { type:, identity:, defaultExpression: }`, with the options of
+    /// its own sequence where it is an identity or `serial` (`start:`, `increment:`, …).
     mutating func decodeKey(_ node: Node, of what: String) -> EntityKey? {
         if let items = node.sequence {
             let names = items.compactMap { reader.string($0, what: "a property of the key of \(what)") }
@@ -63,7 +66,23 @@ extension VersionFileDecoder {
             default: break
             }
         }
+        key.sequenceOptions = decodeKeySequenceOptions(entries, of: what, key: key)
         return key == .standard ? nil : .id(key)
+    }
+
+    /// The options of the key's own sequence, nil where it gives none (or only the defaults);
+    /// options on a key that has no sequence of its own are reported.
+    private mutating func decodeKeySequenceOptions(_ entries: [YAMLReader.Entry], of what: String, key: SurrogateKey) -> KeySequenceOptions? {
+        let given = entries.filter { Self.sequenceOptionKeys.contains($0.key) }
+        guard let first = given.first else { return nil }
+        guard key.ownsSequence else {
+            reader.report(first.value, "the key of \(what) has no sequence of its own, so it takes no \(first.key); "
+                + "the options of a sequence are for an identity or serial key (or a sequence under sequences:).")
+            return nil
+        }
+        var sequence = ModelSequence(name: "", type: key.type)
+        for item in given { decodeSequenceOption(item, of: "the key of \(what)", into: &sequence) }
+        return KeySequenceOptions(sequence.normalizingBounds()).normalized(for: key.type)
     }
 
     /// `sequences: { name: { type:, start:, increment:, minValue:, maxValue:, cycle:, cache: } }`.
@@ -84,19 +103,27 @@ extension VersionFileDecoder {
                     } else {
                         reader.report(item.value, "the type of \(what) is smallint, integer or bigint, not \"\(name)\".")
                     }
-                case "start": sequence.start = int64(item.value, what: "start of \(what)") ?? 1
-                case "increment":
-                    let increment = int64(item.value, what: "increment of \(what)") ?? 1
-                    if increment == 0 { reader.report(item.value, "the increment of \(what) must not be zero.") }
-                    sequence.increment = increment == 0 ? 1 : increment
-                case "minValue": sequence.minValue = int64(item.value, what: "minValue of \(what)")
-                case "maxValue": sequence.maxValue = int64(item.value, what: "maxValue of \(what)")
-                case "cache": sequence.cache = int64(item.value, what: "cache of \(what)") ?? 1
-                case "cycle": sequence.cycle = reader.bool(item.value, what: "cycle of \(what)") ?? false
-                default: break
+                default: decodeSequenceOption(item, of: what, into: &sequence)
                 }
             }
             return sequence.normalizingBounds()
+        }
+    }
+
+    /// One of `start`, `increment`, `minValue`, `maxValue`, `cache` and `cycle` of `what` (a
+    /// sequence, or a key's own), into `sequence`; a value that is not one is reported where it is.
+    private mutating func decodeSequenceOption(_ item: YAMLReader.Entry, of what: String, into sequence: inout ModelSequence) {
+        switch item.key {
+        case "start": sequence.start = int64(item.value, what: "start of \(what)") ?? 1
+        case "increment":
+            let increment = int64(item.value, what: "increment of \(what)") ?? 1
+            if increment == 0 { reader.report(item.value, "the increment of \(what) must not be zero.") }
+            sequence.increment = increment == 0 ? 1 : increment
+        case "minValue": sequence.minValue = int64(item.value, what: "minValue of \(what)")
+        case "maxValue": sequence.maxValue = int64(item.value, what: "maxValue of \(what)")
+        case "cache": sequence.cache = int64(item.value, what: "cache of \(what)") ?? 1
+        case "cycle": sequence.cycle = reader.bool(item.value, what: "cycle of \(what)") ?? false
+        default: break
         }
     }
 

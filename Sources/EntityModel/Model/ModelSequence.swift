@@ -71,22 +71,12 @@ public struct ModelSequence: Hashable, Sendable, Codable {
 
     /// The keys of its entry in a version file that differ from their defaults.
     var writtenKeys: [(key: String, value: String)] {
-        var keys: [(key: String, value: String)] = []
-        if type != .bigint { keys.append(("type", type.rawValue)) }
-        if start != 1 { keys.append(("start", String(start))) }
-        if increment != 1 { keys.append(("increment", String(increment))) }
-        keys += optionKeys
-        return keys
+        (type != .bigint ? [("type", type.rawValue)] : []) + KeySequenceOptions(self).writtenKeys
     }
 
     /// `minValue`, `maxValue`, `cycle` and `cache`, where they are not the defaults.
     public var optionKeys: [(key: String, value: String)] {
-        var keys: [(key: String, value: String)] = []
-        if let minValue { keys.append(("minValue", String(minValue))) }
-        if let maxValue { keys.append(("maxValue", String(maxValue))) }
-        if cycle { keys.append(("cycle", "true")) }
-        if cache != 1 { keys.append(("cache", String(cache))) }
-        return keys
+        KeySequenceOptions(self).optionKeys
     }
 }
 

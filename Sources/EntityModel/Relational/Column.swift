@@ -33,6 +33,8 @@ public struct Column: Hashable, Sendable, Codable {
     public var generation: SurrogateKey.Generation?
     /// The column's comment (its attribute's `comment:`).
     public var comment: String?
+    /// The options of a key column's own sequence (an identity's or a `serial`'s), nil for the defaults.
+    public var sequenceOptions: KeySequenceOptions?
 
     /// Creates a column.
     public init(

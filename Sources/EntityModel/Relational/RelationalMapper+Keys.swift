@@ -7,11 +7,13 @@ extension RelationalMapper {
         let key = root.key?.surrogate ?? (root.key == nil ? .standard : nil)
         guard let key else { return [] }
         let isIdentity = key.generation == .byDefault || key.generation == .always
-        return [Column(
+        var column = Column(
             name: SQLName.primaryKeyColumn, type: key.type, isNullable: false,
             defaultValue: key.defaultExpression.map(DefaultValue.expression), isIdentity: isIdentity, origin: .primaryKey,
             generation: key.generation == .byDefault ? nil : key.generation
-        )]
+        )
+        column.sequenceOptions = key.ownsSequence ? key.sequenceOptions : nil
+        return [column]
     }
 
     /// The columns of the primary key of `root`'s table, in key order.

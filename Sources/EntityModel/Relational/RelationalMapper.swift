@@ -100,8 +100,11 @@ struct RelationalMapper {
         ))
         if isSubentity && !relationship.isOptional { builder.requireColumn(column, forEntities: requiredFor) }
         let inverse = graph.validInverse(of: relationship, declaredBy: entity)
-        let onDelete: ReferentialAction = inverse?.deleteRule.referentialAction
-            ?? (relationship.isOptional ? .setNull : .noAction)
+        // A required to-one cannot be cleared: where its inverse's rule is nullify (the default),
+        // the destination's deletion is refused while rows refer to it, as Core Data refuses to
+        // save it (NO ACTION; SET NULL would fail on the NOT NULL column, 23502).
+        let rule = inverse?.deleteRule.referentialAction ?? (relationship.isOptional ? .setNull : .noAction)
+        let onDelete: ReferentialAction = rule == .setNull && !relationship.isOptional ? .noAction : rule
         builder.foreignKeys.append(ForeignKey(
             name: SQLName.derived([builder.name, column], suffix: "fkey"), columns: [column],
             referencedTable: tableName(of: relationship.destination),

@@ -10,6 +10,12 @@ public enum SQLName {
     /// The primary-key column of every entity table.
     public static let primaryKeyColumn = "id"
 
+    /// The sequence a `serial` key of `table` owns, as PostgreSQL names it: `<table>_id_seq`
+    /// (for names within ``maximumLength``; PostgreSQL shortens longer ones).
+    public static func serialSequence(ofTable table: String) -> String {
+        "\(table)_\(primaryKeyColumn)_seq"
+    }
+
     /// The discriminator column of a table that holds an inheritance hierarchy.
     public static let discriminatorColumn = "entity"
 

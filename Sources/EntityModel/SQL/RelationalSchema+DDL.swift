@@ -7,7 +7,7 @@ extension RelationalSchema {
     /// `CREATE INDEX`. Tables go in name order. Every name is schema-qualified and quoted, so
     /// nothing depends on `search_path`.
     public var creationStatements: [SQL] {
-        enumTypes.map(\.creation) + sequences.map(\.creation) + tables.map(\.creation) + tables.flatMap(\.foreignKeyAdditions) + tables.flatMap(\.indexCreations) + tables.flatMap(\.commentStatements)
+        enumTypes.map(\.creation) + sequences.map(\.creation) + tables.flatMap { [$0.creation] + $0.keySequenceSettings } + tables.flatMap(\.foreignKeyAdditions) + tables.flatMap(\.indexCreations) + tables.flatMap(\.commentStatements)
     }
 
     /// ``creationStatements`` for `schema`.

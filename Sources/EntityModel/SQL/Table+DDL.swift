@@ -17,6 +17,17 @@ extension Table {
         return "CREATE TABLE \(table: name) (\n\(lines, joinedBy: ",\n")\n)"
     }
 
+    /// After ``creation``: the options of a `serial` key's sequence, which `CREATE TABLE` cannot
+    /// give (`ALTER SEQUENCE "account_id_seq" START WITH 7 INCREMENT BY 5 RESTART`, so that a new
+    /// table's first row draws the start); empty where the key has none. (An identity's are in
+    /// its column's definition.)
+    public var keySequenceSettings: [SQL] {
+        columns.compactMap { column in
+            guard column.generation == .serial, let options = column.sequenceOptions else { return nil }
+            return "ALTER SEQUENCE \(table: SQLName.serialSequence(ofTable: name)) \(options.clauses) RESTART"
+        }
+    }
+
     /// `CREATE TABLE "schema"."table" (…)`: ``creation`` for `schema`.
     public func createStatement(inSchema schema: String, quoting quoter: some SQLQuoting) -> String {
         creation.text(schema: schema, quoting: quoter)

@@ -15,6 +15,7 @@ import Foundation
 /// | `columnNullability` | `nullable` or `NOT NULL` |
 /// | `columnDefault` | the default expression, nil for none |
 /// | `columnIdentity` | `identity`, nil for none |
+/// | `identitySequence` | the options of the identity's sequence: `START WITH 100 INCREMENT BY 10` |
 /// | `primaryKey` | the key's columns: `(artist_id, track_id)`, nil for none |
 /// | foreign-key kinds | `(recipe_id) → recipe ON DELETE CASCADE` (`→ recipe (code)` when not `(id)`) |
 /// | unique-constraint kinds | `(name)` |
@@ -26,6 +27,8 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
     public enum Kind: String, Codable, Sendable {
         case missingTable, extraTable
         case missingColumn, extraColumn, columnType, columnNullability, columnDefault, columnIdentity
+        /// The options of an identity column's sequence (start, increment, bounds, cache, cycle).
+        case identitySequence
         case primaryKey
         case missingForeignKey, extraForeignKey, foreignKeyDeleteRule
         case missingUniqueConstraint, extraUniqueConstraint
@@ -86,6 +89,8 @@ public struct SchemaDifference: Codable, Equatable, Sendable, CustomStringConver
             return self.actual == nil
                 ? "table \(table): column \(subject) is not an identity column, expected one"
                 : "table \(table): column \(subject) is an identity column, expected none"
+        case .identitySequence:
+            return "table \(table): the identity sequence of column \(subject) is \(actual), expected \(expected)"
         case .primaryKey:
             switch (self.expected, self.actual) {
             case (nil, _): return "table \(table): primary key \(actual) is not in the model"

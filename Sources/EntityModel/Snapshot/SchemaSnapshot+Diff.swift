@@ -63,6 +63,10 @@ extension TableSnapshot {
                     differences.append(difference(
                         .columnIdentity, column: name, expected: want.identityText, actual: have.identityText
                     ))
+                } else if have.identitySequence != want.identitySequence {
+                    differences.append(difference(
+                        .identitySequence, column: name, expected: want.identitySequenceText, actual: have.identitySequenceText
+                    ))
                 }
             case (let want?, nil):
                 differences.append(difference(.missingColumn, column: name, expected: want.definitionText))
@@ -84,11 +88,20 @@ extension TableSnapshot {
         )]
     }
 
+    /// The `ON DELETE` of `expected` as `actual` may have it: `SET NULL` for `NO ACTION` where every
+    /// column of the key is NOT NULL, as tenants made before a required to-one's rule was NO ACTION
+    /// have it (both refuse the deletion while rows refer to it; SET NULL fails with 23502).
+    private func deleteRuleMeant(_ expected: ForeignKeySnapshot, by actual: ForeignKeySnapshot) -> String {
+        guard expected.onDelete == "NO ACTION", actual.onDelete == "SET NULL",
+              actual.columns.allSatisfy({ column(named: $0)?.isNullable == false }) else { return expected.onDelete }
+        return actual.onDelete
+    }
+
     private func foreignKeyDifferences(from expected: TableSnapshot) -> [SchemaDifference] {
         let paired = pairUp(expected.foreignKeys, foreignKeys) { [$0.columns, [$0.referencedTable], $0.referencedColumns] }
         return paired.missing.map { difference(.missingForeignKey, column: $0.columnsText, expected: $0.text) }
             + paired.matched.filter {
-                ($0.expected.onDelete, $0.expected.onUpdate, $0.expected.deferral) != ($0.actual.onDelete, $0.actual.onUpdate, $0.actual.deferral)
+                (deleteRuleMeant($0.expected, by: $0.actual), $0.expected.onUpdate, $0.expected.deferral) != ($0.actual.onDelete, $0.actual.onUpdate, $0.actual.deferral)
             }.map {
                 difference(.foreignKeyDeleteRule, column: $0.actual.columnsText, expected: $0.expected.text, actual: $0.actual.text)
             }
@@ -160,6 +173,8 @@ private func pairUp<Item, Key: Hashable>(
 extension ColumnSnapshot {
     var nullabilityText: String { isNullable ? "nullable" : "NOT NULL" }
     var identityText: String? { isIdentity ? (identityGeneration == "ALWAYS" ? "identity always" : "identity") : nil }
+    /// ``identitySequence``, or the defaults' text where it has none.
+    var identitySequenceText: String { identitySequence ?? "START WITH 1 INCREMENT BY 1" }
 
     /// `text NOT NULL DEFAULT 'Other'::text`, `bigint NOT NULL GENERATED AS IDENTITY`.
     var definitionText: String {
@@ -167,6 +182,7 @@ extension ColumnSnapshot {
         if !isNullable { text += " NOT NULL" }
         if let defaultExpression { text += " DEFAULT " + defaultExpression }
         if isIdentity { text += identityGeneration == "ALWAYS" ? " GENERATED ALWAYS AS IDENTITY" : " GENERATED AS IDENTITY" }
+        if let identitySequence { text += " (\(identitySequence))" }
         return text
     }
 }

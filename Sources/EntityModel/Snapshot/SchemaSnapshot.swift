@@ -94,12 +94,20 @@ public struct ColumnSnapshot: Codable, Equatable, Sendable {
     public var isIdentity: Bool
     /// `ALWAYS` for a `GENERATED ALWAYS AS IDENTITY` column; nil otherwise.
     public var identityGeneration: String?
+    /// The options of an identity column's sequence where they are not the defaults, as one text
+    /// (`START WITH 100 INCREMENT BY 10`, then ``SequenceSnapshot/limits`` where they are not the
+    /// defaults); nil for the defaults and for a column that is no identity.
+    public var identitySequence: String?
     /// The column's comment (`col_description`), nil for none.
     public var comment: String?
 
     /// Creates a column snapshot.
-    public init(name: String, type: String, isNullable: Bool, defaultExpression: String? = nil, isIdentity: Bool = false, identityGeneration: String? = nil) {
+    public init(
+        name: String, type: String, isNullable: Bool, defaultExpression: String? = nil, isIdentity: Bool = false, identityGeneration: String? = nil,
+        identitySequence: String? = nil
+    ) {
         self.identityGeneration = identityGeneration
+        self.identitySequence = identitySequence
         self.name = name
         self.type = type
         self.isNullable = isNullable

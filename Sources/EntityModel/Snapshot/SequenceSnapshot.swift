@@ -56,3 +56,24 @@ extension SchemaSnapshot {
         }
     }
 }
+
+extension SequenceSnapshot {
+    /// Its start, increment and ``options`` as the model's options, or nil where ``limits`` is
+    /// not a text it writes.
+    public var keySequenceOptions: KeySequenceOptions? {
+        options.map { KeySequenceOptions(start: start, increment: increment, minValue: $0.minValue, maxValue: $0.maxValue, cache: $0.cache, cycle: $0.cycle) }
+    }
+}
+
+extension ColumnSnapshot {
+    /// The options of the identity's sequence (``identitySequence`` read back): the defaults
+    /// where it has none, nil where the text is not one the snapshot writes.
+    public var identitySequenceOptions: KeySequenceOptions? {
+        guard let identitySequence else { return KeySequenceOptions() }
+        let words = identitySequence.split(separator: " ")
+        guard words.count >= 6, words[0] == "START", words[1] == "WITH", words[3] == "INCREMENT", words[4] == "BY",
+              let start = Int64(words[2]), let increment = Int64(words[5]) else { return nil }
+        let limits = words.count > 6 ? words[6...].joined(separator: " ") : nil
+        return SequenceSnapshot(name: "", type: type, start: start, increment: increment, limits: limits).keySequenceOptions
+    }
+}

@@ -21,6 +21,7 @@ struct KeyValidator {
                 report(entity.location, "entity \(entity.name) has a key, but only a root entity does: a sub-entity has its root's key.")
             }
             if case .properties(let names)? = entity.key { checkProperties(names, of: entity, mapper: mapper) }
+            if let key = entity.key?.surrogate, let options = key.sequenceOptions { checkSequenceOptions(options, of: key, entity: entity, mapper: mapper) }
             for relationship in entity.relationships {
                 let referencesKey = mapper.holdsForeignKey(relationship, declaredBy: entity.name) || mapper.ownsJoinTable(relationship, declaredBy: entity.name)
                 guard referencesKey, graph.byName[relationship.destination] != nil else { continue }
@@ -51,10 +52,22 @@ struct KeyValidator {
         }
     }
 
+    /// The options of a key's own sequence: bounds as for any sequence, and a `serial`'s
+    /// sequence named as PostgreSQL names it, `<table>_id_seq`, within 63 bytes (a longer name,
+    /// which PostgreSQL shortens, could not be found to set them).
+    private mutating func checkSequenceOptions(_ options: KeySequenceOptions, of key: SurrogateKey, entity: Entity, mapper: RelationalMapper) {
+        checkBounds(of: options.sequence(named: "", type: key.type, location: entity.location), what: "the key of entity \(entity.name)")
+        let sequence = SQLName.serialSequence(ofTable: mapper.tableName(ofRoot: entity.name))
+        if key.generation == .serial, sequence.utf8.count > SQLName.maximumLength {
+            report(entity.location, "the key of entity \(entity.name) is serial, and its sequence \(sequence) would be longer than \(SQLName.maximumLength) bytes, "
+                + "so PostgreSQL shortens its name and its options cannot be set; use an identity, or a shorter table name.")
+        }
+    }
+
     /// A sequence's options as PostgreSQL takes them: bounds within its type, `minValue` below
     /// `maxValue`, the start between them, and a cache of at least 1.
-    private mutating func checkBounds(of sequence: ModelSequence) {
-        let what = "sequence \(sequence.name)"
+    private mutating func checkBounds(of sequence: ModelSequence, what: String? = nil) {
+        let what = what ?? "sequence \(sequence.name)"
         for (key, bound) in [("minValue", sequence.minValue), ("maxValue", sequence.maxValue)] {
             guard let bound, !sequence.typeRange.contains(bound) else { continue }
             report(sequence.location, "\(key) \(bound) of \(what) is out of the range of \(sequence.type.rawValue).")

@@ -279,7 +279,7 @@ private extension SchemaOperation {
         case .setComment, .sequenceChange:
             return []
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
-             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addPrimaryKey, .addCheck, .createIndex, .resetIdentity:
+             .setNullable, .dropColumn, .dropTable, .addForeignKey, .replaceForeignKey, .addUnique, .addPrimaryKey, .addCheck, .createIndex, .resetIdentity:
             return []
         }
     }

@@ -1,3 +1,4 @@
+import EntityModel
 import LibPQ
 import TypedSQL
 
@@ -11,8 +12,13 @@ struct SequencePositionCheck {
     let step: String
 
     func run(_ changes: [SequenceChange], on connection: Connection) throws {
-        for case let (name, bounds)? in changes.map(\.narrowedBounds) {
-            guard let row = try connection.execute("SELECT last_value, is_called FROM \(table: name)", schema: schema).first else { continue }
+        for case let (name, keyTable, bounds)? in changes.map(\.narrowedBounds) {
+            let query: SQL = keyTable.map { table in
+                "SELECT coalesce(pg_catalog.pg_sequence_last_value(q.seqrelid), q.seqstart), pg_catalog.pg_sequence_last_value(q.seqrelid) IS NOT NULL "
+                    + "FROM pg_catalog.pg_sequence AS q "
+                    + "WHERE q.seqrelid = pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: table), \(literal: SQLName.primaryKeyColumn))::pg_catalog.regclass"
+            } ?? "SELECT last_value, is_called FROM \(table: name)"
+            guard let row = try connection.execute(query, schema: schema).first else { continue }
             let position = try row.decode(Int64.self, at: 0)
             guard !bounds.contains(position) else { continue }
             throw SequencePositionOutOfBounds(schema: schema, sequence: name, position: position, drawn: try row.decode(Bool.self, at: 1),

@@ -18,7 +18,7 @@ extension ValidationStage {
             (table, constraint) = (name, unique.name)
             query = "SELECT pg_catalog.max(\(key.text(of: "t"))) FROM \(table: name) AS t GROUP BY \(unique.columns.map { "t.\(id: $0)" as SQL }, joinedBy: ", ") "
                 + "HAVING pg_catalog.count(*) > 1 ORDER BY 1 LIMIT 1"
-        case let .addForeignKey(name, foreignKey):
+        case let .addForeignKey(name, foreignKey), let .replaceForeignKey(name, foreignKey):
             guard let key = ArchiveRowKey(name, in: destination), let column = foreignKey.columns.first else { return nil }
             (table, constraint) = (name, foreignKey.name)
             let referenced = foreignKey.referencedColumns.first ?? "id"

@@ -46,7 +46,7 @@ struct ValidationStage {
             table = name
             constraint = unique.name
             query = "SELECT pg_catalog.max(id) FROM \(table: name) GROUP BY \(ids: unique.columns) HAVING pg_catalog.count(*) > 1 ORDER BY 1 LIMIT 1"
-        case let .addForeignKey(name, foreignKey):
+        case let .addForeignKey(name, foreignKey), let .replaceForeignKey(name, foreignKey):
             table = name
             constraint = foreignKey.name
             let column = foreignKey.columns[0]

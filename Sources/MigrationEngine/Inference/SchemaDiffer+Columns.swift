@@ -21,6 +21,7 @@ extension SchemaDiffer {
                 emit(.renameColumns, .renameColumn(table: newTable.name, from: oldColumn.name, to: newName))
             }
             diffColumn(oldColumn, newColumn, table: newTable.name, from: oldTable)
+            diffKeySequence(oldColumn, newColumn, table: newTable.name)
             accountMatchedColumn(oldColumn, newColumn, of: oldTable, in: newTable)
         }
         let matchedNew = Set(matches.values)

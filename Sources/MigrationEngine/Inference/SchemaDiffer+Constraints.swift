@@ -21,7 +21,12 @@ extension SchemaDiffer {
         let keyIndex = keyChangedKind(oldTable, newTable, translate: translate)
 
 
-        matchConstraints(oldTable.foreignKeys, newTable.foreignKeys, oldTable: oldTable.name, newTable: table, name: \.name, ownsIndex: false, add: { .addForeignKey(table: table, $0) }) { old, new in
+        // (A key on the same columns and target with another rule replaces the old one: its rows held that one.)
+        let replaces = { (new: ForeignKey) in
+            oldTable.foreignKeys.contains { translate($0.columns) == new.columns && (tables[$0.referencedTable] ?? $0.referencedTable) == new.referencedTable }
+        }
+        matchConstraints(oldTable.foreignKeys, newTable.foreignKeys, oldTable: oldTable.name, newTable: table, name: \.name, ownsIndex: false,
+                         add: { replaces($0) ? .replaceForeignKey(table: table, $0) : .addForeignKey(table: table, $0) }) { old, new in
             translate(old.columns) == new.columns && new.onDelete == old.onDelete && new.onUpdate == old.onUpdate && new.isDeferred == old.isDeferred
                 && new.referencedTable == (tables[old.referencedTable] ?? old.referencedTable)
         }

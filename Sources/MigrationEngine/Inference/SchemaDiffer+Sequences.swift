@@ -29,6 +29,18 @@ extension SchemaDiffer {
         }
     }
 
+    /// A key's own sequence whose options change (an identity's, a `serial`'s, the key staying one
+    /// or the other): altered in the catalog, its position kept, after the renames (a `serial`'s
+    /// sequence has its table's new name by then).
+    mutating func diffKeySequence(_ oldColumn: Column, _ newColumn: Column, table: String) {
+        guard oldColumn.origin == .primaryKey, newColumn.origin == .primaryKey, oldColumn.sequenceOptions != newColumn.sequenceOptions,
+              oldColumn.isIdentity == newColumn.isIdentity, oldColumn.isIdentity || (oldColumn.generation == .serial && newColumn.generation == .serial)
+        else { return }
+        let name = SQLName.serialSequence(ofTable: table)
+        let sequence = { (column: Column) in (column.sequenceOptions ?? KeySequenceOptions()).sequence(named: name, type: column.type) }
+        emit(.renameConstraints, .sequenceChange(.alterKey(table: table, identity: newColumn.isIdentity, from: sequence(oldColumn), to: sequence(newColumn))))
+    }
+
     /// When a table with a `serial` column is renamed, its sequence (`<table>_<column>_seq`, as
     /// PostgreSQL names it) follows, so that the tenant's catalog stays the destination's. (Names
     /// past 63 bytes, which PostgreSQL shortens, are left as they are.)

@@ -36,6 +36,9 @@ enum SchemaOperation: Sendable, Hashable {
     case dropColumn(table: String, column: String)
     case dropTable(String)
     case addForeignKey(table: String, ForeignKey)
+    /// A foreign key that takes the place of one on the same columns and target with another
+    /// rule (`ON DELETE`, `ON UPDATE`, deferral): added `NOT VALID`, then validated.
+    case replaceForeignKey(table: String, ForeignKey)
     case addUnique(table: String, UniqueConstraint)
     /// `ADD CONSTRAINT … PRIMARY KEY`: on an existing unique index of its columns where there is
     /// one (catalog only; a join table's `joinKey` that was `uniqueIndex`), else on the columns.
@@ -62,7 +65,7 @@ enum SchemaOperation: Sendable, Hashable {
         case let .enumChange(change): return change.movesData
         case .setComment, .sequenceChange: return false
         case .dropConstraint, .dropIndex, .renameTable, .renameColumn, .renameConstraint, .renameIndex, .createTable, .addColumn, .setDefault,
-             .setNullable, .dropColumn, .dropTable, .addForeignKey, .addUnique, .addPrimaryKey, .addCheck, .createIndex, .resetIdentity:
+             .setNullable, .dropColumn, .dropTable, .addForeignKey, .replaceForeignKey, .addUnique, .addPrimaryKey, .addCheck, .createIndex, .resetIdentity:
             return false
         }
     }
@@ -93,7 +96,7 @@ enum SchemaOperation: Sendable, Hashable {
             var bare = definition
             bare.foreignKeys = []
             bare.indexes = []
-            return [bare.creation] + bare.commentStatements
+            return [bare.creation] + bare.keySequenceSettings + bare.commentStatements
         case .addColumn, .alterType, .setNullable, .dropColumn:
             let (name, _, clause) = alterTableClause!
             return ["ALTER TABLE \(table: name) \(clause)"]
@@ -122,6 +125,9 @@ enum SchemaOperation: Sendable, Hashable {
             return ["DROP TABLE \(table: name)"]
         case let .addForeignKey(name, foreignKey):
             return [foreignKey.addition(toTable: name)]
+        case let .replaceForeignKey(name, foreignKey):
+            // Its rows held the old key: added without reading them, then validated.
+            return [foreignKey.addition(toTable: name) + " NOT VALID", "ALTER TABLE \(table: name) VALIDATE CONSTRAINT \(id: foreignKey.name)"]
         case let .addUnique(name, unique):
             return ["ALTER TABLE \(table: name) ADD CONSTRAINT \(objectName: unique.name) UNIQUE (\(ids: unique.columns))"]
         case let .addPrimaryKey(name, constraint, _, index?):

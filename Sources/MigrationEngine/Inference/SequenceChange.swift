@@ -15,21 +15,25 @@ enum SequenceChange: Sendable, Hashable {
     /// `ALTER SEQUENCE … RENAME TO …`: a `serial` column's sequence, named after its table, when
     /// the table is renamed.
     case rename(from: String, to: String)
+    /// The options of a key's own sequence (`key: { …, start:, increment:, … }`): an identity's by
+    /// `ALTER TABLE … ALTER COLUMN id SET START WITH … SET INCREMENT BY …`, a `serial`'s by `ALTER
+    /// SEQUENCE "<table>_id_seq" …`, of what changed. `from` and `to` are the sequence as a
+    /// ``ModelSequence`` named as PostgreSQL names it (for plans and the position check).
+    case alterKey(table: String, identity: Bool, from: ModelSequence, to: ModelSequence)
 
     var statements: [SQL] {
         switch self {
         case let .create(sequence):
             return [sequence.creation]
         case let .alter(old, new):
-            var changes: [SQL] = []
-            if old.type != new.type { changes.append(" AS \(raw: new.type.rawValue)") }
-            if old.start != new.start { changes.append(" START WITH \(raw: String(new.start))") }
-            if old.increment != new.increment { changes.append(" INCREMENT BY \(raw: String(new.increment))") }
-            if old.minValue != new.minValue { changes.append(new.minValue.map { " MINVALUE \(raw: String($0))" } ?? " NO MINVALUE") }
-            if old.maxValue != new.maxValue { changes.append(new.maxValue.map { " MAXVALUE \(raw: String($0))" } ?? " NO MAXVALUE") }
-            if old.cycle != new.cycle { changes.append(new.cycle ? " CYCLE" : " NO CYCLE") }
-            if old.cache != new.cache { changes.append(" CACHE \(raw: String(new.cache))") }
-            return changes.isEmpty ? [] : ["ALTER SEQUENCE \(table: new.name)\(changes, joinedBy: "")"]
+            let changes = Self.changedOptions(from: old, to: new, type: true)
+            return changes.isEmpty ? [] : ["ALTER SEQUENCE \(table: new.name) \(changes, joinedBy: " ")"]
+        case let .alterKey(table, identity, old, new):
+            let changes = Self.changedOptions(from: old, to: new, type: false)
+            if changes.isEmpty { return [] }
+            return identity
+                ? ["ALTER TABLE \(table: table) ALTER COLUMN \(id: SQLName.primaryKeyColumn) \(changes.map { "SET \($0)" }, joinedBy: " ")"]
+                : ["ALTER SEQUENCE \(table: new.name) \(changes, joinedBy: " ")"]
         case let .drop(name):
             return ["DROP SEQUENCE \(table: name)"]
         case let .rename(from, to):
@@ -37,11 +41,34 @@ enum SequenceChange: Sendable, Hashable {
         }
     }
 
+    /// The options that differ from `old` to `new`, as `ALTER SEQUENCE` takes them (`START WITH
+    /// 100`, `NO MAXVALUE`, `CYCLE`); `AS type` too where `type` is set. The position is never set:
+    /// the next value follows the last one drawn.
+    private static func changedOptions(from old: ModelSequence, to new: ModelSequence, type: Bool) -> [SQL] {
+        var changes: [SQL] = []
+        if type, old.type != new.type { changes.append("AS \(raw: new.type.rawValue)") }
+        if old.start != new.start { changes.append("START WITH \(raw: String(new.start))") }
+        if old.increment != new.increment { changes.append("INCREMENT BY \(raw: String(new.increment))") }
+        if old.minValue != new.minValue { changes.append(new.minValue.map { "MINVALUE \(raw: String($0))" } ?? "NO MINVALUE") }
+        if old.maxValue != new.maxValue { changes.append(new.maxValue.map { "MAXVALUE \(raw: String($0))" } ?? "NO MAXVALUE") }
+        if old.cycle != new.cycle { changes.append(new.cycle ? "CYCLE" : "NO CYCLE") }
+        if old.cache != new.cache { changes.append("CACHE \(raw: String(new.cache))") }
+        return changes
+    }
+
     /// The bounds a tenant's sequence must already be within for this change: the new ones, where
-    /// they are narrower than the old (a type narrowed, a `minValue` raised, a `maxValue` lowered).
-    var narrowedBounds: (name: String, bounds: ClosedRange<Int64>)? {
-        guard case let .alter(old, new) = self, new.lowest > old.lowest || new.highest < old.highest else { return nil }
-        return (new.name, new.lowest...new.highest)
+    /// they are narrower than the old (a type narrowed, a `minValue` raised, a `maxValue` lowered);
+    /// `keyTable` is the table whose key owns it, for a key's own sequence (found by its column,
+    /// since an identity's sequence keeps its first table's name).
+    var narrowedBounds: (name: String, keyTable: String?, bounds: ClosedRange<Int64>)? {
+        switch self {
+        case let .alter(old, new) where new.lowest > old.lowest || new.highest < old.highest:
+            return (new.name, nil, new.lowest...new.highest)
+        case let .alterKey(table, _, old, new) where new.lowest > old.lowest || new.highest < old.highest:
+            return (new.name, table, new.lowest...new.highest)
+        default:
+            return nil
+        }
     }
 
     /// What it does, in a few words, for plans.
@@ -52,6 +79,8 @@ enum SequenceChange: Sendable, Hashable {
             + new.optionKeys.map { ", \($0.key) \($0.value)" }.joined() + ")"
         case let .drop(name): "dropping the sequence \(name)"
         case let .rename(from, to): "renaming the sequence \(from) to \(to)"
+        case let .alterKey(table, identity, _, new): "changing the \(identity ? "identity" : "serial") sequence of \(table).id (start \(new.start), increment \(new.increment)"
+            + new.optionKeys.map { ", \($0.key) \($0.value)" }.joined() + ")"
         }
     }
 }

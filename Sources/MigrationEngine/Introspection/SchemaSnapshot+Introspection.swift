@@ -55,7 +55,8 @@ extension SchemaSnapshot {
                 isNullable: try row.decode(Bool.self, column: "is_nullable"),
                 defaultExpression: defaultExpression,
                 isIdentity: try row.decode(Bool.self, column: "is_identity"),
-                identityGeneration: try row.decode(String?.self, column: "identity_generation")
+                identityGeneration: try row.decode(String?.self, column: "identity_generation"),
+                identitySequence: try row.decode(String?.self, column: "identity_sequence")
             ))
         }
 
@@ -171,11 +172,20 @@ private enum Catalog {
                pg_catalog.pg_get_expr(d.adbin, d.adrelid) AS default_expression,
                a.attidentity <> '' AS is_identity,
                CASE WHEN a.attidentity = 'a' THEN 'ALWAYS' END AS identity_generation,
-               a.attgenerated <> '' AS is_generated
+               a.attgenerated <> '' AS is_generated,
+               CASE WHEN i.start <> 1 OR i.increment <> 1 OR i.limits IS NOT NULL
+                    THEN 'START WITH ' || i.start::text || ' INCREMENT BY ' || i.increment::text || coalesce(' ' || i.limits, '') END AS identity_sequence
         FROM pg_catalog.pg_class c
         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
         JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
         LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        LEFT JOIN LATERAL (
+            SELECT s.seqstart AS start, s.seqincrement AS increment, \(SchemaSnapshot.sequenceLimits) AS limits
+            FROM pg_catalog.pg_depend dep
+            JOIN pg_catalog.pg_sequence s ON s.seqrelid = dep.objid
+            \(SchemaSnapshot.sequenceTypeBounds)
+            WHERE a.attidentity <> '' AND dep.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND dep.refclassid = 'pg_catalog.pg_class'::pg_catalog.regclass
+              AND dep.refobjid = c.oid AND dep.refobjsubid = a.attnum AND dep.deptype = 'i') AS i ON true
         WHERE n.nspname = $1 AND \(tableFilter)
         """
 

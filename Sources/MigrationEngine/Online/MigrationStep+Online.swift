@@ -170,7 +170,7 @@ extension SchemaOperation {
             return true
         case let .setNullable(_, _, isNullable):
             return isNullable
-        case let .addForeignKey(table, _), let .addUnique(table, _), let .addCheck(table, _), let .createIndex(table, _):
+        case let .addForeignKey(table, _), let .replaceForeignKey(table, _), let .addUnique(table, _), let .addCheck(table, _), let .createIndex(table, _):
             return newTables.contains(table)
         case let .addPrimaryKey(table, _, _, index):
             return index != nil || newTables.contains(table)
@@ -192,6 +192,7 @@ extension SchemaOperation {
         case let .renameDiscriminatorValue(table, _, _): return "renaming an entity in \(table)'s discriminator"
         case let .deleteEntityRows(table, _): return "deleting the rows of removed entities from \(table)"
         case let .addForeignKey(table, key): return "adding the foreign key \(key.name) to \(table)"
+        case let .replaceForeignKey(table, key): return "adding the foreign key \(key.name) to \(table) with its new rule"
         case let .addUnique(table, unique): return "adding the unique constraint \(unique.name) to \(table)"
         case let .addPrimaryKey(table, name, _, _): return "adding the primary key \(name) to \(table)"
         case let .addCheck(table, check): return "adding the check \(check.name) to \(table)"

@@ -31,8 +31,12 @@ public struct ShadowTables: Sendable {
 
     var relational: RelationalSchema { version.relationalSchema() }
 
-    /// `CREATE TABLE` for every table, without foreign keys or indexes.
-    public var creation: [SQL] { relational.tables.map { $0.creation.renamed(tables: naming) } }
+    /// `CREATE TABLE` for every table, without foreign keys or indexes, and the options of a
+    /// `serial` key's sequence where the shadow's tables have the model's names (the sequence is
+    /// then `<table>_id_seq` in the shadow's schema; under another naming it is not covered).
+    public var creation: [SQL] {
+        relational.tables.flatMap { [$0.creation.renamed(tables: naming)] + (naming == .model ? $0.keySequenceSettings : []) }
+    }
 
     /// The foreign keys, then the indexes.
     public var finishing: [SQL] {

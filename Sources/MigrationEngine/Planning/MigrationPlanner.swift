@@ -162,7 +162,8 @@ public struct MigrationPlanner: Sendable {
                 case .inferred:
                     return PairCheck(source: from, destination: to, resolution: .inferred(destructive: step.destructiveChanges), step: step)
                 }
-            } catch let PlanningError.stepNotPossible(_, _, reasons), let PlanningError.mappingLeavesRequiredValuesEmpty(_, _, _, reasons) {
+            } catch let PlanningError.stepNotPossible(_, _, reasons), let PlanningError.mappingLeavesRequiredValuesEmpty(_, _, _, reasons),
+                    let PlanningError.mappedStepNotPossible(_, _, _, _, reasons) {
                 return PairCheck(source: from, destination: to, resolution: .impossible(reasons: reasons), step: nil)
             } catch {
                 return PairCheck(source: from, destination: to, resolution: .impossible(reasons: ["\(error)"]), step: nil)

@@ -51,6 +51,8 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
             }
             do {
                 (account, program) = try model.compile(from: versions.first!, to: versions.last!)
+            } catch let PlanningError.stepNotPossible(from, to, reasons) {
+                throw PlanningError.mappedStepNotPossible(from: from, to: to, file: model.file, mappings: model.entityMappings.map(\.name), reasons: reasons)
             } catch let error as PlanningError {
                 throw error
             } catch {
@@ -89,7 +91,11 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
         }
         let keyRefusals = Self.keyRefusals(archivePlan: archivePlan, versions: versions)
         if !keyRefusals.isEmpty {
-            throw PlanningError.stepNotPossible(from: versions.first!.name, to: versions.last!.name, reasons: keyRefusals)
+            let (from, to) = (versions.first!.name, versions.last!.name)
+            if case let .mapped(model) = kind {
+                throw PlanningError.mappedStepNotPossible(from: from, to: to, file: model.file, mappings: model.entityMappings.map(\.name), reasons: keyRefusals)
+            }
+            throw PlanningError.stepNotPossible(from: from, to: to, reasons: keyRefusals)
         }
     }
 
