@@ -165,13 +165,17 @@ public struct StepExecutor {
         batch.statistics.supersededEntries += archive.supersededCount
         batch.statistics.linksRestoredByTarget += archive.linksRestoredByTarget
         batch.statistics.recordedWayBacks += archive.recordedWayBacks
+        var withheld = 0
         if archiving != nil, options.archives {
             let proved = archive.plan.items.filter(\.proved).count
             // (A column archived in every row, with what the way back derives, is not counted as proved.)
             batch.statistics.provedColumns += archive.plan.items.filter { $0.proved && $0.spares }.count
-            batch.statistics.withheldProofs += options.archivePlan(of: step).items.filter(\.proved).count - proved
+            withheld = options.archivePlan(of: step).items.filter(\.proved).count - proved
+            batch.statistics.withheldProofs += withheld
         }
         try archiving?.afterStep()
+        if withheld > 0 { try archive.noteWithheldProofs(of: options.archivePlan(of: step)) }
+        for finding in archive.findings { batch.statistics.findings.add(finding) }
         try archive.requireRestoredValues()
         try archive.narrowRestoredValues()
         if step.direction == .down { try restoreColumnOrder(after: step) }
