@@ -29,6 +29,8 @@ public struct ArchiveFinding: Sendable, Codable, Hashable, CustomStringConvertib
     public var attribute: String?
     /// How many rows (entries) it concerns.
     public var rows: Int
+    /// Of a withheld proof: why PostgreSQL did not vouch for it (`it calls now(), which is not IMMUTABLE`).
+    public var reason: String?
 
     public init(kind: Kind, table: String, column: String?, rows: Int, in schema: RelationalSchema? = nil) {
         self.kind = kind
@@ -52,7 +54,7 @@ public struct ArchiveFinding: Sendable, Codable, Hashable, CustomStringConvertib
         let plural = rows == 1 ? "" : "s"
         switch kind {
         case .proofWithheld:
-            return "\(named): proof by the way back withheld as unsafe, \(rows) value\(plural) archived"
+            return "\(named): proof by the way back withheld as unsafe\(reason.map { " (\($0))" } ?? ""), \(rows) value\(plural) archived"
         case .valuesSuperseded:
             return "\(named): \(rows) archived value\(plural) superseded by the app's changes"
         case .linksNotRestored:

@@ -40,7 +40,7 @@ public struct StepExecutor {
         func archivePlan(of step: MigrationStep, learned: StepMemory, on connection: Connection) throws -> ArchivePlan {
             let plan = archivePlan(of: step)
             guard archives, !plan.proofs.isEmpty else { return plan }
-            let trusted = try learned.trustedProofs(of: step.archivePlan, on: connection)
+            let trusted = try learned.trustedProofs(of: step.archivePlan, on: connection).trusted
             return plan.keepingProofs { trusted.contains($0.table) }
         }
 
@@ -174,7 +174,9 @@ public struct StepExecutor {
             batch.statistics.withheldProofs += withheld
         }
         try archiving?.afterStep()
-        if withheld > 0 { try archive.noteWithheldProofs(of: options.archivePlan(of: step)) }
+        if withheld > 0 {
+            try archive.noteWithheldProofs(of: options.archivePlan(of: step), reasons: learned.trustedProofs(of: step.archivePlan, on: connection).withheld)
+        }
         for finding in archive.findings { batch.statistics.findings.add(finding) }
         try archive.requireRestoredValues()
         try archive.narrowRestoredValues()

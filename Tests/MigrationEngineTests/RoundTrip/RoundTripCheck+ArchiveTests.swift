@@ -44,10 +44,13 @@ struct RoundTripCheckArchiveTests {
             // Where: each column, by attribute, with every row's value archived (12 rows).
             let withheld = (trip.statistics?.findings ?? []).map { "\($0.kind.rawValue) \($0.entity ?? "").\($0.attribute ?? "") \($0.table).\($0.column ?? "") \($0.rows)" }
             #expect(withheld.sorted() == ["proofWithheld Item.d item.d 12", "proofWithheld Item.local item.local 12"], "\(withheld)")
+            // And why: what PostgreSQL found not IMMUTABLE in each way back.
+            let reasons = (trip.statistics?.findings ?? []).sorted { ($0.column ?? "") < ($1.column ?? "") }.map(\.reason)
+            #expect(reasons.first == "it calls now(), which is not IMMUTABLE" && reasons.last??.hasSuffix("which is not IMMUTABLE") == true, "\(reasons)")
             let text = try await check(conninfo, migrations: migrations, family: "WayBackTrust", json: false)
             #expect(text.stdout.contains("2 proofs withheld as unsafe (archived in every row)")
-                && text.stdout.contains("Item.d (item.d): proof by the way back withheld as unsafe, 12 values archived")
-                && text.stdout.contains("Item.local (item.local): proof by the way back withheld as unsafe, 12 values archived"), "\(text.stdout)")
+                && text.stdout.contains("Item.d (item.d): proof by the way back withheld as unsafe (it calls now(), which is not IMMUTABLE), 12 values archived")
+                && text.stdout.contains("Item.local (item.local): proof by the way back withheld as unsafe (it calls "), "\(text.stdout)")
             // What it cannot show, said in its own words.
             #expect(text.stdout.contains("no app changes are made between the ways"), "\(text.stdout)")
         }
