@@ -172,7 +172,38 @@ struct FusedAttribution {
         attributed.pair = pair
         attributed.recordedTable = table
         attributed.recordedColumn = recorded
+        // A link a later pair archives keeps its target as that pair's single step would keep it.
+        if pair > 0, let linking = source.table(named: item.table), let (target, _) = LinkTarget.reference(by: column, of: linking, in: source) {
+            guard let keys = targetKeys(of: target, link: (table, recorded), pair: pair) else { return nil }
+            attributed.targetKeys = keys
+        }
         return attributed
+    }
+
+    /// The identifying columns of `target` (the table a link of the run's first version points at)
+    /// as pair `pair`'s source version has them, each with its first version's name: what that
+    /// pair's single step takes of the link's target (``LinkTarget``), read at the fused step's
+    /// start. Nil where it cannot be read there: the link points elsewhere at that version, or an
+    /// identifying column is new since the first version, retyped, or written by an earlier pair of
+    /// the run (a backfill, an overwrite, rows deleted); the pairs then run one by one.
+    private func targetKeys(of target: Table, link: (table: String, column: String), pair: Int) -> [ArchivePlan.RowKey]? {
+        let schema = versions[pair].relationalSchema()
+        guard let linking = schema.table(named: link.table), let (there, _) = LinkTarget.reference(by: link.column, of: linking, in: schema),
+              forward[pair].table(target.name) == there.name else { return nil }
+        func writtenBefore(_ column: String) -> Bool {
+            (0..<pair).contains { earlier in
+                forward[earlier].table(target.name).map { pairKeys[earlier].contains($0 + ".") } == true
+                    || forward[earlier].column(column, of: target.name).map { pairKeys[earlier].contains($0.table + "." + $0.column) } == true
+            }
+        }
+        var keys: [ArchivePlan.RowKey] = []
+        for name in LinkTarget.identifyingColumns(of: there) {
+            guard let first = target.columns.first(where: { column in
+                forward[pair].column(column.name, of: target.name).map { $0.table == there.name && $0.column == name } == true
+            }), first.type == there.column(named: name)?.type, !writtenBefore(first.name) else { return nil }
+            keys.append(.init(column: first.name, key: name))
+        }
+        return keys
     }
 
     private func pairTaking(_ column: String, of table: String, before end: Int) -> Int? {

@@ -93,6 +93,11 @@ struct ArchivePlan: Sendable {
         var recordedColumn: String?
         /// For whole rows: each live source column and the key it has in the archived JSON.
         var rowKeys: [RowKey] = []
+        /// Of a link a later pair of a fused step archives: each identifying column of its target
+        /// (the step's first version's name) and its name in the archived target (the pair's source
+        /// version's), so that the entry records its target exactly as that pair's single step
+        /// would. Nil for the step's first pair, whose names are the step's own.
+        var targetKeys: [RowKey]?
         /// A dropped column the step's way back writes (a ``WayBackProof``): copied at the end of
         /// the step, only in the rows where the way back would not give the value back.
         var proved = false
@@ -260,9 +265,9 @@ struct ArchivePlan: Sendable {
         if let name = item.column {
             let live: SQL = "source.\(id: item.narrowing ? name : names.liveColumn(name, of: item.table))"
             value = "\(live)::text"
-            if takesLinkTargets, !item.narrowing, item.pair == 0, let table {
-                // A link: what it points at too (a pair further along a fused step would need its names).
-                target = LinkTarget.copy(column: name, of: table, in: sourceSchema, names: names) { $1 }
+            if takesLinkTargets, !item.narrowing, item.pair == 0 || item.targetKeys != nil, let table {
+                // A link: what it points at too (a pair further along a fused step: named as that pair's source names it).
+                target = LinkTarget.copy(column: name, of: table, in: sourceSchema, names: names, keys: item.targetKeys)
             }
             if item.narrowing, let surviving = names.survivingColumns[item.table + "." + name],
                let newTable = names.survivingTables[item.table], let newType = destinationSchema.table(named: newTable)?.column(named: surviving)?.type,

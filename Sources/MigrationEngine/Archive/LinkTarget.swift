@@ -39,14 +39,15 @@ enum LinkTarget {
 
     /// For the archive's copy of link `column` of source `table` (the step's first version's names;
     /// the copy reads it as `source`): the SQL of its target's fingerprint, keyed by the names the
-    /// entry records (`keys` translates a source column of the target table into its name there).
-    /// Nil when the column is no link or its target has no identifying column.
-    static func copy(column: String, of table: Table, in schema: RelationalSchema, names: ArchiveNames, keys: (String, String) -> String) -> SQL? {
+    /// entry records: `keys` gives each identifying column of the target table (a source name) and
+    /// its key there (nil: every identifying column, under its own name). Nil when the column is no
+    /// link or its target has no identifying column.
+    static func copy(column: String, of table: Table, in schema: RelationalSchema, names: ArchiveNames, keys: [ArchivePlan.RowKey]?) -> SQL? {
         guard let (target, key) = reference(by: column, of: table, in: schema) else { return nil }
-        let identifying = identifyingColumns(of: target)
-        guard !identifying.isEmpty else { return nil }
-        let members = identifying.map { name -> (key: String, value: SQL) in
-            (keys(target.name, name), "r.\(id: names.liveColumn(name, of: target.name))::text")
+        let keys = keys ?? identifyingColumns(of: target).map { ArchivePlan.RowKey(column: $0, key: $0) }
+        guard !keys.isEmpty else { return nil }
+        let members = keys.map { key -> (key: String, value: SQL) in
+            (key.key, "r.\(id: names.liveColumn(key.column, of: target.name))::text")
         }
         return "(SELECT (\(ArchivePlan.jsonObject(members)))::text FROM \(table: names.liveTable(target.name)) AS r "
             + "WHERE r.\(id: names.liveColumn(key, of: target.name)) = source.\(id: names.liveColumn(column, of: table.name)))"

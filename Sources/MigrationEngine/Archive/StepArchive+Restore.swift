@@ -212,6 +212,8 @@ extension StepArchive {
         let (rows, entryTables) = wholeRows(restore)
         var restored = 0
         for (table, target) in rows {
+            let superseded = supersededCount
+            defer { findings.add(ArchiveFinding(kind: .rowsSuperseded, table: table, column: nil, rows: supersededCount - superseded, in: restore.entrySchema)) }
             if madeAnew.contains(target.name), let count = try restoreRowsKeepingIds(restore, of: table, into: target) {
                 restored += count
                 continue
@@ -315,8 +317,12 @@ extension StepArchive {
             + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, column)) "
             + "AND NOT a.ctid = ANY (ARRAY(SELECT r.entry FROM restored AS r)) RETURNING 1) "
             + "SELECT (SELECT pg_catalog.count(*) FROM used), (SELECT pg_catalog.count(*) FROM kept)"
+        let superseded = supersededCount
         let used = try usedAndSuperseded(sql)
         if byTarget { linksRestoredByTarget += used }
+        let isLink = restore.entrySchema.table(named: table).flatMap { LinkTarget.reference(by: column, of: $0, in: restore.entrySchema) } != nil
+        findings.add(ArchiveFinding(kind: isLink ? .linksNotRestored : .valuesSuperseded, table: table, column: column, rows: supersededCount - superseded,
+                                    in: restore.entrySchema))
         return used
     }
 

@@ -37,6 +37,8 @@ public final class StepArchive {
     /// How many entries of the pairs this step gave back it did not use (the app's change won, or
     /// the row is gone): kept in the archive, marked superseded.
     var supersededCount = 0
+    /// Where those were, and where proofs were withheld, by table and column (``ArchiveFinding``).
+    var findings: [ArchiveFinding] = []
     /// How many links this step gave back by what their row is (``LinkTarget``).
     var linksRestoredByTarget = 0
     /// How many tables this step gave back by the way back the archive recorded (``RecordedWayBack``).

@@ -42,9 +42,10 @@ struct WayBackTrust {
         return tables + views
     }
 
-    /// For each view: whether anything in its parsed rule is not IMMUTABLE or lies outside the
-    /// temporary schema. A cast through text (CoerceViaIO) names no function: where there is one,
-    /// every type the view uses must read and print its values immutably.
+    /// For each view: the first thing in its parsed rule that is not IMMUTABLE or lies outside the
+    /// temporary schema, said for reports (NULL: nothing, the view is vouched for). A cast through
+    /// text (CoerceViaIO) names no function: where there is one, every type the view uses must read
+    /// and print its values immutably.
     static let verdicts: SQL = """
         WITH view AS (
             SELECT c.relname::text AS name, r.ev_action::text AS tree
@@ -54,19 +55,22 @@ struct WayBackTrust {
             SELECT view.name, m[1] AS kind, m[2]::oid AS oid
             FROM view, pg_catalog.regexp_matches(view.tree, ':(funcid|opfuncid|aggfnoid|winfnoid|opno|eqop|sortop|relid|vartype|consttype|funcresulttype|opresulttype|resulttype|casetype|coalescetype|minmaxtype|array_typeid|row_typeid|paramtype|aggtype|wintype|type) ([0-9]+)', 'g') AS m
         )
-        SELECT view.name,
-            view.tree ~ '[{](SQLVALUEFUNCTION|NEXTVALUEEXPR|PARAM|CURRENTOFEXPR)[ }]'
-            OR EXISTS (SELECT FROM ref JOIN pg_catalog.pg_proc AS p ON p.oid = ref.oid
-                       WHERE ref.name = view.name AND ref.kind IN ('funcid', 'opfuncid', 'aggfnoid', 'winfnoid') AND p.provolatile <> 'i')
-            OR EXISTS (SELECT FROM ref JOIN pg_catalog.pg_operator AS o ON o.oid = ref.oid JOIN pg_catalog.pg_proc AS p ON p.oid = o.oprcode
-                       WHERE ref.name = view.name AND ref.kind IN ('opno', 'eqop', 'sortop') AND p.provolatile <> 'i')
-            OR EXISTS (SELECT FROM ref JOIN pg_catalog.pg_class AS c ON c.oid = ref.oid
-                       WHERE ref.name = view.name AND ref.kind = 'relid' AND c.relnamespace <> pg_catalog.pg_my_temp_schema())
-            OR (view.tree ~ '[{]COERCEVIAIO ' AND EXISTS (
+        SELECT view.name, COALESCE(
+            CASE WHEN view.tree ~ '[{](SQLVALUEFUNCTION|NEXTVALUEEXPR|PARAM|CURRENTOFEXPR)[ }]'
+                THEN 'it reads a value of the session (current_user, current_timestamp, nextval, a parameter)' END,
+            (SELECT 'it calls ' || p.oid::pg_catalog.regprocedure::text || ', which is not IMMUTABLE' FROM ref JOIN pg_catalog.pg_proc AS p ON p.oid = ref.oid
+                       WHERE ref.name = view.name AND ref.kind IN ('funcid', 'opfuncid', 'aggfnoid', 'winfnoid') AND p.provolatile <> 'i' ORDER BY 1 LIMIT 1),
+            (SELECT 'it uses the operator ' || o.oid::pg_catalog.regoperator::text || ', which is not IMMUTABLE'
+                       FROM ref JOIN pg_catalog.pg_operator AS o ON o.oid = ref.oid JOIN pg_catalog.pg_proc AS p ON p.oid = o.oprcode
+                       WHERE ref.name = view.name AND ref.kind IN ('opno', 'eqop', 'sortop') AND p.provolatile <> 'i' ORDER BY 1 LIMIT 1),
+            (SELECT 'it reads ' || c.oid::pg_catalog.regclass::text || ', outside the tenant' FROM ref JOIN pg_catalog.pg_class AS c ON c.oid = ref.oid
+                       WHERE ref.name = view.name AND ref.kind = 'relid' AND c.relnamespace <> pg_catalog.pg_my_temp_schema() ORDER BY 1 LIMIT 1),
+            CASE WHEN view.tree ~ '[{]COERCEVIAIO ' AND EXISTS (
                        SELECT FROM ref JOIN pg_catalog.pg_type AS t ON t.oid = ref.oid
                            JOIN pg_catalog.pg_proc AS i ON i.oid = t.typinput JOIN pg_catalog.pg_proc AS o ON o.oid = t.typoutput
                        WHERE ref.name = view.name AND ref.kind NOT IN ('funcid', 'opfuncid', 'aggfnoid', 'winfnoid', 'opno', 'eqop', 'sortop', 'relid')
-                           AND (i.provolatile <> 'i' OR o.provolatile <> 'i')))
+                           AND (i.provolatile <> 'i' OR o.provolatile <> 'i'))
+                THEN 'it casts through text a value whose text depends on the session''s settings (TimeZone, DateStyle)' END)
         FROM view
         """
 
@@ -75,10 +79,22 @@ struct WayBackTrust {
     /// returns: nothing of it stays. A statement PostgreSQL rejects (an expression that names a
     /// table the tenant does not have, a missing privilege) vouches for none.
     func trustedTables(on connection: Connection) throws -> Set<String> {
-        guard !proofs.isEmpty else { return [] }
+        try verdict(on: connection).trusted
+    }
+
+    /// What PostgreSQL said of the proofs: the tables it vouches for, and why it does not vouch
+    /// for the others (by table, for reports: ``ArchiveFinding/reason``).
+    struct Verdict: Sendable, Error {
+        var trusted: Set<String> = []
+        var withheld: [String: String] = [:]
+    }
+
+    /// ``Verdict`` of the proofs, asked as ``trustedTables(on:)`` says.
+    func verdict(on connection: Connection) throws -> Verdict {
+        guard !proofs.isEmpty else { return Verdict() }
         // What is queued belongs before the savepoint; its failure is not the proof's to judge.
         try connection.sendQueuedStatements()
-        struct Verdict: Error { let trusted: Set<String> }
+        let tables = Set(proofs.map(\.table))
         do {
             try connection.savepoint { connection in
                 let owners = ExpressionTrust.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: false)
@@ -86,29 +102,32 @@ struct WayBackTrust {
                 let outcome = try connection.pipelineUntilFailure(statements)
                 guard outcome.failure == nil, outcome.results.count == statements.count else {
                     connection.logger.debug("no proof by the way back: \(outcome.failure.map { "\($0)" } ?? "no verdict")")
-                    throw Verdict(trusted: [])
+                    let reason = "PostgreSQL could not parse it" + (outcome.failure.map { " (\($0))" } ?? "")
+                    throw Verdict(withheld: Dictionary(uniqueKeysWithValues: tables.map { ($0, reason) }))
                 }
                 // (A view using what an untrusted role controls: the way up would run it as the migrator.)
                 let untrusted = Set(try outcome.results[statements.count - 1].map { try $0.decode(String.self, at: 1) })
-                var trusted: Set<String> = []
-                for row in outcome.results[statements.count - 2] where try row.decode(Bool?.self, at: 1) == false {
+                var verdict = Verdict()
+                for row in outcome.results[statements.count - 2] {
                     let name = try row.decode(String.self, at: 0)
-                    guard !untrusted.contains(name) else { continue }
-                    if let index = proofs.indices.first(where: { Self.viewName($0) == name }) { trusted.insert(proofs[index].table) }
+                    guard let index = proofs.indices.first(where: { Self.viewName($0) == name }) else { continue }
+                    let reason = try row.decode(String?.self, at: 1) ?? (untrusted.contains(name) ? "it uses an object a role the migrator does not trust controls" : nil)
+                    if let reason { verdict.withheld[proofs[index].table] = verdict.withheld[proofs[index].table] ?? reason } else { verdict.trusted.insert(proofs[index].table) }
                 }
-                throw Verdict(trusted: trusted)
+                for table in tables where !verdict.trusted.contains(table) && verdict.withheld[table] == nil { verdict.withheld[table] = "PostgreSQL gave no verdict" }
+                throw verdict
             }
         } catch let verdict as Verdict {
-            return verdict.trusted
+            return verdict
         }
-        return []
+        return Verdict(withheld: Dictionary(uniqueKeysWithValues: tables.map { ($0, "PostgreSQL gave no verdict") }))
     }
 }
 
 extension ArchivePlan {
     /// The tables whose proofs PostgreSQL vouches for (``WayBackTrust``), asked on `connection`:
     /// a run asks once per step (``StepMemory/trustedProofs(of:on:)``).
-    func trustedProofs(on connection: Connection) throws -> Set<String> {
-        try WayBackTrust(proofs: proofs, destination: destinationSchema).trustedTables(on: connection)
+    func trustedProofs(on connection: Connection) throws -> WayBackTrust.Verdict {
+        try WayBackTrust(proofs: proofs, destination: destinationSchema).verdict(on: connection)
     }
 }

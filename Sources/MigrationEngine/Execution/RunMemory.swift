@@ -51,7 +51,7 @@ final class StepMemory: Sendable {
     /// The new tables its policies took ids from, as the tenants that ran the step found them.
     let ownTablesTaken = OwnTablesTaken()
     /// The tables whose way back's proofs PostgreSQL vouches for, asked by the first tenant.
-    private let trust = Memo<Bool, Set<String>>()
+    private let trust = Memo<Bool, WayBackTrust.Verdict>()
     /// Whether its mappings' expressions resolve to trusted objects only, asked by the first tenant.
     private let mappingTrust = Memo<Bool, Bool>()
     /// Its archive plans' copies' SQL (the same for each tenant but for the schema, filled in as
@@ -62,7 +62,7 @@ final class StepMemory: Sendable {
     init() {}
 
     /// ``ArchivePlan/trustedProofs(on:)`` of the step's plan, asked once.
-    func trustedProofs(of plan: ArchivePlan, on connection: Connection) throws -> Set<String> {
+    func trustedProofs(of plan: ArchivePlan, on connection: Connection) throws -> WayBackTrust.Verdict {
         try trust.value(for: true) { try plan.trustedProofs(on: connection) }
     }
 

@@ -40,7 +40,7 @@ public struct StepExecutor {
         func archivePlan(of step: MigrationStep, learned: StepMemory, on connection: Connection) throws -> ArchivePlan {
             let plan = archivePlan(of: step)
             guard archives, !plan.proofs.isEmpty else { return plan }
-            let trusted = try learned.trustedProofs(of: step.archivePlan, on: connection)
+            let trusted = try learned.trustedProofs(of: step.archivePlan, on: connection).trusted
             return plan.keepingProofs { trusted.contains($0.table) }
         }
 
@@ -165,13 +165,19 @@ public struct StepExecutor {
         batch.statistics.supersededEntries += archive.supersededCount
         batch.statistics.linksRestoredByTarget += archive.linksRestoredByTarget
         batch.statistics.recordedWayBacks += archive.recordedWayBacks
+        var withheld = 0
         if archiving != nil, options.archives {
             let proved = archive.plan.items.filter(\.proved).count
             // (A column archived in every row, with what the way back derives, is not counted as proved.)
             batch.statistics.provedColumns += archive.plan.items.filter { $0.proved && $0.spares }.count
-            batch.statistics.withheldProofs += options.archivePlan(of: step).items.filter(\.proved).count - proved
+            withheld = options.archivePlan(of: step).items.filter(\.proved).count - proved
+            batch.statistics.withheldProofs += withheld
         }
         try archiving?.afterStep()
+        if withheld > 0 {
+            try archive.noteWithheldProofs(of: options.archivePlan(of: step), reasons: learned.trustedProofs(of: step.archivePlan, on: connection).withheld)
+        }
+        for finding in archive.findings { batch.statistics.findings.add(finding) }
         try archive.requireRestoredValues()
         try archive.narrowRestoredValues()
         if step.direction == .down { try restoreColumnOrder(after: step) }

@@ -25,6 +25,10 @@ public struct StepStatistics: Sendable, Codable, Hashable {
     /// Archived values and rows the step's way back gave back (compare-and-restore), counted in
     /// ``rowsAffected`` too.
     public var restoredEntries: Int = 0
+    /// Where the archive showed something, by table and column, with the rows it concerns: proofs
+    /// withheld as unsafe, archived values superseded, links and rows not given back
+    /// (``ArchiveFinding``). The counts above say how many; these say where.
+    public var findings: [ArchiveFinding] = []
 
     public init(statements: Int = 0, rowsAffected: Int = 0, milliseconds: Double = 0, supersededEntries: Int = 0, restoredEntries: Int = 0) {
         self.statements = statements
@@ -49,13 +53,15 @@ public struct StepStatistics: Sendable, Codable, Hashable {
         public var withheldProofs: Int
         public var linksRestoredByTarget: Int
         public var recordedWayBacks: Int
+        /// Where (``StepStatistics/findings``); nil when nothing.
+        public var findings: [ArchiveFinding]?
     }
 
     /// ``ArchiveCounts``, nil when all are 0.
     public var archiveCounts: ArchiveCounts? {
         let counts = ArchiveCounts(provedColumns: provedColumns, withheldProofs: withheldProofs, linksRestoredByTarget: linksRestoredByTarget,
-                                   recordedWayBacks: recordedWayBacks)
-        return counts == ArchiveCounts(provedColumns: 0, withheldProofs: 0, linksRestoredByTarget: 0, recordedWayBacks: 0) ? nil : counts
+                                   recordedWayBacks: recordedWayBacks, findings: findings.isEmpty ? nil : findings)
+        return counts == ArchiveCounts(provedColumns: 0, withheldProofs: 0, linksRestoredByTarget: 0, recordedWayBacks: 0, findings: nil) ? nil : counts
     }
 
     /// Adds what `other`'s archive did (its proofs, links, superseded values and recorded ways
@@ -66,10 +72,11 @@ public struct StepStatistics: Sendable, Codable, Hashable {
         withheldProofs += other.withheldProofs
         linksRestoredByTarget += other.linksRestoredByTarget
         recordedWayBacks += other.recordedWayBacks
+        for finding in other.findings { findings.add(finding) }
     }
 
     private enum CodingKeys: String, CodingKey {
-        case statements, rowsAffected, milliseconds, supersededEntries, restoredEntries, provedColumns, withheldProofs, linksRestoredByTarget, recordedWayBacks
+        case statements, rowsAffected, milliseconds, supersededEntries, restoredEntries, provedColumns, withheldProofs, linksRestoredByTarget, recordedWayBacks, findings
     }
 
     /// (Reports written before ``supersededEntries``, ``restoredEntries`` or the archive's counts decode with 0 for them.)
@@ -84,5 +91,6 @@ public struct StepStatistics: Sendable, Codable, Hashable {
         linksRestoredByTarget = try container.decodeIfPresent(Int.self, forKey: .linksRestoredByTarget) ?? 0
         recordedWayBacks = try container.decodeIfPresent(Int.self, forKey: .recordedWayBacks) ?? 0
         restoredEntries = try container.decodeIfPresent(Int.self, forKey: .restoredEntries) ?? 0
+        findings = try container.decodeIfPresent([ArchiveFinding].self, forKey: .findings) ?? []
     }
 }

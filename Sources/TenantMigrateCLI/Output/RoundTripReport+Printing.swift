@@ -33,7 +33,13 @@ extension RoundTripReport {
         Console.line("round trips (seed \(seed), \(rows) row\(rows == 1 ? "" : "s") per entity):")
         for trip in trips { Self.printTrip(trip) }
         if failure == nil { Console.line("every round trip gave every value back") }
+        Console.line(Self.unseenClasses)
     }
+
+    /// What a round trip cannot show: it makes no app changes between its ways.
+    static let unseenClasses = "(no app changes are made between the ways: links whose target row the app replaced and archived values its changes "
+        + "supersede show only in `migrate --rehearse` or `rollback --rehearse` of a real tenant)"
+
 
     private static func printTrip(_ trip: RoundTripResult) {
         let style = TextStyle.output
@@ -43,8 +49,10 @@ extension RoundTripReport {
             Console.line("  \(path): \(style.red("FAILED")): \(error)")
         } else if trip.differences.isEmpty {
             Console.line("  \(path): \(style.green("ok")) (\(trip.rows) rows\(excused))")
+            for line in trip.statistics?.findingLines ?? [] { Console.line("    \(line)") }
         } else {
             Console.line("  \(path): \(style.red("\(trip.differences.count) value\(trip.differences.count == 1 ? "" : "s") did not come back")) (\(trip.rows) rows\(excused)):")
+            for line in trip.statistics?.findingLines ?? [] { Console.line("    \(line)") }
             for difference in trip.differences.prefix(printedPerTrip) { Console.line("    \(difference)") }
             if trip.differences.count > printedPerTrip { Console.line("    … and \(trip.differences.count - printedPerTrip) more (see --json)") }
         }

@@ -15,4 +15,8 @@ extension StepStatistics {
         ]
         return parts.filter { $0.0 > 0 }.map { ", \($0.0) \($0.0 == 1 ? $0.1 : $0.2)" }.joined()
     }
+
+    /// Where the archive showed it, one line each (``ArchiveFinding``): `Post.author (post.author_id):
+    /// 1 link not given back (no row is what it pointed at)`.
+    var findingLines: [String] { findings.map(\.description) }
 }

@@ -15,6 +15,7 @@ extension TenantMigrationResult {
         if mode.isTrial, outcome == .migrated {
             Console.line("\(tenant): \(mode == .rehearse ? "rehearsal" : "dry run"): \(style.green(back ? "would roll back" : "would migrate")) \(fromVersion) → \(toVersion) "
                 + "(\(rows), \(time)\(statistics.archiveSummary))" + (mode == .rehearse ? "; the way back gave every value back" : "") + "; rolled back, nothing changed")
+            for line in statistics.findingLines { Console.line("\(tenant):   \(line)") }
             return
         }
         switch outcome {

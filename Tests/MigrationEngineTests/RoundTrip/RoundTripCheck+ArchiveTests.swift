@@ -5,7 +5,8 @@ import TenantMigrator
 import Testing
 
 /// Issue 30: `check --round-trip` says what the archive showed of each trip, in text and JSON:
-/// columns proved by the way back, proofs withheld as unsafe (and so archived in every row).
+/// columns proved by the way back, proofs withheld as unsafe (and so archived in every row), and
+/// where (entity, attribute, table, column, rows: ``ArchiveFinding``).
 @Suite("check --round-trip: what the archive shows")
 struct RoundTripCheckArchiveTests {
     private func check(_ conninfo: String, migrations: String, family: String, json: Bool) async throws -> TenantMigrateExecutable.Output {
@@ -40,8 +41,18 @@ struct RoundTripCheckArchiveTests {
             let report = try JSONDecoder().decode(RoundTripReport.self, from: Data(output.stdout.utf8))
             let trip = try #require(report.trips.first { $0.path == ["v1", "v2", "v1"] })
             #expect(trip.passed && trip.statistics?.provedColumns == 0 && trip.statistics?.withheldProofs == 2, "\(String(describing: trip.statistics))")
+            // Where: each column, by attribute, with every row's value archived (12 rows).
+            let withheld = (trip.statistics?.findings ?? []).map { "\($0.kind.rawValue) \($0.entity ?? "").\($0.attribute ?? "") \($0.table).\($0.column ?? "") \($0.rows)" }
+            #expect(withheld.sorted() == ["proofWithheld Item.d item.d 12", "proofWithheld Item.local item.local 12"], "\(withheld)")
+            // And why: what PostgreSQL found not IMMUTABLE in each way back.
+            let reasons = (trip.statistics?.findings ?? []).sorted { ($0.column ?? "") < ($1.column ?? "") }.map(\.reason)
+            #expect(reasons.first == "it calls now(), which is not IMMUTABLE" && reasons.last??.hasSuffix("which is not IMMUTABLE") == true, "\(reasons)")
             let text = try await check(conninfo, migrations: migrations, family: "WayBackTrust", json: false)
-            #expect(text.stdout.contains("2 proofs withheld as unsafe (archived in every row)"), "\(text.stdout)")
+            #expect(text.stdout.contains("2 proofs withheld as unsafe (archived in every row)")
+                && text.stdout.contains("Item.d (item.d): proof by the way back withheld as unsafe (it calls now(), which is not IMMUTABLE), 12 values archived")
+                && text.stdout.contains("Item.local (item.local): proof by the way back withheld as unsafe (it calls "), "\(text.stdout)")
+            // What it cannot show, said in its own words.
+            #expect(text.stdout.contains("no app changes are made between the ways"), "\(text.stdout)")
         }
     }
 }
