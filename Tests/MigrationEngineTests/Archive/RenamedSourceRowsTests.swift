@@ -69,11 +69,39 @@ struct RenamedSourceRowsTests {
             try connection.execute(unsafeSQL: "UPDATE \(schema).issue SET status = 'Reopened' WHERE id = 5")
             let below = "SELECT id::text, status FROM \(schema).issue ORDER BY id"
             let appsRows = try connection.rows(below)
+            // A rehearsal of the way up (there and back, rolled back) reports what it would supersede.
+            let rehearsed = try await migrator.migrate(tenant: "acme", MigrationRequest(.move, to: "v3", allowDestructive: true, mode: .rehearse))
+            #expect(rehearsed.outcome == .migrated && rehearsed.statistics.supersededEntries > 0, "\(rehearsed)")
+            #expect(try connection.rows(below) == appsRows)
             let again = try await migrator.migrate(tenant: "acme", to: "v3")
             #expect(try connection.rows(statuses) == [["1", "Closed"], ["2", "Open"], ["3", "Blocked"], ["4", "Reopened"]])
             #expect(try connection.rows(links) == [["1", "1"], ["2", "2"], ["3", "3"], ["4", "1"], ["5", "4"], ["6", "3"]])
             #expect(again.statistics.supersededEntries > 0, "\(again.statistics)")
             _ = try await migrator.rollback(tenant: "acme", to: "v2")
+            #expect(try connection.rows(below) == appsRows)
+            #expect(try await verifyClean(migrator, "acme"))
+        }
+    }
+    /// Two Tag rows that look alike (`b`, ids 2 and 3, the app's own at v2), each named by one
+    /// item; below, the app renames the first item's tag to `c`. v2 → v1 → v2: `c` is Tag 2
+    /// renamed, the other item keeps Tag 3, and no `b` is left that nothing names.
+    @Test func aRenamedRowThatLookedLikeAnotherTakesItsOwnId() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await fixtureTenant("DistinctRerun", conninfo, version: "v2", insert: "SELECT 1")
+            _ = try connection.fixtureScript("""
+                INSERT INTO \(schema).tag (name) VALUES ('a'), ('b'), ('b');
+                INSERT INTO \(schema).item (title, tag_id) VALUES ('i1', 2), ('i2', 3);
+                """)
+            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            try connection.execute(unsafeSQL: "UPDATE \(schema).item SET tag = 'c' WHERE title = 'i1'")
+            let below = "SELECT id::text, title, tag FROM \(schema).item ORDER BY id"
+            let appsRows = try connection.rows(below)
+            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let tags = try connection.rows("SELECT id::text, name FROM \(schema).tag ORDER BY id")
+            let items = try connection.rows("SELECT title, tag_id::text FROM \(schema).item ORDER BY id")
+            #expect(tags == [["1", "a"], ["2", "c"], ["3", "b"]], "\(tags)")
+            #expect(items == [["i1", "2"], ["i2", "3"]], "\(items)")
+            _ = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try connection.rows(below) == appsRows)
             #expect(try await verifyClean(migrator, "acme"))
         }
