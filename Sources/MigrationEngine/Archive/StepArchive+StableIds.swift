@@ -123,11 +123,16 @@ extension StepArchive {
         }
         return "WITH tm_made AS (SELECT t.id, \(made) AS fp FROM \(table: target.name) AS t), "
             + "tm_archived AS (SELECT \(archivedID) AS id, \(archived) AS fp FROM \(archiveTable) AS a WHERE \(entry)), "
-            // A made row with an archived row's id and values is that row.
-            + "tm_same AS (SELECT m.id FROM tm_made AS m JOIN tm_archived AS r ON r.id = m.id AND r.fp = m.fp), "
+            + gone(named)
+            // A made row with an archived row's id and values is that row (unless the app renamed
+            // that row's every source row away: the made row is then another that looks alike).
+            + "tm_same AS (SELECT m.id FROM tm_made AS m JOIN tm_archived AS r ON r.id = m.id AND r.fp = m.fp "
+            + "WHERE NOT EXISTS (SELECT FROM tm_gone AS g WHERE g.id = r.id)), "
             + "tm_m AS (SELECT m.id, m.fp, pg_catalog.row_number() OVER (PARTITION BY m.fp ORDER BY m.id) AS n FROM tm_made AS m "
             + "WHERE NOT EXISTS (SELECT FROM tm_same AS s WHERE s.id = m.id)), "
-            + "tm_r AS (SELECT r.id, r.fp, pg_catalog.row_number() OVER (PARTITION BY r.fp ORDER BY r.id) AS n FROM tm_archived AS r "
+            // (Among archived rows that look alike, those the app did not rename away first.)
+            + "tm_r AS (SELECT r.id, r.fp, pg_catalog.row_number() OVER (PARTITION BY r.fp ORDER BY EXISTS (SELECT FROM tm_gone AS g WHERE g.id = r.id), r.id) AS n "
+            + "FROM tm_archived AS r "
             + "WHERE NOT EXISTS (SELECT FROM tm_same AS s WHERE s.id = r.id)), "
             + "tm_matched AS (SELECT m.id AS old, r.id AS new FROM tm_m AS m JOIN tm_r AS r ON r.fp = m.fp AND r.n = m.n), "
             + renamed(named)
@@ -141,12 +146,19 @@ extension StepArchive {
             + "\(moves, joinedBy: ", ") SELECT pg_catalog.count(*) FROM tm_moves"
     }
 
+    /// `tm_named` (``namingRows(_:of:into:)``) and `tm_gone`: the archived rows whose source rows
+    /// the app all changed below.
+    private func gone(_ named: SQL?) -> SQL {
+        guard let named else { return "tm_gone AS (SELECT NULL::bigint AS id WHERE false), " }
+        return "tm_named AS (\(named)), "
+            + "tm_gone AS (SELECT n.archived AS id FROM tm_named AS n GROUP BY n.archived HAVING pg_catalog.bool_and(n.changed)), "
+    }
+
     /// `tm_renamed` (made rows that take the id of the archived row their source rows named, the
     /// app having renamed them all below) and `tm_paired` (those and `tm_matched`).
     private func renamed(_ named: SQL?) -> SQL {
-        guard let named else { return "tm_paired AS (SELECT old, new FROM tm_matched), " }
-        return "tm_named AS (\(named)), "
-            + "tm_away AS (SELECT n.archived, pg_catalog.min(n.made) AS made FROM tm_named AS n GROUP BY n.archived "
+        guard named != nil else { return "tm_paired AS (SELECT old, new FROM tm_matched), " }
+        return "tm_away AS (SELECT n.archived, pg_catalog.min(n.made) AS made FROM tm_named AS n GROUP BY n.archived "
             + "HAVING pg_catalog.bool_and(n.changed) AND pg_catalog.bool_and(n.made IS NOT NULL) AND pg_catalog.count(DISTINCT n.made) = 1), "
             + "tm_renamed AS (SELECT DISTINCT ON (w.made) w.made AS old, w.archived AS new FROM tm_away AS w "
             + "WHERE w.archived IN (SELECT r.id FROM tm_r AS r WHERE NOT EXISTS (SELECT FROM tm_matched AS x WHERE x.new = r.id)) "
