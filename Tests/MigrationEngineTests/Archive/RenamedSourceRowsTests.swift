@@ -21,12 +21,9 @@ struct RenamedSourceRowsTests {
     @Test(arguments: [false, true])
     func recipesIngredientReadsTheAppsRename(declarative: Bool) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = declarative ? try RecipesPoliciesDeclarativeTests.declarativeMigrator(conninfo) : try makeRecipesMigrator(conninfo)
-            let schema = try await migrator.createTenant("acme", version: "v2").schema
-            let connection = try Connection(conninfo)
-            try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe (id, name) VALUES (1, 'Soup')")
-            try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe_ingredient (id, name, unit_of_measure, quantity, recipe_id) "
-                + "VALUES (1, 'Salt', 'g', 1, 1), (2, 'Pepper', 'g', 2, 1), (3, 'Sugar', 'kg', 3, 1), (4, 'Salt', 'g', 4, 1), (5, 'Pepper', 'g', 5, 1)")
+            let (migrator, connection, schema) = try await recipesTenantAtV2(conninfo, declarative: declarative, ingredients: [
+                (1, "Salt", "g", 1), (2, "Pepper", "g", 2), (3, "Sugar", "kg", 3), (4, "Salt", "g", 4), (5, "Pepper", "g", 5),
+            ])
             let ingredients = "SELECT i.id::text, i.name, u.name FROM \(schema).ingredient i LEFT JOIN \(schema).unit_of_measure u ON u.id = i.unit_of_measure_id ORDER BY i.id"
             let links = "SELECT id::text, ingredient_id::text FROM \(schema).recipe_ingredient ORDER BY id"
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
