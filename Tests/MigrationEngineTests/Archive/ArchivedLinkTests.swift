@@ -19,12 +19,7 @@ struct ArchivedLinkTests {
     @Test(arguments: [false, true])
     func recipeIngredientsKeepTheirIngredientAcrossARerun(declarative: Bool) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = declarative ? try RecipesPoliciesDeclarativeTests.declarativeMigrator(conninfo) : try makeRecipesMigrator(conninfo)
-            let schema = try await migrator.createTenant("acme", version: "v2").schema
-            let connection = try Connection(conninfo)
-            try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe (id, name) VALUES (1, 'Soup')")
-            try connection.execute(unsafeSQL: "INSERT INTO \(schema).recipe_ingredient (id, name, unit_of_measure, quantity, recipe_id) "
-                + "VALUES (1, 'Salt', 'g', 1, 1), (2, 'Pepper', 'g', 2, 1), (3, 'Sugar', 'kg', 3, 1)")
+            let (migrator, connection, schema) = try await recipesTenantAtV2(conninfo, declarative: declarative, ingredients: [(1, "Salt", "g", 1), (2, "Pepper", "g", 2), (3, "Sugar", "kg", 3)])
             let links = "SELECT ri.id::text, i.name, u.name FROM \(schema).recipe_ingredient ri JOIN \(schema).ingredient i ON i.id = ri.ingredient_id "
                 + "LEFT JOIN \(schema).unit_of_measure u ON u.id = i.unit_of_measure_id ORDER BY ri.id"
             _ = try await migrator.migrate(tenant: "acme", to: "v3")

@@ -38,8 +38,7 @@ struct KeyedLinkTargetTests {
     /// exit 0, "archived values given back", no warning; the entry deleted.)
     @Test func aRestoredLinkDoesNotPointAtARowMadeAnewUnderItsKey() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("KeyedLinkTarget", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "UPDATE \(schema).person SET handle = 'ann.smith' WHERE handle = 'ann'")
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('ann', 'Ann Other')")
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
@@ -54,8 +53,7 @@ struct KeyedLinkTargetTests {
     /// (superseded, with the log's warning) and writes nothing: the archive keeps its entries, unmarked.
     @Test func aRehearsedRollbackReportsTheLinksItWouldNotGiveBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("KeyedLinkTarget", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "UPDATE \(schema).person SET handle = 'ann.smith' WHERE handle = 'ann'")
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('ann', 'Ann Other')")
             let rehearsed = try await migrator.rollback(tenant: "acme", to: "v1", mode: .rehearse)
@@ -68,8 +66,7 @@ struct KeyedLinkTargetTests {
     /// The app deletes a tag and makes another under the same uuid: p1 is not linked to it.
     @Test func aLinkByUUIDDoesNotPointAtARowMadeAnewUnderIt() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("KeyedLinkTarget", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "DELETE FROM \(schema).tag WHERE id = '\(Self.tag1)'")
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).tag (id, label) VALUES ('\(Self.tag1)', 'gossip')")
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
@@ -83,8 +80,7 @@ struct KeyedLinkTargetTests {
     /// Where the rows are what they were (the app changed other rows), every link goes back.
     @Test func linksIntoUnchangedRowsGoBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("KeyedLinkTarget", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('cy', 'Cy Young')")
             try connection.execute(unsafeSQL: "UPDATE \(schema).tag SET label = 'tutorial' WHERE id = '\(Self.tag2)'")
             let down = try await migrator.rollback(tenant: "acme", to: "v1")

@@ -80,8 +80,7 @@ struct KeyedRowsTests {
     /// natural key the app changed (its archived value is kept, superseded, not lost).
     @Test func theAppsChangesWinByKeyAndTheArchivedValueIsKept() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("KeyedArchive", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedArchive", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "UPDATE \(schema).country SET motto = 'set by app' WHERE code = ' sp '")
             try connection.execute(unsafeSQL: "UPDATE \(schema).country SET code = 'D' || 'E2' WHERE code = 'DE'")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
@@ -119,8 +118,7 @@ struct KeyedRowsTests {
     /// refuses, naming the row by its key (a uuid), and changes nothing.
     @Test func aRowMadeSinceIsNamedByItsKey() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("KeyedArchive", conninfo, insert: Self.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedArchive", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).token (id) VALUES ('12345678-0000-4000-8000-000000000000')")
             await #expect {
                 _ = try await migrator.rollback(tenant: "acme", to: "v1")

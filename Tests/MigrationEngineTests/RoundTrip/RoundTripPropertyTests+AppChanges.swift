@@ -37,6 +37,10 @@ struct RoundTripAppChangeTests {
         /// Families with a generated Swift policy (``GeneratedInPlacePolicy``).
         var policyFamilies = 0
         var superseded = 0, provedColumns = 0, withheldProofs = 0
+        /// `distinct:` keys the app renamed below their pair (every row of a value, or one of
+        /// several), deleted rows whose key a new row took, and ways up whose made rows were
+        /// checked against them (``AppChangeOracle/renamedKeyViolations(_:on:)``).
+        var keyRenames = 0, keyReuses = 0, keyChecks = 0
         var failures: [String] = []
 
         mutating func add(_ other: Tally) {
@@ -46,6 +50,7 @@ struct RoundTripAppChangeTests {
             requiredFamilies += other.requiredFamilies; dependentDeletes += other.dependentDeletes
             distinctFamilies += other.distinctFamilies; otherRowUpdates += other.otherRowUpdates; policyFamilies += other.policyFamilies
             provedColumns += other.provedColumns; withheldProofs += other.withheldProofs
+            keyRenames += other.keyRenames; keyReuses += other.keyReuses; keyChecks += other.keyChecks
             failures += other.failures
         }
     }
@@ -65,6 +70,7 @@ struct RoundTripAppChangeTests {
             + "\(tally.relinks) relinks, \(tally.nulls) NULLs written, \(tally.refusedByPostgres) refused by constraints, "
             + "\(tally.otherRowUpdates) to what a way back derives from another row (\(tally.distinctFamilies) families with distinct: mappings, \(tally.policyFamilies) with a Swift policy), "
             + "\(tally.dependentDeletes) rows deleted first as they named a deleted row by a required to-one (\(tally.requiredFamilies) families with required to-ones); "
+            + "\(tally.keyRenames) distinct: keys renamed below and \(tally.keyReuses) reused by a new row, \(tally.keyChecks) ways up checked for them; "
             + "\(tally.superseded) archived values superseded as expected, \(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld; "
             + "\(tally.values) values compared as text, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
         for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
@@ -79,6 +85,7 @@ struct RoundTripAppChangeTests {
         #expect(tally.superseded > Self.families / 8, "app changes must supersede archived values")
         #expect(tally.distinctFamilies > 0 && tally.policyFamilies > 0, "families must have distinct: mappings and Swift policies")
         #expect(!Self.requiredToOnes || tally.requiredFamilies > Self.families / 10, "families must have required to-ones")
+        #expect(tally.keyRenames > 0 && tally.keyReuses > 0 && tally.keyChecks > 0, "the app must rename and reuse distinct: keys below their pair")
     }
 
     static func checkAll(_ conninfo: String) -> (Tally, [String]) {
@@ -186,18 +193,31 @@ struct RoundTripAppChangeTests {
         let down = AppChangeOracle(family: generated, lower: lower, upper: upper, versions: versions)
         let same = AppChangeOracle(family: generated, lower: lower, upper: lower, versions: versions)
         var workload = AppWorkload(seed: seed &+ 99)
+        // (Keys renamed below a distinct: pair, and the rows the next way up makes from them.)
+        let keys = down.extractedKeys
         for cycle in 0..<Self.cycles {
-            try workload.run(3, on: same, schema: schemas.tenant, role: role, undeletable: [:], on: connection)
+            try workload.run(keys.isEmpty ? 3 : 6, on: same, schema: schemas.tenant, role: role, undeletable: [:], keys: keys, on: connection)
+            if cycle > 0, !keys.isEmpty { try down.snapshotKeys("up", schemas.tenant, on: connection) }
             let undeletable = try down.undeletable(in: schemas.tenant, on: connection)
             let dependents = try down.dependents(in: schemas.tenant, on: connection)
             for schema in [schemas.expected, schemas.upLeft] { try connection.execute("DROP SCHEMA IF EXISTS \(id: schema) CASCADE", schema: schemas.tenant) }
             try AppChangeOracle.copy(schemas.tenant, tables: down.lower.tables, into: schemas.expected, on: connection)
             for plan in plans[2 * cycle] { try run(plan, schemas.tenant, &tally, on: connection) }
+            if cycle > 0, !keys.isEmpty {
+                tally.keyChecks += 1
+                let violations = try down.renamedKeyViolations(schemas.tenant, on: connection)
+                if !violations.isEmpty {
+                    tally.failures.append("\(description), cycle \(cycle + 1), way up: not as the rules say: \(violations.prefix(3))")
+                    break
+                }
+            }
             try AppChangeOracle.copy(schemas.tenant, tables: down.upLeftTables, into: schemas.upLeft, on: connection)
             try workload.run(5, on: down, schema: schemas.tenant, role: role, undeletable: undeletable, dependents: dependents, on: connection)
             let superseded = try down.supersededValues(schemas, on: connection)
             try down.apply(schemas, on: connection)
+            if !keys.isEmpty { try down.snapshotBeforeDown(schemas.tenant, on: connection) }
             for plan in plans[2 * cycle + 1] { try run(plan, schemas.tenant, &tally, on: connection) }
+            if !keys.isEmpty { try down.snapshotKeys("down", schemas.tenant, on: connection) }
             tally.cycles += 1
             // Every value as the rules say, the schema and identities as they were.
             let expected = try ExactState.read(schemas.expected, version: version, on: connection)
@@ -223,6 +243,7 @@ struct RoundTripAppChangeTests {
         tally.inserts = workload.inserts; tally.updates = workload.updates; tally.deletes = workload.deletes
         tally.relinks = workload.relinks; tally.nulls = workload.nulls; tally.refusedByPostgres = workload.refused
         tally.dependentDeletes = workload.dependentDeletes; tally.otherRowUpdates = workload.otherRowUpdates
+        tally.keyRenames = workload.keyRenames; tally.keyReuses = workload.keyReuses
         return tally
     }
 

@@ -19,6 +19,9 @@ struct AppWorkload {
     /// Of the updates and relinks, those made to what a way back derives through a link from
     /// another row (``AppChangeOracle/Derivation/throughLink(link:table:column:)``).
     var otherRowUpdates = 0
+    /// `distinct:` keys renamed below (every row of a value, or one of several sharing it), and
+    /// deleted rows whose key a new row took (``renameKey(_:oracle:role:schema:on:)``).
+    var keyRenames = 0, keyReuses = 0
 
     init(seed: UInt64) { random = SeededGenerator(seed: seed) }
 
@@ -49,14 +52,20 @@ struct AppWorkload {
     /// rows of the lower version name by a required to-one (`dependents`,
     /// ``AppChangeOracle/dependents(in:on:)``) is deleted after them, as an app deletes what
     /// cannot live without it first.
+    /// - Parameter keys: `distinct:` keys of a later pair (``AppChangeOracle/extractedKeys``, lower
+    ///   names) that the app renames here, below the pair, now and then.
     mutating func run(_ operations: Int, on oracle: AppChangeOracle, schema: String, role: String, undeletable: [String: Set<Int64>],
-                      dependents: AppChangeOracle.Dependents = [:], on connection: Connection) throws {
+                      dependents: AppChangeOracle.Dependents = [:], keys: [AppChangeOracle.ExtractedKey] = [], on connection: Connection) throws {
         let tables = oracle.tables.map(\.upper.name)
         for table in oracle.upLeftTables.map(\.name) {
             try connection.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(table: table) TO \(id: role)", schema: schema)
         }
         try connection.execute("GRANT USAGE ON SCHEMA \(SQL.schema) TO \(id: role)", schema: schema)
         for _ in 0..<operations {
+            if let key = pick(keys), Int.random(in: 0..<2, using: &random) == 0 {
+                try renameKey(key, oracle: oracle, role: role, schema: schema, on: connection)
+                continue
+            }
             guard let pair = pick(oracle.tables) else { return }
             let table = pair.upper
             let ids = try connection.execute("SELECT id FROM \(table: table.name) ORDER BY id", schema: schema).map { try $0.decode(Int64.self, at: 0) }
@@ -109,21 +118,8 @@ struct AppWorkload {
                 statement = "UPDATE \(table: table.name) SET \(id: column.name) = \(value) WHERE id = \(bind: .integer(row))"
                 updates += 1
             case 4...5:
-                guard pair.acceptsInserts, !table.columns.contains(where: { column in
-                    if case .relationship = column.origin { return !column.isNullable && !links.contains(column) } else { return false }
-                }) else { continue }
-                var names: [String] = [], values: [SQL] = []
-                for column in attributes {
-                    names.append(column.name)
-                    values.append(value(for: column))
-                }
-                for column in links {
-                    let targets = try targets(of: column, in: table, schema: schema, on: connection)
-                    names.append(column.name)
-                    values.append(column.isNullable && Int.random(in: 0..<3, using: &random) == 0 ? "NULL" : pick(targets).map { "\(bind: .integer($0))" } ?? "NULL")
-                }
-                statement = names.isEmpty ? "INSERT INTO \(table: table.name) DEFAULT VALUES"
-                    : "INSERT INTO \(table: table.name) (\(ids: names)) VALUES (\(values, joinedBy: ", "))"
+                guard let insert = try insertion(into: pair, attributes: attributes, links: links, schema: schema, on: connection) else { continue }
+                statement = insert
                 inserts += 1
             case 6:
                 guard let row = pick(ids.filter { !(undeletable[table.name]?.contains($0) ?? false) }) else { continue }
@@ -141,6 +137,63 @@ struct AppWorkload {
                 relinks += 1
             }
             try execute(statement, first: first, role: role, schema: schema, on: connection)
+        }
+    }
+
+    /// A row for `pair`'s upper table: random values (`given` where named), links to random rows;
+    /// nil where the table takes no inserts.
+    private mutating func insertion(into pair: AppChangeOracle.TablePair, attributes: [Column], links: [Column], given: [String: SQL] = [:],
+                                    schema: String, on connection: Connection) throws -> SQL? {
+        let table = pair.upper
+        guard pair.acceptsInserts, !table.columns.contains(where: { column in
+            if case .relationship = column.origin { return !column.isNullable && !links.contains(column) } else { return false }
+        }) else { return nil }
+        var names: [String] = [], values: [SQL] = []
+        for column in attributes {
+            names.append(column.name)
+            values.append(given[column.name] ?? value(for: column))
+        }
+        for column in links {
+            let targets = try targets(of: column, in: table, schema: schema, on: connection)
+            names.append(column.name)
+            values.append(column.isNullable && Int.random(in: 0..<3, using: &random) == 0 ? "NULL" : pick(targets).map { "\(bind: .integer($0))" } ?? "NULL")
+        }
+        return names.isEmpty ? "INSERT INTO \(table: table.name) DEFAULT VALUES" : "INSERT INTO \(table: table.name) (\(ids: names)) VALUES (\(values, joinedBy: ", "))"
+    }
+
+    /// Renames a `distinct:` key below its pair: every row holding a value (to a new value, or to
+    /// another row's, merging them), or one of the rows sharing one; or deletes a row and gives
+    /// its key to a new row.
+    private mutating func renameKey(_ key: AppChangeOracle.ExtractedKey, oracle: AppChangeOracle, role: String, schema: String,
+                                    on connection: Connection) throws {
+        guard let pair = oracle.tables.first(where: { $0.upper.name == key.lower }) else { return }
+        let rows = try connection.execute("SELECT id, \(id: key.key) FROM \(table: key.lower) WHERE \(id: key.key) IS NOT NULL ORDER BY id", schema: schema)
+            .map { (try $0.decode(Int64.self, at: 0), try $0.decode(String.self, at: 1)) }
+        guard let (row, old) = pick(rows) else { return }
+        let fresh = "renamed \(keyRenames + keyReuses) " + pick(["Ünï", "q'uote", " spaced "])!
+        switch Int.random(in: 0..<4, using: &random) {
+        case 0, 1:
+            let other = pick(rows.map(\.1).filter { $0 != old })
+            let value = Int.random(in: 0..<3, using: &random) == 0 ? other ?? fresh : fresh
+            try execute("UPDATE \(table: key.lower) SET \(id: key.key) = \(literal: value) WHERE \(id: key.key) = \(literal: old)", first: [], role: role, schema: schema, on: connection)
+            keyRenames += 1
+        case 2:
+            guard let shared = pick(rows.filter { row in rows.filter { $0.1 == row.1 }.count > 1 }) else { return }
+            try execute("UPDATE \(table: key.lower) SET \(id: key.key) = \(literal: fresh) WHERE id = \(bind: .integer(shared.0))", first: [], role: role, schema: schema, on: connection)
+            keyRenames += 1
+        default:
+            let frozen = Set(pair.derivations.values.compactMap(\.frozen))
+            let attributes = pair.upper.columns.filter { if case .attribute = $0.origin { !frozen.contains($0.name) } else { false } }
+            let tables = oracle.tables.map(\.upper.name)
+            let links = pair.upper.columns.filter { column in
+                if case .relationship = column.origin { return pair.upper.foreignKeys.contains { $0.columns == [column.name] && tables.contains($0.referencedTable) } }
+                return false
+            }
+            guard attributes.contains(where: { $0.name == key.key }),
+                  let insert = try insertion(into: pair, attributes: attributes, links: links, given: [key.key: "\(literal: old)"], schema: schema, on: connection)
+            else { return }
+            try execute(insert, first: ["DELETE FROM \(table: key.lower) WHERE id = \(bind: .integer(row))"], role: role, schema: schema, on: connection)
+            keyReuses += 1
         }
     }
 
