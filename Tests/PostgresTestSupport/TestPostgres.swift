@@ -136,6 +136,9 @@ public actor TestServer {
                         settings: ["max_connections": "1000", "max_locks_per_transaction": "256"]
                     )
                     let server = try embedded.start()
+                    // The first user of the cluster (no other process holds `users.lock`) removes
+                    // what runs killed midway left behind; later users join as they are.
+                    if locks.users.tryExclusive() { Leftovers.remove(from: server) }
                     locks.users.lockShared()
                     StopAtExit.register(embedded, locks: locks)
                     continuation.resume(returning: server)
