@@ -9,20 +9,8 @@ import Testing
 /// archived, and the rollback failed, so its rows could not come back.
 @Suite("The way back into tables keyed by an identity generated always")
 struct IdentityAlwaysWayBackTests {
-    static let v1 = """
-        entities:
-          Shelf:
-            key: { type: integer, identity: always }
-            attributes:
-              label: { type: string }
-              note: { type: string, optional: true }
-          Tag:
-            key: { type: bigint, identity: always }
-            attributes:
-              word: { type: string }
-            relationships:
-              shelf: { destination: Shelf, optional: true }
-        """
+    /// Shelf (integer identity, an optional note) and Tag (bigint identity, a link to a shelf).
+    static let v1 = OnlineRunIdentityAlwaysTests.v1
     /// Tag goes, and so does Shelf's note: both are archived on the way up.
     static let v2 = """
         entities:
