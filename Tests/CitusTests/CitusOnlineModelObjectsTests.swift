@@ -104,13 +104,22 @@ extension CitusTests {
         }
     }
 
-    /// A model with enum types or sequences of its own is refused on Citus before anything is
-    /// touched, with SQLSTATE 0A000 (feature not supported): the tenant stays at v1, with nothing of
-    /// a run in its schema.
-    @Test(arguments: ["enums", "sequences"])
+    /// A model with enum types or sequences of its own, or a serial key given options of its own
+    /// sequence, is refused on Citus before anything is touched, with SQLSTATE 0A000 (feature not
+    /// supported): the tenant stays at v1, with nothing of a run in its schema.
+    @Test(arguments: ["enums", "sequences", "serialoptions"])
     func onlineOnCitusRefusesTheModelsOwnEnumTypesAndSequencesWithASQLState(_ kind: String) async throws {
         try await CitusFixture.with { fixture in
-            let v1 = kind == "enums"
+            let v1 = kind == "serialoptions"
+                ? """
+                entities:
+                  Label:
+                    key: { type: bigserial }
+                    attributes:
+                      word: { type: string, optional: true }
+                      note: { type: string, optional: true }
+                """
+                : kind == "enums"
                 ? """
                 enums:
                   order_status: [new, paid, shipped]
@@ -130,8 +139,11 @@ extension CitusTests {
                 sequences:
                   obj_seq: {}
                 """
+            // (A serial key's options come at v2: Citus refuses the ALTER SEQUENCE that gives a new
+            // tenant's sequence its options, XX000, so no tenant on Citus starts with them.)
             let v2 = v1.replacingOccurrences(of: "\n      note: { type: string, optional: true }", with: "")
                 .replacingOccurrences(of: "\n            note: { type: string, optional: true }", with: "")
+                .replacingOccurrences(of: "key: { type: bigserial }", with: "key: { type: bigserial, start: 7, increment: 5 }")
             try await Self.withFamily(fixture, "Objects", versions: [("v1", v1), ("v2", v2)]) { migrator in
                 let tenant = fixture.names(1, kind)[0], schema = "tenant_" + tenant
                 _ = try await migrator.createTenant(tenant, version: "v1")
@@ -140,7 +152,7 @@ extension CitusTests {
                     Issue.record("\(kind): migrated online")
                 } catch {
                     #expect(SQLState.of(error) == "0A000", "\(error)")
-                    #expect("\(error)".contains("cannot migrate online") && "\(error)".contains(kind == "enums" ? "order_status" : "obj_seq"), "\(error)")
+                    #expect("\(error)".contains("cannot migrate online") && "\(error)".contains(["enums": "order_status", "sequences": "obj_seq", "serialoptions": "label.id"][kind]!), "\(error)")
                 }
                 let version = try fixture.connection.execute("SELECT version FROM \(id: fixture.catalog.schema).\(id: "tenants") WHERE name = \(bind: .text(tenant))", schema: "")
                     .first!.decode(String.self, at: 0)

@@ -22,6 +22,14 @@ extension OnlinePreconditions {
             return "on Citus the run swaps its shadow in by renames inside the tenant's schema, which do not cover the model's own sequences yet "
                 + "(\(sequence.name)); migrate it offline (docs/Citus.md)"
         }
+        // The shadow's serial sequences are made under the shadow's names, without the options a
+        // serial key's own sequence has (`start:`, `increment:`…): the tenant would drift from its model.
+        if let (table, column) = schemas.lazy.flatMap(\.tables).compactMap({ table in
+            table.columns.first { $0.generation == .serial && $0.sequenceOptions != nil }.map { (table.name, $0.name) }
+        }).first {
+            return "on Citus the run's shadow does not give a serial key's own sequence its options yet "
+                + "(\(table).\(column)); migrate it offline (docs/Citus.md)"
+        }
         let names = Set(schemas.flatMap { $0.tables.map(\.name) } + [TenantArchive.tableName]).sorted()
         let tooLong = TableNaming.citusShadow.tooLong(names) + InSchemaSwap.retired.tooLong(names)
         if !tooLong.isEmpty {
