@@ -48,7 +48,7 @@ extension FleetReport {
         )
         let trial = mode == .rehearse ? "Rehearsal of the way there and back" : "Dry run"
         let moved = mode == .rehearse
-            ? "\(migrated) rehearsed" + (migrated > 0 ? " (the way back gave every value back)" : "") : "\(migrated) would \(verb == "rolled back" ? "roll back" : "migrate")"
+            ? "\(migrated) rehearsed" + (migrated > 0 ? rehearsalVerdict : "") : "\(migrated) would \(verb == "rolled back" ? "roll back" : "migrate")"
         Console.line("\(trial) to \(family) \(target) in \(Duration.milliseconds(milliseconds).commandLineText), all rolled back "
             + "(nothing was changed): \(moved), \(skipped) already there, \(failed) would fail"
             + pinnedNote + (notStarted > 0 ? ", \(notStarted) not started" : "") + databaseNote)
@@ -111,5 +111,19 @@ extension FleetReport {
     private static func cause(of error: String?) -> String {
         guard let error, let range = error.range(of: ". Cause: ") else { return oneLine(error) }
         return oneLine(String(error[range.upperBound...]))
+    }
+}
+
+extension FleetReport {
+    /// What the rehearsals' ways back showed, in the summary line: every value back, or how many
+    /// archived values the steps do not give back (the app's changes superseded them, or no row is
+    /// what a link pointed at), which stay in the archive (each tenant's in `--json`).
+    var rehearsalVerdict: String {
+        let kept = entries.reduce(0) { total, entry in
+            total + (entry.archive?.findings ?? []).filter { $0.kind != .proofWithheld }.reduce(0) { $0 + $1.rows }
+        }
+        guard kept > 0 else { return " (the way back gave every value back)" }
+        return " (the way back gave back every value the runs moved; \(kept) archived value\(kept == 1 ? "" : "s") the steps do not give back "
+            + "stay\(kept == 1 ? "s" : "") in the archive, by tenant in --json)"
     }
 }

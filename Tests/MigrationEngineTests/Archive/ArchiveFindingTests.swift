@@ -45,6 +45,10 @@ struct ArchiveFindingTests {
             // The rehearsal's line does not claim every value came back.
             #expect(!text.stdout.contains("the way back gave every value back")
                 && text.stdout.contains("2 archived values the step does not give back stay in the archive (below)"), "\(text.stdout)")
+            // Nor does a fleet's summary line.
+            let fleet = try await run(["rollback", "--all", "--to", "v1", "--rehearse"], conninfo, family: "KeyedLinkTarget")
+            #expect(fleet.status == 0 && !fleet.stdout.contains("the way back gave every value back")
+                && fleet.stdout.contains("2 archived values the steps do not give back stay in the archive"), "\(fleet.stdout)\n\(fleet.stderr)")
             let json = try await run(["rollback", "--tenant", "acme", "--to", "v1", "--rehearse", "--json"], conninfo, family: "KeyedLinkTarget")
             let found = try findings(json.stdout).sorted { $0.table < $1.table }
             #expect(found.map { [$0.kind.rawValue, $0.entity, $0.attribute, $0.table, $0.column, "\($0.rows)"] }
