@@ -48,9 +48,12 @@ public struct OnlineDistinct: Sendable {
     /// The keys of the source rows (the shadow's before its build, or a delta's before its run):
     /// each key with its first row and the id a full run gives its row (its rank; the destination
     /// table is new, so the offset is 0).
-    var keysQuery: SQL {
+    var keysQuery: SQL { keys(of: sourceKeys()) }
+
+    /// ``keysQuery`` over `sourceRows`, rows of `source_id` and `key` as ``sourceKeys(ids:)`` makes them.
+    private func keys(of sourceRows: SQL) -> SQL {
         "SELECT tm_k.key, tm_k.first, pg_catalog.row_number() OVER (ORDER BY tm_k.first) AS id "
-            + "FROM (SELECT s.key, pg_catalog.min(s.source_id) AS first FROM (\(sourceKeys())) AS s GROUP BY s.key) AS tm_k"
+            + "FROM (SELECT s.key, pg_catalog.min(s.source_id) AS first FROM (\(sourceRows)) AS s GROUP BY s.key) AS tm_k"
     }
 
     /// Before the build, in the shadow: the source rows' keys and the keys' rows, indexed.
@@ -63,7 +66,8 @@ public struct OnlineDistinct: Sendable {
             "CREATE UNLOGGED TABLE \(schema: shadow, table: rowsTable) AS \(sourceKeys())",
             "CREATE UNIQUE INDEX ON \(schema: shadow, table: rowsTable) (source_id)",
             "CREATE INDEX ON \(schema: shadow, table: rowsTable) (key)",
-            "CREATE UNLOGGED TABLE \(schema: shadow, table: keysTable) AS \(keysQuery)",
+            // From the rows just recorded: the key is computed once per row, not twice.
+            "CREATE UNLOGGED TABLE \(schema: shadow, table: keysTable) AS \(keys(of: "SELECT r.source_id, r.key FROM \(schema: shadow, table: rowsTable) AS r"))",
             "CREATE UNIQUE INDEX ON \(schema: shadow, table: keysTable) (key)",
             "ANALYZE \(schema: shadow, table: rowsTable)",
             "ANALYZE \(schema: shadow, table: keysTable)",
