@@ -27,23 +27,26 @@ struct PlantedPolicySQLTests {
     }
 
     /// RecipeTypeToEntree (in place of it), which also runs `sql` (`{recipe}` for the source
-    /// table) the `route` way. It reads other rows, so that it may run SQL online too.
+    /// table; statements separated by ` ;; ` one after the other) the `route` way. It reads other
+    /// rows, so that it may run SQL online too.
     struct SQLRunningPolicy: MigrationPolicy {
         let sql: String
         let route: Route
         var transforms: [String] { ["type"] }
         var locality: PolicyLocality { .readsOtherRows("it runs SQL of its own") }
 
-        func statement(_ context: PolicyContext) throws -> String {
-            sql.replacingOccurrences(of: "{recipe}", with: try context.sourceTable(of: "Recipe"))
+        func statements(_ context: PolicyContext) throws -> [String] {
+            sql.replacingOccurrences(of: "{recipe}", with: try context.sourceTable(of: "Recipe")).components(separatedBy: " ;; ")
         }
 
         func begin(_ context: PolicyContext) throws {
-            if route == .context { try context.execute(try statement(context)) }
+            if route == .context { for statement in try statements(context) { try context.execute(statement) } }
         }
 
         func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {
-            if route == .rawConnection { try context.connection.execute(unsafeSQL: try statement(context), [try source.string("name")]) }
+            if route == .rawConnection {
+                for statement in try statements(context) { try context.connection.execute(unsafeSQL: statement, [try source.string("name")]) }
+            }
             try RecipeTypeToEntree().createDestinationInstances(for: source, in: context)
         }
     }
@@ -68,6 +71,15 @@ struct PlantedPolicySQLTests {
                    PlantedExpressionTests.plant("same_name", "varchar, text", returns: "boolean", result: "$1 = $2"),
                    "CREATE OPERATOR public.=== (LEFTARG = varchar, RIGHTARG = text, FUNCTION = public.same_name)",
                ], named: "public.===(character varying,text)"),
+        // A cursor's query, judged when it is declared (it runs at the first FETCH).
+        Attack(description: "a cursor's query", sql: "DECLARE planted NO SCROLL CURSOR FOR SELECT public.code_for(r.servings) FROM {recipe} AS r",
+               route: .context, plants: [PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'planted'")],
+               named: "function public.code_for(integer)"),
+        // Unqualified names, after the policy put public on its search path.
+        Attack(description: "an unqualified name on a search path the policy set",
+               sql: "SELECT pg_catalog.set_config('search_path', 'public, pg_catalog', true) ;; SELECT code_for(r.servings) FROM {recipe} AS r",
+               route: .context, plants: [PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'planted'")],
+               named: "schema public"),
         // A view runs its functions as whoever reads it.
         Attack(description: "a view the policy reads", sql: "SELECT pg_catalog.max(label) FROM public.recipe_labels", route: .context, plants: [
             PlantedExpressionTests.plant("label_for", "text", returns: "text", result: "'planted'"),

@@ -118,7 +118,8 @@ final class PolicyExecutor {
                 if let source { try locality.enter(source, instancePass: instancePass) } else { locality.leave() }
             }
             defer { context.locality?.leave() }
-            try body()
+            // Every statement the policy's code sends is judged before it runs (PolicyStatementTrust).
+            try session.connection.judging(by: session.statementTrust.judge(for: "mapping \(context.mapping.name) (policy \(context.mapping.policy ?? "\(type(of: policy))")) of \(model.file)"), body)
             try context.locality?.throwViolation()
             try session.afterPolicyCall()
         } catch let error as PolicyError {
@@ -127,6 +128,7 @@ final class PolicyExecutor {
             let mapping = context.mapping
             var failure = PolicyError(mapping: mapping.name, policy: mapping.policy ?? "\(type(of: policy))", stage: name, sourceRowID: row, underlying: "\(error)")
             failure.sqlState = (error as? PQError)?.sqlState ?? (error as? ConstraintViolation)?.underlying.sqlState
+                ?? (error as? UntrustedExpression)?.sqlState ?? (error as? UnjudgedPolicyStatement)?.sqlState
             throw failure
         }
     }
