@@ -144,6 +144,50 @@ struct PlantedPolicySQLTests {
         }
     }
 
+    /// RecipeIngredientToIngredientAndUnitOfMeasure (in place of it), which also declares that it
+    /// loses the unit of the rows `rows` selects: the runtime puts that predicate into its own
+    /// statements (without the archive, the count of the rows the step loses).
+    struct LosingPolicy: MigrationPolicy {
+        let rows: String
+        let real = RecipeIngredientToIngredientAndUnitOfMeasure()
+        var transforms: [String] { real.transforms }
+        var locality: PolicyLocality { real.locality }
+        var loses: [PolicyLoss] { real.loses + [PolicyLoss(attribute: "unitOfMeasure", rows: rows, reason: "a test's")] }
+
+        func createDestinationInstances(for source: SourceRow, in context: PolicyContext) throws {
+            try real.createDestinationInstances(for: source, in: context)
+        }
+    }
+
+    /// A policy's `loses:` predicate that would call a planted better overload: the step is
+    /// refused before it runs, naming the mapping and the planted function; nothing planted ran.
+    @Test func aPlantedOverloadInAPolicysLossPredicateNeverRunsAsTheMigrator() async throws {
+        try await LeastPrivilegeDatabase.with { setup in
+            let admin = try await Self.tenant(setup)
+            let attacker = try setup.attacker.connect()
+            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
+            try attacker.execute(unsafeSQL: PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'planted'"))
+
+            var policies = RecipesPolicies.registry
+            policies.register("RecipeIngredientToIngredientAndUnitOfMeasure") { LosingPolicy(rows: "public.code_for(pg_catalog.length(source.name)) IS NOT NULL") }
+            var message = "no error"
+            do {
+                // Without the archive, the step counts the rows it loses (DataDependentLossCheck).
+                var migrator = try makeRecipesMigrator(setup.migrator.url, policies: policies)
+                migrator.settings.archives = false
+                let result = try await migrator.migrate(tenant: "t", .migrate(to: "v3", allowDestructive: true))
+                message += ": \(result.outcome)"
+            } catch {
+                message = "\(error)"
+            }
+            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty, "planted code ran: \(message)")
+            for part in ["mapping RecipeIngredientToIngredientAndUnitOfMeasure", "function public.code_for(integer)", setup.attacker.role, "42501"] {
+                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
+            }
+            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v2")
+        }
+    }
+
     /// The administrator's helpers and evidence table; tenant `t` at Recipes v2 with 20 recipes,
     /// made by the migrator; the administrator's connection.
     static func tenant(_ setup: LeastPrivilegeDatabase) async throws -> Connection {
