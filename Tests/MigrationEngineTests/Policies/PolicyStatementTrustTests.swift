@@ -69,6 +69,27 @@ struct PolicyStatementTrustTests {
         }
     }
 
+    /// The Recipes policies send no SQL of their own: their step asks PostgreSQL nothing more (no
+    /// probe function in the statements the migrator logs). A policy that sends one statement per
+    /// row (20 rows) has it judged once.
+    @Test func theRecipesPoliciesCostNoJudgementAndAStatementPerRowOne() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            for (name, perRow) in [("real", false), ("perrow", true)] {
+                let (logger, store) = RecordingLogHandler.logger(level: .debug)
+                var policies = RecipesPolicies.registry
+                if perRow { policies.register("RecipeTypeToEntree") { CountingPolicy(judged: true, roundTrips: Locked([])) } }
+                let migrator = try makeRecipesMigrator(conninfo, policies: policies, logger: logger)
+                _ = try await migrator.createTenant(name, version: "v2")
+                try Connection(conninfo).loadRecipes(tenants: [name], version: "v2", recipes: 50)
+                store.removeAll()
+                #expect(try await migrator.migrate(tenant: name, .migrate(to: "v3")).outcome == .migrated)
+                let probes = store.entries.filter { $0.message.contains("CREATE FUNCTION pg_temp.\"#policy statement\"") }.count
+                #expect(probes == (perRow ? 1 : 0), "\(name): \(probes) statements judged")
+                #expect(store.entries.contains { $0.message.contains("FETCH") || $0.message.contains("recipe") }, "the migrator's statements were not logged")
+            }
+        }
+    }
+
     /// RecipeTypeToEntree, which also sends `statements` in `begin`.
     struct SendingPolicy: MigrationPolicy {
         let statements: @Sendable (PolicyContext) throws -> Void
