@@ -81,6 +81,7 @@ extension Connection {
     /// Sends `sql` and checks that the server entered the COPY mode `expected` (`kind` names it in
     /// the error otherwise).
     private func startCopy(_ sql: String, expecting expected: ExecStatusType, _ kind: String) throws {
+        try judge([Statement(unsafeSQL: sql)], asScript: true)
         // COPY cannot be pipelined: what is queued goes first, in a round trip of its own.
         try sendQueuedStatements()
         logStatement(sql)

@@ -34,6 +34,7 @@ extension Connection {
     /// statement fails (a `LOCK … NOWAIT` after a savepoint, say). Errors of the connection itself,
     /// and of statements queued with ``sendWithNextRoundTrip(_:)``, are thrown.
     public func pipelineUntilFailure(_ statements: [Statement]) throws -> PipelineOutcome {
+        try judge(statements)
         let handlers = queuedResultHandlers
         let queued = takeQueuedStatements()
         var outcome = try sendPipeline(queued + statements)

@@ -24,6 +24,7 @@ extension Connection {
             try execute(statement)
             return
         }
+        try judge([statement])
         queuedStatements.append(statement)
     }
 
@@ -36,6 +37,7 @@ extension Connection {
             try handler(try execute(statement))
             return
         }
+        try judge([statement])
         queuedStatements.append(statement)
         queuedResultHandlers.append((queuedStatements.count - 1, handler))
     }

@@ -47,6 +47,8 @@ public final class Connection {
     public var preparesStatements = true
     /// The name each statement text prepared on this session has, by text.
     var preparedNames: [String: String] = [:]
+    /// What judges the statements callers send, while set (``judging(by:_:)``).
+    var statementJudge: (any StatementJudge)?
 
     /// Connects with a conninfo string (`host=/tmp dbname=app`) or a URI (`postgres://user@host:5432/db`).
     ///
@@ -151,6 +153,7 @@ public final class Connection {
     /// Runs a prepared ``Statement``.
     @discardableResult
     public func execute(_ statement: Statement) throws -> QueryResult {
+        try judge([statement])
         if hasQueuedStatements || (statement.isPreparedPerConnection && preparesStatements) { return try pipeline([statement])[0] }
         logStatement(statement.sql)
         countRoundTrip(statements: 1)
@@ -178,6 +181,7 @@ public final class Connection {
     /// the user's).
     @discardableResult
     public func script(unsafeSQL sql: String) throws -> QueryResult {
+        try judge([Statement(unsafeSQL: sql)], asScript: true)
         if hasQueuedStatements {
             // One statement in strict mode: it goes out with the queue, in its pipeline.
             guard isStrictOneStatement else { try sendQueuedStatements(); return try script(unsafeSQL: sql) }

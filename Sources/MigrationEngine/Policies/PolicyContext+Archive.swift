@@ -13,7 +13,7 @@ extension PolicyContext {
         locality?.writes(id, "archives \(entity).\(attribute)")
         guard let archive = session.archive else { return }
         let (table, column) = try session.archiveLocation(of: entity, attribute, in: archive)
-        try archive.archive(table: table, column: column, id: id, value: value.flatMap { Self.text(of: $0) })
+        try session.runtime { try archive.archive(table: table, column: column, id: id, value: value.flatMap { Self.text(of: $0) }) }
     }
 
     /// In the reverse step, the value the up step archived for `entity`'s row `id` and
@@ -27,7 +27,7 @@ extension PolicyContext {
         locality?.writes(id, "reads the archived \(entity).\(attribute)")
         guard let archive = session.archive else { return nil }
         let (table, column) = try StepArchive.location(of: entity, attribute, in: session.destination, schema: archive.destinationSchema)
-        return try archive.archived(table: table, column: column, id: id) ?? nil
+        return try session.runtime { try archive.archived(table: table, column: column, id: id) } ?? nil
     }
 
     /// A value's text form, as PostgreSQL reads it back.

@@ -31,7 +31,8 @@ public final class PolicyContext {
 
     /// The tenant's schema.
     public var schema: String { session.schema }
-    /// The tenant's migration transaction: run any SQL here.
+    /// The tenant's migration transaction: run any SQL here. Each distinct statement is judged
+    /// before it first runs (``PolicyStatementTrust``).
     public var connection: Connection {
         locality?.sql("the migration's connection")
         return session.connection
@@ -52,7 +53,7 @@ public final class PolicyContext {
     @discardableResult
     public func insert(_ entity: String, _ values: [String: (any PQEncodable)?]) throws -> Int64 {
         locality?.willInsert(entity)
-        let id = try session.insert(entity, values)
+        let id = try session.runtime { try session.insert(entity, values) }
         locality?.didInsert(entity, id: id)
         return id
     }
@@ -63,7 +64,7 @@ public final class PolicyContext {
     /// is updated twice with the same keys before a flush, which value wins is unspecified.
     public func update(_ entity: String, id: Int64, _ values: [String: (any PQEncodable)?]) throws {
         locality?.writes(id, "updates \(entity)")
-        try session.update(entity, id: id, values)
+        try session.runtime { try session.update(entity, id: id, values) }
     }
 
     /// Links the destination row `from` of `entity` to the row `to` through `relationship`
@@ -76,17 +77,19 @@ public final class PolicyContext {
     /// fails): de-duplicate in the policy.
     public func link(_ entity: String, _ relationship: String, from: Int64, to: Int64) throws {
         locality?.writes(from, "links \(entity).\(relationship)")
-        try session.link(entity, relationship, from: from, to: to)
+        try session.runtime { try session.link(entity, relationship, from: from, to: to) }
     }
 
     /// Sends every buffered row and applies buffered updates. Stages end with a flush; call it
     /// before reading your own writes with SQL.
     public func flush() throws {
-        try session.flush()
+        try session.runtime { try session.flush() }
     }
 
     /// Runs SQL in the migration's transaction (after flushing buffered writes): the policy's own
-    /// text, sent as written (its author's, as trusted as the policy's Swift code).
+    /// text, sent as written. What its names resolve to is judged before it first runs, as
+    /// everything the policy sends on ``connection`` is: a function, operator, type or view an
+    /// untrusted role controls is refused (``PolicyStatementTrust``, docs/Security.md).
     @discardableResult
     public func execute(_ sql: String, _ parameters: [(any PQEncodable)?] = []) throws -> QueryResult {
         locality?.sql("SQL (execute)")
@@ -131,7 +134,7 @@ public final class PolicyContext {
     /// temporary table, a source far from the last one asked costs a query.
     public func destinations(of source: Int64, mapping name: String) -> [Int64] {
         locality?.readsDestinations(of: source)
-        return session.destinations(of: source, mapping: name)
+        return session.runtime { session.destinations(of: source, mapping: name) }
     }
 
     // MARK: Warnings

@@ -20,6 +20,8 @@ final class PolicyExecutor {
     private var cursorCount = 0
     /// Cursors opened before a mapping's own SQL ran (``prepare(_:)``), by mapping: one per pass.
     private var preparedCursors: [String: [SourceCursor]] = [:]
+    /// The judges of the policies' statements, by mapping.
+    private var judges: [String: any StatementJudge] = [:]
 
     /// Each mapping's source query, shared by the tenants that run the same compiled step.
     let sourceQueries: SourceQueries
@@ -108,6 +110,15 @@ final class PolicyExecutor {
         session.finish()
     }
 
+    /// The judge of the statements `context`'s policy sends (``PolicyStatementTrust``), made once per mapping.
+    private func judge(of context: PolicyContext, _ policy: any MigrationPolicy) -> any StatementJudge {
+        let mapping = context.mapping
+        if let known = judges[mapping.name] { return known }
+        let judge = session.statementTrust.judge(for: "mapping \(mapping.name) (policy \(mapping.policy ?? "\(type(of: policy))")) of \(model.file)")
+        judges[mapping.name] = judge
+        return judge
+    }
+
     /// Runs one stage, naming the mapping, the policy, the stage and the row in any error.
     /// A row-local policy's calls are checked (``RowLocalityCheck``), for `row` when given.
     private func stage(_ name: String, _ context: PolicyContext, _ policy: any MigrationPolicy, row source: SourceRow? = nil, instancePass: Bool = false,
@@ -118,7 +129,8 @@ final class PolicyExecutor {
                 if let source { try locality.enter(source, instancePass: instancePass) } else { locality.leave() }
             }
             defer { context.locality?.leave() }
-            try body()
+            // Every statement the policy's code sends is judged before it runs (PolicyStatementTrust).
+            try session.connection.judging(by: judge(of: context, policy), body)
             try context.locality?.throwViolation()
             try session.afterPolicyCall()
         } catch let error as PolicyError {
@@ -127,6 +139,7 @@ final class PolicyExecutor {
             let mapping = context.mapping
             var failure = PolicyError(mapping: mapping.name, policy: mapping.policy ?? "\(type(of: policy))", stage: name, sourceRowID: row, underlying: "\(error)")
             failure.sqlState = (error as? PQError)?.sqlState ?? (error as? ConstraintViolation)?.underlying.sqlState
+                ?? (error as? UntrustedExpression)?.sqlState ?? (error as? UnjudgedPolicyStatement)?.sqlState
             throw failure
         }
     }

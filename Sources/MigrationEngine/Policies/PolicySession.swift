@@ -33,6 +33,8 @@ final class PolicySession {
     var readingEveryRowOf: String?
     /// Indexes dropped while a policy rewrites their large table (nil: never, as online).
     let indexesSetAside: IndexesSetAside?
+    /// What the policies' own statements resolve to, judged once per statement text.
+    let statementTrust: PolicyStatementTrust
 
     /// Writers in creation order (a handful per step: found by a linear scan, without building keys).
     private var writers: [DestinationWriter] = []
@@ -62,6 +64,13 @@ final class PolicySession {
         ids = IDAllocator(schema: schema, largestBlock: batchSize, ownTables: exclusive ? createdTables : [], taken: ownTablesTaken)
         associations = AssociationStore(memoryLimit: associationsInMemory)
         indexesSetAside = exclusive ? IndexesSetAside(schema: schema, connection: connection) : nil
+        statementTrust = PolicyStatementTrust(schema: schema)
+    }
+
+    /// Runs `body`, the runtime's own work for a policy (its statements typed SQL over the
+    /// tenant's tables, judged with the model's expressions), with no judge of the policy's SQL.
+    func runtime<T>(_ body: () throws -> T) rethrows -> T {
+        try connection.judging(by: nil, body)
     }
 
     var source: ModelVersion { compiler.source }

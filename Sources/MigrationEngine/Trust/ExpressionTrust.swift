@@ -169,8 +169,10 @@ public struct ExpressionTrust {
     /// superuser and the migrator that may create objects in its schema (or NULL), the schema.
     /// With `searchPath`, then each schema of the session's `search_path` that is not trusted
     /// (`search_path`). Without `rules`, the rules on tables (`rule`, with the table and the rule's
-    /// name) are left out: a migration switches them off (views' rules are always in).
-    static func verdicts(in namespace: SQL, searchPath: Bool, rules: Bool = true) -> SQL {
+    /// name) are left out: a migration switches them off (views' rules are always in). With
+    /// `functions`, what the functions in `namespace` use too (`function` with its name: a policy's
+    /// statement as a function's body, ``PolicyStatementTrust``).
+    static func verdicts(in namespace: SQL, searchPath: Bool, rules: Bool = true, functions: Bool = false) -> SQL {
         """
         WITH source AS (
             SELECT 'column' AS kind, c.relname::text AS relation, a.attname::text AS part, d.refclassid, d.refobjid
@@ -196,6 +198,10 @@ public struct ExpressionTrust {
             SELECT 'index', c.relname::text, '', d.refclassid, d.refobjid
             FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_class AS c ON c.oid = d.objid
             WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND c.relnamespace = \(namespace) AND c.relkind IN ('i', 'I')
+            UNION ALL
+            SELECT 'function', p.proname::text, '', d.refclassid, d.refobjid
+            FROM pg_catalog.pg_depend AS d JOIN pg_catalog.pg_proc AS p ON p.oid = d.objid
+            WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND p.pronamespace = \(namespace) AND \(raw: functions ? "true" : "false")
         ), operator AS (
             SELECT kind, relation, part, o.oid, o.oprcom, o.oprnegate
             FROM source JOIN pg_catalog.pg_operator AS o ON source.refclassid = 'pg_catalog.pg_operator'::pg_catalog.regclass AND o.oid = source.refobjid

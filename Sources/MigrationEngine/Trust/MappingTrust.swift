@@ -2,8 +2,8 @@ import LibPQ
 import TypedSQL
 
 /// Whether PostgreSQL resolves a mapped step's SQL expressions (attribute values, filters,
-/// `distinct:` keys and orders, relationship key paths) only to objects no untrusted role
-/// controls, asked before they run.
+/// `distinct:` keys and orders, relationship key paths, the `rows:` of the mappings' and the
+/// policies' `loses:`) only to objects no untrusted role controls, asked before they run.
 ///
 /// A mapping model is trusted code, but what its names resolve to is not its own: a
 /// `public.slug(source.name)` calls whatever function of that name and the best matching
@@ -23,9 +23,14 @@ import TypedSQL
 struct MappingTrust {
     let probes: [MappingCompiler.Probe]
 
-    /// The probes of `mapped`'s entity mappings.
+    /// The probes of `mapped`'s entity mappings, with what their `loses:` and their policies'
+    /// say of the rows lost.
     init(_ mapped: StepProgram.Mapped) throws {
-        probes = try mapped.model.entityMappings.compactMap { try mapped.compiler.probe(of: $0, file: mapped.model.file) }
+        let model = mapped.model
+        probes = try model.entityMappings.compactMap { mapping in
+            let losses = mapping.loses + (mapping.policy.flatMap { model.policies.makePolicy(named: $0) }?.loses ?? [])
+            return try mapped.compiler.probe(of: mapping, file: model.file, losses: losses)
+        }
     }
 
     /// The name of the view made of `probes[index]` (no model table can have it).
