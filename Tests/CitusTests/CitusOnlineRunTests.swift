@@ -71,7 +71,8 @@ extension CitusTests {
             #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE name LIKE '%(late)'", as: Int.self) == 1)
             let archive = try connection.archiveEntries(of: schema)
             #expect(!archive.isEmpty)
-            #expect(try archive == connection.archiveEntries(of: twinSchema))
+            let twinArchive = try connection.archiveEntries(of: twinSchema)
+            #expect(archive == twinArchive, "only here: \(Set(archive).subtracting(twinArchive).sorted().prefix(5)); only in the twin: \(Set(twinArchive).subtracting(archive).sorted().prefix(5))")
             #expect(try fixture.colocationGroups(of: schema).count == 1)
             #expect(try fixture.preparedTransactions() == 0)
 
@@ -89,7 +90,11 @@ extension CitusTests {
             for table in ["recipe", "recipe_ingredient"] {
                 #expect(try connection.rows(of: schema, table) == connection.rows(of: twinSchema, table), "\(table) after the rollback")
             }
-            #expect(try connection.archiveEntries(of: schema) == connection.archiveEntries(of: twinSchema))
+            // (As on plain PostgreSQL, an online run archives links without their target, which
+            // catch-up could not keep current: compared without it, as the online suites do.)
+            let archiveBack = try connection.archiveEntries(of: schema, withoutTargets: true)
+            let twinArchiveBack = try connection.archiveEntries(of: twinSchema, withoutTargets: true)
+            #expect(archiveBack == twinArchiveBack, "only here: \(Set(archiveBack).subtracting(twinArchiveBack).sorted().prefix(5)); only in the twin: \(Set(twinArchiveBack).subtracting(archiveBack).sorted().prefix(5))")
             #expect(try connection.relations(of: schema, like: "\\_tm\\_%").filter { !$0.hasPrefix("_tm_archive") }.isEmpty)
             #expect(try fixture.colocationGroups(of: schema).count == 1)
             print("Citus online (\(declarative ? "declarative" : "policies")): \(online.rowsCopied) rows copied, \(online.changesCaughtUp) changes, "
