@@ -23,6 +23,10 @@ public struct TableNaming: Sendable, Hashable {
     /// The names of a shadow built inside the tenant's schema.
     public static let citusShadow = TableNaming(prefix: "_tm_shadow_")
 
+    /// The names of a catch-up round's delta built inside the tenant's schema, next to the live
+    /// tables and the shadow (Citus): made and dropped within the round's transaction.
+    public static let citusDelta = TableNaming(prefix: "_tm_delta_")
+
     /// PostgreSQL's longest name, in bytes (`NAMEDATALEN - 1`); a longer one is cut.
     public static let maximumNameBytes = 63
 

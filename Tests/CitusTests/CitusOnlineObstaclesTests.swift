@@ -29,7 +29,7 @@ extension CitusTests {
             #expect(entries[small]?.outcome == .migrated, "\(String(describing: entries[small]))")
             #expect(entries[small]?.online?.mode == "offline", "\(String(describing: entries[small]?.online))")
             #expect(entries[big]?.outcome == .migrated, "\(String(describing: entries[big]))")
-            #expect(entries[big]?.online?.mode == "writes-wait", "\(String(describing: entries[big]?.online))")
+            #expect(entries[big]?.online?.mode == "shadow", "\(String(describing: entries[big]?.online))")
             let version: (String) throws -> String = { name in
                 try fixture.connection.execute("SELECT version FROM \(id: fixture.catalog.schema).\(id: "tenants") WHERE name = \(bind: .text(name))", schema: "")
                     .first!.decode(String.self, at: 0)

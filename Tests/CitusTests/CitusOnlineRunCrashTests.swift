@@ -12,7 +12,7 @@ import TypedSQL
 /// left in the tenant's schema, and a new run ends as offline; or, without the cleanup, an offline
 /// migration removes them in its own transaction.
 extension CitusTests {
-    @Test(arguments: [(OnlinePhase.prepared, true), (.copying, true), (.cutoverLocked, true), (.cutoverSwapped, true), (.copying, false)])
+    @Test(arguments: [(OnlinePhase.prepared, true), (.copying, true), (.built, true), (.catchingUp, false), (.cutoverLocked, true), (.cutoverSwapped, true), (.copying, false)])
     func onlineOnCitusATerminatedRunLeavesTheOldVersionAndCleanupAndARerunFinish(phase: OnlinePhase, cleanup: Bool) async throws {
         try await CitusFixture.with { fixture in
             var migrator = try fixture.migrator()

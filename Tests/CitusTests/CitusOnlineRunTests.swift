@@ -13,9 +13,11 @@ import TypedSQL
 /// shadow inside the tenant's schema, captures the app's writes on the worker, and swaps by renames.
 extension CitusTests {
     /// Recipes v2 → v3 online, with the family's own mapping and its two Swift policies, and with the
-    /// declarative mappings. An app session writes while the run prepares and copies (at its
-    /// checkpoints, on a connection of its own: inserts of recipes with ingredients, updates of
-    /// names and units of rows already copied, deletes), and the same writes go to a twin; one more
+    /// declarative mappings. The run is *shadow*: the steps run on the shadow before the cutover,
+    /// and catch-up rounds bring the app's changes in. An app session writes while the run
+    /// prepares, copies, builds and catches up (at its checkpoints, on a connection of its own:
+    /// inserts of recipes with ingredients, updates of names and units of rows already copied,
+    /// deletes), and the same writes go to a twin; one more
     /// write, sent from a thread of its own while the cutover holds the tables, waits and then lands
     /// on the new version. The twin, migrated offline, ends equal: tables, columns in order,
     /// constraints, indexes, rows and archive entries; one colocation group, nothing of the run
@@ -37,7 +39,7 @@ extension CitusTests {
             migrator.settings.online.batchRows = 15
             migrator.settings.online.checkpoint = { checkpoint in
                 switch checkpoint.phase {
-                case .prepared, .copying: try app.write()
+                case .prepared, .copying, .built, .catchingUp: try app.write()
                 case .cutoverLocked: late.start()
                 default: break
                 }
@@ -46,7 +48,8 @@ extension CitusTests {
             try late.join()
             #expect(result.outcome == .migrated)
             let online = try #require(result.online)
-            #expect(online.mode == "writes-wait" && online.reason.contains("on Citus"), "\(online)")
+            #expect(online.mode == "shadow", "\(online)")
+            #expect(online.rounds >= 2 && online.rowsMigratedAgain > 0, "\(online)")
             #expect(online.rowsCopied >= 120 && online.changesCaughtUp >= app.count, "\(online)")
             #expect(app.count >= 8, "\(app.count) writes")
 
@@ -68,7 +71,8 @@ extension CitusTests {
             #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE name LIKE '%(late)'", as: Int.self) == 1)
             let archive = try connection.archiveEntries(of: schema)
             #expect(!archive.isEmpty)
-            #expect(try archive == connection.archiveEntries(of: twinSchema))
+            let twinArchive = try connection.archiveEntries(of: twinSchema)
+            #expect(archive == twinArchive, "only here: \(Set(archive).subtracting(twinArchive).sorted().prefix(5)); only in the twin: \(Set(twinArchive).subtracting(archive).sorted().prefix(5))")
             #expect(try fixture.colocationGroups(of: schema).count == 1)
             #expect(try fixture.preparedTransactions() == 0)
 
@@ -76,17 +80,21 @@ extension CitusTests {
             // gives back what the archive keeps, as the twin's offline rollback of the same data.
             let appAtV3 = AppWriter(conninfo: fixture.conninfo, schemas: [schema, twinSchema], writes: AppWriter.atV3)
             migrator.settings.online.checkpoint = { checkpoint in
-                if [.prepared, .copying].contains(checkpoint.phase) { try appAtV3.write() }
+                if [.prepared, .copying, .built, .catchingUp].contains(checkpoint.phase) { try appAtV3.write() }
             }
             let back = try await migrator.migrate(tenant: tenant, .rollback(to: "v2", online: .on))
             #expect(appAtV3.count >= 4, "\(appAtV3.count) writes")
-            #expect(back.outcome == .migrated && back.online?.mode == "writes-wait", "\(back)")
+            #expect(back.outcome == .migrated && back.online?.mode == "shadow", "\(back)")
             _ = try await migrator.migrate(tenant: twin, .rollback(to: "v2"))
             #expect(try connection.layout(of: schema) == connection.layout(of: twinSchema))
             for table in ["recipe", "recipe_ingredient"] {
                 #expect(try connection.rows(of: schema, table) == connection.rows(of: twinSchema, table), "\(table) after the rollback")
             }
-            #expect(try connection.archiveEntries(of: schema) == connection.archiveEntries(of: twinSchema))
+            // (As on plain PostgreSQL, an online run archives links without their target, which
+            // catch-up could not keep current: compared without it, as the online suites do.)
+            let archiveBack = try connection.archiveEntries(of: schema, withoutTargets: true)
+            let twinArchiveBack = try connection.archiveEntries(of: twinSchema, withoutTargets: true)
+            #expect(archiveBack == twinArchiveBack, "only here: \(Set(archiveBack).subtracting(twinArchiveBack).sorted().prefix(5)); only in the twin: \(Set(twinArchiveBack).subtracting(archiveBack).sorted().prefix(5))")
             #expect(try connection.relations(of: schema, like: "\\_tm\\_%").filter { !$0.hasPrefix("_tm_archive") }.isEmpty)
             #expect(try fixture.colocationGroups(of: schema).count == 1)
             print("Citus online (\(declarative ? "declarative" : "policies")): \(online.rowsCopied) rows copied, \(online.changesCaughtUp) changes, "
@@ -96,16 +104,16 @@ extension CitusTests {
 }
 
 extension CitusTests {
-    /// `plan` for a Citus tenant says how its steps run online there: in the cutover, while writes
-    /// wait, and why (a plain PostgreSQL tenant's v2 → v3 is *shadow*).
-    @Test func onlineOnCitusPlanSaysTheStepsRunWhileWritesWait() async throws {
+    /// `plan` for a Citus tenant says how its steps run online there: on the shadow and caught up,
+    /// as on plain PostgreSQL (*shadow*).
+    @Test func onlineOnCitusPlanSaysTheStepsRunOnTheShadow() async throws {
         try await CitusFixture.with { fixture in
             let migrator = try fixture.migrator()
             let tenant = fixture.names(1, "plan")[0]
             _ = try await migrator.createTenant(tenant, version: "v2")
             let document = try await migrator.planDocument(tenant: tenant, to: "v3")
             let modes = document.sections.compactMap(\.online)
-            #expect(modes.count == 1 && modes.allSatisfy { $0.kind == .writesWait && $0.reason.contains("on Citus the steps run in the cutover") }, "\(modes)")
+            #expect(modes.count == 1 && modes.allSatisfy { $0.kind == .shadow }, "\(modes)")
         }
     }
 }

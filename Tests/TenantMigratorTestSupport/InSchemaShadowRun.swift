@@ -117,12 +117,13 @@ extension Connection {
 }
 
 extension Connection {
-    /// The entries of `schema`'s archive (`_tm_archive`), each as JSON without its time, in order;
-    /// empty when the schema has none.
-    public func archiveEntries(of schema: String) throws -> [String] {
+    /// The entries of `schema`'s archive (`_tm_archive`), each as JSON without its time (and
+    /// without its `target`, with `withoutTargets`), in order; empty when the schema has none.
+    public func archiveEntries(of schema: String, withoutTargets: Bool = false) throws -> [String] {
         guard try TenantArchive.exists(inSchema: schema, on: self) else { return [] }
+        let dropped: SQL = withoutTargets ? " - 'target'" : ""
         return try execute("""
-            SELECT (pg_catalog.to_jsonb(a) - 'archived_at')::text FROM \(table: TenantArchive.tableName) AS a
+            SELECT (pg_catalog.to_jsonb(a) - 'archived_at'\(dropped))::text FROM \(table: TenantArchive.tableName) AS a
             ORDER BY a.step_from, a.step_to, a.table_name, a.column_name, a.row_id, a.value
             """, schema: schema).map { try $0.decode(String.self, at: 0) }
     }

@@ -8,13 +8,9 @@ import TypedSQL
 extension CatchUpRound {
     /// The ids of the changed rows of `table`.
     func changedIDs(of table: String) -> SQL {
-        "SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: table)"
+        "SELECT c.key[1] FROM \(changed) AS c WHERE c.relation = \(literal: table)"
     }
 
-    /// `sql`, whose tables are those of `schema`, inside a statement rendered for another schema.
-    func rendered(_ sql: SQL, in schema: String) -> SQL {
-        sql.naming(schema: schema)
-    }
 
     /// Before the delta is filled: each distinct mapping's affected keys (those its changed rows
     /// had and have) with their first rows before and now; and every row of a key whose first row
@@ -39,15 +35,15 @@ extension CatchUpRound {
     private func addDistinctGroupsOnce() throws -> Int {
         var added = 0
         for distinct in plan.distinct {
-            let rows = "\(schema: shadow, table: distinct.rowsTable)" as SQL, keys = "\(schema: shadow, table: distinct.keysTable)" as SQL
-            let affected: SQL = "pg_temp.\(id: distinct.affectedTable)", now: SQL = "pg_temp.\(id: distinct.liveKeysTable)"
+            let rows = "\(shadowTable(distinct.rowsTable))" as SQL, keys = "\(shadowTable(distinct.keysTable))" as SQL
+            let affected: SQL = "\(work(distinct.affectedTable))", now: SQL = "\(work(distinct.liveKeysTable))"
             let changedIDs = changedIDs(of: distinct.sourceTable)
             added += try connection.pipeline([
                 "DROP TABLE IF EXISTS \(now)",
                 "DROP TABLE IF EXISTS \(affected)",
-                "CREATE TEMPORARY TABLE \(id: distinct.liveKeysTable) ON COMMIT DROP AS \(rendered(distinct.sourceKeys(ids: changedIDs), in: live))",
+                "\(createWork(distinct.liveKeysTable)) AS \(inLive(distinct.sourceKeys(ids: changedIDs)))",
                 "ANALYZE \(now)",
-                "CREATE TEMPORARY TABLE \(id: distinct.affectedTable) ON COMMIT DROP AS SELECT a.key, k.first AS old_first, NULL::pg_catalog.int8 AS first "
+                "\(createWork(distinct.affectedTable)) AS SELECT a.key, k.first AS old_first, NULL::pg_catalog.int8 AS first "
                     + "FROM (SELECT r.key FROM \(rows) AS r WHERE r.source_id IN (\(changedIDs)) UNION SELECT l.key FROM \(now) AS l) AS a "
                     + "LEFT JOIN \(keys) AS k ON k.key = a.key",
                 "ANALYZE \(affected)",
@@ -57,7 +53,7 @@ extension CatchUpRound {
                     + "SELECT r.key, r.source_id FROM \(rows) AS r WHERE r.key IN (SELECT b.key FROM \(affected) AS b WHERE b.old_first IN (\(changedIDs))) "
                     + "AND r.source_id NOT IN (\(changedIDs)) UNION ALL SELECT l.key, l.source_id FROM \(now) AS l) AS x GROUP BY x.key) AS f "
                     + "WHERE f.key = a.key AND a.old_first IN (\(changedIDs))",
-                "INSERT INTO \(Self.changed) (relation, key, direct) SELECT \(literal: distinct.sourceTable), ARRAY[r.source_id], false "
+                "INSERT INTO \(changed) (relation, key, direct) SELECT \(literal: distinct.sourceTable), ARRAY[r.source_id], false "
                     + "FROM \(rows) AS r JOIN \(affected) AS a ON a.key = r.key "
                     + "WHERE a.first IS DISTINCT FROM a.old_first OR a.old_first IN (\(changedIDs)) ON CONFLICT DO NOTHING",
             ], schema: shadow).last?.affectedRows ?? 0
@@ -68,8 +64,8 @@ extension CatchUpRound {
     /// Each affected key's first row now, for the delta (where it is not changed itself).
     func distinctFirstRows() -> [SQL] {
         plan.distinct.map { distinct in
-            "INSERT INTO \(Self.needed) (relation, key) SELECT \(literal: distinct.sourceTable), ARRAY[a.first] "
-                + "FROM pg_temp.\(id: distinct.affectedTable) AS a WHERE a.first IS NOT NULL ON CONFLICT DO NOTHING"
+            "INSERT INTO \(needed) (relation, key) SELECT \(literal: distinct.sourceTable), ARRAY[a.first] "
+                + "FROM \(work(distinct.affectedTable)) AS a WHERE a.first IS NOT NULL ON CONFLICT DO NOTHING"
         }
     }
 
@@ -77,12 +73,12 @@ extension CatchUpRound {
     /// the id that row has, or gets, in the shadow (the next ids past the shadow's for new keys).
     func matchDistinctKeys() throws {
         for distinct in plan.distinct {
-            let ids: SQL = "pg_temp.\(id: distinct.idsTable)"
+            let ids: SQL = "\(work(distinct.idsTable))"
             try connection.pipeline([
-                "CREATE TEMPORARY TABLE \(id: distinct.idsTable) ON COMMIT DROP AS SELECT d.key, d.id AS delta_id, k.id AS shadow_id "
-                    + "FROM (\(rendered(distinct.keysQuery, in: delta))) AS d LEFT JOIN \(schema: shadow, table: distinct.keysTable) AS k ON k.key = d.key",
+                "\(createWork(distinct.idsTable)) AS SELECT d.key, d.id AS delta_id, k.id AS shadow_id "
+                    + "FROM (\(inDelta(distinct.keysQuery))) AS d LEFT JOIN \(shadowTable(distinct.keysTable)) AS k ON k.key = d.key",
                 "UPDATE \(ids) AS m SET shadow_id = n.id FROM (SELECT i.delta_id, "
-                    + "(SELECT coalesce(pg_catalog.max(t.id), 0) FROM \(schema: shadow, table: distinct.destinationTable) AS t) "
+                    + "(SELECT coalesce(pg_catalog.max(t.id), 0) FROM \(shadowTable(distinct.destinationTable)) AS t) "
                     + "+ pg_catalog.row_number() OVER (ORDER BY i.delta_id) AS id FROM \(ids) AS i WHERE i.shadow_id IS NULL) AS n WHERE m.delta_id = n.delta_id",
                 "ANALYZE \(ids)",
             ], schema: shadow)
@@ -100,27 +96,35 @@ extension CatchUpRound {
         guard let key = table.foreignKeys.first(where: { $0.columns == [column] }), let target = distinct(filling: key.referencedTable) else {
             return table.column(named: column).map { ShadowTables.carried("x", $0) } ?? "x.\(id: column)"
         }
-        return "(SELECT m.shadow_id FROM pg_temp.\(id: target.idsTable) AS m WHERE m.delta_id = x.\(id: column))"
+        return "(SELECT m.shadow_id FROM \(work(target.idsTable)) AS m WHERE m.delta_id = x.\(id: column))"
     }
 
-    /// A delta archive entry's `left_value` as the shadow must hold it. Where the step dropped an
-    /// archived column, `left_value` is a JSON object of the columns derived from it
-    /// (`{"status_id": "6"}`, see ``StepArchive``), which the way down compares with the row's
-    /// values then; a link to a row made per key holds the delta's id, translated here to the
-    /// shadow's, as the row's own link is (``mergedValue(of:in:)``). Without this, the way down
-    /// would find the link changed and keep the app's value: the archived spelling would be lost.
-    func mergedLeftValue() -> SQL {
-        let links = archivedLinks()
-        var value: SQL = "a.left_value::pg_catalog.jsonb"
-        for (column, target) in links.sorted(by: { $0.key < $1.key }) {
-            let shadowID: SQL = "(SELECT pg_catalog.to_jsonb(m.shadow_id::pg_catalog.text) FROM pg_temp.\(id: target.idsTable) AS m "
-                + "WHERE m.delta_id::pg_catalog.text = a.left_value::pg_catalog.jsonb ->> \(literal: column))"
-            value = "CASE WHEN a.left_value::pg_catalog.jsonb ? \(literal: column) THEN pg_catalog.jsonb_set(\(value), ARRAY[\(literal: column)], "
-                + "COALESCE(\(shadowID), a.left_value::pg_catalog.jsonb -> \(literal: column))) ELSE \(value) END"
+    /// After the delta's archive entries of `rows` were copied into the shadow's: their
+    /// `left_value` as the shadow must hold it. Where the step dropped an archived column,
+    /// `left_value` is a JSON object of the columns derived from it (`{"status_id": "6"}`, see
+    /// ``StepArchive``), which the way down compares with the row's values then; a link to a row
+    /// made per key holds the delta's id, translated here to the shadow's, as the row's own link is
+    /// (``mergedValue(of:in:)``). Without this, the way down would find the link changed and keep
+    /// the app's value: the archived spelling would be lost.
+    ///
+    /// One `UPDATE … FROM` the round's ids per link column, rather than a subquery in the copy's
+    /// select list: Citus deparses an `INSERT … SELECT` whose select list passes a correlated
+    /// subquery to a function (`jsonb_set`, `COALESCE`) into invalid SQL for the worker (42601,
+    /// "syntax error at or near NOT", a filter `( IS NOT NULL)` with no column).
+    func translatedLeftValues(of rows: SQL) -> [SQL] {
+        archivedLinks().sorted { $0.key < $1.key }.map { column, target in
+            // Only a JSON object is parsed (a surviving column's left_value is its text).
+            let link: SQL = "CASE WHEN a.left_value LIKE '{%' THEN a.left_value::pg_catalog.jsonb ->> \(literal: column) END"
+            return "UPDATE \(shadowTable(TenantArchive.tableName)) AS a SET left_value = pg_catalog.jsonb_set(a.left_value::pg_catalog.jsonb, "
+                + "ARRAY[\(literal: column)], \(Self.jsonString(ofID: "m.shadow_id")))::pg_catalog.text FROM \(work(target.idsTable)) AS m "
+                + "WHERE \(rows) AND m.delta_id::pg_catalog.text = \(link)"
         }
-        guard !links.isEmpty else { return "a.left_value" }
-        // Only a JSON object is parsed (a surviving column's left_value is its text).
-        return "CASE WHEN a.left_value LIKE '{%' THEN (\(value))::pg_catalog.text ELSE a.left_value END"
+    }
+
+    /// An id as a JSON string (`"12"`), as `to_jsonb(id::text)` gives it but by an immutable
+    /// cast: Citus refuses a STABLE function (`to_jsonb`) over columns in an UPDATE (0A000).
+    static func jsonString(ofID id: SQL) -> SQL {
+        "('\"' OPERATOR(pg_catalog.||) \(id)::pg_catalog.text OPERATOR(pg_catalog.||) '\"')::pg_catalog.jsonb"
     }
 
     /// The columns an archive entry's `left_value` object may hold a link to a row made per key
@@ -153,9 +157,9 @@ extension CatchUpRound {
             let columns = table.columns.map(\.name)
             let values: [SQL] = columns.map { $0 == "id" ? "m.shadow_id" : mergedValue(of: $0, in: table) }
             let updates: [SQL] = columns.filter { $0 != "id" }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
-            return "INSERT INTO \(schema: shadow, table: name) (\(ids: columns))\(table.overridingSystemValue) SELECT \(values, joinedBy: ", ") FROM \(schema: delta, table: name) AS x "
-                + "JOIN pg_temp.\(id: distinct.idsTable) AS m ON m.delta_id = x.id "
-                + "WHERE m.key IN (SELECT a.key FROM pg_temp.\(id: distinct.affectedTable) AS a WHERE a.first IS NOT NULL) "
+            return "INSERT INTO \(shadowTable(name)) (\(ids: columns))\(table.overridingSystemValue) SELECT \(values, joinedBy: ", ") FROM \(deltaTable(name)) AS x "
+                + "JOIN \(work(distinct.idsTable)) AS m ON m.delta_id = x.id "
+                + "WHERE m.key IN (SELECT a.key FROM \(work(distinct.affectedTable)) AS a WHERE a.first IS NOT NULL) "
                 + "ON CONFLICT (id) \(updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")")"
         }
     }
@@ -165,19 +169,19 @@ extension CatchUpRound {
     func finishDistinctRows(order: [String]) -> [SQL] {
         var statements: [SQL] = order.reversed().compactMap { name in
             guard let distinct = distinct(filling: name) else { return nil }
-            return "DELETE FROM \(schema: shadow, table: name) AS t USING \(schema: shadow, table: distinct.keysTable) AS k, pg_temp.\(id: distinct.affectedTable) AS a "
+            return "DELETE FROM \(shadowTable(name)) AS t USING \(shadowTable(distinct.keysTable)) AS k, \(work(distinct.affectedTable)) AS a "
                 + "WHERE a.first IS NULL AND k.key = a.key AND t.id = k.id"
         }
         for distinct in plan.distinct {
-            let keys = "\(schema: shadow, table: distinct.keysTable)" as SQL, rows = "\(schema: shadow, table: distinct.rowsTable)" as SQL
-            let affected: SQL = "pg_temp.\(id: distinct.affectedTable)"
+            let keys = "\(shadowTable(distinct.keysTable))" as SQL, rows = "\(shadowTable(distinct.rowsTable))" as SQL
+            let affected: SQL = "\(work(distinct.affectedTable))"
             let changedIDs = changedIDs(of: distinct.sourceTable)
             statements += [
                 "DELETE FROM \(keys) AS k USING \(affected) AS a WHERE a.key = k.key",
                 "INSERT INTO \(keys) (key, first, id) SELECT a.key, a.first, m.shadow_id FROM \(affected) AS a "
-                    + "JOIN pg_temp.\(id: distinct.idsTable) AS m ON m.key = a.key WHERE a.first IS NOT NULL",
+                    + "JOIN \(work(distinct.idsTable)) AS m ON m.key = a.key WHERE a.first IS NOT NULL",
                 "DELETE FROM \(rows) WHERE source_id IN (\(changedIDs))",
-                "INSERT INTO \(rows) (source_id, key) \(rendered(distinct.sourceKeys(ids: changedIDs), in: live))",
+                "INSERT INTO \(rows) (source_id, key) \(inLive(distinct.sourceKeys(ids: changedIDs)))",
                 "ANALYZE \(keys)",
             ]
         }

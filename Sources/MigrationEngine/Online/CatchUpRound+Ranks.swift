@@ -11,7 +11,7 @@ import TypedSQL
 /// to a new name), a key that goes, or a key whose first row changes, moves the keys after it.
 /// So, after the merge, the keys whose id is not their rank are renumbered, with every link to
 /// them: the shadow's foreign keys to the table and the links the archive keeps in a `left_value`
-/// (``CatchUpRound/mergedLeftValue()``). Ids and links go through negative values first (two
+/// (``CatchUpRound/translatedLeftValues(of:)``). Ids and links go through negative values first (two
 /// statements, each changing a row and its links together, as the foreign keys check at each
 /// statement's end), since the primary key allows no two rows one id even for a moment. The cost
 /// is the rows linking to the keys that moved; a round that moves none changes nothing.
@@ -24,10 +24,10 @@ extension CatchUpRound {
     func renumberDistinctRows() throws -> Int {
         var moved = 0
         for distinct in plan.distinct {
-            let keys = "\(schema: shadow, table: distinct.keysTable)" as SQL
-            let ranks: SQL = "pg_temp.\(id: ranksTable(distinct))"
+            let keys = "\(shadowTable(distinct.keysTable))" as SQL
+            let ranks: SQL = "\(work(ranksTable(distinct)))"
             let found = try connection.pipeline([
-                "CREATE TEMPORARY TABLE \(id: ranksTable(distinct)) ON COMMIT DROP AS SELECT r.id AS old_id, r.rank AS new_id "
+                "\(createWork(ranksTable(distinct))) AS SELECT r.id AS old_id, r.rank AS new_id "
                     + "FROM (SELECT k.id, pg_catalog.row_number() OVER (ORDER BY k.first) AS rank FROM \(keys) AS k) AS r WHERE r.id <> r.rank",
                 "ANALYZE \(ranks)",
                 "SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(ranks)",
@@ -39,18 +39,18 @@ extension CatchUpRound {
             }
             // old → -new, then -new → new: the table's ids and its links in one statement each.
             for (from, to) in [("m.old_id", "-m.new_id"), ("-m.new_id", "m.new_id")] as [(SQL, SQL)] {
-                var updates: [SQL] = ["UPDATE \(schema: shadow, table: distinct.destinationTable) AS t SET id = \(to) FROM \(ranks) AS m WHERE t.id = \(from) RETURNING 1"]
+                var updates: [SQL] = ["UPDATE \(shadowTable(distinct.destinationTable)) AS t SET id = \(to) FROM \(ranks) AS m WHERE t.id = \(from) RETURNING 1"]
                 updates += links.map { table, column in
-                    "UPDATE \(schema: shadow, table: table) AS t SET \(id: column) = \(to) FROM \(ranks) AS m WHERE t.\(id: column) = \(from) RETURNING 1"
+                    "UPDATE \(shadowTable(table)) AS t SET \(id: column) = \(to) FROM \(ranks) AS m WHERE t.\(id: column) = \(from) RETURNING 1"
                 }
                 let parts: [SQL] = updates.enumerated().map { index, update in "tm_u\(raw: String(index)) AS (\(update))" }
                 try connection.execute("WITH \(parts, joinedBy: ", ") SELECT pg_catalog.count(*) FROM tm_u0", schema: shadow)
             }
             var statements: [SQL] = ["UPDATE \(keys) AS k SET id = m.new_id FROM \(ranks) AS m WHERE k.id = m.old_id"]
-            if try TenantArchive.exists(inSchema: shadow, on: connection) {
+            if try shadowHasArchive() {
                 for column in archivedLinks(to: distinct) {
-                    statements.append("UPDATE \(schema: shadow, table: TenantArchive.tableName) AS a SET left_value = pg_catalog.jsonb_set(a.left_value::pg_catalog.jsonb, "
-                        + "ARRAY[\(literal: column)], pg_catalog.to_jsonb(m.new_id::pg_catalog.text))::pg_catalog.text FROM \(ranks) AS m "
+                    statements.append("UPDATE \(shadowTable(TenantArchive.tableName)) AS a SET left_value = pg_catalog.jsonb_set(a.left_value::pg_catalog.jsonb, "
+                        + "ARRAY[\(literal: column)], \(Self.jsonString(ofID: "m.new_id")))::pg_catalog.text FROM \(ranks) AS m "
                         + "WHERE a.left_value LIKE '{%' AND a.left_value::pg_catalog.jsonb ->> \(literal: column) = m.old_id::pg_catalog.text")
                 }
             }

@@ -30,31 +30,56 @@ public struct CatchUpRound {
     public let options: StepExecutor.Options
     public let connection: Connection
 
-    public init(plan: OnlinePlan, live: String, shadow: String, delta: String, options: StepExecutor.Options, connection: Connection) {
+    /// How the shadow's and the delta's names are spelled in their schemas (the live tables have
+    /// the model's): the model's own where each has a schema of its own (plain PostgreSQL), and
+    /// ``TableNaming/citusShadow`` and ``TableNaming/citusDelta`` where all three share the
+    /// tenant's schema (Citus, docs/Citus.md).
+    public let shadowNaming: TableNaming
+    public let deltaNaming: TableNaming
+
+    public init(plan: OnlinePlan, live: String, shadow: String, delta: String, options: StepExecutor.Options, connection: Connection,
+                shadowNaming: TableNaming = .model, deltaNaming: TableNaming = .model) {
         self.plan = plan
         self.live = live
         self.shadow = shadow
         self.delta = delta
         self.options = options
         self.connection = connection
+        self.shadowNaming = shadowNaming
+        self.deltaNaming = deltaNaming
     }
 
-    /// The temporary table of changed rows, `pg_temp._tm_changed (relation text, key int8[],
-    /// direct boolean)`: `direct` false for a row that did not change itself but whatever refers
-    /// to it did (its fate may depend on that).
+    /// The table of changed rows, `_tm_changed (relation text, key int8[], direct boolean)`:
+    /// `direct` false for a row that did not change itself but whatever refers to it did (its fate
+    /// may depend on that). A temporary one, `pg_temp._tm_changed`, for ``ShadowTables/sync(on:)``
+    /// and a round whose work tables are temporary; else among the round's work tables
+    /// (``changed``, see ``workTablesInLiveSchema``).
     public static let changedTable = "_tm_changed"
     static let neededTable = "_tm_needed"
 
     static var changed: SQL { "pg_temp.\(id: changedTable)" }
-    static var needed: SQL { "pg_temp.\(id: neededTable)" }
 
-    /// Creates the round's temporary tables (dropped at commit).
+    /// This round's table of changed rows (the caller fills it, after ``prepare()``).
+    public var changed: SQL { work(Self.changedTable) }
+    var needed: SQL { work(Self.neededTable) }
+
+    /// Creates the temporary table of changed rows, `pg_temp._tm_changed`, and that of the rows a
+    /// round needs (dropped at commit).
     public static func prepare(on connection: Connection) throws {
-        try connection.pipeline([
-            "CREATE TEMPORARY TABLE \(id: changedTable) (relation text NOT NULL, key pg_catalog.int8[] NOT NULL, direct boolean NOT NULL, "
-                + "PRIMARY KEY (relation, key)) ON COMMIT DROP",
-            "CREATE TEMPORARY TABLE \(id: neededTable) (relation text NOT NULL, key pg_catalog.int8[] NOT NULL, PRIMARY KEY (relation, key)) ON COMMIT DROP",
-        ], schema: "pg_temp")
+        try connection.pipeline(workTableCreations(createWork: { "CREATE TEMPORARY TABLE \(id: $0) \($1) ON COMMIT DROP" }), schema: "pg_temp")
+    }
+
+    /// Creates the round's tables of changed and needed rows (``changed``): temporary ones, or,
+    /// where the work tables are in the live schema, tables there that the round drops.
+    public func prepare() throws {
+        try connection.pipeline(Self.workTableCreations(createWork: createWork(_:columns:)), schema: live)
+    }
+
+    private static func workTableCreations(createWork: (String, SQL) -> SQL) -> [SQL] {
+        [
+            createWork(changedTable, "(relation text NOT NULL, key pg_catalog.int8[] NOT NULL, direct boolean NOT NULL, PRIMARY KEY (relation, key))"),
+            createWork(neededTable, "(relation text NOT NULL, key pg_catalog.int8[] NOT NULL, PRIMARY KEY (relation, key))"),
+        ]
     }
 
     /// What a round did.
@@ -73,20 +98,24 @@ public struct CatchUpRound {
     public func run() throws -> Outcome {
         var outcome = Outcome()
         // Statistics, so that every read below looks rows up by key rather than scans a live table.
-        try connection.execute("ANALYZE \(Self.changed)", schema: live)
+        try connection.execute("ANALYZE \(changed)", schema: live)
         try addReaders()
         try addDistinctGroups()
-        outcome.changedRows = Int(try connection.execute("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(Self.changed)", schema: live)
+        outcome.changedRows = Int(try connection.execute("SELECT pg_catalog.count(*)::pg_catalog.int8 FROM \(changed)", schema: live)
             .first?.decode(Int64.self, at: 0) ?? 0)
-        guard outcome.changedRows > 0 else { return outcome }
+        guard outcome.changedRows > 0 else {
+            if workTablesInLiveSchema { try dropDelta() }
+            return outcome
+        }
         try collectNeededRows()
         outcome.deltaRows = try buildDelta()
         try matchDistinctKeys()
-        let executor = StepExecutor(schema: delta, connection: connection, options: options)
+        var executor = StepExecutor(schema: delta, connection: connection, options: options)
+        executor.naming = deltaNaming
         for step in plan.caughtUp { _ = try executor.run(step) }
         try merge()
         try renumberDistinctRows()
-        try connection.execute("DROP SCHEMA \(id: delta) CASCADE", schema: delta)
+        try dropDelta()
         return outcome
     }
 
@@ -99,10 +128,10 @@ public struct CatchUpRound {
         while true {
             let statements: [SQL] = plan.lineage.readers.compactMap { reader in
                 guard let table = source.table(named: reader.table), let referenced = source.table(named: reader.referencedTable) else { return nil }
-                return "INSERT INTO \(Self.changed) (relation, key, direct) SELECT \(literal: reader.table), \(keyArray("r", table.primaryKey.columns)), true "
+                return "INSERT INTO \(changed) AS tm_c (relation, key, direct) SELECT \(literal: reader.table), \(keyArray("r", table.primaryKey.columns)), true "
                     + "FROM \(schema: live, table: reader.table) AS r WHERE r.\(id: reader.column) IN "
-                    + "(SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: referenced.name) AND c.direct) "
-                    + "ON CONFLICT (relation, key) DO UPDATE SET direct = true WHERE NOT \(Self.changed).direct"
+                    + "(SELECT c.key[1] FROM \(changed) AS c WHERE c.relation = \(literal: referenced.name) AND c.direct) "
+                    + "ON CONFLICT (relation, key) DO UPDATE SET direct = true WHERE NOT tm_c.direct"
             }
             let added = try connection.pipeline(statements, schema: live).reduce(0) { $0 + $1.affectedRows }
             if added == 0 { return }
@@ -113,31 +142,31 @@ public struct CatchUpRound {
     /// refers to it, if any (so that "some row refers to it" holds in the delta as it does live);
     /// and, transitively, every row they refer to by a foreign key.
     private func collectNeededRows() throws {
-        try connection.execute("INSERT INTO \(Self.needed) (relation, key) SELECT relation, key FROM \(Self.changed)", schema: live)
+        try connection.execute("INSERT INTO \(needed) (relation, key) SELECT relation, key FROM \(changed)", schema: live)
         let witnesses: [SQL] = Set(plan.lineage.readers).sorted { ($0.table, $0.column) < ($1.table, $1.column) }.compactMap { reader in
             guard let table = source.table(named: reader.table) else { return nil }
             let key = table.primaryKey.columns
             let order: [SQL] = key.map { "r.\(id: $0)" }
             let selected: [SQL] = key.map { "w.\(id: $0)" }
             // One row per referenced row, found by the foreign key's index.
-            return "INSERT INTO \(Self.needed) (relation, key) SELECT \(literal: reader.table), ARRAY[\(selected, joinedBy: ", ")]::pg_catalog.int8[] "
-                + "FROM \(Self.changed) AS c CROSS JOIN LATERAL (SELECT \(ids: key) FROM \(schema: live, table: reader.table) AS r "
+            return "INSERT INTO \(needed) (relation, key) SELECT \(literal: reader.table), ARRAY[\(selected, joinedBy: ", ")]::pg_catalog.int8[] "
+                + "FROM \(changed) AS c CROSS JOIN LATERAL (SELECT \(ids: key) FROM \(schema: live, table: reader.table) AS r "
                 + "WHERE r.\(id: reader.column) = c.key[1] ORDER BY \(order, joinedBy: ", ") LIMIT 1) AS w "
                 + "WHERE c.relation = \(literal: reader.referencedTable) ON CONFLICT DO NOTHING"
         }
         if !witnesses.isEmpty || !plan.distinct.isEmpty { try connection.pipeline(witnesses + distinctFirstRows(), schema: live) }
-        try connection.execute("ANALYZE \(Self.needed)", schema: live)
+        try connection.execute("ANALYZE \(needed)", schema: live)
         let references = source.tables.flatMap { table in table.foreignKeys.filter { $0.columns.count == 1 }.map { (table, $0) } }
         while !references.isEmpty {
             let statements: [SQL] = references.map { table, key in
-                "INSERT INTO \(Self.needed) (relation, key) SELECT \(literal: key.referencedTable), ARRAY[t.\(id: key.columns[0])]::pg_catalog.int8[] "
+                "INSERT INTO \(needed) (relation, key) SELECT \(literal: key.referencedTable), ARRAY[t.\(id: key.columns[0])]::pg_catalog.int8[] "
                     + "FROM \(schema: live, table: table.name) AS t WHERE t.\(id: key.columns[0]) IS NOT NULL AND "
-                    + "\(keyTuple("t", table.primaryKey.columns)) IN (\(keysOf(table, in: Self.needed))) ON CONFLICT DO NOTHING"
+                    + "\(keyTuple("t", table.primaryKey.columns)) IN (\(keysOf(table, in: needed))) ON CONFLICT DO NOTHING"
             }
             let added = try connection.pipeline(statements, schema: live).reduce(0) { $0 + $1.affectedRows }
             if added == 0 { break }
         }
-        try connection.execute("ANALYZE \(Self.needed)", schema: live)
+        try connection.execute("ANALYZE \(needed)", schema: live)
     }
 
     // MARK: - The delta
@@ -147,24 +176,24 @@ public struct CatchUpRound {
     ///
     /// - Returns: the rows copied.
     private func buildDelta() throws -> Int {
-        let tables = ShadowTables(version: plan.plan.source, live: live, schema: delta)
-        try connection.execute("CREATE SCHEMA \(id: delta)", schema: delta)
+        let tables = ShadowTables(version: plan.plan.source, live: live, schema: delta, naming: deltaNaming)
+        if !deltaInLiveSchema { try connection.execute("CREATE SCHEMA \(id: delta)", schema: delta) }
         try tables.create(on: connection)
         let fills: [SQL] = source.tables.map { table in
             let columns = table.columns.map(\.name)
             let selected: [SQL] = table.columns.map { ShadowTables.carried("l", $0) }
-            return "INSERT INTO \(schema: delta, table: table.name) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l "
-                + "WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keysOf(table, in: Self.needed)))"
+            return "INSERT INTO \(deltaTable(table.name)) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l "
+                + "WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keysOf(table, in: needed)))"
         }
         let rows = try connection.pipeline(fills, schema: delta).reduce(0) { $0 + $1.affectedRows }
         try tables.finish(on: connection)
         if try TenantArchive.exists(inSchema: live, on: connection) {
             // From the copy of the live archive made with the shadow, by table and row.
             let archive = TenantArchive.tableName
-            var statements: [SQL] = ["CREATE TABLE \(schema: delta, table: archive) (LIKE \(schema: live, table: archive) INCLUDING ALL)"]
+            var statements: [SQL] = ["CREATE TABLE \(deltaTable(archive)) (LIKE \(schema: live, table: archive) INCLUDING ALL)"]
             for (table, names) in archivedRows() {
-                statements.append("INSERT INTO \(schema: delta, table: archive) SELECT a.* FROM \(schema: shadow, table: ShadowTables.liveArchive) AS a "
-                    + "WHERE a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(Self.needed) AS c WHERE c.relation = \(literal: table))")
+                statements.append("INSERT INTO \(deltaTable(archive)) SELECT a.* FROM \(shadowTable(ShadowTables.liveArchive)) AS a "
+                    + "WHERE a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(needed) AS c WHERE c.relation = \(literal: table))")
             }
             try connection.pipeline(statements, schema: delta)
         }
@@ -190,8 +219,8 @@ public struct CatchUpRound {
         for name in order.reversed() {
             guard let table = destination.table(named: name), let origin = plan.lineage.origins[name],
                   let sourceTable = source.table(named: origin.sourceTable) else { continue }
-            statements.append("DELETE FROM \(schema: shadow, table: name) AS d WHERE \(keyTuple("d", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) "
-                + "AND NOT EXISTS (SELECT 1 FROM \(schema: delta, table: name) AS x WHERE \(keyTuple("x", table.primaryKey.columns)) = \(keyTuple("d", table.primaryKey.columns)))")
+            statements.append("DELETE FROM \(shadowTable(name)) AS d WHERE \(keyTuple("d", origin.destinationKey)) IN (\(keysOf(sourceTable, in: changed))) "
+                + "AND NOT EXISTS (SELECT 1 FROM \(deltaTable(name)) AS x WHERE \(keyTuple("x", table.primaryKey.columns)) = \(keyTuple("d", table.primaryKey.columns)))")
         }
         statements += upsertDistinctRows(order: order)
         for name in order {
@@ -202,8 +231,8 @@ public struct CatchUpRound {
             let selected: [SQL] = columns.map { mergedValue(of: $0, in: table) }
             let updates: [SQL] = columns.filter { !key.contains($0) }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
             let conflict: SQL = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")"
-            statements.append("INSERT INTO \(schema: shadow, table: name) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") FROM \(schema: delta, table: name) AS x "
-                + "WHERE \(keyTuple("x", origin.destinationKey)) IN (\(keysOf(sourceTable, in: Self.changed))) ON CONFLICT (\(ids: key)) \(conflict)")
+            statements.append("INSERT INTO \(shadowTable(name)) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") FROM \(deltaTable(name)) AS x "
+                + "WHERE \(keyTuple("x", origin.destinationKey)) IN (\(keysOf(sourceTable, in: changed))) ON CONFLICT (\(ids: key)) \(conflict)")
         }
         statements += finishDistinctRows(order: order)
         try connection.pipeline(statements, schema: shadow)
@@ -212,20 +241,40 @@ public struct CatchUpRound {
 
     /// The archive entries of the changed rows: the delta's replace the shadow's.
     private func mergeArchive() throws {
-        guard try TenantArchive.exists(inSchema: shadow, on: connection), try TenantArchive.exists(inSchema: delta, on: connection) else { return }
+        guard try shadowHasArchive(), try deltaHasArchive() else { return }
         let archive = TenantArchive.tableName
         let columns = try connection.execute(
-            "SELECT a.attname::pg_catalog.text FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass(\(qualifiedNameLiteral: archive)) "
+            "SELECT a.attname::pg_catalog.text FROM pg_catalog.pg_attribute AS a WHERE a.attrelid = pg_catalog.to_regclass(\(bind: deltaTable(archive).text(schema: delta))) "
                 + "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum", schema: delta
         ).map { try $0.decode(String.self, at: 0) }
         var statements: [SQL] = []
         for (table, names) in archivedRows() {
-            let rows: SQL = "a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(Self.changed) AS c WHERE c.relation = \(literal: table))"
-            let selected: [SQL] = columns.map { $0 == "left_value" ? mergedLeftValue() : "a.\(id: $0)" }
-            statements.append("DELETE FROM \(schema: shadow, table: archive) AS a WHERE \(rows)")
-            statements.append("INSERT INTO \(schema: shadow, table: archive) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(schema: delta, table: archive) AS a WHERE \(rows)")
+            let rows: SQL = "a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(changed) AS c WHERE c.relation = \(literal: table))"
+            let selected: [SQL] = columns.map { "a.\(id: $0)" }
+            statements.append("DELETE FROM \(shadowTable(archive)) AS a WHERE \(rows)")
+            statements.append("INSERT INTO \(shadowTable(archive)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(deltaTable(archive)) AS a WHERE \(rows)")
+            statements += translatedLeftValues(of: rows)
         }
+        statements += wayBackMarkersLastRows()
         try connection.pipeline(statements, schema: shadow)
+    }
+}
+
+extension CatchUpRound {
+    /// The last step's way back markers (``RecordedWayBack``) record their table's last row id at
+    /// the way up: the build's, in the shadow. Rows the app inserted since are merged by the
+    /// rounds, so each marker takes its table's last id in the shadow now, as an offline run of the
+    /// data as it is now records it (rows past the recorded id are given back by the family's way
+    /// back as it is at the way down, not by the recorded one).
+    func wayBackMarkersLastRows() -> [SQL] {
+        let archive = shadowTable(TenantArchive.tableName)
+        return destination.tables.filter { $0.primaryKey.columns == ["id"] }.map { table in
+            let last: SQL = "COALESCE((SELECT pg_catalog.max(t.id) FROM \(shadowTable(table.name)) AS t)::pg_catalog.text, 'null')::pg_catalog.jsonb"
+            return "UPDATE \(archive) AS a SET target = pg_catalog.jsonb_set(a.target::pg_catalog.jsonb, '{lastRow}', \(last))::pg_catalog.text "
+                + "WHERE a.column_name = \(literal: WayBackProof.markerColumn) AND a.table_name = \(literal: table.name) "
+                + "AND a.step_to = \(literal: plan.caughtUpVersion.name) "
+                + "AND CASE WHEN a.target LIKE '{%' THEN a.target::pg_catalog.jsonb ? 'lastRow' ELSE false END"
+        }
     }
 }
 

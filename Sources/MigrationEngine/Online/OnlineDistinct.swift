@@ -31,6 +31,9 @@ public struct OnlineDistinct: Sendable {
     var rowsTable: String { "_tm_online_rows_\(index)" }
     /// The shadow's keys, their first rows and destination ids.
     var keysTable: String { "_tm_online_keys_\(index)" }
+    /// The tables the shadow keeps for it (``rowsTable``, ``keysTable``): the run's bookkeeping,
+    /// never swapped in.
+    public var bookkeepingTables: [String] { [rowsTable, keysTable] }
     /// A round's affected keys and their first rows, before and now (temporary).
     var affectedTable: String { "_tm_online_affected_\(index)" }
     /// A round's changed source rows and their keys now (temporary).
@@ -56,21 +59,23 @@ public struct OnlineDistinct: Sendable {
             + "FROM (SELECT s.key, pg_catalog.min(s.source_id) AS first FROM (\(sourceRows)) AS s GROUP BY s.key) AS tm_k"
     }
 
-    /// Before the build, in the shadow: the source rows' keys and the keys' rows, indexed.
+    /// Before the build, in the shadow: the source rows' keys and the keys' rows, indexed. The
+    /// tables, read and made, are named as the caller's ``TableNaming/rendering(_:in:_:)`` names
+    /// those of `shadow` (a shadow inside the tenant's schema, on Citus).
     ///
     /// Both tables are the run's bookkeeping, dropped with its private schema, and UNLOGGED: a
     /// crash ends the run, whose next run starts over and records them again, so they need no
     /// WAL (at 1,000,000 rows, a second copy of the key column and two indexes).
     public func recordKeys(shadow: String, on connection: Connection) throws {
         try connection.pipeline([
-            "CREATE UNLOGGED TABLE \(schema: shadow, table: rowsTable) AS \(sourceKeys())",
-            "CREATE UNIQUE INDEX ON \(schema: shadow, table: rowsTable) (source_id)",
-            "CREATE INDEX ON \(schema: shadow, table: rowsTable) (key)",
+            "CREATE UNLOGGED TABLE \(table: rowsTable) AS \(sourceKeys())",
+            "CREATE UNIQUE INDEX ON \(table: rowsTable) (source_id)",
+            "CREATE INDEX ON \(table: rowsTable) (key)",
             // From the rows just recorded: the key is computed once per row, not twice.
-            "CREATE UNLOGGED TABLE \(schema: shadow, table: keysTable) AS \(keys(of: "SELECT r.source_id, r.key FROM \(schema: shadow, table: rowsTable) AS r"))",
-            "CREATE UNIQUE INDEX ON \(schema: shadow, table: keysTable) (key)",
-            "ANALYZE \(schema: shadow, table: rowsTable)",
-            "ANALYZE \(schema: shadow, table: keysTable)",
+            "CREATE UNLOGGED TABLE \(table: keysTable) AS \(keys(of: "SELECT r.source_id, r.key FROM \(table: rowsTable) AS r"))",
+            "CREATE UNIQUE INDEX ON \(table: keysTable) (key)",
+            "ANALYZE \(table: rowsTable)",
+            "ANALYZE \(table: keysTable)",
         ], schema: shadow)
     }
 }

@@ -30,13 +30,13 @@ extension TenantMigrator {
 
     /// The plan from the tenant's recorded version to `target` as a document: the exact SQL of
     /// every step rendered for the tenant's schema, and what the tenant's archive gives back on the
-    /// way, and how each step runs online (on Citus as the run goes there: writes-wait). Reads the
+    /// way, and how each step runs online (on Citus, also what the run refuses there). Reads the
     /// catalog; changes nothing.
     public func planDocument(tenant: String, to target: String? = nil) async throws -> PlanDocument {
         try await withTenantPlan(tenant: tenant, to: target) { plan, record, connection in
             var document = PlanDocument(plan: plan, tenant: record.name.rawValue, schema: record.schema,
                                         givenBack: try ArchiveGivenBack.along(plan, inSchema: record.schema, on: connection))
-            if try connection.capabilities.isCitus { document.onCitus() }
+            if try connection.capabilities.isCitus { document.onCitus(plan) }
             return document
         }
     }

@@ -1,5 +1,6 @@
 import EntityModel
 import LibPQ
+import MigrationEngine
 import TypedSQL
 
 /// What the app changes in a tenant's live tables while it migrates online: AFTER ROW triggers on
@@ -185,15 +186,15 @@ struct ChangeCapture {
         if !statements.isEmpty { try connection.pipeline(try connection.allowingTriggers() + statements) }
     }
 
-    /// Moves the log's entries into the round's change set (`pg_temp._tm_changed`), each key once
+    /// Moves the log's entries into the round's change set (`changed`, by default `pg_temp._tm_changed`), each key once
     /// (changed itself if any entry says so).
     ///
     /// - Returns: the entries the app's changes made, the distinct rows, and a table that was truncated.
-    func take(on connection: Connection) throws -> (entries: Int, rows: Int, truncated: String?) {
+    func take(into changed: SQL = "pg_temp.\(id: CatchUpRound.changedTable)", on connection: Connection) throws -> (entries: Int, rows: Int, truncated: String?) {
         let row = try connection.execute("""
             WITH taken AS (DELETE FROM \(log) RETURNING relation, key, direct),
-            kept AS (INSERT INTO pg_temp._tm_changed (relation, key, direct) SELECT relation, key, pg_catalog.bool_or(direct) FROM taken
-                     GROUP BY relation, key ON CONFLICT (relation, key) DO UPDATE SET direct = pg_temp._tm_changed.direct OR EXCLUDED.direct
+            kept AS (INSERT INTO \(changed) AS tm_c (relation, key, direct) SELECT relation, key, pg_catalog.bool_or(direct) FROM taken
+                     GROUP BY relation, key ON CONFLICT (relation, key) DO UPDATE SET direct = tm_c.direct OR EXCLUDED.direct
                      RETURNING relation, key)
             SELECT (SELECT pg_catalog.count(*) FROM taken WHERE taken.direct)::pg_catalog.int8, (SELECT pg_catalog.count(*) FROM kept)::pg_catalog.int8,
                    (SELECT k.relation FROM kept AS k WHERE pg_catalog.cardinality(k.key) = 0 LIMIT 1)

@@ -17,19 +17,26 @@ import TypedSQL
 ///    each batch a transaction of its own; the lease is renewed between batches (a batch is short
 ///    next to ``leaseDuration``), and a renewal that finds it lapsed fails the run (the log may
 ///    have a gap): the tenant stays at its old version and the next run starts over.
-/// 3. **cut over**, one transaction: lock the live tables EXCLUSIVE (writes wait from here, reads go
-///    on), check the lease is still fresh, bring the rows the app changed during the copy into the
-///    shadow (``ShadowTables/sync(on:)``), add its keys and indexes, copy the archive, run every
-///    step of the plan on the shadow with the step executor under the shadow's naming, lock ACCESS
-///    EXCLUSIVE (reads wait), drop the triggers and the run's objects, swap by renames, give each
-///    table its rights, identity and autovacuum back, record the version; commit. Then the
-///    retired tables go.
+///    Then, in one snapshot, the rows the app changed during the copy are brought in
+///    (``ShadowTables/sync(on:)``), the shadow gets its keys and indexes, and the archive is copied
+///    (``OnlineContext/syncShadow(_:)``).
+/// 3. **build**: the steps that can be caught up run on the shadow, as on plain PostgreSQL
+///    (``OnlineContext/build()``, under the shadow's naming).
+/// 4. **catch up**: rounds of ``CatchUpRound`` (``OnlineContext/catchUp()``), whose delta is built
+///    in the tenant's schema too, under a third naming (``TableNaming/citusDelta``), and dropped in
+///    the round's transaction; the lease is renewed after the build and after each round.
+/// 5. **cut over**, one transaction: lock the live tables EXCLUSIVE (writes wait from here, reads go
+///    on), check the lease is still fresh, catch up the last changes, run the steps that could not
+///    be caught up (writes-wait ones), lock ACCESS EXCLUSIVE (reads wait), drop the triggers and the
+///    run's objects, swap by renames, give each table its rights, identity and autovacuum back,
+///    record the version; commit. Then the retired tables go.
 ///
-/// So on Citus the app's writes wait for the steps themselves (as a *writes-wait* step's do on
-/// plain PostgreSQL), not for the copy: catch-up rounds in this layout are not built (their delta
-/// would need a third naming in the same schema). A crash before the commit leaves the tenant at
-/// its old version: the triggers log nothing once the lease lapsed, and the next run (online or
-/// offline) or `online cleanup` removes them with the rest (``InSchemaLeftovers``).
+/// Every table the run makes in the tenant's schema (the shadow's, its archive, the records of
+/// distinct keys) loses, in the transaction that made it, the rights the schema's default
+/// privileges gave the app (``OnlineContext/keepShadowPrivate(on:)``). A crash before the commit
+/// leaves the tenant at its old version: the triggers log nothing once the lease lapsed, and the
+/// next run (online or offline) or `online cleanup` removes them with the rest
+/// (``InSchemaLeftovers``).
 struct InSchemaOnlineRun {
     let context: OnlineContext
     let lease: InSchemaLease
@@ -37,9 +44,6 @@ struct InSchemaOnlineRun {
     /// How long the lease lasts without a renewal: past the longest copy batch, and what a crashed
     /// run costs the app (one log row per row it writes) until it lapses.
     static let leaseDuration: Duration = .seconds(60)
-
-    /// Why the steps run while writes wait, for the report and `plan`.
-    static let reason = "on Citus the steps run in the cutover while writes wait (reads go on): catch-up rounds inside the tenant's schema are not built"
 
     init(context: OnlineContext, lease: InSchemaLease) {
         self.context = context
@@ -54,12 +58,18 @@ struct InSchemaOnlineRun {
     var connection: Connection { context.connection }
     var schema: String { context.schemas.tenant }
     var plan: MigrationPlan { context.plan.plan }
-    var shadow: ShadowTables { ShadowTables(version: plan.source, live: schema, schema: schema, naming: .citusShadow) }
+    var shadow: ShadowTables { context.shadow(of: plan.source) }
 
-    /// Prepares, copies and cuts over; the statistics of the steps.
+    /// Prepares, copies, builds, catches up and cuts over; the statistics of the steps.
     func run() throws -> StepStatistics {
         try prepare()
         try copy()
+        try renewLease(during: "the copy")
+        try context.build()
+        try renewLease(during: "the build")
+        context.afterRound = { try renewLease(during: "catch-up") }
+        defer { context.afterRound = nil }
+        try context.catchUp()
         let statistics = try cutover()
         dropRetired()
         return statistics
@@ -94,24 +104,25 @@ struct InSchemaOnlineRun {
             while !cursor.done {
                 try context.checkStop()
                 let rows = try context.retryingLocks { try shadow.copyBatch(&cursor, limit: context.online.batchRows, on: connection) }
-                try renewLease()
+                try renewLease(during: "the copy")
                 context.progress.rowsCopied += rows
                 context.settings.observability.countOnlineRowsCopied(rows, family: context.family, tenant: context.run.tenant)
                 try context.checkpoint(.copying)
             }
         }
+        try context.syncShadow(shadow)
     }
 
-    private func renewLease() throws {
+    private func renewLease(during phase: String) throws {
         guard try lease.renew(on: connection) else {
-            throw OnlineRefusal(tenant: context.run.tenant, reason: "its change capture's lease lapsed during the copy (more than \(Self.leaseDuration) "
+            throw OnlineRefusal(tenant: context.run.tenant, reason: "its change capture's lease lapsed during \(phase) (more than \(Self.leaseDuration) "
                 + "between two renewals), so changes may be missing; run the migration again")
         }
     }
 
     /// The cutover, retried as a whole when it loses a lock race.
     private func cutover() throws -> StepStatistics {
-        try context.retryingCutover(beforeRetry: ("renewing the lease", renewLease)) { try cutover(attempt: $0, phases: &$1) }
+        try context.retryingCutover(beforeRetry: ("renewing the lease", { try renewLease(during: "the cutover's retries") })) { try cutover(attempt: $0, phases: &$1) }
     }
 
     private func cutover(attempt: Int, phases: inout CutoverPhases) throws -> StepStatistics {
@@ -132,40 +143,32 @@ struct InSchemaOnlineRun {
             throw OnlineRefusal(tenant: context.run.tenant, reason: "the tenant moved to \(record.version) meanwhile")
         }
         phases.mark("rechecked")
-        try CatchUpRound.prepare(on: connection)
-        let taken = try context.capture.take(on: connection)
-        if let table = taken.truncated {
-            throw OnlineRefusal(tenant: context.run.tenant, reason: "table \(table) was truncated while the tenant migrated online; run the migration again")
-        }
-        try shadow.sync(on: connection)
-        context.progress.changesCaughtUp += taken.entries
-        context.settings.observability.countOnlineChanges(taken.entries, family: context.family, tenant: context.run.tenant)
-        _ = try connection.execute("SET LOCAL max_parallel_maintenance_workers = 0")
-        try shadow.finish(on: connection)
-        try shadow.analyze(on: connection)
-        let liveArchive = try shadow.copyArchive(on: connection)
-        phases.mark("changes synced")
+        try context.round()
+        phases.mark("last changes caught up")
         try context.checkpoint(.cutoverLocked)
-        var executor = StepExecutor(schema: schema, connection: connection, options: StepExecutor.Options(
-            allowDestructive: context.run.request.allowDestructive, archives: context.settings.archives, provesWayBack: context.settings.provesWayBack
-        ))
-        executor.naming = .citusShadow
-        var statistics = StepStatistics()
-        for step in plan.steps {
-            context.log("running step \(step) on the shadow while writes wait")
-            statistics = statistics + (try context.run.runner.observingStep(step) { try executor.run(step) })
+        var statistics = context.statistics
+        if !context.plan.whileWritesWait.isEmpty {
+            // Nothing is caught up after these: every proof by the way back holds.
+            var options = context.executorOptions
+            options.online = false
+            var executor = StepExecutor(schema: schema, connection: connection, options: options)
+            executor.naming = .citusShadow
+            for step in context.plan.whileWritesWait {
+                context.log("running step \(step) on the shadow while writes wait")
+                statistics = statistics + (try context.run.runner.observingStep(step) { try executor.run(step) })
+            }
         }
-        phases.mark("steps")
+        phases.mark("writes-wait steps")
         _ = try connection.execute("LOCK TABLE \(live, joinedBy: ", ") IN \(keyword: TableLockMode.accessExclusive) MODE")
         let readsBlocked = clock.now
         phases.mark("reads locked")
         try OnlineDependents.refuse(context.run.tenant, at: context.record.version, schema: schema, on: connection)
         phases.mark("dependents checked")
-        try swap(live: live, liveArchive: liveArchive)
+        try swap(live: live, liveArchive: try TenantArchive.exists(inSchema: schema, on: connection))
         phases.mark("swapped")
         try context.run.recordMove(plan, for: context.record, statistics: statistics, attempt: attempt, extra: [
             "online": 1, "rowsCopied": Double(context.progress.rowsCopied), "changesCaughtUp": Double(context.progress.changesCaughtUp),
-            "rounds": 0,
+            "rounds": Double(context.progress.rounds),
         ])
         try context.checkpoint(.cutoverSwapped)
         phases.mark("recorded")
@@ -181,12 +184,13 @@ struct InSchemaOnlineRun {
         try ChangeCapture.removeTriggers(from: live, on: connection)
         // The run's own objects carry the shadow's naming too: gone before the swap, which gives
         // every `_tm_shadow_` relation of the schema the model's name.
-        let own: [SQL] = [ChangeCapture.logTable, InSchemaLease.table] .map { "\(schema: schema, table: TableNaming.citusShadow.name($0))" }
+        let own: [SQL] = ([ChangeCapture.logTable, InSchemaLease.table] + context.plan.distinct.flatMap(\.bookkeepingTables))
+            .map { "\(schema: schema, table: TableNaming.citusShadow.name($0))" }
         var statements: [Statement] = [Statement("DROP TABLE \(own, joinedBy: ", ")")]
         if liveArchive {
             statements.append(Statement("DROP TABLE \(schema: schema, table: TableNaming.citusShadow.name(ShadowTables.liveArchive))"))
-            statements.append(Statement("DROP INDEX \(schema: schema, table: TableNaming.citusShadow.name(ShadowTables.archiveRowsIndex))"))
         }
+        statements.append(Statement("DROP INDEX IF EXISTS \(schema: schema, table: TableNaming.citusShadow.name(ShadowTables.archiveRowsIndex))"))
         for function in [ChangeCapture.rowFunction, ChangeCapture.truncateFunction] {
             statements.append(Statement("DROP FUNCTION \(schema: schema, table: TableNaming.citusShadow.name(function))()"))
         }

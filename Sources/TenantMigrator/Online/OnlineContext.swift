@@ -19,6 +19,15 @@ final class OnlineContext {
     /// Whether the run keeps its state row (``OnlineState``) in its private schema: not on Citus,
     /// where it has none (``InSchemaOnlineRun``).
     var keepsState = true
+    /// How the shadow's names are spelled: the model's in the run's private schema (plain
+    /// PostgreSQL), ``TableNaming/citusShadow`` next to the live tables in the tenant's schema
+    /// (Citus, ``InSchemaOnlineRun``), where each round's delta is there too, under
+    /// ``TableNaming/citusDelta``.
+    var shadowNaming: TableNaming = .model
+    /// What the layout does after each catch-up round before the cutover: on Citus, renew the
+    /// capture's lease (``InSchemaOnlineRun``); nothing on plain PostgreSQL, whose lease is the
+    /// runner's session.
+    var afterRound: (() throws -> Void)?
     private var lastProgressLog = ContinuousClock.now
     private var lastPhase: OnlinePhase?
 
@@ -36,6 +45,16 @@ final class OnlineContext {
     }
 
     var connection: Connection { run.connection }
+    /// The schema of the shadow's tables (``shadowNaming``).
+    var shadowSchema: String { shadowNaming == .model ? schemas.work : schemas.tenant }
+    /// The schema and naming of a catch-up round's delta.
+    var delta: SchemaNaming {
+        shadowNaming == .model ? SchemaNaming(schema: schemas.delta, tables: .model) : SchemaNaming(schema: schemas.tenant, tables: .citusDelta)
+    }
+    /// The shadow's tables of `version`.
+    func shadow(of version: ModelVersion) -> ShadowTables {
+        ShadowTables(version: version, live: schemas.tenant, schema: shadowSchema, naming: shadowNaming)
+    }
     var settings: MigrationSettings { run.settings }
     var online: OnlineSettings { settings.online }
     var family: String { run.family.name }
@@ -132,8 +151,13 @@ final class OnlineContext {
                 try checkpoint(.copying)
             }
         }
-        // One snapshot for the rows changed during the copy, so that the shadow is the live
-        // tables as of that snapshot before its keys are checked.
+        try syncShadow(shadow)
+    }
+
+    /// After the batches: one snapshot for the rows changed during the copy, so that the shadow is
+    /// the live tables as of that snapshot before its keys are checked; then its keys, indexes,
+    /// statistics and the archive.
+    func syncShadow(_ shadow: ShadowTables) throws {
         try retryingLocks {
             try connection.transaction(beginStatement: "BEGIN ISOLATION LEVEL REPEATABLE READ") { connection in
                 try leaveTheCoresToTheApp(on: connection)
@@ -146,8 +170,17 @@ final class OnlineContext {
                 try shadow.finish(on: connection)
                 try shadow.analyze(on: connection)
                 try shadow.copyArchive(on: connection)
+                try keepShadowPrivate(on: connection)
             }
         }
+    }
+
+    /// On Citus, where the shadow's tables are in the tenant's schema, takes back what its default
+    /// privileges gave other roles (the app) on each table the caller's transaction made, before
+    /// it commits: the shadow is the migrator's alone.
+    func keepShadowPrivate(on connection: Connection) throws {
+        guard shadowNaming != .model else { return }
+        try InSchemaOnlineRun.revokeOthers(onNamesStartingWith: shadowNaming.prefix, in: schemas.tenant, on: connection)
     }
 
     private func refuseTruncation(_ table: String?) throws {
@@ -166,8 +199,11 @@ final class OnlineContext {
             try connection.transaction { connection in
                 try leaveTheCoresToTheApp(on: connection)
                 // What catch-up needs to follow the distinct mappings by key, as the rows are before the steps.
-                for distinct in plan.distinct { try distinct.recordKeys(shadow: schemas.work, on: connection) }
-                let executor = StepExecutor(schema: schemas.work, connection: connection, options: executorOptions)
+                try TableNaming.rendering(shadowNaming, in: shadowSchema) {
+                    for distinct in plan.distinct { try distinct.recordKeys(shadow: shadowSchema, on: connection) }
+                }
+                var executor = StepExecutor(schema: shadowSchema, connection: connection, options: executorOptions)
+                executor.naming = shadowNaming
                 var built = StepStatistics()
                 for step in plan.caughtUp {
                     log("running step \(step) on the shadow")
@@ -175,8 +211,9 @@ final class OnlineContext {
                 }
                 // Tables the steps made (the archive, the records of keys) have autovacuum off as
                 // the copied ones; the change log, which the app's writes fill, keeps it.
-                try ShadowTables(version: plan.caughtUpVersion, live: schemas.tenant, schema: schemas.work)
-                    .turnAutovacuumOffOnEveryTable(but: [ChangeCapture.logTable, OnlineState.table], on: connection)
+                try shadow(of: plan.caughtUpVersion)
+                    .turnAutovacuumOffOnEveryTable(but: Set([ChangeCapture.logTable, OnlineState.table].map(shadowNaming.name)), on: connection)
+                try keepShadowPrivate(on: connection)
                 return built
             }
         }
@@ -186,17 +223,17 @@ final class OnlineContext {
         // could time out first, 55P03, and fail the run). A table it holds is skipped: autovacuum
         // is analyzing it, or will; the shadow is the migrator's alone, so nothing else holds it.
         for table in plan.caughtUpVersion.relationalSchema().tables {
-            try connection.execute("ANALYZE (SKIP_LOCKED) \(schema: schemas.work, table: table.name)")
+            try connection.execute("ANALYZE (SKIP_LOCKED) \(schema: shadowSchema, table: shadowNaming.name(table.name))")
         }
         // The archive the steps wrote (or created): found by table and row in each round, also
         // when the steps made it here. Without the index, and statistics, each round's merge read
         // every entry (0.3 to 0.5 s per table at 1,000,000 rows, in the cutover too).
-        if try TenantArchive.exists(inSchema: schemas.work, on: connection) {
-            let archive: SQL = "\(schema: schemas.work, table: TenantArchive.tableName)"
+        if try TableNaming.rendering(shadowNaming, in: shadowSchema, { try TenantArchive.exists(inSchema: shadowSchema, on: connection) }) {
+            let archive: SQL = "\(schema: shadowSchema, table: shadowNaming.name(TenantArchive.tableName))"
             try retryingLocks {
                 try connection.transaction { connection in
                     try leaveTheCoresToTheApp(on: connection)
-                    _ = try connection.execute("CREATE INDEX IF NOT EXISTS \(id: ShadowTables.archiveRowsIndex) ON \(archive) (table_name, row_id)")
+                    _ = try connection.execute("CREATE INDEX IF NOT EXISTS \(id: shadowNaming.name(ShadowTables.archiveRowsIndex)) ON \(archive) (table_name, row_id)")
                 }
             }
             try connection.execute("ANALYZE (SKIP_LOCKED) \(archive)" as SQL)
@@ -219,6 +256,7 @@ final class OnlineContext {
             let entries = try retryingLocks {
                 try connection.transaction(beginStatement: "BEGIN ISOLATION LEVEL REPEATABLE READ") { _ in try round() }
             }
+            try afterRound?()
             try checkpoint(.catchingUp)
             if entries <= online.cutoverChanges { return }
         }
@@ -230,12 +268,14 @@ final class OnlineContext {
     /// - Returns: the log entries taken.
     @discardableResult
     func round() throws -> Int {
-        try CatchUpRound.prepare(on: connection)
-        let taken = try capture.take(on: connection)
+        let round = CatchUpRound(
+            plan: plan, live: schemas.tenant, shadow: shadowSchema, delta: delta.schema, options: executorOptions, connection: connection,
+            shadowNaming: shadowNaming, deltaNaming: delta.tables
+        )
+        try round.prepare()
+        let taken = try capture.take(into: round.changed, on: connection)
         try refuseTruncation(taken.truncated)
-        let outcome = try CatchUpRound(
-            plan: plan, live: schemas.tenant, shadow: schemas.work, delta: schemas.delta, options: executorOptions, connection: connection
-        ).run()
+        let outcome = try round.run()
         progress.rounds += 1
         progress.changesCaughtUp += taken.entries
         progress.rowsMigratedAgain += outcome.changedRows

@@ -11,7 +11,10 @@ extension OnlinePreconditions {
     /// `_tm_shadow_<name>` and the swap would rename too, are not covered yet. And a name that
     /// PostgreSQL would cut at 63 bytes under the shadow's or the retired tables' naming could
     /// meet another.
-    var citusRefusal: String? {
+    var citusRefusal: String? { Self.citusRefusal(of: plan) }
+
+    /// Why `plan` cannot run online on Citus (see ``citusRefusal``), or nil when it can.
+    static func citusRefusal(of plan: MigrationPlan) -> String? {
         let versions = [plan.source] + plan.steps.map(\.destination)
         let schemas = versions.map { $0.relationalSchema() }
         if let type = schemas.flatMap(\.enumTypes).first {

@@ -12,13 +12,12 @@ extension OnlineRun {
         let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas,
                                     capture: ChangeCapture(schemas: schemas, inSchemaLease: inSchemaLease))
         created.keepsState = false
+        created.shadowNaming = .citusShadow
         created.progress.estimatedRows = estimate
-        created.progress.mode = OnlineStepMode.Kind.writesWait.rawValue
-        created.progress.reason = InSchemaOnlineRun.reason
         try created.removeLeftovers()
         try OnlinePreconditions(plan: online.plan, schemas: schemas, tenant: tenant).check(on: connection)
         context = created
-        created.log("migrating online on Citus, in the tenant's schema (\(InSchemaOnlineRun.reason)): " + online.summary.joined(separator: "; "))
+        created.log("migrating online on Citus, in the tenant's schema (\(online.kind.rawValue)): " + online.summary.joined(separator: "; "))
         let statistics = try InSchemaOnlineRun(context: created, lease: inSchemaLease).run()
         try created.checkpoint(.done)
         var result = TenantMigrationResult(
@@ -28,7 +27,7 @@ extension OnlineRun {
         result.online = created.progress
         logger.info("migrated online \(record.version) → \(tenantRun.destination.name)", metadata: [
             "step": "\(record.version) → \(tenantRun.destination.name)", "rows_copied": "\(created.progress.rowsCopied)",
-            "changes": "\(created.progress.changesCaughtUp)", "writes_blocked_ms": "\(Int(created.progress.writesBlockedMilliseconds))",
+            "changes": "\(created.progress.changesCaughtUp)", "rounds": "\(created.progress.rounds)", "writes_blocked_ms": "\(Int(created.progress.writesBlockedMilliseconds))",
             "reads_blocked_ms": "\(Int(created.progress.readsBlockedMilliseconds))", "ms": "\(Int(tenantRun.elapsed()))",
         ])
         return result

@@ -1,12 +1,14 @@
 import MigrationEngine
 
 extension PlanDocument {
-    /// The plan as an online run goes on Citus (``InSchemaOnlineRun``): a step that would run on
-    /// the shadow and be caught up runs in the cutover there, while writes wait; `plan` says so
-    /// and why.
-    mutating func onCitus() {
-        for index in sections.indices where sections[index].online?.kind == .shadow {
-            sections[index].online = OnlineStepMode(.writesWait, InSchemaOnlineRun.reason)
+    /// The plan as an online run goes on Citus (``InSchemaOnlineRun``): each step in the mode it
+    /// has on plain PostgreSQL (the shadow, its catch-up rounds and the cutover are built inside
+    /// the tenant's schema), and, for what that layout does not cover (the model's own enum types
+    /// and sequences, a serial key's own sequence options, names too long for its prefixes), the
+    /// reason the run refuses it (0A000), as the run would.
+    mutating func onCitus(_ plan: MigrationPlan) {
+        if onlineRefusal == nil, let reason = OnlinePreconditions.citusRefusal(of: plan) {
+            onlineRefusal = reason
         }
     }
 }
