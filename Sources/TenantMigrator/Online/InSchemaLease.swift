@@ -72,10 +72,15 @@ struct InSchemaLease: Sendable {
         private var finished = false
 
         /// Starts renewing `lease` on a new connection to `connectionString`.
-        init(_ lease: InSchemaLease, connectionString: String) throws {
+        convenience init(_ lease: InSchemaLease, connectionString: String) throws {
+            // Opened here, so that a renewer that cannot connect fails the run at once.
+            try self.init(lease, connection: Connection(connectionString))
+        }
+
+        /// Starts renewing `lease` on `connection`, which the renewer's thread alone uses from now on.
+        init(_ lease: InSchemaLease, connection: Connection) {
             self.lease = lease
-            // Opened here, so that a renewer that cannot connect fails the run at once; used by the thread alone.
-            nonisolated(unsafe) let connection = try Connection(connectionString)
+            nonisolated(unsafe) let connection = connection
             let thread = Thread { [self] in run(on: connection) }
             thread.name = "tenant-migrator lease renewer"
             thread.start()

@@ -14,9 +14,9 @@ import TypedSQL
 ///    triggers on the live tables (SHARE ROW EXCLUSIVE for milliseconds); the capture runs on the
 ///    tenant's worker and logs while the lease is fresh.
 /// 2. **copy**: the shadow's tables bare, filled in batches by key while the app reads and writes,
-///    each batch a transaction of its own; the lease is renewed between batches (a batch is short
-///    next to ``leaseDuration``), and a renewal that finds it lapsed fails the run (the log may
-///    have a gap): the tenant stays at its old version and the next run starts over.
+///    each batch a transaction of its own; the lease is renewed between batches, and a renewal
+///    that finds it lapsed fails the run (the log may have a gap): the tenant stays at its old
+///    version and the next run starts over.
 ///    Then, in one snapshot, the rows the app changed during the copy are brought in
 ///    (``ShadowTables/sync(on:)``), the shadow gets its keys and indexes, and the archive is copied
 ///    (``OnlineContext/syncShadow(_:)``).
@@ -24,7 +24,10 @@ import TypedSQL
 ///    (``OnlineContext/build()``, under the shadow's naming).
 /// 4. **catch up**: rounds of ``CatchUpRound`` (``OnlineContext/catchUp()``), whose delta is built
 ///    in the tenant's schema too, under a third naming (``TableNaming/citusDelta``), and dropped in
-///    the round's transaction; the lease is renewed after the build and after each round.
+///    the round's transaction; the lease is renewed after the build and after each round. From
+///    the copy to the cutover, a session of its own (``InSchemaLease/Renewer``) also renews it
+///    every third of its duration (``OnlineSettings/citusLeaseDuration``), so that a build or a
+///    round longer than the lease does not let it lapse.
 /// 5. **cut over**, one transaction: lock the live tables EXCLUSIVE (writes wait from here, reads go
 ///    on), check the lease is still fresh, catch up the last changes, run the steps that could not
 ///    be caught up (writes-wait ones), lock ACCESS EXCLUSIVE (reads wait), drop the triggers and the
@@ -40,10 +43,6 @@ import TypedSQL
 struct InSchemaOnlineRun {
     let context: OnlineContext
     let lease: InSchemaLease
-
-    /// How long the lease lasts without a renewal: past the longest copy batch, and what a crashed
-    /// run costs the app (one log row per row it writes) until it lapses.
-    static let leaseDuration: Duration = .seconds(60)
 
     init(context: OnlineContext, lease: InSchemaLease) {
         self.context = context
@@ -63,6 +62,11 @@ struct InSchemaOnlineRun {
     /// Prepares, copies, builds, catches up and cuts over; the statistics of the steps.
     func run() throws -> StepStatistics {
         try prepare()
+        // A statement of the build or of a round can outlast the lease (a large tenant's step):
+        // a session of its own keeps it fresh meanwhile. It stops before the cutover, which drops
+        // the lease's table (a renewal waiting for that would hold the run up).
+        let renewer = InSchemaLease.Renewer(lease, connection: try connection.anotherSession(applicationName: "tenant-migrate lease renewer"))
+        defer { renewer.stop() }
         try copy()
         try renewLease(during: "the copy")
         try context.build()
@@ -70,6 +74,7 @@ struct InSchemaOnlineRun {
         context.afterRound = { try renewLease(during: "catch-up") }
         defer { context.afterRound = nil }
         try context.catchUp()
+        renewer.stop()
         let statistics = try cutover()
         dropRetired()
         return statistics
@@ -115,7 +120,7 @@ struct InSchemaOnlineRun {
 
     private func renewLease(during phase: String) throws {
         guard try lease.renew(on: connection) else {
-            throw OnlineRefusal(tenant: context.run.tenant, reason: "its change capture's lease lapsed during \(phase) (more than \(Self.leaseDuration) "
+            throw OnlineRefusal(tenant: context.run.tenant, reason: "its change capture's lease lapsed during \(phase) (more than \(lease.duration) "
                 + "between two renewals), so changes may be missing; run the migration again")
         }
     }

@@ -8,7 +8,7 @@ extension OnlineRun {
     /// cleaned up by ``run()`` through `context`, as on plain PostgreSQL.
     func migrateInSchema(_ online: OnlinePlan, record: TenantRecord, schemas: OnlineSchemas, lease: OnlineLease, estimate: Int?,
                          context: inout OnlineContext?) throws -> TenantMigrationResult {
-        let inSchemaLease = InSchemaLease(schema: schemas.tenant, naming: .citusShadow, holder: lease.value, duration: InSchemaOnlineRun.leaseDuration)
+        let inSchemaLease = InSchemaLease(schema: schemas.tenant, naming: .citusShadow, holder: lease.value, duration: settings.online.citusLeaseDuration)
         let created = OnlineContext(run: tenantRun, plan: online, record: record, schemas: schemas,
                                     capture: ChangeCapture(schemas: schemas, inSchemaLease: inSchemaLease))
         created.keepsState = false

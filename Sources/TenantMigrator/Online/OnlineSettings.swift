@@ -15,6 +15,10 @@ public struct OnlineSettings: Sendable {
     public var maxRounds = 20 {
         didSet { maxRounds = max(1, maxRounds) }
     }
+    /// On Citus, how long the change capture's lease lasts without a renewal (docs/Citus.md): the
+    /// run renews it every third of this from a session of its own, and the capture of a run that
+    /// died stops logging once it lapsed.
+    public var citusLeaseDuration: Duration = .seconds(60)
     /// Called at every phase of every online migration, on the runner's thread, with what it did
     /// so far. For progress displays, and for tests that stop a run at a chosen moment: a
     /// checkpoint that throws fails the run there, as a crash would.
