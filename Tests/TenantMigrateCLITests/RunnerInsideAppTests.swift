@@ -102,7 +102,9 @@ struct RunnerInsideAppTests {
             try await host(["migrate", "migrate", "--all", "--jobs", "2"] + database)
             #expect(try await sessions() == 0)
             for command in [["status"], ["tenant", "list"], ["tenant", "pin", "acme"], ["tenant", "unpin", "acme"], ["archive", "list"],
-                            ["rollback", "--tenant", "acme", "--to", "v2"], ["online", "cleanup"]] {
+                            ["rollback", "--tenant", "acme", "--to", "v2"], ["online", "cleanup"],
+                            // The app's own command, through RunnerOptions.withMigrator.
+                            ["seed", "initech"]] {
                 try await host(["migrate"] + command + database)
                 #expect(try await sessions() == 0, "after \(command)")
             }
