@@ -30,9 +30,10 @@ struct Seed: AsyncParsableCommand {
     @Argument var tenant: String
 
     func run() async throws {
-        let migrator = try options.makeMigrator()
-        try await migrator.createTenant(tenant)
-        TextTable.print(["TENANT", "VERSION"], try await migrator.tenants().map { [$0.name.rawValue, $0.version] })
+        try await options.withMigrator { migrator in
+            try await migrator.createTenant(tenant)
+            TextTable.print(["TENANT", "VERSION"], try await migrator.tenants().map { [$0.name.rawValue, $0.version] })
+        }
     }
 }
 
