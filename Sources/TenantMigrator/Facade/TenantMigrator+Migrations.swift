@@ -36,7 +36,7 @@ extension TenantMigrator {
         try await withTenantPlan(tenant: tenant, to: target) { plan, record, connection in
             var document = PlanDocument(plan: plan, tenant: record.name.rawValue, schema: record.schema,
                                         givenBack: try ArchiveGivenBack.along(plan, inSchema: record.schema, on: connection))
-            if try connection.capabilities.isCitus { document.onCitus() }
+            if try connection.capabilities.swapsShadowsInByRenames { document.onCitus() }
             return document
         }
     }
