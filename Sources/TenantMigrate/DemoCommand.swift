@@ -18,7 +18,11 @@ struct DemoCommand: AsyncParsableCommand {
     static let tenants = ["demo_acme", "demo_globex", "demo_initech"]
 
     func run() async throws {
-        let migrator = try options.makeMigrator()
+        try await options.withMigrator(tour)
+    }
+
+    /// The tour, on the command's one migrator (shut down by ``RunnerOptions/withMigrator(_:)``).
+    private func tour(_ migrator: TenantMigrator) async throws {
         let family = migrator.family
         let first = family.versionNames[0]
         section("1. Creating \(Self.tenants.count) tenants at \(family.name) \(first), with sample recipes")

@@ -9,9 +9,9 @@ struct Seed: AsyncParsableCommand {
     @Argument var tenant: String
 
     func run() async throws {
-        let migrator = try options.makeMigrator()
-        _ = try await migrator.createTenant(tenant)
-        TextTable.print(["TENANT", "VERSION"], try await migrator.tenants().map { [$0.name.rawValue, $0.version] })
-        await migrator.shutdown()
+        try await options.withMigrator { migrator in
+            _ = try await migrator.createTenant(tenant)
+            TextTable.print(["TENANT", "VERSION"], try await migrator.tenants().map { [$0.name.rawValue, $0.version] })
+        }
     }
 }

@@ -119,7 +119,7 @@ extension StepArchive {
                 let moving: [SQL] = columns.map { "x.\(id: $0) IN (SELECT m.old FROM tm_moves AS m)" }
                 update = "UPDATE \(table: table.table) AS x SET \(sets, joinedBy: ", ") WHERE \(moving, joinedBy: " OR ")"
             }
-            return "tm_moved_\(raw: String(index)) AS (\(update) RETURNING 1)"
+            return "tm_moved_\(int: index) AS (\(update) RETURNING 1)"
         }
         return "WITH tm_made AS (SELECT t.id, \(made) AS fp FROM \(table: target.name) AS t), "
             + "tm_archived AS (SELECT \(archivedID) AS id, \(archived) AS fp FROM \(archiveTable) AS a WHERE \(entry)), "
@@ -172,7 +172,7 @@ extension StepArchive {
         let updates: [SQL] = idColumns(referring: target).enumerated().map { index, table in
             let sets: [SQL] = table.columns.map { "\(id: $0) = CASE WHEN x.\(id: $0) < 0 THEN -x.\(id: $0) ELSE x.\(id: $0) END" }
             let negative: [SQL] = table.columns.map { "x.\(id: $0) < 0" }
-            return "tm_settled_\(raw: String(index)) AS (UPDATE \(table: table.table) AS x SET \(sets, joinedBy: ", ") WHERE \(negative, joinedBy: " OR ") RETURNING 1)"
+            return "tm_settled_\(int: index) AS (UPDATE \(table: table.table) AS x SET \(sets, joinedBy: ", ") WHERE \(negative, joinedBy: " OR ") RETURNING 1)"
         }
         return "WITH \(updates, joinedBy: ", ") SELECT 1"
     }

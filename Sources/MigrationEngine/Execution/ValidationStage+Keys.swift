@@ -27,7 +27,7 @@ extension ValidationStage {
         case let .addCheck(name, check):
             guard let key = ArchiveRowKey(name, in: destination) else { return nil }
             (table, constraint) = (name, check.name)
-            query = "SELECT \(key.text(of: "t")) FROM \(table: name) AS t WHERE NOT (\(check.condition.sql)) ORDER BY 1 LIMIT \(raw: String(ConstraintViolation.rowsNamed))"
+            query = "SELECT \(key.text(of: "t")) FROM \(table: name) AS t WHERE NOT (\(check.condition.sql)) ORDER BY 1 LIMIT \(int: ConstraintViolation.rowsNamed)"
         default:
             return nil
         }

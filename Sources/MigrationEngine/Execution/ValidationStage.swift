@@ -55,7 +55,7 @@ struct ValidationStage {
         case let .addCheck(name, check):
             table = name
             constraint = check.name
-            query = "SELECT id FROM \(table: name) WHERE NOT (\(check.condition.sql)) ORDER BY id LIMIT \(raw: String(ConstraintViolation.rowsNamed))"
+            query = "SELECT id FROM \(table: name) WHERE NOT (\(check.condition.sql)) ORDER BY id LIMIT \(int: ConstraintViolation.rowsNamed)"
         default:
             break
         }

@@ -47,12 +47,12 @@ enum SequenceChange: Sendable, Hashable {
     private static func changedOptions(from old: ModelSequence, to new: ModelSequence, type: Bool) -> [SQL] {
         var changes: [SQL] = []
         if type, old.type != new.type { changes.append("AS \(raw: new.type.rawValue)") }
-        if old.start != new.start { changes.append("START WITH \(raw: String(new.start))") }
-        if old.increment != new.increment { changes.append("INCREMENT BY \(raw: String(new.increment))") }
-        if old.minValue != new.minValue { changes.append(new.minValue.map { "MINVALUE \(raw: String($0))" } ?? "NO MINVALUE") }
-        if old.maxValue != new.maxValue { changes.append(new.maxValue.map { "MAXVALUE \(raw: String($0))" } ?? "NO MAXVALUE") }
+        if old.start != new.start { changes.append("START WITH \(int: new.start)") }
+        if old.increment != new.increment { changes.append("INCREMENT BY \(int: new.increment)") }
+        if old.minValue != new.minValue { changes.append(new.minValue.map { "MINVALUE \(int: $0)" } ?? "NO MINVALUE") }
+        if old.maxValue != new.maxValue { changes.append(new.maxValue.map { "MAXVALUE \(int: $0)" } ?? "NO MAXVALUE") }
         if old.cycle != new.cycle { changes.append(new.cycle ? "CYCLE" : "NO CYCLE") }
-        if old.cache != new.cache { changes.append("CACHE \(raw: String(new.cache))") }
+        if old.cache != new.cache { changes.append("CACHE \(int: new.cache)") }
         return changes
     }
 

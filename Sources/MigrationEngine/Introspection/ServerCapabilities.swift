@@ -41,6 +41,17 @@ public struct ServerCapabilities: Sendable, Hashable {
     /// STABLE functions such as `jsonb_build_object` may be applied to columns in an `UPDATE`.
     /// Citus refuses that (0A000): the same text is built from IMMUTABLE functions (`ImmutableJSON`).
     public var buildsJSONOfColumnsInUpdates: Bool { !isCitus }
+
+    /// A table cannot move into the tenant's schema as a catalog change (Citus undistributes it on
+    /// the way, copying its rows, and refuses a table with an identity column): an online run
+    /// builds its shadow inside the tenant's schema and swaps it in by renames, its steps run in
+    /// the cutover while writes wait (`InSchemaOnlineRun`, docs/Citus.md).
+    public var swapsShadowsInByRenames: Bool { isCitus }
+
+    /// A transaction must allow triggers on the tenants' tables before it creates, alters or drops
+    /// one (`citus.enable_unsafe_triggers`; else "triggers are not supported on distributed
+    /// tables", XX000).
+    public var requiresTriggersToBeAllowed: Bool { isCitus }
 }
 
 extension Connection {

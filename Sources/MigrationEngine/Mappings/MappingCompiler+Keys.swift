@@ -38,12 +38,12 @@ extension MappingCompiler {
 
     /// `source.k AS tm_key0, …` for the subquery whose rows `keyMatch` finds again.
     static func keySelect(_ key: [String], of alias: String = "source") -> [SQL] {
-        key.enumerated().map { "\(raw: alias).\(id: $0.element) AS tm_key\(raw: String($0.offset))" }
+        key.enumerated().map { "\(raw: alias).\(id: $0.element) AS tm_key\(int: $0.offset)" }
     }
 
     /// `target.k = s.tm_key0 AND …`: the target row is the subquery's row `s`.
     static func keyMatch(_ key: [String]) -> SQL {
-        let each: [SQL] = key.enumerated().map { "target.\(id: $0.element) = s.tm_key\(raw: String($0.offset))" }
+        let each: [SQL] = key.enumerated().map { "target.\(id: $0.element) = s.tm_key\(int: $0.offset)" }
         return "\(each, joinedBy: " AND ")"
     }
 

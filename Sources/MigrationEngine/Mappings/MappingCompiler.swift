@@ -197,8 +197,8 @@ struct MappingCompiler {
                 let assignments: [SQL] = values.map { "\(id: $0.column) = \($0.value)" }
                 return ["UPDATE \(table: table.name) AS source SET \(assignments, joinedBy: ", ")\(whereClause)"]
             }
-            let selectList: [SQL] = values.enumerated().map { "\($0.element.value) AS v\(raw: String($0.offset))" }
-            let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.column) = s.v\(raw: String($0.offset))" }
+            let selectList: [SQL] = values.enumerated().map { "\($0.element.value) AS v\(int: $0.offset)" }
+            let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.column) = s.v\(int: $0.offset)" }
             if let key = sourceKey(of: mapping.source) {
                 return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "
                     + "FROM (SELECT \(Self.keySelect(key) + selectList, joinedBy: ", ") FROM \(fromClause)\(whereClause)) AS s WHERE \(Self.keyMatch(key))"]
@@ -289,15 +289,15 @@ struct MappingCompiler {
         let fromClause = selection.from(sourceTable)
         if holder == nil, let key = sourceKey(of: mapping.source), let destinationKey = destinationKey(of: mapping.destination) {
             // The row the mapping made (or kept in place) has the source row's key.
-            let selectList: [SQL] = Self.keySelect(key) + values.enumerated().map { "\($0.element.1) AS v\(raw: String($0.offset))" }
-            let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.0) = s.v\(raw: String($0.offset))" }
+            let selectList: [SQL] = Self.keySelect(key) + values.enumerated().map { "\($0.element.1) AS v\(int: $0.offset)" }
+            let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.0) = s.v\(int: $0.offset)" }
             return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "
                 + "FROM (SELECT \(selectList, joinedBy: ", ") FROM \(fromClause)\(whereClause)) AS s WHERE \(Self.keyMatch(destinationKey))"]
         }
         let idExpression: SQL = holder != nil ? "tm_holder.id"
             : (isInPlace(mapping) ? "source.id" : "source.id + pg_catalog.current_setting(\(Self.offsetSetting(mapping)))::bigint")
-        let selectList: [SQL] = values.enumerated().map { "\($0.element.1) AS v\(raw: String($0.offset))" }
-        let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.0) = s.v\(raw: String($0.offset))" }
+        let selectList: [SQL] = values.enumerated().map { "\($0.element.1) AS v\(int: $0.offset)" }
+        let assignments: [SQL] = values.enumerated().map { "\(id: $0.element.0) = s.v\(int: $0.offset)" }
         return ["UPDATE \(table: table.name) AS target SET \(assignments, joinedBy: ", ") "
             + "FROM (SELECT \(idExpression) AS id, \(selectList, joinedBy: ", ") FROM \(fromClause)\(whereClause)) AS s WHERE target.id = s.id"]
     }

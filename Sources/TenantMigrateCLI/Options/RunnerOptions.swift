@@ -8,7 +8,7 @@ import TypedSQL
 
 /// Options every command of a runner shares: where the database and the models are. A runner's
 /// own commands take them too (`@OptionGroup var options: RunnerOptions<MyRunner>`) and get their
-/// migrator from ``makeMigrator()``.
+/// migrator from ``withMigrator(_:)``, which shuts it down when the command is done.
 public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Connection string or postgres:// URL. Default: $DATABASE_URL, then libpq's PG* defaults"
@@ -58,9 +58,17 @@ public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
 
     /// Loads the family and its mapping models, resolves the database (`--database-url`,
     /// `DATABASE_URL`, libpq's PG* variables, then the embedded server where the runner allows it)
-    /// and builds the migrator.
+    /// and builds the migrator. The caller shuts it down (``TenantMigrator/shutdown()``);
+    /// ``withMigrator(_:)`` does that itself.
     public func makeMigrator() throws -> TenantMigrator {
         try makeMigratorAndDatabase().migrator
+    }
+
+    /// Runs `body` with the migrator ``makeMigrator()`` builds, and shuts it down (its connections
+    /// closed) when `body` returns or throws: how a runner's own command gets its one migrator, as
+    /// the runner's commands do.
+    public func withMigrator<Result>(_ body: (TenantMigrator) async throws -> Result) async throws -> Result {
+        try await withMigrator { migrator, _ in try await body(migrator) }
     }
 
     /// Runs `body` with the command's one migrator and the database it chose, and shuts the
@@ -74,7 +82,7 @@ public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
     /// Runs `body` with a migrator for offline work (``makeOfflineMigrator()``), or with the command's
     /// one migrator when `offline` is false, and shuts it down when `body` returns or throws.
     func withMigrator<Result>(offline: Bool, _ body: (TenantMigrator) async throws -> Result) async throws -> Result {
-        guard offline else { return try await withMigrator { migrator, _ in try await body(migrator) } }
+        guard offline else { return try await withMigrator(body) }
         return try await Self.shuttingDown(try makeOfflineMigrator(), body)
     }
 

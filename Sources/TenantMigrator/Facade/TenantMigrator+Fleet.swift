@@ -44,9 +44,9 @@ extension TenantMigrator {
     public func moveAll(
         _ request: MigrationRequest, fleet: FleetRequest, control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        let runner = self.fleet(request, fleet)
+        let executor = self.fleet(request, fleet)
         return try await TenantMigratorError.reporting {
-            try await runner.run(control: control, progress: progress)
+            try await executor.run(control: control, progress: progress)
         }
     }
 
@@ -66,9 +66,9 @@ extension TenantMigrator {
 
     /// The fleet for `request`, over this migrator's pool and settings.
     func fleet(_ request: MigrationRequest, _ fleet: FleetRequest) -> FleetExecutor {
-        var runner = FleetExecutor(runner: runner, request: request, fleet: fleet, logger: logger)
-        runner.connectionString = connectionString
-        runner.connections = .pooled(connectionPool, jobs: fleet.jobs)
-        return runner
+        var executor = FleetExecutor(tenantExecutor: self.executor, request: request, fleet: fleet, logger: logger)
+        executor.connectionString = connectionString
+        executor.connections = .pooled(connectionPool, jobs: fleet.jobs)
+        return executor
     }
 }

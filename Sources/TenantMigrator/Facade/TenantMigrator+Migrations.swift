@@ -6,10 +6,13 @@ import MigrationEngine
 import TypedSQL
 
 extension TenantMigrator {
-    /// The runner that migrates one tenant safely (tenant lock, lock_timeout, retries).
-    public var runner: TenantExecutor {
+    /// The executor that migrates one tenant safely (tenant lock, lock_timeout, retries).
+    public var executor: TenantExecutor {
         TenantExecutor(catalog: catalog, planner: planner, settings: settings)
     }
+
+    @available(*, deprecated, renamed: "executor")
+    public var runner: TenantExecutor { executor }
 
     // MARK: - Planning (runs nothing)
 
@@ -36,7 +39,7 @@ extension TenantMigrator {
         try await withTenantPlan(tenant: tenant, to: target) { plan, record, connection in
             var document = PlanDocument(plan: plan, tenant: record.name.rawValue, schema: record.schema,
                                         givenBack: try ArchiveGivenBack.along(plan, inSchema: record.schema, on: connection))
-            if try connection.capabilities.isCitus { document.onCitus(plan) }
+            if try connection.capabilities.swapsShadowsInByRenames { document.onCitus(plan) }
             return document
         }
     }
@@ -151,12 +154,12 @@ extension TenantMigrator {
     public func migrate(tenant: String, _ request: MigrationRequest) async throws -> TenantMigrationResult {
         let name = try TenantName(tenant)
         _ = try TenantMigratorError.reporting { try family.requireVersion(named: request.target) }
-        let runner = self.runner
+        let executor = self.executor
         // The caller's trace context (a request span), carried to the connection's thread: the
         // tenant's span becomes its child.
         let context = ServiceContext.current
         let body: @Sendable (Connection) throws -> TenantMigrationResult = { connection in
-            try ServiceContext.withValue(context) { try runner.migrate(name, request, on: connection) }
+            try ServiceContext.withValue(context) { try executor.migrate(name, request, on: connection) }
         }
         guard request.mode.isTrial else { return try await withConnection(body) }
         return try await withExistingCatalog(absent: { throw TenantMigratorError.unknownTenant(name) }, body)

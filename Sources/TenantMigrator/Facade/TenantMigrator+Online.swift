@@ -25,10 +25,10 @@ extension TenantMigrator {
     /// tenant's lease, ``OnlineLease``), or that another migration holds, is left alone. Every tenant of the family, or `tenant`.
     public func cleanUpOnlineMigrations(tenant: String? = nil) async throws -> [OnlineCleanupResult] {
         let records = try await tenants().filter { tenant == nil || $0.name.rawValue == tenant }
-        let catalog = self.catalog, runner = self.runner
+        let catalog = self.catalog, executor = self.executor
         return try await withExistingCatalog(absent: { [] }) { connection in
             try records.map { record in
-                let cleanup = OnlineCleanup(schemas: try OnlineSchemas.of(record.schema, on: connection), runner: runner)
+                let cleanup = OnlineCleanup(schemas: try OnlineSchemas.of(record.schema, on: connection), runner: executor)
                 return OnlineCleanupResult(tenant: record.name.rawValue, outcome: try cleanup.removeRun(unlessHeld: record.name, catalog: catalog, on: connection))
             }
         }

@@ -36,7 +36,7 @@ public struct TenantMigrator: Sendable {
     /// ``policies`` change).
     public private(set) var planner: MigrationPlanner
     /// How migrations run: lock timeout, attempts, backoff, archive, reconnection, observability.
-    /// The runner, the fleet and the service take it as it is.
+    /// The tenant executor, the fleet and the service take it as it is.
     public var settings: MigrationSettings
     /// The connections of this migrator and its copies.
     public let connectionPool: ConnectionPool

@@ -24,17 +24,17 @@ extension FleetExecutor {
 
     /// One tenant, turned into a report line whatever happens.
     static func migrate(
-        _ record: TenantRecord, _ request: MigrationRequest, runner: TenantExecutor, control: FleetControl, on connection: Connection
+        _ record: TenantRecord, _ request: MigrationRequest, executor: TenantExecutor, control: FleetControl, on connection: Connection
     ) -> TenantLine {
-        let target = request.target ?? runner.family.latestVersion.name
+        let target = request.target ?? executor.family.latestVersion.name
         let clock = ContinuousClock()
         let started = clock.now
         func milliseconds() -> Double { (clock.now - started).inMilliseconds }
-        var runner = runner
-        runner.control = control
+        var executor = executor
+        executor.control = control
         do {
             // Pinned since the fleet's query: still left alone.
-            let result = try runner.migrate(record.name, request, expecting: record, on: connection)
+            let result = try executor.migrate(record.name, request, expecting: record, on: connection)
             let outcome: FleetReport.Entry.Outcome = switch result.outcome {
             case .migrated: .migrated
             case .pinned: .pinned

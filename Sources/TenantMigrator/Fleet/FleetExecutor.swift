@@ -14,11 +14,16 @@ import MigrationEngine
 /// tenant's row, however large the fleet. What is the same for every tenant at one version (the
 /// plan, what it loses) is worked out once per run (``PlanCache``). Each other
 /// tenant migrates in its own transaction through ``TenantExecutor``; a failure is recorded
-/// and the run goes on (unless ``failFast``). Two runners on the same fleet never migrate a tenant
-/// twice: the runner re-reads each tenant's version under its lock (its catalog row).
+/// and the run goes on (unless ``failFast``). Two fleet runs on the same fleet never migrate a
+/// tenant twice: each re-reads each tenant's version under its lock (its catalog row).
 public struct FleetExecutor: Sendable {
     /// Migrates each tenant, with the migrator's ``MigrationSettings``.
-    public var runner: TenantExecutor
+    public var tenantExecutor: TenantExecutor
+    @available(*, deprecated, renamed: "tenantExecutor")
+    public var runner: TenantExecutor {
+        get { tenantExecutor }
+        set { tenantExecutor = newValue }
+    }
     /// What every tenant is asked (pins are always respected: a fleet never moves a pinned tenant).
     public var request: MigrationRequest
     /// Which tenants, how many at once.
@@ -45,8 +50,8 @@ public struct FleetExecutor: Sendable {
     /// the run and closed after it.
     var connections: ConnectionSource?
 
-    public init(runner: TenantExecutor, request: MigrationRequest, fleet: FleetRequest, logger: Logger = Logger(label: "TenantMigrator.fleet")) {
-        self.runner = runner
+    public init(tenantExecutor: TenantExecutor, request: MigrationRequest, fleet: FleetRequest, logger: Logger = Logger(label: "TenantMigrator.fleet")) {
+        self.tenantExecutor = tenantExecutor
         self.request = request
         self.request.pins = .respect
         self.fleet = fleet
@@ -54,19 +59,32 @@ public struct FleetExecutor: Sendable {
     }
 
     public init(
+        tenantExecutor: TenantExecutor, request: MigrationRequest, jobs: Int = 4, failFast: Bool = false,
+        logger: Logger = Logger(label: "TenantMigrator.fleet")
+    ) {
+        self.init(tenantExecutor: tenantExecutor, request: request, fleet: FleetRequest(jobs: jobs, failFast: failFast), logger: logger)
+    }
+
+    @available(*, deprecated, renamed: "init(tenantExecutor:request:fleet:logger:)")
+    public init(runner: TenantExecutor, request: MigrationRequest, fleet: FleetRequest, logger: Logger = Logger(label: "TenantMigrator.fleet")) {
+        self.init(tenantExecutor: runner, request: request, fleet: fleet, logger: logger)
+    }
+
+    @available(*, deprecated, renamed: "init(tenantExecutor:request:jobs:failFast:logger:)")
+    public init(
         runner: TenantExecutor, request: MigrationRequest, jobs: Int = 4, failFast: Bool = false,
         logger: Logger = Logger(label: "TenantMigrator.fleet")
     ) {
-        self.init(runner: runner, request: request, fleet: FleetRequest(jobs: jobs, failFast: failFast), logger: logger)
+        self.init(tenantExecutor: runner, request: request, jobs: jobs, failFast: failFast, logger: logger)
     }
 
-    @available(*, deprecated, message: "use init(runner:request:jobs:failFast:logger:)")
+    @available(*, deprecated, message: "use init(tenantExecutor:request:jobs:failFast:logger:)")
     public init(
         connectionString: String, runner: TenantExecutor, jobs: Int = 4, failFast: Bool = false,
         allowDestructive: Bool = false, direction: MigrationDirection = .up,
         logger: Logger = Logger(label: "TenantMigrator.fleet")
     ) {
-        self.init(runner: runner, request: MigrationRequest(direction == .down ? .rollback : .migrate, allowDestructive: allowDestructive),
+        self.init(tenantExecutor: runner, request: MigrationRequest(direction == .down ? .rollback : .migrate, allowDestructive: allowDestructive),
                   jobs: jobs, failFast: failFast, logger: logger)
         self.connectionString = connectionString
     }
@@ -87,19 +105,19 @@ public struct FleetExecutor: Sendable {
         control: FleetControl = FleetControl(),
         progress: (@Sendable (FleetProgress) -> Void)? = nil
     ) async throws -> FleetReport {
-        var runner = self
-        runner.fleet.selection = selection
-        return try await runner.run(control: control, progress: progress)
+        var executor = self
+        executor.fleet.selection = selection
+        return try await executor.run(control: control, progress: progress)
     }
 
     /// Moves the fleet request's tenants to the request's target (the family's latest when nil).
     public func run(control: FleetControl = FleetControl(), progress: (@Sendable (FleetProgress) -> Void)? = nil) async throws -> FleetReport {
-        let target = try runner.family.requireVersion(named: request.target).name
+        let target = try tenantExecutor.family.requireVersion(named: request.target).name
         var request = self.request
         request.target = target
         let startedAt = Date(), clock = ContinuousClock(), started = clock.now
         let source = connections ?? .dedicated(MigratorSession(connectionString: connectionString, logger: logger))
-        let first = try await source.take(runner.settings.reconnectTimeout)
+        let first = try await source.take(tenantExecutor.settings.reconnectTimeout)
         let plan: FleetPlan
         do {
             plan = try await self.plan(target: target, selection: fleet.selection, on: first)
@@ -108,9 +126,9 @@ public struct FleetExecutor: Sendable {
             throw error
         }
         // Found current or pinned by the one query: counted in one increment, at no per-tenant cost.
-        let family = runner.family.name
-        runner.observability.countTenants(.alreadyCurrent, family: family, mode: request.mode, by: plan.currentCount)
-        runner.observability.countTenants(.pinned, family: family, mode: request.mode, by: plan.pinned.count)
+        let family = tenantExecutor.family.name
+        tenantExecutor.observability.countTenants(.alreadyCurrent, family: family, mode: request.mode, by: plan.currentCount)
+        tenantExecutor.observability.countTenants(.pinned, family: family, mode: request.mode, by: plan.pinned.count)
         var report = FleetReport(family: family, target: target, startedAt: startedAt, milliseconds: 0, interrupted: false,
                                  entries: plan.settledEntries(family: family))
         report.mode = request.mode
@@ -133,7 +151,7 @@ public struct FleetExecutor: Sendable {
     /// the catalog, unless the run is a trial, which writes nothing). Throws when a version the
     /// pending tenants are at has a changed model file.
     func plan(target: String, selection: TenantSelection, on first: AsyncConnection) async throws -> FleetPlan {
-        let family = runner.family, catalog = runner.catalog, isTrial = request.mode.isTrial
+        let family = tenantExecutor.family, catalog = tenantExecutor.catalog, isTrial = request.mode.isTrial
         // The names of the tenants at the target are read only when the report lists them, or to
         // tell which of the selected names are unknown.
         let listsCurrent = listsCurrentTenants, readsCurrentNames = listsCurrent || !selection.names.isEmpty
@@ -149,7 +167,7 @@ public struct FleetExecutor: Sendable {
             return FleetPlan(target: target, elsewhere: standing.elsewhere, currentCount: standing.currentCount, currentNames: standing.currentNames,
                              selection: selection, listingCurrent: listsCurrent)
         }
-        if !runner.acceptModelChange, let changed = Self.changedModel(plan.pending, family: family) { throw changed }
+        if !tenantExecutor.acceptModelChange, let changed = Self.changedModel(plan.pending, family: family) { throw changed }
         return plan
     }
 
@@ -160,20 +178,20 @@ public struct FleetExecutor: Sendable {
         control: FleetControl, progress: (@Sendable (FleetProgress) -> Void)?
     ) async throws -> [TenantLine?] {
         let tracker = ProgressTracker(total: pending.count, callback: progress)
-        var runner = self.runner
-        runner.plans = PlanCache()
+        var executor = self.tenantExecutor
+        executor.plans = PlanCache()
         // A run that writes installed (or upgraded) the catalog in plan(target:selection:on:).
-        runner.catalogIsCurrent = !request.mode.isTrial
-        let failFast = self.failFast, each = runner
+        executor.catalogIsCurrent = !request.mode.isTrial
+        let failFast = self.failFast, each = executor
         // The caller's trace context (a request or deploy span): each tenant's span becomes its child.
         let context = ServiceContext.current
-        let fanOut = FanOut(jobs: jobs, source: source, reconnectTimeout: runner.settings.reconnectTimeout, control: control,
-                            renewingAfter: runner.settings.tenantsPerSession.map { max(1, $0) })
+        let fanOut = FanOut(jobs: jobs, source: source, reconnectTimeout: executor.settings.reconnectTimeout, control: control,
+                            renewingAfter: executor.settings.tenantsPerSession.map { max(1, $0) })
         return try await fanOut.run(
             pending, first: first,
             work: { record, connection in
                 ServiceContext.withValue(context) {
-                    Self.migrate(record, request, runner: each, control: control, on: connection)
+                    Self.migrate(record, request, executor: each, control: control, on: connection)
                 }
             },
             recover: { line, connection in

@@ -7,6 +7,6 @@ extension Connection {
     /// it "triggers are not supported on distributed tables", XX000); none elsewhere. The change
     /// capture's triggers then fire on the tenant's worker (docs/Citus.md).
     func allowingTriggers() throws -> [Statement] {
-        try capabilities.isCitus ? [Statement("SET LOCAL citus.enable_unsafe_triggers = on")] : []
+        try capabilities.requiresTriggersToBeAllowed ? [Statement("SET LOCAL citus.enable_unsafe_triggers = on")] : []
     }
 }

@@ -35,7 +35,7 @@ struct OnlinePreconditions {
 
     func check(on connection: Connection) throws {
         if let role = try ReplicationRole.of(connection) { throw TenantRun.Refusal(error: ReplicationRole(tenant: tenant, role: role)) }
-        if try connection.capabilities.isCitus, let reason = citusRefusal {
+        if try connection.capabilities.swapsShadowsInByRenames, let reason = citusRefusal {
             throw TenantRun.Refusal(error: OnlineRefusal(tenant: tenant, reason: reason, sqlState: "0A000"))  // feature_not_supported
         }
         if let reason = try schemaRefusal(on: connection) { throw refuse(reason) }

@@ -91,7 +91,7 @@ struct OnlineRun {
             return result
         }
         let schemas = try OnlineSchemas.of(record.schema, on: connection)
-        if try connection.capabilities.isCitus {
+        if try connection.capabilities.swapsShadowsInByRenames {
             return try migrateInSchema(online, record: record, schemas: schemas, lease: lease, estimate: estimate, context: &context)
         }
         try OnlinePreconditions(plan: plan, schemas: schemas, tenant: tenant).check(on: connection)

@@ -9,7 +9,7 @@ import Testing
 /// What one tenant's migration sends, counted by the migrating connection itself
 /// (`Connection.statistics`): as few round trips as the change needs, the same whatever the
 /// tenant's size, and two for a tenant already there. The counts are upper bounds of what the
-/// runner sends today; more would be a regression (a statement that waits for its own round trip).
+/// executor sends today; more would be a regression (a statement that waits for its own round trip).
 @Suite("One tenant's round trips")
 struct TenantRunTests {
     /// Recipes v1 → v3 (an inferred step, then the mapped step with both Swift policies, the
@@ -23,8 +23,8 @@ struct TenantRunTests {
             try connection.loadRecipes(tenants: ["first", "small", "single"], recipes: 5)
             try connection.loadRecipes(tenants: ["large"], recipes: 400)
             let records = try Dictionary(uniqueKeysWithValues: migrator.catalog.tenants(on: connection).map { ($0.name.rawValue, $0) })
-            var runner = migrator.runner
-            runner.plans = PlanCache()
+            var executor = migrator.executor
+            executor.plans = PlanCache()
             _ = try connection.capabilities  // learned once per connection
 
             var counts: [String: Connection.Statistics] = [:]
@@ -32,7 +32,7 @@ struct TenantRunTests {
             // RelationshipPasses); the ones after it are compared.
             for name in ["first", "small", "large"] {
                 connection.resetStatistics()
-                let result = try runner.migrate(try TenantName(name), .migrate(), expecting: records[name], on: connection)
+                let result = try executor.migrate(try TenantName(name), .migrate(), expecting: records[name], on: connection)
                 #expect(result.outcome == .migrated && result.toVersion == "v3")
                 counts[name] = connection.statistics
             }
@@ -48,17 +48,17 @@ struct TenantRunTests {
 
             // Without a fleet's catalog query, the tables are locked once the record is read: a round trip more.
             connection.resetStatistics()
-            #expect(try runner.migrate(try TenantName("single"), .migrate(), on: connection).outcome == .migrated)
+            #expect(try executor.migrate(try TenantName("single"), .migrate(), on: connection).outcome == .migrated)
             #expect(connection.statistics.roundTrips <= small.roundTrips + 1, "\(connection.statistics)")
 
             // Already there: the first round trip (lock, record, facts) and the commit.
             connection.resetStatistics()
-            #expect(try runner.migrate(try TenantName("small"), .migrate(), expecting: records["small"], on: connection).outcome == .alreadyCurrent)
+            #expect(try executor.migrate(try TenantName("small"), .migrate(), expecting: records["small"], on: connection).outcome == .alreadyCurrent)
             #expect(connection.statistics.roundTrips == 2, "\(connection.statistics)")
         }
     }
 
-    /// The statements the runner prepares once per session (the lock, the record, the schema's
+    /// The statements the executor prepares once per session (the lock, the record, the schema's
     /// facts, the version and the history) settle on a generic plan after PostgreSQL's five custom
     /// ones: a statement the planner kept planning for every tenant would cost a planning each time.
     @Test func theStatementsPreparedPerSessionKeepAGenericPlan() async throws {
@@ -68,10 +68,10 @@ struct TenantRunTests {
             let connection = try Connection(conninfo, logger: .quiet("TenantRunTests"))
             try connection.loadRecipes(tenants: names, recipes: 2)
             let records = try Dictionary(uniqueKeysWithValues: migrator.catalog.tenants(on: connection).map { ($0.name.rawValue, $0) })
-            var runner = migrator.runner
-            runner.plans = PlanCache()
+            var executor = migrator.executor
+            executor.plans = PlanCache()
             for name in names {
-                #expect(try runner.migrate(try TenantName(name), .migrate(), expecting: records[name], on: connection).outcome == .migrated)
+                #expect(try executor.migrate(try TenantName(name), .migrate(), expecting: records[name], on: connection).outcome == .migrated)
             }
             let plans = try connection.execute("""
                 SELECT statement, generic_plans, custom_plans FROM pg_catalog.pg_prepared_statements WHERE from_sql = false

@@ -59,7 +59,7 @@ struct TenantMigratorPinsTests {
             let before = try connection.scalar("SELECT updated_at::text FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self)
 
             // As a fleet worker does when the tenant was pinned after the fleet's query.
-            let result = try migrator.runner.migrate(TenantName("acme"), .migrate(pins: .respect), on: connection)
+            let result = try migrator.executor.migrate(TenantName("acme"), .migrate(pins: .respect), on: connection)
             #expect(result.outcome == .pinned && result.fromVersion == "v1" && result.toVersion == "v3")
             #expect(try connection.scalar("SELECT updated_at::text FROM tenant_migrator.tenants WHERE name = 'acme'", as: String.self) == before)
             #expect(try operations("acme", connection) == ["create", "pin"])

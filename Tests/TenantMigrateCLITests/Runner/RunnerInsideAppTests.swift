@@ -30,9 +30,10 @@ struct Seed: AsyncParsableCommand {
     @Argument var tenant: String
 
     func run() async throws {
-        let migrator = try options.makeMigrator()
-        try await migrator.createTenant(tenant)
-        TextTable.print(["TENANT", "VERSION"], try await migrator.tenants().map { [$0.name.rawValue, $0.version] })
+        try await options.withMigrator { migrator in
+            try await migrator.createTenant(tenant)
+            TextTable.print(["TENANT", "VERSION"], try await migrator.tenants().map { [$0.name.rawValue, $0.version] })
+        }
     }
 }
 
@@ -102,7 +103,9 @@ struct RunnerInsideAppTests {
             try await host(["migrate", "migrate", "--all", "--jobs", "2"] + database)
             #expect(try await sessions() == 0)
             for command in [["status"], ["tenant", "list"], ["tenant", "pin", "acme"], ["tenant", "unpin", "acme"], ["archive", "list"],
-                            ["rollback", "--tenant", "acme", "--to", "v2"], ["online", "cleanup"]] {
+                            ["rollback", "--tenant", "acme", "--to", "v2"], ["online", "cleanup"],
+                            // The app's own command, through RunnerOptions.withMigrator.
+                            ["seed", "initech"]] {
                 try await host(["migrate"] + command + database)
                 #expect(try await sessions() == 0, "after \(command)")
             }
