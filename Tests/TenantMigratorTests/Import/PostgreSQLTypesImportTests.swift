@@ -199,7 +199,7 @@ struct PostgreSQLTypesImportTests {
             ], lines: ["      scale: { type: double, optional: true, default: 1.5 }"], file: "v1.yaml", on: connection).imported
             let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)
             try adopted.expectClean(on: connection)
-            try adopted.expectNewTenantLikeTheAdopted("shop", shape: connection.catalogShape, on: connection)
+            try adopted.expectNewTenantLikeTheAdopted("shop", shape: connection.keyedCatalogShape, on: connection)
         }
     }
 
