@@ -7,8 +7,8 @@
 -- natural and a composite primary key, a bookkeeping table (schema_migrations), foreign keys
 -- DEFERRABLE INITIALLY DEFERRED and with ON DELETE / ON UPDATE actions, with and without an index,
 -- checks per column and per table, a composite unique constraint and a composite unique index,
--- partial and expression indexes with a method and varchar_pattern_ops, names that need quotes,
--- and comments. The rows follow the first INSERT. The schema is named market.
+-- partial and expression indexes with a method and varchar_pattern_ops, checks and a partial index
+-- that compare with enum values, names that need quotes, and comments. The rows follow the first INSERT. The schema is named market.
 CREATE SCHEMA market;
 SET search_path = market;
 
@@ -44,7 +44,7 @@ CREATE TABLE customer (
     lifetime_value double precision NOT NULL DEFAULT 0,
     visits integer NOT NULL DEFAULT 0,
     points bigint NOT NULL DEFAULT 0,
-    pays_by "PayMethod" NOT NULL DEFAULT 'card'
+    pays_by "PayMethod" NOT NULL DEFAULT 'card' CHECK (pays_by IN ('card', 'invoice'))
 );
 COMMENT ON COLUMN customer.email IS 'Where receipts go';
 CREATE UNIQUE INDEX customer_email_lower ON customer (lower(email::text));
@@ -72,10 +72,12 @@ CREATE TABLE "Order" (
     number bigint NOT NULL DEFAULT nextval('order_number_seq'),
     ship_to char(2) REFERENCES country (code) ON DELETE SET NULL ON UPDATE CASCADE DEFERRABLE INITIALLY DEFERRED,
     total numeric(12,2) NOT NULL DEFAULT 0,
-    CHECK (total >= 0)
+    CHECK (total >= 0),
+    CONSTRAINT "Order_placed_when_not_cart" CHECK (state = 'cart' OR placed_at IS NOT NULL)
 );
 CREATE INDEX "Order_customer_id_idx" ON "Order" (customer_id);
 CREATE INDEX "Order_open" ON "Order" (placed_at) WHERE total > 0;
+CREATE INDEX "Order_unshipped" ON "Order" (customer_id, placed_at) WHERE state <> 'shipped';
 
 CREATE TABLE order_line (
     order_id integer NOT NULL REFERENCES "Order" (id) ON DELETE CASCADE,
