@@ -51,7 +51,7 @@ public struct ModelVersion: Hashable, Sendable {
         }
         self.versionHash = SHA256Digest.hex(serializer.versionText() + CanonicalModelSerializer.enumText(enums))
         self.positions = Dictionary(uniqueKeysWithValues: self.entities.enumerated().map { ($1.name, $0) })
-        var schema = mapper.schema()
+        var schema = mapper.schema().markingEnumCasts(enums)
         schema.sequences = sequences
         schema.enumTypes = enums
         schema.takeComments(from: self.entities)
