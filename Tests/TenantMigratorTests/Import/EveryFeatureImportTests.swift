@@ -11,7 +11,8 @@ import Testing
 /// defaults, serial, integer, identity and uuid ids, natural and composite keys,
 /// `schema_migrations`, deferred foreign keys with actions, with and without an index, checks per
 /// column and per table, a composite unique constraint and index, partial, expression, GIN and
-/// hash indexes, `varchar_pattern_ops`, quoted names and comments). `model import` reports no
+/// hash indexes, `varchar_pattern_ops`, checks and a partial index that compare with enum values,
+/// quoted names and comments). `model import` reports no
 /// difference and no note; `tenant adopt` and `verify` are clean; a second tenant made from the
 /// imported model has the same catalog (columns by `format_type`, defaults, constraints, indexes,
 /// sequences, enum values and comments, names aside); and a v2 that lengthens a varchar, adds an
