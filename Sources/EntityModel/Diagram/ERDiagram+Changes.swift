@@ -29,8 +29,16 @@ extension ERDiagram {
                 return box
             }
             if source != box.name { box.change = .renamed(from: source) }
+            let oldKey = before.boxes.first { $0.name == source }?.rows.first { $0.property == nil && $0.name == SQLName.primaryKeyColumn }
             for index in box.rows.indices {
-                guard let key = box.rows[index].property else { continue }
+                guard let key = box.rows[index].property else {
+                    // The key's own row (`id`): its generation and its sequence's options.
+                    let row = box.rows[index]
+                    if row.name == SQLName.primaryKeyColumn, let oldKey, oldKey.type != row.type || oldKey.keys != row.keys || oldKey.notes != row.notes {
+                        box.rows[index].change = .changed(Self.difference(from: oldKey, to: row))
+                    }
+                    continue
+                }
                 box.rows[index].change = Self.rowChange(key: key, sourceOf: sourceOf, oldRows: oldRows, match: match,
                                                         row: box.rows[index])
             }

@@ -30,6 +30,10 @@ extension ERDiagram {
             if let key = entity.key?.surrogate {
                 // (An id of another type, or generated otherwise: as `key:` writes it.)
                 notes.append(key.generation == .serial ? key.serialTypeName : key.generation.map { "identity \($0.rawValue)" } ?? "key")
+                if let options = key.sequenceOptions {
+                    notes.append((["start \(options.start)", "increment \(options.increment)"] + options.optionKeys.map { "\($0.key) \($0.value)" })
+                        .joined(separator: ", "))
+                }
                 rows.append(Row(name: SQLName.primaryKeyColumn, type: PostgreSQLTypeName.written(key.type), keys: ["PK"], notes: notes))
             } else if entity.key == nil {
                 rows.append(Row(name: SQLName.primaryKeyColumn, type: AttributeType.int64.rawValue, keys: ["PK"], notes: notes))

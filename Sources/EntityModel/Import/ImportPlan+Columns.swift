@@ -47,6 +47,8 @@ extension ImportPlan {
         var defaultValue: DefaultValue?
         if let expression = column.defaultExpression {
             defaultValue = CatalogText.defaultValue(expression, as: type)
+            // A floating-point constant the model would write otherwise (`0.0` for `0`) is kept as written.
+            if case .floatingPoint(let value)? = defaultValue, value.isFinite, "\(value)" != expression { defaultValue = .expression(expression) }
             if defaultValue == nil, CatalogText.isExpressibleDefault(expression) || drawsFromDeclaredSequence(expression) {
                 defaultValue = .expression(expression)
             } else if defaultValue == nil {

@@ -22,6 +22,6 @@ extension ModelVersion {
                 entities[index].attributes[attributeIndex].comment = comment
             }
         }
-        return try ModelVersion(name: name, entities: entities, enums: enums, file: file)
+        return try ModelVersion(name: name, entities: entities, sequences: sequences, enums: enums, foreignObjects: foreignObjects, file: file)
     }
 }

@@ -48,9 +48,11 @@ private struct FamilyLoader {
                 continue
             }
             guard let yaml = read(url, as: path) else { continue }
-            let (entities, sequences, enums, found) = ModelVersion.decode(yaml: yaml, file: path)
+            let (entities, sequences, enums, foreignObjects, found) = ModelVersion.decode(yaml: yaml, file: path)
             diagnostics += found
-            if found.isEmpty { versions.append(ModelVersion(validated: entities, sequences: sequences, name: listed.name, enums: enums)) }
+            if found.isEmpty {
+                versions.append(ModelVersion(validated: entities, sequences: sequences, name: listed.name, enums: enums, foreignObjects: foreignObjects))
+            }
         }
         checkUnlistedFiles(listed: Set(manifest.versions.map { $0.name + ".yaml" }))
         guard diagnostics.isEmpty else { throw ModelLoadError(diagnostics: diagnostics) }

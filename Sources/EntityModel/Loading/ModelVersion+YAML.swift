@@ -7,18 +7,20 @@ extension ModelVersion {
     ///   - file: The file named in diagnostics, e.g. `Recipes/v2.yaml`.
     /// - Throws: ``ModelLoadError`` with every mistake found, each with its line.
     public init(name: String, yaml: String, file: String) throws(ModelLoadError) {
-        let (entities, sequences, enums, diagnostics) = Self.decode(yaml: yaml, file: file)
+        let (entities, sequences, enums, foreignObjects, diagnostics) = Self.decode(yaml: yaml, file: file)
         guard diagnostics.isEmpty else { throw ModelLoadError(diagnostics: diagnostics) }
-        self.init(validated: entities, sequences: sequences, name: name, enums: enums)
+        self.init(validated: entities, sequences: sequences, name: name, enums: enums, foreignObjects: foreignObjects)
     }
 
-    /// Decodes and validates `yaml`; returns the entities, sequences, enum types and every mistake found.
-    static func decode(yaml: String, file: String) -> (entities: [Entity], sequences: [ModelSequence], enums: [EnumType], diagnostics: [ModelDiagnostic]) {
+    /// Decodes and validates `yaml`; returns the entities, sequences, enum types, foreign objects
+    /// and every mistake found.
+    static func decode(yaml: String, file: String)
+        -> (entities: [Entity], sequences: [ModelSequence], enums: [EnumType], foreignObjects: [String], diagnostics: [ModelDiagnostic]) {
         var decoder = VersionFileDecoder(file: file)
         let entities = decoder.decode(yaml: yaml)
         let diagnostics = decoder.diagnostics + ModelValidator(entities: entities, file: file).validate()
             + ModelValidator.validate(sequences: decoder.sequences, entities: entities, file: file)
             + EnumValidator(enums: decoder.enums, entities: entities, file: file).validate()
-        return (entities, decoder.sequences, decoder.enums, diagnostics)
+        return (entities, decoder.sequences, decoder.enums, decoder.foreignObjects, diagnostics)
     }
 }

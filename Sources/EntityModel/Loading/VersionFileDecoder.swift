@@ -5,7 +5,7 @@ import Yams
 /// unknown keys, unknown types, defaults that do not fit) with its line. Mistakes of meaning are left
 /// to ``ModelValidator``.
 struct VersionFileDecoder {
-    static let versionKeys = ["entities", "sequences", "enums"]
+    static let versionKeys = ["entities", "sequences", "enums", "foreignObjects"]
     static let entityKeys = ["attributes", "relationships", "table", "renamingIdentifier", "parent", "abstract", "checks", "uniques", "indexes", "key", "comment"]
     static let attributeKeys = [
         "type", "optional", "default", "defaultExpression", "unique", "indexed", "renamingIdentifier", "column", "allowsNarrowing", "check", "comment",
@@ -24,6 +24,8 @@ struct VersionFileDecoder {
     var sequences: [ModelSequence] = []
     /// The enum types declared in `enums:`, once ``decode(yaml:)`` ran.
     private(set) var enums: [EnumType] = []
+    /// The objects `foreignObjects:` lists (`view big_orders`), once ``decode(yaml:)`` ran.
+    private(set) var foreignObjects: [String] = []
 
     init(file: String) {
         reader = YAMLReader(file: file)
@@ -54,6 +56,7 @@ struct VersionFileDecoder {
             return []
         }
         if let sequencesNode = reader.value("sequences", in: entries) { sequences = decodeSequences(sequencesNode) }
+        if let foreignNode = reader.value("foreignObjects", in: entries) { foreignObjects = decodeForeignObjects(foreignNode) }
         guard let declared = reader.entries(of: entitiesNode, what: "entities", allowsNull: true) else { return [] }
         return declared.compactMap { decodeEntity($0) }
     }
@@ -237,6 +240,24 @@ struct VersionFileDecoder {
     }
 
     /// The items of a YAML sequence, or reports that `what` must be a list.
+    /// `foreignObjects:`: a list of `<kind> <name>` as `verify` names foreign objects.
+    private mutating func decodeForeignObjects(_ node: Node) -> [String] {
+        sequence(node, what: "foreignObjects").compactMap { item in
+            guard let text = reader.string(item, what: "an entry of foreignObjects") else { return nil }
+            let words = text.split(separator: " ", maxSplits: 1)
+            guard words.count == 2, Self.foreignObjectKinds.contains(where: { text.hasPrefix($0 + " ") }) else {
+                reader.report(item, "\"\(text)\" is not a foreign object as verify names one: a kind (\(Self.foreignObjectKinds.joined(separator: ", "))) "
+                    + "and a name, such as \"view big_orders\" or \"trigger order.touch\".")
+                return nil
+            }
+            return text
+        }
+    }
+
+    /// The kinds of objects `foreignObjects:` may list: what a schema holds that the model cannot carry.
+    static let foreignObjectKinds = ["trigger", "function", "procedure", "aggregate", "view", "materialized view", "policy", "rule", "type", "domain",
+                                     "operator", "collation", "text search configuration", "foreign table"]
+
     private mutating func sequence(_ node: Node, what: String) -> [Node] {
         guard let items = node.sequence else {
             reader.report(node, "\(what) must be a list ([…]).")

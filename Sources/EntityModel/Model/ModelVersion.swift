@@ -15,6 +15,10 @@ public struct ModelVersion: Hashable, Sendable {
     public let sequences: [ModelSequence]
     /// The enum types (`enums:`), sorted by name.
     public let enums: [EnumType]
+    /// Objects of a tenant's schema that the model does not define and `verify` accepts
+    /// (`foreignObjects:`), each as verify names it (`view big_orders`, `trigger order.touch`,
+    /// `function touch()`), sorted. Not part of the version hash: the tool never makes them.
+    public let foreignObjects: [String]
     let graph: EntityGraph
     private let positions: [String: Int]
     /// The version's tables, mapped once when the version is made.
@@ -24,16 +28,19 @@ public struct ModelVersion: Hashable, Sendable {
     ///
     /// - Parameter file: The file named in diagnostics for entities that carry no location.
     /// - Throws: ``ModelLoadError`` with every mistake found.
-    public init(name: String, entities: [Entity], sequences: [ModelSequence] = [], enums: [EnumType] = [], file: String? = nil) throws(ModelLoadError) {
+    public init(
+        name: String, entities: [Entity], sequences: [ModelSequence] = [], enums: [EnumType] = [], foreignObjects: [String] = [], file: String? = nil
+    ) throws(ModelLoadError) {
         let diagnostics = ModelValidator(entities: entities, file: file ?? name).validate()
             + ModelValidator.validate(sequences: sequences, entities: entities, file: file ?? name)
             + EnumValidator(enums: enums, entities: entities, file: file ?? name).validate()
         guard diagnostics.isEmpty else { throw ModelLoadError(diagnostics: diagnostics) }
-        self.init(validated: entities, sequences: sequences, name: name, enums: enums)
+        self.init(validated: entities, sequences: sequences, name: name, enums: enums, foreignObjects: foreignObjects)
     }
 
     /// Creates a version from entities that passed validation.
-    init(validated entities: [Entity], sequences: [ModelSequence] = [], name: String, enums: [EnumType] = []) {
+    init(validated entities: [Entity], sequences: [ModelSequence] = [], name: String, enums: [EnumType] = [], foreignObjects: [String] = []) {
+        self.foreignObjects = Array(Set(foreignObjects)).sorted()
         let graph = EntityGraph(entities)
         let enums = enums.sorted { $0.name < $1.name }
         self.enums = enums
@@ -51,7 +58,7 @@ public struct ModelVersion: Hashable, Sendable {
         }
         self.versionHash = SHA256Digest.hex(serializer.versionText() + CanonicalModelSerializer.enumText(enums))
         self.positions = Dictionary(uniqueKeysWithValues: self.entities.enumerated().map { ($1.name, $0) })
-        var schema = mapper.schema()
+        var schema = mapper.schema().markingEnumCasts(enums)
         schema.sequences = sequences
         schema.enumTypes = enums
         schema.takeComments(from: self.entities)
@@ -72,6 +79,7 @@ public struct ModelVersion: Hashable, Sendable {
     /// Two versions are equal when their names and entities are (source locations aside).
     public static func == (lhs: ModelVersion, rhs: ModelVersion) -> Bool {
         lhs.name == rhs.name && lhs.entities == rhs.entities && lhs.sequences == rhs.sequences && lhs.enums == rhs.enums
+            && lhs.foreignObjects == rhs.foreignObjects
     }
 
     /// Hashes the name and the version hash.

@@ -55,3 +55,12 @@ public struct Column: Hashable, Sendable, Codable {
         self.origin = origin
     }
 }
+
+extension Column {
+    /// How the column draws its values, where it is generated: an identity (`byDefault`,
+    /// `always`) or a `serial`; nil for any other column.
+    public var keyGeneration: SurrogateKey.Generation? {
+        if isIdentity { return generation == .always ? .always : .byDefault }
+        return generation == .serial ? .serial : nil
+    }
+}

@@ -9,7 +9,7 @@ extension CheckConstraint.Condition {
         case .requiredForEntities(let column, let discriminator, let entities):
             "\(id: discriminator) NOT IN (\(entities.map { "\(literal: $0)" }, joinedBy: ", ")) OR \(id: column) IS NOT NULL"
         case .expression(let condition, _):
-            "\(raw: condition)"
+            SQL(modelExpression: condition)
         }
     }
 

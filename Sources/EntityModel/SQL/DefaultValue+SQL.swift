@@ -18,7 +18,7 @@ extension DefaultValue {
         case .uuid(let value): "\(literal: value)::uuid"
         case .binary(let bytes): "\(literal: "\\x" + bytes.hexString)::bytea"
         case .json(let value): "\(literal: value)::jsonb"
-        case .expression(let value): qualifiedNextval ?? "\(raw: value)"
+        case .expression(let value): qualifiedNextval ?? SQL(modelExpression: value)
         }
     }
 

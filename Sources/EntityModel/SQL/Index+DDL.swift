@@ -6,9 +6,9 @@ extension Index {
         guard elements != nil || isUnique != nil || method != nil || predicate != nil else {
             return "CREATE INDEX \(objectName: name) ON \(table: table) (\(ids: columns))"
         }
-        let keys: SQL = elements.map { "\(raw: $0.joined(separator: ", "))" } ?? "\(ids: columns)"
+        let keys: SQL = elements.map { SQL(modelExpression: $0.joined(separator: ", ")) } ?? "\(ids: columns)"
         return "CREATE \(raw: isUnique == true ? "UNIQUE " : "")INDEX \(objectName: name) ON \(table: table)\(raw: method.map { " USING " + $0 } ?? "") (\(keys))"
-            + "\(raw: predicate.map { " WHERE " + $0 } ?? "")"
+            + (predicate.map { " WHERE " + SQL(modelExpression: $0) } ?? "")
     }
 
     /// ``creation(onTable:)`` for `schema`.

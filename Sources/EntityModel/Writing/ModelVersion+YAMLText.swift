@@ -49,6 +49,10 @@ extension ModelVersion {
             lines.append("sequences:")
             lines += sequences.map { "  \(YAMLScalar.name($0.name)): " + ($0.writtenKeys.isEmpty ? "{}" : "{ \(flow($0.writtenKeys)) }") }
         }
+        if !foreignObjects.isEmpty {
+            lines.append("foreignObjects:")
+            lines += foreignObjects.map { "  - " + YAMLScalar.quoted($0) }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -39,8 +39,12 @@ public final class AddedEnumValues {
             let columns = version.tables.flatMap { table in
                 table.columns.filter { $0.type == type.sqlType }.map { EnumChange.TypedColumn(table: table.name, column: $0.name, defaultValue: $0.defaultValue) }
             }
-            for sql in EnumChange.rebuild(type: type.name, values: type.values, columns: columns).statements
-                + EnumChange.drop(EnumChange.asideName(type.name)).statements {
+            // (The checks and indexes that cast to the type would keep the one set aside.)
+            let (checks, indexes) = version.expressions(castingTo: type.name)
+            let remade: [SchemaOperation] = checks.map { .addCheck(table: $0.table, $0.check) } + indexes.map { .createIndex(table: $0.table, $0.index) }
+            let dropped = remade.isEmpty ? [] : EnumChange.dropDependents(type: type.name).statements
+            for sql in dropped + EnumChange.rebuild(type: type.name, values: type.values, columns: columns).statements
+                + remade.flatMap(\.statements) + EnumChange.drop(EnumChange.asideName(type.name)).statements {
                 try connection.execute(sql, schema: schema)
                 statements += 1
             }

@@ -21,6 +21,11 @@ enum EnumChange: Sendable, Hashable {
     case rebuild(type: String, values: [String], columns: [TypedColumn])
     /// `DROP TYPE`, once no column uses it.
     case drop(String)
+    /// Drops, before a ``rebuild(type:values:columns:)``, the checks and indexes of the tenant's
+    /// tables that depend on the type (a value cast to it: `state <> 'shipped'::order_state`):
+    /// they would keep the type the rebuild sets aside. Found by `pg_depend`, whatever their names
+    /// (an adopted schema keeps its own); the step makes the model's again after the rebuild.
+    case dropDependents(type: String)
 
     /// A column of an enum type, with its default, which must be dropped while the type changes.
     struct TypedColumn: Sendable, Hashable {
@@ -71,6 +76,20 @@ enum EnumChange: Sendable, Hashable {
             return statements
         case let .drop(type):
             return ["DROP TYPE \(table: type)"]
+        case let .dropDependents(type):
+            let dependsOnType: SQL = "d.refclassid = 'pg_catalog.pg_type'::pg_catalog.regclass AND d.refobjid = \(qualifiedNameLiteral: type)::pg_catalog.regtype"
+            return ["""
+                DO $tm_dependents$ DECLARE r record; BEGIN
+                    FOR r IN SELECT DISTINCT c.conrelid::pg_catalog.regclass::text AS rel, c.conname::text AS name FROM pg_catalog.pg_constraint AS c
+                        JOIN pg_catalog.pg_depend AS d ON d.classid = 'pg_catalog.pg_constraint'::pg_catalog.regclass AND d.objid = c.oid
+                        WHERE c.contype = 'c' AND \(dependsOnType)
+                    LOOP EXECUTE pg_catalog.format('ALTER TABLE %s DROP CONSTRAINT %I', r.rel, r.name); END LOOP;
+                    FOR r IN SELECT DISTINCT i.indexrelid::pg_catalog.regclass::text AS index FROM pg_catalog.pg_index AS i
+                        JOIN pg_catalog.pg_depend AS d ON d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objid = i.indexrelid
+                        WHERE \(dependsOnType)
+                    LOOP EXECUTE pg_catalog.format('DROP INDEX %s', r.index); END LOOP;
+                END $tm_dependents$
+                """]
         }
     }
 
@@ -85,6 +104,7 @@ enum EnumChange: Sendable, Hashable {
         case let .renameValue(type, from, to): "renaming the value \(from) of the enum type \(type) to \(to)"
         case let .rebuild(type, values, _): "rebuilding the enum type \(type) with the values \(values.joined(separator: ", "))"
         case let .drop(type): "dropping the enum type \(type)"
+        case let .dropDependents(type): "dropping the checks and indexes that use the enum type \(type), made again once it is rebuilt"
         }
     }
 }

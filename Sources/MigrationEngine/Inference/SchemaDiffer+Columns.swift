@@ -22,6 +22,7 @@ extension SchemaDiffer {
             }
             diffColumn(oldColumn, newColumn, table: newTable.name, from: oldTable)
             diffKeySequence(oldColumn, newColumn, table: newTable.name)
+            diffKeyGeneration(oldColumn, newColumn, table: newTable.name)
             accountMatchedColumn(oldColumn, newColumn, of: oldTable, in: newTable)
         }
         let matchedNew = Set(matches.values)

@@ -91,11 +91,31 @@ extension SchemaDiffer {
             return [.setDefault(table: table, column: column, value: nil, type: type), operation]
         }
         // First among the type changes, so that a default of a new value is set on the new type.
-        phases[.alterColumns, default: []].insert(contentsOf: rebuiltEnums.map { .enumChange($0) }, at: 0)
+        phases[.alterColumns, default: []].insert(contentsOf: rebuiltEnums.flatMap(rebuildingWithDependents), at: 0)
         for rebuild in rebuiltEnums {
             if case let .rebuild(name, _, _) = rebuild { emit(.dropTables, .enumChange(.drop(EnumChange.asideName(name)))) }
         }
         for name in droppedEnums { emit(.dropTables, .enumChange(.drop(name))) }
+    }
+
+    /// `rebuild`, between dropping and making again the checks and indexes that cast to the type
+    /// (``EnumChange/dropDependents(type:)``): they would keep the type the rebuild sets aside
+    /// (`'x'::_tm_old_state`, SQLSTATE 42883). Those of the destination that exist by then are made
+    /// again after it; those the step adds later are left to it.
+    func rebuildingWithDependents(_ rebuild: EnumChange) -> [SchemaOperation] {
+        guard case let .rebuild(type, _, _) = rebuild else { return [.enumChange(rebuild)] }
+        let later = Set(((phases[.addConstraints] ?? []) + (phases[.createIndexes] ?? [])).compactMap { operation -> String? in
+            switch operation {
+            case let .addCheck(table, check): "\(table).\(check.name)"
+            case let .createIndex(_, index): index.name
+            default: nil
+            }
+        })
+        let (checks, indexes) = new.expressions(castingTo: type)
+        let remade: [SchemaOperation] = checks.filter { !later.contains("\($0.table).\($0.check.name)") }.map { .addCheck(table: $0.table, $0.check) }
+            + indexes.filter { !later.contains($0.index.name) }.map { .createIndex(table: $0.table, $0.index) }
+        guard !checks.isEmpty || !indexes.isEmpty else { return [.enumChange(rebuild)] }
+        return [.enumChange(.dropDependents(type: type)), .enumChange(rebuild)] + remade
     }
 
     /// The values of `old` renamed in `new`, old name → new name: those `new` says it renamed

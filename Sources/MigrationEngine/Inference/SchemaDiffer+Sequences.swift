@@ -41,6 +41,16 @@ extension SchemaDiffer {
         emit(.renameConstraints, .sequenceChange(.alterKey(table: table, identity: newColumn.isIdentity, from: sequence(oldColumn), to: sequence(newColumn))))
     }
 
+    /// A key that changes between `serial` and an identity, or an identity between `BY DEFAULT`
+    /// and `ALWAYS`: changed in the catalog, its sequence's position kept, once the column has its
+    /// new type and after the step's rows moved (they still draw from the old default).
+    mutating func diffKeyGeneration(_ oldColumn: Column, _ newColumn: Column, table: String) {
+        guard oldColumn.origin == .primaryKey, newColumn.origin == .primaryKey,
+              let from = oldColumn.keyGeneration, let to = newColumn.keyGeneration, from != to else { return }
+        let sequence = (newColumn.sequenceOptions ?? KeySequenceOptions()).sequence(named: SQLName.serialSequence(ofTable: table), type: newColumn.type)
+        emit(.finishColumns, .sequenceChange(.keyGeneration(table: table, from: from, to: to, sequence: sequence)))
+    }
+
     /// When a table with a `serial` column is renamed, its sequence (`<table>_<column>_seq`, as
     /// PostgreSQL names it) follows, so that the tenant's catalog stays the destination's. (Names
     /// past 63 bytes, which PostgreSQL shortens, are left as they are.)

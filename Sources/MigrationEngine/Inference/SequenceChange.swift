@@ -20,6 +20,11 @@ enum SequenceChange: Sendable, Hashable {
     /// SEQUENCE "<table>_id_seq" …`, of what changed. `from` and `to` are the sequence as a
     /// ``ModelSequence`` named as PostgreSQL names it (for plans and the position check).
     case alterKey(table: String, identity: Bool, from: ModelSequence, to: ModelSequence)
+    /// A key that changes between `serial` and an identity (`from`, `to`), or an identity between
+    /// `BY DEFAULT` and `ALWAYS`, in the catalog: the new sequence (`sequence`, with the destination's
+    /// options, named as PostgreSQL names a key's) continues from the old one's position (or
+    /// begins at its start where the old one was never drawn from), and the old one goes.
+    case keyGeneration(table: String, from: SurrogateKey.Generation, to: SurrogateKey.Generation, sequence: ModelSequence)
 
     var statements: [SQL] {
         switch self {
@@ -34,10 +39,45 @@ enum SequenceChange: Sendable, Hashable {
             return identity
                 ? ["ALTER TABLE \(table: table) ALTER COLUMN \(id: SQLName.primaryKeyColumn) \(changes.map { "SET \($0)" }, joinedBy: " ")"]
                 : ["ALTER SEQUENCE \(table: new.name) \(changes, joinedBy: " ")"]
+        case let .keyGeneration(table, from, to, sequence):
+            return Self.keyGenerationStatements(table: table, from: from, to: to, sequence: sequence)
         case let .drop(name):
             return ["DROP SEQUENCE \(table: name)"]
         case let .rename(from, to):
             return ["ALTER SEQUENCE \(table: from) RENAME TO \(objectName: to)"]
+        }
+    }
+
+    /// The statements of ``keyGeneration(table:from:to:sequence:)``.
+    private static func keyGenerationStatements(table: String, from: SurrogateKey.Generation, to: SurrogateKey.Generation, sequence: ModelSequence) -> [SQL] {
+        let id = SQLName.primaryKeyColumn, start = String(sequence.start)
+        let keySequence: SQL = "pg_catalog.pg_get_serial_sequence(\(qualifiedNameLiteral: table), \(literal: id))::pg_catalog.regclass"
+        let generated: SQL = to == .always ? "ALWAYS" : "BY DEFAULT"
+        switch (from, to) {
+        case (.serial, .serial):
+            return []
+        case (.serial, _):
+            // The serial's sequence steps aside, since the identity's takes its name.
+            let aside = "_tm_old_" + sequence.name.prefix(50)
+            return ["ALTER TABLE \(table: table) ALTER COLUMN \(id: id) DROP DEFAULT",
+                    "ALTER SEQUENCE \(table: sequence.name) RENAME TO \(objectName: aside)",
+                    // (Else pg_get_serial_sequence would still find it.)
+                    "ALTER SEQUENCE \(table: aside) OWNED BY NONE",
+                    "ALTER TABLE \(table: table) ALTER COLUMN \(id: id) ADD GENERATED \(generated) AS IDENTITY (\(KeySequenceOptions(sequence).clauses))",
+                    "SELECT pg_catalog.setval(\(keySequence), CASE WHEN s.is_called THEN s.last_value ELSE \(raw: start) END, s.is_called) FROM \(table: aside) AS s",
+                    "DROP SEQUENCE \(table: aside)"]
+        case (_, .serial):
+            // The serial's sequence is made aside first, to take the identity's position before it goes.
+            let made = KeySequenceOptions(sequence).sequence(named: "_tm_new_" + sequence.name.prefix(50), type: sequence.type)
+            return [made.creation,
+                    "SELECT pg_catalog.setval(\(qualifiedNameLiteral: made.name)::pg_catalog.regclass, coalesce(pg_catalog.pg_sequence_last_value(k.seq), \(raw: start)), "
+                        + "pg_catalog.pg_sequence_last_value(k.seq) IS NOT NULL) FROM (SELECT \(keySequence) AS seq) AS k",
+                    "ALTER TABLE \(table: table) ALTER COLUMN \(id: id) DROP IDENTITY",
+                    "ALTER SEQUENCE \(table: made.name) RENAME TO \(objectName: sequence.name)",
+                    "ALTER TABLE \(table: table) ALTER COLUMN \(id: id) SET DEFAULT pg_catalog.nextval(\(qualifiedNameLiteral: sequence.name)::pg_catalog.regclass)",
+                    "ALTER SEQUENCE \(table: sequence.name) OWNED BY \(table: table).\(id: id)"]
+        default:
+            return ["ALTER TABLE \(table: table) ALTER COLUMN \(id: id) SET GENERATED \(generated)"]
         }
     }
 
@@ -79,8 +119,18 @@ enum SequenceChange: Sendable, Hashable {
             + new.optionKeys.map { ", \($0.key) \($0.value)" }.joined() + ")"
         case let .drop(name): "dropping the sequence \(name)"
         case let .rename(from, to): "renaming the sequence \(from) to \(to)"
+        case let .keyGeneration(table, from, to, _): "changing the key \(table).id from \(Self.describe(from)) to \(Self.describe(to)), its position kept"
         case let .alterKey(table, identity, _, new): "changing the \(identity ? "identity" : "serial") sequence of \(table).id (start \(new.start), increment \(new.increment)"
             + new.optionKeys.map { ", \($0.key) \($0.value)" }.joined() + ")"
+        }
+    }
+
+    /// `serial`, `an identity (BY DEFAULT)`, `an identity (ALWAYS)`.
+    private static func describe(_ generation: SurrogateKey.Generation) -> String {
+        switch generation {
+        case .serial: "serial"
+        case .byDefault: "an identity (BY DEFAULT)"
+        case .always: "an identity (ALWAYS)"
         }
     }
 }

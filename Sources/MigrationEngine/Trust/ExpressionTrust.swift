@@ -53,12 +53,12 @@ public struct ExpressionTrust {
             guard !own.isEmpty else { return nil }
             var parts: [SQL] = table.columns.map { column in
                 guard case .expression(let sql)? = column.defaultValue else { return "\(id: column.name) \(column.type.sql)" }
-                return "\(id: column.name) \(column.type.sql) DEFAULT \(raw: sql)"
+                return "\(id: column.name) \(column.type.sql) DEFAULT \(SQL(modelExpression: sql))"
             }
             for index in own {
                 switch expressions[index].kind {
                 case .check, .indexPredicate:
-                    parts.append("CONSTRAINT \(id: Self.probeName(index)) CHECK (\(raw: expressions[index].sql))")
+                    parts.append("CONSTRAINT \(id: Self.probeName(index)) CHECK (\(SQL(modelExpression: expressions[index].sql)))")
                 case .columnDefault, .indexKey:
                     break
                 }
@@ -98,7 +98,7 @@ public struct ExpressionTrust {
     private func makeView(_ index: Int, of expression: ModelExpression, on connection: Connection) throws {
         var words = expression.sql.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         while true {
-            let view: SQL = "CREATE TEMPORARY VIEW \(table: Self.probeName(index)) AS SELECT \(raw: words.joined(separator: " ")) FROM \(table: expression.table)"
+            let view: SQL = "CREATE TEMPORARY VIEW \(table: Self.probeName(index)) AS SELECT \(SQL(modelExpression: words.joined(separator: " "))) FROM \(table: expression.table)"
             do {
                 try connection.savepoint { try $0.execute(Statement(inlining: view, schema: "pg_temp")) }
                 return

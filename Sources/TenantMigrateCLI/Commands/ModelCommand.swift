@@ -107,7 +107,8 @@ struct ImportModelCommand<Runner: TenantMigrateRunner>: RunnerCommand {
         Self.printNotes(imported.notes)
         if imported.isAdoptable {
             Console.line("`\(Runner._commandName) tenant adopt NAME --schema \(schema) --family \(familyName)` registers the schema at \(versionName); "
-                + "verify then finds it clean" + (imported.foreignObjects.isEmpty ? "" : " apart from the \(imported.foreignObjects.count) foreign objects listed"))
+                + "verify then finds it clean" + (imported.foreignObjects.isEmpty ? "" : " apart from the \(imported.foreignObjects.count) foreign objects listed, "
+                    + "which it accepts once the version lists them under foreignObjects: (docs/ModelFormat.md)"))
         } else {
             let count = imported.remainingDifferences.count
             Console.line("adopting the schema at \(versionName) would still fail, with \(count) difference\(count == 1 ? "" : "s"):")

@@ -36,6 +36,7 @@ extension TenantLifecycle {
             differences: live.differences(from: expected)
         )
         report.foreignObjects = try ForeignObject.inventory(inSchema: record.schema, on: connection).excludingSequences(of: version).notDefined(by: version)
+            .notListed(by: version, on: connection)
         // A check, default, index or column type of the tenant's tables that uses an object no trusted role controls.
         // …and a sequence or enum type of the model that an untrusted role owns.
         let untrusted = try ExpressionTrust.existing(inSchema: record.schema, on: connection)

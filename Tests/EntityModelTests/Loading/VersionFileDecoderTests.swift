@@ -37,7 +37,7 @@ struct VersionFileDecoderTests {
             (7, "the default \"2024-01-01 10:00:00\" of attribute Recipe.publishedAt \(Self.notADate)"),
         ]),
         BrokenFixture("UnknownKey", [
-            (2, "unknown key \"description\" in a version file; the keys are: entities, sequences, enums."),
+            (2, "unknown key \"description\" in a version file; the keys are: entities, sequences, enums, foreignObjects."),
             (5, "unknown key \"remark\" in entity Recipe; the keys are: attributes, relationships, table, renamingIdentifier, parent, abstract, checks, uniques, indexes, key, comment."),
             (7, "unknown key \"colour\" in attribute Recipe.name; the keys are: type, optional, default, defaultExpression, unique, indexed, renamingIdentifier, column, allowsNarrowing, check, comment."),
             (9, "unknown key \"ordered\" in relationship Recipe.tags; the keys are: destination, toMany, inverse, deleteRule, optional, minCount, maxCount, renamingIdentifier, column, onUpdate, deferred, indexed, joinOnDelete, joinTable, joinColumns, joinKey, joinOnUpdate."),
@@ -64,7 +64,7 @@ struct VersionFileDecoderTests {
         #expect(diagnostics("") == ["v1.yaml:1: the file is empty; a version file is a mapping with the key entities."])
         #expect(diagnostics("entity: {}\n") == [
             "v1.yaml:1: a version file needs the key entities.",
-            "v1.yaml:1: unknown key \"entity\" in a version file; the keys are: entities, sequences, enums.",
+            "v1.yaml:1: unknown key \"entity\" in a version file; the keys are: entities, sequences, enums, foreignObjects.",
         ])
     }
 

@@ -77,4 +77,17 @@ struct CommentImportTests {
             #expect(try lifecycle.verify(try tenant("adopted"), on: connection).isClean)
         }
     }
+
+    /// A schema with comments and a sequence the model declares (a column's default draws from
+    /// it) imports with the sequence under `sequences:`: the comments were once put on a copy of
+    /// the version that had lost its sequences, and the import failed.
+    @Test func commentsBesideADeclaredSequenceKeepTheSequence() async throws {
+        try await TestPostgres.withDatabase { connection in
+            let (imported, _) = try cleanImport("shop", made: Self.shop + [
+                "CREATE SEQUENCE shop.ticket_seq START WITH 100",
+                "ALTER TABLE shop.product ADD COLUMN ticket bigint NOT NULL DEFAULT nextval('shop.ticket_seq')",
+            ], lines: ["sequences:", "  ticket_seq: { start: 100 }", "    comment: \"What the shop sells\""], file: "v1.yaml", on: connection)
+            #expect(imported.version.sequences.map(\.name) == ["ticket_seq"])
+        }
+    }
 }

@@ -187,6 +187,22 @@ struct PostgreSQLTypesImportTests {
         }
     }
 
+    /// A floating-point column whose default is a whole number as written by hand (`DEFAULT 0`,
+    /// which PostgreSQL keeps as `0`) imports as that default, and a tenant made from the model has
+    /// the same default: the model's own `default: 0` on a double becomes `DEFAULT 0.0`, which verify
+    /// and the catalog tell apart from `0`.
+    @Test func aWholeNumberDefaultOfAFloatingPointColumnKeepsItsText() async throws {
+        try await TestPostgres.withDatabase { connection in
+            let imported = try cleanImport("shop", made: [
+                "CREATE SCHEMA shop",
+                "CREATE TABLE shop.gauge (id serial PRIMARY KEY, reading double precision NOT NULL DEFAULT 0, ratio real DEFAULT 2, scale double precision DEFAULT 1.5)",
+            ], lines: ["      scale: { type: double, optional: true, default: 1.5 }"], file: "v1.yaml", on: connection).imported
+            let adopted = try AdoptedSchema("shop", version: imported.version, family: "Shop", on: connection)
+            try adopted.expectClean(on: connection)
+            try adopted.expectNewTenantLikeTheAdopted("shop", shape: connection.keyedCatalogShape, on: connection)
+        }
+    }
+
     @Test func aValueThatDoesNotFitANarrowedNumericFailsTheMigrationAndLeavesTheTenant() async throws {
         try await TestPostgres.withDatabase { connection in
             let (v1, v2) = try importedChange(Self.shop, schema: "shop", on: connection) {
