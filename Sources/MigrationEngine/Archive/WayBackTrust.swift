@@ -97,18 +97,22 @@ struct WayBackTrust {
         let tables = Set(proofs.map(\.table))
         do {
             try connection.savepoint { connection in
-                let owners = ExpressionTrust.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: false)
-                let statements = (statements + [Self.verdicts, owners]).map { Statement(inlining: $0, schema: "pg_temp") }
-                let outcome = try connection.pipelineUntilFailure(statements)
-                guard outcome.failure == nil, outcome.results.count == statements.count else {
+                var pipeline = Pipeline()
+                pipeline.add(statements.map { Statement(inlining: $0, schema: "pg_temp") })
+                let viewVerdicts = pipeline.add(Statement(inlining: Self.verdicts, schema: "pg_temp"))
+                let owners = pipeline.add(Statement(
+                    inlining: ExpressionTrust.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: false), schema: "pg_temp"
+                ))
+                let outcome = try connection.pipelineUntilFailure(pipeline)
+                guard outcome.failure == nil, let viewRows = outcome[viewVerdicts], let ownerRows = outcome[owners] else {
                     connection.logger.debug("no proof by the way back: \(outcome.failure.map { "\($0)" } ?? "no verdict")")
                     let reason = "PostgreSQL could not parse it" + (outcome.failure.map { " (\($0))" } ?? "")
                     throw Verdict(withheld: Dictionary(uniqueKeysWithValues: tables.map { ($0, reason) }))
                 }
                 // (A view using what an untrusted role controls: the way up would run it as the migrator.)
-                let untrusted = Set(try outcome.results[statements.count - 1].map { try $0.decode(String.self, at: 1) })
+                let untrusted = Set(try ownerRows.map { try $0.decode(String.self, at: 1) })
                 var verdict = Verdict()
-                for row in outcome.results[statements.count - 2] {
+                for row in viewRows {
                     let name = try row.decode(String.self, at: 0)
                     guard let index = proofs.indices.first(where: { Self.viewName($0) == name }) else { continue }
                     let reason = try row.decode(String?.self, at: 1) ?? (untrusted.contains(name) ? "it uses an object a role the migrator does not trust controls" : nil)

@@ -104,17 +104,24 @@ public struct ShadowTables: Sendable {
     @discardableResult
     public func sync(on connection: Connection) throws -> Int {
         try connection.execute("ANALYZE \(CatchUpRound.changed)", schema: schema)
-        var statements: [SQL] = []
+        var pipeline = Pipeline()
+        var copies: [Pipeline.Handle] = []
         for table in relational.tables {
             let columns = table.columns.map(\.name)
             let selected: [SQL] = table.columns.map { Self.carried("l", $0) }
             let keys = keysOf(table, in: CatchUpRound.changed)
-            statements.append("DELETE FROM \(schema: schema, table: naming.name(table.name)) AS s WHERE \(keyTuple("s", table.primaryKey.columns)) IN (\(keys))")
-            statements.append("INSERT INTO \(schema: schema, table: naming.name(table.name)) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") "
-                + "FROM \(schema: live, table: table.name) AS l WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keys))")
+            pipeline.add(Statement(
+                "DELETE FROM \(schema: schema, table: naming.name(table.name)) AS s WHERE \(keyTuple("s", table.primaryKey.columns)) IN (\(keys))",
+                schema: schema
+            ))
+            copies.append(pipeline.add(Statement(
+                "INSERT INTO \(schema: schema, table: naming.name(table.name)) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") "
+                    + "FROM \(schema: live, table: table.name) AS l WHERE \(keyTuple("l", table.primaryKey.columns)) IN (\(keys))",
+                schema: schema
+            )))
         }
-        let results = try connection.pipeline(statements, schema: schema)
-        return stride(from: 1, to: results.count, by: 2).reduce(0) { $0 + results[$1].affectedRows }
+        let outcome = try connection.pipeline(pipeline)
+        return copies.reduce(0) { $0 + (outcome[$1]?.affectedRows ?? 0) }
     }
 
     /// Where one table's copy stands: the last key copied (nil before the first batch).

@@ -46,15 +46,17 @@ struct MappingTrust {
         struct Verdict: Error { let findings: [UntrustedExpression.Finding] }
         do {
             try connection.savepoint { connection in
-                let views = probes.enumerated().map { index, probe in
+                var pipeline = Pipeline()
+                pipeline.add(probes.enumerated().map { index, probe in
                     Statement(inlining: "CREATE TEMPORARY VIEW \(id: Self.viewName(index)) AS \(probe.query)", schema: schema)
-                }
-                let verdicts = Statement(inlining: ExpressionTrust.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: true), schema: schema)
-                let relations = Statement(inlining: Self.relationVerdicts(outside: schema), schema: schema)
-                let outcome = try connection.pipelineUntilFailure(views + [verdicts, relations])
-                if let failure = outcome.failure { throw failure }
-                let used = try outcome.results[outcome.results.count - 2].map(finding(from:))
-                throw Verdict(findings: used + (try outcome.results[outcome.results.count - 1].map(relationFinding(from:))))
+                })
+                let verdicts = pipeline.add(Statement(
+                    inlining: ExpressionTrust.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: true), schema: schema
+                ))
+                let relations = pipeline.add(Statement(inlining: Self.relationVerdicts(outside: schema), schema: schema))
+                let outcome = try connection.pipeline(pipeline)
+                let used = try outcome[verdicts]?.map(finding(from:)) ?? []
+                throw Verdict(findings: used + (try outcome[relations]?.map(relationFinding(from:)) ?? []))
             }
         } catch let verdict as Verdict {
             guard verdict.findings.isEmpty else { throw UntrustedExpression(findings: verdict.findings) }
