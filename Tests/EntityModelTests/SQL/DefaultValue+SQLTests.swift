@@ -6,6 +6,26 @@ import TypedSQL
 
 /// Every type's default, rendered through libpq's quoting, run on PostgreSQL, and read back.
 struct DefaultValueSQLTests {
+    /// Numbers and Booleans render bare, as they always did; a non-finite float as a cast constant.
+    @Test func numbersAndBooleansRenderBare() {
+        let rendered: [(DefaultValue, SQLType, String)] = [
+            (.integer(-9_223_372_036_854_775_808), .bigint, "-9223372036854775808"), (.integer(42), .integer, "42"),
+            (.decimal("12.50"), .numeric, "12.50"), (.decimal("-1.5e-3"), .numeric, "-1.5e-3"),
+            (.floatingPoint(0.5), .doublePrecision, "0.5"), (.floatingPoint(1e-05), .real, "1e-05"), (.floatingPoint(-3), .real, "-3.0"),
+            (.floatingPoint(.infinity), .real, "'Infinity'::real"), (.floatingPoint(-.infinity), .doublePrecision, "'-Infinity'::double precision"),
+            (.bool(true), .boolean, "true"), (.bool(false), .boolean, "false"),
+        ]
+        for (value, type, text) in rendered {
+            #expect(value.sql(for: type).text(schema: "s") == text)
+        }
+    }
+
+    /// A decimal's text that is no number (a default decoded from JSON, which the version file's
+    /// check never saw) goes in as a constant, not as SQL.
+    @Test func aDecimalThatIsNoNumberIsAConstant() {
+        #expect(DefaultValue.decimal("1; DROP TABLE x").sql(for: .numeric).text(schema: "s") == "'1; DROP TABLE x'::numeric")
+    }
+
     @Test func everyDefaultRoundTrips() async throws {
         let model = try version(#"""
             entities:
