@@ -9,11 +9,11 @@ extension DefaultValue {
     public func sql(for type: SQLType) -> SQL {
         switch self {
         case .string(let value): "\(literal: value)"
-        case .integer(let value): "\(raw: String(value))"
-        case .decimal(let value): "\(raw: value)"
+        case .integer(let value): "\(int: value)"
+        case .decimal(let value): "\(decimal: value)"
         case .floatingPoint(let value):
-            value.isFinite ? "\(raw: "\(value)")" : "\(literal: value > 0 ? "Infinity" : "-Infinity")::\(raw: type.rawValue)"
-        case .bool(let value): "\(raw: value ? "true" : "false")"
+            value.isFinite ? "\(double: value)" : "\(double: value)\(type.cast)"
+        case .bool(let value): value ? "true" : "false"
         case .date(let value): "\(literal: value)::timestamptz"
         case .uuid(let value): "\(literal: value)::uuid"
         case .binary(let bytes): "\(literal: "\\x" + bytes.hexString)::bytea"

@@ -4,7 +4,7 @@ extension ModelSequence {
     /// `CREATE SEQUENCE <schema>."name" AS bigint START WITH 1 INCREMENT BY 50`, with `MINVALUE`,
     /// `MAXVALUE`, `CACHE` and `CYCLE` where they are not the defaults.
     public var creation: SQL {
-        "CREATE SEQUENCE \(table: name) AS \(raw: type.rawValue) \(KeySequenceOptions(self).clauses)"
+        "CREATE SEQUENCE \(table: name) AS \(type.sql) \(KeySequenceOptions(self).clauses)"
     }
 }
 
@@ -13,9 +13,9 @@ extension KeySequenceOptions {
     /// where they are not the defaults: the options as `CREATE SEQUENCE`, `ALTER SEQUENCE` and an
     /// identity's `(…)` take them.
     public var clauses: SQL {
-        let options: [SQL?] = ["START WITH \(raw: String(start)) INCREMENT BY \(raw: String(increment))",
-                               minValue.map { "MINVALUE \(raw: String($0))" }, maxValue.map { "MAXVALUE \(raw: String($0))" },
-                               cache == 1 ? nil : "CACHE \(raw: String(cache))", cycle ? "CYCLE" : nil]
+        let options: [SQL?] = ["START WITH \(int: start) INCREMENT BY \(int: increment)",
+                               minValue.map { "MINVALUE \(int: $0)" }, maxValue.map { "MAXVALUE \(int: $0)" },
+                               cache == 1 ? nil : "CACHE \(int: cache)", cycle ? "CYCLE" : nil]
         return "\(options.compactMap { $0 }, joinedBy: " ")"
     }
 }

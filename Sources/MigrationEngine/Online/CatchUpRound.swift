@@ -281,18 +281,18 @@ extension CatchUpRound {
 /// `SELECT c.key[1], … FROM <set> AS c WHERE c.relation = 'table'`: the keys of `table`'s rows in
 /// a change set.
 func keysOf(_ table: Table, in set: SQL) -> SQL {
-    let parts: [SQL] = table.primaryKey.columns.indices.map { "c.key[\(raw: String($0 + 1))]" }
+    let parts: [SQL] = table.primaryKey.columns.indices.map { "c.key[\(int: $0 + 1)]" }
     return "SELECT \(parts, joinedBy: ", ") FROM \(set) AS c WHERE c.relation = \(literal: table.name)"
 }
 
 /// `ARRAY[alias.a, alias.b]::int8[]`: a row's key as the change log holds it.
-func keyArray(_ alias: String, _ columns: [String]) -> SQL {
-    let parts: [SQL] = columns.map { "\(raw: alias).\(id: $0)" }
+func keyArray(_ alias: SQL, _ columns: [String]) -> SQL {
+    let parts: [SQL] = columns.map { "\(alias).\(id: $0)" }
     return "ARRAY[\(parts, joinedBy: ", ")]::pg_catalog.int8[]"
 }
 
 /// `(alias.a, alias.b)`.
-func keyTuple(_ alias: String, _ columns: [String]) -> SQL {
-    let parts: [SQL] = columns.map { "\(raw: alias).\(id: $0)" }
+func keyTuple(_ alias: SQL, _ columns: [String]) -> SQL {
+    let parts: [SQL] = columns.map { "\(alias).\(id: $0)" }
     return "(\(parts, joinedBy: ", "))"
 }

@@ -22,10 +22,10 @@ enum RetiredSequence {
         // The bound the sequence runs towards goes to its last value; the other one, when it is
         // there already, one step away (PostgreSQL wants MINVALUE below MAXVALUE).
         let limits: SQL = increment > 0
-            ? (minimum < last ? "" : "MINVALUE \(raw: String(last - 1)) ") + "MAXVALUE \(raw: String(last))"
-            : "MINVALUE \(raw: String(last))" + (maximum > last ? "" : " MAXVALUE \(raw: String(last + 1))")
+            ? (minimum < last ? "" : "MINVALUE \(int: last - 1) ") + "MAXVALUE \(int: last)"
+            : "MINVALUE \(int: last)" + (maximum > last ? "" : " MAXVALUE \(int: last + 1)")
         // (The name as PostgreSQL prints a regclass: qualified and quoted.)
-        try connection.execute("ALTER SEQUENCE \(quotedByServer: name) START WITH \(raw: String(last)) \(limits) NO CYCLE")
+        try connection.execute("ALTER SEQUENCE \(quotedByServer: name) START WITH \(int: last) \(limits) NO CYCLE")
     }
 
     /// Makes the retired sequence `old` (an expression giving its oid) give no value any more by
