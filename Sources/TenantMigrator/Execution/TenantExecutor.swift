@@ -89,7 +89,7 @@ public struct TenantExecutor: Sendable {
     func migrate(_ tenant: TenantName, _ request: MigrationRequest, expecting expected: TenantRecord?, on connection: Connection) throws -> TenantMigrationResult {
         let destination = try TenantMigratorError.reporting { try family.requireVersion(named: request.target) }
         return try observingTenant(tenant, to: destination.name, mode: request.mode) { span in
-            var run = TenantRun(runner: self, tenant: tenant, request: request, destination: destination, span: span, connection: connection)
+            var run = TenantRun(executor: self, tenant: tenant, request: request, destination: destination, span: span, connection: connection)
             if let expected, let version = family.version(named: expected.version) { run.expectation = (expected.schema, version) }
             return try run.run()
         }

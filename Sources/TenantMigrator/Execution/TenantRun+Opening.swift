@@ -34,7 +34,7 @@ extension TenantRun {
         var pipeline = Pipeline()
         pipeline.add(try TenantExecutor.lockTimeoutAndTenantLock(settings.lockTimeout, tenant: tenant, catalog: catalog, on: connection))
         // Read in a savepoint unless the catalog is known to have pins (see ``TenantExecutor/catalogIsCurrent``).
-        let fallsBack = !runner.catalogIsCurrent
+        let fallsBack = !executor.catalogIsCurrent
         if fallsBack { pipeline.add(Statement("SAVEPOINT tm_record")) }
         let recordStatement = pipeline.add(catalog.lockedRecordStatement(tenant))
         if fallsBack { pipeline.add(Statement("RELEASE SAVEPOINT tm_record")) }
@@ -46,7 +46,7 @@ extension TenantRun {
             pipeline.add(Statement("RELEASE SAVEPOINT tm_tables"))
         }
         let factsStatement = pipeline.add(TenantSchemaFacts.statement(of: tenant, in: catalog, family: family))
-        let outcome = try runner.waitingForLocks(connection) { try connection.pipelineUntilFailure(pipeline) }
+        let outcome = try executor.waitingForLocks(connection) { try connection.pipelineUntilFailure(pipeline) }
         let lockFailed = tablesLock.map(outcome.failed(at:)) ?? false
         let recordFailed = outcome.failed(at: recordStatement)
         if let failure = outcome.failure, !(recordFailed && fallsBack), !lockFailed { throw failure }
@@ -84,7 +84,7 @@ extension TenantRun {
     /// them after locking those very tables, else read in the same round trip as the lock.
     func lockedFacts(after opening: Opening, for plan: MigrationPlan, inSchema schema: String) throws -> TenantSchemaFacts {
         if opening.lockedVersion == plan.source.name, let facts = opening.facts { return facts }
-        return try runner.waitingForLocks(connection) {
+        return try executor.waitingForLocks(connection) {
             try TenantSchemaFacts.lockingTables(of: plan.source, tenant: tenant, schema: schema, catalog: catalog, family: family, on: connection)
         }
     }

@@ -8,7 +8,7 @@ import Tracing
 /// One call of ``TenantExecutor/migrate(_:_:on:)``: the tenant, what it is asked, and the
 /// attempts it takes (one transaction each), retried on lock timeouts and deadlocks.
 struct TenantRun {
-    let runner: TenantExecutor
+    let executor: TenantExecutor
     let tenant: TenantName
     let request: MigrationRequest
     let destination: ModelVersion
@@ -22,20 +22,20 @@ struct TenantRun {
     let startedAt = Date()
     let logger: Logger
 
-    init(runner: TenantExecutor, tenant: TenantName, request: MigrationRequest, destination: ModelVersion, span: any Span, connection: Connection) {
-        self.runner = runner
+    init(executor: TenantExecutor, tenant: TenantName, request: MigrationRequest, destination: ModelVersion, span: any Span, connection: Connection) {
+        self.executor = executor
         self.tenant = tenant
         self.request = request
         self.destination = destination
         self.span = span
         self.connection = connection
         self.started = clock.now
-        self.logger = runner.logger(for: tenant, connection)
+        self.logger = executor.logger(for: tenant, connection)
     }
 
-    var settings: MigrationSettings { runner.settings }
-    var catalog: TenantCatalog { runner.catalog }
-    var family: ModelFamily { runner.family }
+    var settings: MigrationSettings { executor.settings }
+    var catalog: TenantCatalog { executor.catalog }
+    var family: ModelFamily { executor.family }
     func elapsed() -> Double { (clock.now - started).inMilliseconds }
 
     /// The call: online (``OnlineRun``) when the request asks for it and keeps what it does,
@@ -116,7 +116,7 @@ struct TenantRun {
     /// Whether `error` ends the call because the fleet was stopped: a wait or a statement it
     /// cancelled.
     func isStop(_ error: any Error) -> Bool {
-        (error is CancellationError || SQLState.queryCanceled ~= error) && runner.control?.isStopRequested == true
+        (error is CancellationError || SQLState.queryCanceled ~= error) && executor.control?.isStopRequested == true
     }
 
     /// The call's end when the fleet stopped it: everything rolled back, nothing to record.
@@ -130,10 +130,10 @@ struct TenantRun {
     /// holding nothing: a backoff that grows to a second at most, `waits` counting them. The first
     /// wait is logged. A stop of the fleet ends the wait, the tenant not started.
     func waitForOnlineRun(_ waits: inout Int) throws {
-        if runner.control?.isStopRequested == true { throw interrupted(from: nil, attempts: 0) }
+        if executor.control?.isStopRequested == true { throw interrupted(from: nil, attempts: 0) }
         if waits == 0 { logger.notice("an online migration of tenant \(tenant) runs in another session; waiting for it to end") }
         waits += 1
-        try TenantExecutor.sleep(min(runner.backoff(afterAttempt: waits), 1))
+        try TenantExecutor.sleep(min(executor.backoff(afterAttempt: waits), 1))
     }
 
     /// Whether `error` is a lock timeout (55P03) met while another session's online run holds the
@@ -148,9 +148,9 @@ struct TenantRun {
     /// Waits out the backoff after a lost race for locks.
     private func retry(after attempt: Int, _ error: any Error, from version: String?) throws {
         try Task.checkCancellation()
-        let delay = runner.backoff(afterAttempt: attempt)
+        let delay = executor.backoff(afterAttempt: attempt)
         let timedOut = SQLState.lockNotAvailable ~= error
-        runner.observeLockRetry(after: attempt, deadlock: !timedOut, on: span)
+        executor.observeLockRetry(after: attempt, deadlock: !timedOut, on: span)
         let cause = timedOut ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
         logger.warning("attempt \(attempt) of \(settings.maxAttempts) \(cause); rolled back, retrying in \(Int(delay * 1000)) ms",
                        metadata: ["step": "\(version ?? "?") → \(destination.name)"])
@@ -176,7 +176,7 @@ struct TenantRun {
         )
         failure.mode = request.mode
         logger.error("\(failure)", metadata: ["step": "\(from) → \(destination.name)"])
-        failure.isRecorded = request.mode.isTrial || runner.recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
+        failure.isRecorded = request.mode.isTrial || executor.recordFailure(failure, startedAt: startedAt, logger: logger, on: connection)
         return failure
     }
 
@@ -250,7 +250,7 @@ struct TenantRun {
         if let rehearsal {
             // And back again: whatever the way back cannot restore shows up as a difference, so
             // consent to lose it is implied (the whole rehearsal is rolled back).
-            let back = try runner.checkedPlan(from: destination.name, to: record.version).plan
+            let back = try executor.checkedPlan(from: destination.name, to: record.version).plan
             // What the archive did on the way back is the rehearsal's to report.
             statistics.addArchiveCounts(of: try run(back, in: record.schema, allowDestructive: true, attempt: attempt, state: state))
             if let difference = try rehearsal.firstDifference(on: connection) {
@@ -268,7 +268,7 @@ struct TenantRun {
     func checkedPlan(for record: TenantRecord, attempt: Int) throws -> MigrationPlan {
         let checked: PlanCache.Entry
         do {
-            checked = try runner.checkedPlan(from: record.version, to: destination.name)
+            checked = try executor.checkedPlan(from: record.version, to: destination.name)
         } catch {
             throw Refusal(error: error)
         }
@@ -293,9 +293,9 @@ struct TenantRun {
 
     /// Runs every step of `plan` in the tenant's schema, each in its span.
     private func run(_ plan: MigrationPlan, in schema: String, allowDestructive: Bool, attempt: Int, state: AttemptState) throws -> StepStatistics {
-        var executor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives, provesWayBack: settings.provesWayBack))
-        if let archive = state.archive { executor.archive = archive }
-        executor.memory = runner.plans?.memory
+        var stepExecutor = StepExecutor(schema: schema, connection: connection, options: .init(allowDestructive: allowDestructive, archives: settings.archives, provesWayBack: settings.provesWayBack))
+        if let archive = state.archive { stepExecutor.archive = archive }
+        stepExecutor.memory = executor.plans?.memory
         // What the tenant's tables already use runs as the migrator when its steps write their rows;
         // tables another role owns may have got something new since the last migration.
         try requireTrusted(plan, in: schema, state: state)
@@ -304,7 +304,7 @@ struct TenantRun {
             state.runningStep = (step, schema)
             logger.info("running step \(step)\(attempt > 1 ? " (attempt \(attempt))" : "")",
                         metadata: ["step": "\(step.source.name) → \(step.destination.name)", "schema": "\(schema)"])
-            statistics = statistics + (try runner.observingStep(step) { try executor.run(step) })
+            statistics = statistics + (try executor.observingStep(step) { try stepExecutor.run(step) })
         }
         state.runningStep = nil
         return statistics

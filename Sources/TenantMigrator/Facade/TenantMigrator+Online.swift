@@ -28,7 +28,7 @@ extension TenantMigrator {
         let catalog = self.catalog, executor = self.executor
         return try await withExistingCatalog(absent: { [] }) { connection in
             try records.map { record in
-                let cleanup = OnlineCleanup(schemas: try OnlineSchemas.of(record.schema, on: connection), runner: executor)
+                let cleanup = OnlineCleanup(schemas: try OnlineSchemas.of(record.schema, on: connection), executor: executor)
                 return OnlineCleanupResult(tenant: record.name.rawValue, outcome: try cleanup.removeRun(unlessHeld: record.name, catalog: catalog, on: connection))
             }
         }

@@ -87,7 +87,7 @@ struct InSchemaOnlineRun {
                 try TenantExecutor.setLockTimeout(context.settings.lockTimeout, on: connection)
                 try lease.create(on: connection)
                 try context.capture.createLog(on: connection)
-                try context.run.runner.waitingForLocks(connection) {
+                try context.run.executor.waitingForLocks(connection) {
                     _ = try connection.execute("LOCK TABLE \(context.liveTables, joinedBy: ", ") IN \(keyword: TableLockMode.shareRowExclusive) MODE")
                 }
                 try context.preconditions.recheck(context.liveTables, on: connection)
@@ -160,7 +160,7 @@ struct InSchemaOnlineRun {
             executor.naming = .citusShadow
             for step in context.plan.whileWritesWait {
                 context.log("running step \(step) on the shadow while writes wait")
-                statistics = statistics + (try context.run.runner.observingStep(step) { try executor.run(step) })
+                statistics = statistics + (try context.run.executor.observingStep(step) { try executor.run(step) })
             }
         }
         phases.mark("writes-wait steps")

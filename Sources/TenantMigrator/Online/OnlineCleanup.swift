@@ -11,7 +11,7 @@ import LibPQ
 /// retried with backoff.
 struct OnlineCleanup {
     let schemas: OnlineSchemas
-    let runner: TenantExecutor
+    let executor: TenantExecutor
 
     /// Whether anything of a run is left.
     func isNeeded(on connection: Connection) throws -> Bool {
@@ -39,7 +39,7 @@ struct OnlineCleanup {
             attempt += 1
             do {
                 return try connection.transaction { connection in
-                    try TenantExecutor.setLockTimeout(runner.settings.lockTimeout, on: connection)
+                    try TenantExecutor.setLockTimeout(executor.settings.lockTimeout, on: connection)
                     if let tenant {
                         guard try tenant.catalog.tryLockTenant(tenant.name, on: connection) else { return .running }
                         guard try isNeeded(on: connection) else { return .clean }
@@ -52,8 +52,8 @@ struct OnlineCleanup {
                     try OnlineSchemas.drop(schemas.delta, on: connection)
                     return .removed
                 }
-            } catch where TenantExecutor.isRetryable(error) && attempt < runner.settings.maxAttempts {
-                try TenantExecutor.sleep(runner.backoff(afterAttempt: attempt))
+            } catch where TenantExecutor.isRetryable(error) && attempt < executor.settings.maxAttempts {
+                try TenantExecutor.sleep(executor.backoff(afterAttempt: attempt))
             }
         }
     }

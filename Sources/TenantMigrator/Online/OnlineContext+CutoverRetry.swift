@@ -24,9 +24,9 @@ extension OnlineContext {
                 log("cutover attempt \(number) committed: \(phases)")
                 return result
             } catch where TenantExecutor.isRetryable(error) && number < settings.maxAttempts {
-                let delay = run.runner.backoff(afterAttempt: number)
+                let delay = run.executor.backoff(afterAttempt: number)
                 let timedOut = SQLState.lockNotAvailable ~= error
-                run.runner.observeLockRetry(after: number, deadlock: !timedOut, on: run.span)
+                run.executor.observeLockRetry(after: number, deadlock: !timedOut, on: run.span)
                 let cause = timedOut ? "waited longer than lock_timeout for a lock (55P03)" : "was chosen as a deadlock victim (40P01)"
                 log("cutover attempt \(number) of \(settings.maxAttempts) \(cause); rolled back, \(beforeRetry.description) and retrying in \(Int(delay * 1000)) ms: \(error)",
                     level: .warning)

@@ -98,7 +98,7 @@ final class OnlineContext {
     /// A first stop lets this run finish, as it lets an offline tenant in flight commit: the run
     /// has changed the tenant's schema (the change capture) since ``prepare()``.
     func checkStop() throws {
-        if run.runner.control?.isCancelRequested == true || Task.isCancelled { throw OnlineStopped(fromVersion: record.version) }
+        if run.executor.control?.isCancelRequested == true || Task.isCancelled { throw OnlineStopped(fromVersion: record.version) }
     }
 
     // MARK: - Phases before the cutover
@@ -108,7 +108,7 @@ final class OnlineContext {
         if let earlier = try OnlineState.read(in: schemas, on: connection) {
             log("an earlier online run (\(earlier)) did not finish; removing what it left and starting over", level: .warning)
         }
-        try OnlineCleanup(schemas: schemas, runner: run.runner).removeRun(on: connection)
+        try OnlineCleanup(schemas: schemas, executor: run.executor).removeRun(on: connection)
         try OnlineSchemas.dropRetired(schemas.retired, on: connection)
     }
 
@@ -121,7 +121,7 @@ final class OnlineContext {
                 try OnlineSchemas.createPrivate(schemas.work, on: connection)
                 try capture.createLog(on: connection)
                 try OnlineState.create(for: run, record: record, progress: progress, in: schemas, on: connection)
-                try run.runner.waitingForLocks(connection) {
+                try run.executor.waitingForLocks(connection) {
                     _ = try connection.execute("LOCK TABLE \(liveTables, joinedBy: ", ") IN \(keyword: TableLockMode.shareRowExclusive) MODE")
                 }
                 try preconditions.recheck(liveTables, on: connection)
@@ -207,7 +207,7 @@ final class OnlineContext {
                 var built = StepStatistics()
                 for step in plan.caughtUp {
                     log("running step \(step) on the shadow")
-                    built = built + (try run.runner.observingStep(step) { try executor.run(step) })
+                    built = built + (try run.executor.observingStep(step) { try executor.run(step) })
                 }
                 // Tables the steps made (the archive, the records of keys) have autovacuum off as
                 // the copied ones; the change log, which the app's writes fill, keeps it.
@@ -308,7 +308,7 @@ final class OnlineContext {
         }
         do {
             if connection.isInTransaction { return }
-            try OnlineCleanup(schemas: schemas, runner: run.runner).removeRun(on: connection)
+            try OnlineCleanup(schemas: schemas, executor: run.executor).removeRun(on: connection)
         } catch {
             log("could not remove the change capture (\(error)); it is inert, and the next run or `online cleanup` removes it", level: .warning)
         }
@@ -323,7 +323,7 @@ final class OnlineContext {
             do {
                 return try body()
             } catch where TenantExecutor.isRetryable(error) && attempt < settings.maxAttempts {
-                let delay = run.runner.backoff(afterAttempt: attempt)
+                let delay = run.executor.backoff(afterAttempt: attempt)
                 log("waited longer than lock_timeout for a lock; retrying in \(Int(delay * 1000)) ms", level: .warning)
                 try TenantExecutor.sleep(delay)
             }

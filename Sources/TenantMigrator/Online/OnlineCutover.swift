@@ -60,7 +60,7 @@ struct OnlineCutover {
             let executor = StepExecutor(schema: schemas.work, connection: connection, options: options)
             for step in context.plan.whileWritesWait {
                 context.log("running step \(step) on the shadow while writes wait")
-                statistics = statistics + (try tenantRun.runner.observingStep(step) { try executor.run(step) })
+                statistics = statistics + (try tenantRun.executor.observingStep(step) { try executor.run(step) })
             }
         }
         phases.mark("writes-wait steps")

@@ -77,7 +77,7 @@ struct OnlineLease {
             do {
                 return try connection.transaction { connection in
                     // The row first, then (a statement of its own, which sees what the row's last holder committed) the lease.
-                    try run.runner.waitingForLocks(connection) { try connection.execute(catalog.lockStatement(run.tenant)) }
+                    try run.executor.waitingForLocks(connection) { try connection.execute(catalog.lockStatement(run.tenant)) }
                     guard let row = try connection.execute(take, [key]).first else { throw TenantHeldOnline(tenant: run.tenant) }
                     return OnlineLease(
                         pid: try row.decode(Int32.self, at: 0), started: try row.decode(Int64.self, at: 1), user: try row.decode(Int64.self, at: 2),
@@ -93,7 +93,7 @@ struct OnlineLease {
                 }
                 attempt -= 1
             } catch where SQLState.lockNotAvailable ~= error && attempt < run.settings.maxAttempts {
-                try TenantExecutor.sleep(run.runner.backoff(afterAttempt: attempt))
+                try TenantExecutor.sleep(run.executor.backoff(afterAttempt: attempt))
             } catch {
                 _ = try? connection.execute("SELECT pg_catalog.set_config('lock_timeout', \(bind: previous), false)")
                 throw error
