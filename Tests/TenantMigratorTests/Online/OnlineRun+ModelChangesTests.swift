@@ -141,4 +141,46 @@ struct OnlineRunModelChangesTests {
             try expectSameNextIds(connection)
         }
     }
+
+    /// During the copy the app writes a row that v2's check or composite unique rejects, or whose
+    /// label does not fit the narrowed `varchar(10)`: the run fails naming the row and the SQLSTATE,
+    /// as the offline twin's migration with the same row does, and the tenant stays at v1 with its
+    /// rows and the app's write, no shadow left.
+    @Test(arguments: [
+        ("INSERT INTO S.item (code, label, qty) VALUES ('neg', 'neg', -1)", "23514", "row id 41"),
+        ("INSERT INTO S.item (code, label, bin) VALUES ('c1', 'dup', 'b1')", "23505", "row id 41"),
+        ("UPDATE S.item SET label = 'a label much too long' WHERE id = 8", "22001", "row id 8 holds \"a label much too long\""),
+    ])
+    func aWriteDuringTheCopyThatV2RejectsFailsTheRunAsOffline(statement: String, sqlstate: String, row: String) async throws {
+        let family = try OnlineFamilyDirectory("Stock", versions: Self.versions)
+        defer { family.remove() }
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection) = try await twins(conninfo, family)
+            let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", [.copying: [statement]])
+            var online = migrator
+            online.settings.online.batchRows = 9
+            online.settings.online.checkpoint = app.checkpoint
+            var failures: [String] = []
+            do {
+                _ = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
+            } catch { failures.append("\(error)") }
+            #expect(app.phases == [.copying])
+            try app.replay(inSchema: "tenant_twin", on: connection)
+            do {
+                _ = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: "v2", allowDestructive: true))
+            } catch { failures.append("\(error)") }
+            #expect(failures.count == 2, "online and offline must both fail: \(failures)")
+            for failure in failures {
+                #expect(failure.contains(sqlstate), "\(failure)")
+                #expect(failure.contains(row), "\(failure)")
+            }
+            print("online: \(failures.first ?? "")\noffline: \(failures.last ?? "")")
+            for name in ["online", "twin"] {
+                #expect(try connection.tenantVersions()[name]?.version == "v1")
+            }
+            #expect(try contents("tenant_online", at: "v1", family: family.directory, on: connection) == contents("tenant_twin", at: "v1", family: family.directory, on: connection))
+            let left = try connection.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname LIKE '\\_tm\\_online\\_%' OR nspname LIKE '\\_tm\\_delta\\_%'", as: Int.self)
+            #expect(left == 0)
+        }
+    }
 }
