@@ -174,7 +174,6 @@ struct OnlineRunModelChangesTests {
                 #expect(failure.contains(sqlstate), "\(failure)")
                 #expect(failure.contains(row), "\(failure)")
             }
-            print("online: \(failures.first ?? "")\noffline: \(failures.last ?? "")")
             for name in ["online", "twin"] {
                 #expect(try connection.tenantVersions()[name]?.version == "v1")
             }
