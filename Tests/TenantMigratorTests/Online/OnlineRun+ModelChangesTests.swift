@@ -142,21 +142,23 @@ struct OnlineRunModelChangesTests {
         }
     }
 
-    /// During the copy the app writes a row that v2's check or composite unique rejects, or whose
-    /// label does not fit the narrowed `varchar(10)`: the run fails naming the row and the SQLSTATE,
+    /// During the copy or catch-up the app writes a row that v2's check or composite unique rejects,
+    /// or whose label does not fit the narrowed `varchar(10)`: the run fails naming the row and the SQLSTATE,
     /// as the offline twin's migration with the same row does, and the tenant stays at v1 with its
     /// rows and the app's write, no shadow left.
     @Test(arguments: [
-        ("INSERT INTO S.item (code, label, qty) VALUES ('neg', 'neg', -1)", "23514", "row id 41"),
-        ("INSERT INTO S.item (code, label, bin) VALUES ('c1', 'dup', 'b1')", "23505", "row id 41"),
-        ("UPDATE S.item SET label = 'a label much too long' WHERE id = 8", "22001", "row id 8 holds \"a label much too long\""),
+        (OnlinePhase.copying, "INSERT INTO S.item (code, label, qty) VALUES ('neg', 'neg', -1)", "23514", "row id 41"),
+        (.copying, "INSERT INTO S.item (code, label, bin) VALUES ('c1', 'dup', 'b1')", "23505", "row id 41"),
+        (.copying, "UPDATE S.item SET label = 'a label much too long' WHERE id = 8", "22001", "row id 8 holds \"a label much too long\""),
+        (.catchingUp, "UPDATE S.item SET qty = -3 WHERE id = 9", "23514", "row id 9"),
+        (.catchingUp, "UPDATE S.item SET label = 'too long for ten' WHERE id = 8", "22001", "row id 8 holds \"too long for ten\""),
     ])
-    func aWriteDuringTheCopyThatV2RejectsFailsTheRunAsOffline(statement: String, sqlstate: String, row: String) async throws {
+    func aWriteDuringTheRunThatV2RejectsFailsTheRunAsOffline(phase: OnlinePhase, statement: String, sqlstate: String, row: String) async throws {
         let family = try OnlineFamilyDirectory("Stock", versions: Self.versions)
         defer { family.remove() }
         try await TestPostgres.withDatabaseURL { conninfo in
             let (migrator, connection) = try await twins(conninfo, family)
-            let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", [.copying: [statement]])
+            let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", [phase: [statement]])
             var online = migrator
             online.settings.online.batchRows = 9
             online.settings.online.checkpoint = app.checkpoint
@@ -164,7 +166,7 @@ struct OnlineRunModelChangesTests {
             do {
                 _ = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
             } catch { failures.append("\(error)") }
-            #expect(app.phases == [.copying])
+            #expect(app.phases == [phase])
             try app.replay(inSchema: "tenant_twin", on: connection)
             do {
                 _ = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: "v2", allowDestructive: true))
