@@ -63,7 +63,7 @@ struct OnlineRun {
             if stopped != nil || tenantRun.isStop(error) {
                 throw tenantRun.interrupted(from: stopped?.fromVersion ?? context?.record.version, attempts: 1)
             }
-            throw try tenantRun.failure(error, attempt: context?.progress.cutoverAttempts ?? 1, state: state)
+            throw try tenantRun.failure(context?.explaining(error) ?? error, attempt: context?.progress.cutoverAttempts ?? 1, state: state)
         }
     }
 
