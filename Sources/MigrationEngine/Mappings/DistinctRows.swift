@@ -28,6 +28,10 @@ struct DistinctRows: Sendable, Hashable {
     let order: SQL?
     /// The transaction-local setting that holds the offset, as a string constant.
     let offsetSetting: SQL
+    /// Whether K is text compared byte for byte (the policies' keys, ``keyedAsPolicies``): then its
+    /// `pg_catalog.hashtext` tells keys apart as `=` does, and an online run indexes that integer
+    /// rather than the text (``OnlineDistinct/recordKeys(shadow:on:)``).
+    var keyIsText = false
 
     /// The table of the keys (`key`, `first`: the first row's id, `id`: the destination id), in the
     /// tenant's schema while the mappings run: `_tm_keys_<mapping>`, or for a name too long for

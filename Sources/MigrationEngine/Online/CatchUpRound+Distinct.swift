@@ -50,11 +50,11 @@ extension CatchUpRound {
                 "UPDATE \(affected) AS a SET first = LEAST(CASE WHEN a.old_first NOT IN (\(changedIDs)) THEN a.old_first END, "
                     + "(SELECT pg_catalog.min(l.source_id) FROM \(now) AS l WHERE l.key = a.key))",
                 "UPDATE \(affected) AS a SET first = f.first FROM (SELECT x.key, pg_catalog.min(x.source_id) AS first FROM ("
-                    + "SELECT r.key, r.source_id FROM \(rows) AS r WHERE r.key IN (SELECT b.key FROM \(affected) AS b WHERE b.old_first IN (\(changedIDs))) "
+                    + "SELECT r.key, r.source_id FROM \(rows) AS r WHERE EXISTS (SELECT FROM \(affected) AS b WHERE \(distinct.rowsHaveKey("r", "b.key")) AND b.old_first IN (\(changedIDs))) "
                     + "AND r.source_id NOT IN (\(changedIDs)) UNION ALL SELECT l.key, l.source_id FROM \(now) AS l) AS x GROUP BY x.key) AS f "
                     + "WHERE f.key = a.key AND a.old_first IN (\(changedIDs))",
                 "INSERT INTO \(changed) (relation, key, direct) SELECT \(literal: distinct.sourceTable), ARRAY[r.source_id], false "
-                    + "FROM \(rows) AS r JOIN \(affected) AS a ON a.key = r.key "
+                    + "FROM \(rows) AS r JOIN \(affected) AS a ON \(distinct.rowsHaveKey("r", "a.key")) "
                     + "WHERE a.first IS DISTINCT FROM a.old_first OR a.old_first IN (\(changedIDs)) ON CONFLICT DO NOTHING",
             ], schema: shadow).last?.affectedRows ?? 0
         }

@@ -59,6 +59,17 @@ public struct OnlineDistinct: Sendable {
             + "FROM (SELECT s.key, pg_catalog.min(s.source_id) AS first FROM (\(sourceRows)) AS s GROUP BY s.key) AS tm_k"
     }
 
+    /// What ``rowsTable`` is indexed by for finding a key's rows: the key, or for text keys its
+    /// `hashtext` (an integer index builds in about 0.5 s at 1,000,000 rows, the text's in 1.2 s).
+    func rowsKeyIndexed(_ key: SQL) -> SQL {
+        rows.keyIsText ? "(pg_catalog.hashtext(\(key)))" : key
+    }
+
+    /// The condition that row `r` of ``rowsTable`` has the key `key`, in a form its index serves.
+    func rowsHaveKey(_ r: SQL, _ key: SQL) -> SQL {
+        rows.keyIsText ? "pg_catalog.hashtext(\(r).key) = pg_catalog.hashtext(\(key)) AND \(r).key = \(key)" : "\(r).key = \(key)"
+    }
+
     /// Before the build, in the shadow: the source rows' keys and the keys' rows, indexed. The
     /// tables, read and made, are named as the caller's ``TableNaming/rendering(_:in:_:)`` names
     /// those of `shadow` (a shadow inside the tenant's schema, on Citus).
@@ -70,7 +81,7 @@ public struct OnlineDistinct: Sendable {
         try connection.pipeline([
             "CREATE UNLOGGED TABLE \(table: rowsTable) AS \(sourceKeys())",
             "CREATE UNIQUE INDEX ON \(table: rowsTable) (source_id)",
-            "CREATE INDEX ON \(table: rowsTable) (key)",
+            "CREATE INDEX ON \(table: rowsTable) (\(rowsKeyIndexed("key")))",
             // From the rows just recorded: the key is computed once per row, not twice.
             "CREATE UNLOGGED TABLE \(table: keysTable) AS \(keys(of: "SELECT r.source_id, r.key FROM \(table: rowsTable) AS r"))",
             "CREATE UNIQUE INDEX ON \(table: keysTable) (key)",

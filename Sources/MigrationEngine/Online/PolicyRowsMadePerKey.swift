@@ -48,6 +48,6 @@ extension DistinctRows {
         let normalized: SQL = "CASE WHEN pg_catalog.octet_length(\(text)) = pg_catalog.char_length(\(text)) THEN \(text) "
             + "ELSE pg_catalog.normalize(\(text), 'NFC') END"
         return DistinctRows(mapping: mapping, sourceTable: sourceTable, from: from, conditions: conditions,
-                            key: normalized, order: order, offsetSetting: offsetSetting)
+                            key: normalized, order: order, offsetSetting: offsetSetting, keyIsText: true)
     }
 }
