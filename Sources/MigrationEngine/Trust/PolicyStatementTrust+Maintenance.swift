@@ -93,7 +93,7 @@ extension PolicyStatementTrust {
             }
             names.append(String(sql[start..<end]))
             if index < words.count, words[index].text == "(" {
-                guard let close = words[index...].firstIndex(where: { $0.text == ")" }),
+                guard let close = words[index...].firstIndex(where: { $0.text == ")" }), close > index + 1,
                       words[(index + 1)..<close].allSatisfy({ isName($0) || $0.text == "," }) else { return nil }
                 index = close + 1
             }
