@@ -114,6 +114,8 @@ public struct StepExecutor {
         // Columns whose way back proves what it gives back are dropped once they were compared.
         let provedDrops = Set(archiving?.plan.provedDrops ?? [])
         let closing = program.closing.filter { !provedDrops.contains($0.operation) }
+        // The judge of both hooks' statements, its verdicts kept for the step.
+        let hookTrust = PolicyStatementTrust(schema: schema)
 
         try archive.checkRestorable()
         try SequencePositionCheck(schema: schema, step: "\(step.source.name) → \(step.destination.name)")
@@ -123,7 +125,7 @@ public struct StepExecutor {
         if archiving != nil || step.hooks?.willMigrate != nil {
             try batch.send()
             try archiving?.afterSchemaChanges()
-            try runHook(\.willMigrate, "willMigrate", of: step)
+            try runHook(\.willMigrate, "willMigrate", of: step, trust: hookTrust)
         }
         batch.add(program.dataMoves)
         if let mapped = program.mapped {
@@ -181,7 +183,7 @@ public struct StepExecutor {
         try archive.requireRestoredValues()
         try archive.narrowRestoredValues()
         if step.direction == .down { try restoreColumnOrder(after: step) }
-        try runHook(\.didMigrate, "didMigrate", of: step)
+        try runHook(\.didMigrate, "didMigrate", of: step, trust: hookTrust)
         batch.statistics.milliseconds = (ContinuousClock.now - started).inMilliseconds
         return batch.statistics
     }
@@ -248,12 +250,16 @@ public struct StepExecutor {
         }
     }
 
-    private func runHook(_ hook: KeyPath<StepHooks, (@Sendable (PolicyConnection, String) throws -> Void)?>, _ name: String, of step: MigrationStep) throws {
+    /// Runs a step hook, judging its statements with `hookTrust` (one per step, for both hooks).
+    private func runHook(_ hook: KeyPath<StepHooks, (@Sendable (PolicyConnection, String) throws -> Void)?>, _ name: String, of step: MigrationStep,
+                         trust hookTrust: PolicyStatementTrust) throws {
         guard let body = step.hooks?[keyPath: hook] else { return }
+        let stepName = "\(step.source.name) → \(step.destination.name)"
         do {
-            try body(connection, schema)
+            // Every statement the hook sends is judged before it runs, as a policy's (PolicyStatementTrust).
+            try connection.judging(by: hookTrust.hookJudge(for: "the \(name) hook of step \(stepName)")) { try body(connection, schema) }
         } catch {
-            throw StepHookError(hook: name, step: "\(step.source.name) → \(step.destination.name)", underlying: error)
+            throw StepHookError(hook: name, step: stepName, underlying: error)
         }
     }
 

@@ -75,5 +75,7 @@ public struct StepHookError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(hook) hook of step \(step) failed: \(underlying)" }
     /// The SQLSTATE, when the hook failed on a server error.
-    public var sqlState: SQLState? { (underlying as? PQError)?.sqlState }
+    public var sqlState: SQLState? {
+        (underlying as? PQError)?.sqlState ?? (underlying as? UntrustedExpression)?.sqlState ?? (underlying as? UnjudgedPolicyStatement)?.sqlState
+    }
 }

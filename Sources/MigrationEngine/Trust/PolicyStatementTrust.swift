@@ -54,22 +54,30 @@ final class PolicyStatementTrust {
 
     /// The judge of the statements `place` (`mapping M (policy P) of file`) sends.
     func judge(for place: String) -> any StatementJudge {
-        Judge(trust: self, place: place)
+        Judge(trust: self, place: place, isHook: false)
+    }
+
+    /// The judge of the statements a step hook (`the didMigrate hook of step v2 → v3`) sends: as a
+    /// policy's, and `ANALYZE` and `VACUUM` of the tenant's trusted tables
+    /// (``judgeMaintenance(_:place:on:)``).
+    func hookJudge(for place: String) -> any StatementJudge {
+        Judge(trust: self, place: place, isHook: true)
     }
 
     private struct Judge: StatementJudge {
         let trust: PolicyStatementTrust
         let place: String
+        let isHook: Bool
 
         func judge(_ statement: Statement, asScript: Bool, on connection: Connection) throws {
-            try trust.judge(statement, asScript: asScript, place: place, on: connection)
+            try trust.judge(statement, asScript: asScript, place: place, isHook: isHook, on: connection)
         }
     }
 
     /// Raises ``UntrustedExpression`` when `statement` uses an object an untrusted role controls,
     /// ``UnjudgedPolicyStatement`` when PostgreSQL cannot resolve it without running it, and
     /// PostgreSQL's own error when it cannot read it (as running it would).
-    func judge(_ statement: Statement, asScript: Bool, place: String, on connection: Connection) throws {
+    func judge(_ statement: Statement, asScript: Bool, place: String, isHook: Bool = false, on connection: Connection) throws {
         if settingsMayHaveChanged {
             passed = []
             settingsMayHaveChanged = false
@@ -85,11 +93,16 @@ final class PolicyStatementTrust {
             return
         }
         if !asScript, first == "DECLARE", let query = Self.cursorQuery(of: statement.sql) {
-            try judge(Statement(unsafeSQL: query, binds: statement.binds), asScript: false, place: place, on: connection)
+            try judge(Statement(unsafeSQL: query, binds: statement.binds), asScript: false, place: place, isHook: isHook, on: connection)
             passed.insert(key)
             return
         }
-        try ask(statement, place: place, on: connection)
+        if isHook, !asScript, ["ANALYZE", "ANALYSE", "VACUUM"].contains(first) {
+            try judgeMaintenance(statement, place: place, on: connection)
+            passed.insert(key)
+            return
+        }
+        try ask(statement, place: place, isHook: isHook, on: connection)
         passed.insert(key)
     }
 
@@ -99,9 +112,9 @@ final class PolicyStatementTrust {
     /// Makes `statement` the body of the probe function in a savepoint rolled back before it
     /// returns, and judges what it uses: one round trip (in a transaction), two more to describe
     /// its parameters when it has any, one more to name their types unless PostgreSQL's own.
-    private func ask(_ statement: Statement, place: String, on connection: Connection) throws {
+    private func ask(_ statement: Statement, place: String, isHook: Bool, on connection: Connection) throws {
         guard connection.isInTransaction else {
-            return try connection.transaction { try ask(statement, place: place, on: $0) }
+            return try connection.transaction { try ask(statement, place: place, isHook: isHook, on: $0) }
         }
         let types = statement.binds.isEmpty ? [] : try typeNames(try connection.parameterTypes(of: statement), on: connection)
         let shown = Self.shown(statement.sql)
@@ -119,7 +132,8 @@ final class PolicyStatementTrust {
         if let failure = outcome.failure {
             _ = try connection.pipeline(undo.map { Statement(inlining: $0, schema: schema) })
             guard outcome.results.count == 1, Self.isUnjudgeable(failure) else { throw failure }
-            throw UnjudgedPolicyStatement(place: place, statement: shown, reason: failure.message)
+            throw UnjudgedPolicyStatement(place: place, statement: shown, reason: failure.message,
+                                          allowance: isHook ? UnjudgedPolicyStatement.hookAllowance : UnjudgedPolicyStatement.policyAllowance)
         }
         let which = "\(place) runs `\(shown)`, which"
         let used = try outcome.results[2].map { try ExpressionTrust.finding(place: which, $0) }

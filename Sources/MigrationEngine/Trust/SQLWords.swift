@@ -8,6 +8,8 @@ struct SQLWords: Sequence, IteratorProtocol {
     struct Word {
         /// The word, upper-cased (`"` for a quoted name).
         let text: String
+        /// Where it starts in the text.
+        let start: String.Index
         /// Where it ends in the text.
         let end: String.Index
     }
@@ -43,15 +45,16 @@ struct SQLWords: Sequence, IteratorProtocol {
                     end = sql.index(after: end)
                 }
                 index = end
-                return Word(text: String(character), end: end)
+                return Word(text: String(character), start: rest.startIndex, end: end)
             } else if character.isLetter || character == "_" {
                 let end = rest.firstIndex { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == "$") } ?? sql.endIndex
-                let word = Word(text: sql[index..<end].uppercased(), end: end)
+                let word = Word(text: sql[index..<end].uppercased(), start: index, end: end)
                 index = end
                 return word
             } else {
+                let start = index
                 index = sql.index(after: index)
-                return Word(text: String(character), end: index)
+                return Word(text: String(character), start: start, end: index)
             }
         }
         return nil
