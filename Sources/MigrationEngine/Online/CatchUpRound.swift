@@ -271,7 +271,9 @@ extension CatchUpRound {
         return destination.tables.filter { $0.primaryKey.columns == ["id"] }.map { table in
             let last: SQL = "COALESCE((SELECT pg_catalog.max(t.id) FROM \(shadowTable(table.name)) AS t)::pg_catalog.text, 'null')::pg_catalog.jsonb"
             return "UPDATE \(archive) AS a SET target = pg_catalog.jsonb_set(a.target::pg_catalog.jsonb, '{lastRow}', \(last))::pg_catalog.text "
-                + "WHERE a.column_name = \(literal: WayBackProof.markerColumn) AND a.table_name = \(literal: table.name) "
+                // The marker's row id is 0: found through the archive's (table_name, row_id) index,
+                // not among every entry of the table (a million at 1,000,000 rows, in the cutover too).
+                + "WHERE a.table_name = \(literal: table.name) AND a.row_id = 0 AND a.column_name = \(literal: WayBackProof.markerColumn) "
                 + "AND a.step_to = \(literal: plan.caughtUpVersion.name) "
                 + "AND CASE WHEN a.target LIKE '{%' THEN a.target::pg_catalog.jsonb ? 'lastRow' ELSE false END"
         }
