@@ -125,22 +125,26 @@ final class PolicyStatementTrust {
             \(raw: statement.sql)
             ; END
             """
-        let undo: [SQL] = ["ROLLBACK TO SAVEPOINT \(savepoint)", "RELEASE SAVEPOINT \(savepoint)"]
-        let statements: [SQL] = ["SAVEPOINT \(savepoint)", probe, ExpressionTrust.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: true, functions: true),
-                                 Self.relationVerdicts(outside: schema)] + undo
-        let outcome = try connection.pipelineUntilFailure(statements.map { Statement(inlining: $0, schema: schema) })
+        let undo: [Statement] = ["ROLLBACK TO SAVEPOINT \(savepoint)", "RELEASE SAVEPOINT \(savepoint)"].map { Statement(inlining: $0, schema: schema) }
+        var pipeline = Pipeline()
+        pipeline.add(Statement(inlining: "SAVEPOINT \(savepoint)", schema: schema))
+        let made = pipeline.add(Statement(inlining: probe, schema: schema))
+        let uses = pipeline.add(Statement(inlining: ExpressionTrust.verdicts(in: "pg_catalog.pg_my_temp_schema()", searchPath: true, functions: true), schema: schema))
+        let reads = pipeline.add(Statement(inlining: Self.relationVerdicts(outside: schema), schema: schema))
+        pipeline.add(undo)
+        let outcome = try connection.pipelineUntilFailure(pipeline)
         if let failure = outcome.failure {
-            _ = try connection.pipeline(undo.map { Statement(inlining: $0, schema: schema) })
-            guard outcome.results.count == 1, Self.isUnjudgeable(failure) else { throw failure }
+            _ = try connection.pipeline(undo)
+            guard outcome.failed(at: made), Self.isUnjudgeable(failure) else { throw failure }
             throw UnjudgedPolicyStatement(place: place, statement: shown, reason: failure.message,
                                           allowance: isHook ? UnjudgedPolicyStatement.hookAllowance : UnjudgedPolicyStatement.policyAllowance)
         }
         let which = "\(place) runs `\(shown)`, which"
-        let used = try outcome.results[2].map { try ExpressionTrust.finding(place: which, $0) }
-        let read = try outcome.results[3].map { row in
+        let used = try outcome[uses]?.map { try ExpressionTrust.finding(place: which, $0) } ?? []
+        let read = try outcome[reads]?.map { row in
             UntrustedExpression.Finding(place: which, object: try row.decode(String.self, at: 0), owner: try row.decode(String.self, at: 1),
                                         ownerIsTrusted: false, creator: nil, schema: try row.decode(String.self, at: 2))
-        }
+        } ?? []
         guard used.isEmpty, read.isEmpty else { throw UntrustedExpression(findings: used + read) }
     }
 
