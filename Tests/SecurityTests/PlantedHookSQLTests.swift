@@ -149,6 +149,7 @@ struct PlantedHookSQLTests {
         for part in ["\(attack.hook) hook of step v2 → v3", "42501"] + attack.named.map({ $0 == "{attacker}" ? setup.attacker.role : $0 }) {
             #expect(message.contains(part), "the refusal does not name \(part): \(message)")
         }
+        #expect(message.components(separatedBy: "hook of step v2 → v3").count == 2, "the refusal names the hook once: \(message)")
         #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v2")
     }
 }

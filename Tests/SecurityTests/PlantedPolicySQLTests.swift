@@ -216,6 +216,8 @@ struct PlantedPolicySQLTests {
         for part in ["MeatAndFishToEntree", "RecipeTypeToEntree", setup.attacker.role, "42501"] + named {
             #expect(message.contains(part), "the refusal does not name \(part): \(message)")
         }
+        #expect(message.components(separatedBy: "RecipeTypeToEntree").count == 2, "the refusal names the policy once: \(message)")
+        #expect(message.contains("v2-to-v3.yaml"), "the refusal names the mapping file: \(message)")
         #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v2")
     }
 }

@@ -256,8 +256,9 @@ public struct StepExecutor {
         guard let body = step.hooks?[keyPath: hook] else { return }
         let stepName = "\(step.source.name) → \(step.destination.name)"
         do {
-            // Every statement the hook sends is judged before it runs, as a policy's (PolicyStatementTrust).
-            try connection.judging(by: hookTrust.hookJudge(for: "the \(name) hook of step \(stepName)")) { try body(connection, schema) }
+            // Every statement the hook sends is judged before it runs, as a policy's (PolicyStatementTrust);
+            // a refusal is wrapped in a StepHookError, which names the hook and the step.
+            try connection.judging(by: hookTrust.hookJudge(for: "the hook")) { try body(connection, schema) }
         } catch {
             throw StepHookError(hook: name, step: stepName, underlying: error)
         }

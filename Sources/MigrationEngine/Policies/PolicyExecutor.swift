@@ -111,10 +111,11 @@ final class PolicyExecutor {
     }
 
     /// The judge of the statements `context`'s policy sends (``PolicyStatementTrust``), made once per mapping.
-    private func judge(of context: PolicyContext, _ policy: any MigrationPolicy) -> any StatementJudge {
+    private func judge(of context: PolicyContext) -> any StatementJudge {
         let mapping = context.mapping
         if let known = judges[mapping.name] { return known }
-        let judge = session.statementTrust.judge(for: "mapping \(mapping.name) (policy \(mapping.policy ?? "\(type(of: policy))")) of \(model.file)")
+        // The refusal is wrapped in a PolicyError that names the mapping and the policy already.
+        let judge = session.statementTrust.judge(for: "the policy (mapping file \(model.file))")
         judges[mapping.name] = judge
         return judge
     }
@@ -130,7 +131,7 @@ final class PolicyExecutor {
             }
             defer { context.locality?.leave() }
             // Every statement the policy's code sends is judged before it runs (PolicyStatementTrust).
-            try session.connection.judging(by: judge(of: context, policy), body)
+            try session.connection.judging(by: judge(of: context), body)
             try context.locality?.throwViolation()
             try session.afterPolicyCall()
         } catch let error as PolicyError {

@@ -52,7 +52,8 @@ final class PolicyStatementTrust {
         let types: [UInt32]
     }
 
-    /// The judge of the statements `place` (`mapping M (policy P) of file`) sends.
+    /// The judge of the statements `place` (`the policy (mapping file F)`) sends; the caller's
+    /// error names the mapping and the policy.
     func judge(for place: String) -> any StatementJudge {
         Judge(trust: self, place: place, isHook: false)
     }
