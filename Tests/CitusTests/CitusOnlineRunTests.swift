@@ -105,7 +105,7 @@ extension CitusTests {
 
 extension CitusTests {
     /// `plan` for a Citus tenant says how its steps run online there: on the shadow and caught up,
-    /// as on plain PostgreSQL (*shadow*).
+    /// as on plain PostgreSQL (*shadow*), the shadow built in the tenant's schema.
     @Test func onlineOnCitusPlanSaysTheStepsRunOnTheShadow() async throws {
         try await CitusFixture.with { fixture in
             let migrator = try fixture.migrator()
@@ -114,6 +114,7 @@ extension CitusTests {
             let document = try await migrator.planDocument(tenant: tenant, to: "v3")
             let modes = document.sections.compactMap(\.online)
             #expect(modes.count == 1 && modes.allSatisfy { $0.kind == .shadow }, "\(modes)")
+            #expect(document.onlineLayout == .tenantSchema)
         }
     }
 }

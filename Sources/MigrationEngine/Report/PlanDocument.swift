@@ -43,6 +43,16 @@ public struct PlanDocument: Sendable, Encodable {
     public var givenBack: [ArchiveGivenBack]?
     /// Why the plan does not run online, whatever its steps' modes say (``MigrationPlan/onlineKeyRefusal``); nil when it may.
     public var onlineRefusal: String?
+    /// Where an online run builds the new version: nil for a private schema beside the tenant's
+    /// (plain PostgreSQL), ``OnlineLayout/tenantSchema`` on Citus, which builds it beside the
+    /// live tables (``InSchemaOnlineRun``).
+    public var onlineLayout: OnlineLayout?
+
+    /// Where an online run builds the new version before it swaps it in.
+    public enum OnlineLayout: String, Sendable, Encodable {
+        /// Inside the tenant's own schema, under reserved names (`_tm_shadow_…`), as on Citus.
+        case tenantSchema = "tenant-schema"
+    }
 
     /// One step.
     public struct Section: Sendable, Encodable {

@@ -82,7 +82,7 @@ struct PlanReport: CommandReport {
         }
         printLosses(LossListing(archived: document.archived, lost: document.lost, dataDependent: document.dataDependentLosses))
         printGivenBack(document.givenBack ?? [])
-        printOnline(document.sections.compactMap(\.online), refusal: document.onlineRefusal)
+        printOnline(document.sections.compactMap(\.online), refusal: document.onlineRefusal, layout: document.onlineLayout)
         Console.line("")
         Console.line("nothing was run")
     }
@@ -96,17 +96,18 @@ struct PlanReport: CommandReport {
     }
 
     /// How the plan runs with --online: the step that decides it.
-    private func printOnline(_ modes: [OnlineStepMode], refusal: String?) {
+    private func printOnline(_ modes: [OnlineStepMode], refusal: String?, layout: PlanDocument.OnlineLayout?) {
         guard let worst = modes.map(\.kind).max() else { return }
         Console.line("")
         if let refusal {
             Console.line("online (--online): refused: \(refusal)")
             return
         }
+        let built = layout == .tenantSchema ? "built beside the live tables, in the tenant's schema," : "built in a shadow schema"
         let meaning = switch worst {
         case .catalogOnly: "one short transaction; its locks wait at most lock_timeout"
-        case .shadow: "built in a shadow schema while the app reads and writes, changes caught up, then swapped in; writes wait about a second at most"
-        case .writesWait: "built in a shadow schema while the app reads; writes wait from the first writes-wait step to the swap"
+        case .shadow: "\(built) while the app reads and writes, changes caught up, then swapped in; writes wait about a second at most"
+        case .writesWait: "\(built) while the app reads; writes wait from the first writes-wait step to the swap"
         }
         Console.line("online (--online): \(worst.rawValue): \(meaning)")
     }

@@ -7,6 +7,7 @@ extension PlanDocument {
     /// and sequences, a serial key's own sequence options, names too long for its prefixes), the
     /// reason the run refuses it (0A000), as the run would.
     mutating func onCitus(_ plan: MigrationPlan) {
+        onlineLayout = .tenantSchema
         if onlineRefusal == nil, let reason = OnlinePreconditions.citusRefusal(of: plan) {
             onlineRefusal = reason
         }

@@ -35,7 +35,7 @@ struct PlanCommandTests {
         // v2 → v3's Swift policies are row-local: caught up in the shadow too.
         #expect(lines.contains { $0.hasPrefix("-- online: shadow: its mappings move data; changed rows are mapped again by id, and its row-local Swift policies") },
                 "\(text.stdout)")
-        #expect(lines.contains { $0.hasPrefix("online (--online): shadow:") }, "\(text.stdout)")
+        #expect(lines.contains { $0.hasPrefix("online (--online): shadow: built in a shadow schema while") }, "\(text.stdout)")
 
         let json = try await TenantMigrateExecutable.run(["plan", "--offline", "--from", "v3", "--to", "v2", "--json", "--migrations", migrations])
         let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
