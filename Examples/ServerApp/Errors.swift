@@ -19,6 +19,8 @@ func migrateForOperator(_ name: String, to version: String, migrator: TenantMigr
             return "\(name): \(error.failedStep ?? "a step") failed [\(error.sqlState?.rawValue ?? "no SQLSTATE")]"
         case .interrupted:
             return "\(name): stopped before it changed anything"
+        case .unsupportedByServer(let changes):
+            return "\(name): Citus cannot run this plan (\(changes.joined(separator: "; "))); nothing was changed"
         }
     } catch let error as TenantMigratorError {
         switch error {

@@ -48,6 +48,12 @@ public struct ServerCapabilities: Sendable, Hashable {
     /// the cutover while writes wait (`InSchemaOnlineRun`, docs/Citus.md).
     public var swapsShadowsInByRenames: Bool { isCitus }
 
+    /// A sequence that a table's column draws from can be changed in place: a key's generation
+    /// (`ALTER TABLE … ADD|DROP|SET GENERATED`), its options (`… SET START WITH`), `ALTER SEQUENCE`.
+    /// Citus refuses each on a distributed table (0A000), so a plan that does so is refused there
+    /// before it runs (``MigrationPlan/inPlaceSequenceAlterations``).
+    public var altersColumnSequencesInPlace: Bool { !isCitus }
+
     /// A transaction must allow triggers on the tenants' tables before it creates, alters or drops
     /// one (`citus.enable_unsafe_triggers`; else "triggers are not supported on distributed
     /// tables", XX000).

@@ -43,6 +43,9 @@ public struct PlanDocument: Sendable, Encodable {
     public var givenBack: [ArchiveGivenBack]?
     /// Why the plan does not run online, whatever its steps' modes say (``MigrationPlan/onlineKeyRefusal``); nil when it may.
     public var onlineRefusal: String?
+    /// What the server refuses of the plan, so that a run refuses it before it starts (on Citus:
+    /// ``MigrationPlan/inPlaceSequenceAlterations``); nil when nothing.
+    public var unsupportedByServer: [String]?
     /// Where an online run builds the new version: nil for a private schema beside the tenant's
     /// (plain PostgreSQL), ``OnlineLayout/tenantSchema`` on Citus, which builds it beside the
     /// live tables (``InSchemaOnlineRun``).

@@ -75,7 +75,7 @@ enum CommandLineMessage {
             return error.summary + ". To go back, use `rollback --tenant \(tenant) --to \(target)`"
         case .wrongDirection(.down):
             return error.summary + ". To go forward, use `migrate --tenant \(tenant) --to \(target)`"
-        case .interrupted, .wrongDirection:
+        case .interrupted, .wrongDirection, .unsupportedByServer:
             return nil
         }
     }

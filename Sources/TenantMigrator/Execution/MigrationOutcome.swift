@@ -71,6 +71,9 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
         case wrongDirection(MigrationDirection)
         /// The fleet run was stopped while the tenant waited for its locks; nothing was changed.
         case interrupted
+        /// The server cannot run what the plan does (on Citus: a sequence that a distributed
+        /// table's column draws from, changed in place); one sentence per change. SQLSTATE 0A000.
+        case unsupportedByServer([String])
     }
 
     public var tenant: TenantName
@@ -105,7 +108,7 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
     public var isRecordable: Bool {
         switch reason {
         case .stepFailed, .lockTimeout: return true
-        case .destructiveChangesRefused, .wrongDirection, .interrupted: return false
+        case .destructiveChangesRefused, .wrongDirection, .interrupted, .unsupportedByServer: return false
         }
     }
 
@@ -124,7 +127,10 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The SQLSTATE of the underlying server error, if any.
-    public var sqlState: SQLState? { SQLState.of(underlying) }
+    public var sqlState: SQLState? {
+        if case .unsupportedByServer = reason { return "0A000" }
+        return SQLState.of(underlying)
+    }
 
     /// The underlying error as text, without the statement.
     public var underlyingDescription: String? { underlying.map { "\($0)" } }
@@ -155,6 +161,9 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
                 + "another session held a lock it needed throughout (each attempt waited lock_timeout = "
                 + "\(TenantExecutor.wholeMilliseconds(timeout)) ms, SQLSTATE 55P03). Nothing was changed; the tenant is "
                 + "still at \(fromVersion)"
+        case let .unsupportedByServer(changes):
+            return "tenant \(tenant): migration \(path) cannot run on Citus, which refuses on a distributed table (SQLSTATE 0A000) what it does, "
+                + "so nothing was changed; the tenant is still at \(fromVersion):" + changes.map { "\n  - \($0)" }.joined()
         case .interrupted:
             return "tenant \(tenant): stopped while waiting for its locks; nothing was changed, the tenant is still at \(fromVersion)"
         case let .destructiveChangesRefused(changes):
@@ -185,6 +194,8 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
             return summary + ". To go back, use `rollback(tenant: \"\(tenant)\", to: \"\(toVersion)\")`"
         case .wrongDirection(.down):
             return summary + ". To go forward, use `migrate(tenant: \"\(tenant)\", to: \"\(toVersion)\")`"
+        case .unsupportedByServer:
+            return summary + "\nKeep the keys' generation and the sequences' options on Citus (docs/Citus.md)."
         case .interrupted, .wrongDirection:
             return summary
         }

@@ -264,7 +264,8 @@ struct TenantRun {
     }
 
     /// The plan from the tenant's recorded version, once it is known to be allowed: the right
-    /// direction, consent for what it loses, the model file the tenant was migrated with.
+    /// direction, consent for what it loses, a server that can run it (not, on Citus, one that
+    /// changes a sequence a table draws from in place), the model file the tenant was migrated with.
     func checkedPlan(for record: TenantRecord, attempt: Int) throws -> MigrationPlan {
         let checked: PlanCache.Entry
         do {
@@ -279,6 +280,10 @@ struct TenantRun {
         guard request.operation.allows(plan.direction) else { throw refuse(.wrongDirection(request.operation.direction ?? .none)) }
         let lost = checked.lostChanges
         if !lost.isEmpty && !request.allowDestructive { throw refuse(.destructiveChangesRefused(lost)) }
+        if try !connection.capabilities.altersColumnSequencesInPlace, case let alterations = plan.inPlaceSequenceAlterations, !alterations.isEmpty {
+            // Citus would refuse it in its step (0A000): refused before anything runs.
+            throw refuse(.unsupportedByServer(alterations))
+        }
         if plan.source.versionHash != record.versionHash {
             guard settings.acceptModelChange else {
                 throw Refusal(error: TenantMigratorError.modelChanged(version: record.version, file: family.versionFile(record.version), tenants: [tenant]))

@@ -5,9 +5,12 @@ extension PlanDocument {
     /// has on plain PostgreSQL (the shadow, its catch-up rounds and the cutover are built inside
     /// the tenant's schema), and, for what that layout does not cover (the model's own enum types
     /// and sequences, a serial key's own sequence options, names too long for its prefixes), the
-    /// reason the run refuses it (0A000), as the run would.
+    /// reason the run refuses it (0A000), as the run would; and what any run refuses there
+    /// (``PlanDocument/unsupportedByServer``).
     mutating func onCitus(_ plan: MigrationPlan) {
         onlineLayout = .tenantSchema
+        let alterations = plan.inPlaceSequenceAlterations
+        if !alterations.isEmpty { unsupportedByServer = alterations }
         if onlineRefusal == nil, let reason = OnlinePreconditions.citusRefusal(of: plan) {
             onlineRefusal = reason
         }
