@@ -82,11 +82,12 @@ struct PlanReport: CommandReport {
         }
         printLosses(LossListing(archived: document.archived, lost: document.lost, dataDependent: document.dataDependentLosses))
         printGivenBack(document.givenBack ?? [])
-        printOnline(document.sections.compactMap(\.online), refusal: document.onlineRefusal, layout: document.onlineLayout)
         if let unsupported = document.unsupportedByServer {
             Console.line("")
             Console.line(TextStyle.output.red("REFUSED ON CITUS (SQLSTATE 0A000), online or not:"))
             unsupported.forEach { Console.line("  - " + $0) }
+        } else {
+            printOnline(document.sections.compactMap(\.online), refusal: document.onlineRefusal, layout: document.onlineLayout)
         }
         Console.line("")
         Console.line("nothing was run")

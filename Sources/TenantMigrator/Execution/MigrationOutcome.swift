@@ -162,8 +162,8 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
                 + "\(TenantExecutor.wholeMilliseconds(timeout)) ms, SQLSTATE 55P03). Nothing was changed; the tenant is "
                 + "still at \(fromVersion)"
         case let .unsupportedByServer(changes):
-            return "tenant \(tenant): migration \(path) cannot run on Citus, which refuses on a distributed table (SQLSTATE 0A000) what it does, "
-                + "so nothing was changed; the tenant is still at \(fromVersion):" + changes.map { "\n  - \($0)" }.joined()
+            return "tenant \(tenant): migration \(path) cannot run on Citus, which refuses these changes on a distributed table (SQLSTATE 0A000); "
+                + "nothing was changed, the tenant is still at \(fromVersion):" + changes.map { "\n  - \($0)" }.joined()
         case .interrupted:
             return "tenant \(tenant): stopped while waiting for its locks; nothing was changed, the tenant is still at \(fromVersion)"
         case let .destructiveChangesRefused(changes):
@@ -195,7 +195,7 @@ public struct TenantMigrationError: Error, Sendable, CustomStringConvertible {
         case .wrongDirection(.down):
             return summary + ". To go forward, use `migrate(tenant: \"\(tenant)\", to: \"\(toVersion)\")`"
         case .unsupportedByServer:
-            return summary + "\nKeep the keys' generation and the sequences' options on Citus (docs/Citus.md)."
+            return summary + "\nOn Citus, give a key its generation and options, and a sequence its options, in the version that creates them (docs/Citus.md)."
         case .interrupted, .wrongDirection:
             return summary
         }
