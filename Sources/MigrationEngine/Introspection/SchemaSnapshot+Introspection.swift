@@ -152,22 +152,21 @@ private struct TableBuilder {
 
 extension SchemaSnapshot {
     /// A constraint's (`con`) columns in key order, as a JSON array of names.
-    static let constraintColumns: SQL = """
-        to_json(ARRAY(
-            SELECT a.attname::text
-            FROM unnest(con.conkey) WITH ORDINALITY AS k(attnum, position)
-            JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
-            ORDER BY k.position))::text
-        """
+    static let constraintColumns = columnNames(con: "conkey", of: "conrelid")
 
     /// A foreign key's (`con`) referenced columns in key order, as a JSON array of names.
-    static let referencedColumns: SQL = """
+    static let referencedColumns = columnNames(con: "confkey", of: "confrelid")
+
+    /// The names of the attribute numbers in `con.<keys>` of the relation `con.<relation>`, in order, as a JSON array.
+    private static func columnNames(con keys: String, of relation: String) -> SQL {
+        """
         to_json(ARRAY(
             SELECT a.attname::text
-            FROM unnest(con.confkey) WITH ORDINALITY AS k(attnum, position)
-            JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
+            FROM unnest(con.\(id: keys)) WITH ORDINALITY AS k(attnum, position)
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = con.\(id: relation) AND a.attnum = k.attnum
             ORDER BY k.position))::text
         """
+    }
 
     /// An index's (`x`, of `pg_index`) keys, as a JSON array: a key column is its name; an
     /// expression is `pg_get_indexdef`'s text for that column, in parentheses; either is followed by
