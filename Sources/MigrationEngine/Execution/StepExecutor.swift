@@ -190,10 +190,11 @@ public struct StepExecutor {
     }
 
     /// The tenant's names of the indexes and constraints `step` addresses by name, read in one
-    /// catalog query where it addresses any (none in a shadow's or a delta's own tables, which
-    /// the run made from the model).
+    /// catalog query where it addresses any; none in an online run's shadow or delta (in a schema
+    /// of the tool's own, `_tm_…`, or beside the live tables under ``TableNaming/citusShadow``),
+    /// which the run made from the model.
     private func adoptedNames(of step: MigrationStep) throws -> AdoptedNames {
-        guard naming == .model else { return AdoptedNames() }
+        guard naming == .model, !SQLName.isToolName(schema) else { return AdoptedNames() }
         let source = step.source.relationalSchema()
         let objects = AdoptedNames.addressed(by: step.program.operations, in: source)
         return try AdoptedNames.resolve(objects, source: source, schema: schema, on: connection)
