@@ -81,19 +81,39 @@ struct AdoptedNamesTests {
             try adopted.expectClean(on: connection)
             let created = try adopted.lifecycle.create(try tenant("created"), version: "v1", on: connection)
             try connection.fixtureScript("SET search_path = \(connection.quoteIdentifier(created.schema));\n" + Self.rows.joined(separator: ";\n") + ";\nRESET search_path")
-            let runner = TenantExecutor(catalog: adopted.catalog, planner: MigrationPlanner(family: family))
             for (name, schema) in [("adopted", "shop"), ("created", created.schema)] {
-                let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
-                let sequencesBefore = try connection.sequenceValues(of: schema)
-                let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
-                #expect(up.outcome == .migrated, "\(change.name), \(name): \(up)")
-                try adopted.expectClean(name, on: connection)
-                let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
-                #expect(down.outcome == .migrated, "\(change.name), \(name): \(down)")
-                #expect(try connection.keyedCatalogShape(of: schema) == shapeBefore, "\(change.name), \(name)")
-                #expect(try connection.userData(of: schema) == dataBefore, "\(change.name), \(name)")
-                #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(change.name), \(name)")
-                try adopted.expectClean(name, on: connection)
+                try Self.migrateAndRollBack(name, schema: schema, adopted: adopted, family: family, on: connection, label: change.name)
+            }
+        }
+    }
+
+    /// Two adopted checks on one column (`qty_not_negative`, `qty_bounded`) and two expression
+    /// indexes are told apart by their text: a v2 that changes one check and drops one index
+    /// addresses those and leaves the others as they were, and rolls back.
+    @Test func objectsOfOneShapeAreToldApartByTheirText() async throws {
+        try await TestPostgres.withDatabase { connection in
+            for statement in [
+                "CREATE SCHEMA shop",
+                "CREATE TABLE shop.items (id bigserial PRIMARY KEY, code text NOT NULL, qty integer NOT NULL DEFAULT 0, "
+                    + "CONSTRAINT qty_not_negative CHECK (qty >= 0), CONSTRAINT qty_bounded CHECK (qty < 1000000))",
+                "CREATE INDEX items_lower_code ON shop.items (lower(code))",
+                "CREATE INDEX items_upper_code ON shop.items (upper(code))",
+                "INSERT INTO shop.items (code, qty) VALUES ('a', 1), ('B', 2)",
+            ] { try connection.fixtureScript(statement) }
+            let v1 = try SchemaImport.read(schema: "shop", versionName: "v1", on: connection).version
+            let v1Text = try v1.yamlText()
+            let upper = try #require(v1Text.split(separator: "\n").first { $0.contains("upper(code)") }, "\(v1Text)")
+            let v2Text = v1Text.replacingOccurrences(of: "(qty < 1000000)", with: "(qty < 2000000)").replacingOccurrences(of: upper + "\n", with: "")
+            #expect(v2Text.components(separatedBy: "\n").count == v1Text.components(separatedBy: "\n").count - 1, "\(v1Text)")
+            let family = try ModelFamily(name: "Shop", versions: [v1, try ModelVersion(name: "v2", yaml: v2Text, file: "v2.yaml")])
+            let adopted = try AdoptedSchema("shop", family: family, on: connection)
+            try adopted.expectClean(on: connection)
+            try Self.migrateAndRollBack("adopted", schema: "shop", adopted: adopted, family: family, on: connection) { () throws in
+                // The other check and index kept their names.
+                #expect(try connection.column("SELECT conname::text FROM pg_constraint WHERE connamespace = 'shop'::regnamespace AND contype = 'c' ORDER BY 1",
+                                              as: String.self).contains("qty_not_negative"))
+                #expect(try connection.column("SELECT indexname::text FROM pg_indexes WHERE schemaname = 'shop' ORDER BY 1", as: String.self)
+                    .contains("items_lower_code"))
             }
         }
     }
@@ -134,16 +154,29 @@ struct AdoptedNamesTests {
             let family = try ModelFamily(name: "Rails", versions: [v1, try ModelVersion(name: "v2", yaml: v2Text, file: "v2.yaml")])
             let adopted = try AdoptedSchema("rails_app", family: family, on: connection)
             try adopted.expectClean(on: connection)
-            let shapeBefore = try connection.keyedCatalogShape(of: "rails_app"), dataBefore = try connection.userData(of: "rails_app")
-            let runner = TenantExecutor(catalog: adopted.catalog, planner: MigrationPlanner(family: family))
-            let up = try runner.migrate(try tenant("adopted"), .migrate(to: "v2"), on: connection)
-            #expect(up.outcome == .migrated, "\(up)")
-            try adopted.expectClean(on: connection)
-            let down = try runner.migrate(try tenant("adopted"), .rollback(to: "v1"), on: connection)
-            #expect(down.outcome == .migrated, "\(down)")
-            #expect(try connection.keyedCatalogShape(of: "rails_app") == shapeBefore)
-            #expect(try connection.userData(of: "rails_app") == dataBefore)
-            try adopted.expectClean(on: connection)
+            try Self.migrateAndRollBack("adopted", schema: "rails_app", adopted: adopted, family: family, on: connection, label: "rails")
         }
+    }
+
+    /// Migrates tenant `name` (in `schema`) to v2 and expects it clean (then runs `atV2`), rolls it
+    /// back to v1 and expects its catalog (names aside), every value and its sequences as they were,
+    /// and clean again.
+    static func migrateAndRollBack(
+        _ name: String, schema: String, adopted: AdoptedSchema, family: ModelFamily, on connection: Connection, label: String = "",
+        atV2: () throws -> Void = {}, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
+        let shapeBefore = try connection.keyedCatalogShape(of: schema), dataBefore = try connection.userData(of: schema)
+        let sequencesBefore = try connection.sequenceValues(of: schema)
+        let runner = TenantExecutor(catalog: adopted.catalog, planner: MigrationPlanner(family: family))
+        let up = try runner.migrate(try tenant(name), .migrate(to: "v2"), on: connection)
+        #expect(up.outcome == .migrated, "\(label), \(name): \(up)", sourceLocation: sourceLocation)
+        try adopted.expectClean(name, on: connection, sourceLocation: sourceLocation)
+        try atV2()
+        let down = try runner.migrate(try tenant(name), .rollback(to: "v1"), on: connection)
+        #expect(down.outcome == .migrated, "\(label), \(name): \(down)", sourceLocation: sourceLocation)
+        #expect(try connection.keyedCatalogShape(of: schema) == shapeBefore, "\(label), \(name)", sourceLocation: sourceLocation)
+        #expect(try connection.userData(of: schema) == dataBefore, "\(label), \(name)", sourceLocation: sourceLocation)
+        #expect(try connection.sequenceValues(of: schema) == sequencesBefore, "\(label), \(name)", sourceLocation: sourceLocation)
+        try adopted.expectClean(name, on: connection, sourceLocation: sourceLocation)
     }
 }
