@@ -194,9 +194,10 @@ public struct StepExecutor {
     /// of the tool's own, `_tm_…`, or beside the live tables under ``TableNaming/citusShadow``),
     /// which the run made from the model.
     private func adoptedNames(of step: MigrationStep) throws -> AdoptedNames {
-        guard naming == .model, !SQLName.isToolName(schema) else { return AdoptedNames() }
+        let operations = step.program.operations
+        guard naming == .model, !SQLName.isToolName(schema), operations.contains(where: { $0.addressedName != nil }) else { return AdoptedNames() }
         let source = step.source.relationalSchema()
-        let objects = AdoptedNames.addressed(by: step.program.operations, in: source)
+        let objects = AdoptedNames.addressed(by: operations, in: source)
         return try AdoptedNames.resolve(objects, source: source, schema: schema, on: connection)
     }
 
