@@ -103,6 +103,8 @@ public struct StepExecutor {
         defer { connection.logger = previousLogger }
         // The model's expressions resolve to trusted objects only, before any DDL runs (ExpressionTrust).
         for version in step.versions.dropFirst() { try ExpressionTrust(version: version).check(on: connection) }
+        // An adopted tenant's own names of the indexes and constraints the step drops or renames (AdoptedNames).
+        let program = step.program.addressing(try adoptedNames(of: step))
         // A value an earlier step of the transaction added could not be used in this one (55P04).
         let rebuilt = try addedEnumValues.rebuild(as: step.source.relationalSchema(), schema: schema, on: connection)
         let learned = memory?.memory(of: step) ?? StepMemory()
@@ -110,7 +112,6 @@ public struct StepExecutor {
                                   copies: options.archives, presence: self.archive, notesCopiedRows: step.isPolicyStep, learned: learned)
         let archiving = options.archives && (archive.plan.archivesSomething || step.isPolicyStep) ? archive : nil
         var batch = Batch(schema: schema, connection: connection)
-        let program = step.program
         // Columns whose way back proves what it gives back are dropped once they were compared.
         let provedDrops = Set(archiving?.plan.provedDrops ?? [])
         let closing = program.closing.filter { !provedDrops.contains($0.operation) }
@@ -186,6 +187,18 @@ public struct StepExecutor {
         try runHook(\.didMigrate, "didMigrate", of: step, trust: hookTrust)
         batch.statistics.milliseconds = (ContinuousClock.now - started).inMilliseconds
         return batch.statistics
+    }
+
+    /// The tenant's names of the indexes and constraints `step` addresses by name, read in one
+    /// catalog query where it addresses any; none in an online run's shadow or delta (in a schema
+    /// of the tool's own, `_tm_…`, or beside the live tables under ``TableNaming/citusShadow``),
+    /// which the run made from the model.
+    private func adoptedNames(of step: MigrationStep) throws -> AdoptedNames {
+        let operations = step.program.operations
+        guard naming == .model, !SQLName.isToolName(schema), operations.contains(where: { $0.addressedName != nil }) else { return AdoptedNames() }
+        let source = step.source.relationalSchema()
+        let objects = AdoptedNames.addressed(by: operations, in: source)
+        return try AdoptedNames.resolve(objects, source: source, schema: schema, on: connection)
     }
 
     /// Both passes of a mapped step's entity mappings: every mapping creates its instances, then

@@ -72,7 +72,7 @@ struct StepProgram: Sendable {
         validatesClosing = false
     }
 
-    init(schemaChanges: [Statement], dataMoves: [Statement], closing: [Statement], validatesClosing: Bool, mappings: [Mapping], mapped: Mapped) {
+    init(schemaChanges: [Statement], dataMoves: [Statement], closing: [Statement], validatesClosing: Bool, mappings: [Mapping], mapped: Mapped?) {
         self.schemaChanges = schemaChanges
         self.dataMoves = dataMoves
         self.closing = closing

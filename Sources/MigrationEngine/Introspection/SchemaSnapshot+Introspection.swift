@@ -150,6 +150,42 @@ private struct TableBuilder {
     }
 }
 
+extension SchemaSnapshot {
+    /// A constraint's (`con`) columns in key order, as a JSON array of names.
+    static let constraintColumns = columnNames(con: "conkey", of: "conrelid")
+
+    /// A foreign key's (`con`) referenced columns in key order, as a JSON array of names.
+    static let referencedColumns = columnNames(con: "confkey", of: "confrelid")
+
+    /// The names of the attribute numbers in `con.<keys>` of the relation `con.<relation>`, in order, as a JSON array.
+    private static func columnNames(con keys: String, of relation: String) -> SQL {
+        """
+        to_json(ARRAY(
+            SELECT a.attname::text
+            FROM unnest(con.\(id: keys)) WITH ORDINALITY AS k(attnum, position)
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = con.\(id: relation) AND a.attnum = k.attnum
+            ORDER BY k.position))::text
+        """
+    }
+
+    /// An index's (`x`, of `pg_index`) keys, as a JSON array: a key column is its name; an
+    /// expression is `pg_get_indexdef`'s text for that column, in parentheses; either is followed by
+    /// its operator class where that is not the type's default (`title varchar_pattern_ops`) and its
+    /// order where that is not ascending with NULLs last (`last_seen DESC`).
+    static let indexKeys: SQL = """
+        to_json(ARRAY(
+            SELECT CASE WHEN x.indkey[k] <> 0 THEN a.attname::text
+                        ELSE '(' || pg_catalog.pg_get_indexdef(x.indexrelid, k + 1, true) || ')' END
+                   || CASE WHEN opc.opcdefault THEN '' ELSE ' ' || opc.opcname::text END
+                   || CASE x.indoption[k]::int & 3 WHEN 3 THEN ' DESC' WHEN 1 THEN ' DESC NULLS LAST'
+                                                   WHEN 2 THEN ' NULLS FIRST' ELSE '' END
+            FROM generate_series(0, x.indnkeyatts - 1) AS k
+            LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[k]
+            LEFT JOIN pg_catalog.pg_opclass opc ON opc.oid = x.indclass[k]
+            ORDER BY k))::text
+        """
+}
+
 /// The catalog queries. Each takes the schema's name as `$1` and covers every table of the schema.
 private enum Catalog {
     /// The tables the snapshot covers: ordinary and partitioned, not starting with `_`.
@@ -192,18 +228,10 @@ private enum Catalog {
     /// Primary-key, unique, foreign-key and check constraints, with their column lists in key order.
     static let constraints: SQL = """
         SELECT c.relname::text AS table_name, con.contype::text AS kind,
-               to_json(ARRAY(
-                   SELECT a.attname::text
-                   FROM unnest(con.conkey) WITH ORDINALITY AS k(attnum, position)
-                   JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
-                   ORDER BY k.position))::text AS columns,
+               \(SchemaSnapshot.constraintColumns) AS columns,
                CASE WHEN r.relnamespace = n.oid THEN r.relname::text
                     ELSE quote_ident(rn.nspname) || '.' || quote_ident(r.relname) END AS referenced_table,
-               to_json(ARRAY(
-                   SELECT a.attname::text
-                   FROM unnest(con.confkey) WITH ORDINALITY AS k(attnum, position)
-                   JOIN pg_catalog.pg_attribute a ON a.attrelid = con.confrelid AND a.attnum = k.attnum
-                   ORDER BY k.position))::text AS referenced_columns,
+               \(SchemaSnapshot.referencedColumns) AS referenced_columns,
                con.confdeltype::text AS delete_action,
                CASE WHEN con.confupdtype <> 'a' THEN con.confupdtype::text END AS update_action,
                CASE WHEN con.condeferrable THEN 'DEFERRABLE INITIALLY ' || CASE WHEN con.condeferred THEN 'DEFERRED' ELSE 'IMMEDIATE' END END AS deferral,
@@ -216,24 +244,12 @@ private enum Catalog {
         WHERE n.nspname = $1 AND \(tableFilter) AND con.contype IN ('p', 'u', 'f', 'c')
         """
 
-    /// Indexes that back no primary-key or unique constraint. A key column is its name; an
-    /// expression is `pg_get_indexdef`'s text for that column, in parentheses; either is followed by
-    /// its operator class where that is not the type's default (`title varchar_pattern_ops`) and its
-    /// order where that is not ascending with NULLs last (`last_seen DESC`).
+    /// Indexes that back no primary-key or unique constraint, with their keys (``SchemaSnapshot/indexKeys``).
     static let indexes: SQL = """
         SELECT c.relname::text AS table_name, i.relname::text AS index_name,
                x.indisunique AS is_unique, x.indisprimary AS is_primary, am.amname::text AS method,
                pg_catalog.pg_get_expr(x.indpred, x.indrelid) AS predicate,
-               to_json(ARRAY(
-                   SELECT CASE WHEN x.indkey[k] <> 0 THEN a.attname::text
-                               ELSE '(' || pg_catalog.pg_get_indexdef(x.indexrelid, k + 1, true) || ')' END
-                          || CASE WHEN opc.opcdefault THEN '' ELSE ' ' || opc.opcname::text END
-                          || CASE x.indoption[k]::int & 3 WHEN 3 THEN ' DESC' WHEN 1 THEN ' DESC NULLS LAST'
-                                                          WHEN 2 THEN ' NULLS FIRST' ELSE '' END
-                   FROM generate_series(0, x.indnkeyatts - 1) AS k
-                   LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[k]
-                   LEFT JOIN pg_catalog.pg_opclass opc ON opc.oid = x.indclass[k]
-                   ORDER BY k))::text AS columns
+               \(SchemaSnapshot.indexKeys) AS columns
         FROM pg_catalog.pg_index x
         JOIN pg_catalog.pg_class c ON c.oid = x.indrelid
         JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
