@@ -36,20 +36,6 @@ struct ArchivePlanPairsTests {
         #expect(try await verifyClean(migrator, "acme", sourceLocation: sourceLocation))
     }
 
-    /// Takes tenant `acme` from `start` to each of `versions` in turn, one call each: up where the
-    /// version is later, back where it is earlier.
-    static func walk(_ migrator: TenantMigrator, from start: String, _ versions: [String]) async throws {
-        var current = start
-        for version in versions {
-            if version > current {
-                _ = try await migrator.migrate(tenant: "acme", to: version)
-            } else {
-                _ = try await migrator.rollback(tenant: "acme", to: version)
-            }
-            current = version
-        }
-    }
-
     /// Case 1: up in one call (one fused step v1 → v3), down one release at a time.
     @Test func upInOneCallDownOneReleaseAtATime() async throws {
         try await Self.withTenant { migrator, connection, schema in
@@ -66,7 +52,7 @@ struct ArchivePlanPairsTests {
     /// Case 2: up one release at a time, down in one call (one fused step v3 → v1).
     @Test func upOneReleaseAtATimeDownInOneCall() async throws {
         try await Self.withTenant { migrator, connection, schema in
-            try await Self.walk(migrator, from: "v1", ["v2", "v3"])
+            try await walk(migrator, from: "v1", ["v2", "v3"])
             let down = try migrator.plan(from: "v3", to: "v1")
             #expect(down.steps.count == 1 && down.steps[0].isFused, "\(down.steps)")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
@@ -100,9 +86,9 @@ struct ArchivePlanPairsTests {
     /// call, down in one call.
     @Test func everyOtherShapeGivesEverythingBack() async throws {
         try await Self.withTenant { migrator, connection, schema in
-            try await Self.walk(migrator, from: "v1", ["v2", "v3", "v2", "v1"])
+            try await walk(migrator, from: "v1", ["v2", "v3", "v2", "v1"])
             #expect(try Self.items(connection, schema) == Self.expected)
-            try await Self.walk(migrator, from: "v1", ["v3", "v1"])
+            try await walk(migrator, from: "v1", ["v3", "v1"])
             try await Self.expectEverythingBack(migrator, connection, schema)
         }
     }
