@@ -16,9 +16,7 @@ extension CitusTests {
     @Test func citusUpDownUpWithThePoliciesKeepsEachIdentityWithinItsNodesRange() async throws {
         try await CitusFixture.with { fixture in
             let migrator = try fixture.migrator()
-            let tenant = fixture.names(1, "range")[0]
-            _ = try await migrator.createTenant(tenant, version: "v2")
-            try fixture.connection.loadRecipes(tenants: [tenant], version: "v2", recipes: 20)
+            let tenant = try await fixture.recipesTenants(at: "v2", ("range", 20))[0]
             let schema = "tenant_" + tenant
             _ = try await migrator.migrate(tenant: tenant, .migrate(to: "v3"))
             _ = try await migrator.migrate(tenant: tenant, .rollback(to: "v2"))

@@ -35,57 +35,51 @@ extension CitusTests {
             #expect(try ChangeCapture.capturedTables(inSchema: schema, on: connection).count == 2)
             let renewer = try InSchemaLease.Renewer(lease, connectionString: fixture.conninfo)
 
-            let role = fixture.prefix + "app"
-            try connection.execute("CREATE ROLE \(id: role) LOGIN")
-            defer {
-                _ = try? connection.execute("DROP OWNED BY \(id: role)")
-                _ = try? connection.execute("DROP ROLE \(id: role)")
-            }
-            try connection.execute("GRANT USAGE ON SCHEMA \(SQL.schema) TO \(id: role)", schema: schema)
-            try connection.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(table: "recipe"), \(table: "recipe_ingredient") TO \(id: role)", schema: schema)
-            let app = try Connection(fixture.conninfo, logger: quietLogger)
-            try app.execute("SET ROLE \(id: role)")
-            let logged = { try connection.transaction { try capture.pending(on: $0) } }
+            try await fixture.withAppRole(on: schema) { role in
+                let app = try Connection(fixture.conninfo, logger: quietLogger)
+                try app.execute("SET ROLE \(id: role)")
+                let logged = { try connection.transaction { try capture.pending(on: $0) } }
 
-            try app.execute("UPDATE \(table: "recipe") SET \(id: "name") = \(id: "name") || '!' WHERE \(id: "id") <= 2", schema: schema)
-            #expect(try logged() == 2)
-            // Past the lease's first expiry, renewed meanwhile by the renewer's thread.
-            let firstExpiry = try connection.scalar("SELECT expires_at::text FROM \(schema).\(TableNaming.citusShadow.name(InSchemaLease.table))", as: String.self)
-            try waitUntil("the renewer moved the lease on") {
-                try connection.scalar("SELECT expires_at::text FROM \(schema).\(TableNaming.citusShadow.name(InSchemaLease.table))", as: String.self) != firstExpiry
-            }
-            try app.execute("DELETE FROM \(table: "recipe_ingredient") WHERE \(id: "recipe_id") = 3", schema: schema)
-            let afterDelete = try logged()
-            #expect(afterDelete > 2)
-            #expect(renewer.lapsed == nil)
+                try app.execute("UPDATE \(table: "recipe") SET \(id: "name") = \(id: "name") || '!' WHERE \(id: "id") <= 2", schema: schema)
+                #expect(try logged() == 2)
+                // Past the lease's first expiry, renewed meanwhile by the renewer's thread.
+                let firstExpiry = try connection.scalar("SELECT expires_at::text FROM \(schema).\(TableNaming.citusShadow.name(InSchemaLease.table))", as: String.self)
+                try waitUntil("the renewer moved the lease on") {
+                    try connection.scalar("SELECT expires_at::text FROM \(schema).\(TableNaming.citusShadow.name(InSchemaLease.table))", as: String.self) != firstExpiry
+                }
+                try app.execute("DELETE FROM \(table: "recipe_ingredient") WHERE \(id: "recipe_id") = 3", schema: schema)
+                let afterDelete = try logged()
+                #expect(afterDelete > 2)
+                #expect(renewer.lapsed == nil)
 
-            let attacks: [SQL] = [
-                "INSERT INTO \(table: TableNaming.citusShadow.name(ChangeCapture.logTable)) VALUES ('recipe', '{1}', true)",
-                "DELETE FROM \(table: TableNaming.citusShadow.name(ChangeCapture.logTable))",
-                "UPDATE \(table: TableNaming.citusShadow.name(InSchemaLease.table)) SET expires_at = now() + interval '1 day'",
-                "DELETE FROM \(table: TableNaming.citusShadow.name(InSchemaLease.table))",
-                "DROP TRIGGER \(id: ChangeCapture.rowTrigger) ON \(table: "recipe")",
-            ]
-            for attack in attacks {
-                let refused = #expect(throws: PQError.self, "\(attack.text(schema: schema))") { try app.execute(attack, schema: schema) }
-                #expect(refused?.sqlState?.rawValue == "42501", "\(attack.text(schema: schema)): \(String(describing: refused))")
-            }
+                let attacks: [SQL] = [
+                    "INSERT INTO \(table: TableNaming.citusShadow.name(ChangeCapture.logTable)) VALUES ('recipe', '{1}', true)",
+                    "DELETE FROM \(table: TableNaming.citusShadow.name(ChangeCapture.logTable))",
+                    "UPDATE \(table: TableNaming.citusShadow.name(InSchemaLease.table)) SET expires_at = now() + interval '1 day'",
+                    "DELETE FROM \(table: TableNaming.citusShadow.name(InSchemaLease.table))",
+                    "DROP TRIGGER \(id: ChangeCapture.rowTrigger) ON \(table: "recipe")",
+                ]
+                for attack in attacks {
+                    let refused = #expect(throws: PQError.self, "\(attack.text(schema: schema))") { try app.execute(attack, schema: schema) }
+                    #expect(refused?.sqlState?.rawValue == "42501", "\(attack.text(schema: schema)): \(String(describing: refused))")
+                }
 
-            renewer.stop()
-            try waitUntil("the lease expired") {
-                try connection.scalar("SELECT (expires_at < clock_timestamp())::int FROM \(schema).\(TableNaming.citusShadow.name(InSchemaLease.table))", as: Int.self) == 1
-            }
-            try app.execute("UPDATE \(table: "recipe") SET \(id: "name") = \(id: "name") || '?' WHERE \(id: "id") <= 5", schema: schema)
-            #expect(try logged() == afterDelete, "an expired lease logs nothing")
-            #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE name LIKE '%?'", as: Int.self) == 5)
-            #expect(try !lease.renew(on: connection), "a lapsed lease is not renewed")
+                renewer.stop()
+                try waitUntil("the lease expired") {
+                    try connection.scalar("SELECT (expires_at < clock_timestamp())::int FROM \(schema).\(TableNaming.citusShadow.name(InSchemaLease.table))", as: Int.self) == 1
+                }
+                try app.execute("UPDATE \(table: "recipe") SET \(id: "name") = \(id: "name") || '?' WHERE \(id: "id") <= 5", schema: schema)
+                #expect(try logged() == afterDelete, "an expired lease logs nothing")
+                #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).recipe WHERE name LIKE '%?'", as: Int.self) == 5)
+                #expect(try !lease.renew(on: connection), "a lapsed lease is not renewed")
 
-            try connection.transaction { connection in
-                let captured: [SQL] = try ChangeCapture.capturedTables(inSchema: schema, on: connection).map { "\(quotedByServer: $0)" }
-                try ChangeCapture.removeTriggers(from: captured, on: connection)
+                try connection.transaction { connection in
+                    let captured: [SQL] = try ChangeCapture.capturedTables(inSchema: schema, on: connection).map { "\(quotedByServer: $0)" }
+                    try ChangeCapture.removeTriggers(from: captured, on: connection)
+                }
+                #expect(try ChangeCapture.capturedTables(inSchema: schema, on: connection).isEmpty)
+                #expect(try fixture.preparedTransactions() == 0)
             }
-            #expect(try ChangeCapture.capturedTables(inSchema: schema, on: connection).isEmpty)
-            #expect(try fixture.preparedTransactions() == 0)
         }
     }
 }

@@ -24,9 +24,8 @@ extension CitusTests {
     @Test func onlineOnCitusAShadowNamedInTheTenantsSchemaIsColocatedMigratedByTheStepAndSwappedByRenames() async throws {
         try await CitusFixture.with { fixture in
             let migrator = try fixture.migrator()
-            let tenant = fixture.names(1, "shadow")[0], twin = fixture.names(1, "twin")[0]
-            _ = try await migrator.createTenants([tenant, twin], version: "v1", jobs: 1)
-            try fixture.connection.loadRecipes(tenants: [tenant, twin], version: "v1", recipes: 40)
+            let tenants = try await fixture.recipesTenants(at: "v1", ("shadow", 40), ("twin", 40))
+            let (tenant, twin) = (tenants[0], tenants[1])
             let schema = "tenant_" + tenant, twinSchema = "tenant_" + twin, connection = fixture.connection
             let family = try recipesFamily()
 
@@ -100,9 +99,8 @@ extension CitusTests {
         try await CitusFixture.with { fixture in
             let family = try recipesFamily()
             let migrator = try fixture.migrator()
-            let tenant = fixture.names(1, "shadow")[0], twin = fixture.names(1, "twin")[0]
-            _ = try await migrator.createTenants([tenant, twin], version: "v2", jobs: 1)
-            try fixture.connection.loadRecipes(tenants: [tenant, twin], version: "v2", recipes: 40)
+            let tenants = try await fixture.recipesTenants(at: "v2", ("shadow", 40), ("twin", 40))
+            let (tenant, twin) = (tenants[0], tenants[1])
             let schema = "tenant_" + tenant, twinSchema = "tenant_" + twin, connection = fixture.connection
             let liveRows = try connection.rows(of: schema, "recipe_ingredient")
             // Both went up and back down offline once: each has an archive, which the shadow copies.

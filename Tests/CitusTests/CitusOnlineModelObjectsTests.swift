@@ -10,13 +10,19 @@ import TypedSQL
 /// (a `bigserial`, an `integer` and a `bigint` identity `GENERATED ALWAYS`), and with the model's
 /// own enum types and sequences, which the run inside the tenant's schema refuses (docs/Citus.md).
 extension CitusTests {
-    static let keysV1 = """
+    /// Books keyed by a `bigserial`, with a `note` a v2 may drop.
+    static let booksV1 = """
         entities:
           Book:
             key: { type: bigserial }
             attributes:
               title: { type: string }
               note: { type: string, optional: true }
+        """
+
+    /// Books, and shelves and tags keyed by identities `GENERATED ALWAYS`, each with a `note`.
+    static let keysV1 = booksV1 + """
+
           Shelf:
             key: { type: integer, identity: always }
             attributes:

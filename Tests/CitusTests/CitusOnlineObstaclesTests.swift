@@ -20,10 +20,8 @@ extension CitusTests {
     @Test func onlineAboveOnCitusMigratesSmallTenantsOfflineAndTheBigOnesOnline() async throws {
         try await CitusFixture.with { fixture in
             let migrator = try fixture.migrator()
-            let small = fixture.names(1, "small")[0], big = fixture.names(1, "big")[0]
-            _ = try await migrator.createTenants([small, big], version: "v2", jobs: 1)
-            try fixture.connection.loadRecipes(tenants: [small], version: "v2", recipes: 3)
-            try fixture.connection.loadRecipes(tenants: [big], version: "v2", recipes: 30)
+            let tenants = try await fixture.recipesTenants(at: "v2", ("small", 3), ("big", 30))
+            let (small, big) = (tenants[0], tenants[1])
             let report = try await migrator.moveAll(.migrate(to: "v3", online: .above(rows: 50)), jobs: 1)
             let entries = Dictionary(uniqueKeysWithValues: report.entries.map { ($0.tenant, $0) })
             #expect(entries[small]?.outcome == .migrated, "\(String(describing: entries[small]))")

@@ -78,9 +78,8 @@ extension CitusTests {
     @Test func onlineOnCitusALapsedLeaseFailsTheRunAndARerunFinishes() async throws {
         try await CitusFixture.with { fixture in
             var migrator = try fixture.migrator()
-            let tenant = fixture.names(1, "lapse")[0], schema = "tenant_" + tenant, connection = fixture.connection
-            _ = try await migrator.createTenant(tenant, version: "v2")
-            try connection.loadRecipes(tenants: [tenant], version: "v2", recipes: 30)
+            let tenant = try await fixture.recipesTenants(at: "v2", ("lapse", 30))[0]
+            let schema = "tenant_" + tenant, connection = fixture.connection
             let conninfo = fixture.conninfo
             let lapsed = Locked(false)
             migrator.settings.online.batchRows = 15

@@ -14,51 +14,44 @@ extension CitusTests {
     /// replaces, and the default privileges on a new one) and none on anything of the run's.
     @Test func onlineOnCitusTheAppRoleCannotTouchTheRunsObjectsAndKeepsItsRights() async throws {
         try await CitusFixture.with { fixture in
-            var migrator = try fixture.migrator()
-            let tenant = fixture.names(1, "rights")[0], schema = "tenant_" + tenant, connection = fixture.connection
-            _ = try await migrator.createTenant(tenant, version: "v2")
-            try connection.loadRecipes(tenants: [tenant], version: "v2", recipes: 30)
-            let role = fixture.prefix + "app"
-            try connection.execute("CREATE ROLE \(id: role) LOGIN")
-            defer {
-                _ = try? connection.execute("DROP OWNED BY \(id: role)")
-                _ = try? connection.execute("DROP ROLE \(id: role)")
-            }
-            try connection.execute("GRANT USAGE ON SCHEMA \(SQL.schema) TO \(id: role)", schema: schema)
-            try connection.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(table: "recipe"), \(table: "recipe_ingredient") TO \(id: role)", schema: schema)
-            try connection.execute("ALTER DEFAULT PRIVILEGES IN SCHEMA \(SQL.schema) GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO \(id: role)", schema: schema)
-            let conninfo = fixture.conninfo
-            let refusals = Locked<[String]>([])
-            migrator.settings.online.batchRows = 15
-            migrator.settings.online.checkpoint = { checkpoint in
-                guard checkpoint.phase == .copying, refusals.value.isEmpty else { return }
-                let app = try Connection(conninfo, logger: quietLogger)
-                try app.execute("SET ROLE \(id: role)")
-                try app.execute("UPDATE \(table: "recipe") SET name = name || ' (app)' WHERE id = 1", schema: schema)
-                let attempts: [SQL] = [
-                    "INSERT INTO \(table: "_tm_shadow_recipe") (name, type, servings, method) VALUES ('planted', 'Other', 1, 'x')",
-                    "UPDATE \(table: "_tm_shadow__tm_online_lease") SET expires_at = now() + interval '1 day'",
-                    "DELETE FROM \(table: "_tm_shadow__tm_change_log")",
-                ]
-                for attempt in attempts {
-                    do {
-                        try app.execute(attempt, schema: schema)
-                        refusals.withLock { $0.append("allowed: \(attempt.text(schema: schema))") }
-                    } catch let error as PQError {
-                        refusals.withLock { $0.append(error.sqlState?.rawValue ?? "\(error)") }
+            let tenant = try await fixture.recipesTenants(at: "v2", ("rights", 30))[0]
+            let schema = "tenant_" + tenant, connection = fixture.connection
+            try await fixture.withAppRole(on: schema) { role in
+                var migrator = try fixture.migrator()
+                try connection.execute("ALTER DEFAULT PRIVILEGES IN SCHEMA \(SQL.schema) GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO \(id: role)", schema: schema)
+                let conninfo = fixture.conninfo
+                let refusals = Locked<[String]>([])
+                migrator.settings.online.batchRows = 15
+                migrator.settings.online.checkpoint = { checkpoint in
+                    guard checkpoint.phase == .copying, refusals.value.isEmpty else { return }
+                    let app = try Connection(conninfo, logger: quietLogger)
+                    try app.execute("SET ROLE \(id: role)")
+                    try app.execute("UPDATE \(table: "recipe") SET name = name || ' (app)' WHERE id = 1", schema: schema)
+                    let attempts: [SQL] = [
+                        "INSERT INTO \(table: "_tm_shadow_recipe") (name, type, servings, method) VALUES ('planted', 'Other', 1, 'x')",
+                        "UPDATE \(table: "_tm_shadow__tm_online_lease") SET expires_at = now() + interval '1 day'",
+                        "DELETE FROM \(table: "_tm_shadow__tm_change_log")",
+                    ]
+                    for attempt in attempts {
+                        do {
+                            try app.execute(attempt, schema: schema)
+                            refusals.withLock { $0.append("allowed: \(attempt.text(schema: schema))") }
+                        } catch let error as PQError {
+                            refusals.withLock { $0.append(error.sqlState?.rawValue ?? "\(error)") }
+                        }
                     }
                 }
+                #expect(try await migrator.migrate(tenant: tenant, .migrate(to: "v3", online: .on)).outcome == .migrated)
+                #expect(refusals.value == ["42501", "42501", "42501"], "\(refusals.value)")
+                #expect(try connection.scalar("SELECT name FROM \(schema).recipe WHERE id = 1", as: String.self).hasSuffix(" (app)"))
+                let privilege = { (table: String, right: String) throws -> Bool in
+                    try connection.scalar("SELECT has_table_privilege($1, $2, $3)", [role, schema + "." + table, right], as: Bool.self)
+                }
+                for table in ["recipe", "recipe_ingredient", "ingredient", "unit_of_measure"] {
+                    #expect(try privilege(table, "INSERT") && privilege(table, "SELECT"), "\(table)")
+                }
+                #expect(try !privilege("_tm_archive", "SELECT"))
             }
-            #expect(try await migrator.migrate(tenant: tenant, .migrate(to: "v3", online: .on)).outcome == .migrated)
-            #expect(refusals.value == ["42501", "42501", "42501"], "\(refusals.value)")
-            #expect(try connection.scalar("SELECT name FROM \(schema).recipe WHERE id = 1", as: String.self).hasSuffix(" (app)"))
-            let privilege = { (table: String, right: String) throws -> Bool in
-                try connection.scalar("SELECT has_table_privilege($1, $2, $3)", [role, schema + "." + table, right], as: Bool.self)
-            }
-            for table in ["recipe", "recipe_ingredient", "ingredient", "unit_of_measure"] {
-                #expect(try privilege(table, "INSERT") && privilege(table, "SELECT"), "\(table)")
-            }
-            #expect(try !privilege("_tm_archive", "SELECT"))
         }
     }
 }

@@ -109,8 +109,7 @@ extension CitusTests {
     @Test func onlineOnCitusPlanSaysTheStepsRunOnTheShadow() async throws {
         try await CitusFixture.with { fixture in
             let migrator = try fixture.migrator()
-            let tenant = fixture.names(1, "plan")[0]
-            _ = try await migrator.createTenant(tenant, version: "v2")
+            let tenant = try await fixture.recipesTenants(at: "v2", ("plan", 0))[0]
             let document = try await migrator.planDocument(tenant: tenant, to: "v3")
             let modes = document.sections.compactMap(\.online)
             #expect(modes.count == 1 && modes.allSatisfy { $0.kind == .shadow }, "\(modes)")

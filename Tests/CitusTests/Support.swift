@@ -5,6 +5,7 @@ import PostgresTestSupport
 import TenantMigrator
 import TenantMigratorTestSupport
 import Testing
+import TypedSQL
 
 /// The Citus coordinator the suite runs against: `TEST_CITUS_URL` (start a cluster with
 /// `scripts/citus-cluster.sh start`, which prints it). Unset, every test is skipped, and says so.
@@ -35,6 +36,33 @@ struct CitusFixture {
     /// `count` tenant names of this fixture: `<prefix>001`, …
     func names(_ count: Int, _ kind: String = "t") -> [String] {
         (1...count).map { prefix + kind + String(format: "%03d", $0) }
+    }
+
+    /// Creates a tenant of the Recipes family for each of `tenants` (named `names(1, kind)[0]`, one
+    /// at a time, on this fixture's catalog) at `version`, filled with `recipes` recipes (none when
+    /// 0); returns their names, in order.
+    func recipesTenants(at version: String, _ tenants: (kind: String, recipes: Int)...) async throws -> [String] {
+        let named = tenants.map { (name: names(1, $0.kind)[0], recipes: $0.recipes) }
+        _ = try await migrator().createTenants(named.map(\.name), version: version, jobs: 1)
+        for tenant in named where tenant.recipes > 0 {
+            try connection.loadRecipes(tenants: [tenant.name], version: version, recipes: tenant.recipes)
+        }
+        return named.map(\.name)
+    }
+
+    /// Runs `body` with a login role of this fixture (`<prefix>app`, as an app's) that may use
+    /// `schema` and read and write its Recipes tables `recipe` and `recipe_ingredient`; the role is
+    /// dropped afterwards, with what it was granted.
+    func withAppRole<T>(on schema: String, _ body: (_ role: String) async throws -> T) async throws -> T {
+        let role = prefix + "app"
+        try connection.execute("CREATE ROLE \(id: role) LOGIN")
+        defer {
+            _ = try? connection.execute("DROP OWNED BY \(id: role)")
+            _ = try? connection.execute("DROP ROLE \(id: role)")
+        }
+        try connection.execute("GRANT USAGE ON SCHEMA \(SQL.schema) TO \(id: role)", schema: schema)
+        try connection.execute("GRANT SELECT, INSERT, UPDATE, DELETE ON \(table: "recipe"), \(table: "recipe_ingredient") TO \(id: role)", schema: schema)
+        return try await body(role)
     }
 
     /// The facade over the Recipes family and its Swift policies, on this fixture's catalog.

@@ -120,9 +120,7 @@ struct PlantedExpressionTests {
 
     /// The attacker's logger, then `addition`'s better matches, made by the attacker.
     static func plant(_ addition: Addition, as setup: LeastPrivilegeDatabase) throws {
-        let attacker = try setup.attacker.connect()
-        try attacker.execute(unsafeSQL: logger)
-        for statement in addition.plants { try attacker.execute(unsafeSQL: statement) }
+        try setup.plant(addition.plants)
     }
 
     /// `error` refuses `addition`: it names the model file, the element, the planted object and
@@ -153,9 +151,7 @@ struct PlantedExpressionTests {
             #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Item', 'C1', 'live')")
             // Planted in public, where the model does not look.
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: Self.logger)
-            for addition in Self.additions { for statement in addition.plants { try attacker.execute(unsafeSQL: statement) } }
+            try setup.plant(Self.additions.flatMap(\.plants))
 
             #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
             #expect(try admin.scalar("SELECT tag FROM tenant_t.item", as: String.self) == "C7")
@@ -178,8 +174,7 @@ struct PlantedExpressionTests {
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Item', 'C1', 'live')")
             let migrator = try setup.migrator.connect()
             try migrator.execute(unsafeSQL: "GRANT CREATE ON SCHEMA tenant_t TO \(migrator.quoteIdentifier(setup.app.role))")
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: Self.logger)
+            let attacker = try setup.plant([])
             let app = try setup.app.connect()
             for (connection, schema) in [(attacker, "public"), (app, "tenant_t")] {
                 try connection.execute(unsafeSQL: Self.plant("lower", "varchar", returns: "text", result: "'planted'").replacingOccurrences(of: "public.lower", with: "\(schema).lower"))
@@ -265,9 +260,7 @@ struct PlantedExpressionTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             for statement in Self.administratorSetup.prefix(2) { try admin.execute(unsafeSQL: statement) }
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: Self.logger)
-            try attacker.execute(unsafeSQL: Self.plant("lower", "varchar", returns: "text", result: "'planted'"))
+            try setup.plant([Self.plant("lower", "varchar", returns: "text", result: "'planted'")])
             // The app's connection, with the default search_path ("$user", public).
             let connection = try setup.migrator.connect()
             let family = try ModelFamily.load(from: migrations.appendingPathComponent("Shop"))
@@ -324,8 +317,7 @@ struct PlantedExpressionTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try setup.adminConnection()
             try Self.evidenceAndSchemaExt(on: admin)
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: Self.logger)
+            let attacker = try setup.plant([])
             try makeOperator(admin, attacker)
             #expect(try await runTenantMigrate(setup.migrator.url, ["tenant", "create", "t", "--version", "v1"], migrations: migrations.path) == 0)
             try admin.execute("INSERT INTO tenant_t.item (name, code, state) VALUES ('Tea', 'T', 'live')")

@@ -62,9 +62,7 @@ struct PlantedHookSQLTests {
     func aPlantedObjectInAHooksSQLNeverRunsAsTheMigrator(_ attack: Attack) async throws {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await PlantedPolicySQLTests.tenant(setup)
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            for statement in attack.plants { try attacker.execute(unsafeSQL: statement) }
+            try setup.plant(attack.plants)
 
             let message = await Self.migrationError(setup, attack)
             try Self.expectRefused(message, attack, admin, setup)
@@ -76,9 +74,7 @@ struct PlantedHookSQLTests {
         let attack = Self.attacks[0]
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await PlantedPolicySQLTests.tenant(setup)
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            for statement in attack.plants { try attacker.execute(unsafeSQL: statement) }
+            try setup.plant(attack.plants)
 
             let message = await Self.migrationError(setup, attack, online: true)
             try Self.expectRefused(message, attack, admin, setup)
@@ -91,12 +87,8 @@ struct PlantedHookSQLTests {
     @Test func hooksThatUseTrustedObjectsRun() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await PlantedPolicySQLTests.tenant(setup)
-            try admin.execute("CREATE SCHEMA ext")
-            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
-            try admin.execute(unsafeSQL: PlantedExpressionTests.administratorSetup[2].replacingOccurrences(of: "public.", with: "ext."))
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'planted'"))
+            try setup.administratorHelpersInExt(PlantedExpressionTests.administratorSetup[2...2], on: admin)
+            try setup.plant([PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'planted'")])
 
             let seen = Locked<[String]>([])
             var policies = RecipesPolicies.registry
@@ -131,13 +123,7 @@ struct PlantedHookSQLTests {
         }
         policies.registerHooks(family: "Recipes", from: "v2", to: "v3",
                                attack.hook == "willMigrate" ? StepHooks(willMigrate: run) : StepHooks(didMigrate: run))
-        do {
-            let migrator = try makeRecipesMigrator(setup.migrator.url, policies: policies)
-            let result = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: online ? .on : .off))
-            return "no error: \(result.outcome)"
-        } catch {
-            return "\(error)"
-        }
+        return await setup.migrationMessage(policies: policies, online: online)
     }
 
     /// `message` refuses the hook's statement, naming the hook, the step, what `attack` names and

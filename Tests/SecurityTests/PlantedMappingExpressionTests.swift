@@ -64,18 +64,10 @@ struct PlantedMappingExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await Self.tenantAtV1(setup, migrations: migrations)
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.plant(planted, "varchar", returns: planted == "is_live" ? "boolean" : "text",
-                                                                         result: planted == "is_live" ? "true" : "'planted'"))
+            try setup.plant([PlantedExpressionTests.plant(planted, "varchar", returns: planted == "is_live" ? "boolean" : "text",
+                                                          result: planted == "is_live" ? "true" : "'planted'")])
 
-            let error = await tenantMigrateError(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path)
-            let message = "\(error.map { "\($0)" } ?? "no error")"
-            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty, "\(kind): planted code ran")
-            for part in ["Shop/Mappings/v1-to-v2.yaml", "public.\(planted)(character varying)", setup.attacker.role, "42501"] {
-                #expect(message.contains(part), "\(kind): the refusal does not name \(part): \(message)")
-            }
-            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
+            try await Self.expectMigrateRefused(setup, migrations, admin, naming: "public.\(planted)(character varying)", kind)
         }
     }
 
@@ -87,19 +79,13 @@ struct PlantedMappingExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await Self.tenantAtV1(setup, migrations: migrations)
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            try attacker.execute(unsafeSQL: "CREATE FUNCTION public.label_for(code text) RETURNS text LANGUAGE plpgsql AS $f$ BEGIN PERFORM public.pwn('lookup'); RETURN 'planted'; END $f$")
-            try attacker.execute(unsafeSQL: "CREATE VIEW public.lookup AS SELECT 'C1'::varchar AS code, public.label_for('C1') AS label")
-            try attacker.execute(unsafeSQL: "GRANT SELECT ON public.lookup TO PUBLIC")
+            let attacker = try setup.plant([
+                "CREATE FUNCTION public.label_for(code text) RETURNS text LANGUAGE plpgsql AS $f$ BEGIN PERFORM public.pwn('lookup'); RETURN 'planted'; END $f$",
+                "CREATE VIEW public.lookup AS SELECT 'C1'::varchar AS code, public.label_for('C1') AS label",
+                "GRANT SELECT ON public.lookup TO PUBLIC",
+            ])
 
-            let error = await tenantMigrateError(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path)
-            let message = "\(error.map { "\($0)" } ?? "no error")"
-            #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty, "the view's function ran")
-            for part in ["Shop/Mappings/v1-to-v2.yaml", "view public.lookup", setup.attacker.role, "42501"] {
-                #expect(message.contains(part), "the refusal does not name \(part): \(message)")
-            }
-            #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1")
+            try await Self.expectMigrateRefused(setup, migrations, admin, naming: "view public.lookup", "a view")
 
             // The administrator's own table in its place is read.
             try attacker.execute(unsafeSQL: "DROP VIEW public.lookup")
@@ -120,9 +106,7 @@ struct PlantedMappingExpressionTests {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await Self.tenantAtV1(setup, migrations: migrations)
             let before: [String] = try admin.column("SELECT code FROM tenant_t.item ORDER BY id")
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'C' || $1"))
+            let attacker = try setup.plant([PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'C' || $1")])
 
             #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
             #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty, "the way up ran the planted way back")
@@ -147,14 +131,8 @@ struct PlantedMappingExpressionTests {
         defer { try? FileManager.default.removeItem(at: migrations) }
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await Self.tenantAtV1(setup, migrations: migrations)
-            try admin.execute("CREATE SCHEMA ext")
-            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
-            for statement in PlantedExpressionTests.administratorSetup.dropFirst(2) {
-                try admin.execute(unsafeSQL: statement.replacingOccurrences(of: "public.", with: "ext."))
-            }
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.plant("fold_name", "varchar", returns: "text", result: "'planted'"))
+            try setup.administratorHelpersInExt(PlantedExpressionTests.administratorSetup.dropFirst(2), on: admin)
+            try setup.plant([PlantedExpressionTests.plant("fold_name", "varchar", returns: "text", result: "'planted'")])
 
             #expect(try await runTenantMigrate(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path) == 0)
             #expect(try admin.column("SELECT tag FROM tenant_t.item ORDER BY id", as: String.self) == ["item 1", "item 2", "item 3"])
@@ -162,6 +140,21 @@ struct PlantedMappingExpressionTests {
             #expect(try admin.column("SELECT code FROM tenant_t.item ORDER BY id", as: String.self) == ["C1", "C2", "C3"])
             #expect(try admin.column("SELECT who FROM public.pwned", as: String.self).isEmpty)
         }
+    }
+
+    /// `migrate --tenant t` with `migrations` is refused, naming the mapping file, `object`, its
+    /// owner (the attacker) and 42501; nothing planted ran and `t` is still at v1. `kind` names
+    /// the case in failures.
+    static func expectMigrateRefused(_ setup: LeastPrivilegeDatabase, _ migrations: URL, _ admin: Connection, naming object: String, _ kind: String,
+                                     sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
+        let error = await tenantMigrateError(setup.migrator.url, ["migrate", "--tenant", "t"], migrations: migrations.path)
+        let message = "\(error.map { "\($0)" } ?? "no error")"
+        #expect(try admin.column("SELECT who || ' ran ' || what FROM public.pwned", as: String.self).isEmpty, "\(kind): planted code ran",
+                sourceLocation: sourceLocation)
+        for part in ["Shop/Mappings/v1-to-v2.yaml", object, setup.attacker.role, "42501"] {
+            #expect(message.contains(part), "\(kind): the refusal does not name \(part): \(message)", sourceLocation: sourceLocation)
+        }
+        #expect(try admin.scalar("SELECT version FROM tenant_migrator.tenants WHERE name = 't'", as: String.self) == "v1", sourceLocation: sourceLocation)
     }
 
     /// The administrator's helpers and evidence table, tenant `t` at v1 with three items

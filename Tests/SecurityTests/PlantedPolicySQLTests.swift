@@ -95,9 +95,7 @@ struct PlantedPolicySQLTests {
     func aPlantedObjectInAPolicysSQLNeverRunsAsTheMigrator(_ attack: Attack) async throws {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await Self.tenant(setup)
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            for statement in attack.plants { try attacker.execute(unsafeSQL: statement) }
+            try setup.plant(attack.plants)
 
             let message = await Self.migrationError(setup, attack.sql, attack.route)
             try Self.expectRefused(message, admin, setup, naming: [attack.named])
@@ -109,9 +107,7 @@ struct PlantedPolicySQLTests {
         let attack = Self.attacks[0]
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await Self.tenant(setup)
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            for statement in attack.plants { try attacker.execute(unsafeSQL: statement) }
+            try setup.plant(attack.plants)
 
             let message = await Self.migrationError(setup, attack.sql, attack.route, online: true)
             try Self.expectRefused(message, admin, setup, naming: [attack.named])
@@ -123,14 +119,8 @@ struct PlantedPolicySQLTests {
     @Test func functionsInASchemaOnlyTrustedRolesCreateInAreUsedByPolicies() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await Self.tenant(setup)
-            try admin.execute("CREATE SCHEMA ext")
-            try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
-            for statement in PlantedExpressionTests.administratorSetup.dropFirst(2) {
-                try admin.execute(unsafeSQL: statement.replacingOccurrences(of: "public.", with: "ext."))
-            }
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'planted'"))
+            try setup.administratorHelpersInExt(PlantedExpressionTests.administratorSetup.dropFirst(2), on: admin)
+            try setup.plant([PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'planted'")])
 
             for (sql, route) in [("SELECT ext.code_for(r.servings) FROM {recipe} AS r", Route.context),
                                  ("SELECT count(*) FROM {recipe} AS r WHERE r.name OPERATOR(ext.===) $1", .rawConnection)] {
@@ -164,9 +154,7 @@ struct PlantedPolicySQLTests {
     @Test func aPlantedOverloadInAPolicysLossPredicateNeverRunsAsTheMigrator() async throws {
         try await LeastPrivilegeDatabase.with { setup in
             let admin = try await Self.tenant(setup)
-            let attacker = try setup.attacker.connect()
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
-            try attacker.execute(unsafeSQL: PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'planted'"))
+            try setup.plant([PlantedExpressionTests.plant("code_for", "integer", returns: "text", result: "'planted'")])
 
             var policies = RecipesPolicies.registry
             policies.register("RecipeIngredientToIngredientAndUnitOfMeasure") { LosingPolicy(rows: "public.code_for(pg_catalog.length(source.name)) IS NOT NULL") }
@@ -200,13 +188,7 @@ struct PlantedPolicySQLTests {
     static func migrationError(_ setup: LeastPrivilegeDatabase, _ sql: String, _ route: Route, online: Bool = false) async -> String {
         var policies = RecipesPolicies.registry
         policies.register("RecipeTypeToEntree") { SQLRunningPolicy(sql: sql, route: route) }
-        do {
-            let migrator = try makeRecipesMigrator(setup.migrator.url, policies: policies)
-            let result = try await migrator.migrate(tenant: "t", .migrate(to: "v3", online: online ? .on : .off))
-            return "no error: \(result.outcome)"
-        } catch {
-            return "\(error)"
-        }
+        return await setup.migrationMessage(policies: policies, online: online)
     }
 
     /// `message` refuses the policy's statement, naming the mapping, the policy, `named` and the

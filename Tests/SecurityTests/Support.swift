@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LibPQ
+import MigrationEngine
 import Logging
 import PostgresTestSupport
 import TenantMigratorTestSupport
@@ -91,5 +92,38 @@ func tenantMigrateError(_ conninfo: String, _ arguments: [String], migrations: S
         return code == 0 ? nil : ExitCode(code)
     } catch {
         return error
+    }
+}
+
+/// What the planted-object suites set up: the attacker's objects, and the administrator's helpers
+/// where only trusted roles create.
+extension LeastPrivilegeDatabase {
+    /// The attacker's connection, once it made its logger (``PlantedExpressionTests/logger``: what
+    /// it plants records who ran it in `public.pwned`) and then `plants`, in order.
+    @discardableResult
+    func plant(_ plants: [String]) throws -> Connection {
+        let attacker = try self.attacker.connect()
+        try attacker.execute(unsafeSQL: PlantedExpressionTests.logger)
+        for statement in plants { try attacker.execute(unsafeSQL: statement) }
+        return attacker
+    }
+
+    /// What migrating tenant `t` to Recipes v3 as the migrator, with `policies`, online or not, failed
+    /// with (`no error: ` and the outcome when it did not fail).
+    func migrationMessage(policies: PolicyRegistry, online: Bool) async -> String {
+        do {
+            let result = try await makeRecipesMigrator(migrator.url, policies: policies).migrate(tenant: "t", .migrate(to: "v3", online: online ? .on : .off))
+            return "no error: \(result.outcome)"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Schema `ext`, which everyone may use and only the administrator creates in, with `helpers`
+    /// (statements of ``PlantedExpressionTests/administratorSetup``) made there instead of in `public`.
+    func administratorHelpersInExt(_ helpers: some Sequence<String>, on admin: Connection) throws {
+        try admin.execute("CREATE SCHEMA ext")
+        try admin.execute("GRANT USAGE ON SCHEMA ext TO PUBLIC")
+        for statement in helpers { try admin.execute(unsafeSQL: statement.replacingOccurrences(of: "public.", with: "ext.")) }
     }
 }

@@ -34,8 +34,7 @@ struct ArchiveFindingTests {
     /// rehearsed rollback names the two links it would not give back, by relationship and column.
     @Test func linksWhoseTargetRowWasReplacedAreNamed() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("KeyedLinkTarget", conninfo, insert: KeyedLinkTargetTests.rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (_, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: KeyedLinkTargetTests.rows)
             try connection.execute(unsafeSQL: "UPDATE \(schema).person SET handle = 'ann.smith' WHERE handle = 'ann'")
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('ann', 'Ann Other')")
             let text = try await run(["rollback", "--tenant", "acme", "--to", "v1", "--rehearse"], conninfo, family: "KeyedLinkTarget")
@@ -80,9 +79,8 @@ struct ArchiveFindingTests {
     /// derives it from `name`; the app renames a row at v2. Named with its one row.
     @Test func valuesTheAppsChangesToTheRowSupersedeAreNamed() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("Superseded", conninfo,
+            let (_, connection, schema) = try await fixtureTenantMigratedToV2("Superseded", conninfo,
                                                                         insert: "INSERT INTO {schema}.item (id, name, d) VALUES (1, 'q', 'other'), (2, 'r', 'r')")
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
             try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
             let text = try await run(["rollback", "--tenant", "acme", "--to", "v1", "--rehearse"], conninfo, family: "Superseded")
             #expect(text.status == 0 && text.stdout.contains("Item.d (item.d): 1 archived value superseded by the app's changes"),
@@ -94,8 +92,7 @@ struct ArchiveFindingTests {
     /// since that the old type cannot hold fails the rehearsal, named by attribute, column and row.
     @Test func valuesThatDoNotFitAfterANarrowingAreNamed() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("NumericNarrowing", conninfo, insert: "INSERT INTO {schema}.price (amount) VALUES (99999.999), (1.25)")
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (_, connection, schema) = try await fixtureTenantMigratedToV2("NumericNarrowing", conninfo, insert: "INSERT INTO {schema}.price (amount) VALUES (99999.999), (1.25)")
             try connection.execute(unsafeSQL: "INSERT INTO \(schema).price (amount) VALUES (123456.7)")
             let text = try await run(["rollback", "--tenant", "acme", "--to", "v1", "--rehearse"], conninfo, family: "NumericNarrowing")
             let output = text.stdout + text.stderr

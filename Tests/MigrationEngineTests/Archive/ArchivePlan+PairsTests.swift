@@ -52,8 +52,7 @@ struct ArchivePlanPairsTests {
     /// Case 2: up one release at a time, down in one call (one fused step v3 → v1).
     @Test func upOneReleaseAtATimeDownInOneCall() async throws {
         try await Self.withTenant { migrator, connection, schema in
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            _ = try await migrator.migrate(tenant: "acme", to: "v3")
+            try await walk(migrator, from: "v1", ["v2", "v3"])
             let down = try migrator.plan(from: "v3", to: "v1")
             #expect(down.steps.count == 1 && down.steps[0].isFused, "\(down.steps)")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
@@ -87,13 +86,9 @@ struct ArchivePlanPairsTests {
     /// call, down in one call.
     @Test func everyOtherShapeGivesEverythingBack() async throws {
         try await Self.withTenant { migrator, connection, schema in
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
-            _ = try await migrator.migrate(tenant: "acme", to: "v3")
-            _ = try await migrator.rollback(tenant: "acme", to: "v2")
-            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            try await walk(migrator, from: "v1", ["v2", "v3", "v2", "v1"])
             #expect(try Self.items(connection, schema) == Self.expected)
-            _ = try await migrator.migrate(tenant: "acme", to: "v3")
-            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            try await walk(migrator, from: "v1", ["v3", "v1"])
             try await Self.expectEverythingBack(migrator, connection, schema)
         }
     }

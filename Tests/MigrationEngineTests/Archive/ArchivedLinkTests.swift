@@ -42,9 +42,7 @@ struct ArchivedLinkTests {
     /// same row, with its id), and the next way down gives every text back as it was.
     @Test func issuesKeepTheirStatusAcrossARerun() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("BugTracker", conninfo, version: "v2",
-                insert: "INSERT INTO {schema}.issue (id, summary, status, priority) VALUES (1, 'a', 'Closed', 1), (2, 'b', 'Open', 1), "
-                    + "(3, 'c', 'Waiting', 1), (4, 'd', 'closed ', 1), (5, 'e', 'Open', 1)")
+            let (migrator, connection, schema) = try await bugTrackerTenant(conninfo, statuses: ["Closed", "Open", "Waiting", "closed ", "Open"])
             let statuses = "SELECT i.id::text, s.name FROM \(schema).issue i LEFT JOIN \(schema).status s ON s.id = i.status_id ORDER BY i.id"
             _ = try await migrator.migrate(tenant: "acme", to: "v3")
             #expect(try connection.rows(statuses) == [["1", "Closed"], ["2", "Open"], ["3", "Waiting"], ["4", "Closed"], ["5", "Open"]])

@@ -31,39 +31,26 @@ struct KeyedLinkTargetFusedTests {
         try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('ann', 'Ann Other')")
     }
 
-    /// v3 → v1 in one call (its second pair, v2 → v1, drops the link); the app replaces ann at v1;
-    /// v1 → v3 in one call must not link p1 to the other person: p1 stays unlinked, its archived
-    /// `ann` kept, superseded, and counted.
-    @Test func aLinkTheSecondPairOfAFusedWayDownArchivedDoesNotPointAtARowMadeAnew() async throws {
+    /// A fused way in one call whose second pair drops the link (`start` → `end`), the app
+    /// replacing ann at `end`, then the fused way back in one call must not link p1 to the other
+    /// person: p1 stays unlinked, its archived `ann` kept (by `pair`), superseded, and counted;
+    /// bob's link goes back.
+    /// - v3 → v1 (its second pair, v2 → v1, drops the link), and v1 → v3;
+    /// - v2 → v4 (its second pair, v3 → v4, drops the link), and v4 → v2.
+    @Test(arguments: [("v3", "v1", ["v2", "v1"]), ("v2", "v4", ["v3", "v4"])])
+    func aLinkTheSecondPairOfAFusedWayArchivedDoesNotPointAtARowMadeAnew(start: String, end: String, pair: [String?]) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("KeyedLinkTargetFused", conninfo, version: "v3", insert: Self.rows)
-            let down = try migrator.plan(from: "v3", to: "v1")
-            #expect(down.steps.count == 1 && down.steps[0].isFused, "\(down.steps)")
-            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            let (migrator, connection, schema) = try await fixtureTenant("KeyedLinkTargetFused", conninfo, version: start, insert: Self.rows)
+            let there = try migrator.plan(from: start, to: end)
+            #expect(there.steps.count == 1 && there.steps[0].isFused, "\(there.steps)")
+            try await walk(migrator, from: start, [end])
             try Self.replaceAnn(connection, schema)
-            let up = try migrator.plan(from: "v1", to: "v3")
-            #expect(up.steps.count == 1 && up.steps[0].isFused, "\(up.steps)")
-            let again = try await migrator.migrate(tenant: "acme", to: "v3")
+            let back = try migrator.plan(from: end, to: start)
+            #expect(back.steps.count == 1 && back.steps[0].isFused, "\(back.steps)")
+            let returned = try #require(try await walk(migrator, from: end, [start]))
             #expect(try Self.links(connection, schema) == [["p1", nil], ["p2", "Bob Jones"]])
-            #expect(try Self.superseded(connection, schema) == [["v2", "v1", "post", "author_id", "ann"]])
-            #expect(again.statistics.supersededEntries == 1)
-            #expect(try await verifyClean(migrator, "acme"))
-        }
-    }
-
-    /// v2 → v4 in one call (its second pair, v3 → v4, drops the link); the app replaces ann at v4;
-    /// v4 → v2 in one call leaves p1 unlinked, and bob's link goes back.
-    @Test func aLinkTheSecondPairOfAFusedWayUpArchivedDoesNotPointAtARowMadeAnew() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("KeyedLinkTargetFused", conninfo, version: "v2", insert: Self.rows)
-            let up = try migrator.plan(from: "v2", to: "v4")
-            #expect(up.steps.count == 1 && up.steps[0].isFused, "\(up.steps)")
-            _ = try await migrator.migrate(tenant: "acme", to: "v4")
-            try Self.replaceAnn(connection, schema)
-            let down = try await migrator.rollback(tenant: "acme", to: "v2")
-            #expect(try Self.links(connection, schema) == [["p1", nil], ["p2", "Bob Jones"]])
-            #expect(try Self.superseded(connection, schema) == [["v3", "v4", "post", "author_id", "ann"]])
-            #expect(down.statistics.supersededEntries == 1)
+            #expect(try Self.superseded(connection, schema) == [pair + ["post", "author_id", "ann"]])
+            #expect(returned.statistics.supersededEntries == 1)
             #expect(try await verifyClean(migrator, "acme"))
         }
     }

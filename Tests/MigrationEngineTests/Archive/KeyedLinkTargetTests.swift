@@ -32,15 +32,28 @@ struct KeyedLinkTargetTests {
         try connection.rows("SELECT table_name, column_name, value FROM \(schema)._tm_archive WHERE superseded ORDER BY 1, 2, 3")
     }
 
+    /// Runs `body` with tenant `acme` of KeyedLinkTarget, holding ``rows``, migrated to v2, where the
+    /// app then ran `appChanges` (`{schema}` for the tenant's schema), on a new database.
+    static func atV2(after appChanges: [String], _ body: (TenantMigrator, Connection, String) async throws -> Void) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: rows)
+            for change in appChanges { try connection.execute(unsafeSQL: change.replacingOccurrences(of: "{schema}", with: schema)) }
+            try await body(migrator, connection, schema)
+        }
+    }
+
+    /// The app renames ann to ann.smith and gives the handle ann to another person.
+    static let annsHandleGivenToAnother = [
+        "UPDATE {schema}.person SET handle = 'ann.smith' WHERE handle = 'ann'",
+        "INSERT INTO {schema}.person (handle, \"full\") VALUES ('ann', 'Ann Other')",
+    ]
+
     /// At v2 the app renames ann to ann.smith and gives the handle ann to another person: the way
     /// down must not link p1 (nor line i1/1) to that other person. They stay unlinked, their
     /// archived `ann` kept, superseded, and counted. (Seen failing: p1's author was "Ann Other",
     /// exit 0, "archived values given back", no warning; the entry deleted.)
     @Test func aRestoredLinkDoesNotPointAtARowMadeAnewUnderItsKey() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: Self.rows)
-            try connection.execute(unsafeSQL: "UPDATE \(schema).person SET handle = 'ann.smith' WHERE handle = 'ann'")
-            try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('ann', 'Ann Other')")
+        try await Self.atV2(after: Self.annsHandleGivenToAnother) { migrator, connection, schema in
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try Self.links(connection, schema) == [["p1", nil, "news"], ["p2", "Bob Jones", "howto"], ["i1/1", nil, nil], ["i1/2", "Bob Jones", nil]])
             #expect(try Self.superseded(connection, schema) == [["line", "author_id", "ann"], ["post", "author_id", "ann"]])
@@ -52,10 +65,7 @@ struct KeyedLinkTargetTests {
     /// `rollback --rehearse` in the same state reports the two links it would not give back
     /// (superseded, with the log's warning) and writes nothing: the archive keeps its entries, unmarked.
     @Test func aRehearsedRollbackReportsTheLinksItWouldNotGiveBack() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: Self.rows)
-            try connection.execute(unsafeSQL: "UPDATE \(schema).person SET handle = 'ann.smith' WHERE handle = 'ann'")
-            try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('ann', 'Ann Other')")
+        try await Self.atV2(after: Self.annsHandleGivenToAnother) { migrator, connection, schema in
             let rehearsed = try await migrator.rollback(tenant: "acme", to: "v1", mode: .rehearse)
             #expect(rehearsed.outcome == .migrated && rehearsed.statistics.supersededEntries == 2, "\(rehearsed)")
             #expect(try Self.superseded(connection, schema) == [])
@@ -65,10 +75,7 @@ struct KeyedLinkTargetTests {
 
     /// The app deletes a tag and makes another under the same uuid: p1 is not linked to it.
     @Test func aLinkByUUIDDoesNotPointAtARowMadeAnewUnderIt() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: Self.rows)
-            try connection.execute(unsafeSQL: "DELETE FROM \(schema).tag WHERE id = '\(Self.tag1)'")
-            try connection.execute(unsafeSQL: "INSERT INTO \(schema).tag (id, label) VALUES ('\(Self.tag1)', 'gossip')")
+        try await Self.atV2(after: ["DELETE FROM {schema}.tag WHERE id = '\(Self.tag1)'", "INSERT INTO {schema}.tag (id, label) VALUES ('\(Self.tag1)', 'gossip')"]) { migrator, connection, schema in
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try Self.links(connection, schema) == [["p1", "Ann Smith", nil], ["p2", "Bob Jones", "howto"], ["i1/1", "Ann Smith", nil], ["i1/2", "Bob Jones", nil]])
             #expect(try Self.superseded(connection, schema) == [["post", "tag_id", Self.tag1]])
@@ -79,10 +86,8 @@ struct KeyedLinkTargetTests {
 
     /// Where the rows are what they were (the app changed other rows), every link goes back.
     @Test func linksIntoUnchangedRowsGoBack() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("KeyedLinkTarget", conninfo, insert: Self.rows)
-            try connection.execute(unsafeSQL: "INSERT INTO \(schema).person (handle, \"full\") VALUES ('cy', 'Cy Young')")
-            try connection.execute(unsafeSQL: "UPDATE \(schema).tag SET label = 'tutorial' WHERE id = '\(Self.tag2)'")
+        try await Self.atV2(after: ["INSERT INTO {schema}.person (handle, \"full\") VALUES ('cy', 'Cy Young')",
+                                    "UPDATE {schema}.tag SET label = 'tutorial' WHERE id = '\(Self.tag2)'"]) { migrator, connection, schema in
             let down = try await migrator.rollback(tenant: "acme", to: "v1")
             // (The renamed tag is not what p2 pointed at by its values: the link stays unlinked and kept.)
             #expect(try Self.links(connection, schema) == [["p1", "Ann Smith", "news"], ["p2", "Bob Jones", nil], ["i1/1", "Ann Smith", nil], ["i1/2", "Bob Jones", nil]])

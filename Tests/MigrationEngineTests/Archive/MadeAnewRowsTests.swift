@@ -19,9 +19,7 @@ struct MadeAnewRowsTests {
     @Test(arguments: [false, true])
     func rowsNoSourceRowMakesAgainComeBack(declarative: Bool) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = declarative ? try RecipesPoliciesDeclarativeTests.declarativeMigrator(conninfo) : try makeRecipesMigrator(conninfo)
-            let schema = try await migrator.createTenant("acme", version: "v3").schema
-            let connection = try Connection(conninfo)
+            let (migrator, connection, schema) = try await recipesTenant(conninfo, declarative: declarative, at: "v3")
             try connection.fixtureScript("""
                 INSERT INTO \(schema).unit_of_measure (name) VALUES ('g'), ('pinch');
                 INSERT INTO \(schema).ingredient (name, unit_of_measure_id) VALUES ('Salt', 1), ('Saffron', 2), ('Pepper', 1);

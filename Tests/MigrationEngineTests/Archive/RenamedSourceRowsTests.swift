@@ -54,9 +54,7 @@ struct RenamedSourceRowsTests {
     /// one of two Open issues to Reopened, v2 → v3 → v2.
     @Test func issueStatusReadsTheAppsRename() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("BugTracker", conninfo, version: "v2",
-                insert: "INSERT INTO {schema}.issue (id, summary, status, priority) VALUES (1, 'a', 'Closed', 1), (2, 'b', 'Open', 1), "
-                    + "(3, 'c', 'Waiting', 1), (4, 'd', 'closed ', 1), (5, 'e', 'Open', 1), (6, 'f', 'Waiting', 1)")
+            let (migrator, connection, schema) = try await bugTrackerTenant(conninfo, statuses: ["Closed", "Open", "Waiting", "closed ", "Open", "Waiting"])
             let statuses = "SELECT id::text, name FROM \(schema).status ORDER BY id"
             let links = "SELECT id::text, status_id::text FROM \(schema).issue ORDER BY id"
             _ = try await migrator.migrate(tenant: "acme", to: "v3")

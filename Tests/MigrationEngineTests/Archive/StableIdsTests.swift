@@ -54,9 +54,7 @@ struct StableIdsTests {
     @Test(arguments: [false, true])
     func recipesIngredientsKeepTheirIds(declarative: Bool) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = declarative ? try RecipesPoliciesDeclarativeTests.declarativeMigrator(conninfo) : try makeRecipesMigrator(conninfo)
-            let schema = try await migrator.createTenant("acme", version: "v3").schema
-            let connection = try Connection(conninfo)
+            let (migrator, connection, schema) = try await recipesTenant(conninfo, declarative: declarative, at: "v3")
             _ = try connection.fixtureScript("""
                 INSERT INTO \(schema).unit_of_measure (name) VALUES ('pinch'), ('g'), ('kg');
                 INSERT INTO \(schema).ingredient (name, unit_of_measure_id) VALUES ('Saffron', 1), ('Salt', 2), ('Sugar', 3), ('Pepper', 2);

@@ -63,9 +63,8 @@ struct StepArchiveRestoreTests {
     /// down's value, not the archived text.
     @Test func aDerivedValueTheAppChangedWins() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("Durations", conninfo,
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("Durations", conninfo,
                 insert: "INSERT INTO {schema}.track (id, title, length) VALUES (1, 'a', ' 3:07 '), (2, 'b', ' 1:00 ')")
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
             try connection.execute(unsafeSQL: "UPDATE \(schema).track SET seconds = 61 WHERE id = 2")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try connection.rows("SELECT length FROM \(schema).track ORDER BY id") == [[" 3:07 "], ["1:01"]])
@@ -78,9 +77,8 @@ struct StepArchiveRestoreTests {
     /// app's choice instead of the archived text. The other issues get their own spelling back.
     @Test func aLinkTheAppChangedWinsOverTheArchivedText() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("StatusLinks", conninfo,
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("StatusLinks", conninfo,
                 insert: "INSERT INTO {schema}.issue (id, title, status) VALUES (1, 'crash', 'Open '), (2, 'typo', 'Closed'), (3, 'idea', NULL), (4, 'slow', 'OPEN')")
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
             #expect(try connection.rows("SELECT i.id::text, s.name FROM \(schema).issue i LEFT JOIN \(schema).status s ON s.id = i.status_id ORDER BY i.id")
                 == [["1", "open"], ["2", "closed"], ["3", nil], ["4", "open"]])
             // The app moves issue 1 to a new status.

@@ -32,8 +32,7 @@ struct ColumnOrderTests {
     @Test func aLargeTableKeepsItsOrderAndVerifyStrictSaysSo() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let rows = "INSERT INTO {schema}.item (name, a, b) SELECT 'n' || g, 'a' || g, g FROM generate_series(1, 10001) AS g"
-            let (migrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: rows)
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("DropSteps", conninfo, insert: rows)
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try Self.columns(connection, schema) == ["id", "b", "name", "a"])
             #expect(try connection.scalar("SELECT count(*)::int FROM \(schema).item WHERE a = 'a' || b", as: Int.self) == 10001)
@@ -49,8 +48,7 @@ struct ColumnOrderTests {
     /// constraint holds afterwards.
     @Test func constraintsAndDefaultsOfMovedColumnsAreBack() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenant("Backfill", conninfo, insert: "INSERT INTO {schema}.item (id, name, n) VALUES (1, 'a', NULL), (2, 'b', 4)")
-            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("Backfill", conninfo, insert: "INSERT INTO {schema}.item (id, name, n) VALUES (1, 'a', NULL), (2, 'b', 4)")
             _ = try await migrator.rollback(tenant: "acme", to: "v1")
             #expect(try connection.rows("SELECT name, n::text FROM \(schema).item ORDER BY id") == [["a", nil], ["b", "4"]])
             #expect(try await verifyClean(migrator, "acme"))

@@ -14,15 +14,35 @@ import TypedSQL
 /// Citus suite runs the same on a cluster (`CitusInSchemaShadowTests`).
 @Suite("Online: a shadow inside the tenant's schema")
 struct InSchemaSwapTests {
+    /// Runs `body` on a new database with Recipes tenants `inschema` and `twin` at `version`, made
+    /// by `makeMigrator`'s migrator (given to `body`) and filled with the same 60 recipes.
+    static func withTwins(at version: String, _ makeMigrator: (String) throws -> TenantMigrator = { try makeRecipesMigrator($0) },
+                          _ body: (TenantMigrator, Connection) async throws -> Void) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try makeMigrator(conninfo)
+            _ = try await migrator.createTenants(["inschema", "twin"], version: version, jobs: 1)
+            let connection = try Connection(conninfo)
+            try connection.loadRecipes(tenants: ["inschema", "twin"], version: version, recipes: 60)
+            try await body(migrator, connection)
+        }
+    }
+
+    /// `tenant_inschema` has the layout of `tenant_twin` (tables, columns in order, constraints,
+    /// indexes, sequences) and, in each of `tables`, its rows.
+    static func expectAsTwin(_ connection: Connection, tables: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
+        #expect(layout == twin, "only here: \(Set(layout).subtracting(twin).sorted()); only in the twin: \(Set(twin).subtracting(layout).sorted())",
+                sourceLocation: sourceLocation)
+        for table in tables {
+            #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// Recipes v1 → v2 through a shadow in the tenant's own schema ends as an offline migration of
     /// a twin with the same rows: the same tables, columns in order, constraints, indexes,
     /// sequences and rows, and nothing of the shadow or the retired tables left.
     @Test func aShadowInTheTenantsSchemaSwappedInByRenamesEndsAsAnOfflineMigration() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
-            _ = try await migrator.createTenants(["inschema", "twin"], version: "v1", jobs: 1)
-            let connection = try Connection(conninfo)
-            try connection.loadRecipes(tenants: ["inschema", "twin"], version: "v1", recipes: 60)
+        try await Self.withTwins(at: "v1") { migrator, connection in
             let family = try recipesFamily()
             try migrateThroughAnInSchemaShadow(schema: "tenant_inschema", family: family, from: "v1", to: "v2", on: connection) { () throws in
                 #expect(try connection.columns(of: "tenant_inschema", "recipe").contains("instructions"), "the step touched the live table")
@@ -30,11 +50,7 @@ struct InSchemaSwapTests {
             }
             _ = try await migrator.migrate(tenant: "twin", to: "v2")
             #expect(try connection.relations(of: "tenant_inschema", like: "\\_tm\\_%").isEmpty)
-            let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
-            #expect(layout == twin, "only here: \(Set(layout).subtracting(twin).sorted()); only in the twin: \(Set(twin).subtracting(layout).sorted())")
-            for table in ["recipe", "recipe_ingredient"] {
-                #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)")
-            }
+            try Self.expectAsTwin(connection, tables: ["recipe", "recipe_ingredient"])
         }
     }
 
@@ -42,22 +58,14 @@ struct InSchemaSwapTests {
     /// `distinct:` keys, Meat and Fish into Entrée): the step executor under the shadow's naming ends
     /// as the offline run of a twin, archive included.
     @Test func theDeclarativeRecipesStepOnAShadowInTheTenantsSchemaEndsAsOffline() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try RecipesPoliciesDeclarativeTests.declarativeMigrator(conninfo)
-            _ = try await migrator.createTenants(["inschema", "twin"], version: "v2", jobs: 1)
-            let connection = try Connection(conninfo)
-            try connection.loadRecipes(tenants: ["inschema", "twin"], version: "v2", recipes: 60)
+        try await Self.withTwins(at: "v2", RecipesPoliciesDeclarativeTests.declarativeMigrator) { migrator, connection in
             let family = try recipesFamily()
             // As the twin's migrator loads them: the family's own, its v2 → v3 replaced by the declarative one.
             let mappings = try MappingModel.replacing(MappingModel.loadAll(for: family, policies: RecipesPolicies.registry),
                                                       with: MappingModel.loadAll(in: RecipesPoliciesDeclarativeTests.declarativeDirectory, for: family, policies: RecipesPolicies.registry))
             try migrateThroughAnInSchemaShadow(schema: "tenant_inschema", family: family, mappings: mappings, from: "v2", to: "v3", on: connection)
             _ = try await migrator.migrate(tenant: "twin", to: "v3")
-            let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
-            #expect(layout == twin, "only here: \(Set(layout).subtracting(twin).sorted()); only in the twin: \(Set(twin).subtracting(layout).sorted())")
-            for table in try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name) {
-                #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)")
-            }
+            try Self.expectAsTwin(connection, tables: try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name))
             let archive = try connection.archiveEntries(of: "tenant_inschema"), twinArchive = try connection.archiveEntries(of: "tenant_twin")
             #expect(archive == twinArchive, "only here: \(Set(archive).subtracting(twinArchive).sorted().prefix(3)); only in the twin: \(Set(twinArchive).subtracting(archive).sorted().prefix(3))")
         }
@@ -69,11 +77,7 @@ struct InSchemaSwapTests {
     /// `_tm_shadow__tm_archive` and swapped in) and the validation reach the shadow only, and the
     /// tenant ends as the offline run of a twin, archive entries included.
     @Test func theRecipesPoliciesStepOnAShadowInTheTenantsSchemaEndsAsOfflineArchiveIncluded() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try makeRecipesMigrator(conninfo)
-            _ = try await migrator.createTenants(["inschema", "twin"], version: "v2", jobs: 1)
-            let connection = try Connection(conninfo)
-            try connection.loadRecipes(tenants: ["inschema", "twin"], version: "v2", recipes: 60)
+        try await Self.withTwins(at: "v2") { migrator, connection in
             let family = try recipesFamily()
             let mappings = try MappingModel.loadAll(for: family, policies: RecipesPolicies.registry)
             // Both went up and back down offline once: each has an archive, which the shadow copies.
@@ -95,11 +99,7 @@ struct InSchemaSwapTests {
             #expect(statistics.rowsAffected > 0)
             _ = try await migrator.migrate(tenant: "twin", to: "v3")
             #expect(try connection.relations(of: "tenant_inschema", like: "\\_tm\\_shadow%").isEmpty)
-            let layout = try connection.layout(of: "tenant_inschema"), twin = try connection.layout(of: "tenant_twin")
-            #expect(layout == twin, "only here: \(Set(layout).subtracting(twin).sorted()); only in the twin: \(Set(twin).subtracting(layout).sorted())")
-            for table in try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name) {
-                #expect(try connection.rows(of: "tenant_inschema", table) == connection.rows(of: "tenant_twin", table), "\(table)")
-            }
+            try Self.expectAsTwin(connection, tables: try #require(family.version(named: "v3")).relationalSchema().tables.map(\.name))
             #expect(try connection.tablesWithOptions(of: "tenant_inschema").isEmpty)
             let archive = try connection.archiveEntries(of: "tenant_inschema")
             #expect(!archive.isEmpty)

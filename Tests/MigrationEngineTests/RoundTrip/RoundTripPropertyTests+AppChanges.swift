@@ -56,15 +56,7 @@ struct RoundTripAppChangeTests {
     }
 
     @Test func appChangesWinAndEverythingElseComesBack() async throws {
-        let started = ContinuousClock.now
-        let tally = try await TestPostgres.withDatabaseURL { conninfo in
-            let (tally, errors) = await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: Self.checkAll(conninfo)) }.start()
-            }
-            for error in errors { Issue.record(Comment(rawValue: error)) }
-            return tally
-        }
-        let seconds = Double((ContinuousClock.now - started).components.seconds)
+        let (tally, seconds) = try await runPropertyCheck { Self.checkAll($0) }
         print("round-trip property with app changes: seed \(RoundTripPropertyTests.seed), \(tally.families) families, \(tally.trips) trips, "
             + "\(tally.cycles) cycles (S → U, app, U → S), app: \(tally.inserts) inserts, \(tally.updates) updates, \(tally.deletes) deletes, "
             + "\(tally.relinks) relinks, \(tally.nulls) NULLs written, \(tally.refusedByPostgres) refused by constraints, "
@@ -73,11 +65,7 @@ struct RoundTripAppChangeTests {
             + "\(tally.keyRenames) distinct: keys renamed below and \(tally.keyReuses) reused by a new row, \(tally.keyChecks) ways up checked for them; "
             + "\(tally.superseded) archived values superseded as expected, \(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld; "
             + "\(tally.values) values compared as text, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
-        for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
-        if let file = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_FAILURES"] {
-            try? tally.failures.joined(separator: "\n\n").write(toFile: file + ".app", atomically: true, encoding: .utf8)
-        }
-        #expect(tally.failures.isEmpty, "\(tally.failures.count) failures")
+        reportPropertyFailures(tally.failures, fileSuffix: ".app")
         #expect(tally.families == Self.families)
         #expect(tally.cycles > Self.families, "most families must walk their cycles: \(tally.refusals) refused")
         #expect(tally.inserts > Self.families / 2 && tally.updates > Self.families && tally.deletes > Self.families / 4 && tally.relinks > Self.families / 4,

@@ -95,28 +95,15 @@ struct RoundTripPropertyTests {
     }
 
     @Test func everyValueComesBackAlongRandomPaths() async throws {
-        let started = ContinuousClock.now
-        let tally = try await TestPostgres.withDatabaseURL { conninfo in
-            // The families run on threads of their own: blocking a thread of the concurrency pool
-            // (two on this machine) for the whole run would stall every other test meanwhile.
-            let (results, errors) = await withCheckedContinuation { continuation in
-                Thread { continuation.resume(returning: Self.checkAll(conninfo)) }.start()
-            }
-            for error in errors { Issue.record(Comment(rawValue: error)) }
-            return results.reduce(Tally(), +)
-        }
-        let seconds = Double((ContinuousClock.now - started).components.seconds)
+        let (results, seconds) = try await runPropertyCheck { Self.checkAll($0) }
+        let tally = results.reduce(Tally(), +)
         print("round-trip property: seed \(Self.seed), \(tally.families) families, \(tally.paths) paths (\(tally.calls) calls, "
             + "\(tally.fusedSteps) fused and \(tally.mappedSteps) mapped steps, \(tally.provedSteps) whose way back proves what it gives back), "
             + "\(tally.provedColumns) columns proved and \(tally.withheldProofs) proofs withheld as unsafe by the runs (\(tally.unsafePaths) paths with only unsafe ways back), "
             + "\(tally.distinctPaths) paths of families with distinct: mappings (\(tally.distinctReruns) starting at or above the pair, below it and up again) and \(tally.policyPaths) with a Swift policy, "
             + "\(tally.laterStarts) paths starting above v1, \(tally.cycles) with cycles, \(tally.largePaths) large (up to \(tally.largestRows) rows), "
             + "\(tally.values) values compared as text with the schema and identities, \(tally.refusals) expected refusals, \(tally.failures.count) failures, \(Int(seconds)) s")
-        for failure in tally.failures.prefix(20) { Issue.record(Comment(rawValue: failure)) }
-        if let file = ProcessInfo.processInfo.environment["ROUND_TRIP_PROPERTY_FAILURES"] {
-            try? tally.failures.joined(separator: "\n\n").write(toFile: file, atomically: true, encoding: .utf8)
-        }
-        #expect(tally.failures.isEmpty, "\(tally.failures.count) failures")
+        reportPropertyFailures(tally.failures)
         #expect(tally.families == Self.families)
         #expect(tally.paths >= Self.families, "most families must walk their paths: \(tally.refusals) refused")
         // (Each at least about a third of what seed 22 gives, per family.)

@@ -3,14 +3,20 @@ import TenantMigrator
 import TenantMigratorTestSupport
 import TypedSQL
 
-/// Stock Recipes' tenant `acme` at v2, with its Swift policies or with the declarative mappings
-/// (`Migrations/Recipes/Mappings/Declarative`), a recipe Soup (id 1) and the recipe ingredients
-/// `ingredients` (each of Soup).
-func recipesTenantAtV2(_ conninfo: String, declarative: Bool, ingredients: [(id: Int, name: String, unit: String, quantity: Int)])
+/// Stock Recipes' empty tenant `acme` at `version`, with its Swift policies or with the declarative
+/// mappings (`Migrations/Recipes/Mappings/Declarative`).
+func recipesTenant(_ conninfo: String, declarative: Bool, at version: String)
     async throws -> (migrator: TenantMigrator, connection: Connection, schema: String) {
     let migrator = declarative ? try RecipesPoliciesDeclarativeTests.declarativeMigrator(conninfo) : try makeRecipesMigrator(conninfo)
-    let schema = try await migrator.createTenant("acme", version: "v2").schema
-    let connection = try Connection(conninfo)
+    let schema = try await migrator.createTenant("acme", version: version).schema
+    return (migrator, try Connection(conninfo), schema)
+}
+
+/// Stock Recipes' tenant `acme` at v2 (``recipesTenant(_:declarative:at:)``) with a recipe Soup
+/// (id 1) and the recipe ingredients `ingredients` (each of Soup).
+func recipesTenantAtV2(_ conninfo: String, declarative: Bool, ingredients: [(id: Int, name: String, unit: String, quantity: Int)])
+    async throws -> (migrator: TenantMigrator, connection: Connection, schema: String) {
+    let (migrator, connection, schema) = try await recipesTenant(conninfo, declarative: declarative, at: "v2")
     try connection.execute("INSERT INTO \(table: "recipe") (id, name) VALUES (1, 'Soup')", schema: schema)
     for row in ingredients {
         try connection.execute("INSERT INTO \(table: "recipe_ingredient") (id, name, unit_of_measure, quantity, recipe_id) VALUES "

@@ -12,13 +12,7 @@ struct IdentityAlwaysWayBackTests {
     /// Shelf (integer identity, an optional note) and Tag (bigint identity, a link to a shelf).
     static let v1 = OnlineRunIdentityAlwaysTests.v1
     /// Tag goes, and so does Shelf's note: both are archived on the way up.
-    static let v2 = """
-        entities:
-          Shelf:
-            key: { type: integer, identity: always }
-            attributes:
-              label: { type: string }
-        """
+    static let v2 = v1.components(separatedBy: "  Tag:\n")[0].replacingOccurrences(of: "      note: { type: string, optional: true }\n", with: "")
 
     @Test func rowsOfADroppedEntityComeBackWithTheirIDs() async throws {
         try await OnlineFamilyDirectory.withMigrator("Keys", versions: [("v1", Self.v1), ("v2", Self.v2)], logger: "IdentityAlwaysWayBack") { migrator, connection, _ in

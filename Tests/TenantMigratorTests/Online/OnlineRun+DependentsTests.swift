@@ -15,36 +15,32 @@ import Testing
 /// object (SQLSTATE 2BP01).
 @Suite("Online runs and what depends on the live tables")
 struct OnlineRunDependentsTests {
-    /// The object, made on `tenant_acme.recipe` (v2), and how the refusal names it.
+    /// Each kind of object on `tenant_acme.recipe` (v2): the statements that make it (in schema
+    /// `outside`), and how the refusal names it.
+    static let dependents: [String: (statements: [String], named: String)] = [
+        "view": (["CREATE VIEW outside.recipe_names AS SELECT name FROM tenant_acme.recipe"],
+                 "view outside.recipe_names (on table tenant_acme.recipe)"),
+        "inheritance": (["CREATE TABLE outside.special_recipe (note text) INHERITS (tenant_acme.recipe)"],
+                        "table outside.special_recipe (on table tenant_acme.recipe)"),
+        // The other way: the live table made a child of another schema's table, whose reads
+        // would go on reading the retired table's rows.
+        "parent": (["CREATE TABLE outside.base ()", "ALTER TABLE tenant_acme.recipe INHERIT outside.base"],
+                   "table tenant_acme.recipe inherits from table outside.base"),
+        "rule": (["CREATE RULE audit AS ON UPDATE TO tenant_acme.recipe DO ALSO NOTIFY recipe_changed"], "rule audit on table tenant_acme.recipe"),
+        "trigger": (["CREATE FUNCTION outside.audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$",
+                     "CREATE TRIGGER audit AFTER UPDATE ON tenant_acme.recipe FOR EACH ROW EXECUTE FUNCTION outside.audit()"],
+                    "trigger audit on table tenant_acme.recipe"),
+        "policy": (["CREATE POLICY audit ON tenant_acme.recipe USING (true)"], "policy audit on table tenant_acme.recipe"),
+        "foreign key": (["CREATE TABLE outside.note (id bigint PRIMARY KEY, recipe_id bigint REFERENCES tenant_acme.recipe (id))"],
+                        "constraint note_recipe_id_fkey on table outside.note (on table tenant_acme.recipe)"),
+    ]
+
+    /// The object of `kind` (one of ``dependents``), made on `tenant_acme.recipe`, and how the refusal names it.
     static func make(_ kind: String, on connection: Connection) throws -> String {
+        let dependent = try #require(dependents[kind], "no dependent of kind \(kind)")
         try connection.execute("CREATE SCHEMA outside")
-        switch kind {
-        case "view":
-            try connection.execute("CREATE VIEW outside.recipe_names AS SELECT name FROM tenant_acme.recipe")
-            return "view outside.recipe_names (on table tenant_acme.recipe)"
-        case "inheritance":
-            try connection.execute("CREATE TABLE outside.special_recipe (note text) INHERITS (tenant_acme.recipe)")
-            return "table outside.special_recipe (on table tenant_acme.recipe)"
-        case "parent":
-            // The other way: the live table made a child of another schema's table, whose reads
-            // would go on reading the retired table's rows.
-            try connection.execute("CREATE TABLE outside.base ()")
-            try connection.execute("ALTER TABLE tenant_acme.recipe INHERIT outside.base")
-            return "table tenant_acme.recipe inherits from table outside.base"
-        case "rule":
-            try connection.execute("CREATE RULE audit AS ON UPDATE TO tenant_acme.recipe DO ALSO NOTIFY recipe_changed")
-            return "rule audit on table tenant_acme.recipe"
-        case "trigger":
-            try connection.execute("CREATE FUNCTION outside.audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$")
-            try connection.execute("CREATE TRIGGER audit AFTER UPDATE ON tenant_acme.recipe FOR EACH ROW EXECUTE FUNCTION outside.audit()")
-            return "trigger audit on table tenant_acme.recipe"
-        case "policy":
-            try connection.execute("CREATE POLICY audit ON tenant_acme.recipe USING (true)")
-            return "policy audit on table tenant_acme.recipe"
-        default:
-            try connection.execute("CREATE TABLE outside.note (id bigint PRIMARY KEY, recipe_id bigint REFERENCES tenant_acme.recipe (id))")
-            return "constraint note_recipe_id_fkey on table outside.note (on table tenant_acme.recipe)"
-        }
+        for statement in dependent.statements { try connection.execute(unsafeSQL: statement) }
+        return dependent.named
     }
 
     /// The object made after the run built the shadow (before its catch-up and cutover), on

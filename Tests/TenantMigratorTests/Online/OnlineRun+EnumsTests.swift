@@ -62,34 +62,13 @@ struct OnlineRunEnumsTests {
     /// same writes, offline; both end with the same rows.
     func migrateBoth(_ migrator: TenantMigrator, _ conninfo: String, to: String, writes: [OnlinePhase: [String]]) async throws {
         let connection = try Connection(conninfo)
-        let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", writes)
-        var online = migrator
-        online.settings.online.batchRows = 7
-        online.settings.online.cutoverChanges = 1_000_000
-        online.settings.online.checkpoint = app.checkpoint
-        let result = try await online.migrate(tenant: "online", MigrationRequest(.move, to: to, allowDestructive: true, online: .on))
-        #expect(result.outcome == .migrated)
-        #expect(result.online?.mode == "shadow", "\(String(describing: result.online))")
-        #expect(app.phases == Set(writes.keys))
-        try app.replay(inSchema: "tenant_twin", on: connection)
-        let offline = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: to, allowDestructive: true))
-        #expect(offline.outcome == .migrated)
+        try await OnlineTwins.migrate(migrator, conninfo, to: to, writes: writes, batchRows: 7)
         #expect(try connection.userData(of: "tenant_online") == connection.userData(of: "tenant_twin"))
-        for report in try await migrator.verify(tenants: ["online", "twin"]) {
-            #expect(report.isClean, "\(report.tenant): \(report.differences.map(\.description)) \(report.foreignObjects)")
-        }
-        let left = try connection.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname LIKE '\\_tm\\_online\\_%' OR nspname LIKE '\\_tm\\_delta\\_%'", as: Int.self)
-        #expect(left == 0)
+        try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
     }
 
     func twins(_ conninfo: String, _ family: OnlineFamilyDirectory) async throws -> (TenantMigrator, Connection) {
-        let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineEnums"))
-        let connection = try Connection(conninfo)
-        for name in ["online", "twin"] {
-            _ = try await migrator.createTenant(name, version: "v1")
-            try seed(connection, "tenant_\(name)")
-        }
-        return (migrator, connection)
+        try await OnlineTwins.make(conninfo, family, logger: "OnlineEnums", seed: seed)
     }
 
     /// A value added while the app writes values of the type: the tenant's column uses the

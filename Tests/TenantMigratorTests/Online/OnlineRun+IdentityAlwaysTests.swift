@@ -44,25 +44,9 @@ struct OnlineRunIdentityAlwaysTests {
                     INSERT INTO tenant_\(name).tag (word, shelf_id) SELECT 't' || i, 1 + i % 40 FROM generate_series(1, 40) AS i
                     """)
             }
-            let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", Self.writes)
-            var online = migrator
-            online.settings.online.batchRows = 15
-            online.settings.online.cutoverChanges = 1_000_000
-            online.settings.online.checkpoint = app.checkpoint
-            let result = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
-            #expect(result.outcome == .migrated)
-            #expect(result.online?.mode == "shadow", "\(String(describing: result.online))")
-            #expect(app.phases == Set(Self.writes.keys))
-            try app.replay(inSchema: "tenant_twin", on: connection)
-            _ = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: "v2", allowDestructive: true))
+            try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: Self.writes, batchRows: 15)
             #expect(try connection.userData(of: "tenant_online") == connection.userData(of: "tenant_twin"))
-            for (table, column) in [("shelf", "label"), ("tag", "word")] {
-                var ids: [Int64] = []
-                for schema in ["tenant_online", "tenant_twin"] {
-                    ids.append(try connection.scalar("INSERT INTO \(schema).\(table) (\(column)) VALUES ('next') RETURNING id::bigint", as: Int64.self))
-                }
-                #expect(ids[0] == ids[1], "\(table): online and offline drew \(ids)")
-            }
+            OnlineTwins.expectSameNextIDs(connection, [("shelf", ["label"]), ("tag", ["word"])])
         }
     }
 }

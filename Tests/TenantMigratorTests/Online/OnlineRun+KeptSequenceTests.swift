@@ -28,26 +28,18 @@ struct OnlineRunKeptSequenceTests {
         sequences:
           obj_seq: {}
         """
-    static let v2 = """
-        entities:
-          Label:
-            key: { type: bigint, defaultExpression: "nextval('obj_seq'::regclass)" }
-            attributes:
-              word: { type: string }
-          Issue:
-            attributes:
-              title: { type: string }
-            relationships:
-              status: { destination: Status, inverse: issues }
-          Status:
-            key: { type: bigint, defaultExpression: "nextval('obj_seq'::regclass)" }
-            attributes:
-              name: { type: string }
-            relationships:
-              issues: { destination: Issue, toMany: true, inverse: status }
-        sequences:
-          obj_seq: {}
-        """
+    /// Issue's status text becomes a Status, keyed from the same sequence as Label.
+    static let v2 = v1.replacingOccurrences(of: "      status: { type: string }\n", with: """
+                relationships:
+                  status: { destination: Status, inverse: issues }
+              Status:
+                key: { type: bigint, defaultExpression: "nextval('obj_seq'::regclass)" }
+                attributes:
+                  name: { type: string }
+                relationships:
+                  issues: { destination: Issue, toMany: true, inverse: status }
+
+            """)
     static let up = """
         source: v1
         destination: v2
@@ -102,32 +94,11 @@ struct OnlineRunKeptSequenceTests {
                     INSERT INTO tenant_\(name).issue (title, status) SELECT 'i' || i, 'status ' || (i % 30 + 10) FROM generate_series(1, 90) AS i
                     """)
             }
-            let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", Self.writes)
-            var online = migrator
-            online.settings.online.batchRows = 20
-            online.settings.online.cutoverChanges = 1_000_000
-            online.settings.online.checkpoint = app.checkpoint
-            let result = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", online: .on))
-            #expect(result.outcome == .migrated)
-            #expect(result.online?.mode == "shadow", "\(String(describing: result.online))")
-            #expect(app.phases == Set(Self.writes.keys))
-            try app.replay(inSchema: "tenant_twin", on: connection)
-            _ = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: "v2"))
+            try await OnlineTwins.migrate(migrator, conninfo, to: "v2", allowDestructive: false, writes: Self.writes, batchRows: 20)
             #expect(try connection.userData(of: "tenant_online") == connection.userData(of: "tenant_twin"))
             #expect(try connection.scalar("SELECT count(*) FROM tenant_online.status", as: Int64.self) == 33)
             // The app's next rows, as it writes them: ids the twin gives too, none in use.
-            for (table, column) in [("status", "name"), ("label", "word"), ("status", "name")] {
-                let insert = "INSERT INTO %@.\(table) (\(column)) VALUES ('next') RETURNING id::bigint"
-                var ids: [Int64] = []
-                for schema in ["tenant_online", "tenant_twin"] {
-                    do {
-                        ids.append(try connection.scalar(insert.replacingOccurrences(of: "%@", with: schema), as: Int64.self))
-                    } catch {
-                        Issue.record("\(schema).\(table): the app's next row failed: \(error)")
-                    }
-                }
-                #expect(ids.count == 2 && ids[0] == ids[1], "\(table): online and offline drew \(ids)")
-            }
+            OnlineTwins.expectSameNextIDs(connection, [("status", ["name"]), ("label", ["word"]), ("status", ["name"])])
         }
     }
 }

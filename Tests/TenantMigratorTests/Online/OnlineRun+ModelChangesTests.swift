@@ -74,13 +74,7 @@ struct OnlineRunModelChangesTests {
 
     /// Tenants `online` and `twin` at v1 with the same rows.
     func twins(_ conninfo: String, _ family: OnlineFamilyDirectory) async throws -> (TenantMigrator, Connection) {
-        let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineModelChanges"))
-        let connection = try Connection(conninfo)
-        for name in ["online", "twin"] {
-            _ = try await migrator.createTenant(name, version: "v1")
-            try seed(connection, "tenant_\(name)")
-        }
-        return (migrator, connection)
+        try await OnlineTwins.make(conninfo, family, logger: "OnlineModelChanges", seed: seed)
     }
 
     /// What two tenants must share: every row and archive entry, the catalog (names of the schema
@@ -95,34 +89,10 @@ struct OnlineRunModelChangesTests {
     /// same writes, offline; both end alike.
     func migrateBoth(_ migrator: TenantMigrator, _ conninfo: String, family: URL, to: String, writes: [OnlinePhase: [String]]) async throws {
         let connection = try Connection(conninfo)
-        let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", writes)
-        var online = migrator
-        online.settings.online.batchRows = 9
-        online.settings.online.cutoverChanges = 1_000_000
-        online.settings.online.checkpoint = app.checkpoint
-        let result = try await online.migrate(tenant: "online", MigrationRequest(.move, to: to, allowDestructive: true, online: .on))
-        #expect(result.outcome == .migrated)
-        #expect(result.online?.mode == "shadow", "\(String(describing: result.online))")
-        #expect(app.phases == Set(writes.keys))
-        try app.replay(inSchema: "tenant_twin", on: connection)
-        let offline = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: to, allowDestructive: true))
-        #expect(offline.outcome == .migrated)
+        try await OnlineTwins.migrate(migrator, conninfo, to: to, writes: writes, batchRows: 9)
         let (a, b) = (try contents("tenant_online", at: to, family: family, on: connection), try contents("tenant_twin", at: to, family: family, on: connection))
         #expect(a == b, "online and offline differ at \(to): online only \(a.filter { !b.contains($0) }), offline only \(b.filter { !a.contains($0) })")
-        for report in try await migrator.verify(tenants: ["online", "twin"]) {
-            #expect(report.isClean, "\(report.tenant): \(report.differences.map(\.description)) \(report.foreignObjects)")
-        }
-        let left = try connection.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname LIKE '\\_tm\\_online\\_%' OR nspname LIKE '\\_tm\\_delta\\_%'", as: Int.self)
-        #expect(left == 0)
-    }
-
-    /// The app's next row gets the same id online and offline.
-    func expectSameNextIds(_ connection: Connection) throws {
-        var ids: [Int64] = []
-        for schema in ["tenant_online", "tenant_twin"] {
-            ids.append(try connection.scalar("INSERT INTO \(schema).item (code, label) VALUES ('next', 'next') RETURNING id::bigint", as: Int64.self))
-        }
-        #expect(ids[0] == ids[1], "online and offline drew \(ids)")
+        try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
     }
 
     @Test(arguments: ["v2", "v3"])
@@ -136,9 +106,9 @@ struct OnlineRunModelChangesTests {
                                           as: String.self) == "numeric(12,3)")
             #expect(try connection.scalar("SELECT attidentity::text FROM pg_attribute WHERE attrelid = 'tenant_online.item'::regclass AND attname = 'id'",
                                           as: String.self) == (target == "v2" ? "a" : "d"))
-            try expectSameNextIds(connection)
+            OnlineTwins.expectSameNextIDs(connection, [("item", ["code", "label"])])
             try await migrateBoth(migrator, conninfo, family: family.directory, to: "v1", writes: [.copying: ["UPDATE S.item SET label = 'down', qty = 2 WHERE id = 7"]])
-            try expectSameNextIds(connection)
+            OnlineTwins.expectSameNextIDs(connection, [("item", ["code", "label"])])
         }
     }
 
@@ -180,8 +150,7 @@ struct OnlineRunModelChangesTests {
                 #expect(try connection.tenantVersions()[name]?.version == "v1")
             }
             #expect(try contents("tenant_online", at: "v1", family: family.directory, on: connection) == contents("tenant_twin", at: "v1", family: family.directory, on: connection))
-            let left = try connection.scalar("SELECT count(*)::int FROM pg_namespace WHERE nspname LIKE '\\_tm\\_online\\_%' OR nspname LIKE '\\_tm\\_delta\\_%'", as: Int.self)
-            #expect(left == 0)
+            try OnlineTwins.expectNoRunSchemaLeft(connection)
         }
     }
 }

@@ -54,17 +54,7 @@ struct OnlineRunReplicationRoleTests {
                     INSERT INTO tenant_\(name).item (name, note, shelf_id) SELECT 'i' || i, 'n' || i, 1 + i % 2 FROM generate_series(1, 12) AS i
                     """)
             }
-            let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", Self.writes)
-            var online = migrator
-            online.settings.online.batchRows = 5
-            online.settings.online.cutoverChanges = 1_000_000
-            online.settings.online.checkpoint = app.checkpoint
-            let result = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
-            #expect(result.outcome == .migrated)
-            #expect(result.online?.mode == "shadow", "\(String(describing: result.online))")
-            #expect(app.phases == Set(Self.writes.keys))
-            try app.replay(inSchema: "tenant_twin", on: connection)
-            _ = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: "v2", allowDestructive: true))
+            try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: Self.writes, batchRows: 5)
             #expect(try connection.userData(of: "tenant_online") == connection.userData(of: "tenant_twin"))
         }
     }

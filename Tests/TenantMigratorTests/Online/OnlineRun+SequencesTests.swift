@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import LibPQ
 import PostgresTestSupport
@@ -55,30 +54,13 @@ struct OnlineRunSequencesTests {
                     GRANT USAGE ON SEQUENCE tenant_\(name).part_seq TO PUBLIC
                     """)
             }
-            let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", Self.writes)
-            var online = migrator
-            online.settings.online.batchRows = 7
-            online.settings.online.cutoverChanges = 1_000_000
-            online.settings.online.checkpoint = app.checkpoint
-            let result = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
-            #expect(result.outcome == .migrated)
-            #expect(result.online?.mode == "shadow", "\(String(describing: result.online))")
-            #expect(app.phases == Set(Self.writes.keys))
-            try app.replay(inSchema: "tenant_twin", on: connection)
-            _ = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: "v2", allowDestructive: true))
+            let online = try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: Self.writes, batchRows: 7)
             #expect(try connection.userData(of: "tenant_online") == connection.userData(of: "tenant_twin"))
             // The next ids, drawn as the app draws them, are the twin's: past every one taken, by the new increment.
-            for table in ["part", "bin", "tag"] {
-                let column = table == "tag" ? "word" : table == "part" ? "name" : "label"
-                let insert = "INSERT INTO %@.\(table) (\(column)) VALUES ('next') RETURNING id::bigint"
-                let ids = try ["tenant_online", "tenant_twin"].map { try connection.scalar(insert.replacingOccurrences(of: "%@", with: $0), as: Int64.self) }
-                #expect(ids[0] == ids[1], "\(table): online drew \(ids[0]), offline \(ids[1])")
-            }
+            OnlineTwins.expectSameNextIDs(connection, [("part", ["name"]), ("bin", ["label"]), ("tag", ["word"])])
             // The sequence is the tenant's, with the rights it had.
             #expect(try connection.scalar("SELECT has_sequence_privilege('public', 'tenant_online.part_seq', 'USAGE')", as: Bool.self))
-            for report in try await migrator.verify(tenants: ["online", "twin"]) {
-                #expect(report.isClean, "\(report.tenant): \(report.differences.map(\.description)) \(report.foreignObjects)")
-            }
+            try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
             // Back online: the positions stay, as offline.
             let back = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v1", allowDestructive: true, online: .on))
             #expect(back.outcome == .migrated)
@@ -107,40 +89,17 @@ struct OnlineRunSequencesTests {
                 INSERT INTO tenant_online.part (name, note) SELECT 'p' || i, 'n' || i FROM generate_series(1, 20) AS i;
                 INSERT INTO tenant_online.bin (label) SELECT 'b' || i FROM generate_series(1, 5) AS i
                 """)
-            let drawn = Locked<String?>(nil), sawItWait = Locked(false)
-            let done = DispatchSemaphore(value: 0)
+            let draw = DrawDuringCutover(conninfo: conninfo, sequence: "tenant_online.\(sequence)")
             var online = migrator
-            online.settings.online.checkpoint = { checkpoint in
-                guard checkpoint.phase == .cutoverSwapped else { return }
-                Thread.detachNewThread {
-                    defer { done.signal() }
-                    do {
-                        let app = try Connection(conninfo)
-                        let value = try app.scalar("SELECT nextval('tenant_online.\(sequence)')", as: Int64.self)
-                        drawn.withLock { $0 = String(value) }
-                    } catch {
-                        drawn.withLock { $0 = "failed: \(error)" }
-                    }
-                }
-                // The cutover goes on once that session waits for the sequence (bounded, not timed).
-                let watcher = try Connection(conninfo)
-                let deadline = ContinuousClock.now + .seconds(120)
-                while ContinuousClock.now < deadline {
-                    let waiting = try watcher.scalar("""
-                        SELECT count(*)::int FROM pg_locks WHERE NOT granted AND relation = to_regclass('tenant_online.\(sequence)')
-                        """, as: Int.self)
-                    if waiting > 0 { sawItWait.withLock { $0 = true }; return }
-                    usleep(5_000)
-                }
-            }
+            online.settings.online.checkpoint = draw.checkpoint
             let result = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
             #expect(result.outcome == .migrated)
-            done.wait()
-            #expect(sawItWait.value)
+            let (sawItWait, drawn) = draw.outcome()
+            #expect(sawItWait)
             let given = try (1...10).map { _ in
                 try connection.scalar("INSERT INTO tenant_online.\(table) (\(column)) VALUES ('after') RETURNING id::bigint", as: Int64.self)
             }
-            let outcome = try #require(drawn.value)
+            let outcome = try #require(drawn)
             // The retired sequence ends where it stood: the waiting draw fails.
             #expect(outcome.contains("reached maximum value"), "\(outcome)")
             if let value = Int64(outcome) {
