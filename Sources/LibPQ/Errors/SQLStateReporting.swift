@@ -16,6 +16,22 @@ extension SQLState {
     }
 }
 
-extension PQError: SQLStateReporting {
+/// An error that keeps the SQLSTATE it reports in its `sqlState`: always one (a refusal in
+/// PostgreSQL's terms), or one where it has one (a server's error). Declaring the conformance is
+/// all it takes: ``SQLStateReporting/reportedSQLState`` is `sqlState`.
+public protocol SQLStateCarrying: SQLStateReporting {
+    /// ``SQLState``, or `SQLState?`.
+    associatedtype CarriedSQLState
+    /// The SQLSTATE the error reports.
+    var sqlState: CarriedSQLState { get }
+}
+
+extension SQLStateCarrying where CarriedSQLState == SQLState {
     public var reportedSQLState: SQLState? { sqlState }
 }
+
+extension SQLStateCarrying where CarriedSQLState == SQLState? {
+    public var reportedSQLState: SQLState? { sqlState }
+}
+
+extension PQError: SQLStateCarrying {}

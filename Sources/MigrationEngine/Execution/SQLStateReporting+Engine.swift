@@ -6,17 +6,11 @@ extension ConstraintViolation: SQLStateReporting {
     public var reportedSQLState: SQLState? { underlying.sqlState }
 }
 
-extension PolicyError: SQLStateReporting {
-    public var reportedSQLState: SQLState? { sqlState }
-}
+extension PolicyError: SQLStateCarrying {}
 
-extension StepHookError: SQLStateReporting {
-    public var reportedSQLState: SQLState? { sqlState }
-}
+extension StepHookError: SQLStateCarrying {}
 
-extension UntrustedExpression: SQLStateReporting {
-    public var reportedSQLState: SQLState? { sqlState }
-}
+extension UntrustedExpression: SQLStateCarrying {}
 
 extension NarrowedValuesDoNotFit: SQLStateReporting {
     /// `22003`, numeric value out of range.

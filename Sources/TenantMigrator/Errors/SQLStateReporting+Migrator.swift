@@ -2,9 +2,7 @@ import LibPQ
 
 // The migrator's errors that report a SQLSTATE (``SQLStateReporting``).
 
-extension TenantMigrationError: SQLStateReporting {
-    public var reportedSQLState: SQLState? { sqlState }
-}
+extension TenantMigrationError: SQLStateCarrying {}
 
 extension TenantMigratorError: SQLStateReporting {
     public var reportedSQLState: SQLState? {
@@ -13,26 +11,14 @@ extension TenantMigratorError: SQLStateReporting {
     }
 }
 
-extension OnlineRefusal: SQLStateReporting {
-    public var reportedSQLState: SQLState? { sqlState }
-}
+extension OnlineRefusal: SQLStateCarrying {}
 
-extension OnlineDependents: SQLStateReporting {
-    public var reportedSQLState: SQLState? { sqlState }
-}
+extension OnlineDependents: SQLStateCarrying {}
 
-extension RetiredTablesInUse: SQLStateReporting {
-    public var reportedSQLState: SQLState? { sqlState }
-}
+extension RetiredTablesInUse: SQLStateCarrying {}
 
-extension ReplicationRole: SQLStateReporting {
-    var reportedSQLState: SQLState? { sqlState }
-}
+extension ReplicationRole: SQLStateCarrying {}
 
-extension InheritingTables: SQLStateReporting {
-    var reportedSQLState: SQLState? { sqlState }
-}
+extension InheritingTables: SQLStateCarrying {}
 
-extension OutsideDependents: SQLStateReporting {
-    var reportedSQLState: SQLState? { sqlState }
-}
+extension OutsideDependents: SQLStateCarrying {}

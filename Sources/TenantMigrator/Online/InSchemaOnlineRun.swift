@@ -143,27 +143,7 @@ struct InSchemaOnlineRun {
         guard try connection.execute("SELECT \(lease.heldSQL)").first?.decode(Bool.self, at: 0) == true else {
             throw OnlineRefusal(tenant: context.run.tenant, reason: "its change capture's lease lapsed before the cutover, so changes may be missing; run the migration again")
         }
-        let record = try context.run.catalog.requireTenant(context.run.tenant, on: connection, forUpdate: true)
-        guard record.version == context.record.version else {
-            throw OnlineRefusal(tenant: context.run.tenant, reason: "the tenant moved to \(record.version) meanwhile")
-        }
-        phases.mark("rechecked")
-        try context.round()
-        phases.mark("last changes caught up")
-        try context.checkpoint(.cutoverLocked)
-        var statistics = context.statistics
-        if !context.plan.whileWritesWait.isEmpty {
-            // Nothing is caught up after these: every proof by the way back holds.
-            var options = context.executorOptions
-            options.online = false
-            var executor = StepExecutor(schema: schema, connection: connection, options: options)
-            executor.naming = .citusShadow
-            for step in context.plan.whileWritesWait {
-                context.log("running step \(step) on the shadow while writes wait")
-                statistics = statistics + (try context.run.executor.observingStep(step) { try executor.run(step) })
-            }
-        }
-        phases.mark("writes-wait steps")
+        let statistics = try context.catchUpLast(phases: &phases)
         _ = try connection.execute("LOCK TABLE \(live, joinedBy: ", ") IN \(keyword: TableLockMode.accessExclusive) MODE")
         let readsBlocked = clock.now
         phases.mark("reads locked")
@@ -171,15 +151,7 @@ struct InSchemaOnlineRun {
         phases.mark("dependents checked")
         try swap(live: live, liveArchive: try TenantArchive.exists(inSchema: schema, on: connection))
         phases.mark("swapped")
-        try context.run.recordMove(plan, for: context.record, statistics: statistics, attempt: attempt, extra: [
-            "online": 1, "rowsCopied": Double(context.progress.rowsCopied), "changesCaughtUp": Double(context.progress.changesCaughtUp),
-            "rounds": Double(context.progress.rounds),
-        ])
-        try context.checkpoint(.cutoverSwapped)
-        phases.mark("recorded")
-        context.progress.writesBlockedMilliseconds = (clock.now - writesBlocked).inMilliseconds
-        context.progress.readsBlockedMilliseconds = (clock.now - readsBlocked).inMilliseconds
-        context.settings.observability.recordOnlineCutover(writesBlocked: clock.now - writesBlocked, readsBlocked: clock.now - readsBlocked, family: context.family)
+        try context.recordCutover(attempt: attempt, statistics: statistics, writesBlocked: writesBlocked, readsBlocked: readsBlocked, phases: &phases)
         return statistics
     }
 

@@ -202,13 +202,7 @@ final class OnlineContext {
                 try TableNaming.rendering(shadowNaming, in: shadowSchema) {
                     for distinct in plan.distinct { try distinct.recordKeys(shadow: shadowSchema, on: connection) }
                 }
-                var executor = StepExecutor(schema: shadowSchema, connection: connection, options: executorOptions)
-                executor.naming = shadowNaming
-                var built = StepStatistics()
-                for step in plan.caughtUp {
-                    log("running step \(step) on the shadow")
-                    built = built + (try run.executor.observingStep(step) { try executor.run(step) })
-                }
+                let built = try runOnShadow(plan.caughtUp, on: connection)
                 // Tables the steps made (the archive, the records of keys) have autovacuum off as
                 // the copied ones; the change log, which the app's writes fill, keeps it.
                 try shadow(of: plan.caughtUpVersion)
@@ -239,6 +233,26 @@ final class OnlineContext {
             try connection.execute("ANALYZE (SKIP_LOCKED) \(archive)" as SQL)
         }
         try checkpoint(.built)
+    }
+
+    /// Runs `steps` on the shadow (in ``shadowSchema``, under ``shadowNaming``) over `connection`,
+    /// each observed as the run's steps are, and returns `statistics` with theirs added. The build
+    /// runs the steps that can be caught up; the cutover, under its write lock, those that cannot
+    /// (`whileWritesWait`), as offline steps: nothing is caught up after them, so every proof by
+    /// the way back holds.
+    func runOnShadow(
+        _ steps: [MigrationStep], whileWritesWait: Bool = false, on connection: Connection, adding statistics: StepStatistics = StepStatistics()
+    ) throws -> StepStatistics {
+        var options = executorOptions
+        if whileWritesWait { options.online = false }
+        var executor = StepExecutor(schema: shadowSchema, connection: connection, options: options)
+        executor.naming = shadowNaming
+        var statistics = statistics
+        for step in steps {
+            log("running step \(step) on the shadow" + (whileWritesWait ? " while writes wait" : ""))
+            statistics = statistics + (try run.executor.observingStep(step) { try executor.run(step) })
+        }
+        return statistics
     }
 
     /// In the caller's transaction, index builds use no parallel workers: at 1,000,000 rows the

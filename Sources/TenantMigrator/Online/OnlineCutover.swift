@@ -44,26 +44,7 @@ struct OnlineCutover {
         phases.mark("writes locked")
         try context.preconditions.recheck(live, on: connection)
         let writesBlocked = clock.now
-        let record = try context.run.catalog.requireTenant(tenantRun.tenant, on: connection, forUpdate: true)
-        guard record.version == context.record.version else {
-            throw OnlineRefusal(tenant: tenantRun.tenant, reason: "the tenant moved to \(record.version) meanwhile")
-        }
-        phases.mark("rechecked")
-        try context.round()
-        phases.mark("last changes caught up")
-        try context.checkpoint(.cutoverLocked)
-        var statistics = context.statistics
-        if !context.plan.whileWritesWait.isEmpty {
-            // Nothing is caught up after these: every proof by the way back holds.
-            var options = context.executorOptions
-            options.online = false
-            let executor = StepExecutor(schema: schemas.work, connection: connection, options: options)
-            for step in context.plan.whileWritesWait {
-                context.log("running step \(step) on the shadow while writes wait")
-                statistics = statistics + (try tenantRun.executor.observingStep(step) { try executor.run(step) })
-            }
-        }
-        phases.mark("writes-wait steps")
+        let statistics = try context.catchUpLast(phases: &phases)
         try lock(live, .accessExclusive)
         let readsBlocked = clock.now
         phases.mark("reads locked")
@@ -72,17 +53,7 @@ struct OnlineCutover {
         try OnlineDependents.refuse(tenantRun.tenant, at: context.record.version, schema: schemas.tenant, on: connection)
         phases.mark("dependents checked")
         try swap(live: live, phases: &phases)
-        try tenantRun.recordMove(context.plan.plan, for: context.record, statistics: statistics, attempt: attempt, extra: [
-            "online": 1, "rowsCopied": Double(context.progress.rowsCopied), "changesCaughtUp": Double(context.progress.changesCaughtUp),
-            "rounds": Double(context.progress.rounds),
-        ])
-        try context.checkpoint(.cutoverSwapped)
-        phases.mark("recorded")
-        context.progress.writesBlockedMilliseconds = (clock.now - writesBlocked).inMilliseconds
-        context.progress.readsBlockedMilliseconds = (clock.now - readsBlocked).inMilliseconds
-        context.settings.observability.recordOnlineCutover(
-            writesBlocked: clock.now - writesBlocked, readsBlocked: clock.now - readsBlocked, family: context.family
-        )
+        try context.recordCutover(attempt: attempt, statistics: statistics, writesBlocked: writesBlocked, readsBlocked: readsBlocked, phases: &phases)
         return statistics
     }
 

@@ -20,16 +20,6 @@ extension OnlineRun {
         created.log("migrating online on Citus, in the tenant's schema (\(online.kind.rawValue)): " + online.summary.joined(separator: "; "))
         let statistics = try InSchemaOnlineRun(context: created, lease: inSchemaLease).run()
         try created.checkpoint(.done)
-        var result = TenantMigrationResult(
-            tenant: tenant, fromVersion: record.version, toVersion: tenantRun.destination.name, outcome: .migrated,
-            attempts: created.progress.cutoverAttempts, statistics: statistics, milliseconds: tenantRun.elapsed()
-        )
-        result.online = created.progress
-        logger.info("migrated online \(record.version) → \(tenantRun.destination.name)", metadata: [
-            "step": "\(record.version) → \(tenantRun.destination.name)", "rows_copied": "\(created.progress.rowsCopied)",
-            "changes": "\(created.progress.changesCaughtUp)", "rounds": "\(created.progress.rounds)", "writes_blocked_ms": "\(Int(created.progress.writesBlockedMilliseconds))",
-            "reads_blocked_ms": "\(Int(created.progress.readsBlockedMilliseconds))", "ms": "\(Int(tenantRun.elapsed()))",
-        ])
-        return result
+        return migrated(created, statistics: statistics)
     }
 }

@@ -106,16 +106,23 @@ struct OnlineRun {
         try created.catchUp()
         let statistics = try OnlineCutover(context: created).run()
         try created.finish()
+        return migrated(created, statistics: statistics)
+    }
+
+    /// The result of the run of `context` once its cutover committed, with the statistics of its
+    /// steps, logged with its progress; on plain PostgreSQL and on Citus alike.
+    func migrated(_ context: OnlineContext, statistics: StepStatistics) -> TenantMigrationResult {
+        let record = context.record
         var result = TenantMigrationResult(
             tenant: tenant, fromVersion: record.version, toVersion: tenantRun.destination.name, outcome: .migrated,
-            attempts: created.progress.cutoverAttempts, statistics: statistics, milliseconds: tenantRun.elapsed()
+            attempts: context.progress.cutoverAttempts, statistics: statistics, milliseconds: tenantRun.elapsed()
         )
-        result.online = created.progress
+        result.online = context.progress
         logger.info("migrated online \(record.version) → \(tenantRun.destination.name)", metadata: [
-            "step": "\(record.version) → \(tenantRun.destination.name)", "rows_copied": "\(created.progress.rowsCopied)",
-            "changes": "\(created.progress.changesCaughtUp)", "rounds": "\(created.progress.rounds)",
-            "writes_blocked_ms": "\(Int(created.progress.writesBlockedMilliseconds))",
-            "reads_blocked_ms": "\(Int(created.progress.readsBlockedMilliseconds))", "ms": "\(Int(tenantRun.elapsed()))",
+            "step": "\(record.version) → \(tenantRun.destination.name)", "rows_copied": "\(context.progress.rowsCopied)",
+            "changes": "\(context.progress.changesCaughtUp)", "rounds": "\(context.progress.rounds)",
+            "writes_blocked_ms": "\(Int(context.progress.writesBlockedMilliseconds))",
+            "reads_blocked_ms": "\(Int(context.progress.readsBlockedMilliseconds))", "ms": "\(Int(tenantRun.elapsed()))",
         ])
         return result
     }
