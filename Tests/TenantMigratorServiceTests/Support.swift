@@ -24,9 +24,12 @@ func makeMigrator(_ conninfo: String, tenantsAtV1 tenants: [String]) async throw
     return migrator
 }
 
-/// A service over `migrator` that logs warnings and errors, with quick retries.
+/// A service over `migrator` that logs warnings and errors, with quick retries. The default deadline is far beyond what a boot pass of the tests'
+/// few tenants takes (a few seconds idle): a pass that ends early never waits for it, and one
+/// under a busy machine (20 s was not enough for two tenants once while the whole suite, with
+/// the Citus suite and two builds beside it, kept the cores busy) still ends by its work.
 func makeService(
-    _ migrator: TenantMigrator, deadline: Duration = .seconds(20), lockTimeout: Duration? = nil,
+    _ migrator: TenantMigrator, deadline: Duration = .seconds(180), lockTimeout: Duration? = nil,
     retry: RetryPolicy = RetryPolicy(initialDelay: .milliseconds(200), maximumDelay: .seconds(1))
 ) -> TenantMigratorService {
     var logger = migrator.logger
