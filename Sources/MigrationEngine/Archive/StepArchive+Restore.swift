@@ -299,7 +299,7 @@ extension StepArchive {
                                               of: targetTable, endSchema: restore.endSchema, madeAnew: madeAnew,
                                               fingerprint: jsonObjectText) {
             // Found once per entry; an entry whose target no row is now stays in the archive.
-            from.append(" CROSS JOIN LATERAL (SELECT \(id)::\(raw: target.type.rawValue) AS id) AS link")
+            from.append(" CROSS JOIN LATERAL (SELECT \(id)\(target.type.cast) AS id) AS link")
             value = "link.id"
             byTarget = true
             conditions.append("(a.value IS NULL OR link.id IS NOT NULL)")
