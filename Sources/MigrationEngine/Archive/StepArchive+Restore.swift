@@ -361,7 +361,7 @@ extension StepArchive {
         let sql: SQL = "WITH restored AS (INSERT INTO \(qualified) (\(ids: members.map(\.column)))\(target.overridingSystemValue) SELECT \(members.map(\.value), joinedBy: ", ") "
             + "FROM \(archiveTable) AS a WHERE \(conditions, joinedBy: " AND ") ON CONFLICT DO NOTHING RETURNING \(returning)), "
             + "used AS (DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used) RETURNING 1), "
-            + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) AND \(raw: leavingTheRest ? "false" : "true") "
+            + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) AND \((leavingTheRest ? "false" : "true") as SQL) "
             + "AND NOT EXISTS (SELECT FROM restored AS r WHERE \(used)) RETURNING 1) "
             + "SELECT (SELECT pg_catalog.count(*) FROM used), (SELECT pg_catalog.count(*) FROM kept)"
         let count = try usedAndSuperseded(sql)
