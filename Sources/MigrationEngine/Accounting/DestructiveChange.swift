@@ -52,24 +52,18 @@ public struct DestructiveChange: Sendable, Codable, Hashable, CustomStringConver
         self.detail = detail
     }
 
-    private enum CodingKeys: String, CodingKey { case kind, table, column, rows, dependsOnData, detail }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(kind: try container.decode(Kind.self, forKey: .kind), table: try container.decode(String.self, forKey: .table),
-                  column: try container.decodeIfPresent(String.self, forKey: .column), rows: try container.decodeIfPresent(String.self, forKey: .rows),
-                  dependsOnData: try container.decode(Bool.self, forKey: .dependsOnData), detail: try container.decode(String.self, forKey: .detail))
+    /// The change as JSON holds it: its rows as their text (``rows``), as plans show them.
+    private struct Coded: Codable {
+        var kind: Kind, table: String, column: String?, rows: String?, dependsOnData: Bool, detail: String
     }
 
-    /// The rows as their text (``rows``), as plans and JSON show them.
+    public init(from decoder: any Decoder) throws {
+        let coded = try Coded(from: decoder)
+        self.init(kind: coded.kind, table: coded.table, column: coded.column, rows: coded.rows, dependsOnData: coded.dependsOnData, detail: coded.detail)
+    }
+
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(table, forKey: .table)
-        try container.encodeIfPresent(column, forKey: .column)
-        try container.encodeIfPresent(rows, forKey: .rows)
-        try container.encode(dependsOnData, forKey: .dependsOnData)
-        try container.encode(detail, forKey: .detail)
+        try Coded(kind: kind, table: table, column: column, rows: rows, dependsOnData: dependsOnData, detail: detail).encode(to: encoder)
     }
 
     public var description: String { detail }

@@ -20,15 +20,8 @@ struct MappingCompilerPlaceholdersTests {
             attributes:
               label: { type: string }
         """
-    static let v2 = """
-        enums:
-          state: [new, paid]
-        entities:
-          Order:
-            attributes:
-              label: { type: string }
-              status: { type: "enum(state)", optional: true }
-        """
+    /// v1 and an optional `status` of the enum, which the mapping writes.
+    static let v2 = v1 + "\n      status: { type: \"enum(state)\", optional: true }"
 
     /// A family folder (`Casts`, v1 → v2) whose mapping writes `status` as `expression`.
     static func family(writingStatus expression: String) throws -> URL {
