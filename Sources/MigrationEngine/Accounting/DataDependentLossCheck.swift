@@ -15,9 +15,8 @@ struct DataDependentLossCheck {
 
     func run(on connection: Connection, allowDestructive: Bool, logger: Logger) throws {
         for loss in losses {
-            guard let predicate = loss.rows, !loss.table.isEmpty else { continue }
+            guard let condition = loss.rowSet?.sql, !loss.table.isEmpty else { continue }
             let table = differ.currentName(ofOldTable: loss.table)
-            let condition = StepAccount.RowSet(predicate).sql
             let count = try connection.execute("SELECT pg_catalog.count(*) FROM \(table: table) AS source WHERE \(condition)", schema: schema)
                 .first?.decode(Int64.self, at: 0) ?? 0
             guard count > 0 else { continue }

@@ -38,11 +38,11 @@ extension MappingAccountant {
                     continue
                 }
                 let column: SQL = "source.\(id: differ.currentName(ofOldColumn: read.column, in: read.table))"
-                let merged = PlaceholderQuoting.text(rows.rowsDiffering(in: column))
+                let merged = rows.rowsDiffering(in: column)
                 // Not kept: the values it merges and, outside its filter, every value. (Its rows
                 // are its scope: the merged ones are in it too, destroyed, but no `NOT (… IN …)`
                 // reaches a statement the archive runs.)
-                let notKept = scope.map { "(NOT (\($0)) AND \(PlaceholderQuoting.text(column)) IS NOT NULL) OR \(merged)" } ?? merged
+                let notKept = scope.map { "(NOT (\($0)) AND \(column) IS NOT NULL) OR \(merged)" as SQL } ?? merged
                 claims.append((key, Claim(
                     fate: .transformed(by: by), rows: scope, keepsEveryValue: false, derived: link, merges: notKept,
                     mergedBy: "mapping \(mapping.name) keeps one value per distinct \(distinct.key), its first row's "
@@ -59,13 +59,14 @@ extension MappingAccountant {
     /// The rows no claim keeps, where some claims merge: outside every other claim's rows (and not
     /// NULL there), and among the rows each merging claim does not keep (whose NULLs count too: the
     /// value of the key's first row takes their place).
-    func mergedRest(_ claims: [Claim], notNull: String) -> StepAccount.RowSet {
+    func mergedRest(_ claims: [Claim], notNull: SQL) -> StepAccount.RowSet {
         let words = claims.map { claim in
             claim.merges == nil ? claim.rowsInWords.map { "outside \($0)" + (notNull.isEmpty ? "" : " where it holds a value") } : claim.mergesInWords
         }
-        return StepAccount.RowSet(claims.map { claim in
+        let parts: [SQL] = claims.map { claim in
             claim.merges.map { "(\($0))" } ?? "(NOT (\(claim.rows ?? "true"))\(notNull))"
-        }.joined(separator: " AND "), words: words.contains(nil) ? nil : words.compactMap { $0 }.joined(separator: ", and "))
+        }
+        return StepAccount.RowSet("\(parts, joinedBy: " AND ")", words: words.contains(nil) ? nil : words.compactMap { $0 }.joined(separator: ", and "))
     }
 
     /// Every expression whose columns the distinct mapping reads: its key, its attribute values

@@ -7,7 +7,6 @@ struct MappingAccountant {
     let model: MappingModel
     let differ: SchemaDiffer
     let compiler: MappingCompiler
-    let q = PlaceholderQuoting()
 
     init(model: MappingModel, differ: SchemaDiffer) {
         self.model = model
@@ -21,14 +20,14 @@ struct MappingAccountant {
     struct Claim {
         var fate: StepAccount.Fate
         /// The rows it keeps (nil: all).
-        var rows: String?
+        var rows: SQL?
         /// The rows it does not keep hold NULL in this column (its filter is `column IS NOT NULL`).
         var keepsEveryValue: Bool
         /// The destination column it writes from the value, in the source row's own row (in place).
         var derived: StepAccount.Location? = nil
         /// For a distinct mapping, which keeps one value per key (its first row's): the rows whose
         /// value it does not keep, as a predicate (see ``DistinctRows/rowsDiffering(in:)``).
-        var merges: String? = nil
+        var merges: SQL? = nil
         /// Why, for the account: which mapping merges, by which key.
         var mergedBy: String? = nil
         /// Made by a distinct mapping, which reads the column and writes another table.
@@ -83,7 +82,7 @@ struct MappingAccountant {
         }
         // (A distinct mapping's claim covers its rows but for the values it merges.)
         if claims.contains(where: { ($0.rows == nil && $0.merges == nil) || $0.keepsEveryValue }) { return entries }
-        let notNull = entry.item.column.map { PlaceholderQuoting.text(" AND source.\(id: differ.currentName(ofOldColumn: $0, in: entry.item.table)) IS NOT NULL") } ?? ""
+        let notNull: SQL = entry.item.column.map { " AND source.\(id: differ.currentName(ofOldColumn: $0, in: entry.item.table)) IS NOT NULL" } ?? ""
         var restricted = change
         let rest: StepAccount.RowSet
         if claims.contains(where: { $0.merges != nil }) {
@@ -92,13 +91,14 @@ struct MappingAccountant {
         } else {
             // In model terms where every claim's rows can be said so (the predicate is for counting and archiving).
             let words = claims.filter { $0.rows != nil }.compactMap(\.rowsInWords)
-            rest = StepAccount.RowSet("NOT (" + claims.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")" + notNull,
+            let kept: [SQL] = claims.compactMap(\.rows).map { "(\($0))" }
+            rest = StepAccount.RowSet("NOT (\(kept, joinedBy: " OR "))\(notNull)",
                                       words: words.count == claims.filter({ $0.rows != nil }).count
                                         ? "the rows outside " + words.joined(separator: " and ") + (notNull.isEmpty ? "" : ", where it holds a value") : nil)
             restricted.detail += rest.words.map { " (where no mapping reads it: \($0.dropFirst("the rows ".count)))" } ?? " (in the rows no mapping reads: \(rest.predicate))"
         }
         restricted.dependsOnData = true
-        restricted.rows = StepAccount.RowSet.both(change.rows.map { StepAccount.RowSet($0) }, rest)?.predicate
+        restricted.rowSet = StepAccount.RowSet.both(change.rowSet, rest).map { StepAccount.RowSet($0.sql) }
         entries.append(.init(entry.item.restricted(to: rest), .destroyed(restricted)))
         return entries
     }
@@ -117,7 +117,8 @@ struct MappingAccountant {
         var entries = rewriting.map { StepAccount.Entry(entry.item.restricted(to: $0.rowSet), $0.fate, overwritesInPlace: true) }
         if !rewriting.contains(where: { $0.rows == nil }) {
             let words = rewriting.compactMap(\.rowsInWords)
-            let rest = StepAccount.RowSet("NOT (" + rewriting.compactMap(\.rows).map { "(\($0))" }.joined(separator: " OR ") + ")",
+            let rewritten: [SQL] = rewriting.compactMap(\.rows).map { "(\($0))" }
+            let rest = StepAccount.RowSet("NOT (\(rewritten, joinedBy: " OR "))",
                                           words: words.count == rewriting.count ? "the rows outside " + words.joined(separator: " and ") : nil)
             entries.append(.init(entry.item.restricted(to: rest), entry.fate))
         }
@@ -170,7 +171,7 @@ struct MappingAccountant {
             let rows = try filterPredicate(of: mapping)
             let rowsInWords = Self.selection(of: mapping)
             /// A claim on a column (or, with `column` nil, a join table's links).
-            func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: String? = nil, reachedInWords: String? = nil,
+            func claim(_ table: String, _ column: String?, _ fate: StepAccount.Fate, reached: SQL? = nil, reachedInWords: String? = nil,
                        derived: StepAccount.Location? = nil, overwrites: Bool = false) {
                 let own = table == sourceTable.name
                 let keepsEveryValue = own && column.map { column in mapping.filter.map { isNotNullFilter($0, column: column, table: table) } ?? false } ?? false
@@ -303,21 +304,19 @@ struct MappingAccountant {
     /// they join through. A column of another table is read only in the rows the join reaches
     /// (`reached`, and in model terms `reachedInWords`: `the Status rows an Issue links to through
     /// Issue.status`).
-    func reads(_ expression: String, from entity: String) -> [(table: String, column: String, reached: String?, reachedInWords: String?)] {
-        var found: [(String, String, String?, String?)] = []
+    func reads(_ expression: String, from entity: String) -> [(table: String, column: String, reached: SQL?, reachedInWords: String?)] {
+        var found: [(String, String, SQL?, String?)] = []
         for (_, path) in SourceKeyPath.occurrences(in: expression) {
             guard case let .success(resolved) = path.resolve(from: entity, in: source) else { continue }
             var current = entity
-            var reached: String? = nil
+            var reached: SQL? = nil
             var reachedInWords: String? = nil
             for hop in resolved.hops {
                 guard let holder = differ.old.table(forEntity: source.rootEntity(of: hop.entity)) else { break }
                 if let key = holder.column(withOrigin: .relationship(entity: hop.entity, relationship: hop.relationship)) {
                     found.append((holder.name, key.name, reached, reachedInWords))
                     let live = differ.currentName(ofOldColumn: key.name, in: holder.name)
-                    reached = PlaceholderQuoting.text(
-                        "EXISTS (SELECT 1 FROM \(table: differ.currentName(ofOldTable: holder.name)) AS tm_holder WHERE tm_holder.\(id: live) = \(compiler.referenced("source", entity: hop.destination)))"
-                    )
+                    reached = "EXISTS (SELECT 1 FROM \(table: differ.currentName(ofOldTable: holder.name)) AS tm_holder WHERE tm_holder.\(id: live) = \(compiler.referenced("source", entity: hop.destination)))"
                     let article = hop.entity.first.map { "AEIOU".contains($0) } == true ? "an" : "a"
                     reachedInWords = "the \(hop.destination) rows \(article) \(hop.entity) links to through \(hop.entity).\(hop.relationship)"
                 } else {
@@ -334,17 +333,17 @@ struct MappingAccountant {
     }
 
     /// The mapping's filter as SQL over its source row (key paths joined), nil without a filter.
-    func filterPredicate(of mapping: EntityMapping) throws -> String? {
+    func filterPredicate(of mapping: EntityMapping) throws -> SQL? {
         guard let filter = mapping.filter, let table = compiler.sourceTable(of: mapping.source) else { return nil }
         var selection = MappingCompiler.Selection()
         let rewritten = try compiler.rewrite(filter, from: mapping.source, into: &selection)
-        guard !selection.joins.isEmpty else { return PlaceholderQuoting.text(rewritten) }
+        guard !selection.joins.isEmpty else { return rewritten }
         if let key = compiler.sourceKey(of: mapping.source) {
             // A keyed row is the one its key names.
             let columns: [SQL] = key.map { "source.\(id: $0)" }
-            return PlaceholderQuoting.text("(\(columns, joinedBy: ", ")) IN (SELECT \(columns, joinedBy: ", ") FROM \(selection.from(table)) WHERE \(rewritten))")
+            return "(\(columns, joinedBy: ", ")) IN (SELECT \(columns, joinedBy: ", ") FROM \(selection.from(table)) WHERE \(rewritten))"
         }
-        return PlaceholderQuoting.text("source.id IN (SELECT source.id FROM \(selection.from(table)) WHERE \(rewritten))")
+        return "source.id IN (SELECT source.id FROM \(selection.from(table)) WHERE \(rewritten))"
     }
 
     /// The rows a mapping's filter selects, in words (nil without a filter).

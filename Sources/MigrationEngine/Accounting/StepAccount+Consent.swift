@@ -19,7 +19,7 @@ extension StepAccount {
     var keptForTheWayBack: [DestructiveChange] {
         entries.compactMap { entry in
             guard entry.overwrittenByWayBack == true, let column = entry.item.column else { return nil }
-            return DestructiveChange(kind: .custom, table: entry.item.table, column: column, rows: entry.item.rows?.predicate,
+            return DestructiveChange(kind: .custom, table: entry.item.table, column: column, rowSet: entry.item.rows,
                                      detail: "keeps \(entry.item.table).\(column)\(entry.item.property.map { " (\($0))" } ?? ""): the way up rewrites it in place")
         }
     }
@@ -38,7 +38,7 @@ extension StepAccount {
             case let .transformed(by): how = "read by \(by)"
             case let .carried(location): how = "carried to \(location)"
             }
-            return DestructiveChange(kind: .dropColumn, table: entry.item.table, column: column, rows: entry.item.rows?.predicate,
+            return DestructiveChange(kind: .dropColumn, table: entry.item.table, column: column, rowSet: entry.item.rows,
                                      detail: "drops \(entry.item.table).\(column)\(entry.item.property.map { " (\($0))" } ?? ""), \(how)"
                                         + (entry.wayBackSentence.map { ": " + $0 } ?? ""))
         }
@@ -54,7 +54,7 @@ extension StepAccount {
         entries.compactMap { entry in
             guard entry.overwritesInPlace == true, case let .transformed(by) = entry.fate else { return nil }
             let what = entry.item.column.map { "\(entry.item.table).\($0)" } ?? entry.item.table
-            return DestructiveChange(kind: .custom, table: entry.item.table, column: entry.item.column, rows: entry.item.rows?.predicate,
+            return DestructiveChange(kind: .custom, table: entry.item.table, column: entry.item.column, rowSet: entry.item.rows,
                                      detail: "\(by) overwrites \(what)\(entry.item.property.map { " (\($0))" } ?? "")"
                                         + (entry.item.rows.map { " \($0.clause)" } ?? "")
                                         + (entry.changedOnly == true ? "; the archive keeps the values it changes (the way back carries the others back as they are)" : ""))

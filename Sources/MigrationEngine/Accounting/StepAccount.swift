@@ -123,7 +123,10 @@ public struct StepAccount: Sendable, Hashable, Codable {
             self.words = words
         }
 
-        /// The rows the account's text `predicate` selects (`{schema}` for the tenant's schema).
+        /// The rows the account's text `predicate` selects (`{schema}` for the tenant's schema): a
+        /// predicate read back from a plan's JSON. Text cannot tell the placeholder from the same
+        /// characters inside a literal or a name (an enum value `{schema}`), which read as the schema
+        /// too, so the engine never runs a predicate read back: its own stay typed (``sql``).
         public init(_ predicate: String, words: String? = nil) {
             let parts = predicate.components(separatedBy: PlaceholderQuoting.schema)
             let sql = parts.dropFirst().reduce(SQL(fragments: parts[0].isEmpty ? [] : [.text(parts[0])])) { sql, part in

@@ -268,7 +268,7 @@ struct FusedAttribution {
             guard let name = forward[pair].table(item.table), pairKeys[pair].contains(name + "."),
                   var rows = wholeRows(item, pair: pair) else { return nil }
             rows[rows.count - 1].entities = removed
-            rows[rows.count - 1].rows = PlaceholderQuoting.text("source.\"entity\" IN (\(literals: removed))")
+            rows[rows.count - 1].rows = "source.\"entity\" IN (\(literals: removed))"
             result += rows
         }
         return result

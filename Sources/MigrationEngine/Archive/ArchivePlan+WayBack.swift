@@ -27,8 +27,8 @@ extension ArchivePlan {
             // A keyed table's rows are kept by their key (``ArchiveRowKey``), `row_id` 0.
             let rowKey = ArchiveRowKey(proof.table, in: sourceSchema)
             let row: SQL = rowKey.map { "0, \($0.text(of: "source") { names.liveColumn($0, of: proof.table) })" } ?? "source.id"
-            let marker: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, \(raw: rowKey == nil ? "" : "row_key, ")value, left_value, compares, target) "
-                + "SELECT \(entry)\(bind: .text(WayBackProof.markerColumn)), 0, \(raw: rowKey == nil ? "" : "NULL, ")\(bind: .text(proof.signature)), \(bind: .text(proof.file)), false, "
+            let marker: SQL = "INSERT INTO \(table: TenantArchive.tableName) (step_from, step_to, table_name, column_name, row_id, \((rowKey == nil ? "" : "row_key, ") as SQL)value, left_value, compares, target) "
+                + "SELECT \(entry)\(bind: .text(WayBackProof.markerColumn)), 0, \((rowKey == nil ? "" : "NULL, ") as SQL)\(bind: .text(proof.signature)), \(bind: .text(proof.file)), false, "
                 + "\(RecordedWayBack.target(of: proof, columns: columns)) "
                 + "UNION ALL SELECT \(entry)"
             func value(_ column: WayBackProof.Column) -> SQL { "source.\(id: names.liveColumn(column.name, of: proof.table))::text" }
@@ -40,7 +40,7 @@ extension ArchivePlan {
                     + "FROM \(proof.from)\(spared)"
             }
             // Several columns of one table: one pass over its rows.
-            let rows: [SQL] = columns.map { "(\(literal: $0.name), \(value($0)), \($0.derived), \($0.selects), \(raw: $0.spares ? "true" : "false"))" }
+            let rows: [SQL] = columns.map { "(\(literal: $0.name), \(value($0)), \($0.derived), \($0.selects), \(($0.spares ? "true" : "false") as SQL))" }
             return marker + "tm_v.column_name, \(row), tm_v.value, pg_catalog.jsonb_build_array(tm_v.derived)::text, true, NULL "
                 + "FROM \(proof.from) CROSS JOIN LATERAL (VALUES \(rows, joinedBy: ", ")) AS tm_v(column_name, value, derived, selects, spares) "
                 + "WHERE NOT tm_v.spares OR NOT tm_v.selects OR tm_v.value IS DISTINCT FROM tm_v.derived"

@@ -79,7 +79,7 @@ struct ArchivePlan: Sendable {
         /// The source table and column (the step's first version's names).
         var table: String
         var column: String?
-        var rows: String?
+        var rows: SQL?
         /// A narrowing: archived before the step's type changes, where the cast changes the value.
         var narrowing: Bool
         /// The rows of these removed entities (whole rows of a table that stays).
@@ -109,7 +109,7 @@ struct ArchivePlan: Sendable {
         /// in the archive.
         var changedOnly = false
 
-        init(table: String, column: String?, rows: String?, narrowing: Bool) {
+        init(table: String, column: String?, rows: SQL?, narrowing: Bool) {
             self.table = table
             self.column = column
             self.rows = rows
@@ -169,7 +169,7 @@ struct ArchivePlan: Sendable {
     static func items(account: StepAccount, names: ArchiveNames, sourceSchema: RelationalSchema) -> [Item] {
         var byKey: [String: Item] = [:]
         var order: [String] = []
-        func add(_ table: String, _ column: String?, _ rows: String?, narrowing: Bool = false, entities: [String]? = nil, derived: [String] = [],
+        func add(_ table: String, _ column: String?, _ rows: SQL?, narrowing: Bool = false, entities: [String]? = nil, derived: [String] = [],
                  someLinks: Bool = false) {
             guard !table.isEmpty, sourceSchema.table(named: table) != nil else { return }
             // A table that goes is archived as whole rows, once (of a join table whose links move
@@ -179,7 +179,7 @@ struct ArchivePlan: Sendable {
             item.entities = wholeTable ? nil : entities
             item.derived = wholeTable ? [] : derived
             if var existing = byKey[item.key] {
-                existing.rows = (existing.rows == nil || item.rows == nil) ? nil : "(\(existing.rows!)) OR (\(item.rows!))"
+                existing.rows = (existing.rows == nil || item.rows == nil) ? nil : "(\(existing.rows!)) OR (\(item.rows!))" as SQL
                 existing.entities = existing.entities.map { $0 + (item.entities ?? []) }
                 existing.derived += item.derived.filter { !existing.derived.contains($0) }
                 existing.narrowing = existing.narrowing && item.narrowing
@@ -202,26 +202,26 @@ struct ArchivePlan: Sendable {
                 guard !change.table.isEmpty else { continue }
                 if change.kind == .narrowType || change.kind == .removeEnumValues {
                     // (Values an enum loses: copied before its rebuild, in the rows holding them.)
-                    add(item.table, item.column, item.rows?.predicate, narrowing: true)
+                    add(item.table, item.column, item.rows?.sql, narrowing: true)
                 } else {
                     let entities = change.kind == .deleteRows ? item.property?.components(separatedBy: ", ") : nil
-                    add(item.table, column, item.rows?.predicate, entities: entities, someLinks: change.kind == .dropLinks && item.kind == .links && !deletesRows)
+                    add(item.table, column, item.rows?.sql, entities: entities, someLinks: change.kind == .dropLinks && item.kind == .links && !deletesRows)
                 }
             case .transformed where entry.overwritesInPlace == true:
-                add(item.table, item.column, item.rows?.predicate)
+                add(item.table, item.column, item.rows?.sql)
             case .transformed where entry.reversible == true:
                 continue
             case .carried where entry.overwrittenByWayBack == true:
                 // Carried as it is, but the way back rewrites it in place: archived, so that it can
                 // give back what this version had.
-                add(item.table, column, item.rows?.predicate)
+                add(item.table, column, item.rows?.sql)
             case .transformed, .carried:
                 // Kept elsewhere, or read and written in another form: the way back may not give it
                 // back exactly, so what the step drops is archived.
                 if let column, names.survivingColumns[item.table + "." + column] == nil {
                     let survivor = names.survivingTables[item.table]
                     let derived = (entry.derived ?? []).filter { $0.table == survivor }.compactMap(\.column)
-                    add(item.table, column, item.rows?.predicate, derived: derived)
+                    add(item.table, column, item.rows?.sql, derived: derived)
                 } else if column == nil, names.survivingTables[item.table] == nil {
                     add(item.table, nil, nil)
                 }
@@ -234,8 +234,8 @@ struct ArchivePlan: Sendable {
             for table in sourceSchema.tables where names.survivingTables[table.name] != nil {
                 for foreignKey in table.foreignKeys where foreignKey.referencedTable == deleted.table && foreignKey.columns.count == 1 {
                     let column = foreignKey.columns[0]
-                    let referring = PlaceholderQuoting.text("source.\(id: names.liveColumn(column, of: table.name)) IN (SELECT source.id FROM "
-                        + "\(table: names.liveTable(deleted.table)) AS source WHERE \(raw: rows))")
+                    let referring: SQL = "source.\(id: names.liveColumn(column, of: table.name)) IN (SELECT source.id FROM "
+                        + "\(table: names.liveTable(deleted.table)) AS source WHERE \(rows))"
                     if case .joinTable = table.origin {
                         add(table.name, nil, referring)
                     } else if foreignKey.onDelete == .cascade {
@@ -295,7 +295,7 @@ struct ArchivePlan: Sendable {
             }
             value = "(\(Self.jsonObject(members)))::text"
         }
-        if let rows = item.rows { conditions.append("(\(StepAccount.RowSet(rows).sql))") }
+        if let rows = item.rows { conditions.append("(\(rows))") }
         let whereClause: SQL = conditions.isEmpty ? "" : " WHERE \(conditions, joinedBy: " AND ")"
         let pair = pairs[item.pair]
         var targetColumn: SQL = target == nil ? "" : ", target"

@@ -299,7 +299,7 @@ extension StepArchive {
                                               of: targetTable, endSchema: restore.endSchema, madeAnew: madeAnew,
                                               fingerprint: jsonObjectText) {
             // Found once per entry; an entry whose target no row is now stays in the archive.
-            from.append(" CROSS JOIN LATERAL (SELECT \(id)::\(raw: target.type.rawValue) AS id) AS link")
+            from.append(" CROSS JOIN LATERAL (SELECT \(id)\(target.type.cast) AS id) AS link")
             value = "link.id"
             byTarget = true
             conditions.append("(a.value IS NULL OR link.id IS NOT NULL)")
@@ -361,7 +361,7 @@ extension StepArchive {
         let sql: SQL = "WITH restored AS (INSERT INTO \(qualified) (\(ids: members.map(\.column)))\(target.overridingSystemValue) SELECT \(members.map(\.value), joinedBy: ", ") "
             + "FROM \(archiveTable) AS a WHERE \(conditions, joinedBy: " AND ") ON CONFLICT DO NOTHING RETURNING \(returning)), "
             + "used AS (DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used) RETURNING 1), "
-            + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) AND \(raw: leavingTheRest ? "false" : "true") "
+            + "kept AS (UPDATE \(archiveTable) AS a SET superseded = true WHERE \(entryIs("a", restore.key, table, "")) AND \((leavingTheRest ? "false" : "true") as SQL) "
             + "AND NOT EXISTS (SELECT FROM restored AS r WHERE \(used)) RETURNING 1) "
             + "SELECT (SELECT pg_catalog.count(*) FROM used), (SELECT pg_catalog.count(*) FROM kept)"
         let count = try usedAndSuperseded(sql)

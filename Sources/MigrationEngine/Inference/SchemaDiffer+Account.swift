@@ -71,7 +71,7 @@ extension SchemaDiffer {
             words: "the rows of \(losing.joined(separator: ", ")) where it holds a value")
         let what = property(newColumn.origin) ?? newColumn.name
         account.append(.init(kind: .column, table: oldTable.name, column: oldColumn.name, property: property(oldColumn.origin), rows: rows),
-                       .destroyed(DestructiveChange(kind: .hideValues, table: oldTable.name, column: oldColumn.name, rows: rows.predicate,
+                       .destroyed(DestructiveChange(kind: .hideValues, table: oldTable.name, column: oldColumn.name, rowSet: rows,
                            detail: "\(what) belongs to \(newOwners.joined(separator: ", ")) only: rows of \(losing.joined(separator: ", ")) that do not become one lose their values (left unseen in \(newTable.name).\(newColumn.name))")))
     }
 }

@@ -74,7 +74,7 @@ extension SchemaDiffer {
         let rows = StepAccount.RowSet("source.\(id: oldColumn.name)::text IN (\(literals: removed))" as SQL,
                                       words: "the rows holding \(values)")
         account.append(.init(kind: .column, table: oldTable.name, column: oldColumn.name, property: property(oldColumn.origin), rows: rows),
-                       .destroyed(DestructiveChange(kind: .removeEnumValues, table: oldTable.name, column: oldColumn.name, rows: rows.predicate,
+                       .destroyed(DestructiveChange(kind: .removeEnumValues, table: oldTable.name, column: oldColumn.name, rowSet: rows,
                            detail: "removes \(values) from enum(\(type.name)): \(table.name).\(column.name) holds \(instead) instead in the rows holding "
                                + (removed.count == 1 ? "it" : "them"))))
         return typed

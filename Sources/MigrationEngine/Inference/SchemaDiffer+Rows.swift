@@ -40,7 +40,7 @@ extension SchemaDiffer {
                 let rows = StepAccount.RowSet("source.\"entity\" IN (\(literals: removed))" as SQL,
                                               words: "the rows of \(removed.joined(separator: ", "))")
                 account.append(.init(kind: .rows, table: oldTable.name, property: removed.joined(separator: ", "), rows: rows),
-                               .destroyed(DestructiveChange(kind: .deleteRows, table: oldTable.name, rows: rows.predicate,
+                               .destroyed(DestructiveChange(kind: .deleteRows, table: oldTable.name, rowSet: rows,
                     detail: "deletes the rows of \(removed.joined(separator: ", ")), which no longer exist, from \(oldTable.name)")))
             }
             if target == nil, removed.isEmpty, !groups.isEmpty { emptiedTables.insert(oldTable.name) }

@@ -80,8 +80,8 @@ struct DistinctRows: Sendable, Hashable {
     var tearDown: SQL { "DROP TABLE \(table: keysTable)" }
 
     /// A join of the keys to the rows `source`, on the first rows, aliased `alias`.
-    func joinFirstRows(as alias: String) -> SQL {
-        "JOIN \(table: keysTable) AS \(raw: alias) ON \(raw: alias).first = source.id"
+    func joinFirstRows(as alias: SQLAlias) -> SQL {
+        "JOIN \(table: keysTable) AS \(alias: alias) ON \(alias: alias).first = source.id"
     }
 
     /// The rows (over `source`, S) whose value of `column` is not the value of their key's first

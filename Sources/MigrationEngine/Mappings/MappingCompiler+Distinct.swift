@@ -48,10 +48,10 @@ extension MappingCompiler {
         guard let distinct = target.distinct, let rows = try distinctRows(target) else {
             throw MappingCompileError("mapping \(target.name) is not a distinct mapping")
         }
-        let alias = "tm_key_\(selection.joins.count)"
+        let alias = SQLAlias("tm_key_\(selection.joins.count)")
         let key = try rewrite(Self.expression(distinct.key, at: path), from: entity, into: &selection)
-        selection.joins.append("LEFT JOIN \(table: rows.keysTable) AS \(raw: alias) ON \(raw: alias).key = (\(key))")
-        return "\(raw: alias).id"
+        selection.joins.append("LEFT JOIN \(table: rows.keysTable) AS \(alias: alias) ON \(alias: alias).key = (\(key))")
+        return "\(alias: alias).id"
     }
 
     /// `expression` over the row a key path leads to: each of its key paths starts at `path`

@@ -22,9 +22,9 @@ extension MappingCompiler {
 
     /// `alias`'s column that a to-one into `entity` (a source entity) refers to: `id`, or the one
     /// column of its key.
-    func referenced(_ alias: String, entity: String) -> SQL {
-        guard let key = sourceKey(of: entity), key.count == 1 else { return "\(raw: alias).id" }
-        return "\(raw: alias).\(id: key[0])"
+    func referenced(_ alias: SQLAlias, entity: String) -> SQL {
+        guard let key = sourceKey(of: entity), key.count == 1 else { return "\(alias: alias).id" }
+        return "\(alias: alias).\(id: key[0])"
     }
 
     /// The column `source` and `source.id` read in a row of `entity`: `id`, or its key's one column.
@@ -37,8 +37,8 @@ extension MappingCompiler {
     }
 
     /// `source.k AS tm_key0, …` for the subquery whose rows `keyMatch` finds again.
-    static func keySelect(_ key: [String], of alias: String = "source") -> [SQL] {
-        key.enumerated().map { "\(raw: alias).\(id: $0.element) AS tm_key\(int: $0.offset)" }
+    static func keySelect(_ key: [String], of alias: SQLAlias = "source") -> [SQL] {
+        key.enumerated().map { "\(alias: alias).\(id: $0.element) AS tm_key\(int: $0.offset)" }
     }
 
     /// `target.k = s.tm_key0 AND …`: the target row is the subquery's row `s`.

@@ -8,7 +8,10 @@ extension MappingCompiler {
     /// - `{source:Entity}`: the quoted, qualified table of a source entity, as named while the
     ///   mappings run (a table the step drops still exists then);
     /// - `{source:Entity.relationship}`: the join table of a source many-to-many or
-    ///   one-directional to-many relationship.
+    ///   one-directional to-many relationship;
+    /// - `{enum:name}`: an enum type of the step's versions, qualified in the tenant's schema, for a
+    ///   cast (`CAST(x AS {enum:order_status})`): the mappings run with `search_path = pg_catalog,
+    ///   pg_temp`, where a bare type name is not found (42704) and no role can put one before it.
     ///
     /// The expression's own text goes in as it is (`raw:`): it is the mapping author's SQL, which
     /// the migration runs by design (the preflight parses it first); only the names it asks for
@@ -28,7 +31,10 @@ extension MappingCompiler {
 
     private func placeholder(_ name: String) throws -> SQL {
         if name == "schema" { return SQL.schema }
-        guard name.hasPrefix("source:") else { throw KeyPathError("unknown placeholder {\(name)}; use {schema}, {source:Entity} or {source:Entity.relationship}") }
+        if name.hasPrefix("enum:") { return try enumType(String(name.dropFirst("enum:".count))) }
+        guard name.hasPrefix("source:") else {
+            throw KeyPathError("unknown placeholder {\(name)}; use {schema}, {source:Entity}, {source:Entity.relationship} or {enum:name}")
+        }
         let path = name.dropFirst("source:".count).split(separator: ".").map(String.init)
         guard let entity = path.first, source.entity(named: entity) != nil else {
             throw KeyPathError("{\(name)}: version \(source.name) has no entity \(path.first ?? "")")
@@ -38,6 +44,15 @@ extension MappingCompiler {
             throw KeyPathError("{\(name)}: \(entity).\(path.count == 2 ? path[1] : "") has no join table in \(source.name)")
         }
         return "\(table: table.name)"
+    }
+
+    /// `{enum:name}`: the enum type `name` of the destination version (or of the source, which
+    /// still has it while the mappings run), in the tenant's schema, as the step's own casts name it.
+    private func enumType(_ name: String) throws -> SQL {
+        guard differ.destination.enums.contains(where: { $0.name == name }) || source.enums.contains(where: { $0.name == name }) else {
+            throw KeyPathError("{enum:\(name)}: neither \(source.name) nor \(differ.destination.name) has an enum \(name)")
+        }
+        return "\(table: name)"
     }
 
     /// The join table of a source relationship (owned by either end), as named while mappings

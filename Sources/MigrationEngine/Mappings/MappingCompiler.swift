@@ -42,7 +42,7 @@ struct MappingCompiler {
     /// The SQL of one key path: the column expression and the joins it needs.
     struct Selection {
         var joins: [SQL] = []
-        var joinAliases: Set<String> = []
+        var joinAliases: Set<SQLAlias> = []
 
         /// `FROM <schema>."table" AS source LEFT JOIN …`, for the source table `table`.
         func from(_ table: String) -> SQL {
@@ -59,10 +59,10 @@ struct MappingCompiler {
             guard case let .success(resolved) = path.resolve(from: entity, in: source) else {
                 throw KeyPathError("cannot resolve source.\(path.segments.joined(separator: ".")) from \(entity)")
             }
-            var alias = "source"
+            var alias: SQLAlias = "source"
             var current = entity
             for hop in resolved.hops {
-                let next = alias + "_" + hop.relationship
+                let next = alias.appending(hop.relationship)
                 if selection.joinAliases.insert(next).inserted {
                     selection.joins.append(try join(hop, from: alias, entity: current, as: next))
                 }
@@ -71,7 +71,7 @@ struct MappingCompiler {
             }
             let column = resolved.column == "id" ? try identityColumn(of: current) : currentColumn(resolved.column, of: current)
             result.append(try substitutePlaceholders(String(expression[rest..<range.lowerBound])))
-            result.append("\(raw: alias).\(id: column)")
+            result.append("\(alias: alias).\(id: column)")
             rest = range.upperBound
         }
         result.append(try substitutePlaceholders(String(expression[rest...])))
@@ -84,11 +84,11 @@ struct MappingCompiler {
         return differ.currentName(ofOldColumn: column, in: table.name)
     }
 
-    private func join(_ hop: SourceKeyPath.Resolved.Hop, from alias: String, entity: String, as next: String) throws -> SQL {
+    private func join(_ hop: SourceKeyPath.Resolved.Hop, from alias: SQLAlias, entity: String, as next: SQLAlias) throws -> SQL {
         guard let table = sourceTable(of: hop.destination) else { throw KeyPathError("no table for \(hop.destination)") }
         if let holder = differ.old.table(forEntity: source.rootEntity(of: hop.entity)),
            let column = holder.column(withOrigin: .relationship(entity: hop.entity, relationship: hop.relationship)) {
-            return "LEFT JOIN \(table: table) AS \(raw: next) ON \(referenced(next, entity: hop.destination)) = \(raw: alias).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name))"
+            return "LEFT JOIN \(table: table) AS \(alias: next) ON \(referenced(next, entity: hop.destination)) = \(alias: alias).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name))"
         }
         // A one-to-one whose foreign key is on the other side.
         guard let inverse = source.entity(named: hop.entity)?.relationship(named: hop.relationship)?.inverse,
@@ -96,7 +96,7 @@ struct MappingCompiler {
               let column = holder.column(withOrigin: .relationship(entity: hop.destination, relationship: inverse)) else {
             throw KeyPathError("\(hop.entity).\(hop.relationship) has no foreign key to join through")
         }
-        return "LEFT JOIN \(table: table) AS \(raw: next) ON \(raw: next).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name)) = \(referenced(alias, entity: hop.entity))"
+        return "LEFT JOIN \(table: table) AS \(alias: next) ON \(alias: next).\(id: differ.currentName(ofOldColumn: column.name, in: holder.name)) = \(referenced(alias, entity: hop.entity))"
     }
 
     /// `WHERE` conditions: the filter, and the source entity's rows in a shared hierarchy table.

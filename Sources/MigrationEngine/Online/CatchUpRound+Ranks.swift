@@ -43,7 +43,7 @@ extension CatchUpRound {
                 updates += links.map { table, column in
                     "UPDATE \(shadowTable(table)) AS t SET \(id: column) = \(to) FROM \(ranks) AS m WHERE t.\(id: column) = \(from) RETURNING 1"
                 }
-                let parts: [SQL] = updates.enumerated().map { index, update in "tm_u\(raw: String(index)) AS (\(update))" }
+                let parts: [SQL] = updates.enumerated().map { index, update in "tm_u\(int: index) AS (\(update))" }
                 try connection.execute("WITH \(parts, joinedBy: ", ") SELECT pg_catalog.count(*) FROM tm_u0", schema: shadow)
             }
             var statements: [SQL] = ["UPDATE \(keys) AS k SET id = m.new_id FROM \(ranks) AS m WHERE k.id = m.old_id"]

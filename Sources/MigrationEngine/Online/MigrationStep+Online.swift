@@ -120,7 +120,7 @@ extension MigrationStep {
     /// row through H's key) is followed: catch-up knows which rows of H refer to which.
     private func predicateReadingOtherRows() -> String? {
         let distinct = distinctPredicates + rowLocalPolicyLossPredicates
-        let predicates = archivePlan.items.compactMap(\.rows) + account.entries.compactMap(\.item.rows?.predicate)
+        let predicates = archivePlan.items.compactMap(\.rows).map(PlaceholderQuoting.text) + account.entries.compactMap(\.item.rows?.predicate)
         guard let predicate = predicates.first(where: { predicate in
             Self.readsOtherRows(Self.withoutHolderTests(distinct.reduce(predicate) { $0.replacingOccurrences(of: $1, with: "true") }))
         }) else { return nil }

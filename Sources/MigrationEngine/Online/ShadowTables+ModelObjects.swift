@@ -29,7 +29,7 @@ extension ShadowTables {
 
     /// `alias.column` as a table of the schema the statement is rendered for takes it: a value of
     /// an enum of the model through its text into that schema's type of the name.
-    public static func carried(_ alias: String, _ column: Column) -> SQL {
-        column.type.enumName == nil ? "\(raw: alias).\(id: column.name)" : "\(raw: alias).\(id: column.name)\(column.type.cast)"
+    public static func carried(_ alias: SQLAlias, _ column: Column) -> SQL {
+        column.type.enumName == nil ? "\(alias: alias).\(id: column.name)" : "\(alias: alias).\(id: column.name)\(column.type.cast)"
     }
 }
