@@ -56,13 +56,6 @@ public struct ERDiagram: Hashable, Sendable {
         public var rows: [Row]
         /// How the entity changed, in a marked diagram.
         public var change: Change?
-
-        /// A box for the entity `name`.
-        public init(name: String, rows: [Row], change: Change? = nil) {
-            self.name = name
-            self.rows = rows
-            self.change = change
-        }
     }
 
     /// One row of a box.

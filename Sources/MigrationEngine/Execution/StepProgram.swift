@@ -62,25 +62,6 @@ struct StepProgram: Sendable {
     var mappings: [Mapping] = []
     var mapped: Mapped?
 
-    /// An inferred step's program.
-    init(inferred changes: InferredChanges) {
-        let operations = changes.operations
-        let dataEnd = changes.schemaOperationCount + changes.dataOperationCount
-        schemaChanges = operations[..<changes.schemaOperationCount].statements
-        dataMoves = operations[changes.schemaOperationCount..<dataEnd].statements
-        closing = operations[dataEnd...].statements
-        validatesClosing = false
-    }
-
-    init(schemaChanges: [Statement], dataMoves: [Statement], closing: [Statement], validatesClosing: Bool, mappings: [Mapping], mapped: Mapped?) {
-        self.schemaChanges = schemaChanges
-        self.dataMoves = dataMoves
-        self.closing = closing
-        self.validatesClosing = validatesClosing
-        self.mappings = mappings
-        self.mapped = mapped
-    }
-
     /// What goes once every mapping set its relationships: the distinct mappings' keys tables.
     var mappingsTearDown: [SQL] {
         mappings.compactMap { if case let .perKey(rows) = $0.ids { rows.tearDown } else { nil } }
@@ -121,6 +102,19 @@ struct StepProgram: Sendable {
         lines += closing.map(\.sql)
         lines += mappings.compactMap { $0.mapping.policy.map { "-- policy \(comment: $0): validate, end" } }
         return lines
+    }
+}
+
+// In an extension, so that the struct keeps Swift's memberwise initializer, which builds a mapped
+// step's program (MappingModel's compile) and a program with adopted names (AdoptedNames).
+extension StepProgram {
+    /// An inferred step's program.
+    init(inferred changes: InferredChanges) {
+        let operations = changes.operations
+        let dataEnd = changes.schemaOperationCount + changes.dataOperationCount
+        self.init(schemaChanges: operations[..<changes.schemaOperationCount].statements,
+                  dataMoves: operations[changes.schemaOperationCount..<dataEnd].statements,
+                  closing: operations[dataEnd...].statements, validatesClosing: false)
     }
 }
 

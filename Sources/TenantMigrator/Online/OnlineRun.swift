@@ -113,11 +113,10 @@ struct OnlineRun {
     /// steps, logged with its progress; on plain PostgreSQL and on Citus alike.
     func migrated(_ context: OnlineContext, statistics: StepStatistics) -> TenantMigrationResult {
         let record = context.record
-        var result = TenantMigrationResult(
+        let result = TenantMigrationResult(
             tenant: tenant, fromVersion: record.version, toVersion: tenantRun.destination.name, outcome: .migrated,
-            attempts: context.progress.cutoverAttempts, statistics: statistics, milliseconds: tenantRun.elapsed()
+            attempts: context.progress.cutoverAttempts, statistics: statistics, milliseconds: tenantRun.elapsed(), online: context.progress
         )
-        result.online = context.progress
         logger.info("migrated online \(record.version) → \(tenantRun.destination.name)", metadata: [
             "step": "\(record.version) → \(tenantRun.destination.name)", "rows_copied": "\(context.progress.rowsCopied)",
             "changes": "\(context.progress.changesCaughtUp)", "rounds": "\(context.progress.rounds)",
