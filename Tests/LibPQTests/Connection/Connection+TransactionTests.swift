@@ -27,34 +27,66 @@ import Testing
         }
     }
 
-    @Test func rollsBackWhenTheBodyThrows() async throws {
-        try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE entry (label text)")
-            #expect(throws: Boom()) {
-                try connection.transaction { connection in
-                    try connection.execute("INSERT INTO entry VALUES ('a')")
-                    throw Boom()
-                }
+    /// A way a transaction's or savepoint's body fails after inserting `'a'` into `entry`.
+    enum Failure: Sendable, CaseIterable, CustomTestStringConvertible {
+        /// The body throws an error of its own (``Boom``).
+        case bodyThrows
+        /// A statement fails: `'a'` again, in a column that is UNIQUE (23505).
+        case statementFails
+        /// A failed statement's error is swallowed: the commit or release then fails (25P02).
+        case errorSwallowed
+
+        var testDescription: String {
+            switch self {
+            case .bodyThrows: "the body throws"
+            case .statementFails: "a statement fails"
+            case .errorSwallowed: "an error is swallowed"
             }
-            #expect(!connection.isInTransaction)
-            #expect(try labels(connection) == [])
-            // The connection is idle again, not stuck in a transaction.
-            try connection.transaction { _ = try $0.execute("INSERT INTO entry VALUES ('b')") }
-            #expect(try labels(connection) == ["b"])
+        }
+
+        /// The SQLSTATE the failure ends in, by name and by code; nil for ``Boom``.
+        var sqlState: (named: SQLState, code: String)? {
+            switch self {
+            case .bodyThrows: nil
+            case .statementFails: (.uniqueViolation, "23505")
+            case .errorSwallowed: (.inFailedSQLTransaction, "25P02")
+            }
+        }
+
+        /// Inserts `'a'`, then fails this way.
+        func body(_ connection: Connection) throws {
+            try connection.execute("INSERT INTO entry VALUES ('a')")
+            switch self {
+            case .bodyThrows: throw Boom()
+            case .statementFails: try connection.execute("INSERT INTO entry VALUES ('a')")
+            case .errorSwallowed: _ = try? connection.execute("SELECT 1/0")
+            }
+        }
+
+        /// Expects `run` (the body in a transaction or savepoint) to end in this failure.
+        func expectFailure(_ run: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            guard let sqlState else {
+                #expect(throws: Boom(), sourceLocation: sourceLocation) { try run() }
+                return
+            }
+            let error = try expectPostgresError(sourceLocation: sourceLocation, run)
+            #expect(error.sqlState == sqlState.named, sourceLocation: sourceLocation)
+            #expect(error.sqlState?.rawValue == sqlState.code, sourceLocation: sourceLocation)
         }
     }
 
-    @Test func rollsBackWhenAStatementFails() async throws {
+    /// A transaction whose body fails, whichever way, keeps none of its writes, and leaves the
+    /// connection idle (not stuck in a transaction) and usable.
+    @Test(arguments: Failure.allCases)
+    func rollsBackWhenTheBodyFails(_ failure: Failure) async throws {
         try await TestPostgres.withDatabase { connection in
             try connection.script("CREATE TABLE entry (label text UNIQUE)")
-            let error = try expectPostgresError {
-                try connection.transaction { connection in
-                    try connection.execute("INSERT INTO entry VALUES ('a')")
-                    try connection.execute("INSERT INTO entry VALUES ('a')")
-                }
-            }
-            #expect(error.sqlState == .uniqueViolation)
+            try failure.expectFailure { try connection.transaction { try failure.body($0) } }
+            #expect(!connection.isInTransaction)
             #expect(try labels(connection) == [])
+            #expect(try connection.scalar("SELECT 1", as: Int.self) == 1)
+            try connection.transaction { _ = try $0.execute("INSERT INTO entry VALUES ('b')") }
+            #expect(try labels(connection) == ["b"])
         }
     }
 
@@ -98,52 +130,19 @@ import Testing
         }
     }
 
-    @Test func failingStatementInASavepointLeavesTheOuterTransactionUsable() async throws {
+    /// A savepoint whose body fails by a statement (its own or a swallowed error) rolls back only
+    /// what it wrote: the outer transaction goes on and commits.
+    @Test(arguments: [Failure.statementFails, .errorSwallowed])
+    func failingSavepointLeavesTheOuterTransactionUsable(_ failure: Failure) async throws {
         try await TestPostgres.withDatabase { connection in
             try connection.script("CREATE TABLE entry (label text UNIQUE)")
             try connection.transaction { connection in
-                try connection.execute("INSERT INTO entry VALUES ('a')")
-                let error = try expectPostgresError {
-                    try connection.savepoint { _ = try $0.execute("INSERT INTO entry VALUES ('a')") }
-                }
-                #expect(error.sqlState == .uniqueViolation)
+                try connection.execute("INSERT INTO entry VALUES ('kept')")
+                try failure.expectFailure { try connection.savepoint { try failure.body($0) } }
+                #expect(connection.isInTransaction)
                 try connection.execute("INSERT INTO entry VALUES ('b')")
             }
-            #expect(try labels(connection) == ["a", "b"])
-        }
-    }
-
-    @Test func swallowedErrorMakesTheCommitFail() async throws {
-        try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE entry (label text)")
-            let error = try expectPostgresError {
-                try connection.transaction { connection in
-                    try connection.execute("INSERT INTO entry VALUES ('a')")
-                    _ = try? connection.execute("SELECT 1/0")
-                }
-            }
-            #expect(error.sqlState == .inFailedSQLTransaction)
-            #expect(error.sqlState?.rawValue == "25P02")
-            #expect(!connection.isInTransaction)
-            #expect(try labels(connection) == [])
-            #expect(try connection.scalar("SELECT 1", as: Int.self) == 1)
-        }
-    }
-
-    @Test func swallowedErrorInASavepointFailsOnlyThatSavepoint() async throws {
-        try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE entry (label text)")
-            try connection.transaction { connection in
-                try connection.execute("INSERT INTO entry VALUES ('kept')")
-                let error = try expectPostgresError {
-                    try connection.savepoint { connection in
-                        try connection.execute("INSERT INTO entry VALUES ('lost')")
-                        _ = try? connection.execute("SELECT 1/0")
-                    }
-                }
-                #expect(error.sqlState == .inFailedSQLTransaction)
-            }
-            #expect(try labels(connection) == ["kept"])
+            #expect(try labels(connection) == ["b", "kept"])
         }
     }
 

@@ -29,69 +29,79 @@ struct OnlineRunKeysTests {
         }
     }
 
-    /// A model's own sequence that a table the model does not know draws from (another schema's
-    /// default) would keep the old sequence after the cutover, and draw ids the new one gives
-    /// again: the online run is refused before anything is touched, naming the default; offline,
-    /// the sequence keeps its current value. (Without it, the model migrates online:
-    /// OnlineRunSequencesTests.)
-    @Test func aSequenceThatAnotherTableDrawsFromIsRefusedOnline() async throws {
-        let v1 = """
-            entities:
-              Part:
-                key: { type: bigint, defaultExpression: "nextval('part_seq'::regclass)" }
-                attributes:
-                  name: { type: varchar(40), allowsNarrowing: true }
-            sequences:
-              part_seq: { increment: 50 }
-            """
-        let v2 = v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
-        try await OnlineFamilyDirectory.withMigrator("Parts", versions: [("v1", v1), ("v2", v2)], logger: "OnlineKeys") { migrator, connection, conninfo in
-            _ = try await migrator.createTenant("parts", version: "v1")
-            try connection.fixtureScript("""
-                INSERT INTO tenant_parts.part (name) VALUES ('bolt'), ('nut');
-                CREATE TABLE public.part_audit (id bigint DEFAULT nextval('tenant_parts.part_seq'::regclass))
-                """)
-            await #expect {
-                _ = try await migrator.migrate(tenant: "parts", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
-            } throws: { error in
-                "\(error)".contains("default value for column id of table public.part_audit draws from the sequence part_seq, which the cutover replaces")
-            }
-            #expect(try connection.tenantVersions()["parts"]?.version == "v1")
-            _ = try await migrator.migrate(tenant: "parts", MigrationRequest(.move, to: "v2", allowDestructive: true))
-            #expect(try connection.scalar("INSERT INTO tenant_parts.part (name) VALUES ('washer') RETURNING id", as: Int64.self) == 101)
-        }
+    /// A model's own object that something the model does not know uses, which would keep the old
+    /// object after the cutover: the online run is refused before anything is touched, naming the
+    /// user, and leaves no run schema; offline, the tenant migrates.
+    struct ObjectUsedElsewhere: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        /// The family's name and its v1; v2 widens v1's `varchar(40)` to `varchar(80)`.
+        let family: (name: String, v1: String)
+        /// The tenant's name, and its rows and the object's user outside the model.
+        let tenant: (name: String, setup: String)
+        /// What the refusal says.
+        let refusal: String
+        /// A query after the offline migration, and the number it must return.
+        let afterOffline: (query: String, expected: Int64)
     }
 
-    /// A model's own enum type that a function uses would keep the old type after the cutover
-    /// (and go with the retired tables): the online run is refused before anything is touched,
-    /// naming the function; offline, the tenant migrates. (Without it, the model migrates online:
-    /// OnlineRunEnumsTests.)
-    @Test func anEnumTypeThatAFunctionUsesIsRefusedOnline() async throws {
-        let v1 = """
-            enums:
-              order_status: [new, paid]
-            entities:
-              Order:
-                attributes:
-                  status: { type: "enum(order_status)", default: new }
-                  note: { type: varchar(40), allowsNarrowing: true, optional: true }
-            """
-        let v2 = v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
-        try await OnlineFamilyDirectory.withMigrator("Orders", versions: [("v1", v1), ("v2", v2)], logger: "OnlineEnums") { migrator, connection, conninfo in
-            _ = try await migrator.createTenant("shop", version: "v1")
-            try connection.fixtureScript("""
+    static let objectsUsedElsewhere = [
+        // Another schema's default that draws from the model's sequence would draw ids the new one
+        // gives again; offline, the sequence keeps its current value. (Without it, the model
+        // migrates online: OnlineRunSequencesTests.)
+        ObjectUsedElsewhere(
+            testDescription: "a sequence that another table draws from",
+            family: ("Parts", """
+                entities:
+                  Part:
+                    key: { type: bigint, defaultExpression: "nextval('part_seq'::regclass)" }
+                    attributes:
+                      name: { type: varchar(40), allowsNarrowing: true }
+                sequences:
+                  part_seq: { increment: 50 }
+                """),
+            tenant: ("parts", """
+                INSERT INTO tenant_parts.part (name) VALUES ('bolt'), ('nut');
+                CREATE TABLE public.part_audit (id bigint DEFAULT nextval('tenant_parts.part_seq'::regclass))
+                """),
+            refusal: "default value for column id of table public.part_audit draws from the sequence part_seq, which the cutover replaces",
+            afterOffline: ("INSERT INTO tenant_parts.part (name) VALUES ('washer') RETURNING id", 101)),
+        // A function that uses the model's enum type would keep the old type (and go with the
+        // retired tables). (Without it, the model migrates online: OnlineRunEnumsTests.)
+        ObjectUsedElsewhere(
+            testDescription: "an enum type that a function uses",
+            family: ("Orders", """
+                enums:
+                  order_status: [new, paid]
+                entities:
+                  Order:
+                    attributes:
+                      status: { type: "enum(order_status)", default: new }
+                      note: { type: varchar(40), allowsNarrowing: true, optional: true }
+                """),
+            tenant: ("shop", """
                 INSERT INTO tenant_shop."order" (status, note) VALUES ('paid', 'a'), ('new', NULL);
                 CREATE FUNCTION public.is_paid(s tenant_shop.order_status) RETURNS boolean LANGUAGE sql AS $$SELECT s = 'paid'$$
-                """)
+                """),
+            refusal: "function public.is_paid(tenant_shop.order_status) uses the enum type order_status, which the cutover replaces",
+            afterOffline: ("SELECT count(*) FROM tenant_shop.\"order\" WHERE status = 'paid'", 1)),
+    ]
+
+    @Test(arguments: objectsUsedElsewhere)
+    func aModelsObjectThatSomethingElseUsesIsRefusedOnline(_ object: ObjectUsedElsewhere) async throws {
+        let v1 = object.family.v1
+        let v2 = v1.replacingOccurrences(of: "varchar(40), allowsNarrowing: true", with: "varchar(80)")
+        try await OnlineFamilyDirectory.withMigrator(object.family.name, versions: [("v1", v1), ("v2", v2)], logger: "OnlineKeys") { migrator, connection, conninfo in
+            _ = try await migrator.createTenant(object.tenant.name, version: "v1")
+            try connection.fixtureScript(object.tenant.setup)
             await #expect {
-                _ = try await migrator.migrate(tenant: "shop", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
+                _ = try await migrator.migrate(tenant: object.tenant.name, MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
             } throws: { error in
-                "\(error)".contains("function public.is_paid(tenant_shop.order_status) uses the enum type order_status, which the cutover replaces")
+                "\(error)".contains(object.refusal)
             }
-            #expect(try connection.tenantVersions()["shop"]?.version == "v1")
+            #expect(try connection.tenantVersions()[object.tenant.name]?.version == "v1")
             #expect(try connection.scalar("SELECT count(*)::int FROM pg_catalog.pg_namespace WHERE nspname LIKE '%tm_online%'", as: Int.self) == 0)
-            _ = try await migrator.migrate(tenant: "shop", MigrationRequest(.move, to: "v2", allowDestructive: true))
-            #expect(try connection.scalar("SELECT count(*)::int FROM tenant_shop.\"order\" WHERE status = 'paid'", as: Int.self) == 1)
+            _ = try await migrator.migrate(tenant: object.tenant.name, MigrationRequest(.move, to: "v2", allowDestructive: true))
+            #expect(try connection.scalar(object.afterOffline.query, as: Int64.self) == object.afterOffline.expected)
         }
     }
 
