@@ -4,8 +4,7 @@ import LibPQ
 import MigrationEngine
 
 /// What one call to ``TenantExecutor/migrate(_:to:allowDestructive:direction:on:)`` did for
-/// one tenant: the per-tenant line of a report. Only the migrator makes one (with Swift's
-/// memberwise initializer); apps read it.
+/// one tenant: the per-tenant line of a report.
 public struct TenantMigrationResult: Sendable, Codable, Hashable {
     public enum Outcome: String, Sendable, Codable {
         /// The tenant moved to ``TenantMigrationResult/toVersion``.
@@ -29,7 +28,7 @@ public struct TenantMigrationResult: Sendable, Codable, Hashable {
     /// Transactions tried (more than one when a lock timeout or deadlock forced a retry).
     public var attempts: Int
     /// Statements run, rows moved and time spent in the steps (zero unless migrated).
-    public var statistics = StepStatistics()
+    public var statistics: StepStatistics
     /// Wall time of the whole call, retries and waits included.
     public var milliseconds: Double
     /// The error, when ``outcome`` is ``Outcome/failed``.
@@ -38,6 +37,23 @@ public struct TenantMigrationResult: Sendable, Codable, Hashable {
     public var sqlState: String?
     /// How an online migration ran (its mode, progress and the app's waits); nil offline.
     public var online: OnlineProgress?
+
+    public init(
+        tenant: TenantName, fromVersion: String, toVersion: String, outcome: Outcome, attempts: Int,
+        statistics: StepStatistics = StepStatistics(), milliseconds: Double, error: String? = nil, sqlState: String? = nil,
+        online: OnlineProgress? = nil
+    ) {
+        self.tenant = tenant
+        self.fromVersion = fromVersion
+        self.toVersion = toVersion
+        self.outcome = outcome
+        self.attempts = attempts
+        self.statistics = statistics
+        self.milliseconds = milliseconds
+        self.error = error
+        self.sqlState = sqlState
+        self.online = online
+    }
 }
 
 /// A tenant's migration was refused before it touched anything, or failed and was rolled back.
