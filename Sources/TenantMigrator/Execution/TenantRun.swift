@@ -158,8 +158,9 @@ struct TenantRun {
     }
 
     /// `error` as the call's failure, recorded in the catalog (unless a trial); thrown as it is
-    /// when it came before the tenant's record was read.
-    func failure(_ error: any Error, attempt: Int, state: AttemptState) throws -> any Error {
+    /// when it came before the tenant's record was read. `failedStep` names the step an online
+    /// run's failure belongs to, where the offline path's running step is not set.
+    func failure(_ error: any Error, attempt: Int, state: AttemptState, failedStep: MigrationStep? = nil) throws -> any Error {
         let retryable = TenantExecutor.isRetryable(error)
         guard let from = state.fromVersion ?? (retryable ? (try? catalog.tenant(tenant, on: connection))?.version ?? "?" : nil) else {
             // Failed before the tenant's record was read (lost connection, missing catalog):
@@ -170,7 +171,7 @@ struct TenantRun {
         var failure = TenantMigrationError(
             tenant: tenant, fromVersion: from, toVersion: destination.name,
             reason: lockTimedOut ? .lockTimeout(lockTimeout: settings.lockTimeout) : .stepFailed,
-            failedStep: state.runningStep?.step.description,
+            failedStep: (state.runningStep?.step ?? failedStep)?.description,
             underlying: lockTimedOut ? error : state.runningStep.map { FailureDiagnosis.explaining(error, in: $0.step, schema: $0.schema, on: connection) } ?? error,
             attempts: attempt, milliseconds: elapsed()
         )

@@ -28,6 +28,10 @@ final class OnlineContext {
     /// capture's lease (``InSchemaOnlineRun``); nothing on plain PostgreSQL, whose lease is the
     /// runner's session.
     var afterRound: (() throws -> Void)?
+    /// The step a failure belongs to, for the error's "in step …" as offline: the step whose own
+    /// statement failed on the shadow, or the one whose change a data error was traced to
+    /// (``explaining(_:)``); nil when the failure is the run's own (a copy, a round, the swap).
+    var failedStep: MigrationStep?
     private var lastProgressLog = ContinuousClock.now
     private var lastPhase: OnlinePhase?
 
@@ -250,7 +254,12 @@ final class OnlineContext {
         var statistics = statistics
         for step in steps {
             log("running step \(step) on the shadow" + (whileWritesWait ? " while writes wait" : ""))
-            statistics = statistics + (try run.executor.observingStep(step) { try executor.run(step) })
+            do {
+                statistics = statistics + (try run.executor.observingStep(step) { try executor.run(step) })
+            } catch {
+                failedStep = step
+                throw error
+            }
         }
         return statistics
     }

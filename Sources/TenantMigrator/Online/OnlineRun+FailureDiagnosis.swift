@@ -8,12 +8,14 @@ extension OnlineContext {
     /// during the run that does not fit a narrowed column) names the table, the column, the row and
     /// its value. The failed statement was the shadow's copy or catch-up, not the step's own cast,
     /// so the diagnosis is asked without it: the probe itself tries the step's cast on the live rows
-    /// and finds a row only where that cast fails with the same SQLSTATE.
+    /// and finds a row only where that cast fails with the same SQLSTATE. The step found becomes
+    /// ``failedStep``.
     func explaining(_ error: any Error) -> any Error {
         guard var failure = error as? PQError, failure.sqlState?.errorClass == "22" else { return error }
         failure.statement = nil
         for step in plan.plan.steps {
             guard let diagnosis = FailureDiagnosis.diagnose(failure, in: step, schema: record.schema, on: run.connection) else { continue }
+            failedStep = step
             var annotated = diagnosis.annotating(failure)
             annotated.statement = (error as? PQError)?.statement
             return annotated

@@ -63,7 +63,8 @@ struct OnlineRun {
             if stopped != nil || tenantRun.isStop(error) {
                 throw tenantRun.interrupted(from: stopped?.fromVersion ?? context?.record.version, attempts: 1)
             }
-            throw try tenantRun.failure(context?.explaining(error) ?? error, attempt: context?.progress.cutoverAttempts ?? 1, state: state)
+            let explained = context?.explaining(error) ?? error
+            throw try tenantRun.failure(explained, attempt: context?.progress.cutoverAttempts ?? 1, state: state, failedStep: context?.failedStep)
         }
     }
 
