@@ -31,7 +31,7 @@ struct CitusAdoptedNamesTests {
             ] { _ = try connection.execute(unsafeSQL: statement) }
             #expect(try fixture.isDistributed(schema))
             let v1 = try SchemaImport.read(schema: schema, versionName: "v1", on: connection).version
-            let v1Text = try v1.yamlText()
+            let v1Text = v1.yamlText()
             let v2Text = v1Text.replacingOccurrences(of: "(qty >= 0)", with: "(qty >= -1)")
                 .replacingOccurrences(of: "code: { type: \"character varying(20)\", indexed: true }", with: "code: { type: \"character varying(20)\" }")
                 .replacingOccurrences(of: "itemses: { destination: Items, toMany: true, inverse: owner }",

@@ -103,15 +103,7 @@ struct KeyedRowsTests {
     /// `check --round-trip` over the keyed family: synthetic rows for a uuid id, a natural text key
     /// and composite keys, every pair there and back and first → last → first, every value back.
     @Test func checkRoundTripPassesOverTheKeyedFamily() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture("KeyedArchive"))
-            let report = try await migrator.checkRoundTrips(seed: 7, rowsPerEntity: 20)
-            #expect(!report.trips.isEmpty)
-            for trip in report.trips {
-                #expect(trip.passed, "\(trip.path): \(trip.error ?? "") \(trip.differences.prefix(3))")
-                #expect(trip.rows > 0, "\(trip.path)")
-            }
-        }
+        try await expectRoundTripsPass(overFixture: "KeyedArchive")
     }
 
     /// A row the app made at v2 has no archived value of Token's required label: the way down

@@ -2,6 +2,7 @@ import EntityModel
 import LibPQ
 import MigrationEngine
 import PostgresTestSupport
+import TenantMigratorTestSupport
 import Testing
 
 /// Issue 34: a mapping whose `distinct:` key is an enum column (one Status per status an issue
@@ -18,47 +19,18 @@ struct DistinctEnumKeyTests {
               title: { type: string }
               status: { type: enum(issue_status), optional: true }
         """
-    static let v2 = """
-        enums:
-          issue_status: [new, open, closed]
-        entities:
-          Issue:
-            attributes:
-              title: { type: string }
-            relationships:
-              status: { destination: Status, inverse: issues }
-          Status:
-            attributes:
-              name: { type: enum(issue_status) }
-            relationships:
-              issues: { destination: Issue, toMany: true, inverse: status }
-        """
-    static let up = """
-        source: v1
-        destination: v2
-        entityMappings:
-          - name: IssueToStatus
-            source: Issue
-            destination: Status
-            distinct: "source.status"
-            attributes:
-              name: source.status
-          - name: IssueToIssue
-            source: Issue
-            destination: Issue
-            relationships:
-              status: IssueToStatus
-        """
-    static let down = """
-        source: v2
-        destination: v1
-        entityMappings:
-          - name: IssueToIssue
-            source: Issue
-            destination: Issue
-            attributes:
-              status: source.status.name
-        """
+    /// Issue's status becomes a Status of its own, keyed by the enum value.
+    static let v2 = v1.replacingOccurrences(of: "      status: { type: enum(issue_status), optional: true }", with: """
+                relationships:
+                  status: { destination: Status, inverse: issues }
+              Status:
+                attributes:
+                  name: { type: enum(issue_status) }
+                relationships:
+                  issues: { destination: Issue, toMany: true, inverse: status }
+            """)
+    static let up = IssueStatusMappings.up
+    static let down = IssueStatusMappings.down
 
     /// v2 with Status keyed by a sequence of the model (Hibernate's way), which the app draws from next.
     static let v2Sequence = v2.replacingOccurrences(of: "  Status:\n", with: "  Status:\n    key: { type: bigint, defaultExpression: \"nextval('status_seq'::regclass)\" }\n")

@@ -121,15 +121,7 @@ struct KeyedMappingTests {
     /// `check --round-trip` over the family: synthetic rows for the uuid, text and composite keys,
     /// every pair there and back (the mapped ones too) and first → last → first, every value back.
     @Test func checkRoundTripPassesOverTheMappedKeyedFamily() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture("KeyedMapping"))
-            let report = try await migrator.checkRoundTrips(seed: 7, rowsPerEntity: 20)
-            #expect(!report.trips.isEmpty)
-            for trip in report.trips {
-                #expect(trip.passed, "\(trip.path): \(trip.error ?? "") \(trip.differences.prefix(3))")
-                #expect(trip.rows > 0, "\(trip.path)")
-            }
-        }
+        try await expectRoundTripsPass(overFixture: "KeyedMapping")
     }
 
     /// Online, such a tenant is refused before anything runs, saying why (the change capture logs

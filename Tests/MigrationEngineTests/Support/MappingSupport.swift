@@ -12,6 +12,20 @@ func fixture(_ name: String) -> URL {
     PackagePaths.root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/\(name)")
 }
 
+/// `check --round-trip` over the fixture family `name` (seed 7, 20 synthetic rows per entity):
+/// it makes trips, and every trip carries rows and passes, every value back.
+func expectRoundTripsPass(overFixture name: String) async throws {
+    try await TestPostgres.withDatabaseURL { conninfo in
+        let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: fixture(name))
+        let report = try await migrator.checkRoundTrips(seed: 7, rowsPerEntity: 20)
+        #expect(!report.trips.isEmpty)
+        for trip in report.trips {
+            #expect(trip.passed, "\(trip.path): \(trip.error ?? "") \(trip.differences.prefix(3))")
+            #expect(trip.rows > 0, "\(trip.path)")
+        }
+    }
+}
+
 /// A mapping file of the fixtures, loaded against `family`.
 func loadMapping(_ path: String, family: ModelFamily, policies: PolicyRegistry) throws -> MappingModel {
     let text = try String(contentsOf: fixture(path), encoding: .utf8)

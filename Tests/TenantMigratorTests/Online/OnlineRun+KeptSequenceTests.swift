@@ -40,32 +40,8 @@ struct OnlineRunKeptSequenceTests {
                   issues: { destination: Issue, toMany: true, inverse: status }
 
             """)
-    static let up = """
-        source: v1
-        destination: v2
-        entityMappings:
-          - name: IssueToStatus
-            source: Issue
-            destination: Status
-            distinct: "source.status"
-            attributes:
-              name: source.status
-          - name: IssueToIssue
-            source: Issue
-            destination: Issue
-            relationships:
-              status: IssueToStatus
-        """
-    static let down = """
-        source: v2
-        destination: v1
-        entityMappings:
-          - name: IssueToIssue
-            source: Issue
-            destination: Issue
-            attributes:
-              status: source.status.name
-        """
+    static let up = IssueStatusMappings.up
+    static let down = IssueStatusMappings.down
 
     /// The app draws a label's id while the run copies (the live sequence moves a little), and adds
     /// issues with new statuses while it builds and catches up (the shadow makes Status rows past
