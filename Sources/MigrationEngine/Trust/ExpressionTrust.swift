@@ -100,7 +100,7 @@ public struct ExpressionTrust {
         while true {
             let view: SQL = "CREATE TEMPORARY VIEW \(table: Self.probeName(index)) AS SELECT \(SQL(modelExpression: words.joined(separator: " "))) FROM \(table: expression.table)"
             do {
-                try connection.savepoint { try $0.execute(Statement(inlining: view, schema: "pg_temp")) }
+                _ = try connection.savepoint { try $0.execute(Statement(inlining: view, schema: "pg_temp")) }
                 return
             } catch SQLState.syntaxError where words.count > 1 {
                 words.removeLast()

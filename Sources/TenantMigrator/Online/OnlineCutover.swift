@@ -31,7 +31,7 @@ struct OnlineCutover {
 
     /// Runs the cutover; returns the statistics of every step run on the shadow.
     func run() throws -> StepStatistics {
-        try context.retryingCutover(beforeRetry: ("catching up", { try context.retryingLocks { try connection.transaction { _ in try context.round() } } })) {
+        try context.retryingCutover(beforeRetry: ("catching up", { try context.retryingLocks { _ = try connection.transaction { _ in try context.round() } } })) {
             try cutover(attempt: $0, phases: &$1)
         }
     }

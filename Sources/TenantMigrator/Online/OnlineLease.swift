@@ -77,7 +77,7 @@ struct OnlineLease {
             do {
                 return try connection.transaction { connection in
                     // The row first, then (a statement of its own, which sees what the row's last holder committed) the lease.
-                    try run.executor.waitingForLocks(connection) { try connection.execute(catalog.lockStatement(run.tenant)) }
+                    _ = try run.executor.waitingForLocks(connection) { try connection.execute(catalog.lockStatement(run.tenant)) }
                     guard let row = try connection.execute(take, [key]).first else { throw TenantHeldOnline(tenant: run.tenant) }
                     return OnlineLease(
                         pid: try row.decode(Int32.self, at: 0), started: try row.decode(Int64.self, at: 1), user: try row.decode(Int64.self, at: 2),

@@ -76,8 +76,10 @@ struct OnlineRun {
         }
         state.fromVersion = record.version
         switch record.standing(toward: tenantRun.destination.name) {
-        case .current, .pinned where tenantRun.request.pins == .respect:
+        case .current:
             // Nothing to build: the offline path reads, pins or leaves the tenant in one short transaction.
+            return try tenantRun.runOffline()
+        case .pinned where tenantRun.request.pins == .respect:
             return try tenantRun.runOffline()
         case .pinned, .elsewhere:
             break
