@@ -16,15 +16,19 @@ extension MappingCompiler {
     /// The expression's own text goes in as it is (`raw:`): it is the mapping author's SQL, which
     /// the migration runs by design (the preflight parses it first); only the names it asks for
     /// through placeholders are typed.
+    ///
+    /// Braces inside the expression's quoted text (a string literal such as an array's
+    /// `'{a,b}'` or a JSON `'{"a": 1}'`, a quoted identifier, a dollar-quoted string, a comment)
+    /// are that text's own: only braces in the SQL itself are placeholders.
     func substitutePlaceholders(_ expression: String) throws -> SQL {
         guard expression.contains("{") else { return "\(raw: expression)" }
         var result: SQL = ""
         var rest = expression[...]
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            result.append("\(raw: String(rest[..<open]))")
-            let name = String(rest[rest.index(after: open)..<close])
+        for range in PlaceholderScan.placeholders(in: expression) {
+            result.append("\(raw: String(rest[..<range.lowerBound]))")
+            let name = String(expression[expression.index(after: range.lowerBound)..<expression.index(before: range.upperBound)])
             result.append(try placeholder(name))
-            rest = rest[rest.index(after: close)...]
+            rest = expression[range.upperBound...]
         }
         return result + "\(raw: String(rest))"
     }

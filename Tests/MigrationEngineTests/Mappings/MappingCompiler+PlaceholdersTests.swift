@@ -57,6 +57,21 @@ struct MappingCompilerPlaceholdersTests {
         }
     }
 
+    /// Braces in an expression's quoted text are that text's own: an array literal, a JSON
+    /// literal, the text `{schema}` in a string, a quoted identifier's and a dollar-quoted string's
+    /// braces stay as written; only `{enum:state}` in the SQL is a placeholder. Failed before with
+    /// "unknown placeholder {paid,x}".
+    @Test func bracesInQuotedTextAreTheTextsOwn() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let expression = "CASE WHEN source.label = ANY ('{paid,x}'::text[]) AND '{schema}' = '{' || 'schema}' "
+                + "AND pg_catalog.jsonb_typeof('{\"a\": 1}'::jsonb) = 'object' AND $${x}$$ = '{x}' AND '{''}' = '{' || '''}' "
+                + "AND (SELECT s.\"{col}\" FROM (SELECT 1 AS \"{col}\") AS s) = 1 /* {not one} */ "
+                + "THEN CAST(source.label AS {enum:state}) END"
+            let statuses = try await Self.statuses(writtenBy: expression, conninfo)
+            #expect(statuses == ["paid", nil])
+        }
+    }
+
     @Test func theSchemaPlaceholderQualifiesItToo() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let statuses = try await Self.statuses(writtenBy: "source.label::{schema}.state", conninfo)

@@ -1,0 +1,30 @@
+@testable import MigrationEngine
+import Testing
+
+/// Where a mapping expression's placeholders are: braces in the SQL itself, never in its quoted
+/// text, read as PostgreSQL's lexer reads it (no server needed).
+@Suite("PlaceholderScan")
+struct PlaceholderScanTests {
+    static func names(_ sql: String) -> [String] {
+        PlaceholderScan.placeholders(in: sql).map { String(sql[$0]) }
+    }
+
+    @Test(arguments: [
+        ("{schema}.t", ["{schema}"]),
+        ("a || '{x}' || {source:Item}", ["{source:Item}"]),
+        ("'it''s {x}' || {enum:e}", ["{enum:e}"]),
+        ("E'\\'{x}' || {schema}", ["{schema}"]),          // a backslash-escaped quote inside E''
+        ("e'\\\\' || {schema}", ["{schema}"]),            // E'' ending in an escaped backslash
+        ("note'{x}'", []),                               // (not an E'' string: a name before the quote)
+        ("\"{a}\" || \"x\"\"{b}\" || {schema}", ["{schema}"]),
+        ("$${x}$$ || $tag${y}$tag$ || {schema}", ["{schema}"]),
+        ("$1 || {schema} || $2", ["{schema}"]),          // parameters are no dollar quotes
+        ("x -- {x}\n|| {schema}", ["{schema}"]),
+        ("x /* {x} */ || {schema}", ["{schema}"]),
+        ("{schema} || '{unterminated", ["{schema}"]),
+        ("{a} {b", ["{a}"]),
+    ])
+    func findsThePlaceholdersOutsideQuotedText(sql: String, expected: [String]) {
+        #expect(Self.names(sql) == expected, "\(sql)")
+    }
+}
