@@ -247,7 +247,7 @@ private struct Prover {
         var tables: Set<String> = [survivor]
         let schema = destination.relationalSchema()
         for expression in expressions {
-            if expression.contains("{") { return nil }
+            if !PlaceholderScan.placeholders(in: expression).isEmpty { return nil }
             for (_, path) in SourceKeyPath.occurrences(in: expression) {
                 guard case let .success(resolved) = path.resolve(from: entity, in: destination) else { return nil }
                 for hop in resolved.hops {

@@ -152,9 +152,10 @@ extension MigrationStep {
     }
 
     /// Whether an SQL expression over the source row reads other rows: a subquery, or a table
-    /// placeholder (`{source:Entity}`, `{schema}`). Functions that read tables are not seen.
+    /// placeholder (`{source:Entity}`, `{schema}`; braces in quoted text are none, ``PlaceholderScan``).
+    /// Functions that read tables are not seen.
     static func readsOtherRows(_ expression: String) -> Bool {
-        if expression.contains("{") { return true }
+        if !PlaceholderScan.placeholders(in: expression).isEmpty { return true }
         return expression.range(of: #"\bselect\b"#, options: [.regularExpression, .caseInsensitive]) != nil
     }
 }

@@ -27,4 +27,15 @@ struct PlaceholderScanTests {
     func findsThePlaceholdersOutsideQuotedText(sql: String, expected: [String]) {
         #expect(Self.names(sql) == expected, "\(sql)")
     }
+
+    /// The online mode's test of whether an expression reads other rows sees placeholders as the
+    /// compiler does: an array literal's braces read nothing (they made such a mapping's step
+    /// catch up less finely before), a table placeholder or a subquery does.
+    @Test func onlyPlaceholdersInTheSQLReadOtherRows() {
+        #expect(!MigrationStep.readsOtherRows("source.tag = ANY ('{a,b}'::text[])"))
+        #expect(!MigrationStep.readsOtherRows("'{\"a\": 1}'::jsonb ->> 'a'"))
+        #expect(MigrationStep.readsOtherRows("(SELECT count(*) FROM {source:Item} i WHERE i.id = source.id)"))
+        #expect(MigrationStep.readsOtherRows("{schema}.f(source.id)"))
+        #expect(MigrationStep.readsOtherRows("(select 1)"))
+    }
 }
