@@ -55,6 +55,11 @@ struct OnlineRun {
             return try migrate(lease: lease, state: state, context: &context)
         } catch let refusal as TenantRun.Refusal {
             throw refusal.error
+        } catch let ended as TenantMigrationError {
+            // The offline path's own end (a plan it runs offline failed, was refused or stopped):
+            // already said and recorded as it should be.
+            context?.cleanUpAfterFailure()
+            throw ended
         } catch {
             if let context { context.cleanUpAfterFailure() }
             // Stopped by the fleet: a second stop (checked between phases, or a statement it

@@ -25,6 +25,28 @@ struct OnlineRunModesTests {
         }
     }
 
+    /// A plan online mode runs offline that fails (here the catalog-only rename meets a table of
+    /// the new name) fails once: its error says it once, with the step and SQLSTATE, and the
+    /// catalog records one failure. (The online run took the offline path's failure for a cause
+    /// of its own: "failed … Cause: tenant acme: migration v1 → v2 failed …", recorded twice.)
+    @Test func aPlanRunOfflineThatFailsFailsOnceAndIsRecordedOnce() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let directory = PackagePaths.root.appendingPathComponent("Tests/MigrationEngineTests/Fixtures/Renames")
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, logger: .quiet("OnlineModes"))
+            _ = try await migrator.createTenant("acme", version: "v1")
+            let connection = try Connection(conninfo)
+            try connection.execute("CREATE TABLE tenant_acme.book (id bigint)")
+            let error = await #expect(throws: TenantMigrationError.self) { try await migrator.migrate(tenant: "acme", .migrate(to: "v2", online: .on)) }
+            let text = error.map { "\($0)" } ?? ""
+            #expect(text.components(separatedBy: "failed").count == 2 && text.components(separatedBy: "Cause:").count == 2, "\(text)")
+            #expect(text.contains("in step v1 → v2: inferred") && text.contains("42P07"), "\(text)")
+            if case .stepFailed? = error?.reason {} else { Issue.record("not a step's failure: \(text)") }
+            #expect(error?.sqlState?.rawValue == "42P07", "\(text)")
+            let history = try TenantCatalog().history(of: TenantName("acme"), on: connection)
+            #expect(history.map(\.outcome) == [.succeeded, .failed], "\(history)")
+        }
+    }
+
     @Test func onlineAboveRunsTheSmallTenantsOfAFleetOfflineAndSaysSo() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let (connection, lifecycle) = try installedLifecycle(conninfo)
