@@ -52,6 +52,7 @@ extension CitusTests {
                 try fixture.connection.execute("INSERT INTO \(id: schema).book (title) VALUES ('a'), ('b')", schema: "")
                 let document = try await migrator.planDocument(tenant: tenant, to: "v2")
                 #expect(document.unsupportedByServer?.contains { $0.contains(named) } == true, "\(change): \(String(describing: document.unsupportedByServer))")
+                #expect(String(decoding: try JSONEncoder().encode(document), as: UTF8.self).contains("\"unsupportedByServer\":["), "\(change): in --json")
                 for online in [OnlineMode.off, .on] {
                     do {
                         let result = try await migrator.migrate(tenant: tenant, MigrationRequest(.move, to: "v2", online: online))

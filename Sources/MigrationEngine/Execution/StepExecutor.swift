@@ -103,8 +103,10 @@ public struct StepExecutor {
         defer { connection.logger = previousLogger }
         // The model's expressions resolve to trusted objects only, before any DDL runs (ExpressionTrust).
         for version in step.versions.dropFirst() { try ExpressionTrust(version: version).check(on: connection) }
+        // Where the server cannot rename a foreign key or check (Citus), it keeps its name.
+        let compiled = try connection.capabilities.renamesForeignKeysAndChecks ? step.program : step.program.keepingConstraintNames()
         // An adopted tenant's own names of the indexes and constraints the step drops or renames (AdoptedNames).
-        let program = step.program.addressing(try adoptedNames(of: step))
+        let program = compiled.addressing(try adoptedNames(of: compiled, in: step))
         // A value an earlier step of the transaction added could not be used in this one (55P04).
         let rebuilt = try addedEnumValues.rebuild(as: step.source.relationalSchema(), schema: schema, on: connection)
         let learned = memory?.memory(of: step) ?? StepMemory()
@@ -189,12 +191,12 @@ public struct StepExecutor {
         return batch.statistics
     }
 
-    /// The tenant's names of the indexes and constraints `step` addresses by name, read in one
+    /// The tenant's names of the indexes and constraints `step`'s `program` addresses by name, read in one
     /// catalog query where it addresses any; none in an online run's shadow or delta (in a schema
     /// of the tool's own, `_tm_…`, or beside the live tables under ``TableNaming/citusShadow``),
     /// which the run made from the model.
-    private func adoptedNames(of step: MigrationStep) throws -> AdoptedNames {
-        let operations = step.program.operations
+    private func adoptedNames(of program: StepProgram, in step: MigrationStep) throws -> AdoptedNames {
+        let operations = program.operations
         guard naming == .model, !SQLName.isToolName(schema), operations.contains(where: { $0.addressedName != nil }) else { return AdoptedNames() }
         let source = step.source.relationalSchema()
         let objects = AdoptedNames.addressed(by: operations, in: source)

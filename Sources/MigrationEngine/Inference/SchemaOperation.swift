@@ -88,8 +88,12 @@ enum SchemaOperation: Sendable, Hashable {
             return ["ALTER TABLE \(table: from) RENAME TO \(objectName: to)"]
         case let .renameColumn(name, from, to):
             return ["ALTER TABLE \(table: name) RENAME COLUMN \(id: from) TO \(id: to)"]
-        case let .renameConstraint(name, from, to, ownsIndex):
-            return ["ALTER TABLE \(table: name) RENAME CONSTRAINT \(Self.constraintName(from, ownsIndex: ownsIndex)) TO \(Self.constraintName(to, ownsIndex: ownsIndex))"]
+        case let .renameConstraint(_, from, to, true):
+            // Renaming the index renames the primary key or unique constraint it carries; Citus,
+            // which refuses `RENAME CONSTRAINT` on a distributed table (0A000), allows it.
+            return ["ALTER INDEX \(table: from) RENAME TO \(objectName: to)"]
+        case let .renameConstraint(name, from, to, false):
+            return ["ALTER TABLE \(table: name) RENAME CONSTRAINT \(id: from) TO \(id: to)"]
         case let .renameIndex(from, to):
             return ["ALTER INDEX \(table: from) RENAME TO \(objectName: to)"]
         case let .createTable(definition):

@@ -54,6 +54,12 @@ public struct ServerCapabilities: Sendable, Hashable {
     /// before it runs (``MigrationPlan/inPlaceSequenceAlterations``).
     public var altersColumnSequencesInPlace: Bool { !isCitus }
 
+    /// A foreign key or check can be renamed (`ALTER TABLE … RENAME CONSTRAINT`). Citus refuses
+    /// it on a distributed table (0A000), so there such a constraint keeps its name when its table
+    /// or column is renamed (``MigrationStep/keepingConstraintNames()``); a primary key or unique
+    /// constraint is renamed through its index everywhere.
+    public var renamesForeignKeysAndChecks: Bool { !isCitus }
+
     /// A transaction must allow triggers on the tenants' tables before it creates, alters or drops
     /// one (`citus.enable_unsafe_triggers`; else "triggers are not supported on distributed
     /// tables", XX000).

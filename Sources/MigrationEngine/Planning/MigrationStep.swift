@@ -26,7 +26,7 @@ public struct MigrationStep: Sendable, CustomStringConvertible {
     /// Where every source column, link and row set goes in this step.
     public let account: StepAccount
     /// What the step runs, in order, for any tenant.
-    let program: StepProgram
+    var program: StepProgram
     /// What the step copies into the tenant's archive before it destroys or overwrites it.
     let archivePlan: ArchivePlan
 

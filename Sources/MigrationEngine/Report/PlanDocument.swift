@@ -17,8 +17,10 @@ import TypedSQL
 /// {"tenant", "schema", "family", "source", "destination", "direction",
 ///  "steps": [{"title", "source", "destination", "versions", "statements", "destructiveChanges",
 ///             "dataDependentLosses", "archived", "lost", "online"}],
-///  "givenBack"}
+///  "givenBack", "onlineRefusal", "onlineLayout", "unsupportedByServer", "keptConstraintNames"}
 /// ```
+///
+/// (The last four only where they say something: why the plan does not run online, and on Citus.)
 public struct PlanDocument: Sendable, Encodable {
     /// The document's title: `Recipes: v2 → v3`.
     public var title: String
@@ -46,6 +48,10 @@ public struct PlanDocument: Sendable, Encodable {
     /// What the server refuses of the plan, so that a run refuses it before it starts (on Citus:
     /// ``MigrationPlan/inPlaceSequenceAlterations``); nil when nothing.
     public var unsupportedByServer: [String]?
+    /// The foreign keys and checks the plan's steps rename that keep their names on this server
+    /// (on Citus: ``MigrationStep/keptConstraintNames``), its steps' statements shown without
+    /// those renames; nil when none.
+    public var keptConstraintNames: [String]?
     /// Where an online run builds the new version: nil for a private schema beside the tenant's
     /// (plain PostgreSQL), ``OnlineLayout/tenantSchema`` on Citus, which builds it beside the
     /// live tables (``InSchemaOnlineRun``).
@@ -248,6 +254,7 @@ extension PlanDocument {
     /// diagrams of the Markdown and HTML forms.
     private enum CodingKeys: String, CodingKey {
         case tenant, schema, family, source, destination, direction, sections = "steps", givenBack
+        case onlineRefusal, onlineLayout, unsupportedByServer, keptConstraintNames
     }
 }
 

@@ -82,6 +82,12 @@ struct PlanReport: CommandReport {
         }
         printLosses(LossListing(archived: document.archived, lost: document.lost, dataDependent: document.dataDependentLosses))
         printGivenBack(document.givenBack ?? [])
+        if let kept = document.keptConstraintNames {
+            Console.line("")
+            Console.line("KEPT UNDER THEIR NAMES ON CITUS (it cannot rename a distributed table's foreign key or check; "
+                + "verify compares definitions, names aside):")
+            kept.forEach { Console.line("  - " + $0) }
+        }
         if let unsupported = document.unsupportedByServer {
             Console.line("")
             Console.line(TextStyle.output.red("REFUSED ON CITUS (SQLSTATE 0A000), online or not:"))
