@@ -10,6 +10,15 @@ import Testing
         try connection.execute("SELECT label FROM entry ORDER BY label").map { try $0.decode(String.self, at: 0) }
     }
 
+    /// Runs `body` on a new test database with an empty table `entry (label text)`, its label
+    /// UNIQUE if `unique` (for ``Failure/statementFails``).
+    private func withEntryTable(unique: Bool = false, _ body: (Connection) throws -> Void) async throws {
+        try await TestPostgres.withDatabase { connection in
+            try connection.script(unique ? "CREATE TABLE entry (label text UNIQUE)" : "CREATE TABLE entry (label text)")
+            try body(connection)
+        }
+    }
+
     @Test func commitsWhenTheBodyReturns() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
             let connection = try Connection(conninfo)
@@ -79,8 +88,7 @@ import Testing
     /// connection idle (not stuck in a transaction) and usable.
     @Test(arguments: Failure.allCases)
     func rollsBackWhenTheBodyFails(_ failure: Failure) async throws {
-        try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE entry (label text UNIQUE)")
+        try await withEntryTable(unique: true) { connection in
             try failure.expectFailure { try connection.transaction { try failure.body($0) } }
             #expect(!connection.isInTransaction)
             #expect(try labels(connection) == [])
@@ -91,8 +99,7 @@ import Testing
     }
 
     @Test func innerSavepointRollsBackWhileOuterCommits() async throws {
-        try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE entry (label text)")
+        try await withEntryTable { connection in
             try connection.transaction { connection in
                 try connection.execute("INSERT INTO entry VALUES ('level 1')")
                 try connection.savepoint { connection in
@@ -112,8 +119,7 @@ import Testing
     }
 
     @Test func failingMiddleLevelDiscardsItsCommittedInnerLevel() async throws {
-        try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE entry (label text)")
+        try await withEntryTable { connection in
             try connection.transaction { connection in
                 try connection.execute("INSERT INTO entry VALUES ('level 1')")
                 #expect(throws: Boom()) {
@@ -134,8 +140,7 @@ import Testing
     /// what it wrote: the outer transaction goes on and commits.
     @Test(arguments: [Failure.statementFails, .errorSwallowed])
     func failingSavepointLeavesTheOuterTransactionUsable(_ failure: Failure) async throws {
-        try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE entry (label text UNIQUE)")
+        try await withEntryTable(unique: true) { connection in
             try connection.transaction { connection in
                 try connection.execute("INSERT INTO entry VALUES ('kept')")
                 try failure.expectFailure { try connection.savepoint { try failure.body($0) } }
@@ -157,8 +162,7 @@ import Testing
     }
 
     @Test func savepointOutsideATransactionIsATransaction() async throws {
-        try await TestPostgres.withDatabase { connection in
-            try connection.script("CREATE TABLE entry (label text)")
+        try await withEntryTable { connection in
             #expect(throws: Boom()) {
                 try connection.savepoint { connection in
                     try connection.execute("INSERT INTO entry VALUES ('a')")

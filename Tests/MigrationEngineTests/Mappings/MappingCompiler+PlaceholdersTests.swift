@@ -37,24 +37,24 @@ struct MappingCompilerPlaceholdersTests {
         return directory
     }
 
-    /// Migrates a tenant with the labels `paid` and `new` up with `expression`; its statuses after.
-    static func statuses(writtenBy expression: String, _ conninfo: String, before: (Connection, String) throws -> Void = { _, _ in }) async throws -> [String?] {
+    /// Migrates a tenant with the labels `paid` and `new` up with `expression`, on a new test
+    /// database; its statuses after.
+    static func statuses(writtenBy expression: String, before: (Connection, String) throws -> Void = { _, _ in }) async throws -> [String?] {
         let directory = try family(writingStatus: expression)
         defer { try? FileManager.default.removeItem(at: directory.deletingLastPathComponent()) }
-        let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, policies: PolicyRegistry())
-        let schema = try await migrator.createTenant("acme", version: "v1").schema
-        let connection = try Connection(conninfo)
-        try connection.execute(unsafeSQL: "INSERT INTO \(connection.quoteIdentifier(schema)).\"order\" (label) VALUES ('paid'), ('new')")
-        try before(connection, schema)
-        _ = try await migrator.migrate(tenant: "acme", to: "v2")
-        return try connection.rows("SELECT status::text FROM \(connection.quoteIdentifier(schema)).\"order\" ORDER BY id").map { $0[0] }
+        return try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: directory, policies: PolicyRegistry())
+            let schema = try await migrator.createTenant("acme", version: "v1").schema
+            let connection = try Connection(conninfo)
+            try connection.execute(unsafeSQL: "INSERT INTO \(connection.quoteIdentifier(schema)).\"order\" (label) VALUES ('paid'), ('new')")
+            try before(connection, schema)
+            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            return try connection.rows("SELECT status::text FROM \(connection.quoteIdentifier(schema)).\"order\" ORDER BY id").map { $0[0] }
+        }
     }
 
     @Test func theEnumPlaceholderNamesTheModelsType() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let statuses = try await Self.statuses(writtenBy: "CAST(source.label AS {enum:state})", conninfo)
-            #expect(statuses == ["paid", "new"])
-        }
+        #expect(try await Self.statuses(writtenBy: "CAST(source.label AS {enum:state})") == ["paid", "new"])
     }
 
     /// Braces in an expression's quoted text are that text's own: an array literal, a JSON
@@ -62,42 +62,32 @@ struct MappingCompilerPlaceholdersTests {
     /// braces stay as written; only `{enum:state}` in the SQL is a placeholder. Failed before with
     /// "unknown placeholder {paid,x}".
     @Test func bracesInQuotedTextAreTheTextsOwn() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let expression = "CASE WHEN source.label = ANY ('{paid,x}'::text[]) AND '{schema}' = '{' || 'schema}' "
-                + "AND pg_catalog.jsonb_typeof('{\"a\": 1}'::jsonb) = 'object' AND $${x}$$ = '{x}' AND '{''}' = '{' || '''}' "
-                + "AND (SELECT s.\"{col}\" FROM (SELECT 1 AS \"{col}\") AS s) = 1 /* {not one} */ "
-                + "THEN CAST(source.label AS {enum:state}) END"
-            let statuses = try await Self.statuses(writtenBy: expression, conninfo)
-            #expect(statuses == ["paid", nil])
-        }
+        let expression = "CASE WHEN source.label = ANY ('{paid,x}'::text[]) AND '{schema}' = '{' || 'schema}' "
+            + "AND pg_catalog.jsonb_typeof('{\"a\": 1}'::jsonb) = 'object' AND $${x}$$ = '{x}' AND '{''}' = '{' || '''}' "
+            + "AND (SELECT s.\"{col}\" FROM (SELECT 1 AS \"{col}\") AS s) = 1 /* {not one} */ "
+            + "THEN CAST(source.label AS {enum:state}) END"
+        #expect(try await Self.statuses(writtenBy: expression) == ["paid", nil])
     }
 
     @Test func theSchemaPlaceholderQualifiesItToo() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            let statuses = try await Self.statuses(writtenBy: "source.label::{schema}.state", conninfo)
-            #expect(statuses == ["paid", "new"])
-        }
+        #expect(try await Self.statuses(writtenBy: "source.label::{schema}.state") == ["paid", "new"])
     }
 
     /// A bare name is not looked up in the tenant's schema, nor in `public`, where an app role may
     /// have made a type of the name: the step fails (42704) and the tenant stays at v1.
     @Test func aBareNameFindsNoTypeNotEvenOnePlantedInPublic() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            do {
-                _ = try await Self.statuses(writtenBy: "source.label::state", conninfo) { connection, _ in
-                    try connection.execute(unsafeSQL: "CREATE TYPE public.state AS ENUM ('paid', 'new', 'planted')")
-                }
-                Issue.record("a bare enum name must not resolve")
-            } catch {
-                #expect("\(error)".contains("42704"), "\(error)")
+        do {
+            _ = try await Self.statuses(writtenBy: "source.label::state") { connection, _ in
+                try connection.execute(unsafeSQL: "CREATE TYPE public.state AS ENUM ('paid', 'new', 'planted')")
             }
+            Issue.record("a bare enum name must not resolve")
+        } catch {
+            #expect("\(error)".contains("42704"), "\(error)")
         }
     }
 
     /// `{enum:name}` names an enum of the step's versions; another name is refused with the mapping.
     @Test func anUnknownEnumIsRefused() async throws {
-        try await TestPostgres.withDatabaseURL { conninfo in
-            _ = await #expect(throws: (any Error).self) { try await Self.statuses(writtenBy: "CAST(source.label AS {enum:nope})", conninfo) }
-        }
+        _ = await #expect(throws: (any Error).self) { try await Self.statuses(writtenBy: "CAST(source.label AS {enum:nope})") }
     }
 }

@@ -37,11 +37,10 @@ struct OnlineRunIdentityAlwaysTests {
 
     @Test func tablesKeyedByAnIdentityGeneratedAlwaysMigrateOnlineAsOffline() async throws {
         try await OnlineFamilyDirectory.withMigrator("Keys", versions: [("v1", Self.v1), ("v2", Self.v2)], logger: "OnlineIdentityAlways") { migrator, connection, conninfo in
-            for name in ["online", "twin"] {
-                _ = try await migrator.createTenant(name, version: "v1")
+            try await OnlineTwins.create(migrator, connection) { connection, schema in
                 try connection.fixtureScript("""
-                    INSERT INTO tenant_\(name).shelf (label, note) SELECT 's' || i, 'n' || i FROM generate_series(1, 40) AS i;
-                    INSERT INTO tenant_\(name).tag (word, shelf_id) SELECT 't' || i, 1 + i % 40 FROM generate_series(1, 40) AS i
+                    INSERT INTO \(schema).shelf (label, note) SELECT 's' || i, 'n' || i FROM generate_series(1, 40) AS i;
+                    INSERT INTO \(schema).tag (word, shelf_id) SELECT 't' || i, 1 + i % 40 FROM generate_series(1, 40) AS i
                     """)
             }
             try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: Self.writes, batchRows: 15)

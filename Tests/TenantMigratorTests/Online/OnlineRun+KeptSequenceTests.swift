@@ -62,12 +62,11 @@ struct OnlineRunKeptSequenceTests {
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineKeptSequence"))
             let connection = try Connection(conninfo)
-            for name in ["online", "twin"] {
-                _ = try await migrator.createTenant(name, version: "v1")
+            try await OnlineTwins.create(migrator, connection) { connection, schema in
                 // One label (the sequence at 1), 30 statuses: the mapping makes Status 1 … 30.
                 try connection.fixtureScript("""
-                    INSERT INTO tenant_\(name).label (word) VALUES ('first');
-                    INSERT INTO tenant_\(name).issue (title, status) SELECT 'i' || i, 'status ' || (i % 30 + 10) FROM generate_series(1, 90) AS i
+                    INSERT INTO \(schema).label (word) VALUES ('first');
+                    INSERT INTO \(schema).issue (title, status) SELECT 'i' || i, 'status ' || (i % 30 + 10) FROM generate_series(1, 90) AS i
                     """)
             }
             try await OnlineTwins.migrate(migrator, conninfo, to: "v2", allowDestructive: false, writes: Self.writes, batchRows: 20)

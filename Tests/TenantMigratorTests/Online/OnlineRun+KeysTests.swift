@@ -136,13 +136,12 @@ struct OnlineRunKeysTests {
         let v2 = v1.replacingOccurrences(of: "      note: { type: string, optional: true }\n", with: "")
             .replacingOccurrences(of: "  Country:\n", with: "  Country:\n    checks:\n      - \"code = upper(code)\"\n")
         try await OnlineFamilyDirectory.withMigrator("Keyed", versions: [("v1", v1), ("v2", v2)], logger: "OnlineKeys") { migrator, connection, conninfo in
-            for name in ["online", "twin"] {
-                _ = try await migrator.createTenant(name, version: "v1")
+            try await OnlineTwins.create(migrator, connection) { connection, schema in
                 try connection.fixtureScript("""
-                    INSERT INTO tenant_\(name).token (id, label) VALUES ('00000000-0000-4000-8000-000000000001', 'ci'), ('00000000-0000-4000-8000-000000000002', 'ops');
-                    INSERT INTO tenant_\(name).country (code, name) VALUES ('DE', 'Germany'), ('FR', 'France');
-                    INSERT INTO tenant_\(name).item (title, note) VALUES ('bolt', 'zinc'), ('nut', NULL);
-                    INSERT INTO tenant_\(name).stock (item_id, warehouse, quantity) VALUES (1, 'north', 5), (2, 'north', 0), (2, 'south', 7)
+                    INSERT INTO \(schema).token (id, label) VALUES ('00000000-0000-4000-8000-000000000001', 'ci'), ('00000000-0000-4000-8000-000000000002', 'ops');
+                    INSERT INTO \(schema).country (code, name) VALUES ('DE', 'Germany'), ('FR', 'France');
+                    INSERT INTO \(schema).item (title, note) VALUES ('bolt', 'zinc'), ('nut', NULL);
+                    INSERT INTO \(schema).stock (item_id, warehouse, quantity) VALUES (1, 'north', 5), (2, 'north', 0), (2, 'south', 7)
                     """)
             }
             let before = try connection.userData(of: "tenant_online")

@@ -47,11 +47,10 @@ struct OnlineRunReplicationRoleTests {
 
     @Test func theAppsWritesUnderTheReplicaRoleAreCaughtUp() async throws {
         try await OnlineFamilyDirectory.withMigrator("Shelves", versions: [("v1", Self.v1), ("v2", Self.v2)], logger: "OnlineReplica") { migrator, connection, conninfo in
-            for name in ["online", "twin"] {
-                _ = try await migrator.createTenant(name, version: "v1")
+            try await OnlineTwins.create(migrator, connection) { connection, schema in
                 try connection.fixtureScript("""
-                    INSERT INTO tenant_\(name).shelf (label) VALUES ('a'), ('b');
-                    INSERT INTO tenant_\(name).item (name, note, shelf_id) SELECT 'i' || i, 'n' || i, 1 + i % 2 FROM generate_series(1, 12) AS i
+                    INSERT INTO \(schema).shelf (label) VALUES ('a'), ('b');
+                    INSERT INTO \(schema).item (name, note, shelf_id) SELECT 'i' || i, 'n' || i, 1 + i % 2 FROM generate_series(1, 12) AS i
                     """)
             }
             try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: Self.writes, batchRows: 5)

@@ -46,12 +46,11 @@ struct OnlineRunSequencesTests {
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineSequences"))
             let connection = try Connection(conninfo)
-            for name in ["online", "twin"] {
-                _ = try await migrator.createTenant(name, version: "v1")
+            try await OnlineTwins.create(migrator, connection) { connection, schema in
                 try connection.fixtureScript("""
-                    INSERT INTO tenant_\(name).part (name, note) SELECT 'p' || i, 'n' || i FROM generate_series(1, 20) AS i;
-                    INSERT INTO tenant_\(name).bin (label) SELECT 'b' || i FROM generate_series(1, 5) AS i;
-                    GRANT USAGE ON SEQUENCE tenant_\(name).part_seq TO PUBLIC
+                    INSERT INTO \(schema).part (name, note) SELECT 'p' || i, 'n' || i FROM generate_series(1, 20) AS i;
+                    INSERT INTO \(schema).bin (label) SELECT 'b' || i FROM generate_series(1, 5) AS i;
+                    GRANT USAGE ON SEQUENCE \(schema).part_seq TO PUBLIC
                     """)
             }
             let online = try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: Self.writes, batchRows: 7)

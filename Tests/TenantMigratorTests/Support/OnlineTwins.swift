@@ -15,11 +15,17 @@ enum OnlineTwins {
                      seed: (Connection, String) throws -> Void) async throws -> (TenantMigrator, Connection) {
         let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet(label))
         let connection = try Connection(conninfo)
+        try await create(migrator, connection, seed: seed)
+        return (migrator, connection)
+    }
+
+    /// Creates tenants `online` and `twin` at v1 with `migrator`, each given the same rows by `seed`
+    /// (handed `connection` and the tenant's schema).
+    static func create(_ migrator: TenantMigrator, _ connection: Connection, seed: (Connection, String) throws -> Void) async throws {
         for name in ["online", "twin"] {
             _ = try await migrator.createTenant(name, version: "v1")
             try seed(connection, "tenant_\(name)")
         }
-        return (migrator, connection)
     }
 
     /// Migrates `online` online to `version` while the app makes `writes` at the first checkpoint of
