@@ -156,7 +156,7 @@ struct OnlineRun {
             }
         }
         if online.kind == .catalogOnly, try !TenantSize.hasArchivedValuesToRestore(online.plan, inSchema: record.schema, on: connection) {
-            return OnlineProgress(mode: OnlineStepMode.Kind.catalogOnly.rawValue, reason: "every step changes only the catalog, in one short transaction")
+            return OnlineProgress(mode: OnlineStepMode.Kind.catalogOnly.rawValue, reason: "every step changes only the catalog")
         }
         return nil
     }
