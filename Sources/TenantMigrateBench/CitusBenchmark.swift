@@ -34,7 +34,7 @@ struct CitusBenchmark: AsyncParsableCommand, TenantContentsDefaults {
 
     @OptionGroup var family: FamilyOptions
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var database: DatabaseOptions
 
     static let recipesPerTenant = 20
 
@@ -45,10 +45,8 @@ struct CitusBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         guard tenants > 0, contents.recipes > 0, contents.ingredients > 0, jobs > 0 else { throw ValidationError("counts and --jobs must be positive") }
         let logger = quietLogger()
 
-        let server = try self.server.start(kind: "citus", durability: .fast)
-        defer { server.stop() }
-        let database = try BenchDatabase(server: server, name: "tm_bench_citus_plain", logger: logger)
-        defer { database.drop() }
+        let database = try self.database.open("tm_bench_citus_plain", kind: "citus", durability: .fast, logger: logger)
+        defer { database.close() }
         let plain = try await measureFleet(label: "plain PostgreSQL", conninfo: database.conninfo, catalog: TenantCatalog(), prefix: "p_", logger: logger)
 
         let tag = String(UInt32.random(in: .min ... .max), radix: 36)
