@@ -135,7 +135,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
                             connection: Connection) async throws -> (total: Duration, traffic: AppTraffic.Report, progress: OnlineProgress?, equalsTwin: Bool?) {
         let tenant = "bench_online_run"
         let schema = try await freshCopy(tenant, migrator, from: from, data: data, source: source, connection: connection)
-        let traffic = AppTraffic(conninfo: migrator.connectionString, schema: schema, rate: rate, recipes: data.recipes, ingredients: data.ingredients)
+        let traffic = AppTraffic(conninfo: migrator.connectionString, schema: schema, rate: rate, data: data)
         traffic.start()
         try await Task.sleep(for: .seconds(1))
         let request = MigrationRequest(from == "v2" ? .migrate : .rollback, to: to, online: online ? .on : .off)
