@@ -14,7 +14,8 @@ import TenantMigrator
 /// of its own that are dropped at the end. Both servers run with fsync, synchronous_commit and
 /// full_page_writes off (scripts/citus-cluster.sh sets them so). It prints both times; on one
 /// machine Citus is slower, since every statement on a tenant's table travels from the
-/// coordinator to a worker and every transaction commits in two phases.
+/// coordinator to a worker and every transaction commits in two phases. `--log-slow-statements`
+/// logs the plain database's statements (the Citus coordinator's settings are its own).
 struct CitusBenchmark: AsyncParsableCommand, TenantContentsDefaults {
     static let configuration = CommandConfiguration(
         commandName: "citus",
