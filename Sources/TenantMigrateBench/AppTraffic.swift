@@ -21,19 +21,18 @@ final class AppTraffic: @unchecked Sendable {
     private let conninfo: String
     private let schema: String
     private let rate: Double
-    private let recipes: Int
-    private let ingredients: Int
+    /// The tenant's rows: each statement picks a recipe and a recipe ingredient among their ids.
+    private let data: RecipesData
     private let lock = NSCondition()
     private var running = false
     private var threads = 0
     private var report = Report()
 
-    init(conninfo: String, schema: String, rate: Double, recipes: Int, ingredients: Int) {
+    init(conninfo: String, schema: String, rate: Double, data: RecipesData) {
         self.conninfo = conninfo
         self.schema = schema
         self.rate = rate
-        self.recipes = recipes
-        self.ingredients = ingredients
+        self.data = data
     }
 
     /// Starts the reader and the writer.
@@ -78,8 +77,8 @@ final class AppTraffic: @unchecked Sendable {
             let now = ContinuousClock.now
             if next > now { Thread.sleep(forTimeInterval: (next - now).inSeconds) }
             next += interval
-            let recipe = Int(random.next() % UInt64(recipes)) + 1
-            let ingredient = Int(random.next() % UInt64(ingredients)) + 1
+            let recipe = Int(random.next() % UInt64(data.recipes)) + 1
+            let ingredient = Int(random.next() % UInt64(data.ingredients)) + 1
             count += 1
             let sql = switch (writes, count % 2 == 0) {
             case (false, false): "SELECT count(*) FROM recipe_ingredient WHERE recipe_id = \(recipe)"

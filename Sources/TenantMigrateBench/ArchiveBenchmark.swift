@@ -23,18 +23,13 @@ struct ArchiveBenchmark: AsyncParsableCommand {
 
     @OptionGroup var family: FamilyOptions
 
-    @OptionGroup var server: ServerOptions
-
-    @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
-    var logSlowStatements: Int?
+    @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
         guard repetitions > 0 else { throw ValidationError("--repetitions must be positive") }
-        let server = try self.server.start()
-        defer { server.stop() }
         let logger = quietLogger()
-        let database = try BenchDatabase(server: server, name: "tm_bench_archive", logSlowStatements: logSlowStatements, logger: logger)
-        defer { database.drop() }
+        let database = try self.database.open("tm_bench_archive", logger: logger)
+        defer { database.close() }
         let conninfo = database.conninfo
         let connection = try Connection(conninfo, logger: logger)
 

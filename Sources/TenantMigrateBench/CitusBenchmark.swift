@@ -14,7 +14,8 @@ import TenantMigrator
 /// of its own that are dropped at the end. Both servers run with fsync, synchronous_commit and
 /// full_page_writes off (scripts/citus-cluster.sh sets them so). It prints both times; on one
 /// machine Citus is slower, since every statement on a tenant's table travels from the
-/// coordinator to a worker and every transaction commits in two phases.
+/// coordinator to a worker and every transaction commits in two phases. `--log-slow-statements`
+/// logs the plain database's statements (the Citus coordinator's settings are its own).
 struct CitusBenchmark: AsyncParsableCommand, TenantContentsDefaults {
     static let configuration = CommandConfiguration(
         commandName: "citus",
@@ -34,7 +35,7 @@ struct CitusBenchmark: AsyncParsableCommand, TenantContentsDefaults {
 
     @OptionGroup var family: FamilyOptions
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var database: DatabaseOptions
 
     static let recipesPerTenant = 20
 
@@ -45,10 +46,8 @@ struct CitusBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         guard tenants > 0, contents.recipes > 0, contents.ingredients > 0, jobs > 0 else { throw ValidationError("counts and --jobs must be positive") }
         let logger = quietLogger()
 
-        let server = try self.server.start(kind: "citus", durability: .fast)
-        defer { server.stop() }
-        let database = try BenchDatabase(server: server, name: "tm_bench_citus_plain", logger: logger)
-        defer { database.drop() }
+        let database = try self.database.open("tm_bench_citus_plain", kind: "citus", durability: .fast, logger: logger)
+        defer { database.close() }
         let plain = try await measureFleet(label: "plain PostgreSQL", conninfo: database.conninfo, catalog: TenantCatalog(), prefix: "p_", logger: logger)
 
         let tag = String(UInt32.random(in: .min ... .max), radix: 36)

@@ -31,15 +31,13 @@ struct CreateBenchmark: AsyncParsableCommand {
 
     @OptionGroup var family: FamilyOptions
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
         guard tenants > 0, jobs > 0 else { throw ValidationError("--tenants and --jobs must be positive") }
-        let server = try self.server.start(kind: "fleet")
-        defer { server.stop() }
         let logger = quietLogger()
-        let database = try BenchDatabase(server: server, name: "tm_bench_create", logger: logger)
-        defer { database.drop() }
+        let database = try self.database.open("tm_bench_create", kind: "fleet", logger: logger)
+        defer { database.close() }
         let migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
                                           policies: RecipesPolicies.registry, logger: logger)
         let connection = try Connection(database.conninfo, logger: logger)
@@ -58,7 +56,7 @@ struct CreateBenchmark: AsyncParsableCommand {
 
         // Install the catalog first, so both sides start from the same state.
         try await migrator.withConnection { _ in }
-        let psql = psqlBaseline ? try server.program("psql") : nil
+        let psql = psqlBaseline ? try database.server.program("psql") : nil
         var toolTimings = Timings(), psqlTimings = Timings()
         var latencies: [Double] = []
         var cpu = 0.0

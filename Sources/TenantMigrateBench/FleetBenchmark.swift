@@ -60,7 +60,7 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
 
     @OptionGroup var family: FamilyOptions
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var database: DatabaseOptions
 
     static let recipesPerTenant = 100
 
@@ -70,11 +70,9 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
         guard count > 0, contents.recipes > 0, contents.ingredients > 0, jobs > 0, repetitions > 0, rounds > 0, profileTenants >= 0 else {
             throw ValidationError("counts, --jobs and --repetitions must be positive")
         }
-        let server = try self.server.start(kind: "fleet")
-        defer { server.stop() }
         let logger = quietLogger()
-        let database = try BenchDatabase(server: server, name: noop ? "tm_bench_fleet_noop" : "tm_bench_fleet", logger: logger)
-        defer { database.drop() }
+        let database = try self.database.open(noop ? "tm_bench_fleet_noop" : "tm_bench_fleet", kind: "fleet", logger: logger)
+        defer { database.close() }
         func makeMigrator() throws -> TenantMigrator {
             try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,
                                mappingsDirectory: declarative ? family.url.appendingPathComponent("Mappings/Declarative") : nil,
@@ -94,7 +92,7 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
             let connection = try Connection(database.conninfo, logger: logger)
             var migrator = try makeMigrator()
             if let tenantsPerSession { migrator.tenantsPerSession = tenantsPerSession > 0 ? tenantsPerSession : nil }
-            try await runMigration(count: count, names: names, migrator: migrator, connection: connection, server: server, database: database)
+            try await runMigration(count: count, names: names, migrator: migrator, connection: connection, database: database)
         }
     }
 
@@ -135,9 +133,9 @@ struct FleetBenchmark: AsyncParsableCommand, TenantContentsDefaults {
 
     private func runMigration(
         count: Int, names setUp: (sets: [(prefix: String, label: String)], profile: [String]), migrator: TenantMigrator, connection: Connection,
-        server: BenchServer, database: BenchDatabase
+        database: BenchDatabase
     ) async throws {
-        let psql = try server.program("psql")
+        let psql = try database.server.program("psql")
         let clock = ContinuousClock()
         let sets = setUp.sets
         let profileNames = setUp.profile

@@ -40,14 +40,11 @@ struct OnlineBenchmark: AsyncParsableCommand {
     @Option(help: "Only these directions, separated by commas (up: v2 → v3, down: v3 → v2).")
     var directions = "up,down"
 
-    @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
-    var logSlowStatements: Int?
-
     @Flag(help: "For each online run, print the phases' times and the app's slowest statements with the phase each began in.")
     var traceWaits = false
 
     @OptionGroup var family: FamilyOptions
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var database: DatabaseOptions
 
     /// One migration of one size, one direction, one way, one mode.
     struct Result {
@@ -86,13 +83,11 @@ struct OnlineBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let server = try self.server.start()
-        defer { server.stop() }
         var logger = quietLogger()
         // The runs' phases and each cutover's parts, to stderr.
         if traceWaits { logger.logLevel = .info }
-        let database = try BenchDatabase(server: server, name: "tm_bench_online", logSlowStatements: logSlowStatements, logger: logger)
-        defer { database.drop() }
+        let database = try self.database.open("tm_bench_online", logger: logger)
+        defer { database.close() }
         let connection = try Connection(database.conninfo, logger: logger)
         var migrator = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url, policies: RecipesPolicies.registry, logger: logger)
         migrator.lockTimeout = .milliseconds(lockTimeout)
@@ -140,7 +135,7 @@ struct OnlineBenchmark: AsyncParsableCommand {
                             connection: Connection) async throws -> (total: Duration, traffic: AppTraffic.Report, progress: OnlineProgress?, equalsTwin: Bool?) {
         let tenant = "bench_online_run"
         let schema = try await freshCopy(tenant, migrator, from: from, data: data, source: source, connection: connection)
-        let traffic = AppTraffic(conninfo: migrator.connectionString, schema: schema, rate: rate, recipes: data.recipes, ingredients: data.ingredients)
+        let traffic = AppTraffic(conninfo: migrator.connectionString, schema: schema, rate: rate, data: data)
         traffic.start()
         try await Task.sleep(for: .seconds(1))
         let request = MigrationRequest(from == "v2" ? .migrate : .rollback, to: to, online: online ? .on : .off)

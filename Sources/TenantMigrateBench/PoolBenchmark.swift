@@ -19,15 +19,13 @@ struct PoolBenchmark: AsyncParsableCommand {
 
     @OptionGroup var family: FamilyOptions
 
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var database: DatabaseOptions
 
     func run() async throws {
         guard calls > 0 else { throw ValidationError("--calls must be positive") }
-        let server = try self.server.start(kind: "fleet")
-        defer { server.stop() }
         let logger = quietLogger()
-        let database = try BenchDatabase(server: server, name: "tm_bench_pool", logger: logger)
-        defer { database.drop() }
+        let database = try self.database.open("tm_bench_pool", kind: "fleet", logger: logger)
+        defer { database.close() }
         print(try FleetBench.serverDescription(try Connection(database.conninfo, logger: logger)))
         func migrator(_ pool: ConnectionPool.Configuration) throws -> TenantMigrator {
             try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,

@@ -44,10 +44,7 @@ struct RecipesBenchmark: AsyncParsableCommand {
 
     @OptionGroup var family: FamilyOptions
 
-    @Option(help: "Log statements slower than this many milliseconds to the server's log (for profiling).")
-    var logSlowStatements: Int?
-
-    @OptionGroup var server: ServerOptions
+    @OptionGroup var database: DatabaseOptions
 
     /// The ways of doing the migration, in the order they are listed.
     enum Way: String, CaseIterable {
@@ -95,12 +92,10 @@ struct RecipesBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let server = try self.server.start()
-        defer { server.stop() }
-        let psql = try server.program("psql")
         let logger = quietLogger()
-        let database = try BenchDatabase(server: server, name: "tm_bench_recipes", logSlowStatements: logSlowStatements, logger: logger)
-        defer { database.drop() }
+        let database = try self.database.open("tm_bench_recipes", logger: logger)
+        defer { database.close() }
+        let psql = try database.server.program("psql")
         let connection = try Connection(database.conninfo, logger: logger)
 
         let byPolicies = try TenantMigrator(connectionString: database.conninfo, familyDirectory: family.url,

@@ -29,6 +29,5 @@ struct MigrateCommand<Runner: TenantMigrateRunner>: TenantMoveCommand {
     @OptionGroup var output: OutputOptions<MoveReport<NamedMoveReport>>
 
     static var operation: MigrationRequest.Operation { .migrate }
-    static var verb: String { "migrate" }
     var target: String? { to }
 }

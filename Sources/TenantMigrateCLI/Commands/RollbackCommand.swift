@@ -29,6 +29,5 @@ struct RollbackCommand<Runner: TenantMigrateRunner>: TenantMoveCommand {
     @OptionGroup var output: OutputOptions<MoveReport<NamedMoveReport>>
 
     static var operation: MigrationRequest.Operation { .rollback }
-    static var verb: String { "roll back" }
     var target: String? { to }
 }

@@ -6,8 +6,6 @@ import TenantMigrator
 protocol TenantMoveCommand: ReportingCommand where Report == MoveReport<NamedMoveReport> {
     /// `.migrate` or `.rollback`.
     static var operation: MigrationRequest.Operation { get }
-    /// The verb of the error that names no tenants.
-    static var verb: String { get }
     var options: RunnerOptions<Runner> { get }
     /// The tenants named with --tenant.
     var tenant: [String] { get }
@@ -19,7 +17,7 @@ protocol TenantMoveCommand: ReportingCommand where Report == MoveReport<NamedMov
 
 extension TenantMoveCommand {
     func validate() throws {
-        try TenantMove.validate(tenant, fleet: fleet, verb: Self.verb)
+        try TenantMove.validate(tenant, fleet: fleet, operation: Self.operation)
     }
 
     func report() async throws -> MoveReport<NamedMoveReport> {

@@ -13,9 +13,9 @@ struct TenantMove {
     let fleet: FleetOptions
 
     /// The named tenants are valid, or the fleet options select them.
-    static func validate(_ tenants: [String], fleet: FleetOptions, verb: String) throws {
+    static func validate(_ tenants: [String], fleet: FleetOptions, operation: MigrationRequest.Operation) throws {
         guard !tenants.isEmpty || fleet.isFleet else {
-            throw ValidationError("name the tenants to \(verb) with --tenant (repeatable), or use --all, --match or --limit")
+            throw ValidationError("name the tenants to \(operation == .migrate ? "migrate" : "roll back") with --tenant (repeatable), or use --all, --match or --limit")
         }
         _ = try tenants.map(TenantName.init)
     }
