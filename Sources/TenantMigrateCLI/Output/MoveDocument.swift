@@ -28,14 +28,30 @@ struct MoveDocument: Encodable {
         var milliseconds: Double
         var rowsAffected: Int?
         /// Archived values the way back did not give back, the app's change winning (kept, superseded).
-        var supersededEntries: Int? = nil
+        var supersededEntries: Int?
         /// Proofs by the way back made and withheld, links restored by target, recorded ways back.
-        var archive: StepStatistics.ArchiveCounts? = nil
+        var archive: StepStatistics.ArchiveCounts?
         /// Archived values and rows the run gave back from the archive (counted in `rowsAffected` too).
-        var restoredEntries: Int? = nil
+        var restoredEntries: Int?
         var error: String?
         var sqlState: String?
         var online: OnlineProgress?
+
+        /// A fleet report's line, a tenant that moved said in the run's word (``movedWord``).
+        init(_ entry: FleetReport.Entry, moved: String) {
+            tenant = entry.tenant
+            outcome = entry.outcome == .migrated ? moved : entry.outcome.rawValue
+            fromVersion = entry.fromVersion
+            toVersion = entry.toVersion
+            milliseconds = entry.milliseconds
+            rowsAffected = entry.rowsAffected
+            supersededEntries = entry.supersededEntries
+            archive = entry.archive
+            restoredEntries = entry.restoredEntries
+            error = entry.error
+            sqlState = entry.sqlState
+            online = entry.online
+        }
     }
 
     var family: String
@@ -63,15 +79,7 @@ struct MoveDocument: Encodable {
 
     /// A fleet run's report.
     init(_ report: FleetReport, operation: MigrationRequest.Operation) {
-        let moved = Self.movedWord(operation, mode: report.mode)
-        let entries = report.entries.map { entry in
-            Entry(tenant: entry.tenant, outcome: entry.outcome == .migrated ? moved : entry.outcome.rawValue, fromVersion: entry.fromVersion,
-                  toVersion: entry.toVersion, milliseconds: entry.milliseconds, rowsAffected: entry.rowsAffected,
-                  supersededEntries: entry.supersededEntries, archive: entry.archive, restoredEntries: entry.restoredEntries, error: entry.error, sqlState: entry.sqlState, online: entry.online)
-        }
-        self.init(family: report.family, target: report.target, operation: operation, mode: report.mode, startedAt: report.startedAt,
-                  milliseconds: report.milliseconds, interrupted: report.interrupted, entries: entries,
-                  unlistedCurrent: report.unlistedCurrent, error: Self.failure(of: report, moved: moved))
+        self.init(report, operation: operation, error: Self.failure(of: report, moved: Self.movedWord(operation, mode: report.mode)))
     }
 
     /// The run's error: the tenants that failed (the first one's SQLSTATE), or the interruption.
@@ -89,37 +97,24 @@ struct MoveDocument: Encodable {
     /// The results of named tenants, one after the other.
     init(family: String, target: String, operation: MigrationRequest.Operation, mode: MigrationRunMode, startedAt: Date,
          results: [TenantMigrationResult], error: ErrorDocument.Failure?) {
-        let moved = Self.movedWord(operation, mode: mode)
-        let entries = results.map { result in
-            let outcome = switch result.outcome {
-            case .migrated: moved
-            case .alreadyCurrent: "skipped"
-            case .failed: "failed"
-            case .pinned: "pinned"
-            }
-            return Entry(tenant: result.tenant.rawValue, outcome: outcome, fromVersion: result.fromVersion, toVersion: result.toVersion,
-                         milliseconds: result.milliseconds, rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil,
-                         supersededEntries: result.outcome == .migrated && result.statistics.supersededEntries > 0 ? result.statistics.supersededEntries : nil,
-                         archive: result.outcome == .migrated ? result.statistics.archiveCounts : nil,
-                         restoredEntries: result.outcome == .migrated && result.statistics.restoredEntries > 0 ? result.statistics.restoredEntries : nil,
-                         error: result.error, sqlState: result.sqlState, online: result.online)
-        }
-        self.init(family: family, target: target, operation: operation, mode: mode, startedAt: startedAt,
-                  milliseconds: Date().timeIntervalSince(startedAt) * 1000, interrupted: false, entries: entries, unlistedCurrent: 0, error: error)
+        var report = FleetReport(family: family, target: target, startedAt: startedAt, milliseconds: Date().timeIntervalSince(startedAt) * 1000,
+                                 interrupted: false, entries: results.map(FleetReport.Entry.init(result:)))
+        report.mode = mode
+        self.init(report, operation: operation, error: error)
     }
 
-    private init(family: String, target: String, operation: MigrationRequest.Operation, mode: MigrationRunMode, startedAt: Date,
-                 milliseconds: Double, interrupted: Bool, entries: [Entry], unlistedCurrent: Int, error: ErrorDocument.Failure?) {
-        self.family = family
-        self.target = target
+    private init(_ report: FleetReport, operation: MigrationRequest.Operation, error: ErrorDocument.Failure?) {
+        let moved = Self.movedWord(operation, mode: report.mode)
+        family = report.family
+        target = report.target
         self.operation = operation.rawValue
-        self.mode = mode
-        self.startedAt = startedAt
-        self.milliseconds = milliseconds
-        self.interrupted = interrupted
-        self.entries = entries
+        mode = report.mode
+        startedAt = report.startedAt
+        milliseconds = report.milliseconds
+        interrupted = report.interrupted
+        entries = report.entries.map { Entry($0, moved: moved) }
+        let unlistedCurrent = report.unlistedCurrent
         self.unlistedCurrent = unlistedCurrent > 0 ? unlistedCurrent : nil
-        let moved = Self.movedWord(operation, mode: mode)
         let camel = moved.split(separator: "-").enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
         summary = [
             "total": entries.count + unlistedCurrent,

@@ -35,19 +35,7 @@ extension FleetExecutor {
         do {
             // Pinned since the fleet's query: still left alone.
             let result = try executor.migrate(record.name, request, expecting: record, on: connection)
-            let outcome: FleetReport.Entry.Outcome = switch result.outcome {
-            case .migrated: .migrated
-            case .pinned: .pinned
-            case .failed: .failed
-            case .alreadyCurrent: .skipped
-            }
-            var entry = FleetReport.Entry(tenant: record.name.rawValue, outcome: outcome,
-                                                fromVersion: result.fromVersion, toVersion: result.toVersion, milliseconds: result.milliseconds,
-                                                rowsAffected: result.outcome == .migrated ? result.statistics.rowsAffected : nil, online: result.online)
-            if result.outcome == .migrated, result.statistics.supersededEntries > 0 { entry.supersededEntries = result.statistics.supersededEntries }
-            if result.outcome == .migrated { entry.archive = result.statistics.archiveCounts }
-            if result.outcome == .migrated, result.statistics.restoredEntries > 0 { entry.restoredEntries = result.statistics.restoredEntries }
-            return TenantLine(entry: entry)
+            return TenantLine(entry: FleetReport.Entry(result: result))
         } catch let error as TenantMigrationError where error.isInterruption {
             return TenantLine(entry: .init(tenant: record.name.rawValue, outcome: .notStarted, fromVersion: record.version,
                                           toVersion: target, milliseconds: milliseconds()))

@@ -105,6 +105,26 @@ public struct FleetReport: Sendable, Codable {
     }
 }
 
+extension FleetReport.Entry {
+    /// One tenant's result as a line of the report: its outcome, versions and time; what its steps
+    /// did, when it moved; its error, when it failed.
+    public init(result: TenantMigrationResult) {
+        let moved = result.outcome == .migrated, statistics = result.statistics
+        let outcome: Outcome = switch result.outcome {
+        case .migrated: .migrated
+        case .pinned: .pinned
+        case .failed: .failed
+        case .alreadyCurrent: .skipped
+        }
+        self.init(tenant: result.tenant.rawValue, outcome: outcome, fromVersion: result.fromVersion, toVersion: result.toVersion,
+                  milliseconds: result.milliseconds, error: result.error, sqlState: result.sqlState,
+                  rowsAffected: moved ? statistics.rowsAffected : nil,
+                  supersededEntries: moved && statistics.supersededEntries > 0 ? statistics.supersededEntries : nil,
+                  archive: moved ? statistics.archiveCounts : nil,
+                  restoredEntries: moved && statistics.restoredEntries > 0 ? statistics.restoredEntries : nil, online: result.online)
+    }
+}
+
 /// A snapshot of a fleet run in progress, for progress displays.
 public struct FleetProgress: Sendable {
     public var total: Int
