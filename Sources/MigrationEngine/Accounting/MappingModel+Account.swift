@@ -6,14 +6,9 @@ import TypedSQL
 struct MappingAccountant {
     let model: MappingModel
     let differ: SchemaDiffer
-    let compiler: MappingCompiler
 
-    init(model: MappingModel, differ: SchemaDiffer) {
-        self.model = model
-        self.differ = differ
-        self.compiler = MappingCompiler(differ: differ)
-    }
-
+    /// The step's mappings as they compile with `differ`'s names (a view of it, nothing stored).
+    var compiler: MappingCompiler { MappingCompiler(differ: differ) }
     var source: ModelVersion { differ.source }
 
     /// Something that keeps a source column's values, for some rows.

@@ -68,13 +68,6 @@ public struct EntityMapping: Sendable, Hashable {
         public let orderBy: String?
         public let location: SourceLocation?
         public let orderByLocation: SourceLocation?
-
-        public init(key: String, orderBy: String? = nil, location: SourceLocation? = nil, orderByLocation: SourceLocation? = nil) {
-            self.key = key
-            self.orderBy = orderBy
-            self.location = location
-            self.orderByLocation = orderByLocation
-        }
     }
 
     /// A destination attribute's value expression.

@@ -26,7 +26,7 @@ extension MigrationStep {
             return policy.locality.sharedRows.sorted { $0.key < $1.key }.map { entity, attribute in
                 let keyed = EntityMapping(name: mapping.name, source: mapping.source, destination: entity, filter: mapping.filter, attributes: [],
                                           relationships: [], policy: name, location: mapping.location, filterLocation: mapping.filterLocation,
-                                          distinct: .init(key: "source.\(attribute)"))
+                                          distinct: .init(key: "source.\(attribute)", orderBy: nil, location: nil, orderByLocation: nil))
                 let rows = compiler.source.allAttributes(of: mapping.source).contains { $0.attribute.name == attribute }
                     ? (try? compiler.distinctRows(keyed)) ?? nil : nil
                 return PolicyRowsMadePerKey(policy: name, attribute: attribute, mapping: keyed, rows: rows.map(\.keyedAsPolicies))
