@@ -19,52 +19,32 @@ import TenantMigrator
 /// (`rolledBack`, `wouldMigrate`…). The other outcomes are `skipped` (already there), `failed`,
 /// `not-started` and `pinned`. `error` is there exactly when the run failed. A run that fails
 /// before it has a result prints the ``ErrorDocument`` alone.
+///
+/// It is the ``FleetReport``'s JSON, with the operation, the error and those words: the report
+/// encodes itself, then the document writes its own keys over the report's (`summary`, each
+/// entry's `outcome`), so that what a report line carries reaches `--json` as it is.
 struct MoveDocument: Encodable {
+    /// A line of the report, a tenant that moved said in the run's word.
     struct Entry: Encodable {
-        var tenant: String
-        var outcome: String
-        var fromVersion: String
-        var toVersion: String
-        var milliseconds: Double
-        var rowsAffected: Int?
-        /// Archived values the way back did not give back, the app's change winning (kept, superseded).
-        var supersededEntries: Int?
-        /// Proofs by the way back made and withheld, links restored by target, recorded ways back.
-        var archive: StepStatistics.ArchiveCounts?
-        /// Archived values and rows the run gave back from the archive (counted in `rowsAffected` too).
-        var restoredEntries: Int?
-        var error: String?
-        var sqlState: String?
-        var online: OnlineProgress?
+        let line: FleetReport.Entry
+        let moved: String
 
-        /// A fleet report's line, a tenant that moved said in the run's word (``movedWord``).
-        init(_ entry: FleetReport.Entry, moved: String) {
-            tenant = entry.tenant
-            outcome = entry.outcome == .migrated ? moved : entry.outcome.rawValue
-            fromVersion = entry.fromVersion
-            toVersion = entry.toVersion
-            milliseconds = entry.milliseconds
-            rowsAffected = entry.rowsAffected
-            supersededEntries = entry.supersededEntries
-            archive = entry.archive
-            restoredEntries = entry.restoredEntries
-            error = entry.error
-            sqlState = entry.sqlState
-            online = entry.online
+        var outcome: String { line.outcome == .migrated ? moved : line.outcome.rawValue }
+
+        func encode(to encoder: any Encoder) throws {
+            try line.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(outcome, forKey: .outcome)
         }
     }
 
-    var family: String
-    var target: String
-    var operation: String
-    var mode: MigrationRunMode
-    var startedAt: Date
-    var milliseconds: Double
-    var interrupted: Bool
-    var summary: [String: Int]
-    var entries: [Entry]
-    var unlistedCurrent: Int?
-    var error: ErrorDocument.Failure?
+    let report: FleetReport
+    let operation: MigrationRequest.Operation
+    let error: ErrorDocument.Failure?
+
+    private enum Key: String, CodingKey {
+        case operation, summary, entries, error, outcome
+    }
 
     /// The word for a tenant that moved, or would have: `migrated`, `rolled-back`,
     /// `would-migrate`, `would-roll-back` or `rehearsed`.
@@ -104,26 +84,26 @@ struct MoveDocument: Encodable {
     }
 
     private init(_ report: FleetReport, operation: MigrationRequest.Operation, error: ErrorDocument.Failure?) {
-        let moved = Self.movedWord(operation, mode: report.mode)
-        family = report.family
-        target = report.target
-        self.operation = operation.rawValue
-        mode = report.mode
-        startedAt = report.startedAt
-        milliseconds = report.milliseconds
-        interrupted = report.interrupted
-        entries = report.entries.map { Entry($0, moved: moved) }
-        let unlistedCurrent = report.unlistedCurrent
-        self.unlistedCurrent = unlistedCurrent > 0 ? unlistedCurrent : nil
-        let camel = moved.split(separator: "-").enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
-        summary = [
-            "total": entries.count + unlistedCurrent,
-            camel: entries.count { $0.outcome == moved },
-            "skipped": entries.count { $0.outcome == "skipped" } + unlistedCurrent,
-            "failed": entries.count { $0.outcome == "failed" },
-            "notStarted": entries.count { $0.outcome == "not-started" },
-            "pinned": entries.count { $0.outcome == "pinned" },
-        ]
+        self.report = report
+        self.operation = operation
         self.error = error
+    }
+
+    /// The report's summary, the tenants that moved counted under the run's word in camel case.
+    var summary: [String: Int] {
+        let moved = Self.movedWord(operation, mode: report.mode)
+        let camel = moved.split(separator: "-").enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
+        return ["total": report.entries.count + report.unlistedCurrent, camel: report.migrated, "skipped": report.skipped,
+                "failed": report.failed, "notStarted": report.notStarted, "pinned": report.pinned]
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        let moved = Self.movedWord(operation, mode: report.mode)
+        try container.encode(operation.rawValue, forKey: .operation)
+        try container.encode(summary, forKey: .summary)
+        try container.encode(report.entries.map { Entry(line: $0, moved: moved) }, forKey: .entries)
+        try container.encodeIfPresent(error, forKey: .error)
     }
 }
