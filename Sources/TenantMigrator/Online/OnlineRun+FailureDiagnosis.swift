@@ -1,5 +1,6 @@
 import LibPQ
 import MigrationEngine
+import TypedSQL
 
 extension OnlineContext {
     /// `error`, a failure of the online run, explained as an offline failure is
@@ -8,9 +9,20 @@ extension OnlineContext {
     /// during the run that does not fit a narrowed column) names the table, the column, the row and
     /// its value. The failed statement was the shadow's copy or catch-up, not the step's own cast,
     /// so the diagnosis is asked without it: the probe itself tries the step's cast on the live rows
-    /// and finds a row only where that cast fails with the same SQLSTATE. The step found becomes
-    /// ``failedStep``.
+    /// and finds a row only where that cast fails with the same SQLSTATE. A violated constraint
+    /// (23xxx) is traced to the step that makes it (``MigrationStep/makes(constraintNamed:)``). The
+    /// step found becomes ``failedStep``.
     func explaining(_ error: any Error) -> any Error {
+        let violated = (error as? ConstraintViolation)?.constraint
+            ?? (error as? PQError).flatMap { $0.sqlState?.errorClass == "23" ? $0.constraint : nil }
+        if let constraint = violated {
+            // A constraint a step makes, broken by a row the copy or catch-up brought (its
+            // validation on the shadow, or the copy itself; the shadow's index names carry its
+            // naming's prefix on Citus).
+            let named = constraint.hasPrefix(TableNaming.citusShadow.prefix) ? String(constraint.dropFirst(TableNaming.citusShadow.prefix.count)) : constraint
+            failedStep = plan.plan.steps.first { $0.makes(constraintNamed: named) }
+            return error
+        }
         guard var failure = error as? PQError, failure.sqlState?.errorClass == "22" else { return error }
         failure.statement = nil
         for step in plan.plan.steps {
