@@ -40,8 +40,7 @@ struct SourceIndex: Sendable {
         while let relative = walker.nextObject() as? String {
             let url = sources.appendingPathComponent(relative)
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            if isDirectory.boolValue { folders.insert(relative); continue }
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue { folders.insert(relative); continue }
             guard relative.hasSuffix(".swift") else { continue }
             files.append(read(path: relative, text: try String(contentsOf: url, encoding: .utf8)))
         }

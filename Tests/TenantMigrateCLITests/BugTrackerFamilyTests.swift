@@ -43,7 +43,7 @@ struct BugTrackerFamilyTests {
             // Everything v3 merged or overwrote is in the archive: no consent needed on the way down.
             let down = try await bugTracker(["rollback", "--all", "--to", "v1"], on: conninfo)
             #expect(down.status == 0 && down.stdout.contains("2 rolled back"), "\(down.stdout)\n\(down.stderr)")
-            for (tenant, issues) in tenants {
+            for tenant in tenants.keys {
                 #expect(try BugTrackerIssues.issues(in: "tenant_" + tenant, version: "v1", on: connection) == before[tenant],
                         "\(tenant): every spelling of every status, and every NULL priority, comes back")
             }

@@ -16,7 +16,7 @@ public func migrateThroughAnInSchemaShadow(
     schema: String, family: ModelFamily, mappings: [MappingModel] = [], hooks: PolicyRegistry = PolicyRegistry(), from source: String, to destination: String,
     options: StepExecutor.Options = .init(online: true), on connection: Connection, beforeSwap: () throws -> Void = {}
 ) throws -> StepStatistics {
-    let version = try family.version(named: source)!
+    let version = family.version(named: source)!
     let liveTables = version.relationalSchema().tables.map(\.name)
     let shadow = ShadowTables(version: version, live: schema, schema: schema, naming: .citusShadow)
     try shadow.create(on: connection)

@@ -44,7 +44,7 @@ struct ArchiveMigratorRoleTests {
             let suffix = String(UInt32.random(in: .min ... .max), radix: 16)
             let (first, second) = ("tm_role_up_\(suffix)", "tm_role_down_\(suffix)")
             try admin.fixtureScript("CREATE ROLE \(first) LOGIN SUPERUSER; CREATE ROLE \(second) LOGIN SUPERUSER")
-            defer { try? admin.fixtureScript("DROP OWNED BY \(first), \(second) CASCADE; DROP ROLE \(first); DROP ROLE \(second)") }
+            defer { _ = try? admin.fixtureScript("DROP OWNED BY \(first), \(second) CASCADE; DROP ROLE \(first); DROP ROLE \(second)") }
             let (connection, schema, before) = try await Self.migratedUp(by: first, conninfo)
             try await Self.expectRolledBack(by: second, conninfo, to: before, in: schema, on: connection)
         }
@@ -64,7 +64,7 @@ struct ArchiveMigratorRoleTests {
                 CREATE ROLE \(first) LOGIN; CREATE ROLE \(second) LOGIN IN ROLE \(first); CREATE ROLE \(other) LOGIN;
                 GRANT CREATE ON DATABASE "\(database)" TO \(first)
                 """)
-            defer { try? admin.fixtureScript("DROP OWNED BY \(first), \(second), \(other) CASCADE; DROP ROLE \(second); DROP ROLE \(first); DROP ROLE \(other)") }
+            defer { _ = try? admin.fixtureScript("DROP OWNED BY \(first), \(second), \(other) CASCADE; DROP ROLE \(second); DROP ROLE \(first); DROP ROLE \(other)") }
             let (connection, schema, before) = try await Self.migratedUp(by: first, conninfo)
             #expect(try admin.scalar("SELECT pg_get_userbyid(relowner)::text FROM pg_class WHERE oid = to_regclass('\(schema)._tm_archive')", as: String.self) == first)
             try await Self.expectRolledBack(by: second, conninfo, to: before, in: schema, on: connection)

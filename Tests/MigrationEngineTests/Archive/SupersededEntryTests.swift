@@ -57,7 +57,7 @@ struct SupersededEntryTests {
     /// restore --superseded` puts it back (and refuses without `--superseded`).
     @Test func theCommandLineCountsListsAndRestoresThem() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection, schema) = try await fixtureTenantMigratedToV2("Superseded", conninfo, insert: Self.rows)
+            let (_, connection, schema) = try await fixtureTenantMigratedToV2("Superseded", conninfo, insert: Self.rows)
             try connection.execute(unsafeSQL: "UPDATE \(schema).item SET name = 'q2' WHERE id = 1")
             func run(_ arguments: [String]) async throws -> TenantMigrateExecutable.Output {
                 try await TenantMigrateExecutable.run(arguments, database: conninfo, migrations: fixture("Superseded"))

@@ -125,7 +125,7 @@ struct PolicyStatementTrustTests {
             let error = try await Self.migrate(conninfo, "allowed") { context in
                 let connection = context.connection
                 let recipe = try context.sourceTable(of: "Recipe")
-                try connection.savepoint { try $0.execute(unsafeSQL: "SELECT count(*) FROM \(recipe)") }
+                try connection.savepoint { _ = try $0.execute(unsafeSQL: "SELECT count(*) FROM \(recipe)") }
                 try connection.execute(unsafeSQL: "SET LOCAL work_mem = '8MB'")
                 try connection.execute(unsafeSQL: "DECLARE recipes NO SCROLL CURSOR FOR SELECT id FROM \(recipe) ORDER BY id")
                 guard try connection.execute(unsafeSQL: "FETCH 2 FROM recipes").rowCount == 2 else { throw TestFailure("FETCH read no row") }

@@ -53,7 +53,7 @@ struct RoundTripSettingsPropertyTests {
             for role in roles { try admin.fixtureScript("CREATE ROLE \(role) LOGIN SUPERUSER") }
             defer {
                 for role in roles {
-                    try? admin.fixtureScript("DROP OWNED BY \(role) CASCADE; DROP ROLE \(role)")
+                    _ = try? admin.fixtureScript("DROP OWNED BY \(role) CASCADE; DROP ROLE \(role)")
                 }
             }
             for index in 0..<Self.families {
@@ -123,7 +123,7 @@ struct RoundTripSettingsPropertyTests {
         try RoundTripData(version: version, seed: index, rowsPerEntity: 6).insert(inSchema: schema, on: admin)
         let snapshot = RoundTripSnapshot(version: version, schema: schema)
         try snapshot.take(on: admin)
-        defer { try? admin.fixtureScript("DROP TABLE IF EXISTS pg_temp.tm_round_trip_before") }
+        defer { _ = try? admin.fixtureScript("DROP TABLE IF EXISTS pg_temp.tm_round_trip_before") }
         let exact = try ExactState.read(schema, version: version, on: admin)
         tally.values += try admin.scalar("SELECT coalesce(sum((SELECT count(*) FROM jsonb_object_keys(item))), 0)::bigint FROM pg_temp.tm_round_trip_before", as: Int64.self)
         var declared: [DestructiveChange] = []

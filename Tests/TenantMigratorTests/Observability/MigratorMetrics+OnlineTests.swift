@@ -12,7 +12,7 @@ import Testing
 struct MigratorMetricsOnlineTests {
     @Test func anOnlineRunCountsItsRowsChangesAndPhases() async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let connection = try recipesTenant("acme", recipes: 25, conninfo)
+            _ = try recipesTenant("acme", recipes: 25, conninfo)
             let metrics = TestMetrics()
             var migrator = try makeRecipesMigrator(conninfo)
             migrator.observability = TenantMigrator.Observability(metrics: metrics)
