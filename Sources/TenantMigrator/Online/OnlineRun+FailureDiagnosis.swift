@@ -1,6 +1,5 @@
 import LibPQ
 import MigrationEngine
-import TypedSQL
 
 extension OnlineContext {
     /// `error`, a failure of the online run, explained as an offline failure is
@@ -16,11 +15,9 @@ extension OnlineContext {
         let violated = (error as? ConstraintViolation)?.constraint
             ?? (error as? PQError).flatMap { $0.sqlState?.errorClass == "23" ? $0.constraint : nil }
         if let constraint = violated {
-            // A constraint a step makes, broken by a row the copy or catch-up brought (its
-            // validation on the shadow, or the copy itself; the shadow's index names carry its
-            // naming's prefix on Citus).
-            let named = constraint.hasPrefix(TableNaming.citusShadow.prefix) ? String(constraint.dropFirst(TableNaming.citusShadow.prefix.count)) : constraint
-            failedStep = plan.plan.steps.first { $0.makes(constraintNamed: named) }
+            // A constraint a step makes, broken by a row the copy or catch-up brought: its
+            // validation on the shadow names it as the model does.
+            failedStep = plan.plan.steps.first { $0.makes(constraintNamed: constraint) }
             return error
         }
         guard var failure = error as? PQError, failure.sqlState?.errorClass == "22" else { return error }
