@@ -35,6 +35,12 @@ public struct TableNaming: Sendable, Hashable {
         prefix.isEmpty ? modelName : prefix + modelName
     }
 
+    /// The model's name that `name` spells under this naming (as the server reports a table in an
+    /// error), or nil when `name` is not spelled so.
+    public func modelName(of name: String) -> String? {
+        name.hasPrefix(prefix) ? String(name.dropFirst(prefix.count)) : nil
+    }
+
     /// The names of `modelNames` whose name under this naming PostgreSQL would cut (and so could
     /// make two into one, or meet a live table's): a run under this naming must refuse them first.
     public func tooLong(_ modelNames: [String]) -> [String] {

@@ -63,4 +63,17 @@ struct TableNamingTests {
         #expect(TableNaming.model.tooLong([fits, long]).isEmpty)
         #expect(TableNaming.model.name("recipe") == "recipe" && TableNaming.citusShadow.name("recipe") == "_tm_shadow_recipe")
     }
+
+    /// A table the server names in an error, spelled under a naming, is the model's table of that
+    /// name without the naming's prefix; a name the naming does not spell is none of its tables.
+    @Test func theModelsNameOfASpelledNameDropsTheNamingsPrefix() {
+        #expect(TableNaming.model.modelName(of: "recipe") == "recipe")
+        #expect(TableNaming.citusShadow.modelName(of: "_tm_shadow_recipe") == "recipe")
+        #expect(TableNaming.citusDelta.modelName(of: "_tm_delta_recipe") == "recipe")
+        #expect(TableNaming.citusShadow.modelName(of: "_tm_delta_recipe") == nil)
+        #expect(TableNaming.citusShadow.modelName(of: "recipe") == nil)
+        for name in ["recipe", "_tm_shadow_dish"] {
+            #expect(TableNaming.citusShadow.modelName(of: TableNaming.citusShadow.name(name)) == name)
+        }
+    }
 }

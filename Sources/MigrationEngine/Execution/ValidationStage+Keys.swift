@@ -8,11 +8,12 @@ extension ValidationStage {
     /// as the archive writes it; nil for a table keyed by an integer id (or another operation).
     func keyedDiagnosis(_ error: PQError, _ operation: SchemaOperation, on connection: Connection) -> ConstraintViolation? {
         let table: String, constraint: String, query: SQL
+        var column: String?
         switch operation {
-        case let .setNullable(name, column, false):
+        case let .setNullable(name, required, false):
             guard let key = ArchiveRowKey(name, in: destination) else { return nil }
-            (table, constraint) = (name, "NOT NULL on \(column)")
-            query = "SELECT \(key.text(of: "t")) FROM \(table: name) AS t WHERE t.\(id: column) IS NULL ORDER BY 1 LIMIT 1"
+            (table, constraint, column) = (name, "NOT NULL on \(required)", required)
+            query = "SELECT \(key.text(of: "t")) FROM \(table: name) AS t WHERE t.\(id: required) IS NULL ORDER BY 1 LIMIT 1"
         case let .addUnique(name, unique):
             guard let key = ArchiveRowKey(name, in: destination) else { return nil }
             (table, constraint) = (name, unique.name)
@@ -34,6 +35,7 @@ extension ValidationStage {
         let keys = (try? connection.execute(query, schema: schema).compactMap { try $0.decode(String?.self, at: 0) }) ?? []
         var violation = ConstraintViolation(entity: entityName(ofTable: table), table: table, rowID: nil, constraint: constraint, underlying: error)
         violation.rowKeys = keys
+        violation.column = column
         return violation
     }
 }

@@ -35,13 +35,14 @@ struct ValidationStage {
     private func diagnose(_ error: PQError, _ operation: SchemaOperation, on connection: Connection) -> any Error {
         var table = error.table ?? ""
         var constraint = error.constraint ?? ""
+        var column = error.column
         var query: SQL?
         if let keyed = keyedDiagnosis(error, operation, on: connection) { return keyed }
         switch operation {
-        case let .setNullable(name, column, false):
-            table = name
-            constraint = "NOT NULL on \(column)"
-            query = "SELECT id FROM \(table: name) WHERE \(id: column) IS NULL ORDER BY id LIMIT 1"
+        case let .setNullable(name, required, false):
+            (table, column) = (name, required)
+            constraint = "NOT NULL on \(required)"
+            query = "SELECT id FROM \(table: name) WHERE \(id: required) IS NULL ORDER BY id LIMIT 1"
         case let .addUnique(name, unique):
             table = name
             constraint = unique.name
@@ -69,6 +70,7 @@ struct ValidationStage {
         }
         var violation = ConstraintViolation(entity: entity, table: table, rowID: rowID, constraint: constraint, underlying: error)
         violation.rowIDs = rowIDs
+        if error.sqlState == .notNullViolation { violation.column = column }
         return violation
     }
 
@@ -90,6 +92,9 @@ public struct ConstraintViolation: Error, Sendable, CustomStringConvertible {
     public let constraint: String
     /// The server's error (SQLSTATE class 23).
     public let underlying: PQError
+    /// Of a NOT NULL violation (23502, which names no constraint), the column that holds a NULL:
+    /// ``constraint`` is then `NOT NULL on` it, and ``table`` its table.
+    public var column: String?
     /// The lowest ids of the rows that break a check, up to ``rowsNamed`` (the first is ``rowID``);
     /// for other constraints, ``rowID`` alone.
     public var rowIDs: [Int64] = []

@@ -126,8 +126,43 @@ struct OnlineRunModelChangesTests {
     func aWriteDuringTheRunThatV2RejectsFailsTheRunAsOffline(phase: OnlinePhase, statement: String, sqlstate: String, row: String) async throws {
         let family = try OnlineFamilyDirectory("Stock", versions: Self.versions)
         defer { family.remove() }
+        // A value that does not fit is traced to the step that narrows its column, a violated
+        // constraint to the step that makes it, online too.
+        try await expectBothFail(family, phase: phase, statement: statement, sqlstate: sqlstate, row: row, step: "v1 → v2: inferred", seed: seed)
+    }
+
+    /// During the copy or catch-up the app writes a NULL into a column that v2 makes required (NOT
+    /// NULL: PostgreSQL names no constraint, only the table and the column): an optional `bin` made
+    /// required, a new required `shelf` the mapping fills from `note`. The run fails naming the
+    /// step, the entity, the row, the column and the SQLSTATE, as the offline twin's migration with
+    /// the same row does, and the tenant stays at v1 with its rows and the app's write, no shadow left.
+    @Test(arguments: [
+        (OnlinePhase.copying, "INSERT INTO S.item (code, bin, note) VALUES ('new', NULL, 'n')", "row id 41 violates NOT NULL on bin"),
+        (.copying, "UPDATE S.item SET note = NULL WHERE id = 8", "row id 8 violates NOT NULL on shelf"),
+        (.catchingUp, "UPDATE S.item SET bin = NULL WHERE id = 9", "row id 9 violates NOT NULL on bin"),
+        (.catchingUp, "INSERT INTO S.item (code, bin) VALUES ('new', 'b')", "row id 41 violates NOT NULL on shelf"),
+    ])
+    func aNullTheAppWritesIntoAColumnV2MakesRequiredFailsTheRunAsOffline(phase: OnlinePhase, statement: String, row: String) async throws {
+        let family = try OnlineFamilyDirectory("Shelves", versions: RequiredColumnsFamily.versions)
+        defer { family.remove() }
+        let mappings = family.directory.appendingPathComponent("Mappings")
+        try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
+        try RequiredColumnsFamily.up.write(to: mappings.appendingPathComponent("v1-to-v2.yaml"), atomically: true, encoding: .utf8)
+        try await expectBothFail(family, phase: phase, statement: statement, sqlstate: "23502", row: "Item \(row) (table item)", step: "v1 → v2: mapped") { connection, schema in
+            try connection.fixtureScript("INSERT INTO \(schema).item (code, bin, note) SELECT 'c' || i, 'b' || (i % 4), 'n' || i FROM generate_series(1, 40) AS i")
+        }
+    }
+
+    /// Tenants `online` and `twin` of `family` at v1, given the same rows by `seed`; the app's
+    /// `statement` at `phase` of `online`'s online run to v2, and before `twin`'s offline one. Both
+    /// fail naming `sqlstate`, `row` and the step (`failed in step` `step`); both stay at v1 with
+    /// the same rows, nothing of the run left.
+    func expectBothFail(
+        _ family: OnlineFamilyDirectory, phase: OnlinePhase, statement: String, sqlstate: String, row: String, step: String,
+        seed: @escaping (Connection, String) throws -> Void, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) async throws {
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection) = try await twins(conninfo, family)
+            let (migrator, connection) = try await OnlineTwins.make(conninfo, family, logger: "OnlineModelChanges", seed: seed)
             let app = PhaseWrites(conninfo: conninfo, schema: "tenant_online", [phase: [statement]])
             var online = migrator
             online.settings.online.batchRows = 9
@@ -136,24 +171,24 @@ struct OnlineRunModelChangesTests {
             do {
                 _ = try await online.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
             } catch { failures.append("\(error)") }
-            #expect(app.phases == [phase])
+            #expect(app.phases == [phase], sourceLocation: sourceLocation)
             try app.replay(inSchema: "tenant_twin", on: connection)
             do {
                 _ = try await migrator.migrate(tenant: "twin", MigrationRequest(.move, to: "v2", allowDestructive: true))
             } catch { failures.append("\(error)") }
-            #expect(failures.count == 2, "online and offline must both fail: \(failures)")
-            for failure in failures {
-                #expect(failure.contains(sqlstate), "\(failure)")
-                #expect(failure.contains(row), "\(failure)")
-                // A value that does not fit is traced to the step that narrows its column, a violated
-                // constraint to the step that makes it, online too.
-                #expect(failure.contains("failed in step v1 → v2: inferred"), "\(failure)")
+            #expect(failures.count == 2, "online and offline must both fail: \(failures)", sourceLocation: sourceLocation)
+            for (failure, name) in zip(failures, ["online", "twin"]) {
+                #expect(failure.contains("tenant \(name)"), "\(failure)", sourceLocation: sourceLocation)
+                #expect(failure.contains(sqlstate), "\(failure)", sourceLocation: sourceLocation)
+                #expect(failure.contains(row), "\(failure)", sourceLocation: sourceLocation)
+                #expect(failure.contains("failed in step \(step)"), "\(failure)", sourceLocation: sourceLocation)
             }
             for name in ["online", "twin"] {
-                #expect(try connection.tenantVersions()[name]?.version == "v1")
+                #expect(try connection.tenantVersions()[name]?.version == "v1", sourceLocation: sourceLocation)
             }
-            #expect(try contents("tenant_online", at: "v1", family: family.directory, on: connection) == contents("tenant_twin", at: "v1", family: family.directory, on: connection))
-            try OnlineTwins.expectNoRunSchemaLeft(connection)
+            #expect(try contents("tenant_online", at: "v1", family: family.directory, on: connection)
+                        == contents("tenant_twin", at: "v1", family: family.directory, on: connection), sourceLocation: sourceLocation)
+            try OnlineTwins.expectNoRunSchemaLeft(connection, sourceLocation: sourceLocation)
         }
     }
 }
