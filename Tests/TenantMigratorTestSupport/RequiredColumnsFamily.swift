@@ -29,7 +29,9 @@ public enum RequiredColumnsFamily {
               hint: { type: text, optional: true }
         """
 
-    /// v1 → v2: every item in place, its bin as it was (a NULL stays NULL), its new shelf from its note.
+    /// v1 → v2: every item in place, its bin as it was (a NULL stays NULL), its new shelf from its
+    /// note, with as many `!` as 10 divided by the note's length: NULL from a NULL note, and a
+    /// division by zero (22012) from an empty one.
     public static let up = """
         source: v1
         destination: v2
@@ -39,7 +41,7 @@ public enum RequiredColumnsFamily {
             destination: Item
             attributes:
               bin: source.bin
-              shelf: source.note
+              shelf: "source.note || repeat('!', 10 / length(source.note))"
         """
 
     /// The versions, by name.

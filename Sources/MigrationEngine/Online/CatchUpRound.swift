@@ -94,8 +94,9 @@ public struct CatchUpRound {
     /// The tables the caught-up steps end with.
     var destination: RelationalSchema { plan.caughtUpVersion.relationalSchema() }
 
-    /// Runs the round; the change set must be filled.
-    public func run() throws -> Outcome {
+    /// Runs the round; the change set must be filled. When a caught-up step fails in the delta,
+    /// `failing` is told which before its error is thrown: the failure is that step's, as offline.
+    public func run(failing: (MigrationStep) -> Void = { _ in }) throws -> Outcome {
         var outcome = Outcome()
         // Statistics, so that every read below looks rows up by key rather than scans a live table.
         try connection.execute("ANALYZE \(changed)", schema: live)
@@ -112,7 +113,14 @@ public struct CatchUpRound {
         try matchDistinctKeys()
         var executor = StepExecutor(schema: delta, connection: connection, options: options)
         executor.naming = deltaNaming
-        for step in plan.caughtUp { _ = try executor.run(step) }
+        for step in plan.caughtUp {
+            do {
+                _ = try executor.run(step)
+            } catch {
+                failing(step)
+                throw error
+            }
+        }
         try merge()
         try renumberDistinctRows()
         try dropDelta()

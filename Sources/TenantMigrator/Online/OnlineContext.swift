@@ -29,8 +29,9 @@ final class OnlineContext {
     /// runner's session.
     var afterRound: (() throws -> Void)?
     /// The step a failure belongs to, for the error's "in step …" as offline: the step whose own
-    /// statement failed on the shadow, or the one whose change a data error was traced to
-    /// (``explaining(_:)``); nil when the failure is the run's own (a copy, a round, the swap).
+    /// statement failed on the shadow or in a catch-up round's delta, or the one whose change a
+    /// data error or a violation was traced to (``explaining(_:)``); nil when the failure is the
+    /// run's own (a copy, a round's merge, the swap).
     var failedStep: MigrationStep?
     private var lastProgressLog = ContinuousClock.now
     private var lastPhase: OnlinePhase?
@@ -298,7 +299,10 @@ final class OnlineContext {
         try round.prepare()
         let taken = try capture.take(into: round.changed, on: connection)
         try refuseTruncation(taken.truncated)
-        let outcome = try round.run()
+        // A round begun again after a lost lock race starts afresh: only the failure that ends the
+        // run names its step, here the caught-up step that failed in the delta.
+        failedStep = nil
+        let outcome = try round.run { failedStep = $0 }
         progress.rounds += 1
         progress.changesCaughtUp += taken.entries
         progress.rowsMigratedAgain += outcome.changedRows

@@ -143,14 +143,30 @@ struct OnlineRunModelChangesTests {
         (.catchingUp, "INSERT INTO S.item (code, bin) VALUES ('new', 'b')", "row id 41 violates NOT NULL on shelf"),
     ])
     func aNullTheAppWritesIntoAColumnV2MakesRequiredFailsTheRunAsOffline(phase: OnlinePhase, statement: String, row: String) async throws {
+        try await expectShelvesFail(phase: phase, statement: statement, sqlstate: "23502", row: "Item \(row) (table item)")
+    }
+
+    /// During the copy or catch-up the app writes an empty note, which the mapping's expression for
+    /// `shelf` divides by: the run fails in the mapping's step with the SQLSTATE (22012), as offline,
+    /// where the step's own statement fails; the tenant stays at v1, no shadow left.
+    @Test(arguments: [OnlinePhase.copying, .catchingUp])
+    func aValueTheAppWritesThatTheMappingCannotTakeFailsTheRunInItsStep(phase: OnlinePhase) async throws {
+        try await expectShelvesFail(phase: phase, statement: "UPDATE S.item SET note = '' WHERE id = 9", sqlstate: "22012", row: "division by zero")
+    }
+
+    /// ``expectBothFail(_:phase:statement:sqlstate:row:step:seed:sourceLocation:)`` in the family
+    /// ``RequiredColumnsFamily`` with its mapping, 40 items, each with a bin and a note.
+    func expectShelvesFail(phase: OnlinePhase, statement: String, sqlstate: String, row: String,
+                           sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
         let family = try OnlineFamilyDirectory("Shelves", versions: RequiredColumnsFamily.versions)
         defer { family.remove() }
         let mappings = family.directory.appendingPathComponent("Mappings")
         try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
         try RequiredColumnsFamily.up.write(to: mappings.appendingPathComponent("v1-to-v2.yaml"), atomically: true, encoding: .utf8)
-        try await expectBothFail(family, phase: phase, statement: statement, sqlstate: "23502", row: "Item \(row) (table item)", step: "v1 → v2: mapped") { connection, schema in
-            try connection.fixtureScript("INSERT INTO \(schema).item (code, bin, note) SELECT 'c' || i, 'b' || (i % 4), 'n' || i FROM generate_series(1, 40) AS i")
-        }
+        try await expectBothFail(family, phase: phase, statement: statement, sqlstate: sqlstate, row: row, step: "v1 → v2: mapped",
+                                 seed: { connection, schema in
+                                     try connection.fixtureScript("INSERT INTO \(schema).item (code, bin, note) SELECT 'c' || i, 'b' || (i % 4), 'n' || i FROM generate_series(1, 40) AS i")
+                                 }, sourceLocation: sourceLocation)
     }
 
     /// Tenants `online` and `twin` of `family` at v1, given the same rows by `seed`; the app's
