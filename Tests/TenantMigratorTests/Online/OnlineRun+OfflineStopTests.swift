@@ -187,6 +187,44 @@ struct OnlineRunOfflineStopTests {
         }
     }
 
+    /// The other half of the race: one stop while the tenant waits to commit lets it finish, as a
+    /// plain fleet lets a tenant in flight commit; only the tenants not begun are left.
+    @Test(arguments: Way.allCases)
+    func aFirstStopLetsATenantRunningOfflineFinish(way: Way) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let migrator = try way.migrator(conninfo)
+            let connection = try Connection(conninfo, logger: .quiet("OnlineOfflineStop"))
+            _ = try await Self.makeFleet(way, migrator, connection)
+
+            let blocker = try Point.committing.hold(Self.tenants, way, conninfo: conninfo)
+            let control = FleetControl()
+            let run = Task { [migrator] in try await migrator.moveAll(way.request, jobs: 1, control: control) }
+            let inFlight = try await Self.tenantHeld(at: .committing, connection)
+            control.stop()
+            try blocker.fixtureScript("ROLLBACK")
+            let report = try await run.value
+
+            #expect(report.interrupted && report.failed == 0)
+            let entry = try #require(report.entries.first { $0.tenant == inFlight })
+            #expect(entry.outcome == .migrated && entry.error == nil, "\(entry)")
+            let mode: String? = switch way {
+            case .small: "offline"
+            case .catalogOnly: "catalog-only"
+            case .offline: nil
+            }
+            #expect(entry.online?.mode == mode, "\(entry)")
+            #expect(report.entries.filter { $0.tenant != inFlight }.map(\.outcome) == [.notStarted, .notStarted], "\(report.entries)")
+            let versions = try connection.tenantVersions()
+            #expect(Self.tenants.map { versions[$0]?.version } == Self.tenants.map { $0 == inFlight ? "v2" : "v1" }, "\(versions)")
+            #expect(versions.values.allSatisfy { $0.state == "ready" })
+            let history = try connection.column(
+                "SELECT tenant || ' ' || outcome::text FROM tenant_migrator.migration_history WHERE to_version = 'v2' OR outcome = 'failed'", as: String.self
+            )
+            #expect(history == ["\(inFlight) succeeded"], "history: \(history)")
+            #expect(try await migrator.verify().allSatisfy(\.isClean))
+        }
+    }
+
     /// The same through `tenant-migrate migrate --all … --json`, stopped by SIGTERM (a deploy):
     /// the second signal is sent once the first is announced.
     @Test(.enabled(if: TenantMigrateExecutable.url != nil, "needs the tenant-migrate executable beside the test bundle"),
@@ -216,6 +254,13 @@ struct OnlineRunOfflineStopTests {
             decoder.dateDecodingStrategy = .iso8601
             let report = try decoder.decode(FleetReport.self, from: Data(output.stdout.utf8))
             try await Self.expectStopped(report, inFlight: inFlight, before: before, migrator, connection)
+            // The document's error is the interruption, not a failure: no SQLSTATE.
+            let document = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
+            let error = document?["error"] as? [String: Any]
+            #expect(error?["message"] as? String == "the run was interrupted: 3 tenants not started; run the same command again to finish",
+                    "\(output.stdout)")
+            #expect(error?["sqlState"] == nil || error?["sqlState"] is NSNull, "\(output.stdout)")
+            #expect((document?["summary"] as? [String: Int])?["notStarted"] == 3, "\(output.stdout)")
         }
     }
 }
