@@ -12,7 +12,9 @@ public struct FleetReport: Sendable, Codable {
             case skipped
             /// Failed and rolled back: still at its version.
             case failed
-            /// Not started: the run was interrupted or stopped by --fail-fast first.
+            /// Not moved because the run stopped: not started (the run was interrupted, or stopped by
+            /// --fail-fast, first), or cancelled in flight by a second stop and rolled back. Still at
+            /// its version, with nothing recorded.
             case notStarted = "not-started"
             /// Pinned (``TenantRecord/pinnedVersion``), so left at its version: fleet runs respect pins.
             /// Not a failure.

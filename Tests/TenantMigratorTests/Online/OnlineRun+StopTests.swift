@@ -52,7 +52,12 @@ struct OnlineRunStopTests {
                 let report = try await fleetRun(conninfo, stoppedAt: phase, stops: 2)
                 #expect(report.interrupted)
                 let entry = try #require(report.entries.first { $0.tenant == "acme" })
-                #expect(entry.outcome != .migrated, "\(entry)")
+                // As a plain fleet reports a tenant it stopped: not started, no error, nothing recorded.
+                #expect(entry.outcome == .notStarted && entry.error == nil && entry.sqlState == nil, "\(entry)")
+                let history = try tenant.admin.column(
+                    "SELECT outcome::text FROM tenant_migrator.migration_history WHERE tenant = 'acme' AND to_version = 'v2'", as: String.self
+                )
+                #expect(history.isEmpty, "history: \(history)")
                 try tenant.expectUsable(at: "v1", rows: before)
                 try tenant.expectNoLeftovers()
             }
