@@ -103,6 +103,19 @@ extension SchemaSnapshot {
     /// The tables of `schema` whose columns are in another order than `version`'s model order
     /// (only the columns both have are compared): `verify --strict`.
     public static func columnOrderDifferences(inSchema schema: String, from version: ModelVersion, on connection: Connection) throws -> [ColumnOrderDifference] {
+        let live = try columnOrder(inSchema: schema, on: connection)
+        return version.relationalSchema().tables.compactMap { table in
+            guard let columns = live[table.name] else { return nil }
+            let expected = table.columns.map(\.name).filter(columns.contains)
+            let actual = columns.filter(expected.contains)
+            return expected == actual ? nil : ColumnOrderDifference(table: table.name, expected: expected, actual: actual)
+        }
+    }
+
+    /// The columns of each table of `schema` in their physical (`attnum`) order, dropped ones left
+    /// out, by table name: what `SELECT *` returns. One catalog query for the whole schema, of its
+    /// ordinary and partitioned tables but the migrator's own (`_tm_…`).
+    public static func columnOrder(inSchema schema: String, on connection: Connection) throws -> [String: [String]] {
         var live: [String: [String]] = [:]
         for row in try connection.execute(
             """
@@ -112,12 +125,7 @@ extension SchemaSnapshot {
             """, [schema]) {
             live[try row.decode(String.self, at: 0), default: []].append(try row.decode(String.self, at: 1))
         }
-        return version.relationalSchema().tables.compactMap { table in
-            guard let columns = live[table.name] else { return nil }
-            let expected = table.columns.map(\.name).filter(columns.contains)
-            let actual = columns.filter(expected.contains)
-            return expected == actual ? nil : ColumnOrderDifference(table: table.name, expected: expected, actual: actual)
-        }
+        return live
     }
 
     /// `pg_constraint.confdeltype` as SQL keywords.

@@ -186,7 +186,9 @@ public struct CatchUpRound {
     private func buildDelta() throws -> Int {
         let tables = ShadowTables(version: plan.plan.source, live: live, schema: delta, naming: deltaNaming)
         if !deltaInLiveSchema { try connection.execute("CREATE SCHEMA \(id: delta)", schema: delta) }
-        try tables.create(on: connection)
+        // The delta's rows are merged into the shadow by column name: the model's order will do,
+        // without reading the live one in every round (the last one runs in the cutover).
+        try tables.create(on: connection, keepingLiveColumnOrder: false)
         let fills: [SQL] = source.tables.map { table in
             let columns = table.columns.map(\.name)
             let selected: [SQL] = table.columns.map { ShadowTables.carried("l", $0) }

@@ -6,10 +6,11 @@ import TypedSQL
 /// shadow an online migration runs its steps on, and the small delta each catch-up round runs
 /// them on again.
 ///
-/// The tables are made from the model (the live schema is checked to match it first), bare at
-/// first (columns, primary key, unique and check constraints); foreign keys and indexes come once
-/// the rows are in, as a bulk load wants. Every statement names its schemas, so it runs on any
-/// connection whatever its `search_path`.
+/// The tables are made from the model (the live schema is checked to match it first), each with
+/// its columns in the live table's order (ShadowTables+ColumnOrder.swift), bare at first (columns,
+/// primary key, unique and check constraints); foreign keys and indexes come once the rows are in,
+/// as a bulk load wants. Every statement names its schemas, so it runs on any connection whatever
+/// its `search_path`.
 public struct ShadowTables: Sendable {
     /// The version whose tables these are.
     public let version: ModelVersion
@@ -34,8 +35,12 @@ public struct ShadowTables: Sendable {
     /// `CREATE TABLE` for every table, without foreign keys or indexes, and the options of a
     /// `serial` key's sequence where the shadow's tables have the model's names (the sequence is
     /// then `<table>_id_seq` in the shadow's schema; under another naming it is not covered).
-    public var creation: [SQL] {
-        relational.tables.flatMap { [$0.creation.renamed(tables: naming)] + (naming == .model ? $0.keySequenceSettings : []) }
+    /// Each table's columns stand in the order `columnOrder` gives for it (``Table/inColumnOrder(_:)``;
+    /// the model's for a table it does not list).
+    public func creation(columnOrder: [String: [String]] = [:]) -> [SQL] {
+        relational.tables.map { $0.inColumnOrder(columnOrder[$0.name]) }.flatMap {
+            [$0.creation.renamed(tables: naming)] + (naming == .model ? $0.keySequenceSettings : [])
+        }
     }
 
     /// The foreign keys, then the indexes.
@@ -44,10 +49,16 @@ public struct ShadowTables: Sendable {
     }
 
     /// Creates the tables bare, after the version's own enum types and sequences (the sequences
-    /// where the live ones stand, see ShadowTables+ModelObjects.swift).
-    public func create(on connection: Connection) throws {
+    /// where the live ones stand, see ShadowTables+ModelObjects.swift); with each table's columns
+    /// in the live table's order (``liveColumnOrder(on:)``), unless `keepingLiveColumnOrder` is
+    /// false (a catch-up round's delta, whose rows are merged by column name), in the model's.
+    public func create(on connection: Connection, keepingLiveColumnOrder: Bool = true) throws {
         try ExpressionTrust(version: version).check(on: connection)
-        try connection.pipeline(modelObjectCreation + sequencePositions + creation + autovacuumOff(relational.tables.map { naming.name($0.name) }), schema: schema)
+        let order = keepingLiveColumnOrder ? try liveColumnOrder(on: connection) : [:]
+        try connection.pipeline(
+            modelObjectCreation + sequencePositions + creation(columnOrder: order) + autovacuumOff(relational.tables.map { naming.name($0.name) }),
+            schema: schema
+        )
     }
 
     /// Adds the foreign keys and indexes.

@@ -26,7 +26,7 @@ struct OnlineRunAdoptedNamesTests {
         #expect(v2Text != v1Text)
         try await OnlineFamilyDirectory.withMigrator("AdoptedOnline", versions: [("v1", v1Text), ("v2", v2Text)], logger: "AdoptedOnline") { migrator, connection, _ in
             for statement in AdoptedNamesTests.shop { try connection.fixtureScript(statement) }
-            // Every value of each table, whatever the order of its columns (a shadow's is the model's).
+            // Every value of each table, whatever the order of its columns (a rollback may put it in model order).
             func values() throws -> [String] {
                 try connection.column("SELECT to_jsonb(t)::text FROM shop.items t UNION ALL SELECT to_jsonb(o)::text FROM shop.owners o ORDER BY 1", as: String.self)
             }
