@@ -35,9 +35,9 @@ extension CitusTests {
               note: { type: string, optional: true }
         """
 
-    /// Writes a family `name` with `versions` into a new directory, runs `body` with a migrator of
-    /// it on the fixture's catalog, and removes the directory.
-    static func withFamily(_ fixture: CitusFixture, _ name: String, versions: [(String, String)],
+    /// Writes a family `name` with `versions` (and `mappings`, `Mappings/<name>.yaml`) into a new
+    /// directory, runs `body` with a migrator of it on the fixture's catalog, and removes the directory.
+    static func withFamily(_ fixture: CitusFixture, _ name: String, versions: [(String, String)], mappings: [(String, String)] = [],
                            _ body: (TenantMigrator) async throws -> Void) async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("citus-\(name.lowercased())-\(UUID().uuidString)")
         let directory = root.appendingPathComponent(name)
@@ -47,6 +47,11 @@ extension CitusTests {
             .write(to: directory.appendingPathComponent("family.yaml"), atomically: true, encoding: .utf8)
         for (version, text) in versions {
             try text.write(to: directory.appendingPathComponent("\(version).yaml"), atomically: true, encoding: .utf8)
+        }
+        if !mappings.isEmpty {
+            let folder = directory.appendingPathComponent("Mappings")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for (mapping, text) in mappings { try text.write(to: folder.appendingPathComponent("\(mapping).yaml"), atomically: true, encoding: .utf8) }
         }
         try await body(try TenantMigrator(connectionString: fixture.conninfo, familyDirectory: directory, catalog: fixture.catalog, logger: quietLogger))
     }
