@@ -112,12 +112,13 @@ extension CatchUpRound {
     /// subquery to a function (`jsonb_set`, `COALESCE`) into invalid SQL for the worker (42601,
     /// "syntax error at or near NOT", a filter `( IS NOT NULL)` with no column).
     func translatedLeftValues(of rows: SQL) -> [SQL] {
-        archivedLinks().sorted { $0.key < $1.key }.map { column, target in
-            // Only a JSON object is parsed (a surviving column's left_value is its text).
-            let link: SQL = "CASE WHEN a.left_value LIKE '{%' THEN a.left_value::pg_catalog.jsonb ->> \(literal: column) END"
+        archivedLinks().sorted { $0.key < $1.key }.compactMap { column, target in
+            // Only the entries that hold links are parsed (a surviving column's left_value is its
+            // own text, whatever its first byte, ``entriesHoldingLink(_:)``).
+            guard let entries = entriesHoldingLink(column) else { return nil }
             return "UPDATE \(shadowTable(TenantArchive.tableName)) AS a SET left_value = pg_catalog.jsonb_set(a.left_value::pg_catalog.jsonb, "
                 + "ARRAY[\(literal: column)], \(Self.jsonString(ofID: "m.shadow_id")))::pg_catalog.text FROM \(work(target.idsTable)) AS m "
-                + "WHERE \(rows) AND m.delta_id::pg_catalog.text = \(link)"
+                + "WHERE \(rows) AND \(entries) AND m.delta_id::pg_catalog.text = \(archivedLink(column, in: entries))"
         }
     }
 

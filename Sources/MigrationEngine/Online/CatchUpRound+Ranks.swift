@@ -11,7 +11,8 @@ import TypedSQL
 /// to a new name), a key that goes, or a key whose first row changes, moves the keys after it.
 /// So, after the merge, the keys whose id is not their rank are renumbered, with every link to
 /// them: the shadow's foreign keys to the table and the links the archive keeps in a `left_value`
-/// (``CatchUpRound/translatedLeftValues(of:)``). Ids and links go through negative values first (two
+/// (``CatchUpRound/translatedLeftValues(of:)``), in the entries that hold links
+/// (``CatchUpRound/entriesHoldingLink(_:)``). Ids and links go through negative values first (two
 /// statements, each changing a row and its links together, as the foreign keys check at each
 /// statement's end), since the primary key allows no two rows one id even for a moment. The cost
 /// is the rows linking to the keys that moved; a round that moves none changes nothing.
@@ -48,10 +49,12 @@ extension CatchUpRound {
             }
             var statements: [SQL] = ["UPDATE \(keys) AS k SET id = m.new_id FROM \(ranks) AS m WHERE k.id = m.old_id"]
             if try shadowHasArchive() {
+                // Only the entries of the dropped columns the link is derived from (``entriesHoldingLink(_:)``).
                 for column in archivedLinks(to: distinct) {
+                    guard let entries = entriesHoldingLink(column) else { continue }
                     statements.append("UPDATE \(shadowTable(TenantArchive.tableName)) AS a SET left_value = pg_catalog.jsonb_set(a.left_value::pg_catalog.jsonb, "
                         + "ARRAY[\(literal: column)], \(Self.jsonString(ofID: "m.new_id")))::pg_catalog.text FROM \(ranks) AS m "
-                        + "WHERE a.left_value LIKE '{%' AND a.left_value::pg_catalog.jsonb ->> \(literal: column) = m.old_id::pg_catalog.text")
+                        + "WHERE \(entries) AND \(archivedLink(column, in: entries)) = m.old_id::pg_catalog.text")
                 }
             }
             statements.append("ANALYZE \(keys)")
