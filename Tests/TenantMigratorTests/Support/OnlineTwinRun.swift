@@ -54,6 +54,11 @@ func expectOnlineEndsAsOffline(
             let a = try tenantContents(schema: "tenant_online", version: destination, on: connection)
             let b = try tenantContents(schema: "tenant_twin", version: destination, on: connection)
             expectSameContents(a, b, "\(label) \(from) → \(to), ")
+            // Online leaves each table's columns where offline leaves them (ShadowTables+ColumnOrder).
+            #expect(
+                try SchemaSnapshot.columnOrder(inSchema: "tenant_online", on: connection) == SchemaSnapshot.columnOrder(inSchema: "tenant_twin", on: connection),
+                "\(label) \(from) → \(to): column order"
+            )
             #expect(try connection.tenantVersions()["online"]?.version == to)
             if result.online?.mode != "catalog-only" { #expect(seen.value.contains(.cutoverSwapped)) }
             try afterwards(connection, result)
