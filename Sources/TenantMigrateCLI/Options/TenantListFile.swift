@@ -9,9 +9,15 @@ struct TenantListFile {
 
     /// The names, in file order.
     ///
-    /// - Throws: ``CLIError`` (`tenants.txt:3: invalid tenant name "Bad Name": …`) or the file's read error.
+    /// - Throws: ``CLIError`` (`tenants.txt:3: invalid tenant name "Bad Name": …`, or
+    ///   `cannot read tenants.txt: no such file`).
     func names() throws -> [String] {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw FileProblem.reading(path, error)
+        }
         var names: [String] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let content = line.firstIndex(of: "#").map { line[..<$0] } ?? line

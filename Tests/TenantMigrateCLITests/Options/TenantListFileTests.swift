@@ -29,6 +29,24 @@ struct TenantListFileTests {
         }
     }
 
+    /// A file that is not there, or a directory given for one: one line naming the path and why,
+    /// not Foundation's `Error Domain=NSCocoaErrorDomain Code=260 …`; exit 1, no tenant created.
+    @Test func aFileThatCannotBeReadIsNamedWithTheReason() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-tenants-\(UUID().uuidString).txt").path
+        let directory = FileManager.default.temporaryDirectory.path
+        try await TestPostgres.withDatabaseURL { conninfo in
+            for (path, reason) in [(missing, "no such file"), (directory, "it is a directory, not a file")] {
+                let output = try await TenantMigrateExecutable.run(
+                    ["tenant", "create", "acme", "--from-file", path], database: conninfo, migrations: PackagePaths.trackerFamily
+                )
+                #expect(output.status == 1, "\(output.stdout)\(output.stderr)")
+                #expect(output.stderr == "Error: cannot read \(path): \(reason)\n", "\(output.stderr)")
+                let tenants = try Connection(conninfo).execute("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_acme'").first?.decode(Int.self, at: 0)
+                #expect(tenants == 0)
+            }
+        }
+    }
+
     @Test func theCommandCreatesTheNamesOfAFileWithComments() async throws {
         let url = try Self.file("# first wave\nacme   # the big one\n\nglobex\n")
         defer { try? FileManager.default.removeItem(at: url) }
