@@ -32,6 +32,18 @@ enum CommandLineMessage {
         text(for: error, mode: mode) ?? "\(error)"
     }
 
+    /// A tenant's error as a report line carries it, a string the library wrote
+    /// (``TenantMigrationError/description``, whose advice names the Swift API), with that advice
+    /// in the command line's words, as ``translating(_:mode:)`` gives it for the error itself:
+    /// `migrate(tenant: "acme", to: "v2")` becomes `migrate --tenant acme --to v2`, and
+    /// `allowDestructive: true`, `lockTimeout` and `maxAttempts` their flags.
+    static func inCommandLineWords(_ libraryText: String) -> String {
+        libraryText
+            .replacing(/`(migrate|rollback)\(tenant: "([^"`]*)", to: "([^"`]*)"\)`/) { "`\($0.1) --tenant \($0.2) --to \($0.3)`" }
+            .replacingOccurrences(of: "Pass `allowDestructive: true` to accept the loss.", with: "Re-run with --allow-destructive to accept the loss.")
+            .replacingOccurrences(of: "raise `lockTimeout` / `maxAttempts`", with: "raise --lock-timeout / --max-attempts")
+    }
+
     /// The SQLSTATE behind `error`, when there is one.
     static func sqlState(of error: any Error) -> String? { SQLState.of(error)?.rawValue }
 

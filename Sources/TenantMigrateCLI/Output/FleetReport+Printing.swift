@@ -107,9 +107,10 @@ extension FleetReport {
 
     /// In a report's table, whose other columns say already which tenant failed (or would fail)
     /// from which version to which: the cause alone, not the library's whole account of a failed
-    /// and rolled-back migration (`--json` and `history` keep it).
+    /// and rolled-back migration (`--json` and `history` keep it); its advice in the command line's words.
     private static func cause(of error: String?) -> String {
-        guard let error, let range = error.range(of: ". Cause: ") else { return oneLine(error) }
+        guard let error = error.map(CommandLineMessage.inCommandLineWords) else { return "" }
+        guard let range = error.range(of: ". Cause: ") else { return oneLine(error) }
         return oneLine(String(error[range.upperBound...]))
     }
 }

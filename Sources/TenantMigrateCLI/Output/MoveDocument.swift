@@ -35,6 +35,7 @@ struct MoveDocument: Encodable {
             try line.encode(to: encoder)
             var container = encoder.container(keyedBy: Key.self)
             try container.encode(outcome, forKey: .outcome)
+            try container.encodeIfPresent(line.error.map(CommandLineMessage.inCommandLineWords), forKey: .error)
         }
     }
 

@@ -29,7 +29,7 @@ extension TenantMigrationResult {
                 + "\(attempts) attempt\(attempts == 1 ? "" : "s"))")
             if let online { Console.line("\(tenant): \(online.summary)") }
         case .failed:
-            Console.line("\(tenant): \(style.red("FAILED")) \(fromVersion) → \(toVersion): \(error ?? "unknown error")")
+            Console.line("\(tenant): \(style.red("FAILED")) \(fromVersion) → \(toVersion): \(error.map(CommandLineMessage.inCommandLineWords) ?? "unknown error")")
         case .pinned:
             Console.line("\(tenant): \(style.yellow("pinned")), left at \(fromVersion) (`migrate --tenant \(tenant)` alone moves it, `tenant unpin \(tenant)` releases it)")
         }
