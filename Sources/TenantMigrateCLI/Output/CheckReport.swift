@@ -45,6 +45,14 @@ struct CheckReport: CommandReport {
         if check.steps.isEmpty { Console.line("  (a single version: nothing to migrate)") }
         check.steps.forEach(Self.printStep)
         guard !check.steps.contains(where: { $0.resolution == "impossible" }) else { return }
+        // A mapping expression that does not run fails every migration through its step: the
+        // steps can be planned, but not migrate (the error lists the expressions).
+        guard check.problems.isEmpty else {
+            let count = check.problems.count
+            Console.line("all \(check.steps.count) steps can be planned, but \(count) mapping expression\(count == 1 ? " is" : "s are") not valid SQL: "
+                + "a step that runs \(count == 1 ? "it" : "them") cannot migrate until \(count == 1 ? "it is" : "they are") fixed")
+            return
+        }
         Console.line("all \(check.steps.count) steps can migrate")
         guard checkFailure == nil else { return }
         if check.sqlChecked { Console.line("every mapping filter and expression is valid SQL") }

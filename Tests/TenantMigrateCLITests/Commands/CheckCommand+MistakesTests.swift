@@ -76,6 +76,19 @@ struct CheckCommandMistakesTests {
         }
     }
 
+    /// The text's verdict agrees with the exit status: a mapping expression that is not valid SQL
+    /// leaves the steps plannable but not migratable, and stdout says so rather than "can migrate".
+    @Test func theTextDoesNotSayThatAStepWhoseSQLFailsCanMigrate() async throws {
+        let mistake = try BugTrackerMistake.distinctOnAMissingColumn()
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let text = try await run(["check"], mistake, database: conninfo)
+            #expect(text.status == 1 && text.stderr.contains("42703"), "\(text.stderr)")
+            #expect(!text.stdout.contains("can migrate"), "\(text.stdout)")
+            #expect(text.stdout.contains("steps can be planned, but 1 mapping expression is not valid SQL: a step that runs it cannot migrate until it is fixed"),
+                    "\(text.stdout)")
+        }
+    }
+
     /// The account of the Markdown and HTML documents (`check`, `plan`) says which rows in model
     /// terms: no SQL predicate, no `{schema}` placeholder where a sentence belongs. The predicate
     /// stays available in a detail, written for the schema.
