@@ -58,6 +58,14 @@ struct PasswordRedactionTests {
         Shape(name: "a conninfo password with an unquoted space", problem: "has no '=' after it") {
             "host='\($0.host)' port=\($0.port) dbname='\($0.database)' user='\($0.user)' password=Pa55 \(secret)"
         },
+        // libpq reads the part after the space as a keyword, which it quotes: not shown.
+        Shape(name: "a conninfo password with an unquoted space and '='", problem: "it has an unknown keyword (quote a value with spaces") {
+            "host='\($0.host)' port=\($0.port) dbname='\($0.database)' user='\($0.user)' password=Pa55 \(secret)=x"
+        },
+        // A misspelt keyword: the one it was meant to be, named.
+        Shape(name: "a misspelt keyword", problem: "it has an unknown keyword; did you mean sslmode?") {
+            "host='\($0.host)' port=\($0.port) dbname='\($0.database)' user='\($0.user)' password=\(secret) sslmod=disable"
+        },
     ]
 
     @Test(arguments: shapes)

@@ -100,7 +100,12 @@ public enum ConnectionString {
             return "a word has no '=' after it (write key=value, or a postgres:// URI; quote a value with spaces: password='a b')"
         }
         if reason.contains("unterminated quoted string") { return "a quoted value has no closing quote" }
-        if reason.contains("invalid connection option") { return "it has an unknown keyword" }
+        if reason.contains("invalid connection option") {
+            let quoted = reason.split(separator: "\"", omittingEmptySubsequences: false)
+            let suggestion = quoted.count >= 3 ? keyword(near: String(quoted[1])) : nil
+            return "it has an unknown keyword" + (suggestion.map { "; did you mean \($0)?" }
+                ?? " (quote a value with spaces: password='a b')")
+        }
         return "libpq cannot parse it"
     }
 
