@@ -147,11 +147,20 @@ public struct RunnerOptions<Runner: TenantMigrateRunner>: ParsableArguments {
     /// when it is a family (it holds a family.yaml); or the only family there.
     func familyDirectory() throws -> URL {
         let root = migrationsDirectory
-        if let family { return root.appendingPathComponent(family) }
-        if Self.isFamily(root) { return root }
         let candidates = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? [])
             .filter { Self.isFamily(root.appendingPathComponent($0)) }
             .sorted()
+        if let family {
+            let directory = root.appendingPathComponent(family)
+            // A misspelt --family: the families there, rather than a file that is not there.
+            guard FileManager.default.fileExists(atPath: directory.path) else {
+                throw CLIError("no family \(family) in \(root.path): there is no directory \(family) there "
+                    + (candidates.isEmpty ? "(and no family either; name the models directory with --migrations or \(TenantMigrateConfiguration.migrationsVariable))"
+                        : "(the famil\(candidates.count == 1 ? "y" : "ies") there: \(candidates.joined(separator: ", ")))"))
+            }
+            return directory
+        }
+        if Self.isFamily(root) { return root }
         guard candidates.count == 1 else {
             throw CLIError(candidates.isEmpty
                 ? "no model family found in \(root.path) (a family is a directory with a family.yaml, or a directory of them); "

@@ -1,4 +1,5 @@
 import Foundation
+import LibPQ
 import PostgresTestSupport
 import Testing
 
@@ -14,6 +15,20 @@ struct RunnerOptionsTests {
             // Its parent, which holds one family, still works.
             let parent = try await TenantMigrateExecutable.run(["status", "--database-url", conninfo, "--migrations", PackagePaths.root.appendingPathComponent("Migrations").path])
             #expect(parent.status == 0 && parent.stdout.contains("family Recipes"), "\(parent.stderr)")
+        }
+    }
+
+    /// A misspelt `--family` names the families that are there, and runs nothing.
+    @Test func aFamilyThatIsNotThereNamesTheFamiliesThatAre() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let root = PackagePaths.root.appendingPathComponent("Migrations")
+            for arguments in [["status"], ["status", "--json"], ["tenant", "create", "acme"]] {
+                let output = try await TenantMigrateExecutable.run(arguments + ["--database-url", conninfo, "--migrations", root.path, "--family", "Recipe"])
+                let said = "Error: no family Recipe in \(root.path): there is no directory Recipe there (the family there: Recipes)\n"
+                #expect(output.status == 1 && output.stderr == said, "\(arguments): \(output.stderr)")
+            }
+            let schemas = try Connection(conninfo).execute("SELECT count(*)::int FROM pg_namespace WHERE nspname = 'tenant_acme'").first?.decode(Int.self, at: 0)
+            #expect(schemas == 0)
         }
     }
 
