@@ -59,7 +59,7 @@ enum DiagramFormat: String, CaseIterable, ExpressibleByArgument {
         do {
             try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw CLIError("cannot write \(path): \(error.localizedDescription)")
+            throw FileProblem.writing(path, error)
         }
     }
 }

@@ -11,6 +11,16 @@ struct DiagramCommandTests {
         try String(contentsOf: PackagePaths.root.appendingPathComponent("Tests/EntityModelTests/Golden/Diagrams/\(name)"), encoding: .utf8)
     }
 
+    /// An output file that cannot be written: its path and why, in words (not "The operation could
+    /// not be completed"); exit 1, nothing on stdout.
+    @Test func anOutputThatCannotBeWrittenSaysWhy() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-directory-\(UUID().uuidString)")
+        let output = missing.appendingPathComponent("v1.mmd").path
+        let run = try await TenantMigrateExecutable.run(["diagram", "--migrations", Self.migrations, "--output", output])
+        #expect(run.status == 1 && run.stdout.isEmpty, "\(run.stdout)")
+        #expect(run.stderr == "Error: cannot write \(output): the directory \(missing.path) does not exist\n", "\(run.stderr)")
+    }
+
     @Test func mermaidByDefaultDOTAndSVGOnRequest() async throws {
         let latest = try await TenantMigrateExecutable.run(["diagram", "--migrations", Self.migrations])
         #expect(latest.status == 0, "\(latest.stderr)")
