@@ -35,6 +35,10 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
 
         var access: TenantAccess { TenantAccess(owner: owner, appRole: appRole) }
 
+        func validate() throws {
+            guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        }
+
         func report() async throws -> CreateReport {
             let all = try names + (file.map { try TenantListFile(path: $0).names() } ?? [])
             guard !all.isEmpty else { throw ValidationError("name at least one tenant, or --from-file") }
