@@ -37,11 +37,12 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
 
         func validate() throws {
             guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+            guard !names.isEmpty || file != nil else { throw ValidationError("name at least one tenant, or --from-file") }
         }
 
         func report() async throws -> CreateReport {
             let all = try names + (file.map { try TenantListFile(path: $0).names() } ?? [])
-            guard !all.isEmpty else { throw ValidationError("name at least one tenant, or --from-file") }
+            guard !all.isEmpty else { throw CLIError("\(file ?? "") names no tenant (only blank lines and # comments)") }
             _ = try all.map(TenantName.init)  // reject bad names before touching anything
             return try await options.withMigrator { migrator, database in
                 // One tenant is created directly and said in a line; JSON is always the fleet's report.

@@ -22,4 +22,18 @@ struct TenantCommandTests {
             #expect(try Self.tenantSchemas(conninfo) == 0)
         }
     }
+
+    /// No name: the usage line is `tenant create`'s; a file of comments only says so.
+    @Test func noNameIsRefusedWithTheCommandsUsage() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tenants-\(UUID().uuidString).txt")
+        try "# nobody yet\n\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let none = try await tracker(["tenant", "create"], on: conninfo)
+            #expect(none.status == 64 && none.stderr.hasPrefix("Error: name at least one tenant, or --from-file\nUsage: tenant-migrate tenant create"),
+                    "\(none.stderr)")
+            let empty = try await tracker(["tenant", "create", "--from-file", file.path], on: conninfo)
+            #expect(empty.status == 1 && empty.stderr == "Error: \(file.path) names no tenant (only blank lines and # comments)\n", "\(empty.stderr)")
+        }
+    }
 }
