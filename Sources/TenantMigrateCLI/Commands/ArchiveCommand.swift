@@ -22,7 +22,7 @@ struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions<ArchiveListReport>
 
         func report() async throws -> ArchiveListReport {
-            ArchiveListReport(usage: try await options.withMigrator { migrator, _ in try await migrator.archiveUsage(tenant: filter.tenant) })
+            ArchiveListReport(usage: try await options.withMigrator { migrator, _ in try await migrator.archiveUsage(tenant: try await filter.known(in: migrator)) })
         }
     }
 
@@ -60,7 +60,7 @@ struct ArchiveCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
 
         func report() async throws -> ArchivePruneReport {
             let (deleted, retired) = try await options.withMigrator { migrator, _ in
-                try await migrator.prune(olderThan: ArchiveAge(olderThan)!.duration, tenant: filter.tenant)
+                try await migrator.prune(olderThan: ArchiveAge(olderThan)!.duration, tenant: try await filter.known(in: migrator))
             }
             return ArchivePruneReport(deleted: deleted, retiredTables: retired)
         }

@@ -32,8 +32,14 @@ struct HistoryCommand<Runner: TenantMigrateRunner>: ReportingCommand {
             // The pool's plain connection: the facade's withConnection would install the catalog.
             let entries = try await migrator.connectionPool.withConnection { connection in
                 // A read-only command never creates the catalog: none yet, no history.
-                guard try catalog.isInstalled(on: connection) else { return [HistoryEntry]() }
-                return try catalog.history(family: family, tenant: name, limit: limit, on: connection)
+                guard try catalog.isInstalled(on: connection) else {
+                    if let name { throw TenantMigratorError.unknownTenant(name) }
+                    return [HistoryEntry]()
+                }
+                let entries = try catalog.history(family: family, tenant: name, limit: limit, on: connection)
+                // A dropped tenant keeps its history; a name with neither is a mistake, not an empty history.
+                if let name, entries.isEmpty, try catalog.tenant(name, on: connection) == nil { throw TenantMigratorError.unknownTenant(name) }
+                return entries
             }
             return HistoryReport(entries: entries, subject: name.map { "tenant \($0)" } ?? "family \(family)", limit: limit, databaseNote: database.summaryNote)
         }

@@ -29,7 +29,7 @@ struct OnlineCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         @OptionGroup var output: OutputOptions<OnlineCleanupReport>
 
         func report() async throws -> OnlineCleanupReport {
-            OnlineCleanupReport(results: try await options.withMigrator { migrator, _ in try await migrator.cleanUpOnlineMigrations(tenant: filter.tenant) })
+            OnlineCleanupReport(results: try await options.withMigrator { migrator, _ in try await migrator.cleanUpOnlineMigrations(tenant: try await filter.known(in: migrator)) })
         }
     }
 }
