@@ -36,10 +36,10 @@ struct CheckCommand<Runner: TenantMigrateRunner>: ReportingCommand {
     @Flag(name: .long, help: "Also migrate synthetic data of every version there and back again (each adjacent pair, and first → last → first) and report every value that did not come back and is not declared lost. Needs a database; writes nothing.")
     var roundTrip = false
 
-    @Option(help: "The seed of the --round-trip data: the same seed gives the same data.")
+    @Option(parsing: .unconditional, help: "The seed of the --round-trip data: the same seed gives the same data.")
     var seed: Int = 1
 
-    @Option(help: "Rows per entity of the --round-trip data.")
+    @Option(parsing: .unconditional, help: "Rows per entity of the --round-trip data.")
     var rows: Int = 50
 
     /// JSON: the check as one document (with --round-trip: the round trips' results); Markdown or

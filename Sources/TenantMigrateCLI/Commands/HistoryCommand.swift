@@ -17,7 +17,7 @@ struct HistoryCommand<Runner: TenantMigrateRunner>: ReportingCommand {
 
     @OptionGroup var options: RunnerOptions<Runner>
     @Option(help: ArgumentHelp("Only this tenant's history.", valueName: "name")) var tenant: String?
-    @Option(help: ArgumentHelp("At most this many entries, the newest.", valueName: "n")) var limit: Int = 50
+    @Option(parsing: .unconditional, help: ArgumentHelp("At most this many entries, the newest.", valueName: "n")) var limit: Int = 50
     @OptionGroup var output: OutputOptions<HistoryReport>
 
     func validate() throws {

@@ -26,7 +26,7 @@ struct TenantCommand<Runner: TenantMigrateRunner>: AsyncParsableCommand {
         @Option(name: .customLong("from-file"), help: ArgumentHelp("Also create the names in this file (one a line; blank lines and # comments are skipped).", valueName: "file"))
         var file: String?
         @Option(help: ArgumentHelp("The version to create them at.", valueName: "v")) var version: String?
-        @Option(name: [.short, .long], help: ArgumentHelp("Connections used at once when creating several tenants.", valueName: "n")) var jobs: Int = 4
+        @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Connections used at once when creating several tenants.", valueName: "n")) var jobs: Int = 4
         @Option(help: ArgumentHelp("The role that owns the tenant schemas and their tables (the migrator role; docs/Security.md). Default: the connecting role.", valueName: "role"))
         var owner: String?
         @Option(name: .customLong("app-role"), help: ArgumentHelp("The tenant's application role: USAGE on its schema and DML on its tables only, never CREATE.", valueName: "role"))

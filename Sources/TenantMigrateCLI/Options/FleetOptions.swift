@@ -9,10 +9,12 @@ struct FleetOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Only tenants whose names match this pattern (* and ?).", valueName: "pattern"))
     var match: String?
 
-    @Option(name: .long, help: ArgumentHelp("At most this many tenants that need work, in name order (a canary batch).", valueName: "n"))
+    // The numbers are parsed `.unconditional`ly, here and in the other options: `--jobs -1` then
+    // reaches validate() and its message, not ArgumentParser's "Missing value for '--jobs <n>'".
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("At most this many tenants that need work, in name order (a canary batch).", valueName: "n"))
     var limit: Int?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Connections used at once.", valueName: "n"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Connections used at once.", valueName: "n"))
     var jobs: Int = 4
 
     @Flag(name: .long, help: "Stop taking tenants after the first failure.")

@@ -7,16 +7,16 @@ struct MigrationOptions: ParsableArguments {
     @Flag(name: .long, help: "Run plans that lose data for good: losses declared under `loses:`, or anything destroyed with --no-archive (what the archive keeps needs no consent).")
     var allowDestructive = false
 
-    @Option(name: .long, help: ArgumentHelp("How long a statement may wait for a lock before the attempt is retried (0: no limit).", valueName: "ms"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How long a statement may wait for a lock before the attempt is retried (0: no limit).", valueName: "ms"))
     var lockTimeout: Int = 5000
 
-    @Option(name: .long, help: ArgumentHelp("Attempts per tenant before a lock timeout is a failure.", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Attempts per tenant before a lock timeout is a failure.", valueName: "n"))
     var maxAttempts: Int = 5
 
     @Flag(name: .long, help: "Migrate tenants even though the model file of their recorded version changed since they reached it (for a change known to be cosmetic).")
     var acceptModelChange = false
 
-    @Option(name: .long, help: ArgumentHelp("How long to keep reconnecting after losing the server (a restart) before giving up on the remaining tenants.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How long to keep reconnecting after losing the server (a restart) before giving up on the remaining tenants.", valueName: "seconds"))
     var reconnectTimeout: Int = 60
 
     @Flag(name: .long, help: "Run each tenant's migration for real, report what would happen or fail (constraint, row, SQLSTATE), then roll it back. Changes nothing.")
@@ -31,7 +31,7 @@ struct MigrationOptions: ParsableArguments {
     @Flag(help: "Migrate online: build the new version in a shadow schema while the app reads and writes the tenant, then swap it in with one short transaction (docs/Online.md).")
     var online = false
 
-    @Option(name: .long, help: ArgumentHelp("Migrate online the tenants with more rows than this (pg_class.reltuples), the others offline.", valueName: "rows"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Migrate online the tenants with more rows than this (pg_class.reltuples), the others offline.", valueName: "rows"))
     var onlineAbove: Int?
 
     /// For tests of crash safety: an online run stops for good at the first checkpoint of this
