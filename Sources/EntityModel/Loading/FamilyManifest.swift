@@ -34,7 +34,7 @@ struct FamilyManifest {
             do {
                 root = try ModelYAML.compose(yaml)
             } catch {
-                reader.diagnostics.append(VersionFileDecoder.diagnostic(for: error, in: reader.file))
+                reader.diagnostics.append(ModelDiagnostic(yamlError: error, in: reader.file))
                 return manifest
             }
             guard let root, let entries = reader.entries(of: root, what: "family.yaml") else {

@@ -40,7 +40,7 @@ struct VersionFileDecoder {
         do {
             root = try ModelYAML.compose(yaml)
         } catch {
-            reader.diagnostics.append(Self.diagnostic(for: error, in: reader.file))
+            reader.diagnostics.append(ModelDiagnostic(yamlError: error, in: reader.file))
             return []
         }
         guard let root else {
@@ -294,25 +294,6 @@ struct VersionFileDecoder {
             let shown = written.collectionJSON ?? (written.isQuoted ? "\"\(written.text)\"" : written.text)
             reader.report(node, "the default \(shown) of \(what) " + problem.sentence(for: type))
             return nil
-        }
-    }
-
-    /// A diagnostic for an error Yams threw while parsing.
-    static func diagnostic(for error: any Error, in file: String) -> ModelDiagnostic {
-        if let refusal = error as? ModelYAML.Refusal {
-            return ModelDiagnostic(file: file, line: refusal.line, column: refusal.column, message: refusal.message)
-        }
-        switch error as? YamlError {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
-            return ModelDiagnostic(file: file, line: mark.line, column: mark.column, message: "this is not valid YAML: \(problem).")
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            let keys = duplicates.map { "\"\($0)\"" }.joined(separator: ", ")
-            return ModelDiagnostic(file: file, line: context.mark.line, column: context.mark.column,
-                                   message: "the key \(keys) appears more than once in the same mapping.")
-        case .reader(let problem, _, _, _):
-            return ModelDiagnostic(file: file, line: 1, message: "this file cannot be read as UTF-8 text: \(problem).")
-        default:
-            return ModelDiagnostic(file: file, line: 1, message: "this is not valid YAML: \(error).")
         }
     }
 }

@@ -100,11 +100,8 @@ struct MappingLoader {
                 return nil
             }
             root = node
-        } catch let refusal as ModelYAML.Refusal {
-            reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: refusal.line, column: refusal.column, message: refusal.message))
-            return nil
         } catch {
-            reader.diagnostics.append(ModelDiagnostic(file: reader.file, line: Self.line(of: error), message: "not valid YAML: \(error)"))
+            reader.diagnostics.append(ModelDiagnostic(yamlError: error, in: reader.file))
             return nil
         }
         guard let entries = reader.entries(of: root, what: "a mapping model") else { return nil }
@@ -154,11 +151,5 @@ struct MappingLoader {
         validateDistinctMappings(mappings, across: pair)
         return MappingModel(file: reader.file, sourceVersion: sourceName, destinationVersion: destinationName, entityMappings: mappings,
                             loses: loses, direction: direction, policies: policies)
-    }
-
-    static func line(of error: any Error) -> Int {
-        if let yamlError = error as? YamlError, case let .parser(_, _, mark, _) = yamlError { return mark.line }
-        if let yamlError = error as? YamlError, case let .scanner(_, _, mark, _) = yamlError { return mark.line }
-        return 1
     }
 }

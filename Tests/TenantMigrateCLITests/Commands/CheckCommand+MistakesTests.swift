@@ -89,6 +89,24 @@ struct CheckCommandMistakesTests {
         }
     }
 
+    /// A YAML syntax error in a mapping model is said as in a version file: the file, the line and
+    /// the problem in one sentence, not the YAML parser's own dump (`6:16: error: parser: while
+    /// parsing a flow sequence…\n…^`); check, plan and migrate alike, nothing run.
+    @Test func aMappingModelThatIsNotYAMLIsSaidAsAVersionFileIs() async throws {
+        let mistake = try BugTrackerMistake(["Mappings/v2-to-v3.yaml": {
+            $0.replacingOccurrences(of: "distinct: \"lower(btrim(source.status))\"", with: "distinct: [lower(btrim(source.status))")
+        }])
+        try await TestPostgres.withDatabaseURL { conninfo in
+            for arguments in [["check"], ["plan", "--from", "v2", "--to", "v3"], ["migrate", "--all"]] {
+                let output = try await run(arguments, mistake, database: conninfo)
+                #expect(output.status == 1, "\(arguments): \(output.stderr)")
+                #expect(output.stderr.hasPrefix("Error: BugTracker/Mappings/v2-to-v3.yaml:")
+                        && output.stderr.hasSuffix(": this is not valid YAML: did not find expected ',' or ']'.\n")
+                        && output.stderr.split(separator: "\n").count == 1 && !output.stderr.contains("parser"), "\(arguments): \(output.stderr)")
+            }
+        }
+    }
+
     /// The account of the Markdown and HTML documents (`check`, `plan`) says which rows in model
     /// terms: no SQL predicate, no `{schema}` placeholder where a sentence belongs. The predicate
     /// stays available in a detail, written for the schema.
