@@ -6,8 +6,11 @@ extension TenantMigrationError: SQLStateCarrying {}
 
 extension TenantMigratorError: SQLStateReporting {
     public var reportedSQLState: SQLState? {
-        if case let .database(_, sqlState?) = self { return SQLState(rawValue: sqlState) }
-        return nil
+        switch self {
+        case let .database(_, sqlState?): return SQLState(rawValue: sqlState)
+        case .untrustedCatalog: return "42501"
+        default: return nil
+        }
     }
 }
 
