@@ -17,6 +17,16 @@ struct WrongRoleTests {
             let error = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["error"] as? [String: Any]
             #expect(json.status == 1 && error?["sqlState"] as? String == "42501", "\(json.stdout)")
             #expect((error?["message"] as? String)?.hasPrefix("the tenant catalog tenant_migrator ") == true, "\(json.stdout)")
+
+            // In a few words, not each of the catalog's objects with its owner.
+            let said = "Error: the tenant catalog tenant_migrator and everything in it belong to role \(setup.migrator.role), not to the role "
+                + "this command connected as (42501), so nothing was read from it or written to it. If \(setup.migrator.role) is the "
+                + "migrator role, connect as \(setup.migrator.role); if it is not, have a superuser inspect the schema, or name another "
+                + "catalog with --catalog\n"
+            for arguments in [["status"], ["migrate", "--all"], ["tenant", "create", "a2"]] {
+                let output = try await TenantMigrateExecutable.run(arguments, database: setup.app.url, migrations: recipes)
+                #expect(output.status == 1 && output.stderr == said, "\(arguments): \(output.stderr)")
+            }
         }
     }
 }

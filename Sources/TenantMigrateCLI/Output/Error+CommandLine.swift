@@ -66,6 +66,16 @@ enum CommandLineMessage {
             return error.summary + "; confirm with --yes-drop-data"
         case .modelChanged:
             return error.summary + ". Restore the released file, or accept the change if it is cosmetic (--accept-model-change)"
+        case let .untrustedCatalog(schema, problems):
+            // Every object owned by the schema's one owner, and nothing else amiss: most likely the
+            // command connected as another role than the migrator (the app's, one's own login), so
+            // the list of each object and its owner says less than the owner's name.
+            let prefix = "the schema is owned by "
+            guard let owner = problems.first.flatMap({ $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }),
+                  problems.allSatisfy({ $0.hasSuffix(" is owned by \(owner)") }) else { return nil }
+            return "the tenant catalog \(schema) and everything in it belong to role \(owner), not to the role this command "
+                + "connected as (42501), so nothing was read from it or written to it. If \(owner) is the migrator role, connect "
+                + "as \(owner); if it is not, have a superuser inspect the schema, or name another catalog with --catalog"
         default:
             return nil
         }
