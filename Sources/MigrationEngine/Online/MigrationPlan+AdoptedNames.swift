@@ -1,0 +1,43 @@
+import EntityModel
+import LibPQ
+import TypedSQL
+
+extension MigrationPlan {
+    /// The renames that give the tables an online run swaps in the names an adopted tenant's live
+    /// tables have for their indexes and constraints (``AdoptedNames``), as an offline run keeps
+    /// them: the shadow is built from the model, with the names it derives (`title_isbn_key`), where
+    /// the tenant's schema had its own (Hibernate's `uk_9p0wq2e4…`, Rails' `index_volumes_on_isbn`).
+    ///
+    /// An object keeps the tenant's name when its table's rows come from the source table of the
+    /// same name (``OnlineLineage/tableOrigins(of:)``), its derived name and shape are the same at
+    /// both ends of the plan, and no step drops or renames it (those end with the derived name
+    /// offline too). The tenant's names are read from `liveSchema` (one catalog query, before the
+    /// swap); the renames address the swapped-in tables in `newSchema`. An object with no single
+    /// counterpart in the live tables keeps the derived name. Empty for a tenant made from the model.
+    public func adoptedNameRenames(liveSchema: String, newSchema: String, on connection: Connection) throws -> [SQL] {
+        let source = self.source.relationalSchema(), destination = self.destination.relationalSchema()
+        let origins = OnlineLineage.tableOrigins(of: self)
+        let addressed = Set(steps.flatMap { step in AdoptedNames.addressed(by: step.program.operations, in: step.source.relationalSchema()).map(\.name) })
+        let kept = destination.tables.filter { origins[$0.name] == $0.name && source.table(named: $0.name) != nil }.map(\.name)
+        guard !kept.isEmpty else { return [] }
+        var catalog: [String: [(name: String, definition: AdoptedNames.Definition)]] = [:]
+        for row in try connection.execute(AdoptedNames.query(tables: kept), [liveSchema]) {
+            catalog[try row.decode(String.self, column: "table_name"), default: []]
+                .append((try row.decode(String.self, column: "name"), try AdoptedNames.Definition(row)))
+        }
+        var renames: [SQL] = []
+        for name in kept {
+            guard let before = source.table(named: name), let after = destination.table(named: name) else { continue }
+            let sourceObjects = AdoptedNames.Definition.all(of: before)
+            let tenantNames = AdoptedNames.pair(sourceObjects, catalog[name] ?? [])
+            for object in AdoptedNames.Definition.all(of: after) where !addressed.contains(object.name) {
+                guard let was = sourceObjects.first(where: { $0.name == object.name }), was.definition == object.definition,
+                      let tenantName = tenantNames[object.name], tenantName != object.name else { continue }
+                renames.append(object.definition.kind == "i"
+                    ? "ALTER INDEX \(schema: newSchema, table: object.name) RENAME TO \(id: tenantName)"
+                    : "ALTER TABLE \(schema: newSchema, table: name) RENAME CONSTRAINT \(id: object.name) TO \(id: tenantName)")
+            }
+        }
+        return renames
+    }
+}
