@@ -29,6 +29,9 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
     /// The table keyed otherwise than by integers for which an online run refuses the tenant
     /// (docs/Online.md, "Keys of integers": the change capture logs keys as `int8[]`), nil when none is.
     var keyedOtherwise: String? = nil
+    /// Statements (with `S.` for the schema) that drop those tables, and the foreign keys to them:
+    /// the rest of the fixture then migrates online. Empty when the change is on such a table.
+    var setAside: [String] = []
 
     var testDescription: String { fixture }
 
@@ -80,7 +83,8 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
             .copying: ["INSERT INTO S.volumes (branch_id, title, page_count, summary, created_at, updated_at) VALUES (2, 'Ferns', 77, 'green', '2026-03-01', '2026-03-01')"],
             .catchingUp: ["UPDATE S.volumes SET summary = 'grey' WHERE id = 1"],
         ],
-        keyedOtherwise: "ar_internal_metadata (key character varying), schema_migrations (version character varying)"
+        keyedOtherwise: "ar_internal_metadata (key character varying), schema_migrations (version character varying)",
+        setAside: ["DROP TABLE S.ar_internal_metadata, S.schema_migrations"]
     )
 
     /// Django: `shop_product` (identity id, uuid, `_like` index with varchar_pattern_ops, a check,
@@ -107,7 +111,8 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
             .copying: [#"INSERT INTO S.shop_product (public_id, name, slug, price, stock, attributes, created, discount_percent) VALUES ('00000000-0000-4000-8000-000000000002', 'Shelf', 'shelf', 80.00, 2, '{}', '2026-02-01 00:00:00+00', 15)"#],
             .catchingUp: ["UPDATE S.shop_product SET discount_percent = 5 WHERE slug = 'chair'", "UPDATE S.auth_user SET first_name = 'Kay' WHERE username = 'kai'"],
         ],
-        keyedOtherwise: "django_session (session_key character varying(40))"
+        keyedOtherwise: "django_session (session_key character varying(40))",
+        setAside: ["DROP TABLE S.django_session"]
     )
 
     /// Prisma: `Post` (a `TEXT` id, referenced by the implicit `_CategoryToPost` with cascading
@@ -164,7 +169,7 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
     /// The hand-written market: `customer` (every type, a serial id, a comment, an expression, a
     /// GIN, a partial descending and a varchar_pattern_ops index, a uuid default, an enum with a
     /// check, an `ON UPDATE CASCADE` key to `country`), which `"Order"` references with a deferred
-    /// cascading key.
+    /// cascading key (deleting a customer deletes its orders).
     static let market = AdoptedFixtureChange(
         fixture: "market", schema: "market",
         settle: ["GRANT SELECT (email, visits) ON S.customer TO PUBLIC"],
@@ -180,12 +185,14 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
                        "UPDATE S.customer SET rating = 4.75, visits = visits + 1 WHERE email = 'jo@example.com'"],
             .built: [#"INSERT INTO S."Order" (id, customer_id, state, placed_at, ship_to, total) VALUES (3, 3, 'placed', '2026-01-02 10:00:00', 'CH', 12.50)"#,
                      "UPDATE S.customer SET nicknames = '{Maxi}' WHERE email = 'max@example.com'"],
-            .catchingUp: ["UPDATE S.country SET code = 'AT' WHERE code = 'CH'", "DELETE FROM S.customer WHERE email = 'jo@example.com'"],
+            .catchingUp: [#"UPDATE S.customer SET preferences = '{"lang": "fr"}', last_ip = '198.51.100.7', lucky_numbers = '{1,NULL}' WHERE email = 'max@example.com'"#,
+                          "DELETE FROM S.customer WHERE email = 'jo@example.com'"],
         ],
         writesDown: [
             .copying: ["INSERT INTO S.customer (email, country_code, joined_at, public_id, visits, tier, pays_by) VALUES ('zoe@example.com', 'DE', '2026-02-01 00:00:00+00', '00000000-0000-4000-8000-00000000000d', 7, 2, 'invoice')"],
             .catchingUp: ["UPDATE S.customer SET tier = 3 WHERE email = 'max@example.com'"],
         ],
-        keyedOtherwise: "country (code character(2)), \"PromoCode\" (id uuid), schema_migrations (version character varying)"
+        keyedOtherwise: "country (code character(2)), \"PromoCode\" (id uuid), schema_migrations (version character varying)",
+        setAside: [#"DROP TABLE S."PromoCode", S.schema_migrations"#, "DROP TABLE S.country CASCADE"]
     )
 }
