@@ -74,7 +74,7 @@ struct OnlineRunSwappedAdoptedNamesTests {
         try await OnlineFamilyDirectory.withMigrator("SwappedNames", versions: [("v1", v1Text), ("v2", v2Text)], logger: "SwappedNames") { migrator, connection, _ in
             for statement in Self.schema { try connection.fixtureScript(statement) }
             func indexes() throws -> [String] {
-                try connection.column("SELECT indexname || ' ' || regexp_replace(indexdef, '.* USING ', '') FROM pg_indexes WHERE schemaname = 'swap' ORDER BY 1",
+                try connection.column("SELECT indexname || ' ' || regexp_replace(indexdef, '.* USING ', '') FROM pg_indexes WHERE schemaname = 'swap' AND tablename = 'items' ORDER BY 1",
                                       as: String.self)
             }
             let before = try indexes()

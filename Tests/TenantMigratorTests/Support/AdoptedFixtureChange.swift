@@ -32,6 +32,8 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
     /// Statements (with `S.` for the schema) that drop those tables, and the foreign keys to them:
     /// the rest of the fixture then migrates online. Empty when the change is on such a table.
     var setAside: [String] = []
+    /// What the way back loses, offline as online, with those tables set aside: nil when nothing.
+    var wayBackKnownIssue: String? = nil
 
     var testDescription: String { fixture }
 
@@ -193,6 +195,9 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
             .catchingUp: ["UPDATE S.customer SET tier = 3 WHERE email = 'max@example.com'"],
         ],
         keyedOtherwise: "country (code character(2)), \"PromoCode\" (id uuid), schema_migrations (version character varying)",
-        setAside: [#"DROP TABLE S."PromoCode", S.schema_migrations"#, "DROP TABLE S.country CASCADE"]
+        setAside: [#"DROP TABLE S."PromoCode", S.schema_migrations"#, "DROP TABLE S.country CASCADE"],
+        wayBackKnownIssue: "the rollback that gives customer.rating back puts customer in model order by dropping and adding its columns "
+            + "again (in the shadow as offline): customer.email loses its comment (verify: column email has the comment none), and "
+            + "offline the column grants on email and visits and the names of its checks and indexes"
     )
 }
