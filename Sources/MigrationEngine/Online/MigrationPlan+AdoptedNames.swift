@@ -25,7 +25,7 @@ extension MigrationPlan {
             catalog[try row.decode(String.self, column: "table_name"), default: []]
                 .append((try row.decode(String.self, column: "name"), try AdoptedNames.Definition(row)))
         }
-        var renames: [SQL] = []
+        var renames: [(table: String, isIndex: Bool, from: String, to: String)] = []
         for name in kept {
             guard let before = source.table(named: name), let after = destination.table(named: name) else { continue }
             let sourceObjects = AdoptedNames.Definition.all(of: before)
@@ -33,11 +33,17 @@ extension MigrationPlan {
             for object in AdoptedNames.Definition.all(of: after) where !addressed.contains(object.name) {
                 guard let was = sourceObjects.first(where: { $0.name == object.name }), was.definition == object.definition,
                       let tenantName = tenantNames[object.name], tenantName != object.name else { continue }
-                renames.append(object.definition.kind == "i"
-                    ? "ALTER INDEX \(schema: newSchema, table: object.name) RENAME TO \(id: tenantName)"
-                    : "ALTER TABLE \(schema: newSchema, table: name) RENAME CONSTRAINT \(id: object.name) TO \(id: tenantName)")
+                renames.append((name, object.definition.kind == "i", object.name, tenantName))
             }
         }
-        return renames
+        func rename(_ object: (table: String, isIndex: Bool, from: String, to: String)) -> SQL {
+            object.isIndex ? "ALTER INDEX \(schema: newSchema, table: object.from) RENAME TO \(id: object.to)"
+                : "ALTER TABLE \(schema: newSchema, table: object.table) RENAME CONSTRAINT \(id: object.from) TO \(id: object.to)"
+        }
+        // A tenant's name that is another object's derived name (names swapped between two
+        // indexes): every object goes through a name of the run's own first.
+        guard !Set(renames.map(\.to)).isDisjoint(with: renames.map(\.from)) else { return renames.map(rename) }
+        let passing = renames.enumerated().map { (table: $1.table, isIndex: $1.isIndex, from: $1.from, to: "_tm_adopted_name_\($0)") }
+        return passing.map(rename) + zip(passing, renames).map { rename((table: $1.table, isIndex: $1.isIndex, from: $0.to, to: $1.to)) }
     }
 }
