@@ -30,9 +30,10 @@ struct OnlineAdoptedSchemaTests {
     /// the foreign keys to them): what is left (Rails' bigserial tables, Django's identities,
     /// deferred keys and `_like` indexes, the market's customers with every type, enums, GIN,
     /// expression and partial indexes, comments and its orders) migrates online as offline.
-    @Test(arguments: AdoptedFixtureChange.all.filter { !$0.setAside.isEmpty })
+    @Test(arguments: AdoptedFixtureChange.all.filter { !$0.setAside.isEmpty } + [AdoptedFixtureChange.prismaUsers, AdoptedFixtureChange.prismaUsersIDByHand])
     func theRestOfARefusedSchemaMigratesOnlineAsOfflineThereAndBack(change: AdoptedFixtureChange) async throws {
-        try await Self.thereAndBack(change, settingAside: true)
+        guard let knownIssue = change.knownIssue else { return try await Self.thereAndBack(change, settingAside: true) }
+        await withKnownIssue("Issue 34: \(knownIssue)") { try await Self.thereAndBack(change, settingAside: true) }
     }
 
     /// The run there and back of `change`'s fixture (its ``AdoptedFixtureChange/setAside`` tables
