@@ -92,7 +92,7 @@ struct AdoptedNames: Sendable {
     /// Pairs the model's objects of one table with the catalog's, kind by kind: first the one of
     /// the same name and shape; then, round by round, the only candidate of the same shape that no
     /// other took, or the only one of those of the same text. Returns the pairs, by model name.
-    private static func pair(_ model: [(name: String, definition: Definition)], _ catalog: [(name: String, definition: Definition)]) -> [String: String] {
+    static func pair(_ model: [(name: String, definition: Definition)], _ catalog: [(name: String, definition: Definition)]) -> [String: String] {
         var paired: [String: String] = [:]
         var taken: Set<String> = []
         for object in model {
@@ -118,7 +118,7 @@ struct AdoptedNames: Sendable {
 
     /// The primary key, unique, foreign-key and check constraints and the indexes (but those of a
     /// constraint) of `tables` in the schema `$1`, each with its name and definition.
-    private static func query(tables: [String]) -> SQL {
+    static func query(tables: [String]) -> SQL {
         """
         SELECT c.relname::text AS table_name, con.conname::text AS name, con.contype::text AS kind,
                \(SchemaSnapshot.constraintColumns) AS columns,

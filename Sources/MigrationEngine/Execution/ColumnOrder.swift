@@ -9,7 +9,7 @@ import TypedSQL
 /// From the first column out of place on, the model's columns are re-created at the end in model
 /// order: new columns of the same types, filled by one `UPDATE` of the table, the old ones dropped
 /// (which drops the indexes and constraints on them), the new ones renamed, then their defaults,
-/// NOT NULL, the primary key (of a natural or composite key whose columns moved), constraints and
+/// NOT NULL, comments, the primary key (of a natural or composite key whose columns moved), constraints and
 /// indexes as the model has them. Only tables of at most
 /// ``smallTableRows`` rows: a larger table keeps its order (`verify --strict` lists it). An object
 /// of the app's that depends on a column (a view) keeps the order too: the statements run in a
@@ -51,6 +51,8 @@ struct ColumnOrder {
             var operations: [SchemaOperation] = []
             if column.defaultValue != nil { operations.append(.setDefault(table: table.name, column: column.name, value: column.defaultValue, type: column.type)) }
             if !column.isNullable { operations.append(.setNullable(table: table.name, column: column.name, isNullable: false)) }
+            // Dropping the column dropped its comment (an adopted tenant's customer.email lost "Where receipts go").
+            if let comment = column.comment { operations.append(.setComment(table: table.name, column: column.name, comment: comment)) }
             statements += operations.flatMap(\.statements)
         }
         if !names.isDisjoint(with: table.primaryKey.columns) {

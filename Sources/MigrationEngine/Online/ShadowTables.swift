@@ -34,12 +34,13 @@ public struct ShadowTables: Sendable {
 
     /// `CREATE TABLE` for every table, without foreign keys or indexes, and the options of a
     /// `serial` key's sequence where the shadow's tables have the model's names (the sequence is
-    /// then `<table>_id_seq` in the shadow's schema; under another naming it is not covered).
+    /// then `<table>_id_seq` in the shadow's schema; under another naming it is not covered), and
+    /// the comments of the tables and their columns (without them, the swapped-in tables had none).
     /// Each table's columns stand in the order `columnOrder` gives for it (``Table/inColumnOrder(_:)``;
     /// the model's for a table it does not list).
     public func creation(columnOrder: [String: [String]] = [:]) -> [SQL] {
         relational.tables.map { $0.inColumnOrder(columnOrder[$0.name]) }.flatMap {
-            [$0.creation.renamed(tables: naming)] + (naming == .model ? $0.keySequenceSettings : [])
+            [$0.creation.renamed(tables: naming)] + (naming == .model ? $0.keySequenceSettings : []) + $0.commentStatements.map { $0.renamed(tables: naming) }
         }
     }
 

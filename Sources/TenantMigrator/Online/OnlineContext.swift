@@ -303,6 +303,10 @@ final class OnlineContext {
         // run names its step, here the caught-up step that failed in the delta.
         failedStep = nil
         let outcome = try round.run { failedStep = $0 }
+        // The deferred foreign keys' checks of the rows just merged run now, as they would at the
+        // commit: pending, they made any later ALTER TABLE of the table in this transaction (the
+        // cutover's swap) fail, 55006 (a Django schema's keys are all DEFERRABLE INITIALLY DEFERRED).
+        try connection.execute("SET CONSTRAINTS ALL IMMEDIATE" as SQL)
         progress.rounds += 1
         progress.changesCaughtUp += taken.entries
         progress.rowsMigratedAgain += outcome.changedRows

@@ -81,6 +81,8 @@ struct OnlineCutover {
         let archive = TenantArchive.tableName
         let liveArchive = try TenantArchive.exists(inSchema: schemas.tenant, on: connection)
         let shadowArchive = try TenantArchive.exists(inSchema: schemas.work, on: connection)
+        // An adopted tenant's own names of the indexes and constraints the swap keeps, read from the live tables.
+        let adoptedNames = try context.plan.plan.adoptedNameRenames(liveSchema: schemas.tenant, newSchema: schemas.tenant, on: connection)
         try RetiredTables.create(schemas.retired, version: context.record.version, replacedBy: tenantRun.destination.name, on: connection)
         var moves: [Statement] = []
         for table in source.tables.map(\.name) + (liveArchive ? [archive] : []) {
@@ -94,6 +96,7 @@ struct OnlineCutover {
             moves.append(Statement(ShadowTables.autovacuumReset(schema: schemas.tenant, table: table)))
         }
         try connection.pipeline(moves)
+        for rename in adoptedNames { try connection.execute(rename) }
         phases.mark("tables moved")
         try swapModelObjects()
         phases.mark("enum types and sequences")

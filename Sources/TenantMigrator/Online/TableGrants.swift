@@ -44,6 +44,18 @@ enum TableGrants {
                 FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
                 WHERE c.oid = \(source) AND a.grantee <> c.relowner GROUP BY a.grantee, a.is_grantable
                 """).map { try $0.decode(String.self, at: 0) }
+            // The rights on the columns the table keeps, by name (GRANT SELECT (email) …), as an
+            // offline migration leaves them on the columns it does not drop.
+            if !sequenceOf {
+                statements += try connection.execute("""
+                    SELECT pg_catalog.format(\(literal: "GRANT %s (%I) ON TABLE %s TO %s%s"), pg_catalog.string_agg(a.privilege_type, ', '), o.attname,
+                                             \(object)::pg_catalog.text, \(grantee), CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
+                    FROM pg_catalog.pg_attribute o JOIN pg_catalog.pg_attribute n ON n.attrelid = \(object) AND n.attname = o.attname AND NOT n.attisdropped,
+                         pg_catalog.aclexplode(o.attacl) a
+                    WHERE o.attrelid = \(source) AND o.attnum > 0 AND NOT o.attisdropped AND o.attacl IS NOT NULL
+                    GROUP BY o.attname, a.grantee, a.is_grantable
+                    """).map { try $0.decode(String.self, at: 0) }
+            }
         } else if let schema {
             statements += try connection.execute("""
                 SELECT pg_catalog.format(\(literal: "GRANT %s ON \(kind) %s TO %s%s"), pg_catalog.string_agg(a.privilege_type, ', '), \(object)::pg_catalog.text,

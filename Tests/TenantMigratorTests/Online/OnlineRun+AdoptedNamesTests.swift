@@ -48,3 +48,46 @@ struct OnlineRunAdoptedNamesTests {
         }
     }
 }
+
+/// An adopted tenant whose two indexes have each other's derived names (`items_qty_idx` on
+/// `code`, `items_code_idx` on `qty`) keeps them through an online run on a shadow, as offline:
+/// the cutover gives each swapped-in index the tenant's name through a name of its own first
+/// (MigrationPlan+AdoptedNames.swift), and verify is clean.
+@Suite("Online runs of adopted tenants' swapped names", .serialized)
+struct OnlineRunSwappedAdoptedNamesTests {
+    static let schema = [
+        "CREATE SCHEMA swap",
+        "CREATE TABLE swap.items (id bigserial PRIMARY KEY, code varchar(20) NOT NULL, qty integer NOT NULL DEFAULT 0)",
+        "CREATE INDEX items_qty_idx ON swap.items (code)",
+        "CREATE INDEX items_code_idx ON swap.items (qty)",
+        "INSERT INTO swap.items (code, qty) VALUES ('a', 1), ('b', 2), ('c', 3)",
+    ]
+
+    @Test func twoIndexesWithEachOthersDerivedNamesKeepThemOnline() async throws {
+        let imported = try await TestPostgres.withDatabase { connection in
+            for statement in Self.schema { try connection.fixtureScript(statement) }
+            return try SchemaImport.read(schema: "swap", versionName: "v1", on: connection).version.yamlText()
+        }
+        #expect(imported.contains("type: int32,"), "\(imported)")
+        let v1Text = imported.replacingOccurrences(of: "type: int32,", with: "type: int32, allowsNarrowing: true,")
+        let v2Text = v1Text.replacingOccurrences(of: "type: int32,", with: "type: int64,")
+        try await OnlineFamilyDirectory.withMigrator("SwappedNames", versions: [("v1", v1Text), ("v2", v2Text)], logger: "SwappedNames") { migrator, connection, _ in
+            for statement in Self.schema { try connection.fixtureScript(statement) }
+            func indexes() throws -> [String] {
+                try connection.column("SELECT indexname || ' ' || regexp_replace(indexdef, '.* USING ', '') FROM pg_indexes WHERE schemaname = 'swap' AND tablename = 'items' ORDER BY 1",
+                                      as: String.self)
+            }
+            let before = try indexes()
+            #expect(before == ["items_code_idx btree (qty)", "items_pkey btree (id)", "items_qty_idx btree (code)"])
+            _ = try await migrator.adoptTenant("adopted", schema: "swap")
+            for version in ["v2", "v1"] {
+                let run = try await migrator.migrate(tenant: "adopted", MigrationRequest(.move, to: version, online: .on))
+                #expect(run.outcome == .migrated, "\(run)")
+                #expect(run.online?.mode == "shadow", "\(String(describing: run.online))")
+                let after = try indexes()
+                #expect(after == before, "at \(version)")
+                #expect(try await migrator.verify(tenants: ["adopted"]).allSatisfy(\.isClean), "at \(version)")
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import LibPQ
+import MigrationEngine
+import PostgresTestSupport
+import TenantMigrator
+import Testing
+
+/// Issue 34, online: a schema as Rails, Django, Prisma, Hibernate or a hand writes it
+/// (`Fixtures/Schemas`), imported as a model and adopted twice (two tenants made from the same
+/// SQL, with the fixture's rows), migrates to a v2 that sends a table through the shadow (see
+/// ``AdoptedFixtureChange``) online while the app writes, and its twin offline with the same
+/// writes; then both back to v1 the same way. Each way, the online tenant ends as its offline twin:
+/// the same catalog with the names offline keeps (constraints, indexes, sequences), defaults,
+/// identities, column order, grants, comments, enum values, sequence positions and rows, and both
+/// verify clean; back at v1, both have the fixture's catalog again.
+@Suite("Online runs of adopted framework schemas end as offline ones", .serialized)
+struct OnlineAdoptedSchemaTests {
+    @Test(arguments: AdoptedFixtureChange.all)
+    func anAdoptedSchemaMigratesOnlineAsOfflineThereAndBack(change: AdoptedFixtureChange) async throws {
+        guard let keyedOtherwise = change.keyedOtherwise else { return try await Self.thereAndBack(change) }
+        // Every framework's own bookkeeping table (Rails' schema_migrations, Django's
+        // django_session, Prisma's _prisma_migrations) is keyed by text: the online run refuses
+        // the whole tenant before it touches anything, and the app must take the offline run.
+        await withKnownIssue("Issue 34: \(change) is refused online, \(keyedOtherwise) keyed otherwise than by integers") {
+            try await Self.thereAndBack(change)
+        }
+    }
+
+    /// A fixture refused online for its tables keyed by text or uuid, those tables dropped (and
+    /// the foreign keys to them): what is left (Rails' bigserial tables, Django's identities,
+    /// deferred keys and `_like` indexes, the market's customers with every type, enums, GIN,
+    /// expression and partial indexes, comments and its orders) migrates online as offline.
+    @Test(arguments: AdoptedFixtureChange.all.filter { !$0.setAside.isEmpty } + [AdoptedFixtureChange.prismaUsers, AdoptedFixtureChange.prismaUsersIDByHand])
+    func theRestOfARefusedSchemaMigratesOnlineAsOfflineThereAndBack(change: AdoptedFixtureChange) async throws {
+        guard let knownIssue = change.knownIssue else { return try await Self.thereAndBack(change, settingAside: true) }
+        await withKnownIssue("Issue 34: \(knownIssue)") { try await Self.thereAndBack(change, settingAside: true) }
+    }
+
+    /// The run there and back of `change`'s fixture (its ``AdoptedFixtureChange/setAside`` tables
+    /// dropped first if `settingAside`), online against offline.
+    static func thereAndBack(_ change: AdoptedFixtureChange, settingAside: Bool = false) async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let connection = try Connection(conninfo)
+            for schema in OnlineTwins.schemas {
+                try connection.fixtureScript(try change.sql(inSchema: schema))
+                for statement in change.settle + (settingAside ? change.setAside : []) { try connection.fixtureScript(statement.replacingOccurrences(of: "S.", with: "\(connection.quoteIdentifier(schema)).")) }
+            }
+            let imported = try SchemaImport.read(schema: OnlineTwins.schemas[0], versionName: "v1", on: connection)
+            #expect(imported.notes.isEmpty && imported.isAdoptable, "\(change): \(imported.notes.map(\.description)) \(imported.remainingDifferences.map(\.description))")
+            let v1 = try AdoptedFixtureChange.edited(imported.version.yamlText(), change.v1)
+            let v2 = try AdoptedFixtureChange.edited(v1, change.v2)
+            let family = try OnlineFamilyDirectory("Adopted", versions: [("v1", v1), ("v2", v2)])
+            defer { family.remove() }
+            let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineAdopted"))
+            for name in ["online", "twin"] { _ = try await migrator.adoptTenant(name, schema: "tenant_\(name)") }
+            try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
+            let original = try Self.catalog(of: OnlineTwins.schemas[0], on: connection)
+            try Self.expectTwins(connection, "\(change) adopted", offlineBefore: original)
+            #expect(original.contains { $0.contains(" named ") }, "\(change): no name read")
+
+            let atV1 = try Self.catalog(of: OnlineTwins.schemas[1], on: connection)
+            let online = try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: change.writesUp, batchRows: 1)
+            try Self.expectTwins(connection, "\(change) v1 → v2", offlineBefore: atV1)
+            try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
+
+            let atV2 = try Self.catalog(of: OnlineTwins.schemas[1], on: connection)
+            let wayBack = {
+                try await OnlineTwins.migrate(online, conninfo, to: "v1", writes: change.writesDown, batchRows: 1)
+                try Self.expectTwins(connection, "\(change) v2 → v1", offlineBefore: atV2)
+                try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
+                // Back at v1, the online tenant has the fixture's catalog, every name included; the
+                // offline twin too, but for the names its run did not keep (see expectTwins). The
+                // columns of a table the way back gave a column again are in model order, online
+                // as offline (the rollback's documented order), not in the fixture's.
+                let back = try OnlineTwins.schemas.map { try Self.catalog(of: $0, on: connection) }
+                #expect(Self.columnOrderAside(back[0]) == Self.columnOrderAside(original),
+                        "\(change) online back at v1: \(Self.differences(back[0], original, "back", "adopted"))")
+                let lost = Self.namesNotKept(before: original, after: back[1])
+                #expect(Self.columnOrderAside(Self.namesAside(back[1], lost)) == Self.columnOrderAside(Self.namesAside(original, lost)),
+                        "\(change) offline back at v1: \(Self.differences(back[1], original, "back", "adopted"))")
+            }
+            guard settingAside, let knownIssue = change.wayBackKnownIssue else { return try await wayBack() }
+            await withKnownIssue("Issue 34: \(knownIssue)") { try await wayBack() }
+        }
+    }
+
+    /// The online tenant and its twin have the same catalog (``catalog(of:on:)``), names included
+    /// where the offline run kept them (its catalog was `offlineBefore`), the same sequence
+    /// positions and the same rows.
+    static func expectTwins(_ connection: Connection, _ what: String, offlineBefore: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+        let catalogs = try OnlineTwins.schemas.map { try catalog(of: $0, on: connection) }
+        let lost = namesNotKept(before: offlineBefore, after: catalogs[1])
+        #expect(namesAside(catalogs[0], lost) == namesAside(catalogs[1], lost), "\(what): \(differences(catalogs[0], catalogs[1]))", sourceLocation: sourceLocation)
+        let positions = try OnlineTwins.schemas.map { try connection.sequenceValues(of: $0) }
+        #expect(positions[0] == positions[1], "\(what): sequences online \(positions[0]), offline \(positions[1])", sourceLocation: sourceLocation)
+        let rows = try OnlineTwins.schemas.map { try connection.userData(of: $0) }
+        #expect(rows[0] == rows[1], "\(what): rows of \(rows[0].keys.filter { rows[0][$0] != rows[1][$0] }.sorted()) differ", sourceLocation: sourceLocation)
+    }
+
+    /// The objects (as ``unnamed(_:)`` writes them) that have another name in `after` than in
+    /// `before`: an offline rollback that puts a table's columns in model order drops and adds a
+    /// column again, and its foreign key with it, under the name the model derives.
+    static func namesNotKept(before: [String], after: [String]) -> Set<String> {
+        let unnamedBefore = Set(before.filter { $0.contains(" named ") }.map(unnamed))
+        return Set(after.filter { $0.contains(" named ") && !before.contains($0) }.map(unnamed).filter(unnamedBefore.contains))
+    }
+
+    /// `lines` with the names of the objects in `objects` left out, sorted.
+    static func namesAside(_ lines: [String], _ objects: Set<String>) -> [String] {
+        lines.map { objects.contains(unnamed($0)) ? unnamed($0) : $0 }.sorted()
+    }
+
+    /// `lines` with each table's columns (in its `table` line) sorted by name, sorted.
+    static func columnOrderAside(_ lines: [String]) -> [String] {
+        lines.map { line in
+            guard let range = line.range(of: " columns ", options: .backwards), line.contains(" table ") else { return line }
+            return line[..<range.upperBound] + line[range.upperBound...].components(separatedBy: ", ").sorted().joined(separator: ", ")
+        }.sorted()
+    }
+
+    /// A line of a named constraint or index with its name written `*`.
+    static func unnamed(_ line: String) -> String {
+        line.replacingOccurrences(of: #"^(\S+ named constraint )\S+ "#, with: "$1* ", options: .regularExpression)
+            .replacingOccurrences(of: #"^(\S+ named index CREATE (UNIQUE )?INDEX )\S+ "#, with: "$1* ", options: .regularExpression)
+    }
+
+    /// The lines only `a` has and the lines only `b` has.
+    static func differences(_ a: [String], _ b: [String], _ aName: String = "online", _ bName: String = "offline") -> String {
+        "only \(aName): \(a.filter { !b.contains($0) }); only \(bName): \(b.filter { !a.contains($0) })"
+    }
+
+    /// What a tenant's schema carries, its name written `S`: ``Connection/keyedCatalogShape(of:)``
+    /// (columns with types, defaults and identities, constraints and indexes by definition,
+    /// sequences with their owners), the same constraints and indexes by name, each table's
+    /// columns in order, its options, persistence, replica identity and grants (of the table and
+    /// of its columns), the enum types' values and the comments.
+    static func catalog(of schema: String, on connection: Connection) throws -> [String] {
+        let named = try connection.column("""
+            SELECT c.relname || ' named constraint ' || k.conname || ' ' || pg_get_constraintdef(k.oid)
+            FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_tm\\_%'
+            UNION ALL
+            SELECT c.relname || ' named index ' || pg_get_indexdef(i.indexrelid)
+            FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_tm\\_%'
+            UNION ALL
+            SELECT c.relname || ' table ' || c.relkind::text || c.relpersistence::text || c.relreplident::text
+                   || ' options ' || coalesce(array_to_string(c.reloptions, ','), '') || ' grants ' || coalesce(c.relacl::text, '')
+                   || ' columns ' || (SELECT string_agg(a.attname || coalesce(' ' || a.attacl::text, ''), ', ' ORDER BY a.attnum)
+                                      FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
+            FROM pg_class c WHERE c.relnamespace = $1::regnamespace AND c.relkind IN ('r', 'p', 'S') AND c.relname NOT LIKE '\\_tm\\_%'
+            ORDER BY 1
+            """, [schema], as: String.self)
+        let all = try connection.keyedCatalogShape(of: schema) + named + EnumImportTests.enumValues(of: schema, on: connection)
+            + CommentImportTests.comments(of: schema, on: connection)
+        return all.map { $0.replacingOccurrences(of: "\(connection.quoteIdentifier(schema)).", with: "S.").replacingOccurrences(of: "\(schema).", with: "S.") }
+    }
+}
