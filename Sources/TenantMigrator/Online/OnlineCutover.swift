@@ -96,7 +96,7 @@ struct OnlineCutover {
             moves.append(Statement(ShadowTables.autovacuumReset(schema: schemas.tenant, table: table)))
         }
         try connection.pipeline(moves)
-        for rename in adoptedNames { try connection.execute(rename) }
+        if !adoptedNames.isEmpty { _ = try connection.pipeline(adoptedNames, schema: schemas.tenant) }
         phases.mark("tables moved")
         try swapModelObjects()
         phases.mark("enum types and sequences")
