@@ -45,10 +45,13 @@ enum TableGrants {
                 WHERE c.oid = \(source) AND a.grantee <> c.relowner GROUP BY a.grantee, a.is_grantable
                 """).map { try $0.decode(String.self, at: 0) }
             // The rights on the columns the table keeps, by name (GRANT SELECT (email) …), as an
-            // offline migration leaves them on the columns it does not drop.
+            // offline migration leaves them on the columns it does not drop. Each right names its
+            // column: in `GRANT SELECT, UPDATE (email)` the column list binds to UPDATE alone, and
+            // SELECT would be granted on the whole table.
             if !sequenceOf {
                 statements += try connection.execute("""
-                    SELECT pg_catalog.format(\(literal: "GRANT %s (%I) ON TABLE %s TO %s%s"), pg_catalog.string_agg(a.privilege_type, ', '), o.attname,
+                    SELECT pg_catalog.format(\(literal: "GRANT %s ON TABLE %s TO %s%s"),
+                                             pg_catalog.string_agg(pg_catalog.format(\(literal: "%s (%I)"), a.privilege_type, o.attname), ', '),
                                              \(object)::pg_catalog.text, \(grantee), CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
                     FROM pg_catalog.pg_attribute o JOIN pg_catalog.pg_attribute n ON n.attrelid = \(object) AND n.attname = o.attname AND NOT n.attisdropped,
                          pg_catalog.aclexplode(o.attacl) a

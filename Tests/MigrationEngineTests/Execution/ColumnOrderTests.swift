@@ -44,6 +44,29 @@ struct ColumnOrderTests {
         }
     }
 
+    /// A column re-created to put the table back in order keeps the rights it had of its own
+    /// (`GRANT SELECT (name) …`, as an app's least-privilege role has them): dropping it had
+    /// dropped them, so the app could no longer read it after the rollback.
+    @Test func rightsOnMovedColumnsAreBack() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await fixtureTenant("DropSteps", conninfo, insert: ArchivePlanPairsTests.rows)
+            _ = try await migrator.migrate(tenant: "acme", to: "v3")
+            try connection.execute(unsafeSQL: "GRANT SELECT (name), UPDATE (name) ON \(schema).item TO PUBLIC")
+            try connection.execute(unsafeSQL: "GRANT SELECT (id) ON \(schema).item TO PUBLIC")
+            let rights = "SELECT attname::text || ' ' || coalesce(attacl::text, '-') FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attname"
+            let tableRights = "SELECT coalesce(relacl::text, '-') FROM pg_class WHERE oid = $1::regclass"
+            let tableBefore = try connection.rows(tableRights, ["\(schema).item"]).map { $0[0]! }
+            let before = try connection.rows(rights, ["\(schema).item"]).map { $0[0]! }
+            #expect(before.contains { $0.hasPrefix("name {=rw/") })
+            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            #expect(try Self.columns(connection, schema) == ["id", "a", "b", "name"])
+            let after = try connection.rows(rights, ["\(schema).item"]).map { $0[0]! }
+            #expect(after == ["a -", "b -"] + before)
+            // The rights stay the column's: none of them became the whole table's.
+            #expect(try connection.rows(tableRights, ["\(schema).item"]).map { $0[0]! } == tableBefore)
+        }
+    }
+
     /// The columns are re-created with their constraints and indexes: a unique attribute's
     /// constraint holds afterwards.
     @Test func constraintsAndDefaultsOfMovedColumnsAreBack() async throws {
