@@ -66,7 +66,8 @@ struct ColumnOrder {
         constraints += table.indexes.filter { !names.isDisjoint(with: $0.columns) }.map { .createIndex(table: table.name, $0) }
         statements += constraints.flatMap(\.statements)
         // Dropping a column dropped its rights too (GRANT SELECT (email) …): the re-created one gets them back.
-        statements += try rights(of: moved.map(\.name))
+        let oid: SQL = "pg_catalog.to_regclass(\(qualifiedNameLiteral: table.name))"
+        statements += try ColumnRights.grants(from: oid, to: oid, columns: moved.map(\.name), schema: schema, on: connection)
         do {
             try connection.savepoint { connection in
                 for statement in statements { try connection.execute(statement, schema: schema) }
@@ -76,26 +77,6 @@ struct ColumnOrder {
             connection.logger.notice("columns of \(table.name) stay out of model order: \(error)")
             return false
         }
-    }
-
-    /// The `GRANT SELECT (name), UPDATE (name) ON TABLE …` statements that give `columns` of the
-    /// table the rights they have now, one per column, grantee and grant option, as PostgreSQL
-    /// writes them (`%I`, a `regclass`'s text); none for columns with no rights of their own (the
-    /// usual case: one catalog query). Each right names its column: in `GRANT SELECT, UPDATE (name)`
-    /// the column list binds to UPDATE alone, and SELECT would be granted on the whole table.
-    private func rights(of columns: [String]) throws -> [SQL] {
-        guard !columns.isEmpty else { return [] }
-        return try connection.execute(
-            """
-            SELECT pg_catalog.format('GRANT %s ON TABLE %s TO %s%s', pg_catalog.string_agg(pg_catalog.format('%s (%I)', a.privilege_type, o.attname), ', '), \
-            o.attrelid::pg_catalog.regclass::pg_catalog.text, \
-            CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END, \
-            CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END) \
-            FROM pg_catalog.pg_attribute o, pg_catalog.aclexplode(o.attacl) a \
-            WHERE o.attrelid = pg_catalog.to_regclass(\(qualifiedNameLiteral: table.name)) AND o.attnum > 0 AND NOT o.attisdropped \
-            AND o.attname IN (\(literals: columns)) GROUP BY o.attrelid, o.attname, a.grantee, a.is_grantable ORDER BY 1
-            """, schema: schema
-        ).map { "\(quotedByServer: try $0.decode(String.self, at: 0))" }
     }
 }
 

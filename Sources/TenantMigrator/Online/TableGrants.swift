@@ -1,4 +1,5 @@
 import LibPQ
+import MigrationEngine
 import TypedSQL
 
 /// The rights and identity sequence of a table an online cutover moves into a tenant's schema,
@@ -30,35 +31,24 @@ enum TableGrants {
     /// The rights of the relation `object` (an oid): those of `source`, or the default privileges of `schema`.
     private static func carry(object: SQL, from source: SQL?, isSequence sequenceOf: Bool, schema: String?, on connection: Connection) throws {
         let kind = sequenceOf ? "SEQUENCE" : "TABLE"
-        var statements: [String] = []
+        // GRANT and REVOKE statements PostgreSQL wrote (format's %s of a regclass, quote_ident).
+        var statements: [SQL] = []
         if let source {
             // What the object has now (the defaults of the schema it was built in) goes; the old one's rights come.
             statements += try connection.execute("""
                 SELECT pg_catalog.format(\(literal: "REVOKE ALL ON \(kind) %s FROM %s"), \(object)::pg_catalog.text, \(grantee))
                 FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a WHERE c.oid = \(object) AND a.grantee <> c.relowner
                 GROUP BY a.grantee
-                """).map { try $0.decode(String.self, at: 0) }
+                """).map { "\(quotedByServer: try $0.decode(String.self, at: 0))" }
             statements += try connection.execute("""
                 SELECT pg_catalog.format(\(literal: "GRANT %s ON \(kind) %s TO %s%s"), pg_catalog.string_agg(a.privilege_type, ', '), \(object)::pg_catalog.text,
                                          \(grantee), CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
                 FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
                 WHERE c.oid = \(source) AND a.grantee <> c.relowner GROUP BY a.grantee, a.is_grantable
-                """).map { try $0.decode(String.self, at: 0) }
+                """).map { "\(quotedByServer: try $0.decode(String.self, at: 0))" }
             // The rights on the columns the table keeps, by name (GRANT SELECT (email) …), as an
-            // offline migration leaves them on the columns it does not drop. Each right names its
-            // column: in `GRANT SELECT, UPDATE (email)` the column list binds to UPDATE alone, and
-            // SELECT would be granted on the whole table.
-            if !sequenceOf {
-                statements += try connection.execute("""
-                    SELECT pg_catalog.format(\(literal: "GRANT %s ON TABLE %s TO %s%s"),
-                                             pg_catalog.string_agg(pg_catalog.format(\(literal: "%s (%I)"), a.privilege_type, o.attname), ', '),
-                                             \(object)::pg_catalog.text, \(grantee), CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
-                    FROM pg_catalog.pg_attribute o JOIN pg_catalog.pg_attribute n ON n.attrelid = \(object) AND n.attname = o.attname AND NOT n.attisdropped,
-                         pg_catalog.aclexplode(o.attacl) a
-                    WHERE o.attrelid = \(source) AND o.attnum > 0 AND NOT o.attisdropped AND o.attacl IS NOT NULL
-                    GROUP BY o.attname, a.grantee, a.is_grantable
-                    """).map { try $0.decode(String.self, at: 0) }
-            }
+            // offline migration leaves them on the columns it does not drop.
+            if !sequenceOf { statements += try ColumnRights.grants(from: source, to: object, on: connection) }
         } else if let schema {
             statements += try connection.execute("""
                 SELECT pg_catalog.format(\(literal: "GRANT %s ON \(kind) %s TO %s%s"), pg_catalog.string_agg(a.privilege_type, ', '), \(object)::pg_catalog.text,
@@ -67,10 +57,9 @@ enum TableGrants {
                      pg_catalog.pg_class c, pg_catalog.aclexplode(d.defaclacl) a
                 WHERE n.nspname = \(bind: schema) AND d.defaclobjtype = \(literal: sequenceOf ? "S" : "r") AND c.oid = \(object) AND d.defaclrole = c.relowner
                 GROUP BY a.grantee, a.is_grantable
-                """).map { try $0.decode(String.self, at: 0) }
+                """).map { "\(quotedByServer: try $0.decode(String.self, at: 0))" }
         }
-        // GRANT and REVOKE statements PostgreSQL wrote (format's %s of a regclass, quote_ident).
-        for statement in statements { try connection.execute("\(quotedByServer: statement)") }
+        for statement in statements { try connection.execute(statement) }
     }
 
     /// The table's oid (`sequenceOf` false) or its `id` sequence's, its name sent as a value.
@@ -79,7 +68,7 @@ enum TableGrants {
     }
 
     /// `PUBLIC` or the quoted role of an `aclexplode` row `a`.
-    private static let grantee: SQL = "CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END"
+    private static var grantee: SQL { ColumnRights.grantee }
 
     /// Sets `table`'s `id` sequence past its largest id and past the last value `old`'s sequence
     /// gave out (ids the app took for rows it rolled back are not given again).

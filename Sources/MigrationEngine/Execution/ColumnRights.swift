@@ -1,0 +1,33 @@
+import LibPQ
+import TypedSQL
+
+/// The rights granted on single columns (`GRANT SELECT (email) ON TABLE …`), which a column loses
+/// when it is dropped and made again (``ColumnOrder``) or when its table is replaced by another
+/// (an online run's swap): read from one table, written as the statements that give them to the
+/// columns of the same names of another (or the same) table.
+public enum ColumnRights {
+    /// The `GRANT SELECT (email), UPDATE (email) ON TABLE <target> TO <role>` statements, one per
+    /// column, grantee and grant option, that give `target`'s columns the rights `source`'s columns
+    /// of the same names have (both relations as oids, `pg_catalog.to_regclass(…)`), as PostgreSQL
+    /// writes them (`%I`, a `regclass`'s text); only those of `columns` where it is given. None
+    /// for columns with no rights of their own (the usual case). One catalog query; `schema`
+    /// renders the tenant's tables named in `source` and `target` (`table:`, `qualifiedNameLiteral:`).
+    ///
+    /// Each right names its column: in `GRANT SELECT, UPDATE (email)` the column list binds to
+    /// UPDATE alone, and SELECT would be granted on the whole table.
+    public static func grants(from source: SQL, to target: SQL, columns: [String]? = nil, schema: String? = nil, on connection: Connection) throws -> [SQL] {
+        if columns?.isEmpty == true { return [] }
+        let only: SQL = columns.map { " AND o.attname IN (\(literals: $0))" } ?? ""
+        return try connection.execute("""
+            SELECT pg_catalog.format('GRANT %s ON TABLE %s TO %s%s', pg_catalog.string_agg(pg_catalog.format('%s (%I)', a.privilege_type, o.attname), ', '), \
+            (\(target))::pg_catalog.regclass::pg_catalog.text, \(grantee), CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END) \
+            FROM pg_catalog.pg_attribute o JOIN pg_catalog.pg_attribute n ON n.attrelid = \(target) AND n.attname = o.attname AND NOT n.attisdropped, \
+            pg_catalog.aclexplode(o.attacl) a \
+            WHERE o.attrelid = \(source) AND o.attnum > 0 AND NOT o.attisdropped AND o.attacl IS NOT NULL\(only) \
+            GROUP BY o.attname, a.grantee, a.is_grantable ORDER BY 1
+            """, schema: schema).map { "\(quotedByServer: try $0.decode(String.self, at: 0))" }
+    }
+
+    /// `PUBLIC` or the quoted role of an `aclexplode` row `a`.
+    public static let grantee: SQL = "CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END"
+}
