@@ -17,6 +17,14 @@ extension SchemaDiffer {
            oldTable.primaryKey.name != newTable.primaryKey.name, translate(oldTable.primaryKey.columns) == newTable.primaryKey.columns {
             emit(.renameConstraints, .renameConstraint(table: table, from: oldTable.primaryKey.name, to: newTable.primaryKey.name, ownsIndex: true))
         }
+        // A join table renamed with its entities may list its pair the other way round
+        // (`e4_r18 (e4_id, e9_id)` becoming `e20_r17 (e20_id, e4_id)`): its key is made again in
+        // the model's order, as a new tenant has it (`verify` would find it otherwise).
+        if oldTable.keyIsUniqueIndex == nil, newTable.keyIsUniqueIndex == nil, let translated = translate(oldTable.primaryKey.columns),
+           translated != newTable.primaryKey.columns, Set(translated) == Set(newTable.primaryKey.columns) {
+            emit(.dropConstraints, .dropConstraint(table: oldTable.name, name: oldTable.primaryKey.name, ownsIndex: true))
+            emit(.addConstraints, .addPrimaryKey(table: table, name: newTable.primaryKey.name, columns: newTable.primaryKey.columns, usingIndex: nil))
+        }
         // A join table's key changed kind (`joinKey`): its rows stay (``keyChangedKind``).
         let keyIndex = keyChangedKind(oldTable, newTable, translate: translate)
 

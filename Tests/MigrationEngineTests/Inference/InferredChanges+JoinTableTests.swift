@@ -27,3 +27,25 @@ import Testing
         }
     }
 }
+
+/// A join table renamed with its entities may list its pair the other way round (`book_tags
+/// (book_id, tag_id)` becoming `badge_books (badge_id, book_id)`): the step makes its primary key
+/// again in the model's order, both ways, so the tenant matches the model (before, it kept the old
+/// order: `verify` reported it, and an online run refused the tenant for it). Its links stay.
+@Suite struct InferredChangesSwappedJoinTableTests {
+    @Test func aJoinTableWhosePairTurnsGetsItsKeyInTheModelsOrderBothWays() async throws {
+        try await RuleHarness.withBuilt("SwappedJoinTable", seed: """
+                INSERT INTO $S.book (id, title) VALUES (1, 'Sourdough'), (2, 'Knots');
+                INSERT INTO $S.tag (id, word) VALUES (1, 'baking'), (2, 'sailing'), (3, 'craft');
+                INSERT INTO $S.book_tags (book_id, tag_id) VALUES (1, 1), (1, 3), (2, 2), (2, 3);
+                """) { h, c in
+            let key = "SELECT string_agg(a.attname, ',' ORDER BY k.i) FROM pg_constraint AS p, unnest(p.conkey) WITH ORDINALITY AS k(n, i) "
+                + "JOIN pg_attribute AS a ON a.attnum = k.n WHERE a.attrelid = p.conrelid AND p.contype = 'p' AND p.conrelid = '$S.%@'::regclass"
+            #expect(try h.rows(String(format: key, "book_tags"), on: c) == ["book_id,tag_id"])
+            try h.migrateExpecting("v1", "v2", on: c, rows: "SELECT badge_id, book_id FROM $S.badge_books ORDER BY 1, 2", ["1|1", "2|2", "3|1", "3|2"])
+            #expect(try h.rows(String(format: key, "badge_books"), on: c) == ["badge_id,book_id"])
+            try h.migrateExpecting("v2", "v1", on: c, rows: "SELECT book_id, tag_id FROM $S.book_tags ORDER BY 1, 2", ["1|1", "1|3", "2|2", "2|3"])
+            #expect(try h.rows(String(format: key, "book_tags"), on: c) == ["book_id,tag_id"])
+        }
+    }
+}
