@@ -201,20 +201,25 @@ public struct CatchUpRound {
             // From the copy of the live archive made with the shadow, by table and row.
             let archive = TenantArchive.tableName
             var statements: [SQL] = ["CREATE TABLE \(deltaTable(archive)) (LIKE \(schema: live, table: archive) INCLUDING ALL)"]
-            for (table, names) in archivedRows() {
-                statements.append("INSERT INTO \(deltaTable(archive)) SELECT a.* FROM \(shadowTable(ShadowTables.liveArchive)) AS a "
-                    + "WHERE a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(needed) AS c WHERE c.relation = \(literal: table))")
+            for rows in archivedRows(of: needed) {
+                statements.append("INSERT INTO \(deltaTable(archive)) SELECT a.* FROM \(shadowTable(ShadowTables.liveArchive)) AS a WHERE \(rows)")
             }
             try connection.pipeline(statements, schema: delta)
         }
         return rows
     }
 
-    /// Source tables with an id, and every name their rows have along the steps (the archive keys
-    /// entries by table name and row id).
-    private func archivedRows() -> [(String, [String])] {
-        source.tables.filter { $0.primaryKey.columns == ["id"] }.map { table in
-            (table.name, (plan.lineage.names[table.name] ?? [table.name]).sorted())
+    /// For each source table, the archive entries (alias `a`) of its rows in the change set `set`,
+    /// under every name the table has along the steps. The archive keeps a row of a table keyed by
+    /// an integer `id` by its `row_id`; a row of any other table (a join table's pair of ids) by
+    /// its `row_key` (``ArchiveRowKey``), `row_id` being 0: a link the app adds to or removes from a
+    /// join table a step drops during the run is archived, or no longer, as offline.
+    private func archivedRows(of set: SQL) -> [SQL] {
+        source.tables.map { table in
+            let names = (plan.lineage.names[table.name] ?? [table.name]).sorted()
+            let changed: SQL = "FROM \(set) AS c WHERE c.relation = \(literal: table.name)"
+            guard let key = ArchiveRowKey(table) else { return "a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] \(changed))" }
+            return "a.table_name IN (\(literals: names)) AND a.row_id = 0 AND a.row_key IN (SELECT \(key.text(ofLoggedKey: "c.key")) \(changed))"
         }
     }
 
@@ -258,8 +263,7 @@ public struct CatchUpRound {
                 + "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum", schema: delta
         ).map { try $0.decode(String.self, at: 0) }
         var statements: [SQL] = []
-        for (table, names) in archivedRows() {
-            let rows: SQL = "a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] FROM \(changed) AS c WHERE c.relation = \(literal: table))"
+        for rows in archivedRows(of: changed) {
             let selected: [SQL] = columns.map { "a.\(id: $0)" }
             statements.append("DELETE FROM \(shadowTable(archive)) AS a WHERE \(rows)")
             statements.append("INSERT INTO \(shadowTable(archive)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(deltaTable(archive)) AS a WHERE \(rows)")

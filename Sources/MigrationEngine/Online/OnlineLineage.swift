@@ -75,7 +75,13 @@ public struct OnlineLineage: Sendable, Hashable {
         let destinationSchema = (steps.last?.destination ?? source).relationalSchema()
         for (table, origin) in current {
             guard let destination = destinationSchema.table(named: table), let live = sourceSchema.table(named: origin.table) else { continue }
-            origins[table] = Origin(sourceTable: origin.table, sourceKey: live.primaryKey.columns, destinationKey: destination.primaryKey.columns)
+            // Each source key column's destination column, in the source key's order: a join
+            // table renamed with its entities may list its pair the other way round
+            // (`e4_r18 (e4_id, e9_id)` becoming `e20_r17 (e20_id, e4_id)`).
+            let carried = live.primaryKey.columns.compactMap { key in origin.columns.first { $0.value == key }?.key }
+            let destinationKey = carried.count == live.primaryKey.columns.count && Set(carried) == Set(destination.primaryKey.columns)
+                ? carried : destination.primaryKey.columns
+            origins[table] = Origin(sourceTable: origin.table, sourceKey: live.primaryKey.columns, destinationKey: destinationKey)
         }
     }
 
