@@ -163,6 +163,10 @@ public struct CatchUpRound {
                 + "WHERE c.relation = \(literal: reader.referencedTable) ON CONFLICT DO NOTHING"
         }
         if !witnesses.isEmpty || !plan.distinct.isEmpty { try connection.pipeline(witnesses + distinctFirstRows(), schema: live) }
+        if try TenantArchive.exists(inSchema: live, on: connection) {
+            let links = archivedLinkTargets(in: shadowTable(ShadowTables.liveArchive))
+            if !links.isEmpty { try connection.pipeline(links, schema: live) }
+        }
         try connection.execute("ANALYZE \(needed)", schema: live)
         let references = source.tables.flatMap { table in table.foreignKeys.filter { $0.columns.count == 1 }.map { (table, $0) } }
         while !references.isEmpty {
