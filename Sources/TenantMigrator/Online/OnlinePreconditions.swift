@@ -42,6 +42,7 @@ struct OnlinePreconditions {
         if let reason = try sequenceRefusal(on: connection) { throw refuse(reason) }
         if let reason = try enumRefusal(on: connection) { throw refuse(reason) }
         if let reason = keyRefusal { throw refuse(reason) }
+        if let reason = try distinctRerunRefusal(on: connection) { throw refuse(reason) }
         let expected = try SchemaSnapshot.expected(for: plan.source, on: connection)
         let live = try SchemaSnapshot.read(schema: schemas.tenant, on: connection)
         let differences = live.differences(from: expected)
