@@ -17,6 +17,9 @@ public struct OnlineLineage: Sendable, Hashable {
         public var sourceKey: [String]
         /// The destination table's key columns, in the same order.
         public var destinationKey: [String]
+        /// Each destination column that holds a source column's values (as the steps kept it,
+        /// renamed or not) → that source column (live name). Empty for a table a mapping fills.
+        public var columns: [String: String] = [:]
     }
 
     /// A mapping reads the row a foreign key names (a key path `source.recipe.name`): when that
@@ -75,7 +78,8 @@ public struct OnlineLineage: Sendable, Hashable {
         let destinationSchema = (steps.last?.destination ?? source).relationalSchema()
         for (table, origin) in current {
             guard let destination = destinationSchema.table(named: table), let live = sourceSchema.table(named: origin.table) else { continue }
-            origins[table] = Origin(sourceTable: origin.table, sourceKey: live.primaryKey.columns, destinationKey: destination.primaryKey.columns)
+            origins[table] = Origin(sourceTable: origin.table, sourceKey: live.primaryKey.columns, destinationKey: destination.primaryKey.columns,
+                                    columns: origin.columns)
         }
     }
 
@@ -83,6 +87,16 @@ public struct OnlineLineage: Sendable, Hashable {
     /// (whether or not the steps can be caught up): the live table a new table takes the place of.
     public static func tableOrigins(of plan: MigrationPlan) -> [String: String] {
         OnlineLineage(steps: plan.steps, source: plan.source).origins.mapValues(\.sourceTable)
+    }
+
+    /// Destination table → its columns that a step renamed (source column → destination column),
+    /// over every step of `plan`: where the rights granted on a column itself go (a rename keeps
+    /// them offline). Tables with no renamed column are left out.
+    public static func columnRenames(of plan: MigrationPlan) -> [String: [String: String]] {
+        OnlineLineage(steps: plan.steps, source: plan.source).origins.compactMapValues { origin in
+            let renamed = Dictionary(origin.columns.filter { $0.key != $0.value }.map { ($0.value, $0.key) }) { first, _ in first }
+            return renamed.isEmpty ? nil : renamed
+        }
     }
 
     /// The destination tables made from `sourceTable`'s rows.
