@@ -50,7 +50,6 @@ struct ColumnOrder {
             return object
         }
         let oid: SQL = "pg_catalog.to_regclass(\(qualifiedNameLiteral: table.name))"
-        let comments = try ObjectComments.statements(from: oid, to: oid, schema: schema, on: connection)
         var statements: [SQL] = []
         for (index, column) in moved.enumerated() {
             statements.append("ALTER TABLE \(qualified) ADD COLUMN \(id: "_tm_reorder_\(index)") \(type: column.type)")
@@ -78,7 +77,8 @@ struct ColumnOrder {
         statements += constraints.flatMap(\.statements)
         // Dropping an index or constraint dropped its comment (COMMENT ON CONSTRAINT … ON …, which
         // the model does not carry); what is made again under its name gets it back.
-        statements += comments
+        let remade = constraints.compactMap(\.madeName) + (names.isDisjoint(with: table.primaryKey.columns) ? [] : [own[table.primaryKey.name] ?? table.primaryKey.name])
+        statements += try ObjectComments.statements(from: oid, to: oid, objects: remade, schema: schema, on: connection)
         // Dropping a column dropped its rights too (GRANT SELECT (email) …): the re-created one gets them back.
         statements += try ColumnRights.grants(from: oid, to: oid, columns: moved.map(\.name), schema: schema, on: connection)
         do {
@@ -111,6 +111,19 @@ extension CheckConstraint {
         case let .isOneOf(column, _): return [column]
         case let .requiredForEntities(column, discriminator, _): return [column, discriminator]
         case let .expression(_, columns): return columns
+        }
+    }
+}
+
+extension SchemaOperation {
+    /// The name of the index or constraint an `addUnique`, `addCheck`, `addForeignKey` or `createIndex` makes.
+    var madeName: String? {
+        switch self {
+        case let .addUnique(_, unique): unique.name
+        case let .addCheck(_, check): check.name
+        case let .addForeignKey(_, key): key.name
+        case let .createIndex(_, index): index.name
+        default: nil
         }
     }
 }
