@@ -78,7 +78,7 @@ struct ColumnOrder {
         // Dropping an index or constraint dropped its comment (COMMENT ON CONSTRAINT … ON …, which
         // the model does not carry); what is made again under its name gets it back.
         let remade = constraints.compactMap(\.madeName) + (names.isDisjoint(with: table.primaryKey.columns) ? [] : [own[table.primaryKey.name] ?? table.primaryKey.name])
-        statements += try ObjectComments.statements(from: oid, to: oid, objects: remade, schema: schema, on: connection)
+        statements += try ObjectComments.statements(for: [(oid, oid)], objects: remade, schema: schema, on: connection)
         // Dropping a column dropped its rights too (GRANT SELECT (email) …): the re-created one gets them back.
         statements += try ColumnRights.grants(from: oid, to: oid, columns: moved.map(\.name), schema: schema, on: connection)
         do {

@@ -185,17 +185,14 @@ struct InSchemaOnlineRun {
         let swapped = destination.tables.map(\.name) + (shadowArchive ? [archive] : [])
         try connection.pipeline(swapped.map { Statement(ShadowTables.autovacuumReset(schema: schema, table: $0)) })
         let origins = OnlineLineage.tableOrigins(of: plan), renames = OnlineLineage.columnRenames(of: plan)
-        var comments: [Statement] = []
+        var kept: [(source: SQL, target: SQL)] = []
         for table in destination.tables {
             let old = origins[table.name].map { QualifiedTable(schema: schema, name: InSchemaSwap.retired.name($0)) }
             let new = QualifiedTable(schema: schema, name: table.name)
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
             try TableGrants.carry(to: new, from: old, schema: schema, hasIdentity: identity, renamedColumns: renames[table.name] ?? [:], on: connection)
             if identity { try Self.advanceIdentity(of: new, past: old, on: connection) }
-            // The comments on its indexes and constraints (the model has none), on those it kept.
-            if let old {
-                comments += try ObjectComments.statements(from: old.oid, to: new.oid, retiredPrefix: InSchemaSwap.retired.prefix, on: connection).map { Statement($0) }
-            }
+            if let old { kept.append((old.oid, new.oid)) }
             // As on plain PostgreSQL: the old one, renamed aside with its table, gives nothing more
             // to a draw that found it by name and waited for the cutover (it would draw an id the
             // new sequence, set past the old one, gives again).
@@ -203,7 +200,9 @@ struct InSchemaOnlineRun {
                 try RetiredSequence.runOut("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass", on: connection)
             }
         }
-        if !comments.isEmpty { try connection.pipeline(comments) }
+        // The comments on the indexes and constraints each table kept (the model carries none).
+        let comments = try ObjectComments.statements(for: kept, retiredPrefix: InSchemaSwap.retired.prefix, on: connection)
+        if !comments.isEmpty { try connection.pipeline(comments.map { Statement($0) }) }
         if shadowArchive {
             let old = liveArchive ? QualifiedTable(schema: schema, name: InSchemaSwap.retired.name(archive)) : nil
             try TableGrants.carry(to: QualifiedTable(schema: schema, name: archive), from: old, schema: nil, hasIdentity: false, on: connection)

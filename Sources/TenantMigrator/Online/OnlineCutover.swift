@@ -104,7 +104,7 @@ struct OnlineCutover {
         // Rights and sequences: each table after the table its rows come from (as offline, where
         // that table would have been altered in place), else as a new table of the schema.
         let origins = OnlineLineage.tableOrigins(of: context.plan.plan), renames = OnlineLineage.columnRenames(of: context.plan.plan)
-        var comments: [Statement] = []
+        var kept: [(source: SQL, target: SQL)] = []
         for table in destination.tables {
             let old = origins[table.name].map { QualifiedTable(schema: schemas.retired, name: $0) }
             let new = QualifiedTable(schema: schemas.tenant, name: table.name)
@@ -112,14 +112,15 @@ struct OnlineCutover {
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
             try TableGrants.carry(to: new, from: old, schema: schemas.tenant, hasIdentity: identity, renamedColumns: renames[table.name] ?? [:], on: connection)
             if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
-            // The comments on its indexes and constraints (the model has none), on those it kept.
-            if let old { comments += try ObjectComments.statements(from: old.oid, to: new.oid, on: connection).map { Statement($0) } }
+            if let old { kept.append((old.oid, new.oid)) }
             // The old one gives nothing more to a draw that waited for it (OnlineCutover+ModelObjects.swift).
             if identity, let old {
                 try RetiredSequence.exhaust("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass", on: connection)
             }
         }
-        if !comments.isEmpty { try connection.pipeline(comments) }
+        // The comments on the indexes and constraints each table kept (the model carries none).
+        let comments = try ObjectComments.statements(for: kept, on: connection)
+        if !comments.isEmpty { try connection.pipeline(comments.map { Statement($0) }) }
         if shadowArchive {
             let old = liveArchive ? QualifiedTable(schema: schemas.retired, name: archive) : nil
             try TableGrants.carry(to: QualifiedTable(schema: schemas.tenant, name: archive), from: old, schema: nil, hasIdentity: false, on: connection)
