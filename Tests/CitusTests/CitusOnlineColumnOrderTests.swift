@@ -8,18 +8,27 @@ import TypedSQL
 
 /// On Citus, the online run inside the tenant's schema leaves each table's columns where the
 /// offline run leaves them, as on plain PostgreSQL (OnlineRunColumnOrderTests): its shadow
-/// (`_tm_shadow_…`, next to the live tables) is made with the live tables' column order.
+/// (`_tm_shadow_…`, next to the live tables) is made with the live tables' column order. It
+/// leaves the adopted tenant's own names of its indexes and keys, and the comments on its indexes
+/// and constraints, as the offline run does too.
 extension CitusTests {
     /// An adopted distributed schema, Rails-like (``RailsLikeBlog``), migrated online v1 → v2 and
     /// back while the app writes during the copy and catch-up; its twin, given the same writes,
-    /// offline. After each way both have their columns in the same order, and the same rows.
+    /// offline. After each way both have their columns in the same order, the same rows, and the
+    /// same indexes and keys by name (the tenant's own `pk_posts` and `index_posts_on_title`) with
+    /// the same comments on them (``adoptedObjects(of:on:)``).
     @Test func onlineOnCitusAnAdoptedSchemaKeepsItsColumnOrderAsOfflineThereAndBack() async throws {
         try await CitusFixture.with { fixture in
             let connection = fixture.connection
             let tenant = fixture.names(1, "blog")[0], twin = fixture.names(1, "blogtwin")[0]
             let schemas = ["tenant_" + tenant, "tenant_" + twin]
             for schema in schemas {
-                for statement in ["CREATE SCHEMA \(schema)"] + RailsLikeBlog.tables(inSchema: schema) + ["SELECT citus_schema_distribute('\(schema)')"]
+                let ownNames = [
+                    "ALTER INDEX \(schema).posts_pkey RENAME TO pk_posts", "CREATE INDEX index_posts_on_title ON \(schema).posts (title)",
+                    "COMMENT ON INDEX \(schema).index_posts_on_title IS 'Titles, for the search'",
+                    "COMMENT ON CONSTRAINT pk_posts ON \(schema).posts IS 'One row per post'",
+                ]
+                for statement in ["CREATE SCHEMA \(schema)"] + RailsLikeBlog.tables(inSchema: schema) + ownNames + ["SELECT citus_schema_distribute('\(schema)')"]
                     + RailsLikeBlog.rows(inSchema: schema) {
                     _ = try connection.execute(unsafeSQL: statement)
                 }
@@ -51,11 +60,29 @@ extension CitusTests {
                     #expect(orders[0] == orders[1], "\(version): online \(orders[0]), offline \(orders[1])")
                     #expect(orders[0] == expected, "\(version)")
                     #expect(try RailsLikeBlog.values(of: schemas[0], on: connection) == RailsLikeBlog.values(of: schemas[1], on: connection), "\(version)")
+                    let objects = try schemas.map { try Self.adoptedObjects(of: $0, on: connection) }
+                    #expect(objects[0] == objects[1], "\(version): online \(objects[0].filter { !objects[1].contains($0) }), offline \(objects[1].filter { !objects[0].contains($0) })")
+                    #expect(objects[0].contains("posts index CREATE UNIQUE INDEX pk_posts ON S.posts USING btree (id)")
+                            && objects[0].contains("posts constraint pk_posts comment One row per post"), "\(version): \(objects[0])")
                     for report in try await migrator.verify(tenants: [tenant, twin]) { #expect(report.isClean, "\(version): \(report.differences.map(\.description))") }
                 }
                 #expect(try fixture.isDistributed(schemas[0]))
                 #expect(try fixture.preparedTransactions() == 0)
             }
         }
+    }
+
+    /// The indexes of `schema`'s tables by name and definition with their comments, and the
+    /// comments on their constraints by name (the schema written `S`, the migrator's own aside).
+    static func adoptedObjects(of schema: String, on connection: Connection) throws -> [String] {
+        try connection.column("""
+            SELECT c.relname || ' index ' || pg_get_indexdef(i.indexrelid) || coalesce(' comment ' || obj_description(i.indexrelid, 'pg_class'), '')
+            FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_%'
+            UNION ALL
+            SELECT c.relname || ' constraint ' || k.conname || ' comment ' || d.description
+            FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_description d ON d.objoid = k.oid AND d.classoid = 'pg_constraint'::regclass
+            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_%'
+            ORDER BY 1
+            """, [schema], as: String.self).map { $0.replacingOccurrences(of: "\(schema).", with: "S.") }
     }
 }

@@ -12,19 +12,26 @@ public enum ColumnRights {
     /// writes them (`%I`, a `regclass`'s text); only those of `columns` where it is given. None
     /// for columns with no rights of their own (the usual case). One catalog query; `schema`
     /// renders the tenant's tables named in `source` and `target` (`table:`, `qualifiedNameLiteral:`).
+    /// A column of `source` in `renamed` (source name → target name: a step renamed it, which keeps
+    /// its rights offline) gives them to the target's column of its new name, and the target's
+    /// column of that name gets none from `source`'s column of the same name, if any.
     ///
     /// Each right names its column: in `GRANT SELECT, UPDATE (email)` the column list binds to
     /// UPDATE alone, and SELECT would be granted on the whole table.
-    public static func grants(from source: SQL, to target: SQL, columns: [String]? = nil, schema: String? = nil, on connection: Connection) throws -> [SQL] {
+    public static func grants(from source: SQL, to target: SQL, columns: [String]? = nil, renamed: [String: String] = [:], schema: String? = nil,
+                              on connection: Connection) throws -> [SQL] {
         if columns?.isEmpty == true { return [] }
         let only: SQL = columns.map { " AND o.attname IN (\(literals: $0))" } ?? ""
+        let sources = renamed.keys.sorted()
+        let cases = sources.map { "WHEN \(literal: $0) THEN \(literal: renamed[$0]!)" as SQL } + Set(renamed.values).subtracting(sources).sorted().map { "WHEN \(literal: $0) THEN NULL" as SQL }
+        let targetName: SQL = cases.isEmpty ? "o.attname" : "CASE o.attname \(cases, joinedBy: " ") ELSE o.attname END"
         return try connection.execute("""
-            SELECT pg_catalog.format('GRANT %s ON TABLE %s TO %s%s', pg_catalog.string_agg(pg_catalog.format('%s (%I)', a.privilege_type, o.attname), ', '), \
+            SELECT pg_catalog.format('GRANT %s ON TABLE %s TO %s%s', pg_catalog.string_agg(pg_catalog.format('%s (%I)', a.privilege_type, n.attname), ', '), \
             (\(target))::pg_catalog.regclass::pg_catalog.text, \(grantee), CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END) \
-            FROM pg_catalog.pg_attribute o JOIN pg_catalog.pg_attribute n ON n.attrelid = \(target) AND n.attname = o.attname AND NOT n.attisdropped, \
+            FROM pg_catalog.pg_attribute o JOIN pg_catalog.pg_attribute n ON n.attrelid = \(target) AND n.attname = \(targetName) AND NOT n.attisdropped, \
             pg_catalog.aclexplode(o.attacl) a \
             WHERE o.attrelid = \(source) AND o.attnum > 0 AND NOT o.attisdropped AND o.attacl IS NOT NULL\(only) \
-            GROUP BY o.attname, a.grantee, a.is_grantable ORDER BY 1
+            GROUP BY n.attname, a.grantee, a.is_grantable ORDER BY 1
             """, schema: schema).map { "\(quotedByServer: try $0.decode(String.self, at: 0))" }
     }
 

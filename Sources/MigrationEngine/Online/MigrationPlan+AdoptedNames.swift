@@ -14,7 +14,12 @@ extension MigrationPlan {
     /// offline too). The tenant's names are read from `liveSchema` (one catalog query, before the
     /// swap); the renames address the swapped-in tables in `newSchema`. An object with no single
     /// counterpart in the live tables keeps the derived name. Empty for a tenant made from the model.
-    public func adoptedNameRenames(liveSchema: String, newSchema: String, on connection: Connection) throws -> [SQL] {
+    ///
+    /// A primary key, unique constraint or index is renamed by its index (`ALTER INDEX … RENAME TO`,
+    /// which renames the constraint it carries); a foreign key or check by `ALTER TABLE … RENAME
+    /// CONSTRAINT`, unless `constraintsWithoutIndex` is false: Citus refuses that on a distributed
+    /// table (0A000), so the in-schema swap keeps the derived names of those (docs/Citus.md).
+    public func adoptedNameRenames(liveSchema: String, newSchema: String, constraintsWithoutIndex: Bool = true, on connection: Connection) throws -> [SQL] {
         let source = self.source.relationalSchema(), destination = self.destination.relationalSchema()
         let origins = OnlineLineage.tableOrigins(of: self)
         let addressed = Set(steps.flatMap { step in AdoptedNames.addressed(by: step.program.operations, in: step.source.relationalSchema()).map(\.name) })
@@ -33,7 +38,9 @@ extension MigrationPlan {
             for object in AdoptedNames.Definition.all(of: after) where !addressed.contains(object.name) {
                 guard let was = sourceObjects.first(where: { $0.name == object.name }), was.definition == object.definition,
                       let tenantName = tenantNames[object.name], tenantName != object.name else { continue }
-                renames.append((name, object.definition.kind == "i", object.name, tenantName))
+                let isIndex = ["i", "p", "u"].contains(object.definition.kind)
+                guard isIndex || constraintsWithoutIndex else { continue }
+                renames.append((name, isIndex, object.name, tenantName))
             }
         }
         func rename(_ object: (table: String, isIndex: Bool, from: String, to: String)) -> SQL {

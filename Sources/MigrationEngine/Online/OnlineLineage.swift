@@ -17,6 +17,9 @@ public struct OnlineLineage: Sendable, Hashable {
         public var sourceKey: [String]
         /// The destination table's key columns, in the same order.
         public var destinationKey: [String]
+        /// Each destination column that holds a source column's values (as the steps kept it,
+        /// renamed or not) → that source column (live name). Empty for a table a mapping fills.
+        public var columns: [String: String] = [:]
     }
 
     /// A mapping reads the row a foreign key names (a key path `source.recipe.name`): when that
@@ -81,7 +84,7 @@ public struct OnlineLineage: Sendable, Hashable {
             let carried = live.primaryKey.columns.compactMap { key in origin.columns.first { $0.value == key }?.key }
             let destinationKey = carried.count == live.primaryKey.columns.count && Set(carried) == Set(destination.primaryKey.columns)
                 ? carried : destination.primaryKey.columns
-            origins[table] = Origin(sourceTable: origin.table, sourceKey: live.primaryKey.columns, destinationKey: destinationKey)
+            origins[table] = Origin(sourceTable: origin.table, sourceKey: live.primaryKey.columns, destinationKey: destinationKey, columns: origin.columns)
         }
     }
 
@@ -89,6 +92,16 @@ public struct OnlineLineage: Sendable, Hashable {
     /// (whether or not the steps can be caught up): the live table a new table takes the place of.
     public static func tableOrigins(of plan: MigrationPlan) -> [String: String] {
         OnlineLineage(steps: plan.steps, source: plan.source).origins.mapValues(\.sourceTable)
+    }
+
+    /// Destination table → its columns that a step renamed (source column → destination column),
+    /// over every step of `plan`: where the rights granted on a column itself go (a rename keeps
+    /// them offline). Tables with no renamed column are left out.
+    public static func columnRenames(of plan: MigrationPlan) -> [String: [String: String]] {
+        OnlineLineage(steps: plan.steps, source: plan.source).origins.compactMapValues { origin in
+            let renamed = Dictionary(origin.columns.filter { $0.key != $0.value }.map { ($0.value, $0.key) }) { first, _ in first }
+            return renamed.isEmpty ? nil : renamed
+        }
     }
 
     /// The destination tables made from `sourceTable`'s rows.

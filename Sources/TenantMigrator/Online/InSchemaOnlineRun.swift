@@ -155,8 +155,9 @@ struct InSchemaOnlineRun {
         return statistics
     }
 
-    /// The run's own objects go, the names swap, and each new table gets the rights, identity and
-    /// autovacuum of what it replaces (as ``OnlineCutover`` does across schemas).
+    /// The run's own objects go, the names swap, and each new table gets the rights, identity,
+    /// autovacuum, adopted names of indexes and comments on indexes and constraints of what it
+    /// replaces (as ``OnlineCutover`` does across schemas).
     private func swap(live: [SQL], liveArchive: Bool) throws {
         try ChangeCapture.removeTriggers(from: live, on: connection)
         // The run's own objects carry the shadow's naming too: gone before the swap, which gives
@@ -174,17 +175,24 @@ struct InSchemaOnlineRun {
         try connection.pipeline(statements)
         let archive = TenantArchive.tableName
         let source = plan.source.relationalSchema(), destination = plan.destination.relationalSchema()
+        // An adopted tenant's own names of the indexes (and the keys and unique constraints they
+        // carry) the swap keeps, read from the live tables before they step aside, given once the
+        // shadow's have the model's names (Citus renames no foreign key or check: docs/Citus.md).
+        let adoptedNames = try plan.adoptedNameRenames(liveSchema: schema, newSchema: schema, constraintsWithoutIndex: false, on: connection)
         try InSchemaSwap(schema: schema, live: source.tables.map(\.name) + (liveArchive ? [archive] : [])).run(on: connection)
+        if !adoptedNames.isEmpty { _ = try connection.pipeline(adoptedNames, schema: schema) }
         let shadowArchive = try TenantArchive.exists(inSchema: schema, on: connection)
         let swapped = destination.tables.map(\.name) + (shadowArchive ? [archive] : [])
         try connection.pipeline(swapped.map { Statement(ShadowTables.autovacuumReset(schema: schema, table: $0)) })
-        let origins = OnlineLineage.tableOrigins(of: plan)
+        let origins = OnlineLineage.tableOrigins(of: plan), renames = OnlineLineage.columnRenames(of: plan)
+        var kept: [(source: SQL, target: SQL)] = []
         for table in destination.tables {
             let old = origins[table.name].map { QualifiedTable(schema: schema, name: InSchemaSwap.retired.name($0)) }
             let new = QualifiedTable(schema: schema, name: table.name)
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
-            try TableGrants.carry(to: new, from: old, schema: schema, hasIdentity: identity, on: connection)
+            try TableGrants.carry(to: new, from: old, schema: schema, hasIdentity: identity, renamedColumns: renames[table.name] ?? [:], on: connection)
             if identity { try Self.advanceIdentity(of: new, past: old, on: connection) }
+            if let old { kept.append((old.oid, new.oid)) }
             // As on plain PostgreSQL: the old one, renamed aside with its table, gives nothing more
             // to a draw that found it by name and waited for the cutover (it would draw an id the
             // new sequence, set past the old one, gives again).
@@ -192,6 +200,9 @@ struct InSchemaOnlineRun {
                 try RetiredSequence.runOut("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass", on: connection)
             }
         }
+        // The comments on the indexes and constraints each table kept (the model carries none).
+        let comments = try ObjectComments.statements(for: kept, retiredPrefix: InSchemaSwap.retired.prefix, on: connection)
+        if !comments.isEmpty { try connection.pipeline(comments.map { Statement($0) }) }
         if shadowArchive {
             let old = liveArchive ? QualifiedTable(schema: schema, name: InSchemaSwap.retired.name(archive)) : nil
             try TableGrants.carry(to: QualifiedTable(schema: schema, name: archive), from: old, schema: nil, hasIdentity: false, on: connection)

@@ -20,7 +20,8 @@ import TypedSQL
 ///    prepared on the old tables are planned again, by name, on their next run); each table gets
 ///    the rights of the table it replaces (or the schema's default privileges), each identity
 ///    sequence a value past every id the app used, and autovacuum (off while the run built them)
-///    again; the retired tables keep no right of anyone's.
+///    again; the indexes and constraints it keeps get an adopted tenant's names back, and the
+///    comments they had; the retired tables keep no right of anyone's.
 /// 6. The new version, a history row and the pins are recorded, as offline; commit.
 struct OnlineCutover {
     let context: OnlineContext
@@ -102,19 +103,24 @@ struct OnlineCutover {
         phases.mark("enum types and sequences")
         // Rights and sequences: each table after the table its rows come from (as offline, where
         // that table would have been altered in place), else as a new table of the schema.
-        let origins = OnlineLineage.tableOrigins(of: context.plan.plan)
+        let origins = OnlineLineage.tableOrigins(of: context.plan.plan), renames = OnlineLineage.columnRenames(of: context.plan.plan)
+        var kept: [(source: SQL, target: SQL)] = []
         for table in destination.tables {
             let old = origins[table.name].map { QualifiedTable(schema: schemas.retired, name: $0) }
             let new = QualifiedTable(schema: schemas.tenant, name: table.name)
             // (A serial key's sequence is the table's own as an identity's is: the same steps.)
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
-            try TableGrants.carry(to: new, from: old, schema: schemas.tenant, hasIdentity: identity, on: connection)
+            try TableGrants.carry(to: new, from: old, schema: schemas.tenant, hasIdentity: identity, renamedColumns: renames[table.name] ?? [:], on: connection)
             if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
+            if let old { kept.append((old.oid, new.oid)) }
             // The old one gives nothing more to a draw that waited for it (OnlineCutover+ModelObjects.swift).
             if identity, let old {
                 try RetiredSequence.exhaust("pg_catalog.pg_get_serial_sequence(\(bind: old.text), 'id')::pg_catalog.regclass", on: connection)
             }
         }
+        // The comments on the indexes and constraints each table kept (the model carries none).
+        let comments = try ObjectComments.statements(for: kept, on: connection)
+        if !comments.isEmpty { try connection.pipeline(comments.map { Statement($0) }) }
         if shadowArchive {
             let old = liveArchive ? QualifiedTable(schema: schemas.retired, name: archive) : nil
             try TableGrants.carry(to: QualifiedTable(schema: schemas.tenant, name: archive), from: old, schema: nil, hasIdentity: false, on: connection)

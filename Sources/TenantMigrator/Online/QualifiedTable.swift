@@ -12,4 +12,7 @@ struct QualifiedTable: Sendable, Hashable {
 
     /// `"schema"."name"` as text, for `pg_catalog.to_regclass` and its kin (sent as a value).
     var text: String { sql.text(schema: schema) }
+
+    /// The table's oid, `pg_catalog.to_regclass(…)` of its name sent as a value.
+    var oid: SQL { "pg_catalog.to_regclass(\(bind: text))" }
 }

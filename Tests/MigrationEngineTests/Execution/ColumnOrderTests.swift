@@ -67,6 +67,43 @@ struct ColumnOrderTests {
         }
     }
 
+    /// The unique constraint, index and check of the columns it re-creates come back under the
+    /// names the tenant had for them (an adopted tenant's own, here given by hand) and with their
+    /// comments, which the model does not carry; a commented index of the app's own on a moved
+    /// column (which the model does not make again) does not keep the table out of order.
+    @Test func ownNamesAndCommentsOfRecreatedObjectsAreBack() async throws {
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection, schema) = try await fixtureTenant("OwnNamesOrder", conninfo, insert: "INSERT INTO {schema}.item (a, code, name, qty) VALUES ('x', 'c1', 'n1', 1), (NULL, 'c2', 'n2', 2)")
+            let fresh = try Self.columns(connection, schema)
+            #expect(fresh == ["id", "a", "code", "name", "qty"])
+            _ = try await migrator.migrate(tenant: "acme", to: "v2")
+            for statement in [
+                "ALTER INDEX \(schema).item_name_idx RENAME TO index_items_on_name", "ALTER TABLE \(schema).item RENAME CONSTRAINT item_code_key TO uk_item_code",
+                "ALTER TABLE \(schema).item RENAME CONSTRAINT item_qty_check TO qty_not_negative",
+                "COMMENT ON INDEX \(schema).index_items_on_name IS 'Search by name'", "COMMENT ON CONSTRAINT uk_item_code ON \(schema).item IS 'One item per code'",
+                "COMMENT ON CONSTRAINT qty_not_negative ON \(schema).item IS 'No backorders'", "COMMENT ON CONSTRAINT item_pkey ON \(schema).item IS 'The key'",
+                "CREATE INDEX app_own_qty ON \(schema).item (qty)", "COMMENT ON INDEX \(schema).app_own_qty IS 'The app''s own'",
+            ] { try connection.execute(unsafeSQL: statement) }
+            let objects = """
+                SELECT i.relname::text || coalesce(' ' || obj_description(i.oid, 'pg_class'), '') FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+                WHERE x.indrelid = $1::regclass AND NOT EXISTS (SELECT FROM pg_constraint k WHERE k.conindid = x.indexrelid)
+                UNION ALL SELECT conname::text || coalesce(' ' || obj_description(oid, 'pg_constraint'), '') FROM pg_constraint WHERE conrelid = $1::regclass AND contype <> 'n'
+                ORDER BY 1
+                """
+            #expect(try connection.rows(objects, ["\(schema).item"]).map { $0[0]! } == [
+                "app_own_qty The app's own", "index_items_on_name Search by name", "item_pkey The key", "qty_not_negative No backorders", "uk_item_code One item per code",
+            ])
+            _ = try await migrator.rollback(tenant: "acme", to: "v1")
+            #expect(try Self.columns(connection, schema) == fresh)
+            // The model does not make the app's own index again: it went with its column.
+            let after = try connection.rows(objects, ["\(schema).item"]).map { $0[0]! }
+            #expect(after == ["index_items_on_name Search by name", "item_pkey The key", "qty_not_negative No backorders", "uk_item_code One item per code"],
+                    "\(after)")
+            #expect(try connection.rows("SELECT a, code, name, qty::text FROM \(schema).item ORDER BY id") == [["x", "c1", "n1", "1"], [nil, "c2", "n2", "2"]])
+            #expect(try await migrator.verify(tenants: ["acme"], strict: true).map(\.isClean) == [true])
+        }
+    }
+
     /// The columns are re-created with their constraints and indexes: a unique attribute's
     /// constraint holds afterwards.
     @Test func constraintsAndDefaultsOfMovedColumnsAreBack() async throws {

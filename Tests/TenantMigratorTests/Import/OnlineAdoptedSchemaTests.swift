@@ -55,55 +55,35 @@ struct OnlineAdoptedSchemaTests {
             for name in ["online", "twin"] { _ = try await migrator.adoptTenant(name, schema: "tenant_\(name)") }
             try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
             let original = try Self.catalog(of: OnlineTwins.schemas[0], on: connection)
-            try Self.expectTwins(connection, "\(change) adopted", offlineBefore: original)
+            try Self.expectTwins(connection, "\(change) adopted")
             #expect(original.contains { $0.contains(" named ") }, "\(change): no name read")
 
-            let atV1 = try Self.catalog(of: OnlineTwins.schemas[1], on: connection)
             let online = try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: change.writesUp, batchRows: 1)
-            try Self.expectTwins(connection, "\(change) v1 → v2", offlineBefore: atV1)
+            try Self.expectTwins(connection, "\(change) v1 → v2")
             try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
 
-            let atV2 = try Self.catalog(of: OnlineTwins.schemas[1], on: connection)
             try await OnlineTwins.migrate(online, conninfo, to: "v1", writes: change.writesDown, batchRows: 1)
-            try Self.expectTwins(connection, "\(change) v2 → v1", offlineBefore: atV2)
+            try Self.expectTwins(connection, "\(change) v2 → v1")
             try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
-            // Back at v1, the online tenant has the fixture's catalog, every name included; the
-            // offline twin too, but for the names its run did not keep (see expectTwins). The
-            // columns of a table the way back gave a column again are in model order, online
-            // as offline (the rollback's documented order), not in the fixture's.
-            let back = try OnlineTwins.schemas.map { try Self.catalog(of: $0, on: connection) }
-            #expect(Self.columnOrderAside(back[0]) == Self.columnOrderAside(original),
-                    "\(change) online back at v1: \(Self.differences(back[0], original, "back", "adopted"))")
-            let lost = Self.namesNotKept(before: original, after: back[1])
-            #expect(Self.columnOrderAside(Self.namesAside(back[1], lost)) == Self.columnOrderAside(Self.namesAside(original, lost)),
-                    "\(change) offline back at v1: \(Self.differences(back[1], original, "back", "adopted"))")
+            // Back at v1, the online tenant and the offline twin have the fixture's catalog, every
+            // name and comment included. The columns of a table the way back gave a column again
+            // are in model order, online as offline (the rollback's documented order), not in the fixture's.
+            for (schema, back) in zip(["online", "offline"], try OnlineTwins.schemas.map { try Self.catalog(of: $0, on: connection) }) {
+                #expect(Self.columnOrderAside(back) == Self.columnOrderAside(original),
+                        "\(change) \(schema) back at v1: \(Self.differences(back, original, "back", "adopted"))")
+            }
         }
     }
 
-    /// The online tenant and its twin have the same catalog (``catalog(of:on:)``), names included
-    /// where the offline run kept them (its catalog was `offlineBefore`), the same sequence
-    /// positions and the same rows.
-    static func expectTwins(_ connection: Connection, _ what: String, offlineBefore: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    /// The online tenant and its twin have the same catalog (``catalog(of:on:)``), every name
+    /// included, the same sequence positions and the same rows.
+    static func expectTwins(_ connection: Connection, _ what: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
         let catalogs = try OnlineTwins.schemas.map { try catalog(of: $0, on: connection) }
-        let lost = namesNotKept(before: offlineBefore, after: catalogs[1])
-        #expect(namesAside(catalogs[0], lost) == namesAside(catalogs[1], lost), "\(what): \(differences(catalogs[0], catalogs[1]))", sourceLocation: sourceLocation)
+        #expect(catalogs[0] == catalogs[1], "\(what): \(differences(catalogs[0], catalogs[1]))", sourceLocation: sourceLocation)
         let positions = try OnlineTwins.schemas.map { try connection.sequenceValues(of: $0) }
         #expect(positions[0] == positions[1], "\(what): sequences online \(positions[0]), offline \(positions[1])", sourceLocation: sourceLocation)
         let rows = try OnlineTwins.schemas.map { try connection.userData(of: $0) }
         #expect(rows[0] == rows[1], "\(what): rows of \(rows[0].keys.filter { rows[0][$0] != rows[1][$0] }.sorted()) differ", sourceLocation: sourceLocation)
-    }
-
-    /// The objects (as ``unnamed(_:)`` writes them) that have another name in `after` than in
-    /// `before`: an offline rollback that puts a table's columns in model order drops and adds a
-    /// column again, and its foreign key with it, under the name the model derives.
-    static func namesNotKept(before: [String], after: [String]) -> Set<String> {
-        let unnamedBefore = Set(before.filter { $0.contains(" named ") }.map(unnamed))
-        return Set(after.filter { $0.contains(" named ") && !before.contains($0) }.map(unnamed).filter(unnamedBefore.contains))
-    }
-
-    /// `lines` with the names of the objects in `objects` left out, sorted.
-    static func namesAside(_ lines: [String], _ objects: Set<String>) -> [String] {
-        lines.map { objects.contains(unnamed($0)) ? unnamed($0) : $0 }.sorted()
     }
 
     /// `lines` with each table's columns (in its `table` line) sorted by name, sorted.
@@ -112,12 +92,6 @@ struct OnlineAdoptedSchemaTests {
             guard let range = line.range(of: " columns ", options: .backwards), line.contains(" table ") else { return line }
             return line[..<range.upperBound] + line[range.upperBound...].components(separatedBy: ", ").sorted().joined(separator: ", ")
         }.sorted()
-    }
-
-    /// A line of a named constraint or index with its name written `*`.
-    static func unnamed(_ line: String) -> String {
-        line.replacingOccurrences(of: #"^(\S+ named constraint )\S+ "#, with: "$1* ", options: .regularExpression)
-            .replacingOccurrences(of: #"^(\S+ named index CREATE (UNIQUE )?INDEX )\S+ "#, with: "$1* ", options: .regularExpression)
     }
 
     /// The lines only `a` has and the lines only `b` has.
@@ -129,7 +103,8 @@ struct OnlineAdoptedSchemaTests {
     /// (columns with types, defaults and identities, constraints and indexes by definition,
     /// sequences with their owners), the same constraints and indexes by name, each table's
     /// columns in order, its options, persistence, replica identity and grants (of the table and
-    /// of its columns), the enum types' values and the comments.
+    /// of its columns), the enum types' values and the comments (of tables, columns and indexes,
+    /// and of constraints by name).
     static func catalog(of schema: String, on connection: Connection) throws -> [String] {
         let named = try connection.column("""
             SELECT c.relname || ' named constraint ' || k.conname || ' ' || pg_get_constraintdef(k.oid)
@@ -145,6 +120,10 @@ struct OnlineAdoptedSchemaTests {
                    || ' columns ' || (SELECT string_agg(a.attname || coalesce(' ' || a.attacl::text, ''), ', ' ORDER BY a.attnum)
                                       FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped)
             FROM pg_class c WHERE c.relnamespace = $1::regnamespace AND c.relkind IN ('r', 'p', 'S') AND c.relname NOT LIKE '\\_tm\\_%'
+            UNION ALL
+            SELECT c.relname || ' constraint ' || k.conname || ' comment ' || d.description
+            FROM pg_description d JOIN pg_constraint k ON k.oid = d.objoid AND d.classoid = 'pg_constraint'::regclass JOIN pg_class c ON c.oid = k.conrelid
+            WHERE c.relnamespace = $1::regnamespace AND c.relname NOT LIKE '\\_tm\\_%'
             ORDER BY 1
             """, [schema], as: String.self)
         let all = try connection.keyedCatalogShape(of: schema) + named + EnumImportTests.enumValues(of: schema, on: connection)

@@ -18,7 +18,8 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
     let schema: String
     /// Statements run in each tenant after the fixture (with `S.` for its schema): values the
     /// fixture leaves to the clock (`now()`, `statement_timestamp()`) set to one instant, so that
-    /// two tenants made from it have the same rows; and a grant the swap must keep.
+    /// two tenants made from it have the same rows; and grants, and comments on indexes and
+    /// constraints, the swap must keep.
     let settle: [String]
     /// v1 (the import) as the family carries it: `(text, replacement)` pairs.
     let v1: [(String, String)]
@@ -69,7 +70,8 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
     static let rails = AdoptedFixtureChange(
         fixture: "rails", schema: "rails_app",
         settle: ["branches", "volumes", "patrons", "checkouts"].map { "UPDATE S.\($0) SET created_at = '2024-04-01 12:00:00', updated_at = '2024-04-01 12:00:00'" }
-            + ["GRANT SELECT, INSERT ON S.volumes TO PUBLIC"],
+            + ["GRANT SELECT, INSERT ON S.volumes TO PUBLIC", "COMMENT ON INDEX S.index_volumes_on_isbn IS 'One volume per ISBN'",
+               "COMMENT ON CONSTRAINT fk_rails_0a1b2c3d4e ON S.volumes IS 'The branch that shelves it'"],
         v1: [("      pageCount: { type: int32, default: 0 }", "      pageCount: { type: int32, default: 0, allowsNarrowing: true }")],
         v2: [
             ("pageCount: { type: int32, default: 0, allowsNarrowing: true }", "pageCount: { type: int64, default: 0, allowsNarrowing: true, check: \"page_count >= 0\" }"),
@@ -191,16 +193,20 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
     }()
 
     /// Hibernate: `title` (an application-given int8 id, a check, `UK…`/`FK…` names, referenced by
-    /// the join table `title_genres` with a composite key and no index, by `review_note` and `loan`).
+    /// the join table `title_genres` with a composite key and no index, by `review_note` and `loan`);
+    /// v2 also renames `reader.active`, which has rights of its own (`UPDATE (email, active)`), to `enabled`.
     static let hibernate = AdoptedFixtureChange(
         fixture: "hibernate", schema: "jpa_app",
-        settle: ["GRANT SELECT, UPDATE ON S.title TO PUBLIC", "GRANT SELECT (email), UPDATE (email, active) ON S.reader TO PUBLIC"],
+        settle: ["GRANT SELECT, UPDATE ON S.title TO PUBLIC", "GRANT SELECT (email), UPDATE (email, active) ON S.reader TO PUBLIC",
+                 "COMMENT ON CONSTRAINT fk6d8b0f2h4j6l8n0p2r4t6v8x ON S.title IS 'Who publishes it'",
+                 "COMMENT ON CONSTRAINT uk_9p0wq2e4r6t8y1u3i5o7a9sd ON S.title IS 'One title per ISBN'"],
         v1: [("      version: { type: int32 }\n    relationships:\n      genres:", "      version: { type: int32, allowsNarrowing: true }\n    relationships:\n      genres:")],
         v2: [
             ("      version: { type: int32, allowsNarrowing: true }\n    relationships:\n      genres:", "      version: { type: int64, allowsNarrowing: true }\n    relationships:\n      genres:"),
             ("      subtitle: { type: \"character varying(255)\", optional: true }\n", ""),
             ("      isbn: { type: \"character varying(255)\", optional: true, unique: true }\n",
              "      edition: { type: int16, optional: true, check: \"edition > 0\" }\n      isbn: { type: \"character varying(255)\", optional: true, unique: true }\n"),
+            ("      active: { type: bool }\n", "      enabled: { type: bool, renamingIdentifier: active }\n"),
         ],
         writesUp: [
             .copying: ["insert into S.title (id, isbn, list_price, status, subtitle, title, version, publisher_id) values (51, '978-1-00-000003-3', 12.00, 'DRAFT', 'Vol 2', 'Mosses', 0, 51)",
