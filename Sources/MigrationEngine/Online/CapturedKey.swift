@@ -38,6 +38,19 @@ public enum CapturedKey {
         isPlainText(type) ? "\(value)::pg_catalog.text" : "(pg_catalog.to_jsonb(\(value)) OPERATOR(pg_catalog.#>>) '{}')"
     }
 
+    /// The text of a `text[]` of `elements` (SQL text values, none NULL) as `array_out` writes it
+    /// (`{1,"x,y"}`: an element quoted where it is empty, `NULL` in any case, or holds a brace, a
+    /// quote, a comma, a backslash or white space, a quote or backslash in it escaped), by IMMUTABLE
+    /// functions only (`array_out` is STABLE, which Citus does not run in an INSERT … SELECT).
+    static func arrayText(_ elements: [SQL]) -> SQL {
+        let quoted: [SQL] = elements.map { element in
+            "(CASE WHEN \(element) = '' OR pg_catalog.upper(\(element)) = 'NULL' OR \(element) OPERATOR(pg_catalog.~) E'[{}\",\\\\\\\\ \\t\\n\\r\\f\\v]' "
+                + "THEN '\"' OPERATOR(pg_catalog.||) pg_catalog.replace(pg_catalog.replace(\(element), E'\\\\', E'\\\\\\\\'), '\"', E'\\\\\"') OPERATOR(pg_catalog.||) '\"' "
+                + "ELSE \(element) END)"
+        }
+        return "('{' OPERATOR(pg_catalog.||) \(quoted, joinedBy: " OPERATOR(pg_catalog.||) ',' OPERATOR(pg_catalog.||) ") OPERATOR(pg_catalog.||) '}')"
+    }
+
     /// `ARRAY[<text of alias.a>, …]`: the key of row `alias` of `table` as the change log holds it.
     static func array(_ alias: SQL, _ columns: [Column]) -> SQL {
         let parts: [SQL] = columns.map { text(of: "\(alias).\(id: $0.name)", $0.type) }

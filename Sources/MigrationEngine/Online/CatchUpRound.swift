@@ -227,19 +227,21 @@ public struct CatchUpRound {
 
     /// A condition on the archive's alias `a`: the entry is of a row of `table` (its rows named
     /// `names` along the steps) whose key is in change set `set`. By `row_id` where an integer
-    /// `id` keys the table, else by `row_key` (``ArchiveRowKey``), each key column's text cast
-    /// to its type as the set's keys are (a `row_key` is written by the migrator, a set's key by
-    /// the app's capture: their texts may differ, their values do not).
+    /// `id` keys the table, else by `row_key` (``ArchiveRowKey``): the set's key cast to the key's
+    /// types and written as the migrator writes a `row_key` (each value's `::text` under the
+    /// session settings it fixes), so that the entry's own column is compared, as `row_id` is.
+    /// (Citus deparses an INSERT … SELECT whose filter compares an expression of the entry with a
+    /// subquery into invalid SQL: 42601, `AND ( IS NOT NULL)`.)
     func archivedEntries(of table: Table, names: [String], in set: SQL) -> SQL {
         let named: SQL = "a.table_name IN (\(literals: names))"
         guard let key = ArchiveRowKey(table) else {
             return "\(named) AND a.row_id IN (\(keysOf(table, in: set, as: [.bigint])))"
         }
-        let parts: [SQL] = key.columns.enumerated().map { index, column in
-            let text: SQL = key.columns.count == 1 ? "a.row_key" : "(a.row_key::pg_catalog.text[])[\(int: index + 1)]"
-            return "(CASE WHEN \(named) AND a.row_id = 0 AND a.row_key IS NOT NULL THEN \(text)\(column.type.cast) END)"
+        let texts: [SQL] = key.columns.enumerated().map { index, column in
+            "(\(CapturedKey.element(index, as: column.type, of: table.name)))::pg_catalog.text"
         }
-        return "\(named) AND a.row_id = 0 AND a.row_key IS NOT NULL AND (\(parts, joinedBy: ", ")) IN (\(keysOf(table, in: set)))"
+        let rowKey: SQL = texts.count == 1 ? texts[0] : CapturedKey.arrayText(texts)
+        return "\(named) AND a.row_id = 0 AND a.row_key IN (SELECT \(rowKey) FROM \(set) AS c WHERE c.relation = \(literal: table.name))"
     }
 
     // MARK: - The merge

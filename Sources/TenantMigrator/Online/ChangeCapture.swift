@@ -80,7 +80,8 @@ struct ChangeCapture {
         let probe: SQL = "NOT \(held)"
         let insert: SQL = "INSERT INTO \(log) (relation, key, direct) VALUES"
         // The key of the trigger's row `OLD` or `NEW` (a PL/pgSQL name, one of those two constants):
-        // each key column's JSON text (TG_ARGV[1] is a JSON array of the key's column names).
+        // each key column's JSON text (TG_ARGV[1] is a JSON array of the key's column names). Worked
+        // out into a variable before the INSERT: Citus refuses a subquery in an INSERT (0A000).
         func compositeKey(_ row: String) -> SQL {
             "ARRAY(SELECT pg_catalog.to_jsonb(\(raw: row)) OPERATOR(pg_catalog.->>) k.name "
                 + "FROM pg_catalog.jsonb_array_elements_text(TG_ARGV[1]::pg_catalog.jsonb) WITH ORDINALITY AS k (name, n) ORDER BY k.n)"
@@ -93,6 +94,8 @@ struct ChangeCapture {
             SET search_path = pg_catalog, pg_temp AS $capture$
             DECLARE
                 reference text;
+                old_key text[];
+                new_key text[];
                 before text;
                 after text;
             BEGIN
@@ -103,8 +106,14 @@ struct ChangeCapture {
                         \(insert) (TG_ARGV[0], ARRAY[NEW.id::pg_catalog.text], true);
                     END IF;
                 ELSE
-                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_ARGV[0], \(compositeKey("OLD")), true); END IF;
-                    IF TG_OP <> 'DELETE' THEN \(insert) (TG_ARGV[0], \(compositeKey("NEW")), true); END IF;
+                    IF TG_OP <> 'INSERT' THEN
+                        old_key := \(compositeKey("OLD"));
+                        \(insert) (TG_ARGV[0], old_key, true);
+                    END IF;
+                    IF TG_OP <> 'DELETE' THEN
+                        new_key := \(compositeKey("NEW"));
+                        IF new_key IS DISTINCT FROM old_key THEN \(insert) (TG_ARGV[0], new_key, true); END IF;
+                    END IF;
                 END IF;
                 FOR i IN 2 .. TG_NARGS - 1 LOOP
                     reference := pg_catalog.split_part(TG_ARGV[i], ':', 1);
