@@ -13,29 +13,7 @@ import TypedSQL
 /// with the rows of its twin, given the same writes and migrated offline, there and back. (Keys
 /// that need STABLE casts, `char(n)`, dates and timestamps, are refused on Citus: docs/Citus.md.)
 extension CitusTests {
-    static let textKeysV1 = """
-        entities:
-          Token:
-            key: { type: uuid, defaultExpression: "gen_random_uuid()" }
-            attributes:
-              label: { type: varchar(40) }
-              note: { type: string, optional: true }
-          Tag:
-            key: [name]
-            attributes:
-              name: { type: string }
-              weight: { type: int32, default: 0 }
-          Stock:
-            key: [item, warehouse]
-            attributes:
-              warehouse: { type: varchar(20) }
-              quantity: { type: int32, default: 0 }
-            relationships:
-              item: { destination: Item, optional: false }
-          Item:
-            attributes:
-              title: { type: string }
-        """
+    static let textKeysV1 = TextKeysFamily.model([TextKeysFamily.token, TextKeysFamily.tag, TextKeysFamily.stock, TextKeysFamily.item(withNote: false)])
 
     /// v2 drops the uuid-keyed Token's note (archived by its key) and adds a column to Tag.
     static let textKeysV2 = textKeysV1

@@ -3,6 +3,7 @@ import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Online runs of entities keyed by text, `char(n)`, `uuid`, a composite of a bigint link and
@@ -14,41 +15,9 @@ import Testing
 /// there and back: the same rows, the same archive, both verify clean.
 @Suite("Online runs of entities keyed by text, uuid and composites", .serialized)
 struct OnlineRunTextKeysTests {
-    static let v1 = """
-        entities:
-          Token:
-            key: { type: uuid, defaultExpression: "gen_random_uuid()" }
-            attributes:
-              label: { type: varchar(40) }
-              note: { type: string, optional: true }
-          Country:
-            key: [code]
-            attributes:
-              code: { type: char(2) }
-              name: { type: string }
-          Tag:
-            key: [name]
-            attributes:
-              name: { type: string }
-              weight: { type: int32, default: 0 }
-          Rate:
-            key: [day, currency]
-            attributes:
-              day: { type: pg.date }
-              currency: { type: char(3) }
-              amount: { type: "numeric(12,4)" }
-          Stock:
-            key: [item, warehouse]
-            attributes:
-              warehouse: { type: varchar(20) }
-              quantity: { type: int32, default: 0 }
-            relationships:
-              item: { destination: Item, optional: false }
-          Item:
-            attributes:
-              title: { type: string }
-              note: { type: string, optional: true }
-        """
+    static let v1 = TextKeysFamily.model([
+        TextKeysFamily.token, TextKeysFamily.country, TextKeysFamily.tag, TextKeysFamily.rate, TextKeysFamily.stock, TextKeysFamily.item(withNote: true),
+    ])
 
     /// v2 drops a column of the uuid-keyed Token (archived by its key) and of Item, adds a
     /// check to Country and to Stock and a column to Tag and to Rate.
