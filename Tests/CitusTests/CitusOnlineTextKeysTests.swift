@@ -69,4 +69,29 @@ extension CitusTests {
             }
         }
     }
+
+    /// A key that needs a STABLE cast (`char(2)`) is refused online on Citus before anything is
+    /// touched, naming table and column, and `plan` says so; offline the tenant migrates.
+    @Test func onCitusAKeyThatNeedsAStableCastIsRefusedNamingIt() async throws {
+        let v1 = "entities:\n  Country:\n    key: [code]\n    attributes:\n      code: { type: char(2) }\n      size: { type: int32 }\n"
+        // (A rewrite, which needs the shadow.)
+        let v2 = v1.replacingOccurrences(of: "size: { type: int32 }", with: "size: { type: int64 }")
+        try await CitusFixture.with { fixture in
+            try await Self.withFamily(fixture, "CharKey", versions: [("v1", v1), ("v2", v2)]) { migrator in
+                let tenant = fixture.names(1, "charkey")[0]
+                _ = try await migrator.createTenant(tenant, version: "v1")
+                _ = try fixture.connection.execute(unsafeSQL: "INSERT INTO tenant_\(tenant).country (code, size) VALUES ('DE', 1), ('A', 2)")
+                let refusal = "on Citus catch-up cannot find rows by a key of character(2) yet (country.code)"
+                let plan = try await migrator.planDocument(tenant: tenant, to: "v2")
+                #expect(plan.onlineRefusal?.contains(refusal) == true, "\(String(describing: plan.onlineRefusal))")
+                await #expect {
+                    _ = try await migrator.migrate(tenant: tenant, MigrationRequest(.move, to: "v2", online: .on))
+                } throws: { error in
+                    "\(error)".contains(refusal)
+                }
+                let offline = try await migrator.migrate(tenant: tenant, MigrationRequest(.move, to: "v2"))
+                #expect(offline.outcome == .migrated)
+            }
+        }
+    }
 }
