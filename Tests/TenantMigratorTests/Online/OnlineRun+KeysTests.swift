@@ -4,6 +4,7 @@ import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Issue 34: keys as they are, online. A serial key's sequence is the table's own, as an
@@ -110,29 +111,8 @@ struct OnlineRunKeysTests {
     /// integer-keyed entity) migrates online, with the app's writes on each of them, as its
     /// offline twin, and both verify clean (more: OnlineRunTextKeysTests).
     @Test func entitiesKeyedOtherwiseThanByIntegersMigrateOnlineAsOffline() async throws {
-        let v1 = """
-            entities:
-              Token:
-                key: { type: uuid, defaultExpression: "gen_random_uuid()" }
-                attributes:
-                  label: { type: varchar(40) }
-              Country:
-                key: [code]
-                attributes:
-                  code: { type: char(2) }
-                  name: { type: string }
-              Stock:
-                key: [item, warehouse]
-                attributes:
-                  warehouse: { type: varchar(20) }
-                  quantity: { type: int32, default: 0 }
-                relationships:
-                  item: { destination: Item, optional: false }
-              Item:
-                attributes:
-                  title: { type: string }
-                  note: { type: string, optional: true }
-            """
+        let token = "  Token:\n    key: { type: uuid, defaultExpression: \"gen_random_uuid()\" }\n    attributes:\n      label: { type: varchar(40) }\n"
+        let v1 = TextKeysFamily.model([token, TextKeysFamily.country, TextKeysFamily.stock, TextKeysFamily.item(withNote: true)])
         let v2 = v1.replacingOccurrences(of: "      note: { type: string, optional: true }\n", with: "")
             .replacingOccurrences(of: "  Country:\n", with: "  Country:\n    checks:\n      - \"code = upper(code)\"\n")
         try await OnlineFamilyDirectory.withMigrator("Keyed", versions: [("v1", v1), ("v2", v2)], logger: "OnlineKeys") { migrator, connection, conninfo in
