@@ -60,8 +60,8 @@ public enum CapturedKey {
     /// Element `index` (from 0) of a change set's key `c.key`, cast to `type`, where the entry is
     /// of `relation` (NULL elsewhere: a CASE, so that no other table's key is ever cast, whatever
     /// order the plan checks conditions in).
-    static func element(_ index: Int, as type: SQLType, of relation: String, alias: SQL = "c") -> SQL {
-        "(CASE WHEN \(alias).relation = \(literal: relation) THEN (\(alias).key[\(int: index + 1)])\(type.cast) END)"
+    static func element(_ index: Int, as type: SQLType, of relation: String, alias: SQL = "c", in column: String = "key") -> SQL {
+        "(CASE WHEN \(alias).relation = \(literal: relation) THEN (\(alias).\(id: column)[\(int: index + 1)])\(type.cast) END)"
     }
 }
 

@@ -49,8 +49,9 @@ public struct CatchUpRound {
         self.deltaNaming = deltaNaming
     }
 
-    /// The table of changed rows, `_tm_changed (relation text, key text[], direct boolean)`, each
-    /// key as the change log spells it (``CapturedKey``):
+    /// The table of changed rows, `_tm_changed (relation text, key text[], direct boolean,
+    /// renamed_to text[])`, each key as the change log spells it (``CapturedKey``), `renamed_to`
+    /// the key the app's UPDATE gave the row (``renamedKeys(order:)``);
     /// `direct` false for a row that did not change itself but whatever refers to it did (its fate
     /// may depend on that). A temporary one, `pg_temp._tm_changed`, for ``ShadowTables/sync(on:)``
     /// and a round whose work tables are temporary; else among the round's work tables
@@ -78,7 +79,7 @@ public struct CatchUpRound {
 
     private static func workTableCreations(createWork: (String, SQL) -> SQL) -> [SQL] {
         [
-            createWork(changedTable, "(relation text NOT NULL, key pg_catalog.text[] NOT NULL, direct boolean NOT NULL, PRIMARY KEY (relation, key))"),
+            createWork(changedTable, "(relation text NOT NULL, key pg_catalog.text[] NOT NULL, direct boolean NOT NULL, renamed_to pg_catalog.text[], PRIMARY KEY (relation, key))"),
             createWork(neededTable, "(relation text NOT NULL, key pg_catalog.text[] NOT NULL, PRIMARY KEY (relation, key))"),
         ]
     }
@@ -247,11 +248,12 @@ public struct CatchUpRound {
     // MARK: - The merge
 
     /// Replaces the shadow's rows (and archive entries) made from changed source rows with the
-    /// delta's: deletions children first, then insertions and updates parents first (the rows
-    /// made per key first of all, see ``OnlineDistinct``), then the rows of keys that went.
+    /// delta's: keys the app renamed renamed in place, parents first; deletions children first,
+    /// then insertions and updates parents first (the rows made per key first of all, see
+    /// ``OnlineDistinct``), then the rows of keys that went.
     private func merge() throws {
         let order = StepArchive.dependencyOrder(destination)
-        var statements: [SQL] = []
+        var statements: [SQL] = renamedKeys(order: order)
         for name in order.reversed() {
             guard let table = destination.table(named: name), let origin = plan.lineage.origins[name],
                   let sourceTable = source.table(named: origin.sourceTable) else { continue }
@@ -275,6 +277,34 @@ public struct CatchUpRound {
         statements += finishDistinctRows(order: order)
         try connection.pipeline(statements, schema: shadow)
         try mergeArchive()
+    }
+
+    /// The shadow's rows whose source key the app changed (an UPDATE of the key: the change set's
+    /// `renamed_to`) take the new key in place, parents first, as the app's UPDATE did live: their
+    /// foreign keys' `ON UPDATE CASCADE` moves the rows that refer to them, so the merge neither
+    /// deletes a parent that a child still refers to `ON DELETE RESTRICT` nor inserts the new one
+    /// beside the old (whose unique values it has). Only a rename that stands alone: not into a
+    /// key that is renamed too or that another key is renamed into, not from a key another is
+    /// renamed into, not onto a key the shadow has, not in a table whose key is an identity
+    /// `GENERATED ALWAYS` (the app cannot rename those); the others are merged as deletions and
+    /// insertions, as before.
+    func renamedKeys(order: [String]) -> [SQL] {
+        order.compactMap { name -> SQL? in
+            guard let table = destination.table(named: name), let origin = plan.lineage.origins[name], source.table(named: origin.sourceTable) != nil,
+                  table.overridingSystemValue.isEmpty, !origin.destinationKey.isEmpty else { return nil }
+            let types = origin.destinationKey.map { table.column(named: $0)?.type ?? .bigint }
+            let relation = origin.sourceTable
+            let assignments: [SQL] = zip(origin.destinationKey, types).enumerated().map { index, column in
+                "\(id: column.0) = \(CapturedKey.element(index, as: column.1, of: relation, in: "renamed_to"))"
+            }
+            let old: [SQL] = types.enumerated().map { CapturedKey.element($0.offset, as: $0.element, of: relation) }
+            let new: [SQL] = types.enumerated().map { CapturedKey.element($0.offset, as: $0.element, of: relation, in: "renamed_to") }
+            return "UPDATE \(shadowTable(name)) AS t SET \(assignments, joinedBy: ", ") FROM \(changed) AS c "
+                + "WHERE c.relation = \(literal: relation) AND c.renamed_to IS NOT NULL AND \(keyTuple("t", origin.destinationKey)) = (\(old, joinedBy: ", ")) "
+                + "AND NOT EXISTS (SELECT FROM \(changed) AS o WHERE o.relation = c.relation AND o.key <> c.key AND o.renamed_to IS NOT NULL "
+                + "AND (o.key = c.renamed_to OR o.renamed_to = c.key OR o.renamed_to = c.renamed_to)) "
+                + "AND NOT EXISTS (SELECT FROM \(shadowTable(name)) AS x WHERE \(keyTuple("x", origin.destinationKey)) = (\(new, joinedBy: ", ")))"
+        }
     }
 
     /// The archive entries of the changed rows: the delta's replace the shadow's.

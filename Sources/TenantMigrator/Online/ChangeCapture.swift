@@ -75,10 +75,13 @@ struct ChangeCapture {
     /// ``CapturedKey`` spells keys. Each further argument, `column:table`, is a foreign key a
     /// mapping reads through: a change to the row also logs the rows it referred to before and
     /// after (as not changed themselves: `direct` false), whose fate depends on what refers to
-    /// them; their keys are the foreign key's JSON text, as the referenced key's (same type).
+    /// them; their keys are the foreign key's JSON text, as the referenced key's (same type). An
+    /// UPDATE that changes a row's key logs the old key with the new one (`renamed_to`), so that
+    /// catch-up renames the shadow's row in place as the app's UPDATE did, its foreign keys' `ON
+    /// UPDATE` actions included (``CatchUpRound``).
     func createLog(on connection: Connection) throws {
         let probe: SQL = "NOT \(held)"
-        let insert: SQL = "INSERT INTO \(log) (relation, key, direct) VALUES"
+        let insert: SQL = "INSERT INTO \(log) (relation, key, direct, renamed_to) VALUES"
         // The key of the trigger's row `OLD` or `NEW` (a PL/pgSQL name, one of those two constants):
         // each key column's JSON text (TG_ARGV[1] is a JSON array of the key's column names). Worked
         // out into a variable before the INSERT: Citus refuses a subquery in an INSERT (0A000).
@@ -88,7 +91,7 @@ struct ChangeCapture {
         }
         let rowFunction = object(Self.rowFunction), truncateFunction = object(Self.truncateFunction)
         let statements: [SQL] = [
-            "CREATE UNLOGGED TABLE \(log) (relation text NOT NULL, key pg_catalog.text[] NOT NULL, direct boolean NOT NULL)",
+            "CREATE UNLOGGED TABLE \(log) (relation text NOT NULL, key pg_catalog.text[] NOT NULL, direct boolean NOT NULL, renamed_to pg_catalog.text[])",
             """
             CREATE FUNCTION \(rowFunction)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
             SET search_path = pg_catalog, pg_temp AS $capture$
@@ -101,27 +104,29 @@ struct ChangeCapture {
             BEGIN
                 IF \(probe) THEN RETURN NULL; END IF;
                 IF TG_ARGV[1] = 'id' THEN
-                    IF TG_OP <> 'INSERT' THEN \(insert) (TG_ARGV[0], ARRAY[OLD.id::pg_catalog.text], true); END IF;
-                    IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.id IS DISTINCT FROM OLD.id) THEN
-                        \(insert) (TG_ARGV[0], ARRAY[NEW.id::pg_catalog.text], true);
+                    IF TG_OP = 'UPDATE' AND NEW.id IS DISTINCT FROM OLD.id THEN
+                        \(insert) (TG_ARGV[0], ARRAY[OLD.id::pg_catalog.text], true, ARRAY[NEW.id::pg_catalog.text]);
+                        \(insert) (TG_ARGV[0], ARRAY[NEW.id::pg_catalog.text], true, NULL);
+                    ELSIF TG_OP = 'INSERT' THEN
+                        \(insert) (TG_ARGV[0], ARRAY[NEW.id::pg_catalog.text], true, NULL);
+                    ELSE
+                        \(insert) (TG_ARGV[0], ARRAY[OLD.id::pg_catalog.text], true, NULL);
                     END IF;
                 ELSE
+                    IF TG_OP <> 'DELETE' THEN new_key := \(compositeKey("NEW")); END IF;
                     IF TG_OP <> 'INSERT' THEN
                         old_key := \(compositeKey("OLD"));
-                        \(insert) (TG_ARGV[0], old_key, true);
+                        \(insert) (TG_ARGV[0], old_key, true, CASE WHEN TG_OP = 'UPDATE' AND new_key IS DISTINCT FROM old_key THEN new_key END);
                     END IF;
-                    IF TG_OP <> 'DELETE' THEN
-                        new_key := \(compositeKey("NEW"));
-                        IF new_key IS DISTINCT FROM old_key THEN \(insert) (TG_ARGV[0], new_key, true); END IF;
-                    END IF;
+                    IF TG_OP <> 'DELETE' AND new_key IS DISTINCT FROM old_key THEN \(insert) (TG_ARGV[0], new_key, true, NULL); END IF;
                 END IF;
                 FOR i IN 2 .. TG_NARGS - 1 LOOP
                     reference := pg_catalog.split_part(TG_ARGV[i], ':', 1);
                     before := CASE WHEN TG_OP <> 'INSERT' THEN pg_catalog.to_jsonb(OLD) OPERATOR(pg_catalog.->>) reference END;
                     after := CASE WHEN TG_OP <> 'DELETE' THEN pg_catalog.to_jsonb(NEW) OPERATOR(pg_catalog.->>) reference END;
                     CONTINUE WHEN before IS NOT DISTINCT FROM after;
-                    IF before IS NOT NULL THEN \(insert) (pg_catalog.split_part(TG_ARGV[i], ':', 2), ARRAY[before], false); END IF;
-                    IF after IS NOT NULL THEN \(insert) (pg_catalog.split_part(TG_ARGV[i], ':', 2), ARRAY[after], false); END IF;
+                    IF before IS NOT NULL THEN \(insert) (pg_catalog.split_part(TG_ARGV[i], ':', 2), ARRAY[before], false, NULL); END IF;
+                    IF after IS NOT NULL THEN \(insert) (pg_catalog.split_part(TG_ARGV[i], ':', 2), ARRAY[after], false, NULL); END IF;
                 END LOOP;
                 RETURN NULL;
             END
@@ -132,7 +137,7 @@ struct ChangeCapture {
             SET search_path = pg_catalog, pg_temp AS $truncated$
             BEGIN
                 IF \(probe) THEN RETURN NULL; END IF;
-                \(insert) (TG_ARGV[0], '{}'::pg_catalog.text[], true);
+                \(insert) (TG_ARGV[0], '{}'::pg_catalog.text[], true, NULL);
                 RETURN NULL;
             END
             $truncated$
@@ -225,14 +230,19 @@ struct ChangeCapture {
     }
 
     /// Moves the log's entries into the round's change set (`changed`, by default `pg_temp._tm_changed`), each key once
-    /// (changed itself if any entry says so).
+    /// (changed itself if any entry says so; renamed to the key its entries name, where they name one).
     ///
     /// - Returns: the entries the app's changes made, the distinct rows, and a table that was truncated.
     func take(into changed: SQL = "pg_temp.\(id: CatchUpRound.changedTable)", on connection: Connection) throws -> (entries: Int, rows: Int, truncated: String?) {
         let row = try connection.execute("""
-            WITH taken AS (DELETE FROM \(log) RETURNING relation, key, direct),
-            kept AS (INSERT INTO \(changed) AS tm_c (relation, key, direct) SELECT relation, key, pg_catalog.bool_or(direct) FROM taken
-                     GROUP BY relation, key ON CONFLICT (relation, key) DO UPDATE SET direct = tm_c.direct OR EXCLUDED.direct
+            WITH taken AS (DELETE FROM \(log) RETURNING relation, key, direct, renamed_to),
+            kept AS (INSERT INTO \(changed) AS tm_c (relation, key, direct, renamed_to)
+                     SELECT relation, key, pg_catalog.bool_or(direct),
+                            CASE WHEN pg_catalog.min(renamed_to) OPERATOR(pg_catalog.=) pg_catalog.max(renamed_to) THEN pg_catalog.min(renamed_to) END
+                     FROM taken GROUP BY relation, key
+                     ON CONFLICT (relation, key) DO UPDATE SET direct = tm_c.direct OR EXCLUDED.direct,
+                        renamed_to = CASE WHEN tm_c.renamed_to IS NULL OR tm_c.renamed_to OPERATOR(pg_catalog.=) EXCLUDED.renamed_to THEN EXCLUDED.renamed_to
+                                          WHEN EXCLUDED.renamed_to IS NULL THEN tm_c.renamed_to END
                      RETURNING relation, key)
             SELECT (SELECT pg_catalog.count(*) FROM taken WHERE taken.direct)::pg_catalog.int8, (SELECT pg_catalog.count(*) FROM kept)::pg_catalog.int8,
                    (SELECT k.relation FROM kept AS k WHERE pg_catalog.cardinality(k.key) = 0 LIMIT 1)

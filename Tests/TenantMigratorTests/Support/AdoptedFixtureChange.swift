@@ -145,9 +145,8 @@ struct AdoptedFixtureChange: Sendable, CustomTestStringConvertible {
             .catchingUp: [#"UPDATE S."Post" SET views = 10 WHERE id = 'clx0a1b2c0002new'"#],
         ],
         keyedOtherwise: "Post (id text), _prisma_migrations (id character varying(36))",
-        onlineIssue: "the app changes a User's id (Post_authorId_fkey: ON UPDATE CASCADE, ON DELETE RESTRICT) while the run "
-            + "catches up: catch-up deletes the old User before it merges the Posts the cascade moved (and cannot insert the new "
-            + "User first: its unique email is the old one's), so the run fails (23503) and rolls back; offline it migrates"
+        onlineIssue: "the app sets a User's id by hand past the serial sequence (UPDATE \"User\" SET id = 9, as in prisma users, an id "
+            + "set by hand): online the cutover sets User_id_seq past it (9), offline it stays (2); the rows and the catalog are the same"
     )
 
     /// Prisma without `Post`, `_CategoryToPost` and `_prisma_migrations` (keyed by text): `User`
