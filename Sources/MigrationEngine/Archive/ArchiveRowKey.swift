@@ -41,13 +41,6 @@ struct ArchiveRowKey: Sendable, Hashable {
         return each.count == 1 ? each[0] : "ARRAY[\(each, joinedBy: ", ")]::text"
     }
 
-    /// The `row_key` of the row whose key a change set holds in `key` (an array of the key's
-    /// columns, in the key's order): as ``text(of:live:)`` writes it from the row.
-    func text(ofLoggedKey key: SQL) -> SQL {
-        let each = columns.indices.map { "\(key)[\(int: $0 + 1)]::pg_catalog.text" as SQL }
-        return each.count == 1 ? each[0] : "ARRAY[\(each, joinedBy: ", ")]::pg_catalog.text"
-    }
-
     /// Whether row `row` (of a table with this key) is the one entry `entry` keeps: each key column
     /// equal to the entry's text of it, cast to the column's type.
     func matches(_ row: SQL, entry: SQL) -> SQL {

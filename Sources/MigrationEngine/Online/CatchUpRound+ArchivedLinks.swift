@@ -18,7 +18,9 @@ extension CatchUpRound {
             for version in step.versions {
                 for table in version.relationalSchema().tables {
                     for key in table.foreignKeys where key.columns.count == 1 {
-                        guard let target = sourceTable(named: key.referencedTable) else { continue }
+                        // (Rows keyed by an integer id: an archived link is that id's text.)
+                    guard let target = sourceTable(named: key.referencedTable), let table = source.table(named: target), ArchiveRowKey(table) == nil,
+                          table.primaryKey.columns == ["id"] else { continue }
                         links[table.name, default: [:]][key.columns[0]] = target
                     }
                 }
@@ -27,10 +29,10 @@ extension CatchUpRound {
         return source.tables.filter { ArchiveRowKey($0) == nil }.flatMap { holder -> [SQL] in
             (plan.lineage.names[holder.name] ?? [holder.name]).sorted().flatMap { name -> [SQL] in
                 (links[name] ?? [:]).sorted { $0.key < $1.key }.map { column, target -> SQL in
-                    "INSERT INTO \(needed) (relation, key) SELECT \(literal: target), ARRAY[a.value::pg_catalog.int8] FROM \(archive) AS a "
+                    "INSERT INTO \(needed) (relation, key) SELECT \(literal: target), ARRAY[a.value]::pg_catalog.text[] FROM \(archive) AS a "
                         + "WHERE a.table_name = \(literal: name) AND a.column_name = \(literal: column) AND NOT a.superseded "
                         + "AND a.value OPERATOR(pg_catalog.~) '^-?[0-9]{1,18}$' "
-                        + "AND a.row_id IN (SELECT c.key[1] FROM \(needed) AS c WHERE c.relation = \(literal: holder.name)) ON CONFLICT DO NOTHING"
+                        + "AND a.row_id IN (\(keysOf(holder, in: needed, as: [.bigint]))) ON CONFLICT DO NOTHING"
                 }
             }
         }

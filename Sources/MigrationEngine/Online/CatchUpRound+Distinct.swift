@@ -6,11 +6,11 @@ import TypedSQL
 /// affected keys and their first rows, the delta's keys matched to the shadow's, and the
 /// statements that merge the rows made per key.
 extension CatchUpRound {
-    /// The ids of the changed rows of `table`.
+    /// The ids of the changed rows of `table` (a distinct mapping's source is keyed by an integer
+    /// id: docs/Archive.md, "Rows keyed by anything").
     func changedIDs(of table: String) -> SQL {
-        "SELECT c.key[1] FROM \(changed) AS c WHERE c.relation = \(literal: table)"
+        "SELECT \(CapturedKey.element(0, as: .bigint, of: table)) FROM \(changed) AS c WHERE c.relation = \(literal: table)"
     }
-
 
     /// Before the delta is filled: each distinct mapping's affected keys (those its changed rows
     /// had and have) with their first rows before and now; and every row of a key whose first row
@@ -53,7 +53,7 @@ extension CatchUpRound {
                     + "SELECT r.key, r.source_id FROM \(rows) AS r WHERE EXISTS (SELECT FROM \(affected) AS b WHERE \(distinct.rowsHaveKey("r", "b.key")) AND b.old_first IN (\(changedIDs))) "
                     + "AND r.source_id NOT IN (\(changedIDs)) UNION ALL SELECT l.key, l.source_id FROM \(now) AS l) AS x GROUP BY x.key) AS f "
                     + "WHERE f.key = a.key AND a.old_first IN (\(changedIDs))",
-                "INSERT INTO \(changed) (relation, key, direct) SELECT \(literal: distinct.sourceTable), ARRAY[r.source_id], false "
+                "INSERT INTO \(changed) (relation, key, direct) SELECT \(literal: distinct.sourceTable), ARRAY[r.source_id::pg_catalog.text], false "
                     + "FROM \(rows) AS r JOIN \(affected) AS a ON \(distinct.rowsHaveKey("r", "a.key")) "
                     + "WHERE a.first IS DISTINCT FROM a.old_first OR a.old_first IN (\(changedIDs)) ON CONFLICT DO NOTHING",
             ], schema: shadow).last?.affectedRows ?? 0
@@ -64,7 +64,7 @@ extension CatchUpRound {
     /// Each affected key's first row now, for the delta (where it is not changed itself).
     func distinctFirstRows() -> [SQL] {
         plan.distinct.map { distinct in
-            "INSERT INTO \(needed) (relation, key) SELECT \(literal: distinct.sourceTable), ARRAY[a.first] "
+            "INSERT INTO \(needed) (relation, key) SELECT \(literal: distinct.sourceTable), ARRAY[a.first::pg_catalog.text] "
                 + "FROM \(work(distinct.affectedTable)) AS a WHERE a.first IS NOT NULL ON CONFLICT DO NOTHING"
         }
     }

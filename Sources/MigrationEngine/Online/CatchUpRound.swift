@@ -49,7 +49,9 @@ public struct CatchUpRound {
         self.deltaNaming = deltaNaming
     }
 
-    /// The table of changed rows, `_tm_changed (relation text, key int8[], direct boolean)`:
+    /// The table of changed rows, `_tm_changed (relation text, key text[], direct boolean,
+    /// renamed_to text[])`, each key as the change log spells it (``CapturedKey``), `renamed_to`
+    /// the key the app's UPDATE gave the row (``renamedKeys(order:)``);
     /// `direct` false for a row that did not change itself but whatever refers to it did (its fate
     /// may depend on that). A temporary one, `pg_temp._tm_changed`, for ``ShadowTables/sync(on:)``
     /// and a round whose work tables are temporary; else among the round's work tables
@@ -77,8 +79,8 @@ public struct CatchUpRound {
 
     private static func workTableCreations(createWork: (String, SQL) -> SQL) -> [SQL] {
         [
-            createWork(changedTable, "(relation text NOT NULL, key pg_catalog.int8[] NOT NULL, direct boolean NOT NULL, PRIMARY KEY (relation, key))"),
-            createWork(neededTable, "(relation text NOT NULL, key pg_catalog.int8[] NOT NULL, PRIMARY KEY (relation, key))"),
+            createWork(changedTable, "(relation text NOT NULL, key pg_catalog.text[] NOT NULL, direct boolean NOT NULL, renamed_to pg_catalog.text[], PRIMARY KEY (relation, key))"),
+            createWork(neededTable, "(relation text NOT NULL, key pg_catalog.text[] NOT NULL, PRIMARY KEY (relation, key))"),
         ]
     }
 
@@ -135,10 +137,11 @@ public struct CatchUpRound {
         guard !plan.lineage.readers.isEmpty else { return }
         while true {
             let statements: [SQL] = plan.lineage.readers.compactMap { reader in
-                guard let table = source.table(named: reader.table), let referenced = source.table(named: reader.referencedTable) else { return nil }
-                return "INSERT INTO \(changed) AS tm_c (relation, key, direct) SELECT \(literal: reader.table), \(keyArray("r", table.primaryKey.columns)), true "
+                guard let table = source.table(named: reader.table), let referenced = source.table(named: reader.referencedTable),
+                      let column = table.column(named: reader.column) else { return nil }
+                return "INSERT INTO \(changed) AS tm_c (relation, key, direct) SELECT \(literal: reader.table), \(keyArray("r", of: table)), true "
                     + "FROM \(schema: live, table: reader.table) AS r WHERE r.\(id: reader.column) IN "
-                    + "(SELECT c.key[1] FROM \(changed) AS c WHERE c.relation = \(literal: referenced.name) AND c.direct) "
+                    + "(SELECT \(CapturedKey.element(0, as: column.type, of: referenced.name)) FROM \(changed) AS c WHERE c.relation = \(literal: referenced.name) AND c.direct) "
                     + "ON CONFLICT (relation, key) DO UPDATE SET direct = true WHERE NOT tm_c.direct"
             }
             let added = try connection.pipeline(statements, schema: live).reduce(0) { $0 + $1.affectedRows }
@@ -152,14 +155,13 @@ public struct CatchUpRound {
     private func collectNeededRows() throws {
         try connection.execute("INSERT INTO \(needed) (relation, key) SELECT relation, key FROM \(changed)", schema: live)
         let witnesses: [SQL] = Set(plan.lineage.readers).sorted { ($0.table, $0.column) < ($1.table, $1.column) }.compactMap { reader in
-            guard let table = source.table(named: reader.table) else { return nil }
+            guard let table = source.table(named: reader.table), let column = table.column(named: reader.column) else { return nil }
             let key = table.primaryKey.columns
             let order: [SQL] = key.map { "r.\(id: $0)" }
-            let selected: [SQL] = key.map { "w.\(id: $0)" }
             // One row per referenced row, found by the foreign key's index.
-            return "INSERT INTO \(needed) (relation, key) SELECT \(literal: reader.table), ARRAY[\(selected, joinedBy: ", ")]::pg_catalog.int8[] "
+            return "INSERT INTO \(needed) (relation, key) SELECT \(literal: reader.table), \(keyArray("w", of: table)) "
                 + "FROM \(changed) AS c CROSS JOIN LATERAL (SELECT \(ids: key) FROM \(schema: live, table: reader.table) AS r "
-                + "WHERE r.\(id: reader.column) = c.key[1] ORDER BY \(order, joinedBy: ", ") LIMIT 1) AS w "
+                + "WHERE r.\(id: reader.column) = \(CapturedKey.element(0, as: column.type, of: reader.referencedTable)) ORDER BY \(order, joinedBy: ", ") LIMIT 1) AS w "
                 + "WHERE c.relation = \(literal: reader.referencedTable) ON CONFLICT DO NOTHING"
         }
         if !witnesses.isEmpty || !plan.distinct.isEmpty { try connection.pipeline(witnesses + distinctFirstRows(), schema: live) }
@@ -171,7 +173,13 @@ public struct CatchUpRound {
         let references = source.tables.flatMap { table in table.foreignKeys.filter { $0.columns.count == 1 }.map { (table, $0) } }
         while !references.isEmpty {
             let statements: [SQL] = references.map { table, key in
-                "INSERT INTO \(needed) (relation, key) SELECT \(literal: key.referencedTable), ARRAY[t.\(id: key.columns[0])]::pg_catalog.int8[] "
+                // The foreign key spelt as the referenced key is (their types may differ: an
+                // integer referring to a bigint), so that both find one entry.
+                let referenced = source.table(named: key.referencedTable)
+                let type = referenced.flatMap { $0.column(named: key.referencedColumns.first ?? "id") }?.type
+                    ?? table.column(named: key.columns[0])?.type ?? .bigint
+                let value = CapturedKey.text(of: "(t.\(id: key.columns[0]))\(type.cast)", type)
+                return "INSERT INTO \(needed) (relation, key) SELECT \(literal: key.referencedTable), ARRAY[\(value)]::pg_catalog.text[] "
                     + "FROM \(schema: live, table: table.name) AS t WHERE t.\(id: key.columns[0]) IS NOT NULL AND "
                     + "\(keyTuple("t", table.primaryKey.columns)) IN (\(keysOf(table, in: needed))) ON CONFLICT DO NOTHING"
             }
@@ -205,40 +213,56 @@ public struct CatchUpRound {
             // From the copy of the live archive made with the shadow, by table and row.
             let archive = TenantArchive.tableName
             var statements: [SQL] = ["CREATE TABLE \(deltaTable(archive)) (LIKE \(schema: live, table: archive) INCLUDING ALL)"]
-            for rows in archivedRows(of: needed) {
-                statements.append("INSERT INTO \(deltaTable(archive)) SELECT a.* FROM \(shadowTable(ShadowTables.liveArchive)) AS a WHERE \(rows)")
+            for (table, names) in archivedRows() {
+                statements.append("INSERT INTO \(deltaTable(archive)) SELECT a.* FROM \(shadowTable(ShadowTables.liveArchive)) AS a "
+                    + "WHERE \(archivedEntries(of: table, names: names, in: needed))")
             }
             try connection.pipeline(statements, schema: delta)
         }
         return rows
     }
 
-    /// For each source table, the archive entries (alias `a`) of its rows in the change set `set`,
-    /// under every name the table has along the steps. The archive keeps a row of a table keyed by
-    /// an integer `id` by its `row_id`; a row of any other table (a join table's pair of ids) by
-    /// its `row_key` (``ArchiveRowKey``), `row_id` being 0: a link the app adds to or removes from a
-    /// join table a step drops during the run is archived, or no longer, as offline.
-    private func archivedRows(of set: SQL) -> [SQL] {
-        source.tables.map { table in
-            let names = (plan.lineage.names[table.name] ?? [table.name]).sorted()
-            let changed: SQL = "FROM \(set) AS c WHERE c.relation = \(literal: table.name)"
-            guard let key = ArchiveRowKey(table) else { return "a.table_name IN (\(literals: names)) AND a.row_id IN (SELECT c.key[1] \(changed))" }
-            return "a.table_name IN (\(literals: names)) AND a.row_id = 0 AND a.row_key IN (SELECT \(key.text(ofLoggedKey: "c.key")) \(changed))"
+    /// Source tables, and every name their rows have along the steps (the archive keys entries
+    /// by table name, and row id or key).
+    private func archivedRows() -> [(Table, [String])] {
+        source.tables.filter { $0.primaryKey.columns == ["id"] || ArchiveRowKey($0) != nil }.map { table in
+            (table, (plan.lineage.names[table.name] ?? [table.name]).sorted())
         }
+    }
+
+    /// A condition on the archive's alias `a`: the entry is of a row of `table` (its rows named
+    /// `names` along the steps) whose key is in change set `set`. By `row_id` where an integer
+    /// `id` keys the table, else by `row_key` (``ArchiveRowKey``): the set's key cast to the key's
+    /// types and written as the migrator writes a `row_key` (each value's `::text` under the
+    /// session settings it fixes), so that the entry's own column is compared, as `row_id` is.
+    /// (Citus deparses an INSERT … SELECT whose filter compares an expression of the entry with a
+    /// subquery into invalid SQL: 42601, `AND ( IS NOT NULL)`.)
+    func archivedEntries(of table: Table, names: [String], in set: SQL) -> SQL {
+        let named: SQL = "a.table_name IN (\(literals: names))"
+        guard let key = ArchiveRowKey(table) else {
+            return "\(named) AND a.row_id IN (\(keysOf(table, in: set, as: [.bigint])))"
+        }
+        let texts: [SQL] = key.columns.enumerated().map { index, column in
+            "(\(CapturedKey.element(index, as: column.type, of: table.name)))::pg_catalog.text"
+        }
+        let rowKey: SQL = texts.count == 1 ? texts[0] : CapturedKey.arrayText(texts)
+        return "\(named) AND a.row_id = 0 AND a.row_key IN (SELECT \(rowKey) FROM \(set) AS c WHERE c.relation = \(literal: table.name))"
     }
 
     // MARK: - The merge
 
     /// Replaces the shadow's rows (and archive entries) made from changed source rows with the
-    /// delta's: deletions children first, then insertions and updates parents first (the rows
-    /// made per key first of all, see ``OnlineDistinct``), then the rows of keys that went.
+    /// delta's: keys the app renamed renamed in place, parents first; deletions children first,
+    /// then insertions and updates parents first (the rows made per key first of all, see
+    /// ``OnlineDistinct``), then the rows of keys that went.
     private func merge() throws {
         let order = StepArchive.dependencyOrder(destination)
-        var statements: [SQL] = []
+        var statements: [SQL] = renamedKeys(order: order)
         for name in order.reversed() {
             guard let table = destination.table(named: name), let origin = plan.lineage.origins[name],
                   let sourceTable = source.table(named: origin.sourceTable) else { continue }
-            statements.append("DELETE FROM \(shadowTable(name)) AS d WHERE \(keyTuple("d", origin.destinationKey)) IN (\(keysOf(sourceTable, in: changed))) "
+            let types = origin.destinationKey.map { table.column(named: $0)?.type ?? .bigint }
+            statements.append("DELETE FROM \(shadowTable(name)) AS d WHERE \(keyTuple("d", origin.destinationKey)) IN (\(keysOf(sourceTable, in: changed, as: types))) "
                 + "AND NOT EXISTS (SELECT 1 FROM \(deltaTable(name)) AS x WHERE \(keyTuple("x", table.primaryKey.columns)) = \(keyTuple("d", table.primaryKey.columns)))")
         }
         statements += upsertDistinctRows(order: order)
@@ -247,15 +271,44 @@ public struct CatchUpRound {
                   let sourceTable = source.table(named: origin.sourceTable) else { continue }
             let columns = table.columns.map(\.name)
             let key = table.primaryKey.columns
+            let types = origin.destinationKey.map { table.column(named: $0)?.type ?? .bigint }
             let selected: [SQL] = columns.map { mergedValue(of: $0, in: table) }
             let updates: [SQL] = columns.filter { !key.contains($0) }.map { "\(id: $0) = EXCLUDED.\(id: $0)" }
             let conflict: SQL = updates.isEmpty ? "DO NOTHING" : "DO UPDATE SET \(updates, joinedBy: ", ")"
             statements.append("INSERT INTO \(shadowTable(name)) (\(ids: columns))\(table.overridingSystemValue) SELECT \(selected, joinedBy: ", ") FROM \(deltaTable(name)) AS x "
-                + "WHERE \(keyTuple("x", origin.destinationKey)) IN (\(keysOf(sourceTable, in: changed))) ON CONFLICT (\(ids: key)) \(conflict)")
+                + "WHERE \(keyTuple("x", origin.destinationKey)) IN (\(keysOf(sourceTable, in: changed, as: types))) ON CONFLICT (\(ids: key)) \(conflict)")
         }
         statements += finishDistinctRows(order: order)
         try connection.pipeline(statements, schema: shadow)
         try mergeArchive()
+    }
+
+    /// The shadow's rows whose source key the app changed (an UPDATE of the key: the change set's
+    /// `renamed_to`) take the new key in place, parents first, as the app's UPDATE did live: their
+    /// foreign keys' `ON UPDATE CASCADE` moves the rows that refer to them, so the merge neither
+    /// deletes a parent that a child still refers to `ON DELETE RESTRICT` nor inserts the new one
+    /// beside the old (whose unique values it has). Only a rename that stands alone: not into a
+    /// key that is renamed too or that another key is renamed into, not from a key another is
+    /// renamed into, not onto a key the shadow has, not in a table whose key is an identity
+    /// `GENERATED ALWAYS` (the app cannot rename those); the others are merged as deletions and
+    /// insertions, as before.
+    func renamedKeys(order: [String]) -> [SQL] {
+        order.compactMap { name -> SQL? in
+            guard let table = destination.table(named: name), let origin = plan.lineage.origins[name], source.table(named: origin.sourceTable) != nil,
+                  table.overridingSystemValue.isEmpty, !origin.destinationKey.isEmpty else { return nil }
+            let types = origin.destinationKey.map { table.column(named: $0)?.type ?? .bigint }
+            let relation = origin.sourceTable
+            let assignments: [SQL] = zip(origin.destinationKey, types).enumerated().map { index, column in
+                "\(id: column.0) = \(CapturedKey.element(index, as: column.1, of: relation, in: "renamed_to"))"
+            }
+            let old: [SQL] = types.enumerated().map { CapturedKey.element($0.offset, as: $0.element, of: relation) }
+            let new: [SQL] = types.enumerated().map { CapturedKey.element($0.offset, as: $0.element, of: relation, in: "renamed_to") }
+            return "UPDATE \(shadowTable(name)) AS t SET \(assignments, joinedBy: ", ") FROM \(changed) AS c "
+                + "WHERE c.relation = \(literal: relation) AND c.renamed_to IS NOT NULL AND \(keyTuple("t", origin.destinationKey)) = (\(old, joinedBy: ", ")) "
+                + "AND NOT EXISTS (SELECT FROM \(changed) AS o WHERE o.relation = c.relation AND o.key <> c.key AND o.renamed_to IS NOT NULL "
+                + "AND (o.key = c.renamed_to OR o.renamed_to = c.key OR o.renamed_to = c.renamed_to)) "
+                + "AND NOT EXISTS (SELECT FROM \(shadowTable(name)) AS x WHERE \(keyTuple("x", origin.destinationKey)) = (\(new, joinedBy: ", ")))"
+        }
     }
 
     /// The archive entries of the changed rows: the delta's replace the shadow's.
@@ -267,7 +320,8 @@ public struct CatchUpRound {
                 + "AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum", schema: delta
         ).map { try $0.decode(String.self, at: 0) }
         var statements: [SQL] = []
-        for rows in archivedRows(of: changed) {
+        for (table, names) in archivedRows() {
+            let rows = archivedEntries(of: table, names: names, in: changed)
             let selected: [SQL] = columns.map { "a.\(id: $0)" }
             statements.append("DELETE FROM \(shadowTable(archive)) AS a WHERE \(rows)")
             statements.append("INSERT INTO \(shadowTable(archive)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(deltaTable(archive)) AS a WHERE \(rows)")
@@ -286,7 +340,8 @@ extension CatchUpRound {
     /// back as it is at the way down, not by the recorded one).
     func wayBackMarkersLastRows() -> [SQL] {
         let archive = shadowTable(TenantArchive.tableName)
-        return destination.tables.filter { $0.primaryKey.columns == ["id"] }.map { table in
+        // (A table keyed otherwise than by an integer id has no last row: its marker's is NULL.)
+        return destination.tables.filter { ArchiveRowKey($0) == nil && $0.primaryKey.columns == ["id"] }.map { table in
             let last: SQL = "COALESCE((SELECT pg_catalog.max(t.id) FROM \(shadowTable(table.name)) AS t)::pg_catalog.text, 'null')::pg_catalog.jsonb"
             return "UPDATE \(archive) AS a SET target = pg_catalog.jsonb_set(a.target::pg_catalog.jsonb, '{lastRow}', \(last))::pg_catalog.text "
                 // The marker's row id is 0: found through the archive's (table_name, row_id) index,
@@ -296,23 +351,4 @@ extension CatchUpRound {
                 + "AND CASE WHEN a.target LIKE '{%' THEN a.target::pg_catalog.jsonb ? 'lastRow' ELSE false END"
         }
     }
-}
-
-/// `SELECT c.key[1], … FROM <set> AS c WHERE c.relation = 'table'`: the keys of `table`'s rows in
-/// a change set.
-func keysOf(_ table: Table, in set: SQL) -> SQL {
-    let parts: [SQL] = table.primaryKey.columns.indices.map { "c.key[\(int: $0 + 1)]" }
-    return "SELECT \(parts, joinedBy: ", ") FROM \(set) AS c WHERE c.relation = \(literal: table.name)"
-}
-
-/// `ARRAY[alias.a, alias.b]::int8[]`: a row's key as the change log holds it.
-func keyArray(_ alias: SQL, _ columns: [String]) -> SQL {
-    let parts: [SQL] = columns.map { "\(alias).\(id: $0)" }
-    return "ARRAY[\(parts, joinedBy: ", ")]::pg_catalog.int8[]"
-}
-
-/// `(alias.a, alias.b)`.
-func keyTuple(_ alias: SQL, _ columns: [String]) -> SQL {
-    let parts: [SQL] = columns.map { "\(alias).\(id: $0)" }
-    return "(\(parts, joinedBy: ", "))"
 }

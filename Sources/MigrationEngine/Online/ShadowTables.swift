@@ -136,10 +136,12 @@ public struct ShadowTables: Sendable {
         return copies.reduce(0) { $0 + (outcome[$1]?.affectedRows ?? 0) }
     }
 
-    /// Where one table's copy stands: the last key copied (nil before the first batch).
+    /// Where one table's copy stands: the last key copied (nil before the first batch), each key
+    /// column's text as the change log spells it (``CapturedKey``), cast back to its type to
+    /// compare.
     public struct Cursor: Sendable, Hashable, Codable {
         public var table: String
-        public var lastKey: [Int64]?
+        public var lastKey: [String]?
         public var done = false
 
         public init(table: String) {
@@ -154,17 +156,18 @@ public struct ShadowTables: Sendable {
     public func copyBatch(_ cursor: inout Cursor, limit: Int, on connection: Connection) throws -> Int {
         guard let table = relational.table(named: cursor.table) else { cursor.done = true; return 0 }
         let key = table.primaryKey.columns
+        let keyTypes = key.map { table.column(named: $0)?.type ?? .bigint }
         let columns = table.columns.map(\.name)
         var condition: SQL = ""
         if let last = cursor.lastKey {
             let keyColumns: [SQL] = key.map { "l.\(id: $0)" }
-            let values: [SQL] = last.map { "\(bind: .integer($0))" }
+            let values: [SQL] = zip(last, keyTypes).map { "(\(bind: .text($0)))\($1.cast)" }
             condition = " WHERE (\(keyColumns, joinedBy: ", ")) > (\(values, joinedBy: ", "))"
         }
         let order: [SQL] = key.map { "l.\(id: $0)" }
         let movedKey: [SQL] = key.map { "m.\(id: $0)" }
         let descending: [SQL] = key.map { "m.\(id: $0) DESC" }
-        let lastKey: [SQL] = key.map { "last.\(id: $0)::pg_catalog.int8" }
+        let lastKey: [SQL] = zip(key, keyTypes).map { CapturedKey.text(of: "last.\(id: $0)", $1) }
         let selected: [SQL] = table.columns.map { Self.carried("l", $0) }
         let sql: SQL = "WITH moved AS (INSERT INTO \(schema: schema, table: naming.name(table.name)) (\(ids: columns))\(table.overridingSystemValue) "
             + "SELECT \(selected, joinedBy: ", ") FROM \(schema: live, table: table.name) AS l\(condition) "
@@ -173,7 +176,7 @@ public struct ShadowTables: Sendable {
             + "FROM (SELECT 1) AS one LEFT JOIN (SELECT \(movedKey, joinedBy: ", ") FROM moved AS m ORDER BY \(descending, joinedBy: ", ") LIMIT 1) AS last ON true"
         guard let row = try connection.execute(sql, schema: schema).first else { cursor.done = true; return 0 }
         let count = Int(try row.decode(Int64.self, at: 0))
-        if count > 0 { cursor.lastKey = try key.indices.map { try row.decode(Int64.self, at: $0 + 1) } }
+        if count > 0 { cursor.lastKey = try key.indices.map { try row.decode(String.self, at: $0 + 1) } }
         if count < limit { cursor.done = true }
         return count
     }

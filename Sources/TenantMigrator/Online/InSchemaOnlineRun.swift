@@ -91,7 +91,7 @@ struct InSchemaOnlineRun {
                     _ = try connection.execute("LOCK TABLE \(context.liveTables, joinedBy: ", ") IN \(keyword: TableLockMode.shareRowExclusive) MODE")
                 }
                 try context.preconditions.recheck(context.liveTables, on: connection)
-                try context.capture.install(on: plan.source.relationalSchema().tables.sorted { $0.name < $1.name }.map { ($0.name, $0.primaryKey.columns, []) },
+                try context.capture.install(on: plan.source.relationalSchema().tables.sorted { $0.name < $1.name }.map { ($0, []) },
                                             connection: connection)
             }
         }

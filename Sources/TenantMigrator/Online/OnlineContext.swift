@@ -133,7 +133,7 @@ final class OnlineContext {
                 let tables = plan.plan.source.relationalSchema().tables.sorted { $0.name < $1.name }
                 let readers = Set(plan.lineage.readers)
                 try capture.install(on: tables.map { table in
-                    (table.name, table.primaryKey.columns,
+                    (table,
                      readers.filter { $0.table == table.name }.sorted { $0.column < $1.column }.map { ($0.column, $0.referencedTable) })
                 }, connection: connection)
             }

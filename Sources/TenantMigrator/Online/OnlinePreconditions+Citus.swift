@@ -33,6 +33,14 @@ extension OnlinePreconditions {
             return "on Citus the run's shadow does not give a serial key's own sequence its options yet "
                 + "(\(table).\(column)); migrate it offline (docs/Citus.md)"
         }
+        // Catch-up's INSERT … SELECT statements cast such keys through STABLE functions (`date_in`,
+        // `to_jsonb`), which Citus deparses for the worker into invalid SQL (42601, `AND ( IS NOT NULL)`).
+        if let (table, column) = schemas.lazy.flatMap(\.tables).compactMap({ table in
+            table.primaryKey.columns.compactMap { table.column(named: $0) }.first { !CapturedKey.isPlainText($0.type) }.map { (table.name, $0) }
+        }).first {
+            return "on Citus catch-up cannot find rows by a key of \(column.type) yet (\(table).\(column.name)): the casts its "
+                + "statements need are STABLE functions, which Citus does not run in an INSERT … SELECT; migrate it offline (docs/Citus.md)"
+        }
         let names = Set(schemas.flatMap { $0.tables.map(\.name) } + [TenantArchive.tableName]).sorted()
         let tooLong = TableNaming.citusShadow.tooLong(names) + InSchemaSwap.retired.tooLong(names)
         if !tooLong.isEmpty {

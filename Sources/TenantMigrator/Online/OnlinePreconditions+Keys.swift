@@ -2,7 +2,7 @@ import EntityModel
 import MigrationEngine
 
 extension OnlinePreconditions {
-    /// Why a tenant whose tables are keyed otherwise than by integers does not migrate online
+    /// Why a tenant whose tables are keyed by a type the change capture cannot log does not migrate online
     /// (``MigrationPlan/onlineKeyRefusal``).
     var keyRefusal: String? { plan.onlineKeyRefusal }
 }

@@ -4,6 +4,7 @@ import LibPQ
 import MigrationEngine
 import PostgresTestSupport
 import TenantMigrator
+import TenantMigratorTestSupport
 import Testing
 
 /// Issue 34: keys as they are, online. A serial key's sequence is the table's own, as an
@@ -106,33 +107,12 @@ struct OnlineRunKeysTests {
     }
 
     /// Entities keyed by a uuid, a natural and a composite key with a text column: the change
-    /// capture logs rows by integer keys, so the online run is refused before anything is touched,
-    /// naming the entity; offline, the step (which archives a column of an integer-keyed entity)
-    /// migrates and verifies clean.
-    @Test func entitiesKeyedOtherwiseThanByIntegersAreRefusedOnlineAndMigrateOffline() async throws {
-        let v1 = """
-            entities:
-              Token:
-                key: { type: uuid, defaultExpression: "gen_random_uuid()" }
-                attributes:
-                  label: { type: varchar(40) }
-              Country:
-                key: [code]
-                attributes:
-                  code: { type: char(2) }
-                  name: { type: string }
-              Stock:
-                key: [item, warehouse]
-                attributes:
-                  warehouse: { type: varchar(20) }
-                  quantity: { type: int32, default: 0 }
-                relationships:
-                  item: { destination: Item, optional: false }
-              Item:
-                attributes:
-                  title: { type: string }
-                  note: { type: string, optional: true }
-            """
+    /// capture logs rows by their keys' text, so the step (which archives a column of an
+    /// integer-keyed entity) migrates online, with the app's writes on each of them, as its
+    /// offline twin, and both verify clean (more: OnlineRunTextKeysTests).
+    @Test func entitiesKeyedOtherwiseThanByIntegersMigrateOnlineAsOffline() async throws {
+        let token = "  Token:\n    key: { type: uuid, defaultExpression: \"gen_random_uuid()\" }\n    attributes:\n      label: { type: varchar(40) }\n"
+        let v1 = TextKeysFamily.model([token, TextKeysFamily.country, TextKeysFamily.stock, TextKeysFamily.item(withNote: true)])
         let v2 = v1.replacingOccurrences(of: "      note: { type: string, optional: true }\n", with: "")
             .replacingOccurrences(of: "  Country:\n", with: "  Country:\n    checks:\n      - \"code = upper(code)\"\n")
         try await OnlineFamilyDirectory.withMigrator("Keyed", versions: [("v1", v1), ("v2", v2)], logger: "OnlineKeys") { migrator, connection, conninfo in
@@ -144,19 +124,14 @@ struct OnlineRunKeysTests {
                     INSERT INTO \(schema).stock (item_id, warehouse, quantity) VALUES (1, 'north', 5), (2, 'north', 0), (2, 'south', 7)
                     """)
             }
-            let before = try connection.userData(of: "tenant_online")
-            await #expect {
-                _ = try await migrator.migrate(tenant: "online", MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
-            } throws: { error in
-                "\(error)".contains("entity Country (table country) is keyed by (code character(2)), and the change capture logs rows by keys of integers")
-            }
-            #expect(try connection.tenantVersions()["online"]?.version == "v1")
-            #expect(try connection.userData(of: "tenant_online") == before)
-            // Offline, the same step migrates (it archives only the integer-keyed item's note).
-            for name in ["online", "twin"] {
-                let offline = try await migrator.migrate(tenant: name, MigrationRequest(.move, to: "v2", allowDestructive: true))
-                #expect(offline.outcome == .migrated)
-            }
+            try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: [
+                .copying: ["INSERT INTO S.token (id, label) VALUES ('00000000-0000-4000-8000-0000000000AB', 'new')",
+                           "UPDATE S.country SET name = 'Deutschland' WHERE code = 'DE'"],
+                .built: ["UPDATE S.stock SET warehouse = 'east' WHERE item_id = 2 AND warehouse = 'south'",
+                         "INSERT INTO S.country (code, name) VALUES ('IT', 'Italy')"],
+                .catchingUp: ["DELETE FROM S.token WHERE label = 'ci'", "UPDATE S.country SET code = 'FX' WHERE code = 'FR'",
+                              "UPDATE S.item SET note = 'steel' WHERE id = 2"],
+            ], batchRows: 1)
             #expect(try connection.userData(of: "tenant_online") == connection.userData(of: "tenant_twin"))
             for report in try await migrator.verify(tenants: ["online", "twin"]) {
                 #expect(report.isClean, "\(report.tenant): \(report.differences.map(\.description)) \(report.foreignObjects)")
