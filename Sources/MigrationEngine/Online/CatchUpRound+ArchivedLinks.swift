@@ -19,8 +19,8 @@ extension CatchUpRound {
                 for table in version.relationalSchema().tables {
                     for key in table.foreignKeys where key.columns.count == 1 {
                         // (Rows keyed by an integer id: an archived link is that id's text.)
-                    guard let target = sourceTable(named: key.referencedTable), let table = source.table(named: target), ArchiveRowKey(table) == nil,
-                          table.primaryKey.columns == ["id"] else { continue }
+                        guard let target = sourceTable(named: key.referencedTable), let targetTable = source.table(named: target),
+                              ArchiveRowKey(targetTable) == nil, targetTable.primaryKey.columns == ["id"] else { continue }
                         links[table.name, default: [:]][key.columns[0]] = target
                     }
                 }
