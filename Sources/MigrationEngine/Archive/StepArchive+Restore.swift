@@ -355,9 +355,15 @@ extension StepArchive {
             "(SELECT \(id) FROM \(archiveTable) AS a WHERE \(entryIs("a", restore.key, table, "")))"
         }
         conditions += referenceGuards(target, values, alsoRestored: restoredIDs)
-        let returning: SQL = hasID ? "id" : "pg_catalog.to_jsonb(\(qualified).*) AS row_value"
+        // Citus refuses the STABLE `jsonb_build_object` over the entries' columns in a DELETE or
+        // an UPDATE (0A000): there a row keyed otherwise than by an id (a join table's pair) is
+        // told by its key, each column against the entry's value of it.
+        let key = try connection.capabilities.buildsJSONOfColumnsInUpdates ? nil
+            : ArchiveRowKey(target).flatMap { key in key.columns.allSatisfy { values[$0.name] != nil } ? key.columns.map(\.name) : nil }
+        let returning: SQL = hasID ? "id" : key.map { "\(ids: $0)" } ?? "pg_catalog.to_jsonb(\(qualified).*) AS row_value"
         let used: SQL = hasID ? "a.row_id = r.id"
-            : "r.row_value @> pg_catalog.jsonb_build_object(\(members.map { "\(literal: $0.column), \($0.value)" as SQL }, joinedBy: ", "))"
+            : key.map { "\($0.map { "r.\(id: $0) = \(values[$0]!)" as SQL }, joinedBy: " AND ")" }
+            ?? "r.row_value @> pg_catalog.jsonb_build_object(\(members.map { "\(literal: $0.column), \($0.value)" as SQL }, joinedBy: ", "))"
         let sql: SQL = "WITH restored AS (INSERT INTO \(qualified) (\(ids: members.map(\.column)))\(target.overridingSystemValue) SELECT \(members.map(\.value), joinedBy: ", ") "
             + "FROM \(archiveTable) AS a WHERE \(conditions, joinedBy: " AND ") ON CONFLICT DO NOTHING RETURNING \(returning)), "
             + "used AS (DELETE FROM \(archiveTable) AS a USING restored AS r WHERE \(entryIs("a", restore.key, table, "")) AND \(used) RETURNING 1), "
