@@ -19,15 +19,8 @@ extension CitusTests {
                 let connection = fixture.connection
                 _ = try await migrator.createTenant(tenant, version: "v1")
                 for statement in Family.seed(value, schema) { try connection.execute(unsafeSQL: statement) }
-                let written = Locked(false), conninfo = fixture.conninfo
-                var online = migrator
-                online.settings.online.batchRows = 10
-                online.settings.online.cutoverChanges = 1_000_000
-                online.settings.online.checkpoint = { checkpoint in
-                    guard checkpoint.phase == .catchingUp, written.withLock({ done in defer { done = true }; return !done }) else { return }
-                    let app = try Connection(conninfo)
-                    for write in Family.catchUpWrites { _ = try app.execute(unsafeSQL: write.replacingOccurrences(of: "S.", with: schema + ".")) }
-                }
+                let written = Locked(false)
+                let online = fixture.writingAtCatchUp(migrator, Family.catchUpWrites, inSchema: schema, batchRows: 10, written: written)
                 let up = try await online.migrate(tenant: tenant, MigrationRequest(.move, to: "v2", allowDestructive: true, online: .on))
                 #expect(up.outcome == .migrated)
                 #expect(up.online?.mode == "shadow", "\(String(describing: up.online))")

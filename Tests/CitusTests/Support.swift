@@ -66,6 +66,22 @@ struct CitusFixture {
     }
 
     /// The facade over the Recipes family and its Swift policies, on this fixture's catalog.
+    /// `migrator` set for an online run of tenant schema `schema` whose app makes `writes` (`S.` for
+    /// the schema) once, on a connection of its own, at the first catch-up round (`batchRows` rows a
+    /// copy batch, catch-up never cut short); `written` says whether it did.
+    func writingAtCatchUp(_ migrator: TenantMigrator, _ writes: [String], inSchema schema: String, batchRows: Int, written: Locked<Bool>) -> TenantMigrator {
+        var online = migrator
+        let conninfo = self.conninfo
+        online.settings.online.batchRows = batchRows
+        online.settings.online.cutoverChanges = 1_000_000
+        online.settings.online.checkpoint = { checkpoint in
+            guard checkpoint.phase == .catchingUp, written.withLock({ done in defer { done = true }; return !done }) else { return }
+            let app = try Connection(conninfo)
+            for write in writes { _ = try app.execute(unsafeSQL: write.replacingOccurrences(of: "S.", with: schema + ".")) }
+        }
+        return online
+    }
+
     func migrator(lockTimeout: Duration? = nil, maxAttempts: Int? = nil) throws -> TenantMigrator {
         try makeRecipesMigrator(conninfo, catalog: catalog, lockTimeout: lockTimeout, maxAttempts: maxAttempts, logger: quietLogger)
     }

@@ -4,12 +4,12 @@ import PostgresTestSupport
 import TenantMigrator
 import TenantMigratorTestSupport
 
-/// A family written for one online test in a temporary directory: `family.yaml` and one file per
-/// version, removed by ``remove()``.
+/// A family written for one online test in a temporary directory: `family.yaml`, one file per
+/// version and one per mapping model (`Mappings/<name>.yaml`, `v1-to-v2`), removed by ``remove()``.
 struct OnlineFamilyDirectory {
     let directory: URL
 
-    init(_ family: String, versions: [(String, String)]) throws {
+    init(_ family: String, versions: [(String, String)], mappings: [(String, String)] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(family.lowercased())-\(UUID().uuidString)/\(family)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let names = versions.map(\.0).joined(separator: ", ")
@@ -17,6 +17,10 @@ struct OnlineFamilyDirectory {
         for (name, text) in versions {
             try text.write(to: directory.appendingPathComponent("\(name).yaml"), atomically: true, encoding: .utf8)
         }
+        guard !mappings.isEmpty else { return }
+        let folder = directory.appendingPathComponent("Mappings")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (name, text) in mappings { try text.write(to: folder.appendingPathComponent("\(name).yaml"), atomically: true, encoding: .utf8) }
     }
 
     func remove() {

@@ -16,11 +16,8 @@ struct OnlineRunDistinctRerunTests {
     typealias Family = BracedArchiveFamily
 
     @Test func aTenantWhoseArchiveKeepsTheRowsOfADistinctMappingIsRefusedOnline() async throws {
-        let family = try OnlineFamilyDirectory("Issues", versions: Family.versions)
+        let family = try OnlineFamilyDirectory("Issues", versions: Family.versions, mappings: Family.mappings)
         defer { family.remove() }
-        let mappings = family.directory.appendingPathComponent("Mappings")
-        try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
-        for (name, text) in Family.mappings { try text.write(to: mappings.appendingPathComponent("\(name).yaml"), atomically: true, encoding: .utf8) }
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineDistinctRerun"))
             let connection = try Connection(conninfo)

@@ -53,12 +53,8 @@ struct OnlineRunKeptSequenceTests {
     ]
 
     @Test func theCutoverNeverSetsTheSequenceBackBelowTheRowsTheMappingMade() async throws {
-        let family = try OnlineFamilyDirectory("Issues", versions: [("v1", Self.v1), ("v2", Self.v2)])
+        let family = try OnlineFamilyDirectory("Issues", versions: [("v1", Self.v1), ("v2", Self.v2)], mappings: [("v1-to-v2", Self.up), ("v2-to-v1", Self.down)])
         defer { family.remove() }
-        let mappings = family.directory.appendingPathComponent("Mappings")
-        try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
-        try Self.up.write(to: mappings.appendingPathComponent("v1-to-v2.yaml"), atomically: true, encoding: .utf8)
-        try Self.down.write(to: mappings.appendingPathComponent("v2-to-v1.yaml"), atomically: true, encoding: .utf8)
         try await TestPostgres.withDatabaseURL { conninfo in
             let migrator = try TenantMigrator(connectionString: conninfo, familyDirectory: family.directory, logger: .quiet("OnlineKeptSequence"))
             let connection = try Connection(conninfo)

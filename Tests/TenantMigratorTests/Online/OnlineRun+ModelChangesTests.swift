@@ -158,11 +158,8 @@ struct OnlineRunModelChangesTests {
     /// ``RequiredColumnsFamily`` with its mapping, 40 items, each with a bin and a note.
     func expectShelvesFail(phase: OnlinePhase, statement: String, sqlstate: String, row: String,
                            sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws {
-        let family = try OnlineFamilyDirectory("Shelves", versions: RequiredColumnsFamily.versions)
+        let family = try OnlineFamilyDirectory("Shelves", versions: RequiredColumnsFamily.versions, mappings: [("v1-to-v2", RequiredColumnsFamily.up)])
         defer { family.remove() }
-        let mappings = family.directory.appendingPathComponent("Mappings")
-        try FileManager.default.createDirectory(at: mappings, withIntermediateDirectories: true)
-        try RequiredColumnsFamily.up.write(to: mappings.appendingPathComponent("v1-to-v2.yaml"), atomically: true, encoding: .utf8)
         try await expectBothFail(family, phase: phase, statement: statement, sqlstate: sqlstate, row: row, step: "v1 → v2: mapped",
                                  seed: { connection, schema in
                                      try connection.fixtureScript("INSERT INTO \(schema).item (code, bin, note) SELECT 'c' || i, 'b' || (i % 4), 'n' || i FROM generate_series(1, 40) AS i")
