@@ -3,7 +3,7 @@ import TenantMigrator
 
 /// How `migrate` and `rollback` pick tenants and spread them over connections.
 struct FleetOptions: ParsableArguments {
-    @Flag(name: .long, help: "Every tenant of the family (combine with --match or --limit).")
+    @Flag(name: .long, help: "Every tenant of the family, as a fleet (narrow it with --match, --limit or --tenant).")
     var all = false
 
     @Option(name: .long, help: ArgumentHelp("Only tenants whose names match this pattern (* and ?).", valueName: "pattern"))

@@ -43,6 +43,7 @@ struct ArchivePruneReport: CommandReport {
     }
 
     func printText() {
+        if deleted.isEmpty { Console.line("no tenants: nothing to prune") }
         for (tenant, count) in deleted.sorted(by: { $0.key < $1.key }) {
             Console.line("\(tenant): \(count) entr\(count == 1 ? "y" : "ies") pruned"
                 + (retiredTables[tenant].map { "; the \($0) tables an online migration replaced dropped" } ?? ""))
