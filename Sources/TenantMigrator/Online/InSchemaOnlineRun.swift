@@ -184,13 +184,16 @@ struct InSchemaOnlineRun {
         let shadowArchive = try TenantArchive.exists(inSchema: schema, on: connection)
         let swapped = destination.tables.map(\.name) + (shadowArchive ? [archive] : [])
         try connection.pipeline(swapped.map { Statement(ShadowTables.autovacuumReset(schema: schema, table: $0)) })
-        let origins = OnlineLineage.tableOrigins(of: plan), renames = OnlineLineage.columnRenames(of: plan)
+        let origins = OnlineLineage.tableOrigins(of: plan), columnOrigins = OnlineLineage.columnOrigins(of: plan)
         var kept: [(source: SQL, target: SQL)] = []
         for table in destination.tables {
             let old = origins[table.name].map { QualifiedTable(schema: schema, name: InSchemaSwap.retired.name($0)) }
             let new = QualifiedTable(schema: schema, name: table.name)
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
-            try TableGrants.carry(to: new, from: old, schema: schema, hasIdentity: identity, renamedColumns: renames[table.name] ?? [:], on: connection)
+            // Rights: the old table's where the new one is that table through the steps (a table a mapping
+            // fills from it is a new one, as offline), each column's its own column's.
+            let continued = columnOrigins[table.name]
+            try TableGrants.carry(to: new, from: continued == nil ? nil : old, schema: schema, hasIdentity: identity, columnOrigins: continued, on: connection)
             if identity { try Self.advanceIdentity(of: new, past: old, on: connection) }
             if let old { kept.append((old.oid, new.oid)) }
             // As on plain PostgreSQL: the old one, renamed aside with its table, gives nothing more
