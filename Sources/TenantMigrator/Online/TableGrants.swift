@@ -78,6 +78,15 @@ enum TableGrants {
     /// `PUBLIC` or the quoted role of an `aclexplode` row `a`.
     private static var grantee: SQL { ColumnRights.grantee }
 
+    /// Each role (`a.grantee`, an oid; 0 for `PUBLIC`) with a right on the relation of the
+    /// `pg_class` row `c`, on the relation itself or on one of its columns (`GRANT SELECT (email)`
+    /// leaves the table's own rights as they were): a `REVOKE ALL ON TABLE` from each of them takes
+    /// its rights on the columns too. For a `FROM` list beside `c`.
+    static let othersRights: SQL = """
+        LATERAL (SELECT r.grantee FROM pg_catalog.aclexplode(c.relacl) r UNION \
+        SELECT r.grantee FROM pg_catalog.pg_attribute t, pg_catalog.aclexplode(t.attacl) r WHERE t.attrelid = c.oid AND t.attnum > 0) AS a
+        """
+
     /// Sets `table`'s `id` sequence past its largest id and past the last value `old`'s sequence
     /// gave out (ids the app took for rows it rolled back are not given again).
     static func advanceIdentity(of table: QualifiedTable, past old: QualifiedTable?, on connection: Connection) throws {

@@ -146,6 +146,22 @@ struct TableGrantsTests {
         }
     }
 
+    /// The tables the cutover retired (the old version's rows, dropped columns' values included)
+    /// keep no right of anyone's, on a column or on the table.
+    @Test func theRetiredTablesKeepNoRightOnAColumn() async throws {
+        try await Self.withTwins { migrator, connection, conninfo, role in
+            try Self.grant(connection, role: role)
+            try await OnlineTwins.migrate(migrator, conninfo, to: "v3", writes: Self.writes, batchRows: 5)
+            let retired = "_tm_retired_" + (try connection.scalar("SELECT 'tenant_online'::regnamespace::oid::text", as: String.self))
+            #expect(try connection.scalar("SELECT to_regclass($1) IS NOT NULL", [retired + ".contact"], as: Bool.self))
+            #expect(try Self.columnRights(retired, role: role, on: connection) == [])
+            for grantee in [role, "public"] {
+                let reads = try connection.scalar("SELECT has_column_privilege($1, $2, 'email', 'SELECT')", [grantee, retired + ".contact"], as: Bool.self)
+                #expect(!reads, "\(grantee) reads the retired email")
+            }
+        }
+    }
+
     /// v2 adds `Badge`, which a mapping fills from `Person` with the same ids: a new table, which
     /// offline has the schema's default privileges only (here none), not the rights of `person`.
     static let badges = (versions: [
