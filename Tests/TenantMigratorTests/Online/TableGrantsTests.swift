@@ -11,71 +11,6 @@ import Testing
 /// even where a dropped column of the same name had some.
 @Suite("Rights an online cutover carries", .serialized)
 struct TableGrantsTests {
-    /// v2 drops `email` and renames `nick` to `handle` (mapped: `label` from the name); v3 adds an
-    /// unrelated `email` (mapped: from the name). Two mapped steps, not fused.
-    static let versions = [
-        ("v1", """
-            entities:
-              Contact:
-                attributes:
-                  name: { type: string }
-                  nick: { type: string, optional: true }
-                  email: { type: string, optional: true }
-            """),
-        ("v2", """
-            entities:
-              Contact:
-                attributes:
-                  name: { type: string }
-                  handle: { type: string, optional: true, renamingIdentifier: nick }
-                  label: { type: string, optional: true }
-            """),
-        ("v3", """
-            entities:
-              Contact:
-                attributes:
-                  name: { type: string }
-                  handle: { type: string, optional: true, renamingIdentifier: nick }
-                  label: { type: string, optional: true }
-                  email: { type: string, optional: true }
-            """),
-    ]
-
-    static let mappings = [
-        ("v1-to-v2", """
-            source: v1
-            destination: v2
-            entityMappings:
-              - name: ContactToContact
-                source: Contact
-                destination: Contact
-                attributes:
-                  label: "upper(source.name)"
-            """),
-        ("v2-to-v3", """
-            source: v2
-            destination: v3
-            entityMappings:
-              - name: ContactToContact
-                source: Contact
-                destination: Contact
-                attributes:
-                  email: "lower(source.name) || '@new.example'"
-            """),
-    ]
-
-    /// Each right granted on a column of `schema`'s tables: `table.column privilege grantee[ grantable]`,
-    /// `role` written `app`.
-    static func columnRights(_ schema: String, role: String, on connection: Connection) throws -> [String] {
-        try connection.column("""
-            SELECT c.relname || '.' || t.attname || ' ' || a.privilege_type || ' '
-                   || CASE a.grantee WHEN 0 THEN 'PUBLIC' WHEN $2::regrole THEN 'app' ELSE pg_get_userbyid(a.grantee) END
-                   || CASE WHEN a.is_grantable THEN ' grantable' ELSE '' END
-            FROM pg_class c JOIN pg_attribute t ON t.attrelid = c.oid AND t.attnum > 0 AND NOT t.attisdropped, aclexplode(t.attacl) a
-            WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r' AND a.grantee <> c.relowner ORDER BY 1
-            """, [schema, role], as: String.self)
-    }
-
     /// Each right granted on a table of `schema` itself: `table privilege grantee[ grantable]`, `role` written `app`.
     static func tableRights(_ schema: String, role: String, on connection: Connection) throws -> [String] {
         try connection.column("""
@@ -91,8 +26,8 @@ struct TableGrantsTests {
     /// (Contacts when not given), 20 rows each (`seed`, `%@` for the schema), and a role of this
     /// database's own (dropped afterwards) that may use both schemas.
     static func withTwins(
-        _ versions: [(String, String)] = versions, mappings: [(String, String)] = mappings,
-        seed: String = "INSERT INTO %@.contact (name, nick, email) SELECT 'n' || i, 'k' || i, 'e' || i || '@old.example' FROM generate_series(1, 20) AS i",
+        _ versions: [(String, String)] = ColumnRightsFamily.versions, mappings: [(String, String)] = ColumnRightsFamily.mappings,
+        seed: String = ColumnRightsFamily.seed("%@"),
         _ body: (TenantMigrator, Connection, String, _ role: String) async throws -> Void
     ) async throws {
         let family = try OnlineFamilyDirectory("Contacts", versions: versions)
@@ -119,25 +54,14 @@ struct TableGrantsTests {
     /// The app's writes while the run copies (valid at v1).
     static let writes: [OnlinePhase: [String]] = [.copying: ["UPDATE S.contact SET email = 'w@old.example', nick = 'w' WHERE id = 2"]]
 
-    /// Column rights of the app role (one with grant option) and of PUBLIC, on the three columns.
-    static func grant(_ connection: Connection, role: String) throws {
-        for schema in OnlineTwins.schemas {
-            try connection.fixtureScript("""
-                GRANT SELECT (name, nick, email), UPDATE (email) ON \(schema).contact TO \(role);
-                GRANT UPDATE (nick) ON \(schema).contact TO \(role) WITH GRANT OPTION;
-                GRANT SELECT (email), INSERT (nick) ON \(schema).contact TO PUBLIC
-                """)
-        }
-    }
-
     @Test func aColumnThatReplacesADroppedOneOfTheSameNameGetsNoneOfItsRights() async throws {
         try await Self.withTwins { migrator, connection, conninfo, role in
-            try Self.grant(connection, role: role)
+            for schema in OnlineTwins.schemas { try ColumnRightsFamily.grants(inSchema: schema, role: role).forEach { try connection.execute(unsafeSQL: $0) } }
             try await OnlineTwins.migrate(migrator, conninfo, to: "v3", writes: Self.writes, batchRows: 5)
-            let rights = try OnlineTwins.schemas.map { try Self.columnRights($0, role: role, on: connection) }
+            let rights = try OnlineTwins.schemas.map { try ColumnRightsFamily.columnRights($0, role: role, on: connection) }
             #expect(rights[0] == rights[1], "online \(rights[0]), offline \(rights[1])")
             // Offline: the renamed column kept its rights, the new `email` has none.
-            #expect(rights[1] == ["contact.handle INSERT PUBLIC", "contact.handle SELECT app", "contact.handle UPDATE app grantable", "contact.name SELECT app"])
+            #expect(rights[1] == ColumnRightsFamily.rightsAtV3)
             for grantee in [role, "public"] {
                 let reads = try connection.scalar("SELECT has_column_privilege($1, 'tenant_online.contact', 'email', 'SELECT')", [grantee], as: Bool.self)
                 #expect(!reads, "\(grantee) reads the new email online")
@@ -150,11 +74,11 @@ struct TableGrantsTests {
     /// keep no right of anyone's, on a column or on the table.
     @Test func theRetiredTablesKeepNoRightOnAColumn() async throws {
         try await Self.withTwins { migrator, connection, conninfo, role in
-            try Self.grant(connection, role: role)
+            for schema in OnlineTwins.schemas { try ColumnRightsFamily.grants(inSchema: schema, role: role).forEach { try connection.execute(unsafeSQL: $0) } }
             try await OnlineTwins.migrate(migrator, conninfo, to: "v3", writes: Self.writes, batchRows: 5)
             let retired = "_tm_retired_" + (try connection.scalar("SELECT 'tenant_online'::regnamespace::oid::text", as: String.self))
             #expect(try connection.scalar("SELECT to_regclass($1) IS NOT NULL", [retired + ".contact"], as: Bool.self))
-            #expect(try Self.columnRights(retired, role: role, on: connection) == [])
+            #expect(try ColumnRightsFamily.columnRights(retired, role: role, on: connection) == [])
             for grantee in [role, "public"] {
                 let reads = try connection.scalar("SELECT has_column_privilege($1, $2, 'email', 'SELECT')", [grantee, retired + ".contact"], as: Bool.self)
                 #expect(!reads, "\(grantee) reads the retired email")
@@ -207,7 +131,7 @@ struct TableGrantsTests {
                     """)
             }
             try await OnlineTwins.migrate(migrator, conninfo, to: "v2", writes: [.copying: ["UPDATE S.person SET name = 'w' WHERE id = 2"]], batchRows: 5)
-            let rights = try OnlineTwins.schemas.map { try Self.tableRights($0, role: role, on: connection) + Self.columnRights($0, role: role, on: connection) }
+            let rights = try OnlineTwins.schemas.map { try Self.tableRights($0, role: role, on: connection) + ColumnRightsFamily.columnRights($0, role: role, on: connection) }
             #expect(rights[0] == rights[1], "online \(rights[0]), offline \(rights[1])")
             #expect(rights[1].allSatisfy { $0.hasPrefix("person") }, "offline \(rights[1])")
             #expect(!rights[1].isEmpty)
