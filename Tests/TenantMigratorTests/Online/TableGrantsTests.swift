@@ -137,4 +137,26 @@ struct TableGrantsTests {
             #expect(!rights[1].isEmpty)
         }
     }
+
+    /// ColumnRightsFamily with `Contact` renamed `Person` in v2 (its table `person`).
+    static let renamed = (
+        versions: ColumnRightsFamily.versions.map { version, text in
+            (version, version == "v1" ? text : text.replacingOccurrences(of: "  Contact:\n", with: version == "v2" ? "  Person:\n    renamingIdentifier: Contact\n" : "  Person:\n"))
+        },
+        mappings: ColumnRightsFamily.mappings.map { name, text in
+            (name, text.replacingOccurrences(of: "destination: Contact", with: "destination: Person")
+                .replacingOccurrences(of: name == "v1-to-v2" ? "ContactToContact" : "source: Contact", with: name == "v1-to-v2" ? "ContactToPerson" : "source: Person")
+                .replacingOccurrences(of: "ContactToContact", with: "PersonToPerson"))
+        })
+
+    /// The table renamed with its columns' rights: each follows its column to the renamed table.
+    @Test func aRenamedTablesColumnsKeepTheirOwnRights() async throws {
+        try await Self.withTwins(Self.renamed.versions, mappings: Self.renamed.mappings) { migrator, connection, conninfo, role in
+            for schema in OnlineTwins.schemas { try ColumnRightsFamily.grants(inSchema: schema, role: role).forEach { try connection.execute(unsafeSQL: $0) } }
+            try await OnlineTwins.migrate(migrator, conninfo, to: "v3", writes: Self.writes, batchRows: 5)
+            let rights = try OnlineTwins.schemas.map { try ColumnRightsFamily.columnRights($0, role: role, on: connection) }
+            #expect(rights[0] == rights[1], "online \(rights[0]), offline \(rights[1])")
+            #expect(rights[1] == ColumnRightsFamily.rightsAtV3.map { $0.replacingOccurrences(of: "contact.", with: "person.") })
+        }
+    }
 }
