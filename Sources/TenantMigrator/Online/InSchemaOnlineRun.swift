@@ -245,10 +245,11 @@ struct InSchemaOnlineRun {
     /// Takes every right on the relations of `schema` whose names start with `prefix` (on one or on
     /// one of its columns) from every role but their owner (the migrator): what the schema's
     /// default privileges gave the app on the shadow's tables when they were made, and its rights
-    /// on the retired tables, the dropped columns' included.
+    /// on the retired tables, the dropped columns' included (with `CASCADE`, as
+    /// ``RetiredTables/revokeGrants(in:on:)`` revokes them).
     static func revokeOthers(onNamesStartingWith prefix: String, in schema: String, on connection: Connection) throws {
         let revokes = try connection.execute("""
-            SELECT pg_catalog.format('REVOKE ALL ON %s %s FROM %s', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::pg_catalog.regclass,
+            SELECT pg_catalog.format('REVOKE ALL ON %s %s FROM %s CASCADE', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::pg_catalog.regclass,
                                      CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END)
             FROM pg_catalog.pg_class c, \(TableGrants.othersRights)
             WHERE c.relnamespace = \(bind: schema)::pg_catalog.regnamespace AND pg_catalog.starts_with(c.relname, \(bind: prefix)) AND a.grantee <> c.relowner

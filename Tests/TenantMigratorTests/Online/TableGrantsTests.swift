@@ -159,4 +159,38 @@ struct TableGrantsTests {
             #expect(rights[1] == ColumnRightsFamily.rightsAtV3.map { $0.replacingOccurrences(of: "contact.", with: "person.") })
         }
     }
+
+    /// A right the app role granted on (`WITH GRANT OPTION`) to another role. The run migrates, as
+    /// offline (it failed with 2BP01, dependent privileges exist, where the cutover revoked the
+    /// app's rights on the retired table before the other role's, without CASCADE). Known issue:
+    /// offline the right's grantor stays the app role (whose `REVOKE … CASCADE` takes it back); the
+    /// cutover grants it as the table's owner (the migrator: `GRANTED BY` must be the current
+    /// user), so online it outlives a revoke of the app's grant option.
+    @Test func aRightTheAppGrantedKeepsItsGrantor() async throws {
+        try await Self.withTwins { migrator, connection, conninfo, role in
+            let other = role + "_b"
+            try connection.execute(unsafeSQL: "CREATE ROLE \(other)")
+            defer {
+                _ = try? connection.execute(unsafeSQL: "DROP OWNED BY \(other)")
+                _ = try? connection.execute(unsafeSQL: "DROP ROLE \(other)")
+            }
+            for schema in OnlineTwins.schemas {
+                try connection.execute(unsafeSQL: "GRANT SELECT, UPDATE ON \(schema).contact TO \(role) WITH GRANT OPTION")
+                try connection.execute(unsafeSQL: "SET ROLE \(role)")
+                try connection.execute(unsafeSQL: "GRANT SELECT ON \(schema).contact TO \(other)")
+                try connection.execute(unsafeSQL: "RESET ROLE")
+            }
+            try await OnlineTwins.migrate(migrator, conninfo, to: "v3", writes: Self.writes, batchRows: 5)
+            let grantors = try OnlineTwins.schemas.map { schema in
+                try connection.column("""
+                    SELECT a.privilege_type || ' to ' || pg_get_userbyid(a.grantee) || ' by ' || CASE a.grantor WHEN c.relowner THEN 'owner' ELSE pg_get_userbyid(a.grantor) END
+                    FROM pg_class c, aclexplode(c.relacl) a WHERE c.oid = $1::regclass AND a.grantee = $2::regrole
+                    """, [schema + ".contact", other], as: String.self)
+            }
+            #expect(grantors[1] == ["SELECT to \(other) by \(role)"])
+            withKnownIssue("Issue 34: the cutover grants every right as the migrator, whatever its grantor") {
+                #expect(grantors[0] == grantors[1])
+            }
+        }
+    }
 }
