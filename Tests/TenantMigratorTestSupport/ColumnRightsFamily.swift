@@ -6,7 +6,17 @@ import PostgresTestSupport
 /// `email`. Offline the renamed column keeps its rights and the new `email` has none; an online
 /// run must leave no more (TableGrantsTests, and on Citus CitusOnlineRunRightsTests).
 public enum ColumnRightsFamily {
-    /// The versions (`label` in v2 and `email` in v3 are mapped from the name).
+    /// v2: `email` dropped, `nick` renamed `handle`, `label` added (mapped from the name).
+    static let v2 = """
+        entities:
+          Contact:
+            attributes:
+              name: { type: string }
+              handle: { type: string, optional: true, renamingIdentifier: nick }
+              label: { type: string, optional: true }
+        """
+
+    /// The versions; v3 adds an `email` (mapped from the name).
     public static let versions = [
         ("v1", """
             entities:
@@ -16,23 +26,8 @@ public enum ColumnRightsFamily {
                   nick: { type: string, optional: true }
                   email: { type: string, optional: true }
             """),
-        ("v2", """
-            entities:
-              Contact:
-                attributes:
-                  name: { type: string }
-                  handle: { type: string, optional: true, renamingIdentifier: nick }
-                  label: { type: string, optional: true }
-            """),
-        ("v3", """
-            entities:
-              Contact:
-                attributes:
-                  name: { type: string }
-                  handle: { type: string, optional: true, renamingIdentifier: nick }
-                  label: { type: string, optional: true }
-                  email: { type: string, optional: true }
-            """),
+        ("v2", v2),
+        ("v3", v2 + "\n      email: { type: string, optional: true }"),
     ]
 
     /// The two mapped steps.
