@@ -54,4 +54,40 @@ extension CitusTests {
             }
         }
     }
+
+    /// The in-schema swap gives a column the rights of the column it is through the steps, as
+    /// offline: the renamed one keeps its own, the `email` v3 adds under the name of the one v2
+    /// dropped gets none of the old one's (ColumnRightsFamily); nothing of the run is left.
+    @Test func onlineOnCitusAColumnGetsOnlyTheRightsOfTheColumnItIs() async throws {
+        try await CitusFixture.with { fixture in
+            try await Self.withFamily(fixture, "Contacts", versions: ColumnRightsFamily.versions, mappings: ColumnRightsFamily.mappings) { migrator in
+                let tenant = fixture.names(1, "rights")[0], twin = fixture.names(1, "rightstwin")[0]
+                let schemas = ["tenant_" + tenant, "tenant_" + twin], connection = fixture.connection
+                _ = try await migrator.createTenants([tenant, twin], version: "v1", jobs: 1)
+                try fixture.placeOnTheSameWorker(schemas[1], as: schemas[0])
+                let role = fixture.prefix + "rights"
+                try connection.execute("CREATE ROLE \(id: role)")
+                defer {
+                    _ = try? connection.execute("DROP OWNED BY \(id: role)")
+                    _ = try? connection.execute("DROP ROLE \(id: role)")
+                }
+                for schema in schemas {
+                    try connection.execute(unsafeSQL: ColumnRightsFamily.seed(schema))
+                    try connection.execute(unsafeSQL: "GRANT USAGE ON SCHEMA \(schema) TO \(role)")
+                    for grant in ColumnRightsFamily.grants(inSchema: schema, role: role) { try connection.execute(unsafeSQL: grant) }
+                }
+                let online = try await migrator.migrate(tenant: tenant, MigrationRequest(.move, to: "v3", allowDestructive: true, online: .on))
+                #expect(online.outcome == .migrated)
+                #expect(online.online?.mode == "shadow", "\(String(describing: online.online))")
+                _ = try await migrator.migrate(tenant: twin, MigrationRequest(.move, to: "v3", allowDestructive: true))
+                let rights = try schemas.map { try ColumnRightsFamily.columnRights($0, role: role, on: connection) }
+                #expect(rights[0] == rights[1], "online \(rights[0]), offline \(rights[1])")
+                #expect(rights[1] == ColumnRightsFamily.rightsAtV3)
+                for grantee in [role, "public"] {
+                    #expect(try !connection.scalar("SELECT has_column_privilege($1, $2, 'email', 'SELECT')", [grantee, schemas[0] + ".contact"], as: Bool.self), "\(grantee)")
+                }
+                #expect(try connection.relations(of: schemas[0], like: "\\_tm\\_%").filter { !$0.hasPrefix("_tm_archive") }.isEmpty)
+            }
+        }
+    }
 }

@@ -20,6 +20,9 @@ public struct OnlineLineage: Sendable, Hashable {
         /// Each destination column that holds a source column's values (as the steps kept it,
         /// renamed or not) → that source column (live name). Empty for a table a mapping fills.
         public var columns: [String: String] = [:]
+        /// Whether a mapping fills the table from the source table's rows (a new table, with the
+        /// same ids), rather than the table being the source table itself through the steps.
+        public var isFilledByMapping = false
     }
 
     /// A mapping reads the row a foreign key names (a key path `source.recipe.name`): when that
@@ -45,10 +48,10 @@ public struct OnlineLineage: Sendable, Hashable {
     /// ``MigrationStep/onlineMode``).
     init(steps: [MigrationStep], source: ModelVersion) {
         let sourceSchema = source.relationalSchema()
-        // Current table → (live table, current column → live column).
-        var current: [String: (table: String, columns: [String: String])] = [:]
+        // Current table → (live table, current column → live column, filled by a mapping).
+        var current: [String: (table: String, columns: [String: String], filled: Bool)] = [:]
         for table in sourceSchema.tables {
-            current[table.name] = (table.name, Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, $0.name) }))
+            current[table.name] = (table.name, Dictionary(uniqueKeysWithValues: table.columns.map { ($0.name, $0.name) }), false)
             names[table.name] = [table.name]
         }
         for step in steps {
@@ -57,7 +60,7 @@ public struct OnlineLineage: Sendable, Hashable {
                       let column = holder.columns[reader.column] else { return nil }
                 return Reader(table: holder.table, column: column, referencedTable: referenced.table)
             }
-            var next: [String: (table: String, columns: [String: String])] = [:]
+            var next: [String: (table: String, columns: [String: String], filled: Bool)] = [:]
             let stepNames = step.account.names ?? ArchiveNames()
             for (old, new) in stepNames.survivingTables {
                 guard let origin = current[old] else { continue }
@@ -65,12 +68,12 @@ public struct OnlineLineage: Sendable, Hashable {
                 for (key, destination) in stepNames.survivingColumns where key.hasPrefix(old + ".") {
                     if let live = origin.columns[String(key.dropFirst(old.count + 1))] { columns[destination] = live }
                 }
-                next[new] = (origin.table, columns)
+                next[new] = (origin.table, columns, origin.filled)
                 names[origin.table, default: []].insert(new)
             }
             for (destination, sourceTable) in step.filledFromOtherTables() {
                 guard let origin = current[sourceTable], next[destination] == nil else { continue }
-                next[destination] = (origin.table, [:])
+                next[destination] = (origin.table, [:], true)
                 names[origin.table, default: []].insert(destination)
             }
             current = next
@@ -84,7 +87,8 @@ public struct OnlineLineage: Sendable, Hashable {
             let carried = live.primaryKey.columns.compactMap { key in origin.columns.first { $0.value == key }?.key }
             let destinationKey = carried.count == live.primaryKey.columns.count && Set(carried) == Set(destination.primaryKey.columns)
                 ? carried : destination.primaryKey.columns
-            origins[table] = Origin(sourceTable: origin.table, sourceKey: live.primaryKey.columns, destinationKey: destinationKey, columns: origin.columns)
+            origins[table] = Origin(sourceTable: origin.table, sourceKey: live.primaryKey.columns, destinationKey: destinationKey, columns: origin.columns,
+                                    isFilledByMapping: origin.filled)
         }
     }
 
@@ -94,14 +98,14 @@ public struct OnlineLineage: Sendable, Hashable {
         OnlineLineage(steps: plan.steps, source: plan.source).origins.mapValues(\.sourceTable)
     }
 
-    /// Destination table → its columns that a step renamed (source column → destination column),
-    /// over every step of `plan`: where the rights granted on a column itself go (a rename keeps
-    /// them offline). Tables with no renamed column are left out.
-    public static func columnRenames(of plan: MigrationPlan) -> [String: [String: String]] {
-        OnlineLineage(steps: plan.steps, source: plan.source).origins.compactMapValues { origin in
-            let renamed = Dictionary(origin.columns.filter { $0.key != $0.value }.map { ($0.value, $0.key) }) { first, _ in first }
-            return renamed.isEmpty ? nil : renamed
-        }
+    /// Destination table that is a source table through the steps of `plan` (renamed or not) →
+    /// each of its columns that holds a source column's values → that source column (live name)
+    /// (``Origin/columns``): whose rights each gets. Offline a table keeps its rights through the
+    /// steps, and a column its own through renames and type changes; a column added has none, even
+    /// under the name of one a step dropped before, and a table a mapping fills from another is a
+    /// new table (not here), with the schema's default privileges.
+    public static func columnOrigins(of plan: MigrationPlan) -> [String: [String: String]] {
+        OnlineLineage(steps: plan.steps, source: plan.source).origins.filter { !$0.value.isFilledByMapping }.mapValues(\.columns)
     }
 
     /// The destination tables made from `sourceTable`'s rows.

@@ -184,13 +184,16 @@ struct InSchemaOnlineRun {
         let shadowArchive = try TenantArchive.exists(inSchema: schema, on: connection)
         let swapped = destination.tables.map(\.name) + (shadowArchive ? [archive] : [])
         try connection.pipeline(swapped.map { Statement(ShadowTables.autovacuumReset(schema: schema, table: $0)) })
-        let origins = OnlineLineage.tableOrigins(of: plan), renames = OnlineLineage.columnRenames(of: plan)
+        let origins = OnlineLineage.tableOrigins(of: plan), columnOrigins = OnlineLineage.columnOrigins(of: plan)
         var kept: [(source: SQL, target: SQL)] = []
         for table in destination.tables {
             let old = origins[table.name].map { QualifiedTable(schema: schema, name: InSchemaSwap.retired.name($0)) }
             let new = QualifiedTable(schema: schema, name: table.name)
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
-            try TableGrants.carry(to: new, from: old, schema: schema, hasIdentity: identity, renamedColumns: renames[table.name] ?? [:], on: connection)
+            // Rights: the old table's where the new one is that table through the steps (a table a mapping
+            // fills from it is a new one, as offline), each column's its own column's.
+            let continued = columnOrigins[table.name]
+            try TableGrants.carry(to: new, from: continued == nil ? nil : old, schema: schema, hasIdentity: identity, columnOrigins: continued, on: connection)
             if identity { try Self.advanceIdentity(of: new, past: old, on: connection) }
             if let old { kept.append((old.oid, new.oid)) }
             // As on plain PostgreSQL: the old one, renamed aside with its table, gives nothing more
@@ -239,14 +242,16 @@ struct InSchemaOnlineRun {
             """)
     }
 
-    /// Takes every right on the relations of `schema` whose names start with `prefix` from every
-    /// role but their owner (the migrator): what the schema's default privileges gave the app on
-    /// the shadow's tables when they were made, and its rights on the retired tables.
+    /// Takes every right on the relations of `schema` whose names start with `prefix` (on one or on
+    /// one of its columns) from every role but their owner (the migrator): what the schema's
+    /// default privileges gave the app on the shadow's tables when they were made, and its rights
+    /// on the retired tables, the dropped columns' included (with `CASCADE`, as
+    /// ``RetiredTables/revokeGrants(in:on:)`` revokes them).
     static func revokeOthers(onNamesStartingWith prefix: String, in schema: String, on connection: Connection) throws {
         let revokes = try connection.execute("""
-            SELECT pg_catalog.format('REVOKE ALL ON %s %s FROM %s', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::pg_catalog.regclass,
+            SELECT pg_catalog.format('REVOKE ALL ON %s %s FROM %s CASCADE', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::pg_catalog.regclass,
                                      CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END)
-            FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
+            FROM pg_catalog.pg_class c, \(TableGrants.othersRights)
             WHERE c.relnamespace = \(bind: schema)::pg_catalog.regnamespace AND pg_catalog.starts_with(c.relname, \(bind: prefix)) AND a.grantee <> c.relowner
             GROUP BY c.oid, c.relkind, a.grantee
             """).map { Statement("\(quotedByServer: try $0.decode(String.self, at: 0))") }

@@ -103,14 +103,17 @@ struct OnlineCutover {
         phases.mark("enum types and sequences")
         // Rights and sequences: each table after the table its rows come from (as offline, where
         // that table would have been altered in place), else as a new table of the schema.
-        let origins = OnlineLineage.tableOrigins(of: context.plan.plan), renames = OnlineLineage.columnRenames(of: context.plan.plan)
+        let origins = OnlineLineage.tableOrigins(of: context.plan.plan), columnOrigins = OnlineLineage.columnOrigins(of: context.plan.plan)
         var kept: [(source: SQL, target: SQL)] = []
         for table in destination.tables {
             let old = origins[table.name].map { QualifiedTable(schema: schemas.retired, name: $0) }
             let new = QualifiedTable(schema: schemas.tenant, name: table.name)
             // (A serial key's sequence is the table's own as an identity's is: the same steps.)
             let identity = table.column(named: "id").map { $0.isIdentity || $0.generation == .serial } == true
-            try TableGrants.carry(to: new, from: old, schema: schemas.tenant, hasIdentity: identity, renamedColumns: renames[table.name] ?? [:], on: connection)
+            // Rights: the old table's where the new one is that table through the steps (a table a mapping
+            // fills from it is a new one, as offline), each column's its own column's.
+            let continued = columnOrigins[table.name]
+            try TableGrants.carry(to: new, from: continued == nil ? nil : old, schema: schemas.tenant, hasIdentity: identity, columnOrigins: continued, on: connection)
             if identity { try TableGrants.advanceIdentity(of: new, past: old, on: connection) }
             if let old { kept.append((old.oid, new.oid)) }
             // The old one gives nothing more to a draw that waited for it (OnlineCutover+ModelObjects.swift).

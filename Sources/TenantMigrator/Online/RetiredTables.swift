@@ -19,15 +19,18 @@ enum RetiredTables {
         try connection.execute("INSERT INTO \(note) (version, replaced_by) VALUES (\(bind: version), \(bind: destination))")
     }
 
-    /// Takes every right on the retired tables and their sequences from every role but their owner
-    /// (the migrator), in the cutover's transaction. A view the app bound to a live table before
-    /// the cutover (a temporary one, say) follows the table into the retired schema, so without this
-    /// the app would keep reading and writing the rows kept as the old version.
+    /// Takes every right on the retired tables (on a table or on one of its columns) and their
+    /// sequences from every role but their owner (the migrator), in the cutover's transaction. A
+    /// view the app bound to a live table before the cutover (a temporary one, say) follows the
+    /// table into the retired schema, so without this the app would keep reading and writing the
+    /// rows kept as the old version, the values of the columns the steps dropped included. With
+    /// `CASCADE`: a right the app granted on to another role (`WITH GRANT OPTION`) depends on the
+    /// app's, whichever is revoked first (2BP01 otherwise).
     static func revokeGrants(in schema: String, on connection: Connection) throws {
         let revokes = try connection.execute("""
-            SELECT pg_catalog.format('REVOKE ALL ON %s %s FROM %s', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::pg_catalog.regclass,
+            SELECT pg_catalog.format('REVOKE ALL ON %s %s FROM %s CASCADE', CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.oid::pg_catalog.regclass,
                                      CASE a.grantee WHEN 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END)
-            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace, pg_catalog.aclexplode(c.relacl) a
+            FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace, \(TableGrants.othersRights)
             WHERE n.nspname = \(bind: schema) AND a.grantee <> c.relowner GROUP BY c.oid, c.relkind, a.grantee
             """).map { Statement("\(quotedByServer: try $0.decode(String.self, at: 0))") }
         if !revokes.isEmpty { try connection.pipeline(revokes) }

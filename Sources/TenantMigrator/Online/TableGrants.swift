@@ -10,11 +10,13 @@ enum TableGrants {
     /// Gives `table` (qualified) the rights of `old` (qualified), when there is one; otherwise adds
     /// the default privileges of `schema` for the table's owner (none when `schema` is nil). The
     /// same for the table's `id` sequence, when it has an identity column. The rights granted on a
-    /// column itself go to the column of the same name, or of its new name where a step renamed it
-    /// (`renamedColumns`: old name → new name), as a rename keeps them offline.
-    static func carry(to table: QualifiedTable, from old: QualifiedTable?, schema: String?, hasIdentity: Bool, renamedColumns: [String: String] = [:],
+    /// column itself go to the column of the same name or, with `columnOrigins` (each of `table`'s
+    /// columns → the column of `old` it is, through the steps: ``OnlineLineage/columnOrigins(of:)``),
+    /// to the column it became, renamed or not, as offline; a column of `table` that is no column of
+    /// `old` gets none, even where `old` has one of its name (dropped, and another added).
+    static func carry(to table: QualifiedTable, from old: QualifiedTable?, schema: String?, hasIdentity: Bool, columnOrigins: [String: String]? = nil,
                       on connection: Connection) throws {
-        try carry(to: table, sequenceOf: false, from: old, schema: schema, renamedColumns: renamedColumns, on: connection)
+        try carry(to: table, sequenceOf: false, from: old, schema: schema, columnOrigins: columnOrigins, on: connection)
         if hasIdentity { try carry(to: table, sequenceOf: true, from: old, schema: schema, on: connection) }
     }
 
@@ -26,14 +28,14 @@ enum TableGrants {
     }
 
     /// One object's rights: the table's (`sequenceOf` false) or its `id` sequence's.
-    private static func carry(to table: QualifiedTable, sequenceOf: Bool, from old: QualifiedTable?, schema: String?, renamedColumns: [String: String] = [:],
+    private static func carry(to table: QualifiedTable, sequenceOf: Bool, from old: QualifiedTable?, schema: String?, columnOrigins: [String: String]? = nil,
                               on connection: Connection) throws {
         try carry(object: relation(table, sequenceOf: sequenceOf), from: old.map { relation($0, sequenceOf: sequenceOf) }, isSequence: sequenceOf,
-                  schema: schema, renamedColumns: renamedColumns, on: connection)
+                  schema: schema, columnOrigins: columnOrigins, on: connection)
     }
 
     /// The rights of the relation `object` (an oid): those of `source`, or the default privileges of `schema`.
-    private static func carry(object: SQL, from source: SQL?, isSequence sequenceOf: Bool, schema: String?, renamedColumns: [String: String] = [:],
+    private static func carry(object: SQL, from source: SQL?, isSequence sequenceOf: Bool, schema: String?, columnOrigins: [String: String]? = nil,
                               on connection: Connection) throws {
         let kind = sequenceOf ? "SEQUENCE" : "TABLE"
         // GRANT and REVOKE statements PostgreSQL wrote (format's %s of a regclass, quote_ident).
@@ -51,9 +53,10 @@ enum TableGrants {
                 FROM pg_catalog.pg_class c, pg_catalog.aclexplode(c.relacl) a
                 WHERE c.oid = \(source) AND a.grantee <> c.relowner GROUP BY a.grantee, a.is_grantable
                 """).map { "\(quotedByServer: try $0.decode(String.self, at: 0))" }
-            // The rights on the columns the table keeps, by name (GRANT SELECT (email) …), as an
-            // offline migration leaves them on the columns it does not drop, renamed or not.
-            if !sequenceOf { statements += try ColumnRights.grants(from: source, to: object, renamed: renamedColumns, on: connection) }
+            // The rights on the columns the table keeps (GRANT SELECT (email) …), each on the
+            // column it became, as an offline migration leaves them on the columns it does not
+            // drop, renamed or not; a column added has none.
+            if !sequenceOf { statements += try ColumnRights.grants(from: source, to: object, origins: columnOrigins, on: connection) }
         } else if let schema {
             statements += try connection.execute("""
                 SELECT pg_catalog.format(\(literal: "GRANT %s ON \(kind) %s TO %s%s"), pg_catalog.string_agg(a.privilege_type, ', '), \(object)::pg_catalog.text,
@@ -74,6 +77,15 @@ enum TableGrants {
 
     /// `PUBLIC` or the quoted role of an `aclexplode` row `a`.
     private static var grantee: SQL { ColumnRights.grantee }
+
+    /// Each role (`a.grantee`, an oid; 0 for `PUBLIC`) with a right on the relation of the
+    /// `pg_class` row `c`, on the relation itself or on one of its columns (`GRANT SELECT (email)`
+    /// leaves the table's own rights as they were): a `REVOKE ALL ON TABLE` from each of them takes
+    /// its rights on the columns too. For a `FROM` list beside `c`.
+    static let othersRights: SQL = """
+        LATERAL (SELECT r.grantee FROM pg_catalog.aclexplode(c.relacl) r UNION \
+        SELECT r.grantee FROM pg_catalog.pg_attribute t, pg_catalog.aclexplode(t.attacl) r WHERE t.attrelid = c.oid AND t.attnum > 0) AS a
+        """
 
     /// Sets `table`'s `id` sequence past its largest id and past the last value `old`'s sequence
     /// gave out (ids the app took for rows it rolled back are not given again).
