@@ -39,7 +39,7 @@ extension CatchUpRound {
     }
 
     /// The source table whose rows have `name` along the steps (itself, or a later name of it).
-    private func sourceTable(named name: String) -> String? {
+    func sourceTable(named name: String) -> String? {
         if source.table(named: name) != nil { return name }
         return plan.lineage.names.first { $0.value.contains(name) }?.key
     }

@@ -327,6 +327,8 @@ public struct CatchUpRound {
             statements.append("INSERT INTO \(shadowTable(archive)) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(deltaTable(archive)) AS a WHERE \(rows)")
             statements += translatedLeftValues(of: rows)
         }
+        // (From the copy of the live archive: none where the tenant had no archive when the shadow was made.)
+        if try TenantArchive.exists(inSchema: live, on: connection) { statements += supersededByDeletions(columns: columns) }
         statements += wayBackMarkersLastRows()
         try connection.pipeline(statements, schema: shadow)
     }
