@@ -37,14 +37,32 @@ extension CatchUpRound {
                             guard seen.insert([restore.key.from, restore.key.to, table.name, column, "\(whole)"]).inserted else { continue }
                             let named: SQL = whole ? "CASE WHEN a.column_name = '' THEN a.value::pg_catalog.jsonb ->> \(literal: column) END" : "a.value"
                             let deleted: SQL = "NOT EXISTS (SELECT FROM \(schema: live, table: target) AS r WHERE r.id = \(CapturedKey.element(0, as: type, of: target)))"
-                            statements.append("INSERT INTO \(archive) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(copy) AS a "
+                            // A whole row given back in a table the run ends with (a removed
+                            // sub-entity's, in its root's table) that its foreign key kept (SET
+                            // NULL) goes, as offline never gave it back; so do the values it held.
+                            let end = whole ? restore.toEnd.table(table.name).flatMap { destination.table(named: $0) } : nil
+                            let kept: SQL = end.map { _ in "WITH kept AS (" } ?? ""
+                            statements.append("\(kept)INSERT INTO \(archive) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(copy) AS a "
                                 + "JOIN \(changed) AS c ON c.relation = \(literal: target) AND c.key[1] = \(named) "
                                 + "WHERE EXISTS (SELECT FROM \(changed) AS c WHERE c.relation = \(literal: target) AND \(deleted)) "
                                 + "AND a.step_from = \(literal: restore.key.from) AND a.step_to = \(literal: restore.key.to) "
                                 + "AND a.table_name = \(literal: table.name) AND a.column_name = \(literal: whole ? "" : column) AND NOT a.superseded AND \(deleted) "
                                 + "AND NOT EXISTS (SELECT FROM \(archive) AS s WHERE s.table_name = a.table_name AND s.row_id = a.row_id "
                                 + "AND s.step_from = a.step_from AND s.step_to = a.step_to AND s.column_name = a.column_name "
-                                + "\(columns.contains("row_key") ? "AND s.row_key IS NOT DISTINCT FROM a.row_key" : "" as SQL))")
+                                + "\(columns.contains("row_key") ? "AND s.row_key IS NOT DISTINCT FROM a.row_key" : "" as SQL))"
+                                + (end.map { endTable in
+                                    let made: SQL = plan.lineage.origins[endTable.name].map { origin in
+                                        "AND NOT EXISTS (SELECT FROM \(schema: live, table: origin.sourceTable) AS r WHERE r.id = t.id) "
+                                    } ?? ""
+                                    return " RETURNING row_id), gone AS (DELETE FROM \(shadowTable(endTable.name)) AS t WHERE t.id IN (SELECT k.row_id FROM kept AS k) "
+                                        + "\(made)RETURNING t.id) "
+                                        + "INSERT INTO \(archive) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(copy) AS a "
+                                        + "WHERE a.step_from = \(literal: restore.key.from) AND a.step_to = \(literal: restore.key.to) "
+                                        + "AND a.table_name = \(literal: table.name) AND a.column_name <> '' AND NOT a.superseded "
+                                        + "AND a.row_id IN (SELECT g.id FROM gone AS g) "
+                                        + "AND NOT EXISTS (SELECT FROM \(archive) AS s WHERE s.table_name = a.table_name AND s.row_id = a.row_id "
+                                        + "AND s.step_from = a.step_from AND s.step_to = a.step_to AND s.column_name = a.column_name)"
+                                } ?? ""))
                         }
                     }
                 }

@@ -67,4 +67,57 @@ struct OnlineRunSupersededByDeletionTests {
             try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
         }
     }
+
+    static let withSpecials = """
+        entities:
+          Item:
+            attributes:
+              name: { type: string }
+            relationships:
+              parent: { destination: Item, optional: true }
+          Special:
+            parent: Item
+            attributes:
+              power: { type: int32, optional: true }
+        """
+    /// The sub-entity removed: its rows leave the root's table, archived whole.
+    static let withoutSpecials = """
+        entities:
+          Item:
+            attributes:
+              name: { type: string }
+            relationships:
+              parent: { destination: Item, optional: true }
+        """
+
+    /// A whole row the way down gives back into a table the app keeps (a removed sub-entity's, in
+    /// its root's), whose parent the app deletes meanwhile: the shadow's foreign key only cleared
+    /// its link (SET NULL), so the row goes too, and its entries are kept superseded, as offline,
+    /// which never gave it back (`OnlineRoundTripPropertyTests`, family 55 of seed 31337).
+    @Test func aWholeRowWhoseParentTheAppDeletesIsNotGivenBackAsOffline() async throws {
+        let family = try OnlineFamilyDirectory("Items", versions: [("v1", Self.withSpecials), ("v2", Self.withoutSpecials)])
+        defer { family.remove() }
+        try await TestPostgres.withDatabaseURL { conninfo in
+            let (migrator, connection) = try await OnlineTwins.make(conninfo, family, logger: "OnlineSupersededRow") { connection, schema in
+                try connection.execute(unsafeSQL: "INSERT INTO \(schema).item (id, entity, name, parent_id, power) VALUES "
+                    + "(1, 'Item', 'a', NULL, NULL), (2, 'Item', 'b', NULL, NULL), (3, 'Special', 'c', 2, 7), (4, 'Special', 'd', 1, 8)")
+            }
+            for name in ["online", "twin"] {
+                let up = try await migrator.migrate(tenant: name, MigrationRequest(.move, to: "v2", allowDestructive: true))
+                #expect(up.outcome == .migrated, "\(up.error ?? "")")
+            }
+            try await OnlineTwins.migrate(migrator, conninfo, to: "v1", writes: [.catchingUp: ["DELETE FROM S.item WHERE id = 2"]], batchRows: 2)
+            for schema in OnlineTwins.schemas {
+                let items = try connection.column("SELECT id || ' ' || entity || ' ' || name || ' ' || coalesce(parent_id::text, '∅') || ' ' || coalesce(power::text, '∅') "
+                    + "FROM \(schema).item ORDER BY id", as: String.self)
+                #expect(items == ["1 Item a ∅ ∅", "4 Special d 1 8"], "\(schema)")
+                let kept = try connection.column("SELECT table_name || ' ' || column_name || ' ' || row_id FROM \(schema)._tm_archive WHERE superseded ORDER BY 1",
+                                                 as: String.self)
+                let twin = try connection.column("SELECT table_name || ' ' || column_name || ' ' || row_id FROM tenant_twin._tm_archive WHERE superseded ORDER BY 1",
+                                                 as: String.self)
+                #expect(kept == twin && kept.contains("item  3"), "\(schema): kept superseded \(kept), offline \(twin)")
+            }
+            try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
+        }
+    }
 }
