@@ -40,7 +40,10 @@ extension CatchUpRound {
                             // A whole row given back in a table the run ends with (a removed
                             // sub-entity's, in its root's table) that its foreign key kept (SET
                             // NULL) goes, as offline never gave it back; so do the values it held.
-                            let end = whole ? restore.toEnd.table(table.name).flatMap { destination.table(named: $0) } : nil
+                            // (Rows of a table keyed otherwise, a join table's pairs, went with
+                            // the row their key refers to.)
+                            let end = whole ? restore.toEnd.table(table.name).flatMap { destination.table(named: $0) }
+                                .flatMap { ArchiveRowKey($0) == nil && $0.primaryKey.columns == ["id"] ? $0 : nil } : nil
                             let kept: SQL = end.map { _ in "WITH kept AS (" } ?? ""
                             statements.append("\(kept)INSERT INTO \(archive) (\(ids: columns)) SELECT \(selected, joinedBy: ", ") FROM \(copy) AS a "
                                 + "JOIN \(changed) AS c ON c.relation = \(literal: target) AND c.key[1] = \(named) "
