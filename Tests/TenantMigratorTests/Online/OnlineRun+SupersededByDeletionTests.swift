@@ -47,20 +47,10 @@ struct OnlineRunSupersededByDeletionTests {
         let family = try OnlineFamilyDirectory("Library", versions: [("v1", OnlineRunArchivedLinkTests.v1), ("v2", OnlineRunArchivedLinkTests.v2)])
         defer { family.remove() }
         try await TestPostgres.withDatabaseURL { conninfo in
-            let (migrator, connection) = try await OnlineTwins.make(conninfo, family, logger: "OnlineSupersededLink") { connection, schema in
-                for statement in [
-                    "INSERT INTO \(schema).shelf (id, label) SELECT i, 'shelf ' || i FROM generate_series(1, 3) AS i",
-                    "INSERT INTO \(schema).book (id, title, note, shelf_id) VALUES (1, 'a', 'x', 1), (2, 'b', NULL, 2), (3, 'c', 'z', NULL), (4, 'd', 'w', 3)",
-                ] { try connection.execute(unsafeSQL: statement) }
-            }
-            for name in ["online", "twin"] {
-                let up = try await migrator.migrate(tenant: name, MigrationRequest(.move, to: "v2", allowDestructive: true))
-                #expect(up.outcome == .migrated, "\(up.error ?? "")")
-            }
+            let (migrator, connection) = try await OnlineRunArchivedLinkTests.booksAtV2(conninfo, family, logger: "OnlineSupersededLink")
             try await OnlineTwins.migrate(migrator, conninfo, to: "v1", writes: [.catchingUp: ["DELETE FROM S.shelf WHERE id = 2"]], batchRows: 2)
             for schema in OnlineTwins.schemas {
-                let books = try connection.column("SELECT id || ' ' || title || ' ' || coalesce(note, '∅') || ' ' || coalesce(shelf_id::text, '∅') FROM \(schema).book ORDER BY id",
-                                                  as: String.self)
+                let books = try connection.column(String(format: OnlineRunArchivedLinkTests.books, schema), as: String.self)
                 #expect(books == ["1 a x 1", "2 b ∅ ∅", "3 c z ∅", "4 d w 3"], "\(schema)")
                 #expect(try connection.column(String(format: Self.superseded, schema), as: String.self) == ["book shelf_id 2 ∅"], "\(schema): the link kept superseded")
             }
@@ -107,14 +97,13 @@ struct OnlineRunSupersededByDeletionTests {
                 #expect(up.outcome == .migrated, "\(up.error ?? "")")
             }
             try await OnlineTwins.migrate(migrator, conninfo, to: "v1", writes: [.catchingUp: ["DELETE FROM S.item WHERE id = 2"]], batchRows: 2)
+            let superseded = "SELECT table_name || ' ' || column_name || ' ' || row_id FROM %@._tm_archive WHERE superseded ORDER BY 1"
+            let twin = try connection.column(String(format: superseded, "tenant_twin"), as: String.self)
             for schema in OnlineTwins.schemas {
                 let items = try connection.column("SELECT id || ' ' || entity || ' ' || name || ' ' || coalesce(parent_id::text, '∅') || ' ' || coalesce(power::text, '∅') "
                     + "FROM \(schema).item ORDER BY id", as: String.self)
                 #expect(items == ["1 Item a ∅ ∅", "4 Special d 1 8"], "\(schema)")
-                let kept = try connection.column("SELECT table_name || ' ' || column_name || ' ' || row_id FROM \(schema)._tm_archive WHERE superseded ORDER BY 1",
-                                                 as: String.self)
-                let twin = try connection.column("SELECT table_name || ' ' || column_name || ' ' || row_id FROM tenant_twin._tm_archive WHERE superseded ORDER BY 1",
-                                                 as: String.self)
+                let kept = try connection.column(String(format: superseded, schema), as: String.self)
                 #expect(kept == twin && kept.contains("item  3"), "\(schema): kept superseded \(kept), offline \(twin)")
             }
             try await OnlineTwins.expectCleanAndNothingLeft(migrator, connection)
