@@ -43,10 +43,12 @@ final class OnlineContext {
         self.schemas = schemas
         self.capture = capture
         let decisive = zip(plan.plan.steps, plan.modes).max { $0.1.kind < $1.1.kind }
-        progress = OnlineProgress(
-            mode: plan.kind.rawValue,
-            reason: decisive.map { "\($0.0.source.name) → \($0.0.destination.name): \($0.1.reason)" } ?? "nothing to do"
-        )
+        let reason = decisive.map { "\($0.0.source.name) → \($0.0.destination.name): \($0.1.reason)" } ?? "nothing to do"
+        // Catalog-only steps run online only where the archive holds values they give back
+        // (``OnlineRun``'s offline choice): through the shadow, as the report says.
+        progress = plan.kind == .catalogOnly
+            ? OnlineProgress(mode: OnlineStepMode.Kind.shadow.rawValue, reason: "\(reason), and the archive holds values its steps give back")
+            : OnlineProgress(mode: plan.kind.rawValue, reason: reason)
     }
 
     var connection: Connection { run.connection }
