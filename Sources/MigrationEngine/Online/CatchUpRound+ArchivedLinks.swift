@@ -19,9 +19,8 @@ extension CatchUpRound {
                 for table in version.relationalSchema().tables {
                     for key in table.foreignKeys where key.columns.count == 1 {
                         // (Rows keyed by an integer id: an archived link is that id's text.)
-                        guard let target = sourceTable(named: key.referencedTable), let targetTable = source.table(named: target),
-                              ArchiveRowKey(targetTable) == nil, targetTable.primaryKey.columns == ["id"] else { continue }
-                        links[table.name, default: [:]][key.columns[0]] = target
+                        guard let target = sourceTableKeyedByID(named: key.referencedTable) else { continue }
+                        links[table.name, default: [:]][key.columns[0]] = target.name
                     }
                 }
             }
@@ -43,6 +42,14 @@ extension CatchUpRound {
         if source.table(named: name) != nil { return name }
         return plan.lineage.names.first { $0.value.contains(name) }?.key
     }
+
+    /// The source table whose rows have `name` along the steps, where an integer `id` keys it (an
+    /// archived link to one of its rows is then that id's text); nil for any other.
+    func sourceTableKeyedByID(named name: String) -> Table? {
+        guard let table = sourceTable(named: name).flatMap({ source.table(named: $0) }), ArchiveRowKey(table) == nil,
+              table.primaryKey.columns == ["id"] else { return nil }
+        return table
+    }
 }
 
 extension CatchUpRound {
@@ -54,8 +61,7 @@ extension CatchUpRound {
         for step in plan.caughtUp {
             for restore in step.archivePlan.restores {
                 for table in restore.entrySchema.tables {
-                    guard let holder = sourceTable(named: table.name).flatMap({ source.table(named: $0) }), ArchiveRowKey(holder) == nil,
-                          holder.primaryKey.columns == ["id"] else { continue }
+                    guard let holder = sourceTableKeyedByID(named: table.name) else { continue }
                     for key in table.foreignKeys where key.columns.count == 1 && key.referencedColumns == ["id"] {
                         guard sourceTable(named: key.referencedTable) == nil, let archived = restore.entrySchema.table(named: key.referencedTable),
                               archived.primaryKey.columns == ["id"] else { continue }
@@ -69,8 +75,8 @@ extension CatchUpRound {
 
     /// The ids of the archived rows of table `archived` that the archived links of the needed rows
     /// name (a subquery on the live archive's copy `archive`), or nil where none can.
-    private func archivedRowsNamed(_ archived: String, in archive: SQL) -> SQL? {
-        let links = linksIntoArchivedRows().filter { $0.table.name == archived }
+    private func archivedRowsNamed(_ archived: String, in archive: SQL, links all: [(holder: Table, name: String, column: String, table: Table)]) -> SQL? {
+        let links = all.filter { $0.table.name == archived }
         guard !links.isEmpty else { return nil }
         let parts: [SQL] = links.map { link in
             "SELECT CASE WHEN l.value OPERATOR(pg_catalog.~) '^-?[0-9]{1,18}$' THEN l.value::pg_catalog.int8 END FROM \(archive) AS l "
@@ -83,12 +89,12 @@ extension CatchUpRound {
     /// The rows of source tables that the archived rows the needed rows' links name refer to (a
     /// step gives such a row back whole only where they are there), as needed rows.
     func archivedRowsTargets(in archive: SQL) -> [SQL] {
-        Set(linksIntoArchivedRows().map(\.table.name)).sorted().flatMap { name -> [SQL] in
-            guard let ids = archivedRowsNamed(name, in: archive), let table = linksIntoArchivedRows().first(where: { $0.table.name == name })?.table
+        let links = linksIntoArchivedRows()
+        return Set(links.map(\.table.name)).sorted().flatMap { name -> [SQL] in
+            guard let ids = archivedRowsNamed(name, in: archive, links: links), let table = links.first(where: { $0.table.name == name })?.table
             else { return [] }
             return table.foreignKeys.filter { $0.columns.count == 1 && $0.referencedColumns == ["id"] }.compactMap { key -> SQL? in
-                guard let target = sourceTable(named: key.referencedTable), let targetTable = source.table(named: target),
-                      ArchiveRowKey(targetTable) == nil, targetTable.primaryKey.columns == ["id"] else { return nil }
+                guard let target = sourceTableKeyedByID(named: key.referencedTable)?.name else { return nil }
                 return "INSERT INTO \(needed) (relation, key) SELECT \(literal: target), ARRAY[w.key]::pg_catalog.text[] FROM "
                     + "(SELECT CASE WHEN w.column_name = '' THEN w.value::pg_catalog.jsonb ->> \(literal: key.columns[0]) END AS key FROM \(archive) AS w "
                     + "WHERE w.table_name = \(literal: name) AND w.column_name = '' AND NOT w.superseded AND w.row_id IN (\(ids))) AS w "
@@ -102,8 +108,9 @@ extension CatchUpRound {
     /// offline (the merge keeps the shadow's rows and entries of such tables: only changed source
     /// rows are merged).
     func archivedRowsEntries(from archive: SQL, into deltaArchive: SQL) -> [SQL] {
-        Set(linksIntoArchivedRows().map(\.table.name)).sorted().compactMap { name -> SQL? in
-            archivedRowsNamed(name, in: archive).map { ids in
+        let links = linksIntoArchivedRows()
+        return Set(links.map(\.table.name)).sorted().compactMap { name -> SQL? in
+            archivedRowsNamed(name, in: archive, links: links).map { ids in
                 "INSERT INTO \(deltaArchive) SELECT a.* FROM \(archive) AS a WHERE a.table_name = \(literal: name) AND a.row_id IN (\(ids))"
             }
         }

@@ -28,9 +28,8 @@ extension CatchUpRound {
             for restore in step.archivePlan.restores {
                 for table in restore.entrySchema.tables {
                     for key in table.foreignKeys where key.columns.count == 1 {
-                        guard let target = sourceTable(named: key.referencedTable), let targetTable = source.table(named: target),
-                              ArchiveRowKey(targetTable) == nil, targetTable.primaryKey.columns == ["id"],
-                              let type = targetTable.column(named: "id")?.type else { continue }
+                        guard let targetTable = sourceTableKeyedByID(named: key.referencedTable), let type = targetTable.column(named: "id")?.type else { continue }
+                        let target = targetTable.name
                         let column = key.columns[0]
                         // A whole row names the row in its JSON; a link entry is the id's text.
                         for whole in [true, false] {

@@ -67,7 +67,8 @@ enum TableGrants {
                 GROUP BY a.grantee, a.is_grantable
                 """).map { "\(quotedByServer: try $0.decode(String.self, at: 0))" }
         }
-        for statement in statements { try connection.execute(statement) }
+        // One round trip: the cutover holds the tables' locks meanwhile.
+        if !statements.isEmpty { try connection.pipeline(statements.map { Statement($0) }) }
     }
 
     /// The table's oid (`sequenceOf` false) or its `id` sequence's, its name sent as a value.
